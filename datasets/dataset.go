@@ -1,0 +1,296 @@
+package datasets
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Dataset is the one in-memory form of every source.
+type Dataset struct {
+	Name string
+	// Query ids are 0..Queries-1 and item ids 0..Items-1 (separate id spaces, except that the
+	// wikilinks source uses the same id for a page on both sides).
+	Queries, Items int
+	// QueryNames and ItemNames are human-readable names (nil when the source has none).
+	QueryNames, ItemNames []string
+	// QueryFeatures and ItemFeatures hold one bag of categorical ids per entity and field.
+	// They may be the same pointer (wikilinks); treat them as read-only.
+	QueryFeatures, ItemFeatures *Features
+	// Train and Test are the split interactions. For sources with timestamps both are sorted
+	// by (Time, Query, Item); otherwise they keep the source order.
+	Train, Test []Interaction
+	// Days is the number of day buckets (0 = no timestamps).
+	Days int
+	// Report is what the loader counted.
+	Report Report
+}
+
+// Interaction is one (query, item) pair.
+type Interaction struct {
+	Query, Item int32
+	Time        int64   // unix seconds; 0 when the source has none
+	Day         int32   // day bucket (0-based, UTC days from the first timestamp); 0 when none
+	Reward      float32 // 1 when the source has none
+}
+
+// Features holds, for each entity (query or item), one bag of categorical ids per field, plus
+// optional dense features.
+type Features struct {
+	Fields   []Field
+	DenseDim int
+	Dense    []float32 // N×DenseDim row-major; nil when DenseDim == 0
+}
+
+// Field is one bag-of-ids feature of every entity of one side.
+//
+// Hashed vocabularies: a field built from string tokens gives the Known tokens that pass
+// Settings.MinCount the ids [0, Known) in byte order of the token (Tokens[id] is the token),
+// and maps every other token, including ones never seen at load time (see Lookup), to one of
+// the out-of-vocabulary hash buckets [Known, Vocab) by FNV-1a-64 of the token modulo the bucket
+// count. Fields of numeric ids (XMC features and labels, synthetic ids) have Known == Vocab and
+// no Tokens.
+type Field struct {
+	// Name identifies the field, e.g. "page_id", "title_ngram", "category". With table sharing
+	// on, the query and item towers share the embedding table of equally named fields (which
+	// then have equal Vocab).
+	Name string
+	// Vocab bounds the ids: they are in [0, Vocab), including the out-of-vocabulary buckets.
+	Vocab int
+	// Offsets has length N+1: entity e's bag is IDs[Offsets[e]:Offsets[e+1]] (may be empty).
+	Offsets []int32
+	IDs     []int32
+	// Weights is nil when all weights are 1; else it has len(IDs) (e.g. XMC feature values).
+	Weights []float32
+	// Known is the number of known-token ids; ids >= Known are hash buckets.
+	Known int
+	// Tokens[id] is the known token with that id (nil for numeric id fields).
+	Tokens []string
+}
+
+// Bag returns entity e's ids and weights (weights nil when all are 1).
+func (f *Field) Bag(e int) (ids []int32, weights []float32) {
+	lo, hi := f.Offsets[e], f.Offsets[e+1]
+	if f.Weights != nil {
+		weights = f.Weights[lo:hi]
+	}
+	return f.IDs[lo:hi], weights
+}
+
+// Lookup returns the id of token in a hashed field: its known id, or its hash bucket. It
+// returns -1 for a numeric id field (Tokens == nil).
+func (f *Field) Lookup(token string) int32 {
+	if f.Tokens == nil {
+		return -1
+	}
+	if i, ok := slices.BinarySearch(f.Tokens, token); ok {
+		return int32(i)
+	}
+	return bucket(token, f.Known, f.Vocab)
+}
+
+// Field returns the field with the given name, or nil.
+func (fs *Features) Field(name string) *Field {
+	for i := range fs.Fields {
+		if fs.Fields[i].Name == name {
+			return &fs.Fields[i]
+		}
+	}
+	return nil
+}
+
+// ItemCounts returns the training count of every item (length Items).
+func (d *Dataset) ItemCounts() []int64 {
+	c := make([]int64, d.Items)
+	for _, it := range d.Train {
+		c[it.Item]++
+	}
+	return c
+}
+
+// KnownPositives returns, for every query, the sorted distinct items it interacts with in
+// Train or Test: the lists to remove from a query's ranking for filtered evaluation.
+func (d *Dataset) KnownPositives() [][]int32 {
+	pos := make([][]int32, d.Queries)
+	for _, part := range [2][]Interaction{d.Train, d.Test} {
+		for _, it := range part {
+			pos[it.Query] = append(pos[it.Query], it.Item)
+		}
+	}
+	for q, p := range pos {
+		slices.Sort(p)
+		pos[q] = slices.Compact(p)
+	}
+	return pos
+}
+
+// TrainDays returns Train cut into its day buckets (length Days; entry d holds the training
+// interactions of day d, as a sub-slice of Train). It returns nil when Days == 0.
+func (d *Dataset) TrainDays() [][]Interaction {
+	if d.Days == 0 {
+		return nil
+	}
+	out := make([][]Interaction, d.Days)
+	start := 0
+	for day := range out {
+		end := start
+		for end < len(d.Train) && int(d.Train[end].Day) == day {
+			end++
+		}
+		out[day] = d.Train[start:end:end]
+		start = end
+	}
+	return out
+}
+
+// Validate checks the invariants of the form: ids in range, consistent features and day
+// buckets, Train sorted by day when Days > 0. Loaders return valid datasets; Validate is for
+// tests and for datasets built by hand.
+func (d *Dataset) Validate() error {
+	if d.Queries < 0 || d.Items < 0 {
+		return fmt.Errorf("datasets: negative size (queries %d, items %d)", d.Queries, d.Items)
+	}
+	if d.QueryNames != nil && len(d.QueryNames) != d.Queries {
+		return fmt.Errorf("datasets: %d query names for %d queries", len(d.QueryNames), d.Queries)
+	}
+	if d.ItemNames != nil && len(d.ItemNames) != d.Items {
+		return fmt.Errorf("datasets: %d item names for %d items", len(d.ItemNames), d.Items)
+	}
+	if err := d.QueryFeatures.validate("query", d.Queries); err != nil {
+		return err
+	}
+	if err := d.ItemFeatures.validate("item", d.Items); err != nil {
+		return err
+	}
+	for _, part := range []struct {
+		name string
+		ints []Interaction
+	}{{"train", d.Train}, {"test", d.Test}} {
+		for i, it := range part.ints {
+			switch {
+			case it.Query < 0 || int(it.Query) >= d.Queries:
+				return fmt.Errorf("datasets: %s[%d]: query %d out of range [0, %d)", part.name, i, it.Query, d.Queries)
+			case it.Item < 0 || int(it.Item) >= d.Items:
+				return fmt.Errorf("datasets: %s[%d]: item %d out of range [0, %d)", part.name, i, it.Item, d.Items)
+			case it.Day < 0 || (d.Days > 0 && int(it.Day) >= d.Days) || (d.Days == 0 && it.Day != 0):
+				return fmt.Errorf("datasets: %s[%d]: day %d out of range for %d days", part.name, i, it.Day, d.Days)
+			}
+		}
+	}
+	if d.Days > 0 && !slices.IsSortedFunc(d.Train, func(a, b Interaction) int { return int(a.Day - b.Day) }) {
+		return fmt.Errorf("datasets: train is not sorted by day")
+	}
+	return nil
+}
+
+func (fs *Features) validate(side string, n int) error {
+	if fs == nil {
+		return fmt.Errorf("datasets: no %s features", side)
+	}
+	if fs.DenseDim < 0 || len(fs.Dense) != n*fs.DenseDim {
+		return fmt.Errorf("datasets: %s dense features: %d values for %d×%d", side, len(fs.Dense), n, fs.DenseDim)
+	}
+	for _, f := range fs.Fields {
+		if len(f.Offsets) != n+1 || f.Offsets[0] != 0 || int(f.Offsets[n]) != len(f.IDs) {
+			return fmt.Errorf("datasets: %s field %q: offsets do not cover %d entities and %d ids", side, f.Name, n, len(f.IDs))
+		}
+		if !slices.IsSorted(f.Offsets) {
+			return fmt.Errorf("datasets: %s field %q: offsets decrease", side, f.Name)
+		}
+		if f.Weights != nil && len(f.Weights) != len(f.IDs) {
+			return fmt.Errorf("datasets: %s field %q: %d weights for %d ids", side, f.Name, len(f.Weights), len(f.IDs))
+		}
+		if f.Known < 0 || f.Known > f.Vocab || (f.Tokens != nil && len(f.Tokens) != f.Known) {
+			return fmt.Errorf("datasets: %s field %q: %d known tokens of vocab %d", side, f.Name, f.Known, f.Vocab)
+		}
+		for _, id := range f.IDs {
+			if id < 0 || int(id) >= f.Vocab {
+				return fmt.Errorf("datasets: %s field %q: id %d out of range [0, %d)", side, f.Name, id, f.Vocab)
+			}
+		}
+	}
+	return nil
+}
+
+// Report is what a loader counted while reading. Every count says in its comment what
+// happened to the records it counts.
+type Report struct {
+	Source string
+	Files  []string // files read, as "name (N lines)"
+	// Records is the number of data records read: links, labelled examples, CSV rows or
+	// generated interactions.
+	Records int64
+	// Pairs is the number of (query, item) interactions kept (= len(Train) + len(Test)).
+	Pairs int64
+	// UnknownIDs counts references to names not in the entity list (e.g. a link to a page that
+	// articles.tsv does not list); the record is dropped.
+	UnknownIDs int64
+	// SelfLinks counts links from a page to itself; dropped unless wikilinks.keep_self_links.
+	SelfLinks int64
+	// Duplicates counts repeated records: repeated links and repeated labels or features
+	// within one XMC example are dropped; repeated (user, item) CSV rows are kept unless
+	// interactions.dedupe; repeated rows of a feature file are dropped (the first row wins).
+	Duplicates int64
+	// EmptyRows counts XMC examples without a label (they give no pair, but stay queries).
+	EmptyRows int64
+	// BelowThreshold counts CSV rows dropped by the "threshold" reward mapping.
+	BelowThreshold int64
+	// NoFeatures counts entities whose source lists no feature row (pages without a category,
+	// items missing from the item feature file); they keep their id feature.
+	NoFeatures int64
+	// UndecodedNames counts wikilinks titles whose percent-encoding is malformed; their title
+	// n-grams are taken from the raw name.
+	UndecodedNames int64
+	// Train and Test are the split sizes; ColdTestItems and ColdTestQueries count test pairs
+	// whose item (query) has no training pair.
+	Train, Test                    int
+	ColdTestItems, ColdTestQueries int
+	// Examples holds up to 5 "file:line: what" examples of every kind counted above.
+	Examples []string
+}
+
+const maxExamples = 5
+
+// count increments the counter c and keeps the record's "file:line: what" description as an
+// example while c is at most maxExamples.
+func (r *Report) count(c *int64, format string, args ...any) {
+	*c++
+	if *c <= maxExamples {
+		r.Examples = append(r.Examples, fmt.Sprintf(format, args...))
+	}
+}
+
+// String formats the report as one "name: value" per line, leaving out zero counts.
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "source: %s\n", r.Source)
+	for _, f := range r.Files {
+		fmt.Fprintf(&b, "file: %s\n", f)
+	}
+	for _, c := range []struct {
+		name string
+		v    int64
+	}{
+		{"records read", r.Records},
+		{"pairs kept", r.Pairs},
+		{"unknown ids (dropped)", r.UnknownIDs},
+		{"self-links", r.SelfLinks},
+		{"duplicates", r.Duplicates},
+		{"examples without labels", r.EmptyRows},
+		{"below threshold (dropped)", r.BelowThreshold},
+		{"entities without feature rows", r.NoFeatures},
+		{"undecodable names", r.UndecodedNames},
+		{"train pairs", int64(r.Train)},
+		{"test pairs", int64(r.Test)},
+		{"test pairs with a cold item", int64(r.ColdTestItems)},
+		{"test pairs with a cold query", int64(r.ColdTestQueries)},
+	} {
+		if c.v != 0 {
+			fmt.Fprintf(&b, "%s: %d\n", c.name, c.v)
+		}
+	}
+	for _, e := range r.Examples {
+		fmt.Fprintf(&b, "example: %s\n", e)
+	}
+	return b.String()
+}

@@ -1,0 +1,57 @@
+// Package datasets loads retrieval datasets into one in-memory form: queries, items, (query,
+// item) interactions with optional timestamp, day bucket and reward, a bag of categorical
+// features per query and per item, and a seeded train/test split.
+//
+// Sources (Settings.Source):
+//
+//   - wikilinks: a Wikipedia link graph in the Wikispeedia layout (articles.tsv, links.tsv,
+//     categories.tsv; "#" lines are comments). Query = source page, item = destination page,
+//     as in the Wikipedia link prediction of Yi et al., "Sampling-Bias-Corrected Neural
+//     Modeling for Large Corpus Item Recommendations", RecSys 2019. A page has the same id and
+//     the same features on both sides (one shared *Features, as the paper shares input
+//     embeddings between the towers): "page_id" (the URL-encoded name), "title_ngram" (the
+//     lower-case word unigrams and bigrams of the title, decoded with url.PathUnescape and "_"
+//     read as a space; words are runs of letters and digits) and "category" (every
+//     dot-separated prefix of every category path: subject, subject.Science,
+//     subject.Science.Physics). The SNAP Wikispeedia graph (West & Leskovec, WWW 2012; West,
+//     Pineau & Precup, IJCAI 2009; 4,604 pages, 119,882 links) is embedded in the package and
+//     loads when Path is empty; see wikispeedia/PROVENANCE.md. A larger edge list in the same
+//     columns is read streaming; without articles.tsv the pages are the names seen in
+//     links.tsv and categories.tsv. Links are deduplicated and sorted by (source, target) id;
+//     self-links are dropped unless kept.
+//   - xmc: multi-label data, in Mulan's ARFF layout (e.g. Delicious: the label attributes are
+//     named in the companion XML label file, or are the last xmc.labels attributes) or in the
+//     Extreme Classification Repository text layout ("N F L" header, "l1,l2 f:v f:v" rows).
+//     Following Rawat et al., "Disentangling Sampling and Labeling Bias for Learning in
+//     Large-Output Spaces", ICML 2021, section 5.2, an example with labels {y1..yt} gives the t
+//     pairs (x, y1)..(x, yt): each example is a query whose "feature" field holds its sparse
+//     input (weights = values), each label an item with field "label_id". Both numeric fields
+//     use the ids of the file (no hashing). The split is the files' own train/test split.
+//   - interactions: a CSV/TSV of user, item, timestamp and rating columns (by header name or
+//     index), plus optional feature files whose columns become fields (MovieLens: movies.csv
+//     genres "A|B|C"). Ratings map to rewards (rating/scale, threshold, raw or one).
+//   - synthetic: Zipf-popular items with planted query-item clusters and optional popularity
+//     drift between days (see SyntheticSettings), generated from the seed.
+//
+// Hashed vocabularies: a field built from string tokens gives every token held by at least
+// Settings.MinCount entities its own id (tokens in byte order), and hashes the rest, and any
+// token not seen at load time (Field.Lookup), into Settings.OOVBuckets out-of-vocabulary
+// buckets by FNV-1a, like the hash buckets Yi et al. give out-of-vocabulary ids. Id fields
+// (page_id, user_id, item_id) keep every token.
+//
+// Timestamps give day buckets: UTC days since the day of the first timestamp
+// (Interaction.Day, Dataset.Days, Dataset.TrainDays) for sequential training.
+//
+// Files may be gzip-compressed: a file is gunzipped when it starts with the gzip magic bytes,
+// and "name.gz" is read when "name" does not exist. The repository ships Delicious and MovieLens
+// ml-latest-small in data/ with their provenance and licence files.
+//
+// Bad input: a malformed line is a *ParseError naming file:line and what was expected.
+// Records that are well formed but unusable are counted in Dataset.Report with up to five
+// examples each, and dropped or kept as each Report field documents: references to unknown
+// pages (dropped), self-links (dropped unless wikilinks.keep_self_links), repeated links and
+// repeated labels or features of an example (dropped), repeated (user, item) rows (kept unless
+// interactions.dedupe), XMC examples without labels (no pairs), ratings under the threshold
+// (dropped). An empty train or test set is an error. No input makes a loader panic (each parser
+// has a fuzz test).
+package datasets

@@ -1,0 +1,184 @@
+package datasets
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// ParseError is a malformed line: File:Line: Msg.
+type ParseError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// maxLine is the longest line the loaders accept.
+const maxLine = 64 << 20
+
+// files is where a loader's files live: a directory on disk or an embedded copy.
+type files struct {
+	fsys fs.FS
+	dir  string // shown in messages before the file name
+}
+
+// dirFiles returns the files of directory dir on disk.
+func dirFiles(dir string) files { return files{fsys: os.DirFS(dir), dir: dir} }
+
+// splitPath returns the files of path's directory and path's base name when path is a file,
+// or the files of path and "" when it is a directory.
+func splitPath(p string) (files, string, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return files{}, "", err
+	}
+	if st.IsDir() {
+		return dirFiles(p), "", nil
+	}
+	return dirFiles(filepath.Dir(p)), filepath.Base(p), nil
+}
+
+// show returns the name of file as shown in messages.
+func (f files) show(name string) string {
+	if f.dir == "" {
+		return name
+	}
+	return filepath.Join(f.dir, filepath.FromSlash(name))
+}
+
+// find returns name, or name+".gz" when only that exists, or "" when neither does.
+func (f files) find(name string) string {
+	for _, n := range []string{name, name + ".gz"} {
+		if st, err := fs.Stat(f.fsys, n); err == nil && !st.IsDir() {
+			return n
+		}
+	}
+	return ""
+}
+
+// glob returns the files matching pattern or pattern+".gz", without duplicates of one file in
+// both forms (the plain one wins).
+func (f files) glob(pattern string) ([]string, error) {
+	plain, err := fs.Glob(f.fsys, pattern)
+	if err != nil {
+		return nil, err
+	}
+	gz, err := fs.Glob(f.fsys, pattern+".gz")
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(plain))
+	for _, p := range plain {
+		seen[p] = true
+	}
+	for _, g := range gz {
+		if !seen[g[:len(g)-len(".gz")]] {
+			plain = append(plain, g)
+		}
+	}
+	return plain, nil
+}
+
+// lines reads a file line by line, gunzipping it transparently when it starts with the gzip
+// magic bytes, and keeps the line number for messages.
+type lines struct {
+	name  string // as shown in messages
+	line  int
+	close func() error
+	sc    *bufio.Scanner
+	text  []byte
+	err   error
+}
+
+// open opens name (or name+".gz") for reading line by line.
+func (f files) open(name string) (*lines, error) {
+	rd, shown, closer, err := f.reader(name)
+	if err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	return &lines{name: shown, close: closer, sc: sc}, nil
+}
+
+// reader opens name (or name+".gz", when only that exists) as a byte stream, gunzipped when
+// it starts with the gzip magic bytes. It returns the name to show in messages and the
+// function that closes the file. A missing file is an error naming it.
+func (f files) reader(name string) (io.Reader, string, func() error, error) {
+	found := f.find(name)
+	if found == "" {
+		return nil, "", nil, fmt.Errorf("%s: no such file (nor %s.gz)", f.show(name), path.Base(name))
+	}
+	r, err := f.fsys.Open(found)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	rd, err := maybeGunzip(r)
+	if err != nil {
+		r.Close()
+		return nil, "", nil, fmt.Errorf("%s: %w", f.show(found), err)
+	}
+	return rd, f.show(found), r.Close, nil
+}
+
+func maybeGunzip(r io.Reader) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, 32<<10)
+	magic, _ := br.Peek(2)
+	if !bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		return br, nil
+	}
+	return gzip.NewReader(br)
+}
+
+// next advances to the next line (without its line terminator, "\r" included).
+func (l *lines) next() bool {
+	if !l.sc.Scan() {
+		if err := l.sc.Err(); err != nil {
+			if errors.Is(err, bufio.ErrTooLong) {
+				l.line++
+				l.err = l.errorf("line longer than %d bytes", maxLine)
+			} else {
+				l.err = fmt.Errorf("%s: after line %d: %w", l.name, l.line, err)
+			}
+		}
+		return false
+	}
+	l.line++
+	l.text = bytes.TrimSuffix(l.sc.Bytes(), []byte{'\r'})
+	return true
+}
+
+// errorf returns a ParseError at the current line.
+func (l *lines) errorf(format string, args ...any) error {
+	return &ParseError{File: l.name, Line: max(l.line, 1), Msg: fmt.Sprintf(format, args...)}
+}
+
+// done closes the file and returns the first reading error.
+func (l *lines) done() error {
+	l.close()
+	return l.err
+}
+
+// summary describes the file for Report.Files.
+func (l *lines) summary() string { return fmt.Sprintf("%s (%d lines)", l.name, l.line) }
+
+// datasetName names a dataset after its path: the directory's base name, or the file's base
+// name without its extensions (.gz and one more).
+func datasetName(p string) string {
+	base := filepath.Base(filepath.Clean(p))
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		return base
+	}
+	base = strings.TrimSuffix(base, ".gz")
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}

@@ -1,0 +1,370 @@
+package datasets
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// loadInteractions reads a CSV/TSV of (user, item, timestamp, rating) rows and optional
+// feature files: query = user, item = item.
+func loadInteractions(s Settings) (*loaded, error) {
+	src, file, err := splitPath(s.Path)
+	if err != nil {
+		return nil, err
+	}
+	return readInteractionData(src, file, datasetName(s.Path), s)
+}
+
+// readInteractionData reads the feature files and the interactions file of src (file, when
+// not "", names the interactions file).
+func readInteractionData(src files, file, name string, s Settings) (*loaded, error) {
+	is := s.Interactions
+	if file == "" {
+		file = is.File
+	}
+	rep := Report{Source: "interactions"}
+	users := newSide("user_id")
+	items := newSide("item_id")
+	for _, fs := range []struct {
+		key  string
+		side *side
+		list []FeatureFile
+	}{{"item_features", items, is.ItemFeatures}, {"query_features", users, is.QueryFeatures}} {
+		for i, ff := range fs.list {
+			if err := fs.side.readFeatures(src, fmt.Sprintf("interactions.%s[%d]", fs.key, i), ff, &rep); err != nil {
+				return nil, err
+			}
+		}
+	}
+	pairs, err := readInteractions(src, file, is, users, items, &rep)
+	if err != nil {
+		return nil, err
+	}
+	d := &Dataset{
+		Name:    name,
+		Queries: len(users.names), Items: len(items.names),
+		QueryNames: users.names, ItemNames: items.names,
+		QueryFeatures: users.features(s, &rep),
+		ItemFeatures:  items.features(s, &rep),
+		Report:        rep,
+	}
+	return &loaded{d: d, pairs: pairs, timed: is.Time != "none"}, nil
+}
+
+// table reads a CSV/TSV file record by record.
+type table struct {
+	r      *csv.Reader
+	name   string
+	header []string // nil without a header
+	close  func() error
+	rows   int // records read, the header included
+}
+
+// openTable opens file; delim "" means tab for *.tsv(.gz) and comma otherwise.
+func openTable(src files, file, delim string, noHeader bool) (*table, error) {
+	rd, shown, closer, err := src.reader(file)
+	if err != nil {
+		return nil, err
+	}
+	r := csv.NewReader(rd)
+	r.FieldsPerRecord = -1
+	r.ReuseRecord = true
+	switch {
+	case delim == "tab" || (delim == "" && strings.HasSuffix(strings.TrimSuffix(file, ".gz"), ".tsv")):
+		r.Comma, r.LazyQuotes = '\t', true
+	case delim != "":
+		r.Comma = []rune(delim)[0]
+	}
+	t := &table{r: r, name: shown, close: closer}
+	if noHeader {
+		return t, nil
+	}
+	rec, err := t.read()
+	if err != nil {
+		closer()
+		if errors.Is(err, io.EOF) {
+			return nil, &ParseError{File: shown, Line: 1, Msg: "empty file; expected a header row"}
+		}
+		return nil, err
+	}
+	t.header = slices.Clone(rec)
+	t.header[0] = strings.TrimPrefix(t.header[0], "\ufeff")
+	return t, nil
+}
+
+// read returns the next record (io.EOF at the end); the slice is reused by the next call.
+func (t *table) read() ([]string, error) {
+	rec, err := t.r.Read()
+	if err == nil {
+		t.rows++
+	}
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return nil, &ParseError{File: t.name, Line: pe.Line, Msg: fmt.Sprintf("column %d: %v", pe.Column, pe.Err)}
+	}
+	return rec, err
+}
+
+// summary describes the file for Report.Files.
+func (t *table) summary() string { return fmt.Sprintf("%s (%d rows)", t.name, t.rows) }
+
+// errorf returns a ParseError at the line of the current record.
+func (t *table) errorf(format string, args ...any) error {
+	line, _ := t.r.FieldPos(0)
+	return &ParseError{File: t.name, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// column resolves a column spec (header name or 0-based index) to an index; "none" is -1.
+func (t *table) column(key, spec string) (int, error) {
+	if spec == "none" {
+		return -1, nil
+	}
+	if i, err := strconv.Atoi(spec); err == nil {
+		return i, nil
+	}
+	if i := slices.Index(t.header, spec); i >= 0 {
+		return i, nil
+	}
+	return 0, fmt.Errorf("%s: no column %q in %s (header: %s)", key, spec, t.name, strings.Join(t.header, ", "))
+}
+
+// record returns the next record, checking that it has more than maxCol columns.
+func (t *table) record(maxCol int) ([]string, error) {
+	rec, err := t.read()
+	if err != nil {
+		return nil, err
+	}
+	if len(rec) <= maxCol {
+		return nil, t.errorf("expected at least %d columns, got %d", maxCol+1, len(rec))
+	}
+	return rec, nil
+}
+
+// side is the entity list of one side (users or items) and its feature tokens.
+type side struct {
+	idField string
+	index   map[string]int32
+	names   []string
+	fields  []string     // feature field names, in order of definition
+	tokens  [][][]string // per field, per entity: tokens
+	listed  []bool       // the entity has a feature row
+}
+
+func newSide(idField string) *side { return &side{idField: idField, index: map[string]int32{}} }
+
+// id returns the entity named name, adding it when new.
+func (s *side) id(name string) int32 {
+	if id, ok := s.index[name]; ok {
+		return id
+	}
+	id := int32(len(s.names))
+	s.index[name] = id
+	s.names = append(s.names, name)
+	return id
+}
+
+// readFeatures reads one feature file: every row lists an entity and its feature values.
+func (s *side) readFeatures(src files, key string, ff FeatureFile, rep *Report) error {
+	t, err := openTable(src, ff.File, ff.Delimiter, ff.NoHeader)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	kcol, err := t.column(key+".key", ff.Key)
+	if err != nil {
+		return err
+	}
+	cols := make([]int, len(ff.Columns))
+	first := len(s.fields)
+	maxCol := kcol
+	for i, c := range ff.Columns {
+		if cols[i], err = t.column(key+".columns", c); err != nil {
+			return err
+		}
+		name := fmt.Sprintf("column%d", cols[i])
+		if t.header != nil && cols[i] < len(t.header) {
+			name = t.header[cols[i]]
+		}
+		if name == s.idField || slices.Contains(s.fields, name) {
+			return fmt.Errorf("%s.columns: field %q is defined twice", key, name)
+		}
+		s.fields = append(s.fields, name)
+		s.tokens = append(s.tokens, nil)
+		maxCol = max(maxCol, cols[i])
+	}
+	seen := map[int32]bool{}
+	for {
+		rec, err := t.record(maxCol)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if rec[kcol] == "" {
+			return t.errorf("empty id in column %d", kcol)
+		}
+		e := s.id(rec[kcol])
+		if seen[e] {
+			line, _ := t.r.FieldPos(0)
+			rep.count(&rep.Duplicates, "%s:%d: repeated id %q (row dropped)", t.name, line, rec[kcol])
+			continue
+		}
+		seen[e] = true
+		for int(e) >= len(s.listed) {
+			s.listed = append(s.listed, false)
+		}
+		s.listed[e] = true
+		for i, c := range cols {
+			f := first + i
+			for int(e) >= len(s.tokens[f]) {
+				s.tokens[f] = append(s.tokens[f], nil)
+			}
+			for _, tok := range splitValue(rec[c], ff.Separator) {
+				s.tokens[f][e] = append(s.tokens[f][e], tok)
+			}
+		}
+	}
+	rep.Files = append(rep.Files, t.summary())
+	return nil
+}
+
+// splitValue splits v at sep ("none": no split) into trimmed non-empty tokens.
+func splitValue(v, sep string) []string {
+	parts := []string{v}
+	if sep != "none" {
+		parts = strings.Split(v, sep)
+	}
+	out := parts[:0]
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// features builds the side's fields: the id field, then the feature-file fields.
+func (s *side) features(set Settings, rep *Report) *Features {
+	ids := newTokenBags(s.idField, true)
+	for _, n := range s.names {
+		ids.add(n)
+		ids.end()
+	}
+	fs := &Features{Fields: []Field{ids.field(set.MinCount, set.OOVBuckets)}}
+	for f, name := range s.fields {
+		b := newTokenBags(name, false)
+		for e := range s.names {
+			if e < len(s.tokens[f]) {
+				for _, tok := range s.tokens[f][e] {
+					b.add(tok)
+				}
+			}
+			b.end()
+		}
+		fs.Fields = append(fs.Fields, b.field(set.MinCount, set.OOVBuckets))
+	}
+	if len(s.fields) > 0 {
+		for e, n := range s.names {
+			if e >= len(s.listed) || !s.listed[e] {
+				rep.count(&rep.NoFeatures, "%s %q has no feature row", s.idField, n)
+			}
+		}
+	}
+	return fs
+}
+
+// readInteractions reads the interaction rows.
+func readInteractions(src files, file string, is InteractionsSettings, users, items *side, rep *Report) ([]Interaction, error) {
+	t, err := openTable(src, file, is.Delimiter, is.NoHeader)
+	if err != nil {
+		return nil, err
+	}
+	defer t.close()
+	var col [4]int
+	for i, c := range []struct{ key, spec string }{{"user", is.User}, {"item", is.Item}, {"time", is.Time}, {"rating", is.Rating}} {
+		if col[i], err = t.column("interactions."+c.key, c.spec); err != nil {
+			return nil, err
+		}
+	}
+	ucol, icol, tcol, rcol := col[0], col[1], col[2], col[3]
+	maxCol := slices.Max(col[:])
+	var pairs []Interaction
+	first := map[uint64]int{} // (user, item) -> index of its kept pair
+	for {
+		rec, err := t.record(maxCol)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		rep.Records++
+		if rec[ucol] == "" || rec[icol] == "" {
+			return nil, t.errorf("empty user or item id (columns %d, %d)", ucol, icol)
+		}
+		p := Interaction{Query: users.id(rec[ucol]), Item: items.id(rec[icol]), Reward: 1}
+		if tcol >= 0 {
+			if p.Time, err = parseTime(rec[tcol]); err != nil {
+				return nil, t.errorf("column %d: %v", tcol, err)
+			}
+		}
+		if rcol >= 0 {
+			r, err := strconv.ParseFloat(strings.TrimSpace(rec[rcol]), 64)
+			if err != nil || math.IsNaN(r) || math.IsInf(r, 0) {
+				return nil, t.errorf("column %d: rating %q is not a finite number", rcol, rec[rcol])
+			}
+			switch is.Reward {
+			case "scale":
+				p.Reward = float32(r / is.RatingScale)
+			case "raw":
+				p.Reward = float32(r)
+			case "threshold":
+				if r < is.Threshold {
+					line, _ := t.r.FieldPos(0)
+					rep.count(&rep.BelowThreshold, "%s:%d: rating %v below %v (dropped)", t.name, line, r, is.Threshold)
+					continue
+				}
+			}
+		}
+		key := uint64(p.Query)<<32 | uint64(p.Item)
+		k, dup := first[key]
+		if !dup {
+			first[key] = len(pairs)
+			pairs = append(pairs, p)
+			continue
+		}
+		line, _ := t.r.FieldPos(0)
+		action := "kept"
+		if is.Dedupe {
+			action = "dropped, the earliest is kept"
+			if p.Time < pairs[k].Time {
+				pairs[k] = p
+			}
+		} else {
+			pairs = append(pairs, p)
+		}
+		rep.count(&rep.Duplicates, "%s:%d: repeated user %q item %q (%s)", t.name, line, rec[ucol], rec[icol], action)
+	}
+	rep.Files = append(rep.Files, t.summary())
+	return pairs, nil
+}
+
+// parseTime parses unix seconds: an integer, or a decimal number (rounded down).
+func parseTime(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if t, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return t, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(math.Abs(f) < 1<<62) {
+		return 0, fmt.Errorf("timestamp %q: expected unix seconds", s)
+	}
+	return int64(math.Floor(f)), nil
+}

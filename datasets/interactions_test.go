@@ -1,0 +1,227 @@
+package datasets
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// movielens is the settings for data/movielens-latest-small with genres as item features.
+func movielens() Settings {
+	return Settings{Source: "interactions", Path: "../data/movielens-latest-small",
+		Interactions: InteractionsSettings{ItemFeatures: []FeatureFile{{File: "movies.csv", Columns: []string{"genres"}}}}}
+}
+
+// TestMovieLensShipped checks data/movielens-latest-small against its README.txt: 100,836
+// ratings by 610 users, 9,742 movies (9,724 of them rated); timestamps from 828124615 to
+// 1537799250 (PROVENANCE.md), i.e. UTC days 9584 to 17798: 8,215 day buckets.
+func TestMovieLensShipped(t *testing.T) {
+	checkProvenance(t, os.DirFS("../data/movielens-latest-small"), "README.txt", "ratings.csv", "movies.csv", "links.csv", "tags.csv")
+	d := mustLoad(t, movielens(), 1)
+	r := d.Report
+	if d.Queries != 610 || d.Items != 9742 || r.Records != 100836 || r.Pairs != 100836 || r.Duplicates != 0 || r.NoFeatures != 0 {
+		t.Errorf("%d users, %d movies, report\n%v", d.Queries, d.Items, r)
+	}
+	if d.Days != 8215 || len(d.Test) != 10084 {
+		t.Errorf("%d days, %d test pairs; want 8215, round(0.1·100836) = 10084", d.Days, len(d.Test))
+	}
+	rated := map[int32]bool{}
+	for _, p := range slices.Concat(d.Train, d.Test) {
+		rated[p.Item] = true
+		if p.Reward < 0.1 || p.Reward > 1 || p.Time < 828124615 || p.Time > 1537799250 {
+			t.Fatalf("pair %+v: reward outside [0.5/5, 5/5] or time outside the README's range", p)
+		}
+	}
+	if len(rated) != 9724 {
+		t.Errorf("%d rated movies, want 9724", len(rated))
+	}
+	// movies.csv line 2: 1,Toy Story (1995),Adventure|Animation|Children|Comedy|Fantasy
+	if d.ItemNames[0] != "1" {
+		t.Fatalf("first item %q, want movie 1", d.ItemNames[0])
+	}
+	if got := bagTokens(d.ItemFeatures.Field("genres"), 0); !slices.Equal(got, []string{"Adventure", "Animation", "Children", "Comedy", "Fantasy"}) {
+		t.Errorf("Toy Story genres %q", got)
+	}
+	// ratings.csv line 2: 1,1,4.0,964982703
+	first := slices.IndexFunc(d.Train, func(p Interaction) bool { return p.Time == 964982703 && p.Item == 0 })
+	if first < 0 || d.QueryNames[d.Train[first].Query] != "1" || d.Train[first].Reward != 0.8 {
+		t.Errorf("rating of user 1 for movie 1 not found with reward 4/5")
+	}
+
+	tmp := movielens()
+	tmp.Split = SplitSettings{Kind: "temporal", TestDays: 365}
+	d = mustLoad(t, tmp, 1)
+	lastTrain := d.Train[len(d.Train)-1]
+	if int(lastTrain.Day) >= d.Days-365 || int(d.Test[0].Day) < d.Days-365 || d.Test[0].Time <= lastTrain.Time {
+		t.Errorf("temporal by days: last train day %d, first test day %d of %d", lastTrain.Day, d.Test[0].Day, d.Days)
+	}
+	days := d.TrainDays()
+	n := 0
+	for day, ps := range days {
+		for _, p := range ps {
+			if int(p.Day) != day {
+				t.Fatalf("TrainDays()[%d] holds a pair of day %d", day, p.Day)
+			}
+		}
+		n += len(ps)
+	}
+	if len(days) != d.Days || n != len(d.Train) {
+		t.Errorf("TrainDays: %d days, %d pairs; want %d, %d", len(days), n, d.Days, len(d.Train))
+	}
+}
+
+// fixture returns settings for testdata/ratings.
+func fixture() Settings {
+	return Settings{Source: "interactions", Path: "testdata/ratings", MinCount: 1, OOVBuckets: 3,
+		Split: SplitSettings{TestFraction: 0.4},
+		Interactions: InteractionsSettings{File: "ratings.tsv", User: "user", Item: "item", Time: "ts", Rating: "score",
+			ItemFeatures: []FeatureFile{{File: "items.csv", Key: "id", Columns: []string{"tags", "title"}}}}}
+}
+
+// TestInteractionsFixture checks testdata/ratings: column names, quoted CSV fields, feature
+// tokens, catalog order, duplicates, day buckets and the reward mappings.
+func TestInteractionsFixture(t *testing.T) {
+	d := mustLoad(t, fixture(), 1)
+	r := d.Report
+	if !slices.Equal(d.ItemNames, []string{"i1", "i2", "i4", "i3"}) || !slices.Equal(d.QueryNames, []string{"u1", "u2", "u3"}) {
+		t.Errorf("items %q users %q", d.ItemNames, d.QueryNames)
+	}
+	if r.Records != 5 || r.Pairs != 5 || r.Duplicates != 1 || r.NoFeatures != 1 || d.Days != 3 {
+		t.Errorf("days %d, report\n%v", d.Days, r)
+	}
+	tags, title := d.ItemFeatures.Field("tags"), d.ItemFeatures.Field("title")
+	for e, want := range [][]string{{"a", "b"}, {"a", "b"}, {"a", "c"}, nil} {
+		if got := bagTokens(tags, e); !slices.Equal(got, want) {
+			t.Errorf("item %d tags %q, want %q", e, got, want)
+		}
+	}
+	if got := bagTokens(title, 1); !slices.Equal(got, []string{`Quote "x"`}) {
+		t.Errorf("title of i2 %q", got)
+	}
+	if got := bagTokens(title, 0); !slices.Equal(got, []string{"Movie, The (1999)"}) {
+		t.Errorf("title of i1 %q", got)
+	}
+	if tags.Vocab != 3+3 || tags.Lookup("zzz") < 3 || tags.Lookup("c") != 2 {
+		t.Errorf("tags vocab %d, lookup zzz %d, c %d", tags.Vocab, tags.Lookup("zzz"), tags.Lookup("c"))
+	}
+	type pr struct {
+		user, item string
+		time       int64
+		day        int32
+		reward     float32
+	}
+	got := func(d *Dataset) []pr {
+		var out []pr
+		for _, p := range slices.Concat(d.Train, d.Test) {
+			out = append(out, pr{d.QueryNames[p.Query], d.ItemNames[p.Item], p.Time, p.Day, p.Reward})
+		}
+		slices.SortFunc(out, func(a, b pr) int { return int(a.time - b.time) })
+		return out
+	}
+	// Days: 86400 s is UTC day 1 (day bucket 0), 172700 s still day 1, 172800 s day 2, 259200.9 s day 3.
+	want := []pr{{"u1", "i1", 86400, 0, 1}, {"u1", "i2", 86500, 0, 0.6}, {"u2", "i1", 172700, 0, 0.4}, {"u2", "i1", 172800, 1, 0.8}, {"u3", "i3", 259200, 2, 0.2}}
+	if g := got(d); !slices.Equal(g, want) {
+		t.Errorf("pairs %v\nwant %v", g, want)
+	}
+	// Temporal, 40%: the two latest pairs.
+	s := fixture()
+	s.Split.Kind = "temporal"
+	d = mustLoad(t, s, 1)
+	if len(d.Test) != 2 || d.Test[0].Time != 172800 || d.Test[1].Time != 259200 {
+		t.Errorf("temporal test %v", d.Test)
+	}
+	for _, c := range []struct {
+		mode   string
+		dedupe bool
+		want   []pr
+	}{
+		{"raw", false, []pr{{"u1", "i1", 86400, 0, 5}, {"u1", "i2", 86500, 0, 3}, {"u2", "i1", 172700, 0, 2}, {"u2", "i1", 172800, 1, 4}, {"u3", "i3", 259200, 2, 1}}},
+		{"one", true, []pr{{"u1", "i1", 86400, 0, 1}, {"u1", "i2", 86500, 0, 1}, {"u2", "i1", 172700, 0, 1}, {"u3", "i3", 259200, 2, 1}}},
+		{"threshold", false, []pr{{"u1", "i1", 86400, 0, 1}, {"u2", "i1", 172800, 1, 1}}},
+	} {
+		s := fixture()
+		s.Interactions.Reward, s.Interactions.Dedupe = c.mode, c.dedupe
+		s.Split.TestFraction = 0.5
+		d := mustLoad(t, s, 1)
+		if g := got(d); !slices.Equal(g, c.want) {
+			t.Errorf("%s: pairs %v\nwant %v", c.mode, g, c.want)
+		}
+		if c.mode == "threshold" && (d.Report.BelowThreshold != 3 || d.Items != 4 || d.Queries != 3) {
+			t.Errorf("threshold: report\n%v", d.Report)
+		}
+	}
+}
+
+// TestInteractionsNoHeader reads a headerless CSV by column index, without timestamps.
+func TestInteractionsNoHeader(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"log.csv": "a,x\nb,y\na,y\nc,x\n", "u.csv": "a,g1;g2\nz,g2\n"})
+	d := mustLoad(t, Settings{Source: "interactions", Path: filepath.Join(dir, "log.csv"), Split: SplitSettings{Kind: "query", TestFraction: 0.34},
+		Interactions: InteractionsSettings{NoHeader: true, User: "0", Item: "1", Time: "none", Rating: "none",
+			QueryFeatures: []FeatureFile{{File: "u.csv", NoHeader: true, Key: "0", Columns: []string{"1"}, Separator: ";"}}}}, 1)
+	if d.Name != "log" || d.Queries != 4 || d.Items != 2 || d.Days != 0 || len(d.Train)+len(d.Test) != 4 {
+		t.Errorf("%q: %d users %d items %d days %d pairs", d.Name, d.Queries, d.Items, d.Days, len(d.Train)+len(d.Test))
+	}
+	if !slices.Equal(d.QueryNames, []string{"a", "z", "b", "c"}) {
+		t.Errorf("users %q", d.QueryNames)
+	}
+	// g1 is held by one user only: below the default min_count 2, it goes to a bucket.
+	if got := bagTokens(d.QueryFeatures.Field("column1"), 0); !slices.Equal(got, []string{"#oov", "g2"}) {
+		t.Errorf("column1 of a: %q", got)
+	}
+	// Query split: round(0.34 · 3 users with pairs) = 1 user's pairs in test.
+	if n := testQueries(t, d); n != 1 {
+		t.Errorf("%d test users, want 1", n)
+	}
+}
+
+// TestInteractionsMalformed checks the errors of malformed CSV input.
+func TestInteractionsMalformed(t *testing.T) {
+	const hdr = "userId,movieId,rating,timestamp\n"
+	for _, c := range []struct {
+		name     string
+		ratings  string
+		movies   string
+		settings func(*InteractionsSettings)
+		want     string
+	}{
+		{"short row", hdr + "1,2,3,4\n1,2\n", "", nil, "ratings.csv:3: expected at least 4 columns, got 2"},
+		{"rating", hdr + "1,2,x,4\n", "", nil, `ratings.csv:2: column 2: rating "x" is not a finite number`},
+		{"nan rating", hdr + "1,2,NaN,4\n", "", nil, `ratings.csv:2: column 2: rating "NaN" is not a finite number`},
+		{"time", hdr + "1,2,3,yesterday\n", "", nil, `ratings.csv:2: column 3: timestamp "yesterday": expected unix seconds`},
+		{"bare quote", hdr + "1,2,3,4\n1,a\"b,3,4\n", "", nil, `ratings.csv:3: column 4: bare " in non-quoted-field`},
+		{"open quote", hdr + "1,\"2,3,4\n", "", nil, `ratings.csv:2: column 10: extraneous or missing " in quoted-field`},
+		{"empty id", hdr + ",2,3,4\n", "", nil, `ratings.csv:2: empty user or item id (columns 0, 1)`},
+		{"empty file", "", "", nil, `ratings.csv:1: empty file; expected a header row`},
+		{"no column", "a,b\n", "", nil, `interactions.user: no column "userId" in `},
+		{"index out of header", hdr + "1,2,3,4\n", "", func(s *InteractionsSettings) { s.Rating = "9" }, `ratings.csv:2: expected at least 10 columns, got 4`},
+		{"time span", hdr + "1,2,3,0\n1,3,3,99999999999999\n", "", nil, `timestamps 0 to 99999999999999 span 1157407408 days; at most 1048576 day buckets are supported`},
+		{"feature key", hdr + "1,2,3,4\n", "id,genres\n2,a\n", nil, `interactions.item_features[0].key: no column "movieId" in `},
+		{"feature column", hdr + "1,2,3,4\n", "movieId,genres\n2,a\n", func(s *InteractionsSettings) { s.ItemFeatures[0].Columns = []string{"genre"} },
+			`interactions.item_features[0].columns: no column "genre" in `},
+		{"feature twice", hdr + "1,2,3,4\n", "movieId,genres\n2,a\n", func(s *InteractionsSettings) { s.ItemFeatures[0].Columns = []string{"genres", "1"} },
+			`interactions.item_features[0].columns: field "genres" is defined twice`},
+		{"feature short row", hdr + "1,2,3,4\n", "movieId,genres\n2\n", nil, `movies.csv:2: expected at least 2 columns, got 1`},
+		{"feature empty id", hdr + "1,2,3,4\n", "movieId,genres\n,a\n", nil, `movies.csv:2: empty id in column 0`},
+	} {
+		files := map[string]string{"ratings.csv": c.ratings}
+		s := Settings{Source: "interactions"}
+		if c.movies != "" {
+			files["movies.csv"] = c.movies
+			s.Interactions.ItemFeatures = []FeatureFile{{File: "movies.csv", Columns: []string{"genres"}}}
+		}
+		if c.settings != nil {
+			c.settings(&s.Interactions)
+		}
+		s.Path = writeFiles(t, files)
+		_, err := Load(s, 1)
+		want := c.want
+		if strings.Contains(want, ".csv:") {
+			want = filepath.Join(s.Path, want)
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error\n%v\nwant\n%s", c.name, err, want)
+		}
+	}
+}

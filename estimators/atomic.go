@@ -1,0 +1,87 @@
+package estimators
+
+import (
+	"math"
+	"sync/atomic"
+)
+
+// atomicSketch is the lock-free concurrent form of sketch (Settings.Concurrent): the same hashes
+// and update rule, with A claimed by compare-and-swap and B updated by a compare-and-swap loop on
+// its float32 bits. See the package documentation for the semantics.
+type atomicSketch struct {
+	hashes
+	cells     []atomicCell
+	alpha     float32
+	skipFirst bool
+}
+
+// atomicCell is cell with atomic fields; gap holds the bits of a float32.
+type atomicCell struct {
+	last atomic.Int64
+	gap  atomic.Uint32
+}
+
+// claim is one recorded arrival: a bucket moved from step from to step to.
+type claim struct{ from, to int64 }
+
+func newAtomicSketch(c sketchConfig) *atomicSketch {
+	s := &atomicSketch{hashes: c.hashes, cells: make([]atomicCell, c.hashes.size()), alpha: c.alpha, skipFirst: c.skipFirst}
+	bits := math.Float32bits(c.init)
+	for i := range s.cells {
+		s.cells[i].gap.Store(bits)
+	}
+	return s
+}
+
+// Observe is sketch.Observe, safe for concurrent use.
+func (s *atomicSketch) Observe(t int64, items []uint64) { s.observe(t, items, nil) }
+
+// observe is Observe; when claims is not nil it appends every recorded arrival to it.
+func (s *atomicSketch) observe(t int64, items []uint64, claims *[]claim) {
+	for _, y := range items {
+		for i := range s.keys {
+			c := &s.cells[s.index(i, y)]
+			a, ok := claimStep(&c.last, t)
+			if !ok {
+				continue
+			}
+			if claims != nil {
+				*claims = append(*claims, claim{a, t})
+			}
+			if a == 0 && s.skipFirst {
+				continue
+			}
+			d := float32(t - a)
+			for {
+				old := c.gap.Load()
+				b := math.Float32frombits(old)
+				if c.gap.CompareAndSwap(old, math.Float32bits(b+s.alpha*(d-b))) {
+					break
+				}
+			}
+		}
+	}
+}
+
+// claimStep moves A from its value a < t to t and reports a; it fails when A already is t or
+// later.
+func claimStep(last *atomic.Int64, t int64) (int64, bool) {
+	for {
+		a := last.Load()
+		if a >= t {
+			return 0, false
+		}
+		if last.CompareAndSwap(a, t) {
+			return a, true
+		}
+	}
+}
+
+// Prob is sketch.Prob, safe for concurrent use.
+func (s *atomicSketch) Prob(y uint64) float64 {
+	var b float32
+	for i := range s.keys {
+		b = max(b, math.Float32frombits(s.cells[s.index(i, y)].gap.Load()))
+	}
+	return probOfGap(b)
+}

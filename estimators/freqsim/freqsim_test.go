@@ -1,0 +1,228 @@
+package freqsim
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/samplingbias/workbench/estimators"
+)
+
+func TestResolve(t *testing.T) {
+	var s Settings
+	if err := s.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Items != 1000 || s.Batch != 128 || s.Buckets != 5000 || s.StepsPerPhase != 10000 ||
+		!slices.Equal(s.Alphas, []float64{0.01, 0.05, 0.1}) || !slices.Equal(s.Hashes, []int{1, 2, 4}) ||
+		s.Init != estimators.InitUniform || s.FirstArrival != estimators.FirstZero {
+		t.Errorf("zero value resolved to %+v", s)
+	}
+	for _, c := range []struct {
+		s    Settings
+		want string
+	}{
+		{Settings{Items: 1}, "items: must be at least 2, got 1"},
+		{Settings{Batch: -1}, "batch: must be at least 1, got -1"},
+		{Settings{Buckets: -5}, "buckets: must be at least 1, got -5"},
+		{Settings{StepsPerPhase: -1}, "steps_per_phase: must be at least 1, got -1"},
+		{Settings{Alphas: []float64{0.1, 1.5}}, "alphas: element 1 must be in (0, 1], got 1.5"},
+		{Settings{Hashes: []int{1, 0}}, "hashes: element 1 must be in [1, buckets = 5000], got 0"},
+		{Settings{Buckets: 3, Hashes: []int{4}}, "hashes: element 0 must be in [1, buckets = 3], got 4"},
+		{Settings{Init: "zero"}, `init: unknown "zero" (allowed: one, uniform)`},
+		{Settings{FirstArrival: "x"}, `first_arrival: unknown "x" (allowed: zero, skip)`},
+	} {
+		if err := c.s.Resolve(); err == nil || err.Error() != c.want {
+			t.Errorf("Resolve(%+v) = %v, want %q", c.s, err, c.want)
+		}
+	}
+	if _, err := Run(Settings{}, 2, 1, 1); err == nil || !strings.HasPrefix(err.Error(), "alpha: ") {
+		t.Errorf("Run with α = 2: %v", err)
+	}
+}
+
+func TestAlias(t *testing.T) {
+	w := []float64{0, 1, 4, 9, 0, 16, 0.5}
+	a := newAlias(w)
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n = 300000
+	count := make([]float64, len(w))
+	for range n {
+		count[a.draw(rng)]++
+	}
+	var sum float64
+	for _, v := range w {
+		sum += v
+	}
+	for i, v := range w {
+		p := v / sum
+		if sd := math.Sqrt(n * p * (1 - p)); math.Abs(count[i]-n*p) > 5*sd || (p == 0 && count[i] != 0) {
+			t.Errorf("item %d drawn %v times, want %v ± 5·%.1f", i, count[i], n*p, sd)
+		}
+	}
+}
+
+// TestRunByHand: two items, batches of one, α = 0.1, B0 = M/B = 2. Phase 1 (steps 1..5) draws item 1
+// every step: its B is 1 + 0.9^t; item 0 keeps 2. Phase 2 (steps 6..10) draws item 0 every step:
+// its first arrival feeds the gap 6, B = 2 + 0.1·(6-2) = 2.4, then 1 + 1.4·0.9^(t-6); item 1 keeps
+// 1 + 0.9^5. TV = (|p̂0 - p0| + |p̂1 - p1|)/2.
+func TestRunByHand(t *testing.T) {
+	s := Settings{Items: 2, Batch: 1, Buckets: 1 << 20, StepsPerPhase: 5}
+	const seed = 3
+	if err := s.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	// Items 0 and 1 must not share a bucket under this seed.
+	e, err := estimators.New(s.estimator(0.1, 1), estimators.Env{BatchSize: 1, CorpusSize: 2}, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Observe(1, []uint64{1})
+	if e.Prob(0) != 0.5 {
+		t.Fatal("items 0 and 1 collide: pick another seed")
+	}
+	tv, err := Run(s, 0.1, 1, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tv) != 10 {
+		t.Fatalf("%d steps, want 10", len(tv))
+	}
+	for step := 1; step <= 10; step++ {
+		var want float64
+		if step <= 5 {
+			p1 := 1 / (1 + math.Pow(0.9, float64(step)))
+			want = (0.5 + (1 - p1)) / 2
+		} else {
+			p0 := 1 / (1 + 1.4*math.Pow(0.9, float64(step-6)))
+			want = ((1 - p0) + 1/(1+math.Pow(0.9, 5))) / 2
+		}
+		if math.Abs(tv[step-1]-want) > 1e-6 {
+			t.Errorf("step %d: TV = %v, want %v", step, tv[step-1], want)
+		}
+	}
+}
+
+func TestRunGrid(t *testing.T) {
+	s := Settings{Items: 50, Batch: 8, Buckets: 64, StepsPerPhase: 30, Alphas: []float64{0.05, 0.2}, Hashes: []int{1, 2}}
+	if err := s.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	jobs := s.Jobs([]int64{1, 2})
+	if len(jobs) != 8 || jobs[0] != (Job{0.05, 1, 1}) || jobs[1] != (Job{0.05, 1, 2}) || jobs[7] != (Job{0.2, 2, 2}) {
+		t.Fatalf("jobs %v", jobs)
+	}
+	var mu sync.Mutex
+	done := 0
+	res, err := RunGrid(context.Background(), s, jobs, 3, func(Job) { mu.Lock(); done++; mu.Unlock() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done != len(jobs) {
+		t.Errorf("done called %d times, want %d", done, len(jobs))
+	}
+	for i, r := range res {
+		if r.Job != jobs[i] {
+			t.Errorf("result %d is job %v, want %v", i, r.Job, jobs[i])
+		}
+		tv, err := Run(s, r.Alpha, r.Hashes, r.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(tv, r.TV) {
+			t.Errorf("job %v: RunGrid and Run differ", r.Job)
+		}
+	}
+	if slices.Equal(res[0].TV, res[1].TV) {
+		t.Error("seeds 1 and 2 give the same run")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := RunGrid(ctx, s, jobs, 2, nil); err != context.Canceled {
+		t.Errorf("RunGrid with a cancelled context: %v", err)
+	}
+}
+
+// TestYiSimulation checks the findings of Yi et al. section 6 on the default simulation (M = 1000,
+// B = 128, H = 5000, 2 × 10,000 steps), averaged over two seeds. The steady state of a phase is the
+// mean TV over its last 1000 steps.
+func TestYiSimulation(t *testing.T) {
+	var s Settings
+	if err := s.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	seeds := []int64{1, 2}
+	var jobs []Job
+	for _, c := range []struct {
+		alpha  float64
+		hashes int
+	}{{0.01, 1}, {0.01, 2}, {0.01, 4}, {0.05, 1}, {0.1, 1}} {
+		for _, seed := range seeds {
+			jobs = append(jobs, Job{c.alpha, c.hashes, seed})
+		}
+	}
+	res, err := RunGrid(context.Background(), s, jobs, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	curves := map[[2]float64][]float64{} // (α, m) → TV averaged over the seeds
+	for _, r := range res {
+		k := [2]float64{r.Alpha, float64(r.Hashes)}
+		if curves[k] == nil {
+			curves[k] = make([]float64, len(r.TV))
+		}
+		for i, v := range r.TV {
+			curves[k][i] += v / float64(len(seeds))
+		}
+	}
+	curve := func(alpha float64, m int) []float64 { return curves[[2]float64{alpha, float64(m)}] }
+	n := s.StepsPerPhase
+	window := func(tv []float64, from, to int) float64 { return mean(tv[from:to]) }
+
+	// Multiple hashings: m = 4 at least 30% below m = 1 in the steady state of both phases, and
+	// m = 2 and m = 4 below m = 1 in every 1000-step window (α = 0.01).
+	one1, one2 := Summary(curve(0.01, 1), 1000)
+	for _, m := range []int{2, 4} {
+		tv := curve(0.01, m)
+		ss1, ss2 := Summary(tv, 1000)
+		t.Logf("α = 0.01, m = %d: steady TV %.4f, %.4f (m = 1: %.4f, %.4f)", m, ss1, ss2, one1, one2)
+		if m == 4 && (ss1 > 0.7*one1 || ss2 > 0.7*one2) {
+			t.Errorf("m = 4: steady TV %.4f, %.4f, want at most 70%% of m = 1's %.4f, %.4f", ss1, ss2, one1, one2)
+		}
+		for w := 0; w < 2*n; w += 1000 {
+			if got, ref := window(tv, w, w+1000), window(curve(0.01, 1), w, w+1000); got >= ref {
+				t.Errorf("m = %d: mean TV of steps %d..%d is %.4f, m = 1: %.4f", m, w+1, w+1000, got, ref)
+			}
+		}
+	}
+
+	// Learning rates (m = 1): every α converges (the last 1000 steps of each phase are within 5% of
+	// the 1000 before and below the first 1000 of the phase); a larger α recovers faster after the
+	// switch (lower mean TV over the 500 steps after it) but settles higher.
+	var recover, settle1, settle2 []float64
+	for _, alpha := range s.Alphas {
+		tv := curve(alpha, 1)
+		for _, start := range []int{0, n} {
+			last, before, first := window(tv, start+n-1000, start+n), window(tv, start+n-2000, start+n-1000), window(tv, start, start+1000)
+			if math.Abs(last-before) > 0.05*last || last >= first {
+				t.Errorf("α = %v, phase from step %d: TV %.4f (first 1000), %.4f, %.4f (last 2000): not converged", alpha, start+1, first, before, last)
+			}
+		}
+		ss1, ss2 := Summary(tv, 1000)
+		recover = append(recover, window(tv, n, n+500))
+		settle1, settle2 = append(settle1, ss1), append(settle2, ss2)
+		t.Logf("α = %v, m = 1: steady TV %.4f, %.4f; after the switch %.4f", alpha, ss1, ss2, recover[len(recover)-1])
+	}
+	for i := 1; i < len(s.Alphas); i++ {
+		if recover[i] >= recover[i-1] {
+			t.Errorf("α = %v recovers no faster than α = %v: TV %.4f vs %.4f over the 500 steps after the switch", s.Alphas[i], s.Alphas[i-1], recover[i], recover[i-1])
+		}
+		if settle1[i] <= settle1[i-1] || settle2[i] <= settle2[i-1] {
+			t.Errorf("α = %v settles no higher than α = %v: steady TV %.4f, %.4f vs %.4f, %.4f", s.Alphas[i], s.Alphas[i-1], settle1[i], settle2[i], settle1[i-1], settle2[i-1])
+		}
+	}
+}

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/samplingbias/workbench/datasets"
+	"github.com/samplingbias/workbench/estimators"
+	"github.com/samplingbias/workbench/estimators/freqsim"
+	"github.com/samplingbias/workbench/losses"
+	"github.com/samplingbias/workbench/metrics"
+	"github.com/samplingbias/workbench/models"
+	"github.com/samplingbias/workbench/plots"
+)
+
+// Experiment kinds (the top-level key experiment).
+const (
+	experimentRetrieval = "retrieval"
+	experimentFreqSim   = "freq_sim"
+)
+
+// Config is one experiment: a TOML file with the sections below. Every section's zero value works;
+// the comments of each section's settings type state its defaults.
+type Config struct {
+	// Experiment is "retrieval" (default: train two-tower models, evaluate Recall@K by slice) or
+	// "freq_sim" (Yi et al. section 6 frequency-estimation simulation).
+	Experiment string `toml:"experiment"`
+	// Out is the output directory; default "results/<config file name without .toml>".
+	Out string `toml:"out"`
+	// Seeds repeats every cell of the grid once per seed; default [1].
+	Seeds []int64 `toml:"seeds"`
+
+	Data      datasets.Settings     `toml:"data"`
+	Slices    metrics.SliceSettings `toml:"slices"`
+	Model     models.Settings       `toml:"model"`
+	Train     models.TrainSettings  `toml:"train"`
+	Estimator estimators.Settings   `toml:"estimator"`
+	Loss      losses.Settings       `toml:"loss"`
+	Eval      metrics.Settings      `toml:"eval"`
+	Plots     plots.Settings        `toml:"plots"`
+	FreqSim   freqsim.Settings      `toml:"freq_sim"`
+
+	// Ablation lists the axes of the grid; the grid is their cartesian product.
+	Ablation []Axis `toml:"ablation"`
+}
+
+// Axis is one [[ablation]] entry: either one key with a list of values, or several keys zipped
+// together (values is then a list of tuples, one value per key), e.g. each loss with its own
+// tuned temperature.
+type Axis struct {
+	Key    string   `toml:"key"`
+	Keys   []string `toml:"keys"`
+	Values []any    `toml:"values"`
+}
+
+// sections lists the config sections each experiment kind reads; a section of the other kind in a
+// config is an error rather than an option silently ignored.
+var sections = map[string][]string{
+	experimentRetrieval: {"data", "slices", "model", "train", "estimator", "loss", "eval", "plots", "ablation"},
+	experimentFreqSim:   {"freq_sim", "plots"},
+}
+
+// loadConfig reads path strictly and applies the -set overrides. It returns the config as written
+// (defaults not yet filled: each run of the grid resolves its own copy after its axis values are
+// set, so that a default never stands in for an unset key) and the resolved config of the whole
+// experiment, which validates every section.
+func loadConfig(path string, sets []string) (raw, resolved *Config, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var cfg Config
+	md, err := toml.Decode(string(data), &cfg)
+	if err != nil {
+		return nil, nil, tomlError(path, err)
+	}
+	if err := undecoded(md, path); err != nil {
+		return nil, nil, err
+	}
+	for _, s := range sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, nil, fmt.Errorf("-set %s: want section.key=value", s)
+		}
+		if err := assign(&cfg, strings.TrimSpace(k), parseValue(v)); err != nil {
+			return nil, nil, fmt.Errorf("-set %s: %w", s, err)
+		}
+	}
+	if cfg.Out == "" {
+		cfg.Out = filepath.Join("results", strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	}
+	resolved, err = cfg.clone()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := resolved.resolve(md); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &cfg, resolved, nil
+}
+
+// tomlError names the file (and line and column, for syntax errors) of a TOML decoding error.
+func tomlError(path string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s:%d:%d: %s", path, pe.Position.Line, pe.Position.Col, pe.Message)
+	}
+	return fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "toml: "))
+}
+
+// undecoded rejects keys that match no field.
+func undecoded(md toml.MetaData, where string) error {
+	if keys := md.Undecoded(); len(keys) > 0 {
+		names := make([]string, len(keys))
+		for i, k := range keys {
+			names[i] = k.String()
+		}
+		return fmt.Errorf("%s: unknown key %s", where, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// parseValue reads the value of -set key=value as a TOML value (number, bool, array, quoted
+// string); anything that does not parse as one is taken as a bare string.
+func parseValue(s string) any {
+	var m map[string]any
+	if _, err := toml.Decode("v = "+s, &m); err == nil {
+		return m["v"]
+	}
+	return s
+}
+
+// assign sets the dotted key (e.g. "loss.temperature") of cfg to v, with the same strict
+// decoding as the config file: an unknown key or a value of the wrong type is an error.
+func assign(cfg *Config, key string, v any) error {
+	if key == "ablation" || strings.HasPrefix(key, "ablation.") {
+		return errors.New("ablation axes cannot be overridden")
+	}
+	parts := strings.Split(key, ".")
+	var root any = v
+	for i := len(parts) - 1; i >= 0; i-- {
+		root = map[string]any{parts[i]: root}
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(root); err != nil {
+		return fmt.Errorf("%s: %v", key, err)
+	}
+	md, err := toml.Decode(buf.String(), cfg)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("%s: %s", key, pe.Message)
+		}
+		return fmt.Errorf("%s: %s", key, strings.TrimPrefix(err.Error(), "toml: "))
+	}
+	if keys := md.Undecoded(); len(keys) > 0 {
+		return fmt.Errorf("unknown key %s", key)
+	}
+	return nil
+}
+
+// resolve fills defaults and validates every section; md (of the file, may be nil) tells which
+// sections the file defines, so that a section the experiment kind does not read is an error.
+func (c *Config) resolve(md toml.MetaData) error {
+	if c.Experiment == "" {
+		c.Experiment = experimentRetrieval
+	}
+	used, ok := sections[c.Experiment]
+	if !ok {
+		return fmt.Errorf("experiment: unknown %q (allowed: %s, %s)", c.Experiment, experimentRetrieval, experimentFreqSim)
+	}
+	for _, k := range md.Keys() {
+		if len(k) != 1 {
+			continue
+		}
+		name := k[0]
+		if !isSection(name) {
+			continue
+		}
+		if !contains(used, name) {
+			return fmt.Errorf("%s: section not used by experiment %q (it reads %s)", name, c.Experiment, strings.Join(used, ", "))
+		}
+	}
+	if len(c.Seeds) == 0 {
+		c.Seeds = []int64{1}
+	}
+	seen := map[int64]bool{}
+	for _, s := range c.Seeds {
+		if seen[s] {
+			return fmt.Errorf("seeds: %d appears twice", s)
+		}
+		seen[s] = true
+	}
+	if c.Experiment == experimentFreqSim {
+		if len(c.Ablation) > 0 {
+			return errors.New("ablation: the freq_sim experiment sweeps freq_sim.alphas and freq_sim.hashes itself")
+		}
+		return firstError(
+			section("freq_sim", c.FreqSim.Resolve()),
+			section("plots", c.Plots.Resolve()),
+		)
+	}
+	return firstError(
+		section("data", c.Data.Resolve()),
+		section("slices", c.Slices.Resolve()),
+		section("model", c.Model.Resolve()),
+		section("train", c.Train.Resolve()),
+		section("estimator", c.Estimator.Resolve()),
+		section("loss", c.Loss.Resolve()),
+		section("eval", c.Eval.Resolve()),
+		section("plots", c.Plots.Resolve()),
+	)
+}
+
+func isSection(name string) bool {
+	for _, names := range sections {
+		if contains(names, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// section prefixes a settings error ("alpha: ...") with its section ("estimator.alpha: ...").
+func section(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s.%w", name, err)
+}
+
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encode writes the config as TOML.
+func (c *Config) encode() ([]byte, error) {
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(c); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// clone deep-copies the config through its TOML encoding.
+func (c *Config) clone() (*Config, error) {
+	b, err := c.encode()
+	if err != nil {
+		return nil, err
+	}
+	var out Config
+	if _, err := toml.Decode(string(b), &out); err != nil {
+		return nil, fmt.Errorf("internal: resolved config does not decode: %v", err)
+	}
+	return &out, nil
+}
+
+// hash is the content hash of the resolved config, without the output directory: two
+// invocations whose hashes differ must not share an output folder.
+func (c *Config) hash() (string, error) {
+	cp := *c
+	cp.Out = ""
+	b, err := cp.encode()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8]), nil
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// writeAtomic writes path through a temporary file in the same directory and a rename, so that a
+// reader (or a resumed run) sees either the old file or the whole new one, never a torn one.
+func writeAtomic(path string, write func(w io.Writer) error) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	if err := write(w); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// writeBytes writes b to path atomically.
+func writeBytes(path string, b []byte) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// writeJSON writes v to path atomically as indented JSON.
+func writeJSON(path string, v any) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
+}
+
+// readJSON reads path into v; a missing file is reported with fs.ErrNotExist.
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return nil
+}
+
+const hashPrefix = "# workbench config hash: "
+
+// claimOutput makes out the home of the config with the given hash: a folder holding the results of
+// another config is refused, so that results of different configs never mix. It then writes the
+// resolved config (with its hash on the first line) to out/config.toml.
+func claimOutput(out string, cfg *Config) (string, error) {
+	hash, err := cfg.hash()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(out, "config.toml")
+	if b, err := os.ReadFile(path); err == nil {
+		first, _, _ := strings.Cut(string(b), "\n")
+		old := strings.TrimPrefix(first, hashPrefix)
+		if old != hash {
+			return "", fmt.Errorf("%s holds the results of a different config (hash %s, this one %s): choose another -out or remove the folder", out, old, hash)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	body, err := cfg.encode()
+	if err != nil {
+		return "", err
+	}
+	return hash, writeBytes(path, append([]byte(hashPrefix+hash+"\n"), body...))
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/samplingbias/workbench/estimators/freqsim"
+	"github.com/samplingbias/workbench/metrics"
+	"github.com/samplingbias/workbench/plots"
+)
+
+// tvWindow is the number of steps averaged into one point of the TV figures: a single step's TV
+// is noisy enough to hide the curves' shape at a paper's column width.
+const tvWindow = 20
+
+// runFreqSim runs Yi et al.'s section 6 simulation over freq_sim.alphas × freq_sim.hashes ×
+// seeds and writes tv.csv, summary.md and the two TV figures.
+func runFreqSim(ctx context.Context, cfg *Config, o options, stdout io.Writer) error {
+	if _, err := claimOutput(cfg.Out, cfg); err != nil {
+		return err
+	}
+	s := cfg.FreqSim
+	jobs := s.Jobs(cfg.Seeds)
+	fmt.Fprintf(stdout, "freq_sim: %d runs (alphas %v × hashes %v × %d seeds), %d steps each, %d at a time\n",
+		len(jobs), s.Alphas, s.Hashes, len(cfg.Seeds), 2*s.StepsPerPhase, o.jobs)
+	finished := 0
+	res, err := freqsim.RunGrid(ctx, s, jobs, o.jobs, func(j freqsim.Job) {
+		finished++
+		fmt.Fprintf(stdout, "[%d/%d] alpha=%g hashes=%d seed=%d\n", finished, len(jobs), j.Alpha, j.Hashes, j.Seed)
+	})
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(cfg.Out, "tv.csv"), func(w io.Writer) error { return writeTVCSV(w, res) }); err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(cfg.Out, "summary.md"), func(w io.Writer) error { return writeTVSummary(w, s, res) }); err != nil {
+		return err
+	}
+	written, err := tvFigures(cfg.Out, s, res, cfg.Plots)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s, %s and %d figures to %s\n", "tv.csv", "summary.md", len(written), cfg.Out)
+	return nil
+}
+
+func writeTVCSV(w io.Writer, res []freqsim.Result) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"alpha", "hashes", "seed", "step", "tv"}); err != nil {
+		return err
+	}
+	row := make([]string, 5)
+	for _, r := range res {
+		row[0] = strconv.FormatFloat(r.Alpha, 'g', -1, 64)
+		row[1] = strconv.Itoa(r.Hashes)
+		row[2] = strconv.FormatInt(r.Seed, 10)
+		for t, tv := range r.TV {
+			row[3] = strconv.Itoa(t + 1)
+			row[4] = strconv.FormatFloat(tv, 'g', 6, 64)
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// cellOf collects the seeds of one (α, m) cell.
+func cellOf(res []freqsim.Result, alpha float64, hashes int) []freqsim.Result {
+	var out []freqsim.Result
+	for _, r := range res {
+		if r.Alpha == alpha && r.Hashes == hashes {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// writeTVSummary tabulates, per (α, m), the steady-state TV at the end of each phase (mean of the
+// last 1000 steps, or the phase if shorter) with its 95% interval across seeds, and the steps the
+// estimator needs after the switch to come back within 10% above its final level.
+func writeTVSummary(w io.Writer, s freqsim.Settings, res []freqsim.Result) error {
+	fmt.Fprintf(w, "# Frequency-estimation simulation (Yi et al. 2019, section 6)\n\n")
+	fmt.Fprintf(w, "M = %d items, B = %d, H = %d buckets in total, %d steps per phase; TV = Σ|p̂−p|/(2B).\n", s.Items, s.Batch, s.Buckets, s.StepsPerPhase)
+	fmt.Fprintf(w, "Steady state = mean TV over the last %d steps of a phase; mean ± 95%% CI half-width across seeds. ", steadyWindow(s))
+	fmt.Fprintf(w, "Recovery = steps after the switch until the TV (averaged over %d steps) first comes within 10%% above the phase-2 steady state.\n\n", tvWindow)
+	fmt.Fprintf(w, "| alpha | hashes | steady TV, phase 1 | steady TV, phase 2 | recovery steps |\n|---|---|---|---|---|\n")
+	for _, a := range s.Alphas {
+		for _, m := range s.Hashes {
+			cell := cellOf(res, a, m)
+			var p1, p2, rec []float64
+			for _, r := range cell {
+				x, y := freqsim.Summary(r.TV, steadyWindow(s))
+				p1, p2 = append(p1, x), append(p2, y)
+				rec = append(rec, float64(recovery(r.TV, s.StepsPerPhase, y)))
+			}
+			m1, _, h1 := metrics.MeanCI(p1)
+			m2, _, h2 := metrics.MeanCI(p2)
+			mr, _, hr := metrics.MeanCI(rec)
+			fmt.Fprintf(w, "| %g | %d | %.4f ± %.4f | %.4f ± %.4f | %.0f ± %.0f |\n", a, m, m1, h1-m1, m2, h2-m2, mr, hr-mr)
+		}
+	}
+	return nil
+}
+
+func steadyWindow(s freqsim.Settings) int { return min(1000, s.StepsPerPhase) }
+
+// recovery is the number of steps after the switch until the windowed TV first falls within 10%
+// above level; the phase length if it never does.
+func recovery(tv []float64, phase int, level float64) int {
+	post := tv[phase:]
+	for t := 0; t+tvWindow <= len(post); t++ {
+		var sum float64
+		for _, v := range post[t : t+tvWindow] {
+			sum += v
+		}
+		if sum/tvWindow <= 1.1*level {
+			return t
+		}
+	}
+	return len(post)
+}
+
+// tvSeries is the mean over seeds of the windowed TV of one cell, with its 95% band.
+func tvSeries(name string, cell []freqsim.Result) plots.LineSeries {
+	n := len(cell[0].TV) / tvWindow
+	ls := plots.LineSeries{Name: name, X: make([]float64, n), Y: make([]float64, n), Lo: make([]float64, n), Hi: make([]float64, n)}
+	per := make([]float64, len(cell))
+	for i := 0; i < n; i++ {
+		for j, r := range cell {
+			var sum float64
+			for _, v := range r.TV[i*tvWindow : (i+1)*tvWindow] {
+				sum += v
+			}
+			per[j] = sum / tvWindow
+		}
+		ls.X[i] = float64((i + 1) * tvWindow)
+		ls.Y[i], ls.Lo[i], ls.Hi[i] = metrics.MeanCI(per)
+	}
+	if len(cell) < 2 {
+		ls.Lo, ls.Hi = nil, nil
+	}
+	return ls
+}
+
+// tvFigures draws TV against step: one line per α at the smallest m, and one line per m at the
+// smallest α (Yi et al.'s figures use m = 1 and α = 0.01, the defaults' smallest values).
+func tvFigures(out string, s freqsim.Settings, res []freqsim.Result, ps plots.Settings) ([]string, error) {
+	m0 := slices.Min(s.Hashes)
+	a0 := slices.Min(s.Alphas)
+	var byAlpha, byHashes []plots.LineSeries
+	for _, a := range s.Alphas {
+		byAlpha = append(byAlpha, tvSeries(fmt.Sprintf("α = %g", a), cellOf(res, a, m0)))
+	}
+	for _, m := range s.Hashes {
+		byHashes = append(byHashes, tvSeries(fmt.Sprintf("m = %d", m), cellOf(res, a0, m)))
+	}
+	var written []string
+	for _, f := range []struct {
+		name   string
+		series []plots.LineSeries
+		title  string
+	}{
+		{"tv_by_alpha", byAlpha, fmt.Sprintf("Learning rate α (m = %d)", m0)},
+		{"tv_by_hashes", byHashes, fmt.Sprintf("Hash arrays m at equal memory (α = %g)", a0)},
+	} {
+		p, err := plots.Lines(f.series, plots.Labels{Title: f.title, X: "Training step", Y: "TV distance"}, plots.LineOptions{}, ps)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.name, err)
+		}
+		files, err := plots.Save(p, filepath.Join(out, f.name), ps)
+		if err != nil {
+			return nil, err
+		}
+		written = append(written, files...)
+	}
+	return written, nil
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/datasets"
+	"github.com/samplingbias/workbench/estimators"
+	"github.com/samplingbias/workbench/metrics"
+	"github.com/samplingbias/workbench/models"
+)
+
+// runRetrieval trains and evaluates every run of the grid that is not finished yet, then writes
+// the experiment's metrics.csv, summary.md and figures from every finished run.
+func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Writer) error {
+	runs, err := plan(raw, cfg)
+	if err != nil {
+		return err
+	}
+	if _, err := claimOutput(cfg.Out, cfg); err != nil {
+		return err
+	}
+	cache := &dataCache{sets: map[string]*cachedData{}}
+	runErr := schedule(ctx, runs, o, stdout, func(ctx context.Context, r plannedRun, progress io.Writer) (*runRecord, error) {
+		return trainAndEvaluate(ctx, r, cache, progress)
+	})
+	recs, err := records(runs)
+	if err != nil {
+		return err
+	}
+	if len(recs) > 0 {
+		if err := writeRetrievalOutputs(cfg, recs); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "results of %d runs in %s (metrics.csv, summary.md, figures)\n", len(recs), cfg.Out)
+	}
+	return runErr
+}
+
+// cachedData is a dataset loaded once for all the runs that share its settings and seed.
+type cachedData struct {
+	once sync.Once
+	ds   *datasets.Dataset
+	err  error
+}
+
+// dataCache loads each distinct (data settings, seed) once, however many runs use it.
+type dataCache struct {
+	mu   sync.Mutex
+	sets map[string]*cachedData
+}
+
+func (c *dataCache) load(s datasets.Settings, seed int64) (*datasets.Dataset, error) {
+	key := fmt.Sprintf("%#v/%d", s, seed)
+	c.mu.Lock()
+	d, ok := c.sets[key]
+	if !ok {
+		d = &cachedData{}
+		c.sets[key] = d
+	}
+	c.mu.Unlock()
+	d.once.Do(func() { d.ds, d.err = datasets.Load(s, seed) })
+	return d.ds, d.err
+}
+
+// trainAndEvaluate is one run: data, estimator, model, training, full-corpus evaluation. It
+// writes the run's config.toml, curve.csv and model.bin; the scheduler writes metrics.json.
+func trainAndEvaluate(ctx context.Context, r plannedRun, cache *dataCache, progress io.Writer) (*runRecord, error) {
+	cfg := r.cfg
+	body, err := cfg.encode()
+	if err != nil {
+		return nil, err
+	}
+	if err := writeBytes(filepath.Join(r.dir, "config.toml"), body); err != nil {
+		return nil, err
+	}
+	ds, err := cache.load(cfg.Data, r.Seed)
+	if err != nil {
+		return nil, err
+	}
+	counts := ds.ItemCounts()
+	est, err := estimators.New(cfg.Estimator, estimators.Env{BatchSize: cfg.Train.BatchSize, CorpusSize: ds.Items, Counts: counts}, r.Seed)
+	if err != nil {
+		return nil, err
+	}
+	m, err := models.New(cfg.Model, ds, tensor.Float32, r.Seed)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	curve, err := models.Train(ctx, m, ds, est, cfg.Loss, cfg.Train, r.Seed, progress)
+	if err != nil {
+		return nil, err
+	}
+	seconds := time.Since(start).Seconds()
+	if err := writeAtomic(filepath.Join(r.dir, "curve.csv"), func(w io.Writer) error { return writeCurve(w, curve) }); err != nil {
+		return nil, err
+	}
+	if err := m.Save(filepath.Join(r.dir, "model.bin")); err != nil {
+		return nil, err
+	}
+	start = time.Now()
+	rec, err := evaluate(m, ds, counts, cfg, r.Seed)
+	if err != nil {
+		return nil, err
+	}
+	rec.EvalSeconds = time.Since(start).Seconds()
+	rec.Data.Report = ds.Report.String()
+	last := curve[len(curve)-1]
+	rec.Train = trainSummary{Steps: last.Step, Seconds: seconds, ExamplesPerSec: float64(last.Step*cfg.Train.BatchSize) / seconds, FinalLoss: last.Loss}
+	rec.Curve = curve
+	return rec, nil
+}
+
+// evaluate embeds the test queries and the whole corpus and ranks every item for every test pair.
+func evaluate(m *models.Model, ds *datasets.Dataset, counts []int64, cfg *Config, seed int64) (*runRecord, error) {
+	row := map[int32]int32{}
+	var queries []int32
+	pairs := make([]metrics.Pair, len(ds.Test))
+	for i, it := range ds.Test {
+		r, ok := row[it.Query]
+		if !ok {
+			r = int32(len(queries))
+			row[it.Query] = r
+			queries = append(queries, it.Query)
+		}
+		pairs[i] = metrics.Pair{Query: r, Item: it.Item}
+	}
+	u, err := m.EmbedQueries(queries)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]int32, ds.Items)
+	for i := range items {
+		items[i] = int32(i)
+	}
+	v, err := m.EmbedItems(items)
+	if err != nil {
+		return nil, err
+	}
+	in := metrics.Input{U: u, V: v, Dim: m.Dim(), Pairs: pairs, ItemSlice: metrics.AssignSlices(counts, cfg.Slices), LogPrior: logPrior(counts)}
+	if cfg.Eval.Filter {
+		known := ds.KnownPositives()
+		in.Exclude = make([][]int32, len(queries))
+		for r, q := range queries {
+			in.Exclude[r] = known[q]
+		}
+	}
+	results, err := metrics.Evaluate(in, cfg.Eval, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &runRecord{
+		Data: dataSummary{Name: ds.Name, Queries: ds.Queries, Items: ds.Items, Train: len(ds.Train), Test: len(ds.Test), TestQueries: len(queries)},
+		Results: results,
+	}, nil
+}
+
+// logPrior is the add-one smoothed log training label prior, log((c_y+1)/(N+M)): finite for
+// items never seen in training, as post-hoc logit adjustment needs.
+func logPrior(counts []int64) []float64 {
+	var total int64
+	for _, c := range counts {
+		total += c
+	}
+	out := make([]float64, len(counts))
+	den := math.Log(float64(total + int64(len(counts))))
+	for i, c := range counts {
+		out[i] = math.Log(float64(c+1)) - den
+	}
+	return out
+}
+
+func writeCurve(w io.Writer, curve models.Curve) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"step", "epoch", "loss", "examples_per_sec"}); err != nil {
+		return err
+	}
+	for _, p := range curve {
+		if err := cw.Write([]string{strconv.Itoa(p.Step), strconv.Itoa(p.Epoch), strconv.FormatFloat(p.Loss, 'g', 8, 64), strconv.FormatFloat(p.ExamplesPerSec, 'f', 0, 64)}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

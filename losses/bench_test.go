@@ -1,0 +1,108 @@
+package losses
+
+import (
+	"syscall"
+	"testing"
+	"time"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+const benchB = 1024
+
+// benchProblem is a B = 1024 problem over a 20000-item Zipf corpus.
+func benchProblem(b *testing.B, s Settings) (*Loss, problem) {
+	l := mustNew(b, s, tensor.Float32)
+	p := newCaseGen(9, 20000).gen(l.Settings(), l.Layout(), benchB, false)
+	return l, p
+}
+
+// cpuTime is the user+system CPU time the process has used so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// report adds examples/s and the CPU time per op (all goroutines), which is
+// less sensitive than ns/op to other processes sharing the 2 cores.
+func report(b *testing.B, cpu0 time.Duration) {
+	b.ReportMetric(float64(benchB)*float64(b.N)/b.Elapsed().Seconds(), "examples/s")
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkLoss: forward + backward of the fused loss node, B = 1024, float32,
+// on a tape machine (graph scores → loss → ∂loss/∂scores).
+func BenchmarkLoss(b *testing.B) {
+	for _, s := range []Settings{
+		{Variant: Plain},
+		{Variant: LogQ},
+		{Variant: LogQ, RemoveAccidentalHits: true},
+		{Variant: Importance},
+		{Variant: Tail, Sampler: SamplerMixed, Negatives: 256},
+		{Variant: NCE},
+		{Variant: Tail, Form: FormDecoupled},
+		{Variant: MSEGramian},
+	} {
+		l, p := benchProblem(b, s)
+		b.Run(name(l.Settings()), func(b *testing.B) {
+			h := newHarness(b, l, p.st, p.b, p.c, true)
+			if err := gorgonia.Let(h.scores, dense(tensor.Float32, p.S, p.b, p.c)); err != nil {
+				b.Fatal(err)
+			}
+			if err := h.vm.RunAll(); err != nil { // warm-up: the op's buffers are allocated once
+				b.Fatal(err)
+			}
+			h.vm.Reset()
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for range b.N {
+				if err := h.vm.RunAll(); err != nil {
+					b.Fatal(err)
+				}
+				h.vm.Reset()
+			}
+			report(b, cpu0)
+		})
+	}
+}
+
+// BenchmarkComposed: the same forward + backward built from stock Gorgonia ops
+// (LogSoftMax, broadcast-free constants), to show what the fused op saves.
+func BenchmarkComposed(b *testing.B) {
+	for _, s := range []Settings{{Variant: LogQ}, {Variant: NCE}} {
+		l, p := benchProblem(b, s)
+		b.Run(name(l.Settings()), func(b *testing.B) {
+			g := gorgonia.NewGraph()
+			scores := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(p.b, p.c),
+				gorgonia.WithValue(dense(tensor.Float32, p.S, p.b, p.c)))
+			loss, err := composedNode(&p.s, p.st, scores, p.b, p.c)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := gorgonia.Grad(loss, scores); err != nil {
+				b.Fatal(err)
+			}
+			vm := gorgonia.NewTapeMachine(g)
+			defer vm.Close()
+			if err := vm.RunAll(); err != nil { // warm-up: the op's buffers are allocated once
+				b.Fatal(err)
+			}
+			vm.Reset()
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for range b.N {
+				if err := vm.RunAll(); err != nil {
+					b.Fatal(err)
+				}
+				vm.Reset()
+			}
+			report(b, cpu0)
+		})
+	}
+}

@@ -1,0 +1,95 @@
+// Package losses builds the training losses of the workbench as Gorgonia graph
+// nodes: the plain and logQ-corrected batch softmax of Yi et al. (2019), the
+// sampling × weighting grid of Rawat et al. (2021), full-softmax and
+// logit-adjusted references, the MSE + Gramian baseline, and the logistic
+// family of the candidate-sampling table.
+//
+// A Loss is made from Settings (the [loss] section of a config) and adds a
+// scalar node on a B×C matrix of raw scores s_ij = <u_i, v_j> (Loss.Node).
+// Which column holds each row's positive is the Layout: Diagonal (in-batch,
+// B×B, or mixed, B×(B+m)), First (uniform negatives shared by the rows,
+// B×(1+m), own positive in column 0) or Indexed (full corpus, B×M). The
+// per-step side information — log-probabilities, item ids, rewards — is a
+// *Step that the trainer overwrites before every run and the node reads when
+// it executes.
+//
+// # Notation
+//
+// Row i has positive column p, logits f_ij = s_ij/τ (τ = Settings.Temperature),
+// reward r_i (Step.Rewards, default 1) and negatives N_i: every column except
+// p, minus the accidental hits (columns whose item is the row's positive item)
+// when remove_accidental_hits is set. The number of negatives in Rawat's
+// weights is m = C−1 (NegativeCount). q_j is the sampler's per-draw
+// probability (Step.LogQ; the positive's is Step.PosLogQ), p̂_j the
+// probability that item j is in a step's candidate set (Step.LogP, PosLogP),
+// π_j the training label prior (Step.LogPrior, PosLogPrior). The loss is
+// L = (1/B)·Σ_i r_i·ℓ_i (reduction mean) or Σ_i r_i·ℓ_i (sum).
+//
+// An additive correction c_ij enters the logit as z_ij = s_ij/τ + c_ij, or as
+// z_ij = (s_ij + c_ij)/τ with correct_at = "scores" (systems disagree on
+// whether τ divides the correction).
+//
+// # Variants
+//
+//   - plain (Yi et al. eq. 3): ℓ_i = −log softmax_p(f_i·) over {p} ∪ N_i.
+//   - logq (Yi et al. eq. 4; problem 18 of the derivations): the same with
+//     c_ij = −log p̂_j on every column, the positive included (its own
+//     −log p̂ from PosLogP); uncorrected_positive leaves the positive's logit
+//     uncorrected, as the blog's zeroed diagonal does.
+//   - constant, importance, relative, tail (Rawat et al. eq. 5, Table 1 and
+//     eq. 14): ℓ_i = log[1 + Σ_{j∈N_i} w_ij e^{f_ij − f_ip}] with
+//     w = 1/m, 1/(m·q_j), q_p/q_j and π_j/(m·q_j·π_p). Since
+//     w·e^f = e^{f + log w}, a negative's logit becomes f + log w (importance
+//     subtracts log(m·q_j); Remark 3's "−log w" has the sign wrong, Remark 4
+//     and eq. 5 fix it) and the positive's logit is never corrected: it is the
+//     "1" term (relative ≡ importance with the positive corrected too,
+//     Remark 4). In expectation over negatives drawn from q these are bounded
+//     by the implicit loss log[1 + Σ_{y'≠y} ρ e^{f_y' − f_y}], ρ = m·q·w
+//     (Lemma 2, Proposition 4; Table 2).
+//   - the same four with form = "decoupled" (Rawat et al. eq. 6):
+//     ℓ_i = φ(f_ip) + Σ_{j∈N_i} w_ij φ(−f_ij), φ(z) = log(1 + e^{−z}); its
+//     expectation is φ(f_y) + Σ ρ φ(−f_y') exactly (Lemma 1).
+//   - full: the unsampled softmax cross-entropy over the whole corpus
+//     (Layout Indexed, column j = item j, Rawat et al. eq. 2).
+//   - logit_adjusted (Menon et al. 2020): softmax cross-entropy over the
+//     corpus with c_ij = τ_la·log π_j (τ_la = la_tau).
+//   - nce, negative_sampling, sampled_logistic (the candidate-sampling
+//     table): logistic loss on G with the positive labelled 1 and the
+//     negatives 0, ℓ_i = −log σ(G_ip) − Σ_{j∈N_i} log(1 − σ(G_ij)), where
+//     G = F − log Q with Q(y|x) = p̂ (nce, sampled_logistic) or G = F
+//     (negative_sampling); sampled_logistic always removes the positive from
+//     the negatives (S_i − T_i).
+//   - mse_gramian (Krichene et al. 2019, the third baseline of Yi et al.'s
+//     tables): L = (1/B)·Σ_i r_i (s_ip − 1)² + λ/(B·C_g)·Σ_i Σ_{j∈G} s_ij²
+//     (times B for reduction sum) on the raw scores, where the Gramian columns
+//     G are all C columns (C_g = C) except under First, where they are the m
+//     shared negatives (C_g = C−1). On S = UVᵀ the second term is
+//     λ/(B·C_g)·<UᵀU, VᵀV>, the batch estimate of Krichene et al.'s Gramian
+//     regulariser; λ = gramian_weight.
+//
+// # Implementation
+//
+// Each loss is one fused Gorgonia op with its own symbolic gradient: one pass
+// computes the row's logits, its maximum, the exponentials (log-sum-exp; a
+// fast exp with relative error < 1e-15) and the loss, and leaves the gradient
+// in a buffer that the gradient op scales in place, so a forward + backward
+// of the B = 1024 in-batch softmax takes two passes over the matrix and
+// allocates no B×C buffer per step. Rows are split among GOMAXPROCS
+// goroutines; each row is computed by one goroutine and the row losses are
+// summed in row order, so results are bit-identical whatever the split. All
+// arithmetic is float64 whatever the dtype. The tests check every variant
+// against an independent plain-Go reference, central differences, a graph of
+// stock Gorgonia ops, closed forms and Rawat et al.'s Monte-Carlo statements.
+//
+// References:
+//
+//   - X. Yi et al., Sampling-bias-corrected neural modeling for large corpus
+//     item recommendations, RecSys 2019.
+//   - A. S. Rawat et al., Disentangling sampling and labeling bias for
+//     learning in large-output spaces, ICML 2021.
+//   - A. K. Menon et al., Long-tail learning via logit adjustment, 2020.
+//   - W. Krichene et al., Efficient training on very large corpora via
+//     Gramian estimation, ICLR 2019.
+//   - TensorFlow, Candidate sampling algorithms reference (the
+//     candidate-sampling table).
+package losses

@@ -1,0 +1,315 @@
+package losses
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// harness is a graph scores → loss (→ ∂loss/∂scores) on a tape machine.
+type harness struct {
+	dt     tensor.Dtype
+	b, c   int
+	scores *gorgonia.Node
+	loss   *gorgonia.Node
+	grad   *gorgonia.Node
+	op     *lossOp
+	vm     gorgonia.VM
+}
+
+func newHarness(t testing.TB, l *Loss, st *Step, b, c int, withGrad bool) *harness {
+	t.Helper()
+	g := gorgonia.NewGraph()
+	h := &harness{dt: l.dt, b: b, c: c}
+	h.scores = gorgonia.NewMatrix(g, l.dt, gorgonia.WithShape(b, c), gorgonia.WithName("scores"))
+	var err error
+	if h.loss, err = l.Node(Inputs{Scores: h.scores}, st); err != nil {
+		t.Fatal(err)
+	}
+	h.op = h.loss.Op().(*lossOp)
+	if withGrad {
+		gs, err := gorgonia.Grad(h.loss, h.scores)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.grad = gs[0]
+	}
+	h.vm = gorgonia.NewTapeMachine(g)
+	t.Cleanup(func() { h.vm.Close() })
+	return h
+}
+
+// dense returns S (row-major b×c) as a tensor of dtype dt.
+func dense(dt tensor.Dtype, S []float64, b, c int) *tensor.Dense {
+	if dt == tensor.Float32 {
+		return tensor.New(tensor.WithShape(b, c), tensor.WithBacking(to32(S)))
+	}
+	return tensor.New(tensor.WithShape(b, c), tensor.WithBacking(append([]float64(nil), S...)))
+}
+
+func to32(x []float64) []float32 {
+	y := make([]float32, len(x))
+	for k, v := range x {
+		y[k] = float32(v)
+	}
+	return y
+}
+
+// round32 rounds every entry to float32 precision, the input the float32 op sees.
+func round32(x []float64) []float64 {
+	y := make([]float64, len(x))
+	for k, v := range x {
+		y[k] = float64(float32(v))
+	}
+	return y
+}
+
+func values(v gorgonia.Value) []float64 {
+	switch d := v.Data().(type) {
+	case []float32:
+		y := make([]float64, len(d))
+		for k, x := range d {
+			y[k] = float64(x)
+		}
+		return y
+	case []float64:
+		return append([]float64(nil), d...)
+	case float32:
+		return []float64{float64(d)}
+	case float64:
+		return []float64{d}
+	}
+	panic(fmt.Sprintf("values: %T", v.Data()))
+}
+
+// run evaluates the loss (and gradient, if the harness has one) at S.
+func (h *harness) run(S []float64) (float64, []float64, error) {
+	if err := gorgonia.Let(h.scores, dense(h.dt, S, h.b, h.c)); err != nil {
+		return 0, nil, err
+	}
+	defer h.vm.Reset()
+	if err := h.vm.RunAll(); err != nil {
+		return 0, nil, err
+	}
+	v := values(h.loss.Value())[0]
+	if h.grad == nil {
+		return v, nil, nil
+	}
+	return v, values(h.grad.Value()), nil
+}
+
+// caseGen draws random test problems: a corpus of L items with Zipf-skewed
+// data distribution (so batches hold duplicates and accidental hits) and a
+// differently skewed label prior.
+type caseGen struct {
+	rng   *rand.Rand
+	L     int
+	qData []float64 // per-draw data distribution (positives, in-batch negatives)
+	prior []float64 // π
+}
+
+func newCaseGen(seed uint64, L int) *caseGen {
+	g := &caseGen{rng: rand.New(rand.NewPCG(seed, 7)), L: L}
+	g.qData = zipf(L, 1.3)
+	g.prior = zipf(L, 0.7)
+	return g
+}
+
+func zipf(L int, a float64) []float64 {
+	p := make([]float64, L)
+	sum := 0.0
+	for k := range p {
+		p[k] = 1 / math.Pow(float64(k+1), a)
+		sum += p[k]
+	}
+	for k := range p {
+		p[k] /= sum
+	}
+	return p
+}
+
+func draw(rng *rand.Rand, p []float64) int {
+	u := rng.Float64()
+	for k, v := range p {
+		u -= v
+		if u < 0 {
+			return k
+		}
+	}
+	return len(p) - 1
+}
+
+// problem is one test input: resolved settings, step and scores.
+type problem struct {
+	s    Settings
+	st   *Step
+	b, c int
+	S    []float64
+}
+
+// gen builds a problem for resolved settings s with b rows. With extreme set,
+// scores are ±1000 and some sampling probabilities 1e-12.
+func (g *caseGen) gen(s Settings, layout Layout, b int, extreme bool) problem {
+	rng := g.rng
+	st := &Step{Layout: layout}
+	st.RowItem = make([]int64, b)
+	for i := range st.RowItem {
+		st.RowItem[i] = int64(draw(rng, g.qData))
+	}
+	uniform := make([]float64, g.L)
+	for k := range uniform {
+		uniform[k] = 1 / float64(g.L)
+	}
+	var q func(item int64) float64 // the sampler's per-draw probability
+	var c int
+	switch layout {
+	case Diagonal:
+		c = b + s.Negatives
+		st.ColItem = append([]int64(nil), st.RowItem...)
+		for range s.Negatives {
+			st.ColItem = append(st.ColItem, int64(draw(rng, uniform)))
+		}
+		q = func(it int64) float64 { return MixedDrawProb(g.qData[it], b-1, s.Negatives, g.L) }
+	case First:
+		c = 1 + s.Negatives
+		st.ColItem = []int64{-1}
+		for range s.Negatives {
+			st.ColItem = append(st.ColItem, int64(draw(rng, uniform)))
+		}
+		q = func(int64) float64 { return 1 / float64(g.L) }
+	case Indexed:
+		c = g.L
+		st.ColItem = make([]int64, c)
+		for j := range st.ColItem {
+			st.ColItem[j] = int64(j)
+		}
+		st.PosCol = make([]int, b)
+		for i, it := range st.RowItem {
+			st.PosCol[i] = int(it)
+		}
+		q = func(it int64) float64 { return g.qData[it] }
+	}
+	m := c - 1
+	logs := func(items []int64, f func(int64) float64) []float64 {
+		out := make([]float64, len(items))
+		for k, it := range items {
+			if it < 0 {
+				it = st.RowItem[0]
+			}
+			out[k] = math.Log(f(it))
+		}
+		return out
+	}
+	incl := func(it int64) float64 { return InclusionProb(q(it), max(m, 1)) }
+	st.LogQ = logs(st.ColItem, q)
+	st.LogP = logs(st.ColItem, incl)
+	st.LogPrior = logs(st.ColItem, func(it int64) float64 { return g.prior[it] })
+	st.PosLogQ = logs(st.RowItem, q)
+	st.PosLogP = logs(st.RowItem, incl)
+	st.PosLogPrior = logs(st.RowItem, func(it int64) float64 { return g.prior[it] })
+	if rng.IntN(4) != 0 {
+		st.Rewards = make([]float64, b)
+		for i := range st.Rewards {
+			st.Rewards[i] = 2 * rng.Float64()
+		}
+	}
+	S := make([]float64, b*c)
+	for k := range S {
+		S[k] = rng.NormFloat64()
+		if extreme {
+			S[k] = 1000 * math.Copysign(1, S[k])
+		}
+	}
+	if extreme {
+		tiny := math.Log(1e-12)
+		for j := 0; j < c; j += 2 {
+			st.LogQ[j], st.LogP[j] = tiny, tiny
+		}
+		st.PosLogQ[0], st.PosLogP[0] = tiny, tiny
+	}
+	return problem{s: s, st: st, b: b, c: c, S: S}
+}
+
+// allSettings is the cross product of every variant, form, sampler and option,
+// keeping the combinations Resolve accepts; the numeric options are set to
+// non-default values so that their effect is visible.
+func allSettings(t testing.TB) []Settings {
+	t.Helper()
+	var out []Settings
+	seen := map[Settings]bool{}
+	for _, v := range variantNames {
+		for _, form := range []string{"", FormDecoupled} {
+			for _, sampler := range []string{"", SamplerInBatch, SamplerUniform, SamplerMixed} {
+				for _, at := range []string{"", CorrectScores} {
+					for _, unc := range []bool{false, true} {
+						for _, hits := range []bool{false, true} {
+							for _, red := range []string{"", ReduceSum} {
+								s := Settings{Variant: v, Form: form, Sampler: sampler, CorrectAt: at,
+									UncorrectedPositive: unc, RemoveAccidentalHits: hits, Reduction: red}
+								if v != MSEGramian {
+									s.Temperature = 0.7
+								}
+								if sampler == SamplerUniform || sampler == SamplerMixed {
+									s.Negatives = 5
+								}
+								if v == LogitAdjusted {
+									s.LATau = 1.5
+								}
+								if v == MSEGramian {
+									s.GramianWeight = 0.3
+								}
+								if s.Resolve() == nil && !seen[s] {
+									seen[s] = true
+									out = append(out, s)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	// 12 variants (4 in two forms) with their applicable options: 300 distinct
+	// resolved combinations (a guard against Resolve rejecting valid ones).
+	if len(out) != 300 {
+		t.Fatalf("only %d valid settings combinations", len(out))
+	}
+	return out
+}
+
+func name(s Settings) string {
+	return fmt.Sprintf("%s/%s/%s/at=%s/unc=%v/hits=%v/%s", s.Variant, s.Form, s.Sampler, s.CorrectAt,
+		s.UncorrectedPositive, s.RemoveAccidentalHits, s.Reduction)
+}
+
+// maxAbs is ‖x‖∞.
+func maxAbs(x []float64) float64 {
+	m := 0.0
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
+
+// checkClose fails unless |got−want| ≤ tol·|want| for the loss and
+// |∂got−∂want| ≤ tol·‖∂want‖∞ entrywise for the gradient.
+func checkClose(t *testing.T, what string, got, want float64, gGot, gWant []float64, tol float64) {
+	t.Helper()
+	if math.IsNaN(got) || math.IsInf(got, 0) || math.Abs(got-want) > tol*math.Abs(want) {
+		t.Errorf("%s: loss %.17g, want %.17g (rel err %.3g, tol %g)", what, got, want, math.Abs(got-want)/math.Abs(want), tol)
+	}
+	if gGot == nil {
+		return
+	}
+	scale := maxAbs(gWant)
+	for k := range gWant {
+		if math.IsNaN(gGot[k]) || math.IsInf(gGot[k], 0) || math.Abs(gGot[k]-gWant[k]) > tol*scale {
+			t.Errorf("%s: grad[%d] = %.17g, want %.17g (‖∂‖∞ %.3g, tol %g)", what, k, gGot[k], gWant[k], scale, tol)
+			return
+		}
+	}
+}

@@ -1,0 +1,545 @@
+package losses
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+)
+
+// kind is the shape of a loss: every variant is one of three row kernels.
+type kind int
+
+const (
+	// kindSoftmax: ℓ_i = LSE_j z_ij − z_ip over the unmasked columns, with
+	// z_ij = s_ij/τ + c_ij.
+	kindSoftmax kind = iota
+	// kindLogistic: ℓ_i = softplus(−z_ip) + Σ_{j≠p unmasked} w_ij·softplus(z_ij).
+	kindLogistic
+	// kindMSE: ℓ_i = (s_ip − 1)², plus the Gramian term.
+	kindMSE
+)
+
+// plan is everything a row kernel needs, built from the settings and the Step
+// at every execution. Its slices are reused from one execution to the next.
+type plan struct {
+	kind   kind
+	b, c   int
+	layout Layout
+	posCol []int
+	invTau float64
+	// Additive corrections (already divided by τ when correct_at = scores):
+	// a non-positive column j of row i gets colOff[j] + rowOff[i], the
+	// positive gets posOff[i]. A nil slice means zero.
+	colOff, rowOff, posOff []float64
+	// Multiplicative weights of the decoupled form: a non-positive column j of
+	// row i is weighted colW[j]·rowW[i]. Nil means weight 1.
+	colW, rowW []float64
+	// Buffers behind colOff, rowOff, posOff, colW and rowW, kept across executions.
+	bufCol, bufRow, bufPos, bufColW, bufRowW []float64
+	// Accidental hits: non-nil iff removed.
+	rowItem, colItem []int64
+	// coef[i] = r_i·scale, scale = 1/B (mean) or 1 (sum).
+	coef []float64
+	// Gramian term of mse_gramian: gramCoef·Σ_{i, j ≥ gramFrom} s_ij².
+	gramCoef float64
+	gramFrom int
+	// Gradient representation left by execute (len b): see execute.
+	rowScale, posAdd []float64
+}
+
+func (p *plan) pos(i int) int {
+	switch p.layout {
+	case Diagonal:
+		return i
+	case First:
+		return 0
+	}
+	return p.posCol[i]
+}
+
+// grow returns a slice of length n, reusing buf when it is large enough.
+func grow[E any](buf []E, n int) []E {
+	if cap(buf) < n {
+		return make([]E, n)
+	}
+	return buf[:n]
+}
+
+// take resizes *buf to n and returns it.
+func take(buf *[]float64, n int) []float64 {
+	*buf = grow(*buf, n)
+	return *buf
+}
+
+func checkLen[E any](name string, x []E, want int, dim string) error {
+	if len(x) != want {
+		return fmt.Errorf("losses: step.%s has length %d, want %s = %d", name, len(x), dim, want)
+	}
+	return nil
+}
+
+// checkLogs checks the length of a log-probability slice and that no entry is
+// NaN or +Inf, nor -Inf unless allowNegInf.
+func checkLogs(name string, x []float64, want int, dim string, allowNegInf bool) error {
+	if err := checkLen(name, x, want, dim); err != nil {
+		return err
+	}
+	for k, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 1) || (!allowNegInf && math.IsInf(v, -1)) {
+			return fmt.Errorf("losses: step.%s[%d] = %v is not a valid log-probability", name, k, v)
+		}
+	}
+	return nil
+}
+
+// build fills p for a b×c score matrix from the resolved settings s and step st.
+func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
+	if st.Layout != layout {
+		return fmt.Errorf("losses: step.Layout is %v, variant %s with sampler %q needs %v", st.Layout, s.Variant, s.Sampler, layout)
+	}
+	p.b, p.c, p.layout = b, c, layout
+	p.posCol = nil
+	if layout == Indexed {
+		if err := checkLen("PosCol", st.PosCol, b, "B"); err != nil {
+			return err
+		}
+		for i, j := range st.PosCol {
+			if j < 0 || j >= c {
+				return fmt.Errorf("losses: step.PosCol[%d] = %d is outside [0, %d)", i, j, c)
+			}
+		}
+		p.posCol = st.PosCol
+	}
+	p.rowItem, p.colItem = nil, nil
+	if s.RemoveAccidentalHits {
+		if err := checkLen("RowItem", st.RowItem, b, "B"); err != nil {
+			return err
+		}
+		if err := checkLen("ColItem", st.ColItem, c, "C"); err != nil {
+			return err
+		}
+		p.rowItem, p.colItem = st.RowItem, st.ColItem
+	}
+
+	scale := 1.0
+	if s.Reduction == ReduceMean {
+		scale = 1 / float64(b)
+	}
+	p.coef = grow(p.coef, b)
+	if st.Rewards == nil {
+		for i := range p.coef {
+			p.coef[i] = scale
+		}
+	} else {
+		if err := checkLen("Rewards", st.Rewards, b, "B"); err != nil {
+			return err
+		}
+		for i, r := range st.Rewards {
+			if math.IsNaN(r) || math.IsInf(r, 0) {
+				return fmt.Errorf("losses: step.Rewards[%d] = %v is not finite", i, r)
+			}
+			p.coef[i] = r * scale
+		}
+	}
+
+	p.invTau = 1 / s.Temperature
+	p.colOff, p.rowOff, p.posOff, p.colW, p.rowW = nil, nil, nil, nil, nil
+	p.gramCoef, p.gramFrom = 0, 0
+	logM := math.Log(float64(NegativeCount(c)))
+
+	switch s.Variant {
+	case Plain, Full:
+		p.kind = kindSoftmax
+	case NegativeSampling:
+		p.kind = kindLogistic
+	case LogQ, NCE, SampledLogistic:
+		p.kind = kindSoftmax
+		if s.Variant != LogQ {
+			p.kind = kindLogistic
+		}
+		if err := checkLogs("LogP", st.LogP, c, "C", false); err != nil {
+			return err
+		}
+		p.colOff = take(&p.bufCol, c)
+		for j, v := range st.LogP {
+			p.colOff[j] = -v
+		}
+		if !s.UncorrectedPositive {
+			if err := checkLogs("PosLogP", st.PosLogP, b, "B", false); err != nil {
+				return err
+			}
+			p.posOff = take(&p.bufPos, b)
+			for i, v := range st.PosLogP {
+				p.posOff[i] = -v
+			}
+		}
+	case LogitAdjusted:
+		p.kind = kindSoftmax
+		if err := checkLogs("LogPrior", st.LogPrior, c, "C", true); err != nil {
+			return err
+		}
+		if err := checkLogs("PosLogPrior", st.PosLogPrior, b, "B", false); err != nil {
+			return err
+		}
+		p.colOff = take(&p.bufCol, c)
+		for j, v := range st.LogPrior {
+			p.colOff[j] = s.LATau * v
+		}
+		p.posOff = take(&p.bufPos, b)
+		for i, v := range st.PosLogPrior {
+			p.posOff[i] = s.LATau * v
+		}
+	case Constant, Importance, Relative, Tail:
+		if err := p.rawatLogWeights(s, st, logM); err != nil {
+			return err
+		}
+	case MSEGramian:
+		p.kind = kindMSE
+		p.invTau = 1
+		if layout == First {
+			p.gramFrom = 1
+		}
+		p.gramCoef = scale * s.GramianWeight / float64(c-p.gramFrom)
+	default:
+		return fmt.Errorf("losses: variant %q not resolved", s.Variant)
+	}
+
+	if s.CorrectAt == CorrectScores {
+		for _, off := range [][]float64{p.colOff, p.rowOff, p.posOff} {
+			for k := range off {
+				off[k] *= p.invTau
+			}
+		}
+	}
+	return nil
+}
+
+// rawatLogWeights sets log w_yy' = colOff[j] + rowOff[i] of Rawat et al.'s
+// Table 1 and eq. (14): constant −log m; importance −log m − log q_y';
+// relative log q_y − log q_y'; tail log π_y' − log m − log q_y' − log π_y.
+// In softmax form they shift the negatives' logits (w·e^f = e^{f + log w});
+// in decoupled form they become the multiplicative weights colW·rowW.
+func (p *plan) rawatLogWeights(s *Settings, st *Step, logM float64) error {
+	c, b := p.c, p.b
+	if s.Variant != Constant {
+		if err := checkLogs("LogQ", st.LogQ, c, "C", false); err != nil {
+			return err
+		}
+	}
+	p.colOff = take(&p.bufCol, c)
+	switch s.Variant {
+	case Constant:
+		for j := range p.colOff {
+			p.colOff[j] = -logM
+		}
+	case Importance:
+		for j, v := range st.LogQ {
+			p.colOff[j] = -logM - v
+		}
+	case Relative:
+		if err := checkLogs("PosLogQ", st.PosLogQ, b, "B", false); err != nil {
+			return err
+		}
+		for j, v := range st.LogQ {
+			p.colOff[j] = -v
+		}
+		p.rowOff = take(&p.bufRow, b)
+		copy(p.rowOff, st.PosLogQ)
+	case Tail:
+		if err := checkLogs("LogPrior", st.LogPrior, c, "C", true); err != nil {
+			return err
+		}
+		if err := checkLogs("PosLogPrior", st.PosLogPrior, b, "B", false); err != nil {
+			return err
+		}
+		for j, v := range st.LogQ {
+			p.colOff[j] = st.LogPrior[j] - logM - v
+		}
+		p.rowOff = take(&p.bufRow, b)
+		for i, v := range st.PosLogPrior {
+			p.rowOff[i] = -v
+		}
+	}
+	if s.Form != FormDecoupled {
+		p.kind = kindSoftmax
+		return nil
+	}
+	p.kind = kindLogistic
+	p.colW = take(&p.bufColW, c)
+	for j, v := range p.colOff {
+		p.colW[j] = math.Exp(v)
+	}
+	if p.rowOff != nil {
+		p.rowW = take(&p.bufRowW, b)
+		for i, v := range p.rowOff {
+			p.rowW[i] = math.Exp(v)
+		}
+	}
+	p.colOff, p.rowOff = nil, nil
+	return nil
+}
+
+// floats are the element types of the score matrix.
+type floats interface{ ~float32 | ~float64 }
+
+// parallelMin is the number of score entries below which a single goroutine is used.
+const parallelMin = 1 << 14
+
+// defaultWorkers is the number of goroutines a loss node uses.
+func defaultWorkers() int { return runtime.GOMAXPROCS(0) }
+
+// parallel calls f(w, lo, hi) on contiguous row ranges [lo, hi) of b rows of
+// c entries, one range per worker w, and waits for all of them.
+func parallel(b, c, workers int, f func(w, lo, hi int)) {
+	nw := min(workers, b)
+	if b*c < parallelMin || nw < 1 {
+		nw = 1
+	}
+	if nw == 1 {
+		f(0, 0, b)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range nw {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			f(w, lo, hi)
+		}(w*b/nw, (w+1)*b/nw)
+	}
+	wg.Wait()
+}
+
+// execute evaluates the loss of the b×c row-major scores s under plan p and,
+// when g is not nil, fills the gradient representation: ∂L/∂s_ij =
+// rowScale[i]·g_ij + [j = pos(i)]·posAdd[i] (see gradInPlace). Each row is
+// computed sequentially by one goroutine and the row losses are summed in row
+// order, so the result does not depend on the number of workers.
+func execute[T floats](p *plan, s, g []T, rowLoss []float64, scratch [][]float64, workers int) float64 {
+	if g != nil {
+		p.rowScale = grow(p.rowScale, p.b)
+		p.posAdd = grow(p.posAdd, p.b)
+	}
+	parallel(p.b, p.c, workers, func(w, lo, hi int) {
+		switch p.kind {
+		case kindSoftmax:
+			softmaxRows(p, s, g, rowLoss, lo, hi, scratch[w])
+		case kindLogistic:
+			logisticRows(p, s, g, rowLoss, lo, hi)
+		case kindMSE:
+			mseRows(p, s, g, rowLoss, lo, hi)
+		}
+	})
+	total := 0.0
+	for _, l := range rowLoss[:p.b] {
+		total += l
+	}
+	return total
+}
+
+// gradInPlace turns the representation g, rowScale, posAdd that execute left
+// in p into gin·∂L/∂s, in place.
+func gradInPlace[T floats](p *plan, g []T, gin float64, workers int) {
+	c := p.c
+	parallel(p.b, c, workers, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			d := g[i*c : (i+1)*c]
+			pc := p.pos(i)
+			dp := T(gin * (p.rowScale[i]*float64(d[pc]) + p.posAdd[i]))
+			k := T(gin * p.rowScale[i])
+			for j, v := range d {
+				d[j] = k * v
+			}
+			d[pc] = dp
+		}
+	})
+}
+
+// rowMax is the largest entry of z.
+func rowMax(z []float64) float64 {
+	mx := math.Inf(-1)
+	for _, v := range z {
+		if v > mx {
+			mx = v
+		}
+	}
+	return mx
+}
+
+// softmaxRows: ℓ_i = coef_i·(LSE_j z_ij − z_ip). The gradient is stored as
+// g_ij = e^{z_ij − max}, rowScale = coef_i/(τ·Σ_j e^{z_ij − max}), posAdd = −coef_i/τ.
+func softmaxRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int, z []float64) {
+	c, invTau := p.c, p.invTau
+	z = z[:c]
+	for i := lo; i < hi; i++ {
+		row := s[i*c : (i+1)*c]
+		pc := p.pos(i)
+		ro := 0.0
+		if p.rowOff != nil {
+			ro = p.rowOff[i]
+		}
+		mx := math.Inf(-1)
+		if p.colOff != nil {
+			off := p.colOff[:len(row)]
+			for j, v := range row {
+				x := float64(v)*invTau + off[j] + ro
+				z[j] = x
+				if x > mx {
+					mx = x
+				}
+			}
+		} else {
+			for j, v := range row {
+				x := float64(v)*invTau + ro
+				z[j] = x
+				if x > mx {
+					mx = x
+				}
+			}
+		}
+		stale := z[pc]
+		zp := float64(row[pc]) * invTau
+		if p.posOff != nil {
+			zp += p.posOff[i]
+		}
+		z[pc] = zp
+		switch {
+		case p.rowItem != nil:
+			item := p.rowItem[i]
+			for j, ci := range p.colItem {
+				if ci == item && j != pc {
+					z[j] = math.Inf(-1)
+				}
+			}
+			mx = rowMax(z)
+		case zp >= mx:
+			mx = zp
+		case stale == mx:
+			mx = rowMax(z)
+		}
+		sum := 0.0
+		if g == nil {
+			for _, x := range z {
+				sum += expNeg(x - mx)
+			}
+		} else {
+			gr := g[i*c : (i+1)*c]
+			for j, x := range z {
+				e := expNeg(x - mx)
+				gr[j] = T(e)
+				sum += e
+			}
+			p.rowScale[i] = p.coef[i] * invTau / sum
+			p.posAdd[i] = -p.coef[i] * invTau
+		}
+		rowLoss[i] = p.coef[i] * ((mx - zp) + math.Log(sum))
+	}
+}
+
+// softplusSigmoid returns log(1+e^x) and σ(x) = 1/(1+e^{−x}), both stable for any x.
+func softplusSigmoid(x float64) (sp, sig float64) {
+	e := expNeg(-math.Abs(x))
+	sp = max(x, 0) + math.Log1p(e)
+	if x >= 0 {
+		return sp, 1 / (1 + e)
+	}
+	return sp, e / (1 + e)
+}
+
+// logisticRows: ℓ_i = coef_i·(softplus(−z_ip) + Σ_{j≠p unmasked} w_ij·softplus(z_ij));
+// the gradient is stored in full (rowScale 1, posAdd 0).
+func logisticRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int) {
+	c, invTau := p.c, p.invTau
+	for i := lo; i < hi; i++ {
+		row := s[i*c : (i+1)*c]
+		var gr []T
+		if g != nil {
+			gr = g[i*c : (i+1)*c]
+			p.rowScale[i], p.posAdd[i] = 1, 0
+		}
+		pc := p.pos(i)
+		ro, rw := 0.0, 1.0
+		if p.rowOff != nil {
+			ro = p.rowOff[i]
+		}
+		if p.rowW != nil {
+			rw = p.rowW[i]
+		}
+		k := p.coef[i] * invTau
+		acc := 0.0
+		for j, v := range row {
+			if j == pc {
+				continue
+			}
+			if p.masked(i, j, pc) {
+				if gr != nil {
+					gr[j] = 0
+				}
+				continue
+			}
+			x := float64(v)*invTau + ro
+			if p.colOff != nil {
+				x += p.colOff[j]
+			}
+			w := rw
+			if p.colW != nil {
+				w *= p.colW[j]
+			}
+			sp, sig := softplusSigmoid(x)
+			acc += w * sp
+			if gr != nil {
+				gr[j] = T(k * w * sig)
+			}
+		}
+		x := float64(row[pc]) * invTau
+		if p.posOff != nil {
+			x += p.posOff[i]
+		}
+		sp, sig := softplusSigmoid(-x)
+		acc += sp
+		if gr != nil {
+			gr[pc] = T(-k * sig)
+		}
+		rowLoss[i] = p.coef[i] * acc
+	}
+}
+
+// masked reports whether column j of row i is an accidental hit to remove.
+func (p *plan) masked(i, j, pc int) bool {
+	return p.rowItem != nil && j != pc && p.colItem[j] == p.rowItem[i]
+}
+
+// mseRows: ℓ_i = coef_i·(s_ip − 1)² + gramCoef·Σ_{j ≥ gramFrom} s_ij²; the
+// gradient is stored in full.
+func mseRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int) {
+	c := p.c
+	for i := lo; i < hi; i++ {
+		row := s[i*c : (i+1)*c]
+		pc := p.pos(i)
+		gram := 0.0
+		for j := p.gramFrom; j < c; j++ {
+			v := float64(row[j])
+			gram += v * v
+		}
+		d := float64(row[pc]) - 1
+		rowLoss[i] = p.coef[i]*d*d + p.gramCoef*gram
+		if g == nil {
+			continue
+		}
+		p.rowScale[i], p.posAdd[i] = 1, 0
+		gr := g[i*c : (i+1)*c]
+		for j, v := range row {
+			if j < p.gramFrom {
+				gr[j] = 0
+				continue
+			}
+			gr[j] = T(2 * p.gramCoef * float64(v))
+		}
+		gp := 2 * p.coef[i] * d
+		if pc >= p.gramFrom {
+			gp += 2 * p.gramCoef * float64(row[pc])
+		}
+		gr[pc] = T(gp)
+	}
+}

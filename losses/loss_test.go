@@ -1,0 +1,503 @@
+package losses
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+func mustNew(t testing.TB, s Settings, dt tensor.Dtype) *Loss {
+	t.Helper()
+	l, err := New(s, dt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestAgainstReference: every variant × form × sampler × option, value and
+// gradient of the Gorgonia node against the plain-Go float64 reference, on
+// random inputs with duplicate items, accidental hits, skewed q and rewards.
+func TestAgainstReference(t *testing.T) {
+	for _, extreme := range []bool{false, true} {
+		gen := newCaseGen(1, 9)
+		for _, s := range allSettings(t) {
+			for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+				l := mustNew(t, s, dt)
+				p := gen.gen(l.Settings(), l.Layout(), 6, extreme)
+				h := newHarness(t, l, p.st, p.b, p.c, true)
+				got, gGot, err := h.run(p.S)
+				if err != nil {
+					t.Fatalf("%s: %v", name(s), err)
+				}
+				tol, S := 1e-9, p.S
+				if dt == tensor.Float32 {
+					tol, S = 1e-4, round32(p.S)
+				}
+				want, gWant := refLoss(&p.s, p.st, S, p.b, p.c)
+				what := name(s) + "/" + dt.String()
+				if extreme {
+					what += "/extreme"
+				}
+				checkClose(t, what, got, want, gGot, gWant, tol)
+			}
+		}
+	}
+}
+
+// TestFiniteDifferences checks the float64 gradient of every variant against
+// central differences of the node's own value.
+func TestFiniteDifferences(t *testing.T) {
+	gen := newCaseGen(2, 9)
+	for _, s := range allSettings(t) {
+		l := mustNew(t, s, tensor.Float64)
+		p := gen.gen(l.Settings(), l.Layout(), 4, false)
+		h := newHarness(t, l, p.st, p.b, p.c, true)
+		_, g, err := h.run(p.S)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const eps = 1e-5
+		fd := make([]float64, len(p.S))
+		x := append([]float64(nil), p.S...)
+		for k := range x {
+			x[k] = p.S[k] + eps
+			up, _, err := h.run(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x[k] = p.S[k] - eps
+			down, _, err := h.run(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x[k] = p.S[k]
+			fd[k] = (up - down) / (2 * eps)
+		}
+		scale := maxAbs(fd)
+		for k := range fd {
+			if math.Abs(g[k]-fd[k]) > 1e-7*scale+1e-9 {
+				t.Errorf("%s: grad[%d] = %.12g, central difference %.12g", name(s), k, g[k], fd[k])
+				break
+			}
+		}
+	}
+}
+
+// TestLogQConstantIsPlain: with the same p̂ for every column and the positive
+// corrected too, logq equals plain (softmax shift invariance), for both
+// placements of the correction.
+func TestLogQConstantIsPlain(t *testing.T) {
+	gen := newCaseGen(3, 9)
+	for _, at := range []string{CorrectLogits, CorrectScores} {
+		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+			plain := mustNew(t, Settings{}, dt)
+			logq := mustNew(t, Settings{Variant: LogQ, CorrectAt: at}, dt)
+			p := gen.gen(plain.Settings(), Diagonal, 8, false)
+			for j := range p.st.LogP {
+				p.st.LogP[j] = math.Log(0.03)
+			}
+			for i := range p.st.PosLogP {
+				p.st.PosLogP[i] = math.Log(0.03)
+			}
+			v1, g1, err := newHarness(t, plain, p.st, p.b, p.c, true).run(p.S)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v2, g2, err := newHarness(t, logq, p.st, p.b, p.c, true).run(p.S)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tol := 1e-12
+			if dt == tensor.Float32 {
+				tol = 1e-6
+			}
+			checkClose(t, "logq(const p̂) vs plain "+at+" "+dt.String(), v2, v1, g2, g1, tol)
+			// The uncorrected positive breaks the invariance.
+			unc := mustNew(t, Settings{Variant: LogQ, CorrectAt: at, UncorrectedPositive: true}, dt)
+			v3, _, err := newHarness(t, unc, p.st, p.b, p.c, false).run(p.S)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(v3-v1) < 0.1 {
+				t.Errorf("%s: uncorrected positive gives %v, plain %v: the option has no effect", at, v3, v1)
+			}
+		}
+	}
+}
+
+// TestCorrectAtPlacement pins the two placements of the correction on a
+// hand-computed example: one row, τ = 0.5, scores (1, 0), log p̂ = (log 0.5, log 0.25).
+func TestCorrectAtPlacement(t *testing.T) {
+	st := &Step{Layout: Diagonal, LogP: []float64{math.Log(0.5), math.Log(0.25)},
+		PosLogP: []float64{math.Log(0.5), math.Log(0.25)}}
+	S := []float64{1, 0, 0, 0}
+	for _, tc := range []struct {
+		at   string
+		want float64
+	}{
+		// logits: z = s/τ − log p̂ = (2 + ln 2, 0 + ln 4); −log P = log(1 + e^{ln 4 − 2 − ln 2}) = log(1 + 2e^{−2}).
+		{CorrectLogits, math.Log(1 + 2*math.Exp(-2))},
+		// scores: z = (s − log p̂)/τ = (2 + 2 ln 2, 4 ln 2); −log P = log(1 + e^{2 ln 2 − 2}) = log(1 + 4e^{−2}).
+		{CorrectScores, math.Log(1 + 4*math.Exp(-2))},
+	} {
+		l := mustNew(t, Settings{Variant: LogQ, Temperature: 0.5, CorrectAt: tc.at, Reduction: ReduceSum}, tensor.Float64)
+		// Row 1 has scores (0, 0): z = (ln 2, ln 4) or (2 ln 2, 4 ln 2); its loss is
+		// log(1 + e^{ln 2 − ln 4}) = log 1.5 or log(1 + e^{2 ln 2 − 4 ln 2}) = log 1.25.
+		row1 := math.Log(1.5)
+		if tc.at == CorrectScores {
+			row1 = math.Log(1.25)
+		}
+		got, _, err := newHarness(t, l, st, 2, 2, false).run(S)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got-(tc.want+row1)) > 1e-14 {
+			t.Errorf("correct_at = %s: loss %.17g, want %.17g", tc.at, got, tc.want+row1)
+		}
+	}
+}
+
+// TestImportanceSign pins the sign of Rawat's weights: w·e^f = e^{f + log w}.
+// One row, positive score 0, two negatives with score 0 and q = (0.5, 0.25),
+// m = 2: importance weights 1/(m q) = (1, 2), so the loss is log(1 + 1 + 2) =
+// log 4. The sign printed in Remark 3 (f − log w) would give log(1 + 1 + 1/2).
+func TestImportanceSign(t *testing.T) {
+	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+		l := mustNew(t, Settings{Variant: Importance, Sampler: SamplerUniform, Negatives: 2, Temperature: 1}, dt)
+		st := &Step{Layout: First, LogQ: []float64{0, math.Log(0.5), math.Log(0.25)}}
+		got, _, err := newHarness(t, l, st, 1, 3, false).run([]float64{0, 0, 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got-math.Log(4)) > 1e-6 {
+			t.Errorf("%v: importance loss %.9g, want log 4 = %.9g (log 2.5 = %.9g is the wrong sign)", dt, got, math.Log(4), math.Log(2.5))
+		}
+	}
+}
+
+// TestDeterministic: the float32 B = 256 node gives bit-identical values and
+// gradients for 1, 2, 3 and 7 worker goroutines and on repeated runs.
+func TestDeterministic(t *testing.T) {
+	gen := newCaseGen(4, 50)
+	for _, s := range []Settings{{Variant: LogQ, RemoveAccidentalHits: true}, {Variant: NCE}, {Variant: MSEGramian}} {
+		l := mustNew(t, s, tensor.Float32)
+		p := gen.gen(l.Settings(), l.Layout(), 256, false)
+		h := newHarness(t, l, p.st, p.b, p.c, true)
+		var v0 float64
+		var g0 []float64
+		for n, w := range []int{1, 2, 3, 7, 2} {
+			h.op.workers = w
+			v, g, err := h.run(p.S)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				v0, g0 = v, g
+				continue
+			}
+			if math.Float64bits(v) != math.Float64bits(v0) {
+				t.Errorf("%s: %d workers: loss %v != %v", s.Variant, w, v, v0)
+			}
+			for k := range g {
+				if math.Float64bits(g[k]) != math.Float64bits(g0[k]) {
+					t.Errorf("%s: %d workers: grad[%d] %v != %v", s.Variant, w, k, g[k], g0[k])
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestGradientScaling: the gradient op scales by the incoming gradient (here
+// 3·loss) and recomputes when no forward pass cached the gradient.
+func TestGradientScaling(t *testing.T) {
+	gen := newCaseGen(5, 9)
+	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+		l := mustNew(t, Settings{Variant: Tail, Temperature: 0.3}, dt)
+		p := gen.gen(l.Settings(), Diagonal, 5, false)
+		g := gorgonia.NewGraph()
+		scores := gorgonia.NewMatrix(g, dt, gorgonia.WithShape(p.b, p.c), gorgonia.WithName("s"))
+		loss, err := l.Node(Inputs{Scores: scores}, p.st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		three := gorgonia.NewConstant(float32(3))
+		if dt == tensor.Float64 {
+			three = gorgonia.NewConstant(3.0)
+		}
+		cost := gorgonia.Must(gorgonia.Mul(loss, three))
+		gs, err := gorgonia.Grad(cost, scores)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vm := gorgonia.NewTapeMachine(g)
+		defer vm.Close()
+		S := p.S
+		if dt == tensor.Float32 {
+			S = round32(p.S)
+		}
+		if err := gorgonia.Let(scores, dense(dt, S, p.b, p.c)); err != nil {
+			t.Fatal(err)
+		}
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		want, gWant := refLoss(&p.s, p.st, S, p.b, p.c)
+		for k := range gWant {
+			gWant[k] *= 3
+		}
+		tol := 1e-9
+		if dt == tensor.Float32 {
+			tol = 1e-4
+		}
+		checkClose(t, "3·tail "+dt.String(), values(loss.Value())[0], want, values(gs[0].Value()), gWant, tol)
+
+		// The gradient op alone, without a cached forward pass.
+		op := loss.Op().(*lossOp)
+		op.st.gradSrc = nil
+		gop := &lossGradOp{op}
+		one := gorgonia.Value(gorgonia.NewF64(1))
+		if dt == tensor.Float32 {
+			one = gorgonia.NewF32(1)
+		}
+		out, err := gop.Do(dense(dt, S, p.b, p.c), loss.Value(), one)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range gWant {
+			gWant[k] /= 3
+		}
+		checkClose(t, "recomputed grad "+dt.String(), want, want, values(out), gWant, tol)
+	}
+}
+
+// TestMSEGramianFromEmbeddings: on S = UVᵀ the Gramian term computed from the
+// scores equals λ/(B·C)·<UᵀU, VᵀV> computed from the embeddings (Krichene et al.).
+func TestMSEGramianFromEmbeddings(t *testing.T) {
+	gen := newCaseGen(6, 9)
+	const b, d = 5, 3
+	l := mustNew(t, Settings{Variant: MSEGramian, GramianWeight: 0.7}, tensor.Float64)
+	p := gen.gen(l.Settings(), Diagonal, b, false)
+	p.st.Rewards = nil
+	rng := gen.rng
+	U, V := make([]float64, b*d), make([]float64, b*d)
+	for k := range U {
+		U[k], V[k] = rng.NormFloat64(), rng.NormFloat64()
+	}
+	S := make([]float64, b*b)
+	for i := range b {
+		for j := range b {
+			for k := range d {
+				S[i*b+j] += U[i*d+k] * V[j*d+k]
+			}
+		}
+	}
+	got, _, err := newHarness(t, l, p.st, b, b, false).run(S)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// <UᵀU, VᵀV> = Σ_kl (Σ_i U_ik U_il)(Σ_j V_jk V_jl).
+	inner := 0.0
+	for k := range d {
+		for m := range d {
+			gu, gv := 0.0, 0.0
+			for i := range b {
+				gu += U[i*d+k] * U[i*d+m]
+				gv += V[i*d+k] * V[i*d+m]
+			}
+			inner += gu * gv
+		}
+	}
+	mse := 0.0
+	for i := range b {
+		mse += (S[i*b+i] - 1) * (S[i*b+i] - 1)
+	}
+	want := mse/b + 0.7*inner/(b*b)
+	if math.Abs(got-want) > 1e-12*want {
+		t.Errorf("mse_gramian %.17g, want %.17g", got, want)
+	}
+}
+
+// TestExecutionErrors: a malformed Step is an error of the machine run, never a panic.
+func TestExecutionErrors(t *testing.T) {
+	gen := newCaseGen(7, 9)
+	cases := []struct {
+		s      Settings
+		break_ func(st *Step)
+		want   string
+	}{
+		{Settings{Variant: LogQ}, func(st *Step) { st.LogP = st.LogP[:2] }, "step.LogP has length 2"},
+		{Settings{Variant: LogQ}, func(st *Step) { st.PosLogP = nil }, "step.PosLogP has length 0"},
+		{Settings{Variant: Importance}, func(st *Step) { st.LogQ[1] = math.NaN() }, "step.LogQ[1] = NaN"},
+		{Settings{Variant: Importance}, func(st *Step) { st.LogQ[1] = math.Inf(-1) }, "step.LogQ[1] = -Inf"},
+		{Settings{Variant: Tail}, func(st *Step) { st.PosLogPrior[0] = math.Inf(1) }, "step.PosLogPrior[0] = +Inf"},
+		{Settings{Variant: Relative}, func(st *Step) { st.PosLogQ = st.PosLogQ[:1] }, "step.PosLogQ has length 1"},
+		{Settings{Variant: Plain, RemoveAccidentalHits: true}, func(st *Step) { st.RowItem = nil }, "step.RowItem"},
+		{Settings{Variant: Plain, RemoveAccidentalHits: true}, func(st *Step) { st.ColItem = nil }, "step.ColItem"},
+		{Settings{Variant: Plain}, func(st *Step) { st.Rewards = []float64{1} }, "step.Rewards has length 1"},
+		{Settings{Variant: Plain}, func(st *Step) { st.Rewards[2] = math.Inf(1) }, "step.Rewards[2] = +Inf"},
+		{Settings{Variant: Plain}, func(st *Step) { st.Layout = First }, "step.Layout is first"},
+		{Settings{Variant: Full}, func(st *Step) { st.PosCol[3] = 99 }, "step.PosCol[3] = 99"},
+		{Settings{Variant: Full}, func(st *Step) { st.PosCol = nil }, "step.PosCol has length 0"},
+		{Settings{Variant: LogitAdjusted}, func(st *Step) { st.LogPrior[0] = math.NaN() }, "step.LogPrior[0] = NaN"},
+	}
+	for _, tc := range cases {
+		l := mustNew(t, tc.s, tensor.Float64)
+		p := gen.gen(l.Settings(), l.Layout(), 5, false)
+		if p.st.Rewards == nil {
+			p.st.Rewards = []float64{1, 1, 1, 1, 1}
+		}
+		h := newHarness(t, l, p.st, p.b, p.c, true)
+		if _, _, err := h.run(p.S); err != nil {
+			t.Fatalf("%s: valid step: %v", tc.s.Variant, err)
+		}
+		tc.break_(p.st)
+		_, _, err := h.run(p.S)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.s.Variant, err, tc.want)
+		}
+	}
+	// Non-finite scores give an error, not a NaN loss.
+	l := mustNew(t, Settings{}, tensor.Float64)
+	p := gen.gen(l.Settings(), Diagonal, 3, false)
+	p.S[4] = math.NaN()
+	if _, _, err := newHarness(t, l, p.st, p.b, p.c, false).run(p.S); err == nil || !strings.Contains(err.Error(), "non-finite") {
+		t.Errorf("NaN score: error %v", err)
+	}
+}
+
+// TestNodeErrors: graph-construction errors.
+func TestNodeErrors(t *testing.T) {
+	g := gorgonia.NewGraph()
+	m32 := func(b, c int) *gorgonia.Node {
+		return gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(b, c))
+	}
+	st := &Step{}
+	cases := []struct {
+		s    Settings
+		dt   tensor.Dtype
+		in   Inputs
+		step *Step
+		want string
+	}{
+		{Settings{}, tensor.Float32, Inputs{}, st, "Scores is nil"},
+		{Settings{}, tensor.Float32, Inputs{Scores: m32(4, 4)}, nil, "step is nil"},
+		{Settings{}, tensor.Float64, Inputs{Scores: m32(4, 4)}, st, "scores are float32"},
+		{Settings{}, tensor.Float32, Inputs{Scores: m32(4, 5)}, st, "needs 4 score columns"},
+		{Settings{Sampler: SamplerMixed, Negatives: 3}, tensor.Float32, Inputs{Scores: m32(4, 4)}, st, "needs 7 score columns"},
+		{Settings{Sampler: SamplerUniform, Negatives: 3}, tensor.Float32, Inputs{Scores: m32(4, 7)}, st, "needs 4 score columns"},
+		{Settings{Variant: Constant}, tensor.Float32, Inputs{Scores: m32(1, 1)}, st, "at least one negative"},
+		{Settings{}, tensor.Float32, Inputs{Scores: gorgonia.NewVector(g, tensor.Float32, gorgonia.WithShape(4))}, st, "B×C matrix"},
+	}
+	for _, tc := range cases {
+		l := mustNew(t, tc.s, tc.dt)
+		_, err := l.Node(tc.in, tc.step)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one containing %q", tc.s, err, tc.want)
+		}
+	}
+	if _, err := New(Settings{}, tensor.Int); err == nil {
+		t.Error("New accepted dtype int")
+	}
+}
+
+// TestLayout: the layout each variant and sampler needs.
+func TestLayout(t *testing.T) {
+	for _, tc := range []struct {
+		s    Settings
+		want Layout
+	}{
+		{Settings{}, Diagonal},
+		{Settings{Variant: Tail, Sampler: SamplerMixed}, Diagonal},
+		{Settings{Variant: NCE, Sampler: SamplerUniform}, First},
+		{Settings{Variant: MSEGramian, Sampler: SamplerUniform}, First},
+		{Settings{Variant: Full}, Indexed},
+		{Settings{Variant: LogitAdjusted}, Indexed},
+	} {
+		if got := mustNew(t, tc.s, tensor.Float32).Layout(); got != tc.want {
+			t.Errorf("%+v: layout %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
+
+// TestProbabilities: DrawProb inverts InclusionProb; closed forms; NaN on bad input.
+func TestProbabilities(t *testing.T) {
+	for _, q := range []float64{0, 1e-12, 1e-6, 0.01, 0.3, 1} {
+		for _, n := range []int{1, 2, 64, 1024} {
+			p := InclusionProb(q, n)
+			if 1-p < 1e-3 && q < 1 {
+				continue // (1-q)^n has underflowed: p no longer determines q
+			}
+			if back := DrawProb(p, n); math.Abs(back-q) > 1e-9*q+1e-15 {
+				t.Errorf("DrawProb(InclusionProb(%g, %d)) = %g", q, n, back)
+			}
+		}
+	}
+	// 1-(1-0.5)^2 = 0.75; 1-(1-0.75)^(1/2) = 0.5.
+	if p := InclusionProb(0.5, 2); p != 0.75 {
+		t.Errorf("InclusionProb(0.5, 2) = %v, want 0.75", p)
+	}
+	if q := DrawProb(0.75, 2); math.Abs(q-0.5) > 1e-15 {
+		t.Errorf("DrawProb(0.75, 2) = %v, want 0.5", q)
+	}
+	// (3·0.1 + 2/10)/5 = 0.1.
+	if q := MixedDrawProb(0.1, 3, 2, 10); math.Abs(q-0.1) > 1e-15 {
+		t.Errorf("MixedDrawProb = %v, want 0.1", q)
+	}
+	for _, v := range []float64{DrawProb(-0.1, 3), DrawProb(0.5, 0), InclusionProb(1.5, 3), InclusionProb(0.5, -1),
+		MixedDrawProb(0.1, 0, 0, 10), MixedDrawProb(0.1, 1, 1, 0), MixedDrawProb(2, 1, 1, 3)} {
+		if !math.IsNaN(v) {
+			t.Errorf("invalid input gave %v, want NaN", v)
+		}
+	}
+	if NegativeCount(65) != 64 {
+		t.Error("NegativeCount(65) != 64")
+	}
+}
+
+// TestStaleMaximum: when a column's correction as a negative is far larger
+// than its correction as the row's positive (p̂ = 1e-300 against 0.5, divided
+// by τ), the row maximum must be recomputed after the positive's logit is
+// set; otherwise every exponential underflows.
+func TestStaleMaximum(t *testing.T) {
+	gen := newCaseGen(10, 9)
+	l := mustNew(t, Settings{Variant: LogQ, CorrectAt: CorrectScores}, tensor.Float64)
+	p := gen.gen(l.Settings(), Diagonal, 6, false)
+	for j := range p.st.LogP {
+		p.st.LogP[j] = math.Log(1e-300)
+	}
+	for i := range p.st.PosLogP {
+		p.st.PosLogP[i] = math.Log(0.5)
+	}
+	got, g, err := newHarness(t, l, p.st, p.b, p.c, true).run(p.S)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, gWant := refLoss(&p.s, p.st, p.S, p.b, p.c)
+	checkClose(t, "stale maximum", got, want, g, gWant, 1e-9)
+}
+
+// TestExpNeg: the fast exponential against math.Exp.
+func TestExpNeg(t *testing.T) {
+	worst := 0.0
+	for k := 0; k <= 2_000_000; k++ {
+		x := -708 * float64(k) / 2_000_000
+		want := math.Exp(x)
+		worst = math.Max(worst, math.Abs(expNeg(x)-want)/want)
+	}
+	if worst > 1e-15 {
+		t.Errorf("expNeg: max relative error %g on [-708, 0]", worst)
+	}
+	for _, tc := range []struct{ x, want float64 }{{0, 1}, {-708.5, 0}, {math.Inf(-1), 0}} {
+		if got := expNeg(tc.x); got != tc.want {
+			t.Errorf("expNeg(%v) = %v, want %v", tc.x, got, tc.want)
+		}
+	}
+	if !math.IsNaN(expNeg(math.NaN())) {
+		t.Error("expNeg(NaN) is not NaN")
+	}
+}

@@ -1,0 +1,167 @@
+package losses
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gorgonia.org/tensor"
+)
+
+// mcProblem is one example (x, y) over L labels with logits f, a skewed
+// sampler q (which may draw y: accidental hits are removed, Rawat et al.
+// Remark 5) and a label prior π.
+type mcProblem struct {
+	L     int
+	y     int
+	f     []float64
+	q, pi []float64
+}
+
+func newMCProblem(seed uint64, L int) *mcProblem {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	p := &mcProblem{L: L, y: 5, f: make([]float64, L), q: zipf(L, 1.0), pi: zipf(L, 0.6)}
+	rng.Shuffle(L, func(a, b int) { p.pi[a], p.pi[b] = p.pi[b], p.pi[a] })
+	for k := range p.f {
+		p.f[k] = rng.NormFloat64()
+	}
+	return p
+}
+
+// mcStats returns the Monte-Carlo mean and its standard error of the sampled
+// loss s over R independent draws of m negatives from p.q, computed by the
+// loss node's op (Layout First, one row, C = 1+m).
+func (p *mcProblem) mcStats(t *testing.T, s Settings, m, R int, rng *rand.Rand) (mean, se float64) {
+	t.Helper()
+	s.Sampler, s.Negatives, s.Temperature, s.RemoveAccidentalHits = SamplerUniform, m, 1, true
+	l := mustNew(t, s, tensor.Float64)
+	c := 1 + m
+	st := &Step{Layout: First, RowItem: []int64{int64(p.y)}, ColItem: make([]int64, c),
+		LogQ: make([]float64, c), LogPrior: make([]float64, c),
+		PosLogQ: []float64{math.Log(p.q[p.y])}, PosLogPrior: []float64{math.Log(p.pi[p.y])}}
+	st.ColItem[0] = -1
+	h := newHarness(t, l, st, 1, c, false)
+	S := make([]float64, c)
+	S[0] = p.f[p.y]
+	sum, sum2 := 0.0, 0.0
+	for range R {
+		for k := 1; k < c; k++ {
+			it := draw(rng, p.q)
+			st.ColItem[k] = int64(it)
+			st.LogQ[k] = math.Log(p.q[it])
+			st.LogPrior[k] = math.Log(p.pi[it])
+			S[k] = p.f[it]
+		}
+		v, err := h.op.Do(dense(tensor.Float64, S, 1, c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := values(v)[0]
+		sum += x
+		sum2 += x * x
+	}
+	mean = sum / float64(R)
+	return mean, math.Sqrt((sum2/float64(R) - mean*mean) / float64(R-1))
+}
+
+// rho is ρ_yy' = m·q_y'·w_yy' in closed form (Rawat et al. Table 2; eq. 13-14):
+// constant q_y', importance 1, relative m·q_y, tail π_y'/π_y.
+func (p *mcProblem) rho(variant string, m, y2 int) float64 {
+	switch variant {
+	case Constant:
+		return p.q[y2]
+	case Importance:
+		return 1
+	case Relative:
+		return float64(m) * p.q[p.y]
+	case Tail:
+		return p.pi[y2] / p.pi[p.y]
+	}
+	panic(variant)
+}
+
+// implicitSoftmax is Lemma 2's bound log[1 + Σ_{y'≠y} ρ e^{f_y' − f_y}].
+func (p *mcProblem) implicitSoftmax(rho func(y2 int) float64) float64 {
+	sum := 0.0
+	for y2 := range p.L {
+		if y2 != p.y {
+			sum += rho(y2) * math.Exp(p.f[y2]-p.f[p.y])
+		}
+	}
+	return math.Log1p(sum)
+}
+
+// TestImplicitLossSoftmax (Rawat et al. Lemma 2, Theorem 3, Proposition 4):
+// with negatives drawn from q, the Monte-Carlo mean of the sampled softmax
+// loss (5) is at most the implicit loss log[1 + Σ ρ e^{f_y'−f_y}], ρ = m·q·w
+// (Jensen), and the gap shrinks like 1/m, for each weighting.
+func TestImplicitLossSoftmax(t *testing.T) {
+	p := newMCProblem(1, 40)
+	rng := rand.New(rand.NewPCG(2, 3))
+	R := 4000
+	if testing.Short() {
+		R = 2000
+	}
+	for _, v := range []string{Constant, Importance, Relative, Tail} {
+		var gaps []float64
+		for _, m := range []int{4, 32, 256} {
+			mean, se := p.mcStats(t, Settings{Variant: v}, m, R, rng)
+			implicit := p.implicitSoftmax(func(y2 int) float64 { return p.rho(v, m, y2) })
+			t.Logf("%s m=%d: MC mean %.5f ± %.5f, implicit %.5f, gap %.5f", v, m, mean, se, implicit, implicit-mean)
+			if mean > implicit+4*se {
+				t.Errorf("%s m=%d: MC mean %.5f exceeds the implicit loss %.5f (Jensen bound), se %.5f", v, m, mean, implicit, se)
+			}
+			gaps = append(gaps, implicit-mean)
+			if m == 256 && math.Abs(implicit-mean) > 0.01*implicit+4*se {
+				t.Errorf("%s m=256: MC mean %.5f not within 1%% of the implicit loss %.5f", v, mean, implicit)
+			}
+		}
+		if !(gaps[2] < gaps[0]/4) {
+			t.Errorf("%s: Jensen gap does not shrink with m: %v", v, gaps)
+		}
+	}
+}
+
+// TestImportanceApproachesFullSoftmax pins the sign of the importance weight
+// statistically: with q uniform (1/L), the sampled loss approaches the full
+// softmax cross-entropy (ρ = 1), not the wrong-sign loss with ρ = (m·q)².
+func TestImportanceApproachesFullSoftmax(t *testing.T) {
+	p := newMCProblem(3, 40)
+	for k := range p.q {
+		p.q[k] = 1 / float64(p.L)
+	}
+	const m = 256
+	mean, se := p.mcStats(t, Settings{Variant: Importance}, m, 2000, rand.New(rand.NewPCG(4, 5)))
+	ce := p.implicitSoftmax(func(int) float64 { return 1 })
+	mq := float64(m) / float64(p.L)
+	wrong := p.implicitSoftmax(func(int) float64 { return mq * mq })
+	if math.Abs(mean-ce) > 0.01*ce+4*se {
+		t.Errorf("importance, uniform q: MC mean %.5f, full softmax CE %.5f", mean, ce)
+	}
+	if math.Abs(mean-wrong) < 1 {
+		t.Errorf("importance, uniform q: MC mean %.5f is close to the wrong-sign loss %.5f", mean, wrong)
+	}
+}
+
+// TestImplicitLossDecoupled (Rawat et al. Lemma 1): the decoupled loss (6) is
+// linear in the negatives, so its Monte-Carlo mean equals
+// φ(f_y) + Σ_{y'≠y} ρ φ(−f_y') exactly, φ(z) = log(1+e^{−z}).
+func TestImplicitLossDecoupled(t *testing.T) {
+	p := newMCProblem(5, 40)
+	rng := rand.New(rand.NewPCG(6, 7))
+	phi := func(z float64) float64 { return math.Log1p(math.Exp(-z)) }
+	for _, v := range []string{Constant, Importance, Relative, Tail} {
+		for _, m := range []int{4, 64} {
+			mean, se := p.mcStats(t, Settings{Variant: v, Form: FormDecoupled}, m, 2000, rng)
+			want := phi(p.f[p.y])
+			for y2 := range p.L {
+				if y2 != p.y {
+					want += p.rho(v, m, y2) * phi(-p.f[y2])
+				}
+			}
+			if math.Abs(mean-want) > 4*se {
+				t.Errorf("decoupled %s m=%d: MC mean %.5f ± %.5f, expected loss %.5f", v, m, mean, se, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,259 @@
+package losses
+
+import (
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"math"
+
+	"github.com/chewxy/hm"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// lossOp is the fused Gorgonia op of a loss: B×C scores → scalar. It reads
+// its *Step when it executes. When the graph is differentiated (SymDiff), the
+// forward pass also leaves a representation of ∂L/∂scores in the gradient
+// op's output buffer, which lossGradOp finishes in place, so the
+// exponentials are taken once per step and no B×C buffer is allocated per step.
+type lossOp struct {
+	s       Settings
+	layout  Layout
+	step    *Step
+	b, c    int
+	workers int
+	// needGrad is set by SymDiff: the forward pass then fills the gradient buffer.
+	needGrad bool
+	st       *opState
+}
+
+// opState holds the buffers an op reuses from one execution to the next.
+type opState struct {
+	plan    plan
+	rowLoss []float64
+	scratch [][]float64
+	// grad is the B×C output of lossGradOp, owned by the op and overwritten
+	// at every step.
+	grad *tensor.Dense
+	// gradSrc is the address of the first score the pending gradient
+	// representation in grad was computed from (*float32 or *float64); nil
+	// when there is none.
+	gradSrc any
+}
+
+var _ gorgonia.SDOp = (*lossOp)(nil)
+
+func (op *lossOp) Arity() int { return 1 }
+
+func (op *lossOp) Type() hm.Type {
+	a := hm.TypeVariable('a')
+	return hm.NewFnType(gorgonia.TensorType{Dims: 2, Of: a}, a)
+}
+
+func (op *lossOp) InferShape(...gorgonia.DimSizer) (tensor.Shape, error) {
+	return tensor.ScalarShape(), nil
+}
+
+func (op *lossOp) ReturnsPtr() bool     { return false }
+func (op *lossOp) CallsExtern() bool    { return false }
+func (op *lossOp) OverwritesInput() int { return -1 }
+
+// WriteHash includes the op's address: two loss nodes on the same scores but
+// different Steps must never be merged by the graph.
+func (op *lossOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "losses.%s{%p}", op.s.Variant, op.st) }
+
+func (op *lossOp) Hashcode() uint32 {
+	h := fnv.New32a()
+	op.WriteHash(h)
+	return h.Sum32()
+}
+
+func (op *lossOp) String() string { return "losses." + op.s.Variant }
+
+func (op *lossOp) Do(inputs ...gorgonia.Value) (gorgonia.Value, error) {
+	if len(inputs) != 1 {
+		return nil, fmt.Errorf("losses: %v takes 1 input, got %d", op, len(inputs))
+	}
+	t, err := op.scores(inputs[0])
+	if err != nil {
+		return nil, err
+	}
+	v, err := op.forward(t, op.needGrad)
+	if err != nil {
+		return nil, err
+	}
+	if t.Dtype() == tensor.Float32 {
+		return gorgonia.NewF32(float32(v)), nil
+	}
+	return gorgonia.NewF64(v), nil
+}
+
+func (op *lossOp) DiffWRT(inputs int) []bool { return []bool{true} }
+
+func (op *lossOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	if len(inputs) != 1 {
+		return nil, fmt.Errorf("losses: %v takes 1 input, got %d", op, len(inputs))
+	}
+	op.needGrad = true
+	n, err := gorgonia.ApplyOp(&lossGradOp{op}, inputs[0], output, grad)
+	if err != nil {
+		return nil, err
+	}
+	return gorgonia.Nodes{n}, nil
+}
+
+// scores checks the score value and returns it as a contiguous dense matrix.
+func (op *lossOp) scores(v gorgonia.Value) (*tensor.Dense, error) {
+	t, ok := v.(*tensor.Dense)
+	if !ok {
+		return nil, fmt.Errorf("losses: scores must be a *tensor.Dense, got %T", v)
+	}
+	if s := t.Shape(); len(s) != 2 || s[0] != op.b || s[1] != op.c {
+		return nil, fmt.Errorf("losses: scores have shape %v, the loss was built for (%d, %d)", s, op.b, op.c)
+	}
+	if t.RequiresIterator() {
+		t = t.Materialize().(*tensor.Dense)
+	}
+	return t, nil
+}
+
+// forward computes the loss of t and, if withGrad, caches ∂L/∂t.
+func (op *lossOp) forward(t *tensor.Dense, withGrad bool) (float64, error) {
+	st := op.st
+	st.gradSrc = nil
+	if err := st.plan.build(&op.s, op.step, op.layout, op.b, op.c); err != nil {
+		return 0, err
+	}
+	st.rowLoss = grow(st.rowLoss, op.b)
+	if len(st.scratch) < op.workers {
+		st.scratch = make([][]float64, op.workers)
+	}
+	for w := range st.scratch {
+		st.scratch[w] = grow(st.scratch[w], op.c)
+	}
+	if withGrad && (st.grad == nil || st.grad.Dtype() != t.Dtype()) {
+		st.grad = tensor.New(tensor.Of(t.Dtype()), tensor.WithShape(op.b, op.c))
+	}
+	var total float64
+	switch data := t.Data().(type) {
+	case []float32:
+		total = forwardData(op, data, withGrad)
+	case []float64:
+		total = forwardData(op, data, withGrad)
+	default:
+		return 0, fmt.Errorf("losses: scores must be float32 or float64, got %v", t.Dtype())
+	}
+	if math.IsNaN(total) || math.IsInf(total, 0) {
+		st.gradSrc = nil
+		return 0, fmt.Errorf("losses: %s loss is %v (non-finite scores?)", op.s.Variant, total)
+	}
+	return total, nil
+}
+
+// forwardData runs the kernels on the score data, filling the gradient
+// buffer when withGrad.
+func forwardData[T floats](op *lossOp, data []T, withGrad bool) float64 {
+	st := op.st
+	var g []T
+	if withGrad {
+		g = st.grad.Data().([]T)
+	}
+	total := execute(&st.plan, data, g, st.rowLoss, st.scratch, op.workers)
+	if withGrad {
+		st.gradSrc = &data[0]
+	}
+	return total
+}
+
+// lossGradOp computes g·∂L/∂scores from (scores, loss, g). It finishes the
+// representation the forward pass left for these scores (or recomputes it if
+// there is none) in place, and returns the op-owned buffer: the value is valid
+// until the node executes again.
+type lossGradOp struct{ fwd *lossOp }
+
+func (op *lossGradOp) Arity() int { return 3 }
+
+func (op *lossGradOp) Type() hm.Type {
+	a := hm.TypeVariable('a')
+	m := gorgonia.TensorType{Dims: 2, Of: a}
+	return hm.NewFnType(m, a, a, m)
+}
+
+func (op *lossGradOp) InferShape(inputs ...gorgonia.DimSizer) (tensor.Shape, error) {
+	return tensor.Shape{op.fwd.b, op.fwd.c}, nil
+}
+
+func (op *lossGradOp) ReturnsPtr() bool     { return false }
+func (op *lossGradOp) CallsExtern() bool    { return false }
+func (op *lossGradOp) OverwritesInput() int { return -1 }
+
+func (op *lossGradOp) WriteHash(h hash.Hash) {
+	fmt.Fprintf(h, "losses.grad.%s{%p}", op.fwd.s.Variant, op.fwd.st)
+}
+
+func (op *lossGradOp) Hashcode() uint32 {
+	h := fnv.New32a()
+	op.WriteHash(h)
+	return h.Sum32()
+}
+
+func (op *lossGradOp) String() string { return "losses.grad." + op.fwd.s.Variant }
+
+func (op *lossGradOp) Do(inputs ...gorgonia.Value) (gorgonia.Value, error) {
+	if len(inputs) != 3 {
+		return nil, fmt.Errorf("losses: %v takes 3 inputs, got %d", op, len(inputs))
+	}
+	t, err := op.fwd.scores(inputs[0])
+	if err != nil {
+		return nil, err
+	}
+	gin, err := scalarOf(inputs[2])
+	if err != nil {
+		return nil, err
+	}
+	st := op.fwd.st
+	var first any
+	switch data := t.Data().(type) {
+	case []float32:
+		first = &data[0]
+	case []float64:
+		first = &data[0]
+	}
+	if st.gradSrc == nil || st.gradSrc != first {
+		if _, err := op.fwd.forward(t, true); err != nil {
+			return nil, err
+		}
+	}
+	st.gradSrc = nil
+	switch g := st.grad.Data().(type) {
+	case []float32:
+		gradInPlace(&st.plan, g, gin, op.fwd.workers)
+	case []float64:
+		gradInPlace(&st.plan, g, gin, op.fwd.workers)
+	}
+	return st.grad, nil
+}
+
+// scalarOf reads the incoming gradient, a scalar value.
+func scalarOf(v gorgonia.Value) (float64, error) {
+	switch x := v.(type) {
+	case *gorgonia.F32:
+		return float64(*x), nil
+	case *gorgonia.F64:
+		return float64(*x), nil
+	case tensor.Tensor:
+		if x.Size() == 1 {
+			switch d := x.Data().(type) {
+			case float32:
+				return float64(d), nil
+			case float64:
+				return d, nil
+			case []float32:
+				return float64(d[0]), nil
+			case []float64:
+				return d[0], nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("losses: the incoming gradient must be a float scalar, got %T", v)
+}

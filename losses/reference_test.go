@@ -1,0 +1,209 @@
+package losses
+
+import "math"
+
+// This file is the independent plain-Go float64 reference: every loss written
+// straight from its equation, row by row, without the plan/kernel machinery of
+// the package. Settings must be resolved.
+
+// refPos is the positive column of row i.
+func refPos(st *Step, i int) int {
+	switch st.Layout {
+	case Diagonal:
+		return i
+	case First:
+		return 0
+	}
+	return st.PosCol[i]
+}
+
+// refNegatives is the set N of negative columns of row i: every column but
+// the positive, minus the accidental hits when they are removed.
+func refNegatives(s *Settings, st *Step, i, c int) []int {
+	p := refPos(st, i)
+	var n []int
+	for j := 0; j < c; j++ {
+		if j == p {
+			continue
+		}
+		if s.RemoveAccidentalHits && st.ColItem[j] == st.RowItem[i] {
+			continue
+		}
+		n = append(n, j)
+	}
+	return n
+}
+
+// refWeight is w_yy' of Rawat et al. Table 1 / eq. (14) in the linear domain:
+// constant 1/m, importance 1/(m q_y'), relative q_y/q_y', tail π_y'/(m q_y' π_y).
+func refWeight(s *Settings, st *Step, i, j, m int) float64 {
+	fm := float64(m)
+	qj := math.Exp(st.LogQ[j])
+	switch s.Variant {
+	case Constant:
+		return 1 / fm
+	case Importance:
+		return 1 / (fm * qj)
+	case Relative:
+		return math.Exp(st.PosLogQ[i]) / qj
+	case Tail:
+		return math.Exp(st.LogPrior[j]) / (fm * qj * math.Exp(st.PosLogPrior[i]))
+	}
+	panic("refWeight: not a Rawat weighting")
+}
+
+// refLogSumExp is log Σ e^{x_k}, computed stably.
+func refLogSumExp(x []float64) float64 {
+	mx := math.Inf(-1)
+	for _, v := range x {
+		mx = math.Max(mx, v)
+	}
+	if math.IsInf(mx, -1) {
+		return mx
+	}
+	sum := 0.0
+	for _, v := range x {
+		sum += math.Exp(v - mx)
+	}
+	return mx + math.Log(sum)
+}
+
+// refLogSigmoid is log σ(x) = −log(1+e^{−x}), computed stably.
+func refLogSigmoid(x float64) float64 {
+	if x >= 0 {
+		return -math.Log1p(math.Exp(-x))
+	}
+	return x - math.Log1p(math.Exp(x))
+}
+
+func refSigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+// correct applies an additive logit correction c to raw score sc: s/τ + c
+// (correct_at = logits) or (s + c)/τ (correct_at = scores).
+func correct(s *Settings, sc, c float64) float64 {
+	if s.CorrectAt == CorrectScores {
+		return (sc + c) / s.Temperature
+	}
+	return sc/s.Temperature + c
+}
+
+// refLoss returns the loss of the B×C scores S (row-major) and ∂L/∂S.
+func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) {
+	grad := make([]float64, b*c)
+	scale := 1.0
+	if s.Reduction == ReduceMean {
+		scale = 1 / float64(b)
+	}
+	m := c - 1
+	total := 0.0
+	for i := 0; i < b; i++ {
+		row := S[i*c : (i+1)*c]
+		gr := grad[i*c : (i+1)*c]
+		r := 1.0
+		if st.Rewards != nil {
+			r = st.Rewards[i]
+		}
+		k := r * scale
+		p := refPos(st, i)
+		neg := refNegatives(s, st, i, c)
+		var li float64
+		switch s.Variant {
+		case Plain, Full, LogQ, LogitAdjusted:
+			// Yi et al. eq. (3)/(4), Menon et al.: −log P, P = e^{z_p}/Σ_{j∈{p}∪N} e^{z_j}.
+			z := make([]float64, c)
+			for j := 0; j < c; j++ {
+				z[j] = correctedLogit(s, st, row, i, j, p)
+			}
+			cols := append([]int{p}, neg...)
+			zs := make([]float64, len(cols))
+			for t, j := range cols {
+				zs[t] = z[j]
+			}
+			lse := refLogSumExp(zs)
+			li = lse - z[p]
+			for _, j := range cols {
+				gr[j] += k / s.Temperature * math.Exp(z[j]-lse)
+			}
+			gr[p] -= k / s.Temperature
+		case Constant, Importance, Relative, Tail:
+			f := func(j int) float64 { return row[j] / s.Temperature }
+			if s.Form == FormDecoupled {
+				// Rawat et al. eq. (6): φ(f_y) + Σ_{y'∈N} w φ(−f_y'), φ(z) = log(1+e^{−z}).
+				li = -refLogSigmoid(f(p))
+				gr[p] = -k / s.Temperature * refSigmoid(-f(p))
+				for _, j := range neg {
+					w := refWeight(s, st, i, j, m)
+					li += w * -refLogSigmoid(-f(j))
+					gr[j] = k / s.Temperature * w * refSigmoid(f(j))
+				}
+				break
+			}
+			// Rawat et al. eq. (5): log[1 + Σ_{y'∈N} w e^{f_y' − f_y}] with
+			// w·e^{f_y'} = e^{f_y' + log w} (correct_at = scores: (s + log w)/τ).
+			t := []float64{0}
+			for _, j := range neg {
+				t = append(t, correct(s, row[j], math.Log(refWeight(s, st, i, j, m)))-f(p))
+			}
+			li = refLogSumExp(t)
+			for n, j := range neg {
+				d := math.Exp(t[n+1] - li)
+				gr[j] += k / s.Temperature * d
+				gr[p] -= k / s.Temperature * d
+			}
+		case NCE, NegativeSampling, SampledLogistic:
+			// Candidate-sampling table: logistic loss on G, positive label 1, negatives 0.
+			gp := correctedLogit(s, st, row, i, p, p)
+			li = -refLogSigmoid(gp)
+			gr[p] = -k / s.Temperature * (1 - refSigmoid(gp))
+			for _, j := range neg {
+				g := correctedLogit(s, st, row, i, j, p)
+				li += -refLogSigmoid(-g)
+				gr[j] = k / s.Temperature * refSigmoid(g)
+			}
+		case MSEGramian:
+			// Krichene et al.: (s_ip − 1)² + λ/(B·C_g) Σ_{i,j∈gram} s_ij² (times B for sum).
+			d := row[p] - 1
+			li = d * d
+			gr[p] = 2 * k * d
+			from, ncol := 0, c
+			if st.Layout == First {
+				from, ncol = 1, c-1
+			}
+			gc := scale * s.GramianWeight / float64(ncol)
+			for j := from; j < c; j++ {
+				total += gc * row[j] * row[j]
+				gr[j] += 2 * gc * row[j]
+			}
+		}
+		total += k * li
+	}
+	return total, grad
+}
+
+// correctedLogit is the logit of column j of row i (positive column p) for the
+// softmax variants plain, full, logq, logit_adjusted and the logistic ones
+// nce, negative_sampling, sampled_logistic.
+func correctedLogit(s *Settings, st *Step, row []float64, i, j, p int) float64 {
+	switch s.Variant {
+	case LogQ, NCE, SampledLogistic:
+		if j == p {
+			if s.UncorrectedPositive {
+				return row[j] / s.Temperature
+			}
+			return correct(s, row[j], -st.PosLogP[i])
+		}
+		return correct(s, row[j], -st.LogP[j])
+	case LogitAdjusted:
+		if j == p {
+			return correct(s, row[j], s.LATau*st.PosLogPrior[i])
+		}
+		return correct(s, row[j], s.LATau*st.LogPrior[j])
+	}
+	return row[j] / s.Temperature
+}

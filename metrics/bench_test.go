@@ -1,0 +1,50 @@
+package metrics
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// benchInput is the benchmark corpus: n queries with one test pair each, m items, Gaussian
+// embeddings of dimension d, Zipf-like item counts for the slices and the log prior.
+func benchInput(n, m, d int) Input {
+	rng := rand.New(rand.NewPCG(7, 8))
+	in := Input{U: make([]float32, n*d), V: make([]float32, m*d), Dim: d}
+	for i := range in.U {
+		in.U[i] = float32(rng.NormFloat64())
+	}
+	for i := range in.V {
+		in.V[i] = float32(rng.NormFloat64())
+	}
+	counts := make([]int64, m)
+	in.LogPrior = make([]float64, m)
+	var total float64
+	for j := range counts {
+		counts[j] = int64(1000 / float64(j+1))
+		total += float64(counts[j]) + 1
+	}
+	for j, c := range counts {
+		in.LogPrior[j] = math.Log((float64(c) + 1) / total)
+	}
+	in.ItemSlice = AssignSlices(counts, SliceSettings{})
+	for x := range n {
+		in.Pairs = append(in.Pairs, Pair{int32(x), int32(rng.IntN(m))})
+	}
+	return in
+}
+
+// BenchmarkRecallAtK measures Evaluate on 10,000 queries against 100,000 items of dimension 64
+// at K = 100 (exact scoring, ranking, metrics and 100 bootstrap resamples).
+func BenchmarkRecallAtK(b *testing.B) {
+	const n, m, d = 10000, 100000, 64
+	in := benchInput(n, m, d)
+	s := Settings{K: []int{100}, Bootstrap: 100}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Evaluate(in, s, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+}

@@ -1,0 +1,59 @@
+// Package metrics evaluates two-tower retrieval models by exact full-corpus ranking: Recall@K,
+// NDCG@K and MRR for every test pair, over all pairs and per popularity slice (head, torso,
+// tail) of the pair's item, with post-hoc logit adjustment and bootstrap confidence intervals.
+//
+// # Metrics
+//
+// For a test pair (x, y) every item j of the corpus gets the score s_j = U[x]·V[j], computed in
+// float32, and, for a logit-adjustment strength τ (Menon et al., "Long-tail learning via logit
+// adjustment", ICLR 2021, post-hoc form), the adjusted score x_j = s_j + a_j with
+// a_j = float32(-τ·log π_j) (a_j = 0 for τ = 0). The rank of y is
+//
+//	rank = 1 + #{j ≠ y, j not removed : x_j ≥ x_y}
+//
+// so ties count against the positive (pessimistic): an item whose score equals the positive's is
+// ranked ahead of it whatever its index, and a model that scores every item alike gets rank M.
+// With Settings.Filter the items of Input.Exclude[x] other than y itself are removed, the
+// standard "filtered" protocol of link prediction. Items whose score is NaN are never ahead (the
+// embeddings are checked to be finite, so NaN needs an overflow).
+//
+// Each test pair has one relevant item, so every metric is a function of its rank:
+//
+//	Recall@K = 1 if rank ≤ K else 0  (y is among the K highest-scoring items; problem 21 of
+//	                                  logq-problems-and-derivations.md with |pos_set| = 1)
+//	NDCG@K   = 1/log2(rank+1) if rank ≤ K else 0  (the ideal DCG is 1)
+//	MRR      = 1/rank, with the full rank, not truncated at any K
+//
+// and a reported value is the mean over the test pairs of a slice. No top-K list is built: the
+// rank is counted directly, which is exact and cheaper than a heap or selection.
+//
+// # Exact scoring
+//
+// The score matrix U·Vᵀ is computed in blocks of queries × tiles of items, never whole, in
+// parallel over Settings.Workers goroutines. On amd64 with AVX2 and FMA an assembly micro-kernel
+// (6 queries × 16 items, packed operands) computes the tiles; elsewhere, and under the openblas
+// build tag, gonum's blas32 Sgemm does, in the U·Vᵀ layout. With the openblas tag the package
+// switches blas32 to OpenBLAS (gonum.org/v1/netlib) kept to one thread.
+//
+// The ranks are exact for the computed float32 scores, whichever backend computed them: each
+// pair's threshold x_y is bracketed before scanning by a rigorous float32 rounding bound, items
+// above the bracket are counted while the tiles stream past, and the few inside it are compared
+// with the computed x_y once the row is complete.
+//
+// # Slices
+//
+// AssignSlices puts each item in head, torso or tail by its training count: by thresholds
+// (Rawat et al., "Disentangling Sampling and Labeling Bias for Learning in Large-Output Spaces",
+// ICML 2021, long-tail setting: ≥ 100 head, < 20 tail), by cumulative interaction mass (thirds of
+// the training interactions) or by item-rank thirds. Every Result carries its slice's size in
+// test pairs and corpus items.
+//
+// # Confidence intervals
+//
+// Lo and Hi of a Result are the 2.5% and 97.5% empirical quantiles (the smallest resampled mean
+// whose empirical CDF reaches the level, gonum stat.Empirical) of the metric's mean over
+// Settings.Bootstrap resamples, with replacement, of the slice's test pairs ("all" resamples all
+// pairs; each slice resamples its own). The resamples are drawn from PCG sources seeded from
+// Evaluate's seed, so they are reproducible and independent of the number of workers. MeanCI
+// aggregates a metric across training seeds with a Student-t interval.
+package metrics

@@ -1,0 +1,90 @@
+//go:build !noasm
+
+package simd
+
+import "golang.org/x/sys/cpu"
+
+// vector reports whether the processor runs the AVX2/FMA routines (set once, from CPUID).
+var vector = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// Kernel reports whether Kernel6x16 may be called.
+func Kernel() bool { return vector }
+
+// Kernel6x16 sets c[r*ldc+j] = Σ_{l<k} a[l*6+r]·b[l*16+j] for r < 6, j < 16: a holds a panel of
+// 6 rows and b a panel of 16 columns, each stored as k consecutive groups of 6 (or 16) values.
+// Every sum runs over l in increasing order with one fused multiply-add per term, so equal
+// inputs give equal outputs wherever they sit in the panels. It panics if a slice is too short
+// or if Kernel reports false.
+func Kernel6x16(k int, a, b, c []float32, ldc int) {
+	if !vector {
+		panic("simd: Kernel6x16 needs AVX2 and FMA")
+	}
+	if k < 1 || len(a) < 6*k || len(b) < 16*k || ldc < 16 || len(c) < 5*ldc+16 {
+		panic("simd: Kernel6x16: bad sizes")
+	}
+	kernel6x16(k, &a[0], &b[0], &c[0], ldc)
+}
+
+// CountGE returns how many x[i] satisfy x[i] ≥ lo and how many satisfy x[i] ≥ hi (NaN satisfies
+// neither).
+func CountGE(x []float32, lo, hi float32) (nlo, nhi int) {
+	if !vector {
+		return countGEGo(x, lo, hi)
+	}
+	head := len(x) &^ 7
+	for i := 0; i < head; i += maxBlock {
+		a, b := countGE8(x[i:min(head, i+maxBlock)], lo, hi)
+		nlo += a
+		nhi += b
+	}
+	a, b := countGEGo(x[head:], lo, hi)
+	return nlo + a, nhi + b
+}
+
+// maxBlock bounds the length given to one call of countGE8, whose lanes count in int32.
+const maxBlock = 1 << 30
+
+// IndexIn returns the least i with lo ≤ x[i] < hi, or -1 if there is none.
+func IndexIn(x []float32, lo, hi float32) int {
+	if !vector {
+		return indexInGo(x, lo, hi)
+	}
+	head := len(x) &^ 7
+	if i := indexIn8(x[:head], lo, hi); i < head {
+		return i
+	}
+	if i := indexInGo(x[head:], lo, hi); i >= 0 {
+		return head + i
+	}
+	return -1
+}
+
+// Add sets dst[i] = a[i] + b[i] for i < len(dst); a and b must be at least as long as dst.
+func Add(dst, a, b []float32) {
+	if !vector {
+		addGo(dst, a, b)
+		return
+	}
+	a, b = a[:len(dst)], b[:len(dst)]
+	head := len(dst) &^ 7
+	add8(dst[:head], a[:head], b[:head])
+	addGo(dst[head:], a[head:], b[head:])
+}
+
+//go:noescape
+func kernel6x16(k int, a, b, c *float32, ldc int)
+
+// countGE8 is CountGE for len(x) a multiple of 8, at most maxBlock.
+//
+//go:noescape
+func countGE8(x []float32, lo, hi float32) (nlo, nhi int)
+
+// indexIn8 is IndexIn for len(x) a multiple of 8, returning len(x) if there is no such i.
+//
+//go:noescape
+func indexIn8(x []float32, lo, hi float32) int
+
+// add8 is Add for slices of equal length, a multiple of 8.
+//
+//go:noescape
+func add8(dst, a, b []float32)

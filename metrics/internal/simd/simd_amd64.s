@@ -1,0 +1,175 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// func kernel6x16(k int, a, b, c *float32, ldc int)
+//
+// Y0..Y11 accumulate the 6×16 block (row r in Y(2r), Y(2r+1)); per l, Y12 and Y13 hold the 16
+// items' values and Y14, Y15 broadcast the queries'.
+TEXT ·kernel6x16(SB), NOSPLIT, $0-40
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	TESTQ CX, CX
+	JZ    store
+
+loop:
+	VMOVUPS      (DI), Y12
+	VMOVUPS      32(DI), Y13
+	VBROADCASTSS (SI), Y14
+	VBROADCASTSS 4(SI), Y15
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VFMADD231PS  Y12, Y15, Y2
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 8(SI), Y14
+	VBROADCASTSS 12(SI), Y15
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VFMADD231PS  Y12, Y15, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 16(SI), Y14
+	VBROADCASTSS 20(SI), Y15
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VFMADD231PS  Y12, Y15, Y10
+	VFMADD231PS  Y13, Y15, Y11
+	ADDQ         $24, SI
+	ADDQ         $64, DI
+	DECQ         CX
+	JNZ          loop
+
+store:
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y2, (DX)
+	VMOVUPS Y3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y8, (DX)
+	VMOVUPS Y9, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y10, (DX)
+	VMOVUPS Y11, 32(DX)
+	VZEROUPPER
+	RET
+
+// func countGE8(x []float32, lo, hi float32) (nlo, nhi int)
+//
+// Y2 and Y3 count per lane: a true comparison is all ones, -1 as an int32, and is subtracted.
+TEXT ·countGE8(SB), NOSPLIT, $0-48
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS lo+24(FP), Y0
+	VBROADCASTSS hi+28(FP), Y1
+	VPXOR        Y2, Y2, Y2
+	VPXOR        Y3, Y3, Y3
+	SHRQ         $3, CX
+	JZ           count_sum
+
+count_loop:
+	VMOVUPS (SI), Y4
+	VCMPPS  $0x1d, Y0, Y4, Y5 // GE_OQ: x >= lo, false for NaN
+	VCMPPS  $0x1d, Y1, Y4, Y6 // x >= hi
+	VPSUBD  Y5, Y2, Y2
+	VPSUBD  Y6, Y3, Y3
+	ADDQ    $32, SI
+	DECQ    CX
+	JNZ     count_loop
+
+count_sum:
+	VEXTRACTI128 $1, Y2, X4
+	VPADDD       X4, X2, X2
+	VPSHUFD      $0x4e, X2, X4
+	VPADDD       X4, X2, X2
+	VPSHUFD      $0xb1, X2, X4
+	VPADDD       X4, X2, X2
+	VMOVD        X2, AX
+	MOVQ         AX, nlo+32(FP)
+	VEXTRACTI128 $1, Y3, X4
+	VPADDD       X4, X3, X3
+	VPSHUFD      $0x4e, X3, X4
+	VPADDD       X4, X3, X3
+	VPSHUFD      $0xb1, X3, X4
+	VPADDD       X4, X3, X3
+	VMOVD        X3, AX
+	MOVQ         AX, nhi+40(FP)
+	VZEROUPPER
+	RET
+
+// func indexIn8(x []float32, lo, hi float32) int
+TEXT ·indexIn8(SB), NOSPLIT, $0-40
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS lo+24(FP), Y0
+	VBROADCASTSS hi+28(FP), Y1
+	XORQ         DX, DX
+
+index_loop:
+	CMPQ      DX, CX
+	JGE       index_none
+	VMOVUPS   (SI)(DX*4), Y4
+	VCMPPS    $0x1d, Y0, Y4, Y5 // x >= lo
+	VCMPPS    $0x11, Y1, Y4, Y6 // LT_OQ: x < hi, false for NaN
+	VANDPS    Y5, Y6, Y5
+	VMOVMSKPS Y5, AX
+	TESTL     AX, AX
+	JNZ       index_found
+	ADDQ      $8, DX
+	JMP       index_loop
+
+index_found:
+	BSFL AX, AX
+	ADDQ AX, DX
+	MOVQ DX, ret+32(FP)
+	VZEROUPPER
+	RET
+
+index_none:
+	MOVQ CX, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func add8(dst, a, b []float32)
+TEXT ·add8(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
+	SHRQ $3, CX
+	JZ   add_done
+
+add_loop:
+	VMOVUPS (SI), Y0
+	VADDPS  (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     add_loop
+
+add_done:
+	VZEROUPPER
+	RET

@@ -1,0 +1,71 @@
+package simd
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// vectorData returns n values on a grid of 1/4 in [−2, 2] (so that equalities with the
+// thresholds occur), with a NaN and infinities sprinkled in.
+func vectorData(rng *rand.Rand, n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(rng.IntN(17)-8) / 4
+		switch rng.IntN(40) {
+		case 0:
+			x[i] = float32(math.NaN())
+		case 1:
+			x[i] = float32(math.Inf(1))
+		case 2:
+			x[i] = float32(math.Inf(-1))
+		}
+	}
+	return x
+}
+
+// TestCounts compares CountGE, IndexIn and Add (vector code where the processor has it) with
+// the plain-Go loops, on every length up to 70 and some longer ones, at every offset of 0..3.
+func TestCounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	lengths := []int{1000, 1024, 4099}
+	for n := range 71 {
+		lengths = append(lengths, n)
+	}
+	for _, n := range lengths {
+		for off := range 4 {
+			x := vectorData(rng, n+off)[off:]
+			lo := float32(rng.IntN(9)-4) / 4
+			hi := lo + float32(rng.IntN(3))/4
+			a, b := CountGE(x, lo, hi)
+			var wa, wb int
+			wi := -1
+			for i, v := range x {
+				if v >= lo {
+					wa++
+				}
+				if v >= hi {
+					wb++
+				}
+				if wi < 0 && v >= lo && v < hi {
+					wi = i
+				}
+			}
+			if a != wa || b != wb {
+				t.Fatalf("n %d off %d: CountGE(%v, %v) = %d, %d, want %d, %d", n, off, lo, hi, a, b, wa, wb)
+			}
+			if i := IndexIn(x, lo, hi); i != wi {
+				t.Fatalf("n %d off %d: IndexIn(%v, %v) = %d, want %d", n, off, lo, hi, i, wi)
+			}
+			y := vectorData(rng, n)
+			dst := make([]float32, n)
+			Add(dst, x, y)
+			for i := range dst {
+				want := x[i] + y[i]
+				if dst[i] != want && !(math.IsNaN(float64(want)) && math.IsNaN(float64(dst[i]))) {
+					t.Fatalf("n %d: Add[%d] = %v, want %v", n, i, dst[i], want)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,339 @@
+package metrics
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/samplingbias/workbench/metrics/internal/simd"
+)
+
+// ranker computes, for every test pair and τ, the rank of the pair's item in its query's score
+// row over the whole corpus:
+//
+//	rank = 1 + #{j ≠ y, j not excluded : x_j ≥ x_y},  x_j = s_j + a_j,
+//
+// where s is the float32 score row produced by the backend's blocked product and a_j the float32
+// adjustment -τ·log π(j) (absent for τ = 0). Ties count against the pair's item.
+//
+// The rows are never stored whole and the threshold x_y is not known before the tile holding y
+// has been scored, so each (pair, τ) is given, before scoring, an interval [lo, hi] that provably
+// contains the computed x_y (its float64 value widened by a bound on float32 rounding in any
+// summation order). While the tiles stream past, items with x ≥ hi are counted and the rare
+// items with lo ≤ x < hi are kept; once the row is complete, x_y is known and the kept items
+// are compared with it exactly. The ranks are therefore exact for the computed float32 scores,
+// whatever BLAS computed them.
+type ranker struct {
+	u, v []float32
+	d, m int
+	nt   int         // number of τ
+	adj  [][]float32 // per τ: a_j, nil for τ = 0
+	pair []Pair
+
+	// Queries with at least one pair, ascending; the pairs of queries[a] are
+	// pairIdx[pairOff[a]:pairOff[a+1]].
+	queries []int32
+	pairOff []int32
+	pairIdx []int32
+	// The special items of queries[a] are spItem[spOff[a]:spOff[a+1]], ascending and distinct: its
+	// pairs' items and, when filtering, its excluded items (spExcl). spScore receives their
+	// scores as the tiles pass.
+	spOff   []int32
+	spItem  []int32
+	spExcl  []bool
+	spScore []float32
+
+	state []bandState // per pair p and τ k: state[p*nt+k]
+	ranks []int32     // per τ k and pair p: ranks[k*len(pair)+p]
+}
+
+// bandState is the running count of one (pair, τ).
+type bandState struct {
+	lo, hi float32
+	above  int64      // items with x ≥ hi
+	band   []bandItem // items with lo ≤ x < hi
+}
+
+type bandItem struct {
+	j int32
+	x float32
+}
+
+// newRanker validates the input and prepares the ranking; s must be resolved.
+func newRanker(in Input, s *Settings) (*ranker, error) {
+	if err := checkInput(&in, s); err != nil {
+		return nil, err
+	}
+	adj, err := adjustments(s.LogitAdjust, in.LogPrior)
+	if err != nil {
+		return nil, err
+	}
+	d := in.Dim
+	r := &ranker{u: in.U, v: in.V, d: d, m: len(in.V) / d, nt: len(s.LogitAdjust), adj: adj, pair: in.Pairs}
+	n := len(in.U) / d
+
+	// Group the pairs by query (counting sort, so pairs keep their order within a query).
+	count := make([]int32, n)
+	for _, p := range in.Pairs {
+		count[p.Query]++
+	}
+	slot := make([]int32, n) // offset of each query's pairs in pairIdx
+	r.pairOff = []int32{0}
+	for q, c := range count {
+		if c > 0 {
+			r.queries = append(r.queries, int32(q))
+			slot[q] = r.pairOff[len(r.pairOff)-1]
+			r.pairOff = append(r.pairOff, slot[q]+c)
+		}
+	}
+	r.pairIdx = make([]int32, len(in.Pairs))
+	for i, p := range in.Pairs {
+		r.pairIdx[slot[p.Query]] = int32(i)
+		slot[p.Query]++
+	}
+
+	// Special items per query.
+	r.spOff = make([]int32, 1, len(r.queries)+1)
+	type special struct {
+		j    int32
+		excl bool
+	}
+	var buf []special
+	for a, q := range r.queries {
+		buf = buf[:0]
+		for _, p := range r.pairIdx[r.pairOff[a]:r.pairOff[a+1]] {
+			buf = append(buf, special{in.Pairs[p].Item, false})
+		}
+		if s.Filter {
+			for _, j := range in.Exclude[q] {
+				buf = append(buf, special{j, true})
+			}
+		}
+		slices.SortFunc(buf, func(x, y special) int { return cmp.Compare(x.j, y.j) })
+		for i, e := range buf {
+			last := len(r.spItem) - 1
+			if i > 0 && buf[i-1].j == e.j {
+				r.spExcl[last] = r.spExcl[last] || e.excl
+				continue
+			}
+			r.spItem = append(r.spItem, e.j)
+			r.spExcl = append(r.spExcl, e.excl)
+		}
+		r.spOff = append(r.spOff, int32(len(r.spItem)))
+	}
+	r.spScore = make([]float32, len(r.spItem))
+
+	r.state = make([]bandState, len(in.Pairs)*r.nt)
+	r.setBands()
+	r.ranks = make([]int32, len(in.Pairs)*r.nt)
+	return r, nil
+}
+
+// setBands gives every (pair, τ) its interval [lo, hi] around the computed x_y. A float32 dot
+// product of length d, summed in any order, with or without fused multiply-adds, is within
+// γ_d·Σ|u_l v_l| of the exact value, γ_d = d·u/(1-d·u), u = 2⁻²⁴ (Higham, Accuracy and Stability
+// of Numerical Algorithms, 2nd ed., §3.1); adding a_y rounds once more (relative u), and the
+// float64 estimate is exact to far better than that. The bound is doubled for margin, and an
+// absolute term covers underflow.
+func (r *ranker) setBands() {
+	const unit = 0x1p-24
+	d := float64(r.d)
+	gamma := d * unit / (1 - d*unit)
+	tiny := (d + 2) * 0x1p-148
+	for p, pr := range r.pair {
+		uq := r.u[int(pr.Query)*r.d:][:r.d]
+		vy := r.v[int(pr.Item)*r.d:][:r.d]
+		var dot, abs float64
+		for l, x := range uq {
+			t := float64(x) * float64(vy[l])
+			dot += t
+			abs += math.Abs(t)
+		}
+		for k := range r.nt {
+			est := dot
+			if r.adj[k] != nil {
+				est += float64(r.adj[k][pr.Item])
+			}
+			delta := 2*(gamma*abs+unit*(math.Abs(est)+gamma*abs)) + tiny
+			st := &r.state[p*r.nt+k]
+			st.lo = down32(est - delta)
+			st.hi = up32(est + delta)
+		}
+	}
+}
+
+// down32 is the largest float32 not above x; up32 the smallest not below.
+func down32(x float64) float32 {
+	f := float32(x)
+	if float64(f) > x {
+		f = math.Nextafter32(f, float32(math.Inf(-1)))
+	}
+	return f
+}
+
+func up32(x float64) float32 {
+	f := float32(x)
+	if float64(f) < x {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
+}
+
+// backend computes tiles of the score matrix.
+type backend interface {
+	// geometry returns the queries per block and the items per tile (the row stride of a tile).
+	geometry() (rows, cols int)
+	// worker returns a tile scorer with its own buffers for blocks of up to rows queries, for one
+	// goroutine.
+	worker(rows int) tileScorer
+}
+
+// tileScorer scores one block of queries against tiles of items.
+type tileScorer interface {
+	// load makes queries the current block.
+	load(queries []int32)
+	// score sets c[i*ldc+j] to the score of the block's query i and item j0+j, for j < n; c has
+	// room for rows×ldc values, n ≤ ldc = cols, and j0 is a multiple of cols. A kernel may also
+	// write c beyond n or beyond the block's queries, within rows×ldc.
+	score(j0, n int, c []float32, ldc int)
+}
+
+// run ranks every pair, parallel over blocks of queries.
+func (r *ranker) run(be backend, workers int) error {
+	rows, cols := be.geometry()
+	blocks := (len(r.queries) + rows - 1) / rows
+	workers = max(1, min(workers, blocks))
+	var next atomic.Int64
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk := &rankWorker{
+				ts:     be.worker(rows),
+				c:      make([]float32, rows*cols),
+				x:      make([]float32, cols),
+				cursor: make([]int32, rows),
+				ldc:    cols,
+			}
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= blocks {
+					return
+				}
+				a0 := b * rows
+				a1 := min(len(r.queries), a0+rows)
+				if err := r.block(wk, a0, a1); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// rankWorker holds one goroutine's buffers.
+type rankWorker struct {
+	ts     tileScorer
+	c      []float32 // score tile, rows × ldc
+	x      []float32 // adjusted scores of one tile row
+	cursor []int32   // per query of the block: its next special item
+	ldc    int
+}
+
+// block ranks the pairs of queries[a0:a1].
+func (r *ranker) block(wk *rankWorker, a0, a1 int) error {
+	wk.ts.load(r.queries[a0:a1])
+	for i := range a1 - a0 {
+		wk.cursor[i] = r.spOff[a0+i]
+	}
+	ldc := wk.ldc
+	for j0 := 0; j0 < r.m; j0 += ldc {
+		n := min(ldc, r.m-j0)
+		wk.ts.score(j0, n, wk.c, ldc)
+		for i := range a1 - a0 {
+			a := a0 + i
+			row := wk.c[i*ldc : i*ldc+n]
+			e := wk.cursor[i]
+			for ; e < r.spOff[a+1] && int(r.spItem[e]) < j0+n; e++ {
+				r.spScore[e] = row[int(r.spItem[e])-j0]
+			}
+			wk.cursor[i] = e
+			for k, adj := range r.adj {
+				x := row
+				if adj != nil {
+					x = wk.x[:n]
+					simd.Add(x, row, adj[j0:j0+n])
+				}
+				for _, p := range r.pairIdx[r.pairOff[a]:r.pairOff[a+1]] {
+					st := &r.state[int(p)*r.nt+k]
+					nlo, nhi := simd.CountGE(x, st.lo, st.hi)
+					st.above += int64(nhi)
+					for off := 0; nlo > nhi; nlo-- {
+						i := off + simd.IndexIn(x[off:], st.lo, st.hi)
+						st.band = append(st.band, bandItem{int32(j0 + i), x[i]})
+						off = i + 1
+					}
+				}
+			}
+		}
+	}
+	for a := a0; a < a1; a++ {
+		if err := r.finish(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish turns the running counts of queries[a]'s pairs into ranks.
+func (r *ranker) finish(a int) error {
+	lo, hi := r.spOff[a], r.spOff[a+1]
+	items := r.spItem[lo:hi]
+	for _, p := range r.pairIdx[r.pairOff[a]:r.pairOff[a+1]] {
+		y := r.pair[p].Item
+		iy, _ := slices.BinarySearch(items, y)
+		for k, adj := range r.adj {
+			st := &r.state[int(p)*r.nt+k]
+			x := func(e int32) float32 { // adjusted score of special item lo+e, as scanned
+				s := r.spScore[lo+e]
+				if adj != nil {
+					s += adj[items[e]]
+				}
+				return s
+			}
+			t := x(int32(iy))
+			if !(t >= st.lo && t <= st.hi) {
+				return fmt.Errorf("metrics: score %v of test pair %d (query %d, item %d) is outside its rounding bound [%v, %v]: non-finite scores?",
+					t, p, r.pair[p].Query, y, st.lo, st.hi)
+			}
+			ahead := st.above
+			for e, j := range items {
+				if (j == y || r.spExcl[lo+int32(e)]) && x(int32(e)) >= st.hi {
+					ahead--
+				}
+			}
+			for _, b := range st.band {
+				if b.j == y {
+					continue
+				}
+				if e, ok := slices.BinarySearch(items, b.j); ok && r.spExcl[lo+int32(e)] {
+					continue
+				}
+				if b.x >= t {
+					ahead++
+				}
+			}
+			r.ranks[k*len(r.pair)+int(p)] = int32(ahead + 1)
+			st.band = nil
+		}
+	}
+	return nil
+}

@@ -1,0 +1,162 @@
+package metrics
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Slice is the popularity slice of an item: head, torso or tail.
+type Slice uint8
+
+const (
+	Head Slice = iota
+	Torso
+	Tail
+)
+
+// String returns "head", "torso" or "tail".
+func (s Slice) String() string {
+	switch s {
+	case Head:
+		return "head"
+	case Torso:
+		return "torso"
+	case Tail:
+		return "tail"
+	}
+	return fmt.Sprintf("Slice(%d)", uint8(s))
+}
+
+// Slice methods of SliceSettings.Method.
+const (
+	SliceCount = "count"
+	SliceMass  = "mass"
+	SliceRank  = "rank"
+)
+
+var sliceMethods = []string{SliceCount, SliceMass, SliceRank}
+
+// SliceSettings is the [slices] section: how items are assigned to head, torso and tail by their
+// training frequency. The zero value is method "count" with Rawat et al.'s long-tail thresholds.
+type SliceSettings struct {
+	// Method is one of
+	//   - "count" (default): head if the item has at least HeadMin training examples, tail if it
+	//     has fewer than TailMax, torso otherwise;
+	//   - "mass": items ordered by decreasing count; head is the shortest prefix covering a third
+	//     of all training interactions, torso the next third, tail the rest (items never seen in
+	//     training are always tail);
+	//   - "rank": items ordered by decreasing count and cut into thirds by rank: of M items, head
+	//     is the first ceil(M/3), torso the next ones up to rank ceil(2M/3), tail the rest.
+	// "mass" and "rank" order items of equal count by increasing item index, so items of equal
+	// count can straddle a boundary; "count" depends on the count only.
+	Method string `toml:"method"`
+	// HeadMin is the minimum training count of a head item for method "count" (default 100;
+	// 0 means the default).
+	HeadMin int `toml:"head_min"`
+	// TailMax is the count below which an item is tail for method "count" (default 20; 0 means
+	// the default). It must not exceed HeadMin.
+	TailMax int `toml:"tail_max"`
+}
+
+// Resolve fills the defaults in place and validates the settings.
+func (s *SliceSettings) Resolve() error {
+	if s.Method == "" {
+		s.Method = SliceCount
+	}
+	if !slices.Contains(sliceMethods, s.Method) {
+		return fmt.Errorf("method: unknown %q (allowed: count, mass, rank)", s.Method)
+	}
+	if s.Method != SliceCount {
+		if s.HeadMin != 0 {
+			return fmt.Errorf("head_min: only used with method \"count\", not %q; leave it 0", s.Method)
+		}
+		if s.TailMax != 0 {
+			return fmt.Errorf("tail_max: only used with method \"count\", not %q; leave it 0", s.Method)
+		}
+		return nil
+	}
+	if s.HeadMin == 0 {
+		s.HeadMin = 100
+	}
+	if s.TailMax == 0 {
+		s.TailMax = 20
+	}
+	if s.HeadMin < 0 {
+		return fmt.Errorf("head_min: must be positive, got %d", s.HeadMin)
+	}
+	if s.TailMax < 0 {
+		return fmt.Errorf("tail_max: must be positive, got %d", s.TailMax)
+	}
+	if s.TailMax > s.HeadMin {
+		return fmt.Errorf("tail_max: must not exceed head_min (%d), got %d", s.HeadMin, s.TailMax)
+	}
+	return nil
+}
+
+// AssignSlices returns the slice of every item given its training count counts[j]. The settings
+// are resolved on a copy, so the zero value works. Invalid settings (see Resolve) and negative
+// counts are programming errors and panic: the experiments command resolves settings when it loads
+// its configuration, and counts come from the training split.
+func AssignSlices(counts []int64, s SliceSettings) []Slice {
+	if err := s.Resolve(); err != nil {
+		panic("metrics: AssignSlices: " + err.Error())
+	}
+	var total int64
+	for j, c := range counts {
+		if c < 0 {
+			panic(fmt.Sprintf("metrics: AssignSlices: negative count %d for item %d", c, j))
+		}
+		total += c
+	}
+	out := make([]Slice, len(counts))
+	if s.Method == SliceCount {
+		for j, c := range counts {
+			switch {
+			case c >= int64(s.HeadMin):
+				out[j] = Head
+			case c < int64(s.TailMax):
+				out[j] = Tail
+			default:
+				out[j] = Torso
+			}
+		}
+		return out
+	}
+
+	order := make([]int32, len(counts))
+	for j := range order {
+		order[j] = int32(j)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		// Decreasing count; the stable sort keeps increasing index among equal counts.
+		switch {
+		case counts[a] > counts[b]:
+			return -1
+		case counts[a] < counts[b]:
+			return 1
+		}
+		return 0
+	})
+	// An item goes to head while what precedes it is below a third of the whole (mass of
+	// interactions or number of items), to torso while below two thirds, else to tail.
+	var before, whole int64 = 0, total
+	if s.Method == SliceRank {
+		whole = int64(len(counts))
+	}
+	for _, j := range order {
+		switch {
+		case 3*before < whole:
+			out[j] = Head
+		case 3*before < 2*whole:
+			out[j] = Torso
+		default:
+			out[j] = Tail
+		}
+		if s.Method == SliceRank {
+			before++
+		} else {
+			before += counts[j]
+		}
+	}
+	return out
+}

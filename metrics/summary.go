@@ -1,0 +1,182 @@
+package metrics
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// pairValue holds what the metrics of one (τ, pair) need: its rank, the NDCG gain
+// 1/log2(rank+1) and the reciprocal rank.
+type pairValue struct {
+	rank     int32
+	gain, rr float64
+}
+
+// tally adds up metric vectors: per τ k, recall@K_i at k*width+i, ndcg@K_i at
+// k*width+len(K)+i and the reciprocal rank at k*width+2·len(K).
+type tally struct {
+	ks     []int
+	nt, np int
+	vals   []pairValue // per τ k and pair p: vals[k*np+p]
+}
+
+func (t *tally) width() int { return 2*len(t.ks) + 1 }
+
+// add adds pair p's metrics to sum.
+func (t *tally) add(sum []float64, p int32) {
+	w, nk := t.width(), len(t.ks)
+	for k := range t.nt {
+		v := t.vals[k*t.np+int(p)]
+		s := sum[k*w : (k+1)*w]
+		for i, K := range t.ks {
+			if int(v.rank) <= K {
+				s[i]++
+				s[nk+i] += v.gain
+			}
+		}
+		s[2*nk] += v.rr
+	}
+}
+
+// summarize turns ranks (per τ k and pair p at ranks[k*len(pairs)+p]) into Results.
+func summarize(ranks []int32, pairs []Pair, itemSlice []Slice, m int, s *Settings, seed int64) []Result {
+	t := &tally{ks: s.K, nt: len(s.LogitAdjust), np: len(pairs), vals: make([]pairValue, len(ranks))}
+	for i, r := range ranks {
+		t.vals[i] = pairValue{rank: r, gain: 1 / math.Log2(float64(r)+1), rr: 1 / float64(r)}
+	}
+
+	// The pairs and items of each slice: "all" first, then head, torso, tail.
+	type group struct {
+		name  string
+		pairs []int32
+		items int
+	}
+	all := make([]int32, len(pairs))
+	for p := range all {
+		all[p] = int32(p)
+	}
+	groups := []group{{name: "all", pairs: all, items: m}}
+	if itemSlice != nil {
+		for _, sl := range []Slice{Head, Torso, Tail} {
+			g := group{name: sl.String()}
+			for p, pr := range pairs {
+				if itemSlice[pr.Item] == sl {
+					g.pairs = append(g.pairs, int32(p))
+				}
+			}
+			for _, x := range itemSlice {
+				if x == sl {
+					g.items++
+				}
+			}
+			groups = append(groups, g)
+		}
+	}
+
+	w := t.width()
+	var out []Result
+	perTau := make([][]Result, t.nt)
+	for gi, g := range groups {
+		if len(g.pairs) == 0 {
+			continue
+		}
+		mean := make([]float64, t.nt*w)
+		for _, p := range g.pairs {
+			t.add(mean, p)
+		}
+		for i := range mean {
+			mean[i] /= float64(len(g.pairs))
+		}
+		lo, hi := mean, mean
+		if s.Bootstrap > 0 {
+			lo, hi = t.bootstrap(g.pairs, s.Bootstrap, s.Workers, seed, uint64(gi))
+		}
+		for k, tau := range s.LogitAdjust {
+			for i := range w {
+				metric, K := "mrr", 0
+				if i < 2*len(s.K) {
+					metric, K = "recall", s.K[i%len(s.K)]
+					if i >= len(s.K) {
+						metric = "ndcg"
+					}
+				}
+				j := k*w + i
+				perTau[k] = append(perTau[k], Result{Tau: tau, Slice: g.name, Metric: metric, K: K,
+					Value: mean[j], Lo: lo[j], Hi: hi[j], Pairs: len(g.pairs), Items: g.items})
+			}
+		}
+	}
+	for _, r := range perTau {
+		out = append(out, r...)
+	}
+	return out
+}
+
+// bootstrap returns the 2.5% and 97.5% empirical quantiles of the metric means over b resamples
+// (with replacement, of size len(pairs)) of pairs. Resample i of group g draws from a PCG seeded
+// with (seed, g<<32 | i), so the result does not depend on the number of workers.
+func (t *tally) bootstrap(pairs []int32, b, workers int, seed int64, g uint64) (lo, hi []float64) {
+	w := t.nt * t.width()
+	means := make([]float64, b*w) // resample i at means[i*w:]
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(workers, b)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			src := &rand.PCG{}
+			rng := rand.New(src)
+			n := len(pairs)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= b {
+					return
+				}
+				src.Seed(uint64(seed), g<<32|uint64(i))
+				sum := means[i*w : (i+1)*w]
+				for range n {
+					t.add(sum, pairs[rng.IntN(n)])
+				}
+				for j := range sum {
+					sum[j] /= float64(n)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	lo, hi = make([]float64, w), make([]float64, w)
+	col := make([]float64, b)
+	for j := range w {
+		for i := range col {
+			col[i] = means[i*w+j]
+		}
+		slices.Sort(col)
+		lo[j] = stat.Quantile(0.025, stat.Empirical, col, nil)
+		hi[j] = stat.Quantile(0.975, stat.Empirical, col, nil)
+	}
+	return lo, hi
+}
+
+// MeanCI aggregates one metric across seeds: its mean and the 95% Student-t confidence interval
+// mean ± t(0.975; n-1)·sd/√n, with sd the sample standard deviation (n-1 denominator); lo = hi =
+// mean for n = 1, and all three are NaN for n = 0.
+func MeanCI(values []float64) (mean, lo, hi float64) {
+	n := len(values)
+	if n == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	mean, sd := stat.MeanStdDev(values, nil)
+	if n == 1 {
+		return mean, mean, mean
+	}
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+	half := q * sd / math.Sqrt(float64(n))
+	return mean, mean - half, mean + half
+}

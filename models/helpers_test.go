@@ -1,0 +1,27 @@
+package models
+
+import (
+	"math"
+
+	"github.com/samplingbias/workbench/datasets"
+)
+
+// countEstimator is a fixed estimator for tests and benchmarks: p̂(y) = 1-(1-q_y)^B with
+// q_y = (count_y+1)/(N+M) from the training counts. Observe only records its calls.
+type countEstimator struct {
+	p        []float64
+	observed []int64 // the steps Observe was called at
+}
+
+func newCountEstimator(ds *datasets.Dataset, batch int) *countEstimator {
+	e := &countEstimator{p: make([]float64, ds.Items)}
+	den := float64(len(ds.Train) + ds.Items)
+	for y, c := range ds.ItemCounts() {
+		q := float64(c+1) / den
+		e.p[y] = -math.Expm1(float64(batch) * math.Log1p(-q))
+	}
+	return e
+}
+
+func (e *countEstimator) Observe(t int64, _ []uint64) { e.observed = append(e.observed, t) }
+func (e *countEstimator) Prob(y uint64) float64       { return e.p[y] }

@@ -1,0 +1,258 @@
+package models
+
+import (
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// float is the element type of a model: float32 (the default) or float64 (gradient checks).
+type float interface{ float32 | float64 }
+
+// gemmWork is the number of multiply-adds below which a matrix product runs in one call.
+const gemmWork = 1 << 16
+
+// gemmMaxParts bounds the number of goroutines one matrix product is split into.
+const gemmMaxParts = 4
+
+// gemm computes C = alpha·op(A)·op(B) + beta·C for row-major A, B, C (op transposes when tA or
+// tB), through blas32 or blas64 (gonum's pure-Go BLAS, or OpenBLAS under the openblas tag).
+//
+// When splitGemm is set (the openblas build, where OpenBLAS runs one thread), a large product is
+// split into at most gemmMaxParts blocks of rows (or columns, whichever C has more of) computed
+// concurrently. The split depends only on the shapes and every element of C is computed by one
+// BLAS call over the whole inner dimension, so results do not depend on scheduling.
+func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		for i := range m {
+			row := c[i*ldc : i*ldc+n]
+			if beta == 0 {
+				clear(row)
+				continue
+			}
+			for j := range row {
+				row[j] *= beta
+			}
+		}
+		return
+	}
+	parts := 1
+	if splitGemm && m*n*k >= 2*gemmWork {
+		parts = min(gemmMaxParts, max(m, n)/32, m*n*k/gemmWork)
+	}
+	if parts <= 1 {
+		gemmCall(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	var wg sync.WaitGroup
+	byRows := m >= n
+	size := n
+	if byRows {
+		size = m
+	}
+	for p := range parts {
+		lo, hi := p*size/parts, (p+1)*size/parts
+		if lo == hi {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if byRows {
+				aOff := lo * lda
+				if tA {
+					aOff = lo
+				}
+				gemmCall(tA, tB, hi-lo, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[lo*ldc:], ldc)
+				return
+			}
+			bOff := lo
+			if tB {
+				bOff = lo * ldb
+			}
+			gemmCall(tA, tB, m, hi-lo, k, alpha, a, lda, b[bOff:], ldb, beta, c[lo:], ldc)
+		}()
+	}
+	wg.Wait()
+}
+
+func trans(t bool) blas.Transpose {
+	if t {
+		return blas.Trans
+	}
+	return blas.NoTrans
+}
+
+// gemmCall is one BLAS Gemm call; slices may be longer than the matrices they hold.
+func gemmCall[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	ra, ca := m, k
+	if tA {
+		ra, ca = k, m
+	}
+	rb, cb := k, n
+	if tB {
+		rb, cb = n, k
+	}
+	a = a[:(ra-1)*lda+ca]
+	b = b[:(rb-1)*ldb+cb]
+	c = c[:(m-1)*ldc+n]
+	switch a := any(a).(type) {
+	case []float32:
+		blas32.Implementation().Sgemm(trans(tA), trans(tB), m, n, k, float32(alpha), a, lda,
+			any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+	case []float64:
+		blas64.Implementation().Dgemm(trans(tA), trans(tB), m, n, k, float64(alpha), a, lda,
+			any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
+	}
+}
+
+// parallelGrain is the number of elements below which a row-wise kernel runs in one goroutine.
+const parallelGrain = 1 << 14
+
+// parallelRows runs f on contiguous blocks of the rows [0, n) of a matrix with width columns, in
+// up to GOMAXPROCS goroutines. The kernels it runs compute every output row from its own input
+// rows only, so the result does not depend on the split.
+func parallelRows(n, width int, f func(lo, hi int)) {
+	parts := min(runtime.GOMAXPROCS(0), n*width/parallelGrain)
+	if parts <= 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*n/parts, (p+1)*n/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// biasAct sets y[i,:] = act(y[i,:] + b) for an n×h matrix y.
+func biasAct[T float](y, b []T, h int, relu bool) {
+	parallelRows(len(y)/h, h, func(lo, hi int) {
+		for i := lo * h; i < hi*h; i += h {
+			row := y[i : i+h]
+			if relu {
+				for j, bj := range b[:h] {
+					row[j] = max(row[j]+bj, 0)
+				}
+				continue
+			}
+			for j, bj := range b[:h] {
+				row[j] += bj
+			}
+		}
+	})
+}
+
+// reluGrad sets dst = g where y > 0 and 0 elsewhere (y = relu(z), so y > 0 iff z > 0), without
+// branches (a ReLU's sign pattern is unpredictable).
+func reluGrad[T float](dst, y, g []T) {
+	parallelRows(len(y), 1, func(lo, hi int) {
+		switch y := any(y[lo:hi]).(type) {
+		case []float32:
+			dst, g := any(dst[lo:hi]).([]float32), any(g[lo:hi]).([]float32)
+			for i, v := range y {
+				// all ones iff v > 0: the int32 view of a float is positive iff the float is
+				mask := uint32(-int64(int32(math.Float32bits(v))) >> 63)
+				dst[i] = math.Float32frombits(math.Float32bits(g[i]) & mask)
+			}
+		case []float64:
+			dst, g := any(dst[lo:hi]).([]float64), any(g[lo:hi]).([]float64)
+			for i, v := range y {
+				x := int64(math.Float64bits(v))
+				mask := uint64(-x>>63) &^ uint64(x>>63) // -x overflows for -0, which the second term excludes
+				dst[i] = math.Float64frombits(math.Float64bits(g[i]) & mask)
+			}
+		}
+	})
+}
+
+// colSum sets dst[j] = Σ_i x[i,j] for an n×h matrix x, summing rows in order (in parallel over
+// blocks of columns).
+func colSum[T float](dst, x []T, h int) {
+	n := len(x) / h
+	parallelRows(h, n, func(lo, hi int) {
+		d := dst[lo:hi]
+		clear(d)
+		for i := 0; i < n; i++ {
+			for j, v := range x[i*h+lo : i*h+hi] {
+				d[j] += v
+			}
+		}
+	})
+}
+
+// l2Norm sets y[i,:] = z[i,:] / sqrt(‖z[i,:]‖² + eps²): the L2 normalisation of every row, with
+// an epsilon that keeps a zero row (and its gradient) finite.
+func l2Norm[T float](y, z []T, d int, eps float64) {
+	parallelRows(len(z)/d, d, func(lo, hi int) {
+		for i := lo * d; i < hi*d; i += d {
+			zr, yr := z[i:i+d], y[i:i+d]
+			inv := T(1 / math.Sqrt(float64(dot(zr, zr))+eps*eps))
+			for j, v := range zr {
+				yr[j] = v * inv
+			}
+		}
+	})
+}
+
+// l2NormGrad sets dz[i,:] = (g - y (y·g)) / n with n = sqrt(‖z‖² + eps²): the gradient of
+// l2Norm (dy/dz = (I - z zᵀ/n²)/n).
+func l2NormGrad[T float](dz, z, y, g []T, d int, eps float64) {
+	parallelRows(len(z)/d, d, func(lo, hi int) {
+		for i := lo * d; i < hi*d; i += d {
+			zr, yr, gr, dr := z[i:i+d], y[i:i+d], g[i:i+d], dz[i:i+d]
+			inv := T(1 / math.Sqrt(float64(dot(zr, zr))+eps*eps))
+			yg := dot(yr, gr)
+			for j := range dr {
+				dr[j] = (gr[j] - yr[j]*yg) * inv
+			}
+		}
+	})
+}
+
+func dot[T float](a, b []T) T {
+	var s T
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
+// rowDot sets dst[i*stride] = ⟨u[i,:], v[i,:]⟩ for n×d matrices u, v.
+func rowDot[T float](dst []T, stride int, u, v []T, d int) {
+	for i := 0; i*d < len(u); i++ {
+		dst[i*stride] = dot(u[i*d:(i+1)*d], v[i*d:(i+1)*d])
+	}
+}
+
+// scaleRows sets dst[i,:] = s[i*stride]·x[i,:] for n×d matrices.
+func scaleRows[T float](dst []T, s []T, stride int, x []T, d int) {
+	for i := 0; i*d < len(x); i++ {
+		si := s[i*stride]
+		for j, v := range x[i*d : (i+1)*d] {
+			dst[i*d+j] = si * v
+		}
+	}
+}
+
+// addScaledRows adds s[i*stride]·x[i,:] to dst[i,:] for n×d matrices.
+func addScaledRows[T float](dst []T, s []T, stride int, x []T, d int) {
+	for i := 0; i*d < len(x); i++ {
+		si := s[i*stride]
+		for j, v := range x[i*d : (i+1)*d] {
+			dst[i*d+j] += si * v
+		}
+	}
+}

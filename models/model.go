@@ -1,0 +1,370 @@
+package models
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/datasets"
+)
+
+// Tower sides.
+const (
+	sideQuery = iota
+	sideItem
+)
+
+var sideNames = [2]string{"query", "item"}
+
+// param is one parameter array owned by the Model: an embedding table (rows × EmbeddingDim),
+// a weight matrix (in × out) or a bias (out). Graphs bind tensors over data, so every graph and
+// the inference path read and update the same memory.
+type param struct {
+	name  string
+	shape []int
+	data  any // []float32 or []float64
+}
+
+func (p *param) size() int {
+	n := 1
+	for _, d := range p.shape {
+		n *= d
+	}
+	return n
+}
+
+// values returns the parameter's elements as []T.
+func values[T float](p *param) []T { return p.data.([]T) }
+
+// fieldInput places one categorical field of a tower in the tower's input vector.
+type fieldInput struct {
+	field *datasets.Field
+	table int // index into Model.tables
+	off   int // first column of the field's pooled embedding in the input
+}
+
+// layer is one dense layer y = act(x·w + b) with w stored in × out.
+type layer struct {
+	w, b    *param
+	in, out int
+}
+
+// tower is the network of one side: pooled embeddings and dense features → MLP → L2 norm.
+type tower struct {
+	side     int
+	n        int // number of entities
+	feats    *datasets.Features
+	fields   []fieldInput
+	denseOff int // first column of the dense features
+	in       int // input width: fields × EmbeddingDim + DenseDim
+	layers   []layer
+}
+
+// Model is a two-tower retrieval model (Yi et al. 2019, section 2): a query tower u(x) and an
+// item tower v(y), each mean-pooling the embeddings of its entity's feature bags, concatenating
+// the dense features and applying an MLP, with L2-normalised outputs scored by ⟨u, v⟩.
+//
+// The parameters live in the Model, outside any computation graph: training graphs of any batch
+// size and the inference path (EmbedQueries, EmbedItems) all read the same arrays. A Model is not
+// safe for use by several goroutines while it trains; once trained, EmbedQueries and EmbedItems
+// may be called concurrently.
+type Model struct {
+	s      Settings
+	dt     tensor.Dtype
+	tables []*param // embedding tables
+	towers [2]*tower
+}
+
+// New builds a model for the features of ds with seeded initialisation: embedding rows from
+// N(0, InitStd²), MLP weights Glorot-uniform, biases zero. dt is tensor.Float32 (the default
+// choice) or tensor.Float64. The model keeps references to ds's feature bags (read-only).
+func New(s Settings, ds *datasets.Dataset, dt tensor.Dtype, seed int64) (*Model, error) {
+	if err := s.Resolve(); err != nil {
+		return nil, err
+	}
+	if dt != tensor.Float32 && dt != tensor.Float64 {
+		return nil, fmt.Errorf("models: dtype %v not supported (float32 or float64)", dt)
+	}
+	if ds == nil {
+		return nil, errors.New("models: nil dataset")
+	}
+	m := &Model{s: s, dt: dt}
+	shared := map[string]int{} // field name → table, for sharing between towers
+	feats := [2]*datasets.Features{ds.QueryFeatures, ds.ItemFeatures}
+	counts := [2]int{ds.Queries, ds.Items}
+	for side, fs := range feats {
+		if fs == nil {
+			return nil, fmt.Errorf("models: dataset %q has no %s features", ds.Name, sideNames[side])
+		}
+		t := &tower{side: side, n: counts[side], feats: fs}
+		for i := range fs.Fields {
+			f := &fs.Fields[i]
+			if err := checkField(f, t.n); err != nil {
+				return nil, fmt.Errorf("models: %s field %q: %w", sideNames[side], f.Name, err)
+			}
+			for _, g := range fs.Fields[:i] {
+				if g.Name == f.Name {
+					return nil, fmt.Errorf("models: two %s fields are named %q", sideNames[side], f.Name)
+				}
+			}
+			ti, ok := shared[f.Name]
+			switch {
+			case ok && side == sideItem && s.ShareEmbeddings:
+				if v := m.tables[ti].shape[0]; v != f.Vocab {
+					return nil, fmt.Errorf("models: shared field %q has vocabulary %d on the query side and %d on the item side", f.Name, v, f.Vocab)
+				}
+				m.tables[ti].name = "shared." + f.Name
+			default:
+				ti = len(m.tables)
+				m.tables = append(m.tables, m.newParam(sideNames[side]+"."+f.Name, f.Vocab, s.EmbeddingDim))
+				if side == sideQuery {
+					shared[f.Name] = ti
+				}
+			}
+			t.fields = append(t.fields, fieldInput{field: f, table: ti, off: t.in})
+			t.in += s.EmbeddingDim
+		}
+		if fs.DenseDim < 0 || len(fs.Dense) != t.n*fs.DenseDim {
+			return nil, fmt.Errorf("models: %s dense features: %d values for %d×%d", sideNames[side], len(fs.Dense), t.n, fs.DenseDim)
+		}
+		t.denseOff = t.in
+		t.in += fs.DenseDim
+		if t.in == 0 {
+			return nil, fmt.Errorf("models: the %s side has neither feature fields nor dense features", sideNames[side])
+		}
+		in := t.in
+		for l, h := range s.Hidden {
+			t.layers = append(t.layers, layer{
+				w:  m.newParam(fmt.Sprintf("%s.w%d", sideNames[side], l), in, h),
+				b:  m.newParam(fmt.Sprintf("%s.b%d", sideNames[side], l), h),
+				in: in, out: h,
+			})
+			in = h
+		}
+		m.towers[side] = t
+	}
+	m.init(seed)
+	return m, nil
+}
+
+// checkField checks that a field's bags are well formed for n entities.
+func checkField(f *datasets.Field, n int) error {
+	switch {
+	case f.Vocab <= 0:
+		return fmt.Errorf("vocabulary %d", f.Vocab)
+	case len(f.Offsets) != n+1 || f.Offsets[0] != 0 || int(f.Offsets[n]) != len(f.IDs):
+		return fmt.Errorf("offsets do not cover %d entities and %d ids", n, len(f.IDs))
+	case f.Weights != nil && len(f.Weights) != len(f.IDs):
+		return fmt.Errorf("%d weights for %d ids", len(f.Weights), len(f.IDs))
+	}
+	for e := range n {
+		if f.Offsets[e] > f.Offsets[e+1] {
+			return fmt.Errorf("offsets decrease at entity %d", e)
+		}
+	}
+	for k, id := range f.IDs {
+		if id < 0 || int(id) >= f.Vocab {
+			return fmt.Errorf("id %d (position %d) out of range [0, %d)", id, k, f.Vocab)
+		}
+	}
+	return nil
+}
+
+func (m *Model) newParam(name string, shape ...int) *param {
+	p := &param{name: name, shape: shape}
+	if m.dt == tensor.Float64 {
+		p.data = make([]float64, p.size())
+	} else {
+		p.data = make([]float32, p.size())
+	}
+	return p
+}
+
+// params lists every parameter in a fixed order: tables, then query layers, then item layers.
+func (m *Model) params() []*param {
+	ps := append([]*param(nil), m.tables...)
+	for _, t := range m.towers {
+		for _, l := range t.layers {
+			ps = append(ps, l.w, l.b)
+		}
+	}
+	return ps
+}
+
+func (m *Model) init(seed int64) {
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x6d6f64656c73)) // "models"
+	set := func(p *param, f func() float64) {
+		switch d := p.data.(type) {
+		case []float32:
+			for i := range d {
+				d[i] = float32(f())
+			}
+		case []float64:
+			for i := range d {
+				d[i] = f()
+			}
+		}
+	}
+	for _, p := range m.tables {
+		set(p, func() float64 { return m.s.InitStd * rng.NormFloat64() })
+	}
+	for _, t := range m.towers {
+		for _, l := range t.layers {
+			a := math.Sqrt(6 / float64(l.in+l.out))
+			set(l.w, func() float64 { return a * (2*rng.Float64() - 1) })
+		}
+	}
+}
+
+// Dim returns the dimension of the embeddings u and v (the last hidden size).
+func (m *Model) Dim() int { return m.s.Hidden[len(m.s.Hidden)-1] }
+
+// Dtype returns the element type of the parameters.
+func (m *Model) Dtype() tensor.Dtype { return m.dt }
+
+// Settings returns the resolved settings of the model.
+func (m *Model) Settings() Settings {
+	s := m.s
+	s.Hidden = append([]int(nil), s.Hidden...)
+	return s
+}
+
+// NumParams returns the number of scalar parameters (embedding tables and MLPs).
+func (m *Model) NumParams() int {
+	n := 0
+	for _, p := range m.params() {
+		n += p.size()
+	}
+	return n
+}
+
+// inferenceRows is the number of entities embedded per forward pass by EmbedQueries/EmbedItems.
+const inferenceRows = 2048
+
+// EmbedQueries returns the L2-normalised query embeddings u of the given query ids, row-major
+// len(ids) × Dim(). It runs the same forward kernels as the training graph, in chunks, without
+// building a graph.
+func (m *Model) EmbedQueries(ids []int32) ([]float32, error) { return m.embed(sideQuery, ids) }
+
+// EmbedItems returns the L2-normalised item embeddings v of the given item ids, row-major
+// len(ids) × Dim() (pass every id 0..Items-1 to embed the corpus for full-corpus Recall@K).
+func (m *Model) EmbedItems(ids []int32) ([]float32, error) { return m.embed(sideItem, ids) }
+
+func (m *Model) embed(side int, ids []int32) ([]float32, error) {
+	t := m.towers[side]
+	for _, id := range ids {
+		if id < 0 || int(id) >= t.n {
+			return nil, fmt.Errorf("models: %s id %d out of range [0, %d)", sideNames[side], id, t.n)
+		}
+	}
+	if m.dt == tensor.Float64 {
+		return embedT[float64](m, t, ids), nil
+	}
+	return embedT[float32](m, t, ids), nil
+}
+
+func embedT[T float](m *Model, t *tower, ids []int32) []float32 {
+	d := m.Dim()
+	out := make([]float32, len(ids)*d)
+	var f forwardBuffers[T]
+	for lo := 0; lo < len(ids); lo += inferenceRows {
+		chunk := ids[lo:min(lo+inferenceRows, len(ids))]
+		y := f.forward(m, t, chunk)
+		for i, v := range y {
+			out[lo*d+i] = float32(v)
+		}
+	}
+	return out
+}
+
+// forwardBuffers holds the activations of one tower's forward pass, reused across calls.
+type forwardBuffers[T float] struct {
+	x    []T
+	acts [][]T
+	y    []T
+}
+
+// forward computes the normalised tower outputs of ids and returns them (n × Dim, reused).
+func (f *forwardBuffers[T]) forward(m *Model, t *tower, ids []int32) []T {
+	n := len(ids)
+	f.x = grow(f.x, n*t.in)
+	gather(m, t, ids, f.x)
+	if len(f.acts) < len(t.layers) {
+		f.acts = make([][]T, len(t.layers))
+	}
+	x := f.x
+	for i, l := range t.layers {
+		f.acts[i] = grow(f.acts[i], n*l.out)
+		denseForward(x, values[T](l.w), values[T](l.b), f.acts[i], n, l.in, l.out, m.relu(i, len(t.layers)))
+		x = f.acts[i]
+	}
+	f.y = grow(f.y, len(x))
+	l2Norm(f.y, x, m.Dim(), m.s.NormEpsilon)
+	return f.y
+}
+
+// relu says whether layer i of n is followed by the ReLU.
+func (m *Model) relu(i, n int) bool { return m.s.Activation == ActivationReLU && i < n-1 }
+
+// denseForward sets y = act(x·w + b) for x n×in, w in×out.
+func denseForward[T float](x, w, b, y []T, n, in, out int, relu bool) {
+	gemm(false, false, n, out, in, 1, x, in, w, out, 0, y, out)
+	biasAct(y[:n*out], b, out, relu)
+}
+
+// grow returns s resized to n elements, reallocating only when its capacity is too small.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// gather fills x (len(ids) × t.in) with the tower inputs of the entities ids: for every field
+// the weighted mean of the embedding rows of the entity's bag (Σ w_k E[id_k] / Σ w_k; zeros for
+// an empty bag or a zero weight sum), then the dense features. Only the rows used are read.
+func gather[T float](m *Model, t *tower, ids []int32, x []T) {
+	dim := m.s.EmbeddingDim
+	dd := t.feats.DenseDim
+	parallelRows(len(ids), t.in, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			e := int(ids[r])
+			row := x[r*t.in : (r+1)*t.in]
+			for _, fi := range t.fields {
+				pool(row[fi.off:fi.off+dim], fi.field, e, values[T](m.tables[fi.table]))
+			}
+			if dd > 0 {
+				for j, v := range t.feats.Dense[e*dd : e*dd+dd] {
+					row[t.denseOff+j] = T(v)
+				}
+			}
+		}
+	})
+}
+
+// pool sets seg to the weighted mean of the rows of emb (dim = len(seg)) in entity e's bag of f.
+func pool[T float](seg []T, f *datasets.Field, e int, emb []T) {
+	dim := len(seg)
+	clear(seg)
+	bag, w := f.Bag(e)
+	var sum T
+	for k, id := range bag {
+		wk := T(1)
+		if w != nil {
+			wk = T(w[k])
+		}
+		sum += wk
+		for j, v := range emb[int(id)*dim : int(id)*dim+dim] {
+			seg[j] += wk * v
+		}
+	}
+	if sum != 0 {
+		inv := 1 / sum
+		for j := range seg {
+			seg[j] *= inv
+		}
+	}
+}

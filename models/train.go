@@ -1,0 +1,523 @@
+package models
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/datasets"
+	"github.com/samplingbias/workbench/estimators"
+	"github.com/samplingbias/workbench/losses"
+)
+
+// Point is one point of the training curve.
+type Point struct {
+	Step           int     // global step (1-based) ending the interval
+	Epoch          int     // epoch (1-based) of that step
+	Loss           float64 // mean training loss over the steps of the interval
+	ExamplesPerSec float64 // training throughput over the interval (wall clock)
+}
+
+// Curve is the training curve: one Point every TrainSettings.LogEvery steps and one at the
+// last step.
+type Curve []Point
+
+// Train trains m on ds.Train with the loss ls and returns the training curve.
+//
+// Every step takes the next B interactions (B = ts.BatchSize) in the order ts.Order, builds the
+// score matrix of the loss's layout, runs the estimator in the order of Yi et al.'s Algorithm 1
+// (observe the batch's items at global step t, then read p̂ for the logQ correction; problem 22
+// of the derivations), fills the loss's Step, runs forward and backward in one Gorgonia tape
+// machine and updates the dense weights and, row-sparsely, the embedding rows the batch used.
+//
+// The columns of the score matrix and their side information, by layout:
+//
+//   - Diagonal, sampler in_batch: the batch's positives. LogP = log p̂ (the estimator's
+//     batch-inclusion probability), LogQ = log losses.DrawProb(p̂, B), the per-draw data
+//     frequency. The estimator is required.
+//   - Diagonal, sampler mixed: the positives, then m items drawn uniformly (with replacement,
+//     seeded). An item's inclusion probability is p = 1 − (1 − p̂)(1 − 1/M)^m and its per-draw
+//     probability q = losses.MixedDrawProb(DrawProb(p̂, B), B−1, m, M) = ((B−1)·q̂ + m/M)/(B−1+m).
+//   - First, sampler uniform: column 0 is each row's positive, columns 1..m are m items drawn
+//     uniformly and shared by the batch: q = 1/M, p = 1 − (1 − 1/M)^m for every item (the
+//     estimator is not used and may be nil).
+//   - Indexed (full, logit_adjusted): every item of the corpus through the item tower at every
+//     step; p = 1, q = 1/M (the estimator is not used and may be nil).
+//
+// LogPrior is log π_j with π_j = (count_j + 1)/(N + M), the add-one smoothed training frequency
+// of item j (N training interactions, M items), so that an item absent from the training set
+// keeps a finite prior. Rewards are the interactions' rewards. For an estimator implementing
+// estimators.EmbeddingKeyer (lsh), the items observed and looked up are the keys of the
+// current item-tower embeddings of the batch's columns (one extra forward pass of the item
+// tower per step).
+//
+// Training is deterministic given seed: the same model, data, settings and seed give the same
+// losses bit for bit in one build. A NaN or infinite loss or gradient stops training with an error
+// naming the step, before the step's update is applied. Cancelling ctx stops training between
+// steps with ctx.Err(). progress receives a live progress bar when it is a terminal and a plain
+// line at most every ts.LogSeconds otherwise; nil discards it.
+func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ts TrainSettings, seed int64, progress io.Writer) (Curve, error) {
+	if err := ts.Resolve(); err != nil {
+		return nil, err
+	}
+	loss, err := losses.New(ls, m.dt)
+	if err != nil {
+		return nil, err
+	}
+	if ds.Queries != m.towers[sideQuery].n || ds.Items != m.towers[sideItem].n {
+		return nil, fmt.Errorf("models: dataset %q has %d queries and %d items, the model was built for %d and %d",
+			ds.Name, ds.Queries, ds.Items, m.towers[sideQuery].n, m.towers[sideItem].n)
+	}
+	if n := len(ds.Train); n < ts.BatchSize {
+		return nil, fmt.Errorf("batch_size: %d exceeds the %d training interactions of %q", ts.BatchSize, n, ds.Name)
+	}
+	if m.dt == tensor.Float64 {
+		return train[float64](ctx, m, ds, est, loss, ts, seed, progress)
+	}
+	return train[float32](ctx, m, ds, est, loss, ts, seed, progress)
+}
+
+func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, ts TrainSettings, seed int64, progress io.Writer) (Curve, error) {
+	tr, err := newTrainer[T](m, ds, est, loss, ts, seed)
+	if err != nil {
+		return nil, err
+	}
+	order := make([]int32, len(ds.Train))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	if ts.Order == OrderSequential {
+		slices.SortStableFunc(order, func(a, b int32) int {
+			x, y := ds.Train[a], ds.Train[b]
+			return cmp.Or(cmp.Compare(x.Day, y.Day), cmp.Compare(x.Time, y.Time))
+		})
+	}
+	shuffle := rand.New(rand.NewPCG(uint64(seed), 0x73687566666c65)) // "shuffle"
+	perEpoch := len(ds.Train) / ts.BatchSize
+	total := ts.Steps
+	if total == 0 {
+		total = ts.Epochs * perEpoch
+	}
+	rep := newReporter(progress, total, ts.BatchSize, ts.LogSeconds)
+	defer rep.close()
+
+	var curve Curve
+	batch := make([]datasets.Interaction, ts.BatchSize)
+	var sum float64
+	var since int
+	mark := time.Now()
+	for step := 1; step <= total; step++ {
+		if err := ctx.Err(); err != nil {
+			return curve, err
+		}
+		epoch := (step-1)/perEpoch + 1
+		k := (step - 1) % perEpoch
+		if k == 0 && ts.Order == OrderShuffled {
+			shuffle.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		for i, idx := range order[k*ts.BatchSize : (k+1)*ts.BatchSize] {
+			batch[i] = ds.Train[idx]
+		}
+		l, err := tr.step(int64(step), batch)
+		if err != nil {
+			return curve, fmt.Errorf("models: step %d (epoch %d): %w", step, epoch, err)
+		}
+		sum += l
+		since++
+		rep.step(step, l)
+		if step%ts.LogEvery == 0 || step == total {
+			now := time.Now()
+			p := Point{Step: step, Epoch: epoch, Loss: sum / float64(since),
+				ExamplesPerSec: float64(since*ts.BatchSize) / now.Sub(mark).Seconds()}
+			curve = append(curve, p)
+			rep.point(p, step == total)
+			sum, since, mark = 0, 0, now
+		}
+	}
+	return curve, nil
+}
+
+// trainer holds the training graph of one run and everything a step reuses.
+type trainer[T float] struct {
+	m        *Model
+	est      estimators.Estimator
+	keyer    estimators.EmbeddingKeyer
+	layout   losses.Layout
+	b, neg   int // batch size; uniform negatives per step (uniform and mixed samplers)
+	mixed    bool
+	items    int
+	logPrior []float64 // per item
+	negRNG   *rand.Rand
+
+	vm        gorgonia.VM
+	x         [2][]T            // tower inputs: the backing arrays of the graph's input nodes
+	ids       [2][]int32        // entity of each tower input row
+	dx        [2]*gorgonia.Node // gradient w.r.t. the tower inputs (nil for a side without fields)
+	dense     []*param
+	denseGrad []*gorgonia.Node
+	lossNode  *gorgonia.Node
+	st        losses.Step
+
+	grads []*rowGrad[T] // per embedding table
+	opt   *optimizer[T]
+	clip  float64
+
+	keys []uint64 // estimator keys of the item rows
+	fwd  forwardBuffers[T]
+	emb  []float32
+}
+
+func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, ts TrainSettings, seed int64) (*trainer[T], error) {
+	ls := loss.Settings()
+	tr := &trainer[T]{
+		m: m, est: est, layout: loss.Layout(), b: ts.BatchSize, neg: ls.Negatives,
+		mixed: ls.Sampler == losses.SamplerMixed, items: ds.Items,
+		negRNG: rand.New(rand.NewPCG(uint64(seed), 0x6e65676174697665)), // "negative"
+		opt:    newOptimizer[T](ts, m.params()), clip: ts.Clip,
+	}
+	if tr.layout == losses.Diagonal && est == nil {
+		return nil, fmt.Errorf("models: sampler %s needs an estimator of p̂", ls.Sampler)
+	}
+	if k, ok := est.(estimators.EmbeddingKeyer); ok {
+		tr.keyer = k
+	}
+	if ds.Items < 1 {
+		return nil, errors.New("models: the dataset has no items")
+	}
+	counts := ds.ItemCounts()
+	tr.logPrior = make([]float64, ds.Items)
+	den := float64(len(ds.Train) + ds.Items)
+	for j, c := range counts {
+		tr.logPrior[j] = math.Log(float64(c+1) / den)
+	}
+	for _, p := range m.tables {
+		tr.grads = append(tr.grads, newRowGrad[T](p.shape[0], p.shape[1]))
+	}
+
+	b := tr.b
+	itemRows, cols := b, b
+	switch tr.layout {
+	case losses.Diagonal:
+		if tr.mixed {
+			itemRows, cols = b+tr.neg, b+tr.neg
+		}
+	case losses.First:
+		itemRows, cols = b+tr.neg, 1+tr.neg
+	case losses.Indexed:
+		itemRows, cols = ds.Items, ds.Items
+	}
+	tr.ids = [2][]int32{make([]int32, b), make([]int32, itemRows)}
+	if tr.layout == losses.Indexed {
+		for j := range tr.ids[sideItem] {
+			tr.ids[sideItem][j] = int32(j)
+		}
+	}
+	tr.keys = make([]uint64, itemRows)
+	tr.st = losses.Step{
+		Layout:  tr.layout,
+		RowItem: make([]int64, b), ColItem: make([]int64, cols),
+		LogP: make([]float64, cols), LogQ: make([]float64, cols), LogPrior: make([]float64, cols),
+		PosLogP: make([]float64, b), PosLogQ: make([]float64, b), PosLogPrior: make([]float64, b),
+		Rewards: make([]float64, b),
+	}
+	if tr.layout == losses.Indexed {
+		tr.st.PosCol = make([]int, b)
+		logQ := -math.Log(float64(ds.Items))
+		for j := range cols {
+			tr.st.ColItem[j] = int64(j)
+			tr.st.LogP[j] = 0
+			tr.st.LogQ[j] = logQ
+			tr.st.LogPrior[j] = tr.logPrior[j]
+		}
+	}
+	return tr, tr.build(loss)
+}
+
+// build constructs the training graph: both towers on their input matrices, the score matrix,
+// the loss and the gradients of every dense weight and of the tower inputs.
+func (tr *trainer[T]) build(loss *losses.Loss) error {
+	m := tr.m
+	g := gorgonia.NewGraph()
+	var outs [2]*gorgonia.Node
+	var wrt gorgonia.Nodes
+	var inputs [2]*gorgonia.Node
+	for side, t := range m.towers {
+		rows := len(tr.ids[side])
+		tr.x[side] = make([]T, rows*t.in)
+		x := gorgonia.NewMatrix(g, m.dt, gorgonia.WithShape(rows, t.in), gorgonia.WithName(sideNames[side]+".x"),
+			gorgonia.WithValue(tensor.New(tensor.WithShape(rows, t.in), tensor.WithBacking(tr.x[side]))))
+		h := x
+		for i, l := range t.layers {
+			w := gorgonia.NewMatrix(g, m.dt, gorgonia.WithShape(l.in, l.out), gorgonia.WithName(l.w.name),
+				gorgonia.WithValue(tensor.New(tensor.WithShape(l.in, l.out), tensor.WithBacking(values[T](l.w)))))
+			bias := gorgonia.NewVector(g, m.dt, gorgonia.WithShape(l.out), gorgonia.WithName(l.b.name),
+				gorgonia.WithValue(tensor.New(tensor.WithShape(l.out), tensor.WithBacking(values[T](l.b)))))
+			op := &denseOp[T]{name: fmt.Sprintf("%s.%d", sideNames[side], i), relu: m.relu(i, len(t.layers)),
+				needDX: i > 0 || len(t.fields) > 0}
+			var err error
+			if h, err = gorgonia.ApplyOp(op, h, w, bias); err != nil {
+				return err
+			}
+			wrt = append(wrt, w, bias)
+			tr.dense = append(tr.dense, l.w, l.b)
+		}
+		var err error
+		if outs[side], err = gorgonia.ApplyOp(&l2NormOp[T]{name: sideNames[side], eps: m.s.NormEpsilon}, h); err != nil {
+			return err
+		}
+		if len(t.fields) > 0 {
+			inputs[side] = x
+		}
+	}
+	nDense := len(wrt)
+	for _, x := range inputs {
+		if x != nil {
+			wrt = append(wrt, x)
+		}
+	}
+	scores, err := gorgonia.ApplyOp(&scoresOp[T]{first: tr.layout == losses.First}, outs[sideQuery], outs[sideItem])
+	if err != nil {
+		return err
+	}
+	if tr.lossNode, err = loss.Node(losses.Inputs{Scores: scores, U: outs[sideQuery], V: outs[sideItem]}, &tr.st); err != nil {
+		return err
+	}
+	grads, err := gorgonia.Grad(tr.lossNode, wrt...)
+	if err != nil {
+		return fmt.Errorf("models: differentiating the training graph: %w", err)
+	}
+	tr.denseGrad = grads[:nDense]
+	k := nDense
+	for side, x := range inputs {
+		if x != nil {
+			tr.dx[side] = grads[k]
+			k++
+		}
+	}
+	prog, locMap, err := gorgonia.Compile(g)
+	if err != nil {
+		return fmt.Errorf("models: compiling the training graph: %w", err)
+	}
+	tr.vm = gorgonia.NewTapeMachine(g, gorgonia.WithPrecompiled(prog, locMap))
+	return nil
+}
+
+// step runs one training step at global step t on batch (len B) and returns its loss.
+func (tr *trainer[T]) step(t int64, batch []datasets.Interaction) (float64, error) {
+	l, err := tr.forwardBackward(t, batch)
+	if err != nil {
+		return l, err
+	}
+	return l, tr.apply()
+}
+
+// forwardBackward prepares the step (columns, estimator, Step), runs the graph and leaves the
+// gradients in the graph's gradient nodes.
+func (tr *trainer[T]) forwardBackward(t int64, batch []datasets.Interaction) (float64, error) {
+	b := tr.b
+	for i, it := range batch {
+		tr.ids[sideQuery][i] = it.Query
+		if tr.layout != losses.Indexed {
+			tr.ids[sideItem][i] = it.Item
+		}
+	}
+	if tr.layout != losses.Indexed {
+		for j := b; j < len(tr.ids[sideItem]); j++ {
+			tr.ids[sideItem][j] = int32(tr.negRNG.IntN(tr.items))
+		}
+	}
+	if err := tr.fillStep(t, batch); err != nil {
+		return 0, err
+	}
+	return tr.run()
+}
+
+// run gathers the tower inputs and runs the graph; it returns the loss.
+func (tr *trainer[T]) run() (float64, error) {
+	for side, t := range tr.m.towers {
+		gather(tr.m, t, tr.ids[side], tr.x[side])
+	}
+	defer tr.vm.Reset()
+	if err := tr.vm.RunAll(); err != nil {
+		return 0, err
+	}
+	l, err := scalar(tr.lossNode.Value())
+	if err != nil {
+		return 0, err
+	}
+	if math.IsNaN(l) || math.IsInf(l, 0) {
+		return l, fmt.Errorf("loss is %v", l)
+	}
+	return l, nil
+}
+
+func scalar(v gorgonia.Value) (float64, error) {
+	switch x := v.Data().(type) {
+	case float32:
+		return float64(x), nil
+	case float64:
+		return x, nil
+	case []float32:
+		if len(x) == 1 {
+			return float64(x[0]), nil
+		}
+	case []float64:
+		if len(x) == 1 {
+			return x[0], nil
+		}
+	}
+	return 0, fmt.Errorf("models: the loss is not a scalar: %v", v)
+}
+
+// fillStep overwrites the loss's side information for the current columns.
+func (tr *trainer[T]) fillStep(t int64, batch []datasets.Interaction) error {
+	st := &tr.st
+	b, items := tr.b, tr.items
+	for i, it := range batch {
+		st.RowItem[i] = int64(it.Item)
+		st.Rewards[i] = float64(it.Reward)
+		st.PosLogPrior[i] = tr.logPrior[it.Item]
+	}
+	logM := math.Log(float64(items))
+	switch tr.layout {
+	case losses.Indexed:
+		for i, it := range batch {
+			st.PosCol[i] = int(it.Item)
+			st.PosLogP[i] = 0
+			st.PosLogQ[i] = -logM
+		}
+		return nil
+	case losses.First:
+		// Column 0 (each row's own positive) takes the Pos* values; its column entries hold the
+		// sampler's constants.
+		logP := math.Log(losses.InclusionProb(1/float64(items), tr.neg))
+		ids := tr.ids[sideItem]
+		for j := range st.ColItem {
+			item := int64(-1)
+			prior := -logM
+			if j > 0 {
+				item = int64(ids[b+j-1])
+				prior = tr.logPrior[item]
+			}
+			st.ColItem[j], st.LogP[j], st.LogQ[j], st.LogPrior[j] = item, logP, -logM, prior
+		}
+		for i := range b {
+			st.PosLogP[i], st.PosLogQ[i] = logP, -logM
+		}
+		return nil
+	}
+	keys, err := tr.estimatorKeys()
+	if err != nil {
+		return err
+	}
+	tr.est.Observe(t, keys[:b])
+	uniformMiss := math.Pow(1-1/float64(items), float64(tr.neg)) // (1 − 1/M)^m
+	for j, item := range tr.ids[sideItem] {
+		p := tr.est.Prob(keys[j])
+		if !(p > 0 && p <= 1) {
+			return fmt.Errorf("estimator gave p̂ = %v for item %d (want (0, 1])", p, item)
+		}
+		q := losses.DrawProb(p, b)
+		if tr.mixed {
+			q = losses.MixedDrawProb(q, b-1, tr.neg, items)
+			p = 1 - (1-p)*uniformMiss
+		}
+		st.ColItem[j] = int64(item)
+		st.LogP[j] = math.Log(p)
+		st.LogQ[j] = math.Log(q)
+		st.LogPrior[j] = tr.logPrior[item]
+	}
+	copy(st.PosLogP, st.LogP[:b])
+	copy(st.PosLogQ, st.LogQ[:b])
+	return nil
+}
+
+// estimatorKeys returns the estimator's key of every item row: the item id, or for an
+// EmbeddingKeyer the key of the row's current item-tower embedding.
+func (tr *trainer[T]) estimatorKeys() ([]uint64, error) {
+	ids := tr.ids[sideItem]
+	if tr.keyer == nil {
+		for j, id := range ids {
+			tr.keys[j] = uint64(id)
+		}
+		return tr.keys, nil
+	}
+	y := tr.fwd.forward(tr.m, tr.m.towers[sideItem], ids)
+	tr.emb = grow(tr.emb, len(y))
+	for i, v := range y {
+		tr.emb[i] = float32(v)
+	}
+	tr.keys = tr.keyer.Keys(tr.keys, tr.emb, tr.m.Dim())
+	if len(tr.keys) != len(ids) {
+		return nil, fmt.Errorf("estimator returned %d keys for %d embeddings", len(tr.keys), len(ids))
+	}
+	return tr.keys, nil
+}
+
+// apply turns the step's gradients into updates: it scatters the input gradients into the
+// embedding rows, clips by the global norm, and runs the optimiser on the dense weights and the
+// touched rows.
+func (tr *trainer[T]) apply() error {
+	defer func() {
+		for _, rg := range tr.grads {
+			rg.reset()
+		}
+	}()
+	norm := tr.gradients()
+	if math.IsNaN(norm) || math.IsInf(norm, 0) {
+		return fmt.Errorf("gradient norm is %v", norm)
+	}
+	scale := T(1)
+	if tr.clip > 0 && norm > tr.clip {
+		scale = T(tr.clip / norm)
+	}
+	tr.opt.begin()
+	// The parameters are disjoint: the dense weights and each table update concurrently.
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i, p := range tr.dense {
+			tr.opt.dense(p, data[T](tr.denseGrad[i].Value()), scale)
+		}
+	})
+	for i, p := range tr.m.tables {
+		wg.Go(func() { tr.opt.rows(p, tr.grads[i], scale) })
+	}
+	wg.Wait()
+	return nil
+}
+
+// gradients scatters the gradients of the tower inputs into the tables' row gradients and
+// returns the global L2 norm of the step's gradient (dense weights and touched rows).
+func (tr *trainer[T]) gradients() float64 {
+	for side, dx := range tr.dx {
+		if dx != nil {
+			scatter(tr.m, tr.m.towers[side], tr.ids[side], data[T](dx.Value()), tr.grads)
+		}
+	}
+	var ss float64
+	for _, g := range tr.denseGrad {
+		ss += sumSquares(data[T](g.Value()))
+	}
+	for _, rg := range tr.grads {
+		ss += sumSquares(rg.grad)
+	}
+	return math.Sqrt(ss)
+}
+
+func sumSquares[T float](x []T) float64 {
+	var s float64
+	for _, v := range x {
+		s += float64(v) * float64(v)
+	}
+	return s
+}

@@ -1,0 +1,26 @@
+// Package plots draws the workbench's figures with gonum.org/v1/plot, styled to be pasted into a
+// paper at a column's width: grouped bar charts of Recall@K by popularity slice with 95%
+// confidence-interval error bars (Yi et al. 2019, "Sampling-Bias-Corrected Neural Modeling for
+// Large Corpus Item Recommendations", section 7; Rawat et al. 2021, "Disentangling Sampling and
+// Labeling Bias for Learning in Large-Output Spaces", section 5.2), and line plots with optional
+// translucent bands, e.g. the total-variation error of the streaming frequency estimators
+// against the training step (Yi et al. section 6), training-loss curves, or Recall@K against the
+// softmax temperature.
+//
+// Builders return a *plot.Plot, in gonum/plot's style, which Save writes as PNG (at the
+// configured DPI), SVG or PDF, one file per format, each written atomically. Every figure uses
+// the same conventions:
+//
+//   - series i is drawn with colour Color(i) of the Okabe–Ito palette (Wong 2011, "Points of
+//     view: Color blindness", Nature Methods 8:441), which colour-blind readers can tell apart,
+//     and, so that the figure survives grayscale printing, line i with dash pattern Dashes(i)
+//     and marker Marker(i), bar i with hatching pattern i;
+//   - the legend sits in its own band between the title and the data area, in as many columns
+//     as fit, so it never covers data;
+//   - text sizes follow Settings.FontSize in points at the final printed size, so that a figure
+//     printed at Settings.Width inches reads like the paper's body text.
+//
+// Inputs are validated: mismatched lengths, NaN or infinite values, empty series, duplicate or
+// missing names, intervals that do not contain their value and non-positive values on a log axis
+// are errors naming the series and the point, never panics.
+package plots // import "github.com/samplingbias/workbench/plots"

@@ -1,0 +1,221 @@
+package plots
+
+import (
+	"bytes"
+	"image"
+	"image/png"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/cmpimg"
+)
+
+// Golden-image tests, in gonum/plot's way: each figure is rendered to PNG and compared with
+// testdata/<name>_golden.png by cmpimg.EqualApprox with goldenDelta. To regenerate the golden
+// files after an intended change, run
+//
+//	PLOTS_REGEN_GOLDEN=1 go test ./plots/ -run Golden
+//
+// and look at every testdata/*_golden.png before committing them.
+const regenEnv = "PLOTS_REGEN_GOLDEN"
+
+// goldenSettings are the Settings of the golden images: the defaults at half the resolution,
+// which keeps the test fast under -race and the files small while still checking the layout.
+var goldenSettings = Settings{DPI: 150}
+
+// goldenDelta is cmpimg's normalised tolerance: a pixel may differ by at most goldenDelta² of
+// the largest YIQ colour distance, 1% for 0.1. That absorbs anti-aliasing differences between
+// rasteriser builds, while any moved or recoloured element (a line, a letter, a bar) changes
+// some pixels from background to ink, far more than 1%.
+const goldenDelta = 0.1
+
+// goldenFigures are the figures under golden test, one per use in the workbench.
+var goldenFigures = []struct {
+	name  string
+	build func() (*plot.Plot, error)
+}{
+	{"recall_bars", func() (*plot.Plot, error) { return GroupedBars(recallBars(), Labels{Y: "Recall@10"}, goldenSettings) }},
+	{"tv_lines", func() (*plot.Plot, error) {
+		return Lines(tvSeries(), Labels{Title: "Streaming estimator, m = 1", X: "training step", Y: "TV distance"},
+			LineOptions{}, goldenSettings)
+	}},
+	{"loss_log", func() (*plot.Plot, error) {
+		return Lines(lossSeries(), Labels{X: "training step", Y: "training loss (nats)"}, LineOptions{LogY: true}, goldenSettings)
+	}},
+	{"temperature_markers", func() (*plot.Plot, error) {
+		return Lines(temperatureSeries(), Labels{X: "softmax temperature τ", Y: "Recall@50"},
+			LineOptions{LogX: true, Markers: true}, Settings{DPI: goldenSettings.DPI, Font: "sans"})
+	}},
+}
+
+// recallBars is Recall@10 by popularity slice for four variants, with 95% intervals.
+func recallBars() BarData {
+	return BarData{
+		Groups: []string{"head", "torso", "tail", "all"},
+		Series: []BarSeries{
+			{Name: "plain", Values: []float64{0.42, 0.21, 0.05, 0.24},
+				Lo: []float64{0.40, 0.19, 0.04, 0.23}, Hi: []float64{0.44, 0.23, 0.06, 0.25}},
+			{Name: "logQ", Values: []float64{0.38, 0.26, 0.11, 0.26},
+				Lo: []float64{0.36, 0.24, 0.09, 0.25}, Hi: []float64{0.40, 0.28, 0.13, 0.27}},
+			{Name: "logQ + importance", Values: []float64{0.36, 0.27, 0.14, 0.27},
+				Lo: []float64{0.33, 0.25, 0.12, 0.26}, Hi: []float64{0.39, 0.29, 0.16, 0.28}},
+			{Name: "full softmax", Values: []float64{0.40, 0.29, 0.15, 0.29},
+				Lo: []float64{0.39, 0.28, 0.14, 0.285}, Hi: []float64{0.41, 0.30, 0.16, 0.295}},
+		},
+	}
+}
+
+// tvSeries mimics Yi et al. figure 3: TV distance against step for three learning rates α,
+// with a distribution switch at step 10000, as mean and band over seeds.
+func tvSeries() []LineSeries {
+	var out []LineSeries
+	for i, alpha := range []float64{0.01, 0.05, 0.1} {
+		rng := rand.New(rand.NewPCG(7, uint64(i)))
+		ls := LineSeries{Name: "α = " + strconv.FormatFloat(alpha, 'g', -1, 64)}
+		for step := 0.0; step < 20000; step += 100 {
+			t := math.Mod(step, 10000)
+			floor := 0.05 + 0.6*alpha
+			y := floor + (0.9-floor)*math.Exp(-alpha*t/40) + 0.01*rng.NormFloat64()
+			hw := 0.02 + 0.1*alpha
+			ls.X = append(ls.X, step)
+			ls.Y = append(ls.Y, y)
+			ls.Lo = append(ls.Lo, y-hw)
+			ls.Hi = append(ls.Hi, y+hw)
+		}
+		out = append(out, ls)
+	}
+	return out
+}
+
+// lossSeries is a training-loss curve per variant, decaying over two orders of magnitude.
+func lossSeries() []LineSeries {
+	var out []LineSeries
+	for i, name := range []string{"plain", "logQ", "logQ + tail weights", "full softmax"} {
+		ls := LineSeries{Name: name}
+		for step := 50.0; step <= 5000; step += 50 {
+			ls.X = append(ls.X, step)
+			ls.Y = append(ls.Y, (0.05+0.02*float64(i))+7*math.Exp(-step/(600+150*float64(i))))
+		}
+		out = append(out, ls)
+	}
+	return out
+}
+
+// temperatureSeries is Recall@50 against a swept temperature, with bands, for two variants.
+func temperatureSeries() []LineSeries {
+	taus := []float64{0.02, 0.05, 0.07, 0.1, 0.2, 0.5}
+	var out []LineSeries
+	for i, name := range []string{"plain", "logQ"} {
+		ls := LineSeries{Name: name, X: taus}
+		for _, tau := range taus {
+			d := math.Log(tau / 0.07)
+			y := 0.55 + 0.05*float64(i) - 0.08*d*d
+			ls.Y = append(ls.Y, y)
+			ls.Lo = append(ls.Lo, y-0.02)
+			ls.Hi = append(ls.Hi, y+0.02)
+		}
+		out = append(out, ls)
+	}
+	return out
+}
+
+func TestGolden(t *testing.T) {
+	regen := os.Getenv(regenEnv) == "1"
+	for _, fig := range goldenFigures {
+		t.Run(fig.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := fig.build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if regen {
+				if _, err := Save(p, filepath.Join("testdata", fig.name+"_golden"), goldenSettings); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("regenerated testdata/%s_golden.png", fig.name)
+				return
+			}
+			got := renderPNG(t, p, goldenSettings)
+			want, err := os.ReadFile(filepath.Join("testdata", fig.name+"_golden.png"))
+			if err != nil {
+				t.Fatalf("%v (regenerate with %s=1)", err, regenEnv)
+			}
+			ok, err := cmpimg.EqualApprox("png", got, want, goldenDelta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				t.Errorf("figure differs from testdata/%s_golden.png beyond delta %v; %s", fig.name, goldenDelta,
+					keepFailure(t, fig.name, got, want))
+			}
+		})
+	}
+}
+
+// TestGoldenDetectsChange checks that goldenDelta is tight enough to catch a small change of
+// the data: one bar 10% lower.
+func TestGoldenDetectsChange(t *testing.T) {
+	d := recallBars()
+	d.Series[1].Values[2] *= 0.9
+	d.Series[1].Lo[2] *= 0.9
+	p, err := GroupedBars(d, Labels{Y: "Recall@10"}, goldenSettings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "recall_bars_golden.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, err := cmpimg.EqualApprox("png", renderPNG(t, p, goldenSettings), want, goldenDelta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok {
+		t.Error("a bar 10% lower still matches the golden image")
+	}
+}
+
+// renderPNG saves p as PNG in a temporary directory and returns the file's bytes.
+func renderPNG(t *testing.T, p *plot.Plot, s Settings) []byte {
+	t.Helper()
+	s.Formats = []string{"png"}
+	paths, err := Save(p, filepath.Join(t.TempDir(), "fig"), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// keepFailure writes the rendered figure and its difference from the golden image to the
+// system's temporary directory, for a person to look at, and says where.
+func keepFailure(t *testing.T, name string, got, want []byte) string {
+	gi, err1 := png.Decode(bytes.NewReader(got))
+	wi, err2 := png.Decode(bytes.NewReader(want))
+	if err1 != nil || err2 != nil {
+		return "cannot decode the images to keep them"
+	}
+	diff := image.NewRGBA64(gi.Bounds().Union(wi.Bounds()))
+	cmpimg.Diff(diff, gi, wi)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, diff); err != nil {
+		return err.Error()
+	}
+	gotPath := filepath.Join(os.TempDir(), "plots_"+name+"_got.png")
+	diffPath := filepath.Join(os.TempDir(), "plots_"+name+"_diff.png")
+	if err := os.WriteFile(gotPath, got, 0o644); err != nil {
+		return err.Error()
+	}
+	if err := os.WriteFile(diffPath, buf.Bytes(), 0o644); err != nil {
+		return err.Error()
+	}
+	return "see " + gotPath + " and " + diffPath
+}

@@ -1,0 +1,170 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// LineSeries is one line of a Lines figure.
+type LineSeries struct {
+	// Name is the legend entry; it may be empty only when there is a single series (no legend).
+	Name string
+	// X holds the abscissae, strictly increasing; Y the ordinates, one per X.
+	X, Y []float64
+	// Lo and Hi bound the band drawn, translucent, under the line, e.g. a 95% confidence
+	// interval across seeds, with Lo[i] ≤ Y[i] ≤ Hi[i]; both nil for no band.
+	Lo, Hi []float64
+}
+
+// LineOptions are the options of Lines; the zero value draws linear axes without markers.
+type LineOptions struct {
+	// LogX and LogY make the x or y axis logarithmic; every value on it (Y, Lo and Hi for the
+	// y axis) must then be positive.
+	LogX, LogY bool
+	// Markers draws a marker, Marker(i) for series i, at every point: for sparse x such as a
+	// temperature sweep. A series of a single point needs markers.
+	Markers bool
+}
+
+// Lines returns a line plot of series, series i in Color(i) with Dashes(i), each over its band
+// if it has one, labelled by l and sized by s (whose zero value works; Save the figure with the
+// same Settings). The x axis spans the data; the y axis ends on labelled ticks.
+func Lines(series []LineSeries, l Labels, o LineOptions, s Settings) (*plot.Plot, error) {
+	if err := validateLines(series, o); err != nil {
+		return nil, err
+	}
+	t, p, err := newFigure(l, true, s)
+	if err != nil {
+		return nil, err
+	}
+	p.X.Padding = t.em * 0.3
+	p.Y.Padding = t.em * 0.3
+	if o.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = logTicks{}
+	}
+	if o.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = logTicks{}
+	}
+	p.Add(&plotter.Grid{Horizontal: t.gridLine})
+
+	var bands, lines, marks []plot.Plotter
+	entries := make([]legendEntry, len(series))
+	for i, ls := range series {
+		xys := make(plotter.XYs, len(ls.X))
+		for j := range ls.X {
+			xys[j] = plotter.XY{X: ls.X[j], Y: ls.Y[j]}
+		}
+		e := &entries[i]
+		e.name = ls.Name
+		if ls.Lo != nil {
+			ring := make(plotter.XYs, 0, 2*len(ls.X))
+			for j := range ls.X {
+				ring = append(ring, plotter.XY{X: ls.X[j], Y: ls.Hi[j]})
+			}
+			for j := len(ls.X) - 1; j >= 0; j-- {
+				ring = append(ring, plotter.XY{X: ls.X[j], Y: ls.Lo[j]})
+			}
+			band := &plotter.Polygon{XYs: []plotter.XYs{ring}, Color: bandColor(Color(i))}
+			bands = append(bands, band)
+			e.thumbs = append(e.thumbs, band)
+		}
+		line := &plotter.Line{XYs: xys, LineStyle: draw.LineStyle{Color: Color(i), Width: t.lineW, Dashes: Dashes(i)}}
+		lines = append(lines, line)
+		e.thumbs = append(e.thumbs, line)
+		if o.Markers {
+			sc := &plotter.Scatter{XYs: xys, GlyphStyle: draw.GlyphStyle{Color: Color(i), Radius: t.markerR, Shape: Marker(i)}}
+			marks = append(marks, sc)
+			e.thumbs = append(e.thumbs, sc)
+		}
+	}
+	// Bands first, so that no band covers a line; markers last.
+	p.Add(bands...)
+	p.Add(lines...)
+	p.Add(marks...)
+	if series[0].Name != "" {
+		lg, err := newLegend(t, p, entries, t.em*2.4)
+		if err != nil {
+			return nil, err
+		}
+		p.Add(lg)
+	}
+	if o.LogY {
+		p.Y.Min, p.Y.Max = niceLog(p.Y.Min, p.Y.Max)
+	} else {
+		p.Y.Min, p.Y.Max = niceLinear(p.Y.Min, p.Y.Max)
+	}
+	if p.X.Min == p.X.Max { // single points: give them room
+		if o.LogX {
+			p.X.Min, p.X.Max = niceLog(p.X.Min, p.X.Max)
+		} else {
+			p.X.Min, p.X.Max = niceLinear(p.X.Min, p.X.Max)
+		}
+	}
+	return p, nil
+}
+
+// validateLines checks the input of Lines.
+func validateLines(series []LineSeries, o LineOptions) error {
+	if len(series) == 0 {
+		return errors.New("plots: no line series")
+	}
+	names := make([]string, len(series))
+	for i, ls := range series {
+		names[i] = ls.Name
+	}
+	if err := checkNames("series", names, len(series) == 1); err != nil {
+		return err
+	}
+	for i, ls := range series {
+		name := seriesName(ls.Name, i)
+		if len(ls.X) == 0 {
+			return fmt.Errorf("plots: series %s has no points", name)
+		}
+		if len(ls.Y) != len(ls.X) {
+			return fmt.Errorf("plots: series %s: len(Y) = %d, want len(X) = %d", name, len(ls.Y), len(ls.X))
+		}
+		if len(ls.X) == 1 && !o.Markers {
+			return fmt.Errorf("plots: series %s has a single point, which shows only with Markers", name)
+		}
+		for j, x := range ls.X {
+			switch {
+			case math.IsNaN(x) || math.IsInf(x, 0):
+				return fmt.Errorf("plots: series %s: X[%d] is %v", name, j, x)
+			case j > 0 && !(x > ls.X[j-1]):
+				return fmt.Errorf("plots: series %s: X must increase strictly, but X[%d] = %v follows X[%d] = %v",
+					name, j, x, j-1, ls.X[j-1])
+			case o.LogX && x <= 0:
+				return fmt.Errorf("plots: series %s: X[%d] = %v, but a log x axis needs positive values", name, j, x)
+			}
+		}
+		at := func(j int) string { return fmt.Sprintf("X[%d] = %v", j, ls.X[j]) }
+		if err := checkInterval(name, "Y", at, ls.Y, ls.Lo, ls.Hi); err != nil {
+			return err
+		}
+		if !o.LogY {
+			continue
+		}
+		for j := range ls.Y {
+			// Lo[j] ≤ Y[j] ≤ Hi[j] has been checked: Lo is the smallest.
+			if v := lowest(ls, j); v <= 0 {
+				return fmt.Errorf("plots: series %s, %s: value %v, but a log y axis needs positive values", name, at(j), v)
+			}
+		}
+	}
+	return nil
+}
+
+// lowest returns the smallest value drawn at point j of ls: Lo[j] if it has a band, else Y[j].
+func lowest(ls LineSeries, j int) float64 {
+	if ls.Lo != nil {
+		return ls.Lo[j]
+	}
+	return ls.Y[j]
+}
