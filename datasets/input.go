@@ -35,11 +35,14 @@ type files struct {
 // dirFiles returns the files of directory dir on disk.
 func dirFiles(dir string) files { return files{fsys: os.DirFS(dir), dir: dir} }
 
-// splitPath returns the files of path's directory and path's base name when path is a file,
-// or the files of path and "" when it is a directory.
+// splitPath returns the files of path's directory and path's base name when path is a file
+// (or only path.gz exists), or the files of path and "" when it is a directory.
 func splitPath(p string) (files, string, error) {
 	st, err := os.Stat(p)
 	if err != nil {
+		if _, gzErr := os.Stat(p + ".gz"); gzErr == nil {
+			return dirFiles(filepath.Dir(p)), filepath.Base(p), nil
+		}
 		return files{}, "", err
 	}
 	if st.IsDir() {

@@ -359,7 +359,8 @@ func clip(b []byte) string {
 // arffLabels says which ARFF attributes are labels: those named in a Mulan label file, or
 // the last count attributes.
 type arffLabels struct {
-	names map[string]int // label name -> position in the label file
+	names map[string]bool // the label names
+	order []string        // the label names in file order
 	file  string
 	count int
 }
@@ -383,9 +384,9 @@ func labelSpec(src files, x XMCSettings) (arffLabels, error) {
 	if x.Labels != 0 && x.Labels != len(names) {
 		return arffLabels{}, fmt.Errorf("xmc.labels: %d, but %s lists %d labels", x.Labels, shown, len(names))
 	}
-	spec := arffLabels{names: make(map[string]int, len(names)), file: shown}
-	for i, n := range names {
-		spec.names[n] = i
+	spec := arffLabels{names: make(map[string]bool, len(names)), order: names, file: shown}
+	for _, n := range names {
+		spec.names[n] = true
 	}
 	return spec, nil
 }
@@ -475,8 +476,10 @@ func parseARFF(l *lines, spec arffLabels, schema *arffSchema, x *xmcData) (*arff
 			switch {
 			case i >= len(names):
 				return nil, l.errorf("header has %d attributes; the train file has %d", len(names), len(schema.names))
-			case i >= len(schema.names) || names[i] != schema.names[i]:
-				return nil, &ParseError{File: l.name, Line: nameLines[i], Msg: fmt.Sprintf("attribute %d is %q; the train file has %d attributes and this one differs", i, names[i], len(schema.names))}
+			case i >= len(schema.names):
+				return nil, &ParseError{File: l.name, Line: nameLines[i], Msg: fmt.Sprintf("attribute %d (%q) is beyond the train file's %d attributes", i, names[i], len(schema.names))}
+			case names[i] != schema.names[i]:
+				return nil, &ParseError{File: l.name, Line: nameLines[i], Msg: fmt.Sprintf("attribute %d is %q; in the train file it is %q", i, names[i], schema.names[i])}
 			}
 		}
 	}
@@ -571,7 +574,7 @@ func newSchema(file string, names []string, nameLines []int, spec arffLabels, x 
 			return nil, &ParseError{File: file, Line: nameLines[i], Msg: fmt.Sprintf("repeated attribute name %q", n)}
 		}
 		seen[n] = true
-		_, isLabel := spec.names[n]
+		isLabel := spec.names[n]
 		if spec.names == nil {
 			isLabel = i >= len(names)-spec.count
 		}
@@ -583,7 +586,7 @@ func newSchema(file string, names []string, nameLines []int, spec arffLabels, x 
 		}
 	}
 	if spec.names != nil && len(labels) != len(spec.names) {
-		for n := range spec.names {
+		for _, n := range spec.order {
 			if !seen[n] {
 				return nil, fmt.Errorf("%s: label %q is not an attribute of %s", spec.file, n, file)
 			}

@@ -172,7 +172,9 @@ func TestXMCMalformed(t *testing.T) {
 		{"unterminated sparse", map[string]string{"x-train.arff": hdr + "{0 1,2 1\n", "x-test.arff": test, "l.xml": xml},
 			`x-train.arff:6: sparse row must end with '}'`},
 		{"test header differs", map[string]string{"x-train.arff": hdr + "{0 1,2 1}\n", "x-test.arff": strings.Replace(test, "@attribute b", "@attribute c", 1), "l.xml": xml},
-			`x-test.arff:3: attribute 1 is "c"; the train file has 3 attributes and this one differs`},
+			`x-test.arff:3: attribute 1 is "c"; in the train file it is "b"`},
+		{"test header longer", map[string]string{"x-train.arff": hdr + "{0 1,2 1}\n", "x-test.arff": strings.Replace(test, "@data", "@attribute z numeric\n@data", 1), "l.xml": xml},
+			`x-test.arff:5: attribute 3 ("z") is beyond the train file's 3 attributes`},
 		{"test header shorter", map[string]string{"x-train.arff": hdr + "{0 1,2 1}\n", "x-test.arff": "@attribute a numeric\n@data\n", "l.xml": xml},
 			`x-test.arff:2: header has 1 attributes; the train file has 3`},
 		{"repeated attribute", map[string]string{"x-train.arff": "@attribute a numeric\n@attribute a numeric\n@attribute L {0,1}\n@data\n", "x-test.arff": test, "l.xml": xml},
@@ -225,5 +227,13 @@ func TestXMCMalformed(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error\n%v\nwant\n%s", c.name, err, want)
 		}
+	}
+}
+
+// TestXMCGzPath names a file of which only the .gz copy exists.
+func TestXMCGzPath(t *testing.T) {
+	d := mustLoad(t, Settings{Source: "xmc", Path: "../data/delicious/delicious-train.arff", Split: SplitSettings{Kind: "query"}}, 1)
+	if d.Name != "delicious-train" || d.Queries != 12920 || d.Items != 983 || len(d.Train)+len(d.Test) != 246088 {
+		t.Errorf("%q: %d queries, %d items, %d pairs; want delicious-train, 12920, 983, 246088", d.Name, d.Queries, d.Items, len(d.Train)+len(d.Test))
 	}
 }

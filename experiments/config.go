@@ -35,8 +35,13 @@ type Config struct {
 	Experiment string `toml:"experiment"`
 	// Out is the output directory; default "results/<config file name without .toml>".
 	Out string `toml:"out"`
-	// Seeds repeats every cell of the grid once per seed; default [1].
+	// Seeds repeats every cell of the grid once per seed (model initialisation, batch order,
+	// sampled negatives, estimator hashes, bootstrap); default [1].
 	Seeds []int64 `toml:"seeds"`
+	// DataSeed seeds the train/test split and synthetic data; default 0. It is the same for every
+	// run, so that all runs are evaluated on the same test pairs and the spread across seeds is
+	// that of training alone.
+	DataSeed int64 `toml:"data_seed"`
 
 	Data      datasets.Settings     `toml:"data"`
 	Slices    metrics.SliceSettings `toml:"slices"`

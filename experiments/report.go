@@ -207,10 +207,16 @@ func metricLabel(metric string, k int) string {
 	return fmt.Sprintf("%s@%d", metric, k)
 }
 
-// groupLabel is the name of a group in tables and legends ("all runs" for a grid without axes).
+// groupLabel is the name of a group in tables and legends: "all runs" for a grid without axes,
+// the value alone for a grid of one axis ("logq" for "variant=logq"), the group id otherwise.
 func groupLabel(g string) string {
 	if g == "" {
 		return "all runs"
+	}
+	if !strings.Contains(g, ",") {
+		if _, v, ok := strings.Cut(g, "="); ok {
+			return v
+		}
 	}
 	return g
 }
@@ -257,7 +263,8 @@ func retrievalFigures(cfg *Config, recs []*runRecord, s *summary) error {
 				if !ok {
 					continue
 				}
-				p := plots.BarPoint{Series: groups[i], Group: sl, Value: v.Mean, Lo: v.Lo, Hi: v.Hi}
+				// Every metric lies in [0, 1]; so does the interval drawn.
+				p := plots.BarPoint{Series: groups[i], Group: sl, Value: v.Mean, Lo: max(v.Lo, 0), Hi: min(v.Hi, 1)}
 				if v.N < 2 {
 					p.Lo, p.Hi = math.NaN(), math.NaN()
 				}
@@ -387,7 +394,7 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) error {
 				for _, pt := range pts {
 					v := s.values[aggKey{pt.group, 0, "all", "recall", k}]
 					ls.X, ls.Y = append(ls.X, pt.x), append(ls.Y, v.Mean)
-					ls.Lo, ls.Hi = append(ls.Lo, v.Lo), append(ls.Hi, v.Hi)
+					ls.Lo, ls.Hi = append(ls.Lo, max(v.Lo, 0)), append(ls.Hi, min(v.Hi, 1))
 				}
 				series = append(series, ls)
 			}

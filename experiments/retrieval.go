@@ -83,7 +83,7 @@ func trainAndEvaluate(ctx context.Context, r plannedRun, cache *dataCache, progr
 	if err := writeBytes(filepath.Join(r.dir, "config.toml"), body); err != nil {
 		return nil, err
 	}
-	ds, err := cache.load(cfg.Data, r.Seed)
+	ds, err := cache.load(cfg.Data, cfg.DataSeed)
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,10 @@ type opState struct {
 	gradSrc any
 }
 
-var _ gorgonia.SDOp = (*lossOp)(nil)
+var (
+	_ gorgonia.SDOp = (*lossOp)(nil)
+	_ gorgonia.ADOp = (*lossOp)(nil)
+)
 
 func (op *lossOp) Arity() int { return 1 }
 
@@ -100,6 +103,43 @@ func (op *lossOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (g
 		return nil, err
 	}
 	return gorgonia.Nodes{n}, nil
+}
+
+// DoDiff is the automatic differentiation of the lisp machine: it adds
+// ∂L/∂scores times the output's gradient to the scores' gradient.
+func (op *lossOp) DoDiff(_ gorgonia.ExecutionContext, inputs gorgonia.Nodes, output *gorgonia.Node) error {
+	if len(inputs) != 1 {
+		return fmt.Errorf("losses: %v takes 1 input, got %d", op, len(inputs))
+	}
+	gout, err := output.Grad()
+	if err != nil {
+		return err
+	}
+	sg, err := inputs[0].Grad()
+	if err != nil {
+		return err
+	}
+	d, ok := sg.(*tensor.Dense)
+	if !ok || d.Dtype() != inputs[0].Dtype() || d.Size() != op.b*op.c || d.RequiresIterator() {
+		return fmt.Errorf("losses: %v: unusable gradient of the scores %T", op, sg)
+	}
+	g, err := (&lossGradOp{op}).Do(inputs[0].Value(), output.Value(), gout)
+	if err != nil {
+		return err
+	}
+	switch dst := d.Data().(type) {
+	case []float32:
+		addInto(dst, g.Data().([]float32))
+	case []float64:
+		addInto(dst, g.Data().([]float64))
+	}
+	return nil
+}
+
+func addInto[T floats](dst, src []T) {
+	for k, v := range src {
+		dst[k] += v
+	}
 }
 
 // scores checks the score value and returns it as a contiguous dense matrix.

@@ -82,6 +82,7 @@ type Model struct {
 // N(0, InitStd²), MLP weights Glorot-uniform, biases zero. dt is tensor.Float32 (the default
 // choice) or tensor.Float64. The model keeps references to ds's feature bags (read-only).
 func New(s Settings, ds *datasets.Dataset, dt tensor.Dtype, seed int64) (*Model, error) {
+	s.Hidden = append([]int(nil), s.Hidden...) // not the caller's array
 	if err := s.Resolve(); err != nil {
 		return nil, err
 	}

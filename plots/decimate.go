@@ -73,11 +73,6 @@ type m4Band struct {
 	col              vg.Length
 }
 
-// newM4Band returns the band between lo and hi, which share their x.
-func newM4Band(lo, hi plotter.XYs, fill vg.Length, col vg.Length) *m4Band {
-	return nil
-}
-
 // ring returns the polygon of the band between lo and hi: hi forwards, then lo backwards.
 func ring(lo, hi plotter.XYs) plotter.XYs {
 	r := make(plotter.XYs, 0, len(lo)+len(hi))

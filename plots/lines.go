@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
@@ -34,7 +35,16 @@ type LineOptions struct {
 // Lines returns a line plot of series, series i in Color(i) with Dashes(i), each over its band
 // if it has one, labelled by l and sized by s (whose zero value works; Save the figure with the
 // same Settings). The x axis spans the data; the y axis ends on labelled ticks.
+//
+// A series with more points than the figure has pixel columns at s.DPI is drawn through the
+// points that matter at that resolution (see m4), which look the same.
 func Lines(series []LineSeries, l Labels, o LineOptions, s Settings) (*plot.Plot, error) {
+	return lines(series, l, o, s, true)
+}
+
+// lines builds the figure of Lines, drawing M4 aggregates of the series if aggregate, else
+// every point.
+func lines(series []LineSeries, l Labels, o LineOptions, s Settings, aggregate bool) (*plot.Plot, error) {
 	if err := validateLines(series, o); err != nil {
 		return nil, err
 	}
@@ -54,28 +64,31 @@ func Lines(series []LineSeries, l Labels, o LineOptions, s Settings) (*plot.Plot
 	}
 	p.Add(&plotter.Grid{Horizontal: t.gridLine})
 
+	col := vg.Inch / vg.Length(t.s.DPI) // a pixel column
+	if !aggregate {
+		col = vg.Inch / 1e9
+	}
 	var bands, lines, marks []plot.Plotter
 	entries := make([]legendEntry, len(series))
 	for i, ls := range series {
-		xys := make(plotter.XYs, len(ls.X))
-		for j := range ls.X {
-			xys[j] = plotter.XY{X: ls.X[j], Y: ls.Y[j]}
-		}
+		xys := points(ls.X, ls.Y)
 		e := &entries[i]
 		e.name = ls.Name
 		if ls.Lo != nil {
-			ring := make(plotter.XYs, 0, 2*len(ls.X))
-			for j := range ls.X {
-				ring = append(ring, plotter.XY{X: ls.X[j], Y: ls.Hi[j]})
+			lo, hi := points(ls.X, ls.Lo), points(ls.X, ls.Hi)
+			band := &m4Band{
+				Polygon: &plotter.Polygon{XYs: []plotter.XYs{ring(lo, hi)}, Color: bandColor(Color(i))},
+				lo:      lo,
+				hi:      hi,
+				col:     col,
 			}
-			for j := len(ls.X) - 1; j >= 0; j-- {
-				ring = append(ring, plotter.XY{X: ls.X[j], Y: ls.Lo[j]})
-			}
-			band := &plotter.Polygon{XYs: []plotter.XYs{ring}, Color: bandColor(Color(i))}
 			bands = append(bands, band)
 			e.thumbs = append(e.thumbs, band)
 		}
-		line := &plotter.Line{XYs: xys, LineStyle: draw.LineStyle{Color: Color(i), Width: t.lineW, Dashes: Dashes(i)}}
+		line := &m4Line{
+			Line: &plotter.Line{XYs: xys, LineStyle: draw.LineStyle{Color: Color(i), Width: t.lineW, Dashes: Dashes(i)}},
+			col:  col,
+		}
 		lines = append(lines, line)
 		e.thumbs = append(e.thumbs, line)
 		if o.Markers {
@@ -167,4 +180,13 @@ func lowest(ls LineSeries, j int) float64 {
 		return ls.Lo[j]
 	}
 	return ls.Y[j]
+}
+
+// points pairs xs and ys.
+func points(xs, ys []float64) plotter.XYs {
+	xys := make(plotter.XYs, len(xs))
+	for i := range xs {
+		xys[i] = plotter.XY{X: xs[i], Y: ys[i]}
+	}
+	return xys
 }

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// writeConfig writes body to a config file in a fresh directory and returns its path.
+func writeConfig(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "exp.toml")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLoadConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		sets []string
+		want []string // substrings of the error, in order
+	}{
+		{"syntax error has line and column", "[loss]\ntemperature = \n", nil, []string{"exp.toml:2:", "expected value"}},
+		{"unclosed table", "[loss\nvariant = 1\n", nil, []string{"exp.toml:", "table name"}},
+		{"unknown key", "[loss]\ntemprature = 0.1\n", nil, []string{"exp.toml", "unknown key loss.temprature"}},
+		{"unknown section", "[optimiser]\nlr = 1\n", nil, []string{"unknown key optimiser"}},
+		{"wrong type", "[loss]\ntemperature = \"hot\"\n", nil, []string{"exp.toml", "line 2", "loss.temperature", "incompatible types"}},
+		{"out of range", "[loss]\ntemperature = -1.0\n", nil, []string{"exp.toml", "loss.temperature:"}},
+		{"bad enum lists the allowed names", "[loss]\nvariant = \"logQ\"\n", nil, []string{"loss.variant:", "logQ", "plain", "logq", "tail"}},
+		{"bad estimator enum", "[estimator]\nkind = \"sketch\"\n", nil, []string{"estimator.kind:", "streaming", "multihash"}},
+		{"bad nested enum", "[data.split]\nkind = \"time\"\n", nil, []string{"data.split.kind:", "temporal"}},
+		{"bad experiment", "experiment = \"train\"\n", nil, []string{"experiment: unknown \"train\"", "retrieval", "freq_sim"}},
+		{"section of the other experiment", "experiment = \"freq_sim\"\n[loss]\nvariant = \"logq\"\n", nil, []string{"loss: section not used by experiment \"freq_sim\""}},
+		{"duplicate seed", "seeds = [1, 2, 1]\n", nil, []string{"seeds: 1 appears twice"}},
+		{"set unknown key", "", []string{"loss.temprature=0.1"}, []string{"-set loss.temprature=0.1: unknown key loss.temprature"}},
+		{"set wrong type", "", []string{"train.batch_size=big"}, []string{"-set train.batch_size=big", "train.batch_size", "incompatible types"}},
+		{"set bad value", "", []string{"train.batch_size=-3"}, []string{"train.batch_size:"}},
+		{"set without value", "", []string{"loss.variant"}, []string{"-set loss.variant: want section.key=value"}},
+		{"set ablation", "", []string{"ablation=1"}, []string{"ablation axes cannot be overridden"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := loadConfig(writeConfig(t, tt.body), tt.sets)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("error is not one line: %q", msg)
+			}
+			at := 0
+			for _, w := range tt.want {
+				i := strings.Index(msg[at:], w)
+				if i < 0 {
+					t.Fatalf("error %q lacks %q (after position %d)", msg, w, at)
+				}
+				at += i + len(w)
+			}
+		})
+	}
+}
+
+func TestLoadConfigMissingFile(t *testing.T) {
+	_, _, err := loadConfig(filepath.Join(t.TempDir(), "nope.toml"), nil)
+	if err == nil || !strings.Contains(err.Error(), "nope.toml") {
+		t.Fatalf("error %v, want one naming the file", err)
+	}
+}
+
+func TestSetOverrides(t *testing.T) {
+	raw, cfg, err := loadConfig(writeConfig(t, "[loss]\nvariant = \"plain\"\n"), []string{
+		"loss.variant=logq",
+		"loss.temperature=0.2",
+		"eval.k=[5, 20]",
+		"data.synthetic.items=123",
+		"data.source=synthetic",
+		"out=\"elsewhere\"",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Loss.Variant != "logq" || cfg.Loss.Temperature != 0.2 || !reflect.DeepEqual(cfg.Eval.K, []int{5, 20}) ||
+		cfg.Data.Synthetic.Items != 123 || cfg.Data.Source != "synthetic" || cfg.Out != "elsewhere" {
+		t.Errorf("overrides not applied: %+v", cfg)
+	}
+	if raw.Model.EmbeddingDim != 0 {
+		t.Errorf("raw config has defaults filled: embedding_dim %d", raw.Model.EmbeddingDim)
+	}
+	if cfg.Model.EmbeddingDim == 0 {
+		t.Error("resolved config has no defaults")
+	}
+}
+
+func TestDefaultOut(t *testing.T) {
+	_, cfg, err := loadConfig(writeConfig(t, ""), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join("results", "exp"); cfg.Out != want {
+		t.Errorf("out = %q, want %q", cfg.Out, want)
+	}
+}
+
+// TestAblationKeysCheckedFirst: a bad axis key or value is reported by plan, before any run.
+func TestAblationKeysCheckedFirst(t *testing.T) {
+	for _, tt := range []struct{ body, want string }{
+		{"[[ablation]]\nkey = \"loss.temprature\"\nvalues = [0.1]\n", "ablation loss.temprature: unknown key loss.temprature"},
+		{"[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\", \"logQ\"]\n", "run variant=logQ,seed=1: loss.variant:"},
+		{"[[ablation]]\nkey = \"train.batch_size\"\nvalues = [\"big\"]\n", "ablation train.batch_size:"},
+	} {
+		raw, cfg, err := loadConfig(writeConfig(t, tt.body), nil)
+		if err == nil {
+			_, err = plan(raw, cfg)
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("error %v, want it to contain %q", err, tt.want)
+		}
+	}
+}
+
+// TestCellDefaultsFollowTheCell: a default filled for one cell never leaks into another (the
+// negatives of a uniform sampler must not be set on an in-batch cell).
+func TestCellDefaultsFollowTheCell(t *testing.T) {
+	raw, cfg, err := loadConfig(writeConfig(t, "[loss]\nsampler = \"uniform\"\n[[ablation]]\nkey = \"loss.sampler\"\nvalues = [\"uniform\", \"in_batch\"]\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := plan(raw, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs[0].cfg.Loss.Negatives == 0 || runs[1].cfg.Loss.Negatives != 0 {
+		t.Errorf("negatives: uniform %d, in_batch %d", runs[0].cfg.Loss.Negatives, runs[1].cfg.Loss.Negatives)
+	}
+}

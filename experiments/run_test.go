@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const smokeConfig = "../configs/smoke.toml"
+
+// smokeRunIDs are the runs of configs/smoke.toml.
+var smokeRunIDs = []string{"variant=plain,seed=1", "variant=plain,seed=2", "variant=logq,seed=1", "variant=logq,seed=2"}
+
+func runCommand(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	err := run(args, &out)
+	return out.String(), err
+}
+
+func TestSmokeEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"config.toml", "metrics.csv", "summary.md", "recall_at_1.png", "recall_at_10.png", "loss_curves.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, id := range smokeRunIDs {
+		for _, f := range []string{"config.toml", "metrics.json", "curve.csv", "model.bin"} {
+			if _, err := os.Stat(filepath.Join(dir, "runs", id, f)); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	csv, err := os.ReadFile(filepath.Join(dir, "metrics.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	if lines[0] != "run,seed,slice,metric,k,value,loss.variant" {
+		t.Errorf("metrics.csv header %q", lines[0])
+	}
+	// 4 runs × 4 slices × (recall@1, recall@10, ndcg@1, ndcg@10, mrr).
+	if got, want := len(lines)-1, 4*4*5; got != want {
+		t.Errorf("metrics.csv has %d rows, want %d", got, want)
+	}
+	summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Recall@10", "| plain |", "| logq |", "Slice sizes", "head 100 /", "**"} {
+		if !strings.Contains(string(summary), want) {
+			t.Errorf("summary.md lacks %q", want)
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, "recall_at_10.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := png.Decode(f); err != nil {
+		t.Errorf("recall_at_10.png: %v", err)
+	}
+}
+
+// TestResume: an experiment interrupted after some runs (simulated by -only, and by a run whose
+// metrics.json was never written) and run again produces the same metrics.csv as one run
+// without interruption, and reruns only what did not finish.
+func TestResume(t *testing.T) {
+	whole, cut := t.TempDir(), t.TempDir()
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", whole); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", cut, "-only", "^variant=plain"); err != nil {
+		t.Fatal(err)
+	}
+	torn := filepath.Join(cut, "runs", "variant=plain,seed=2", "metrics.json")
+	if err := os.Remove(torn); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCommand(t, "-config", smokeConfig, "-out", cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "4 runs: 1 already finished, 3 to run") {
+		t.Errorf("resumed output:\n%s", out)
+	}
+	a, err := os.ReadFile(filepath.Join(whole, "metrics.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(cut, "metrics.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Errorf("resumed metrics.csv differs from the uninterrupted one:\n%s\nvs\n%s", a, b)
+	}
+	out, err = runCommand(t, "-config", smokeConfig, "-out", cut, "-force", "-only", "seed=1$")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "4 runs: 0 already finished, 2 to run") {
+		t.Errorf("-force output:\n%s", out)
+	}
+}
+
+func TestConfigHashMismatch(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "variant=plain,seed=1"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", "train.epochs=1")
+	if err == nil || !strings.Contains(err.Error(), "holds the results of a different config") {
+		t.Fatalf("error %v, want a config-hash refusal", err)
+	}
+	// The refused run left the earlier results as they were.
+	if _, err := os.Stat(filepath.Join(dir, "runs", "variant=plain,seed=1", "metrics.json")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestScheduleInterrupted: cancelling stops the schedule between runs; finished runs keep their
+// metrics.json and the next invocation runs only the rest.
+func TestScheduleInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	var runs []plannedRun
+	for i := range 4 {
+		id := fmt.Sprintf("x=%d", i)
+		runs = append(runs, plannedRun{cell: cell{ID: id, Group: id}, hash: "h", dir: filepath.Join(dir, id)})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	fake := func(ctx context.Context, r plannedRun, _ io.Writer) (*runRecord, error) {
+		calls++
+		if calls == 2 {
+			cancel()
+			return nil, ctx.Err()
+		}
+		return &runRecord{}, nil
+	}
+	o := options{jobs: 1}
+	err := schedule(ctx, runs, o, io.Discard, fake)
+	if err == nil || !strings.Contains(err.Error(), "interrupted after 1 of 4 runs") {
+		t.Fatalf("error %v", err)
+	}
+	recs, err := records(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].ID != "x=0" {
+		t.Fatalf("finished records %+v", recs)
+	}
+	calls = 0
+	if err := schedule(context.Background(), runs, o, io.Discard, func(context.Context, plannedRun, io.Writer) (*runRecord, error) {
+		calls++
+		return &runRecord{}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 3 {
+		t.Errorf("resume ran %d runs, want 3", calls)
+	}
+}
+
+func TestScheduleFailure(t *testing.T) {
+	runs := []plannedRun{{cell: cell{ID: "a"}, dir: filepath.Join(t.TempDir(), "a")}}
+	err := schedule(context.Background(), runs, options{jobs: 2}, io.Discard, func(context.Context, plannedRun, io.Writer) (*runRecord, error) {
+		return nil, errors.New("loss is NaN at step 7")
+	})
+	if err == nil || err.Error() != "run a: loss is NaN at step 7" {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(runs[0].dir, "metrics.json")); !os.IsNotExist(err) {
+		t.Errorf("a failed run wrote metrics.json: %v", err)
+	}
+}
+
+func TestWriteAtomicKeepsOldFileOnFailure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.txt")
+	if err := writeBytes(path, []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	err := writeAtomic(path, func(w io.Writer) error {
+		io.WriteString(w, "partial")
+		return errors.New("disk on fire")
+	})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	b, _ := os.ReadFile(path)
+	if string(b) != "old" {
+		t.Errorf("file now %q", b)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+}
+
+func TestRunFlagErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "-config FILE is required"},
+		{[]string{"-config", smokeConfig, "extra"}, "unexpected argument \"extra\""},
+		{[]string{"-config", smokeConfig, "-only", "("}, "-only:"},
+		{[]string{"-config", smokeConfig, "-jobs", "-1"}, "-jobs must be >= 0"},
+	} {
+		if _, err := runCommand(t, tt.args...); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: error %v, want %q", tt.args, err, tt.want)
+		}
+	}
+}
