@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 func TestResolveDefaults(t *testing.T) {
@@ -97,6 +99,54 @@ func TestResolveErrors(t *testing.T) {
 		}
 		if _, err := Load(c.s, 1); err == nil || !strings.HasPrefix(err.Error(), strings.SplitN(c.want, ":", 2)[0]) {
 			t.Errorf("Load does not resolve: %v", err)
+		}
+	}
+}
+
+// TestSettingsTOML decodes a [data] section as the experiments command does (strictly) and
+// loads it.
+func TestSettingsTOML(t *testing.T) {
+	const doc = `
+[data]
+source = "interactions"
+path = "../data/movielens-latest-small"
+min_count = 1
+oov_buckets = 10
+
+[data.split]
+kind = "temporal"
+test_days = 30
+
+[data.interactions]
+reward = "threshold"
+threshold = 4.5
+
+[[data.interactions.item_features]]
+file = "movies.csv"
+columns = ["genres"]
+`
+	var cfg struct {
+		Data Settings `toml:"data"`
+	}
+	md, err := toml.Decode(doc, &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := md.Undecoded(); len(u) > 0 {
+		t.Fatalf("undecoded keys %v", u)
+	}
+	d := mustLoad(t, cfg.Data, 1)
+	r := d.Report
+	if d.Items != 9742 || d.Queries != 610 || r.Records != 100836 || r.BelowThreshold == 0 || int64(len(d.Train)+len(d.Test))+r.BelowThreshold != 100836 {
+		t.Errorf("%d items %d users, report\n%v", d.Items, d.Queries, r)
+	}
+	// movies.csv has 20 distinct genre values: 19 genres and "(no genres listed)".
+	if d.ItemFeatures.Field("genres").Vocab != 20+10 {
+		t.Errorf("genres vocab %d, want 20 genres + 10 buckets", d.ItemFeatures.Field("genres").Vocab)
+	}
+	for _, p := range d.Test {
+		if int(p.Day) < d.Days-30 {
+			t.Fatalf("test pair %+v before the last 30 days", p)
 		}
 	}
 }

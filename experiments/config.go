@@ -90,6 +90,11 @@ func loadConfig(path string, sets []string) (raw, resolved *Config, err error) {
 	if err := undecoded(md, path); err != nil {
 		return nil, nil, err
 	}
+	// A data path written in a config file is relative to the file, so that a config runs from
+	// any working directory; one given with -set is relative to the working directory.
+	if p := cfg.Data.Path; p != "" && !filepath.IsAbs(p) {
+		cfg.Data.Path = filepath.Join(filepath.Dir(path), p)
+	}
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || strings.TrimSpace(k) == "" {

@@ -19,7 +19,7 @@ func newBackend(u, v []float32, d, workers int) backend {
 
 // Panel sizes of simd.Kernel6x16: 6 queries × 16 items at a time.
 const (
-	panelRows = 6
+	panelRows = blockAlign
 	panelCols = 16
 )
 
@@ -54,7 +54,7 @@ func newKernelBackend(u, v []float32, d, workers int) *kernelBackend {
 		}()
 	}
 	wg.Wait()
-	return &kernelBackend{u: u, vp: vp, d: d, rows: 96, cols: 1024}
+	return &kernelBackend{u: u, vp: vp, d: d, rows: 192, cols: 1024}
 }
 
 func (b *kernelBackend) geometry() (rows, cols int) { return b.rows, b.cols }

@@ -48,3 +48,31 @@ func BenchmarkRecallAtK(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "queries/s")
 }
+
+// BenchmarkRankBackends ranks the BenchmarkRecallAtK corpus with the production backend and with
+// blas32 (gonum's Sgemm, or OpenBLAS under the openblas tag), to compare the products alone.
+func BenchmarkRankBackends(b *testing.B) {
+	const n, m, d = 10000, 100000, 64
+	in := benchInput(n, m, d)
+	s := Settings{K: []int{100}}
+	if err := s.Resolve(); err != nil {
+		b.Fatal(err)
+	}
+	for name, be := range testBackends(&in) {
+		if _, ok := be.(geomBackend); ok {
+			continue
+		}
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				r, err := newRanker(in, &s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := r.run(be, s.Workers); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+		})
+	}
+}

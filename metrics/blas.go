@@ -15,7 +15,7 @@ type blasBackend struct {
 }
 
 func newBLASBackend(u, v []float32, d int) *blasBackend {
-	return &blasBackend{u: u, v: v, d: d, rows: 256, cols: 1024}
+	return &blasBackend{u: u, v: v, d: d, rows: 512, cols: 512}
 }
 
 func (b *blasBackend) geometry() (rows, cols int) { return b.rows, b.cols }

@@ -30,10 +30,17 @@
 // # Exact scoring
 //
 // The score matrix U·Vᵀ is computed in blocks of queries × tiles of items, never whole, in
-// parallel over Settings.Workers goroutines. On amd64 with AVX2 and FMA an assembly micro-kernel
-// (6 queries × 16 items, packed operands) computes the tiles; elsewhere, and under the openblas
-// build tag, gonum's blas32 Sgemm does, in the U·Vᵀ layout. With the openblas tag the package
-// switches blas32 to OpenBLAS (gonum.org/v1/netlib) kept to one thread.
+// parallel over Settings.Workers goroutines, and each tile is scanned while it is in cache. The
+// product is computed by
+//   - by default on amd64 with AVX2 and FMA: an assembly micro-kernel (package
+//     metrics/internal/simd; 6 queries × 16 items from packed operands, one fused multiply-add
+//     per term), which matched OpenBLAS on the development machine (AMD EPYC, Zen 4);
+//   - with the openblas build tag: gonum's blas32 Sgemm, which the tag switches to OpenBLAS
+//     (gonum.org/v1/netlib, cgo, -lopenblas) kept to one thread;
+//   - elsewhere (other architectures, or the noasm tag): gonum's pure-Go blas32 Sgemm.
+//
+// blas32 is called in the U·Vᵀ layout, gonum's faster one. The threshold counts of the scan use
+// AVX2 too where available.
 //
 // The ranks are exact for the computed float32 scores, whichever backend computed them: each
 // pair's threshold x_y is bracketed before scanning by a rigorous float32 rounding bound, items

@@ -21,7 +21,7 @@ import (
 // adjustment -τ·log π(j) (absent for τ = 0). Ties count against the pair's item.
 //
 // The rows are never stored whole and the threshold x_y is not known before the tile holding y
-// has been scored, so each (pair, τ) is given, before scoring, an interval [lo, hi] that provably
+// has been scored, so each (pair, τ) is given, before scoring, an interval [lo, hi) that provably
 // contains the computed x_y (its float64 value widened by a bound on float32 rounding in any
 // summation order). While the tiles stream past, items with x ≥ hi are counted and the rare
 // items with lo ≤ x < hi are kept; once the row is complete, x_y is known and the kept items
@@ -137,8 +137,8 @@ func newRanker(in Input, s *Settings) (*ranker, error) {
 // product of length d, summed in any order, with or without fused multiply-adds, is within
 // γ_d·Σ|u_l v_l| of the exact value, γ_d = d·u/(1-d·u), u = 2⁻²⁴ (Higham, Accuracy and Stability
 // of Numerical Algorithms, 2nd ed., §3.1); adding a_y rounds once more (relative u), and the
-// float64 estimate is exact to far better than that. The bound is doubled for margin, and an
-// absolute term covers underflow.
+// float64 estimate is exact to far better than that. The bound is doubled, so x_y lies strictly
+// below hi, and an absolute term covers underflow.
 func (r *ranker) setBands() {
 	const unit = 0x1p-24
 	d := float64(r.d)
@@ -183,9 +183,13 @@ func up32(x float64) float32 {
 	return f
 }
 
+// blockAlign is a divisor of every block height: the height of the kernel's query panels.
+const blockAlign = 6
+
 // backend computes tiles of the score matrix.
 type backend interface {
-	// geometry returns the queries per block and the items per tile (the row stride of a tile).
+	// geometry returns the queries per block and the items per tile (the row stride of a tile);
+	// run may use smaller blocks, of a multiple of blockAlign queries.
 	geometry() (rows, cols int)
 	// worker returns a tile scorer with its own buffers for blocks of up to rows queries, for one
 	// goroutine.
@@ -205,6 +209,10 @@ type tileScorer interface {
 // run ranks every pair, parallel over blocks of queries.
 func (r *ranker) run(be backend, workers int) error {
 	rows, cols := be.geometry()
+	if per := (len(r.queries) + workers - 1) / workers; per < rows {
+		// Too few queries to give every worker a block: make the blocks smaller.
+		rows = max(blockAlign, (per+blockAlign-1)/blockAlign*blockAlign)
+	}
 	blocks := (len(r.queries) + rows - 1) / rows
 	workers = max(1, min(workers, blocks))
 	var next atomic.Int64
@@ -246,6 +254,7 @@ type rankWorker struct {
 	x      []float32 // adjusted scores of one tile row
 	cursor []int32   // per query of the block: its next special item
 	ldc    int
+	sx, ex []float32 // finish's adjusted scores of special items, and of the excluded ones
 }
 
 // block ranks the pairs of queries[a0:a1].
@@ -276,17 +285,17 @@ func (r *ranker) block(wk *rankWorker, a0, a1 int) error {
 					st := &r.state[int(p)*r.nt+k]
 					nlo, nhi := simd.CountGE(x, st.lo, st.hi)
 					st.above += int64(nhi)
-					for off := 0; nlo > nhi; nlo-- {
-						i := off + simd.IndexIn(x[off:], st.lo, st.hi)
-						st.band = append(st.band, bandItem{int32(j0 + i), x[i]})
-						off = i + 1
+					for off := 0; nlo > nhi; nlo-- { // nlo − nhi items lie in [lo, hi)
+						at := off + simd.IndexIn(x[off:], st.lo, st.hi)
+						st.band = append(st.band, bandItem{int32(j0 + at), x[at]})
+						off = at + 1
 					}
 				}
 			}
 		}
 	}
 	for a := a0; a < a1; a++ {
-		if err := r.finish(a); err != nil {
+		if err := r.finish(wk, a); err != nil {
 			return err
 		}
 	}
@@ -294,37 +303,41 @@ func (r *ranker) block(wk *rankWorker, a0, a1 int) error {
 }
 
 // finish turns the running counts of queries[a]'s pairs into ranks.
-func (r *ranker) finish(a int) error {
-	lo, hi := r.spOff[a], r.spOff[a+1]
-	items := r.spItem[lo:hi]
-	for _, p := range r.pairIdx[r.pairOff[a]:r.pairOff[a+1]] {
-		y := r.pair[p].Item
-		iy, _ := slices.BinarySearch(items, y)
-		for k, adj := range r.adj {
-			st := &r.state[int(p)*r.nt+k]
-			x := func(e int32) float32 { // adjusted score of special item lo+e, as scanned
-				s := r.spScore[lo+e]
-				if adj != nil {
-					s += adj[items[e]]
-				}
-				return s
+func (r *ranker) finish(wk *rankWorker, a int) error {
+	sp, sq := r.spOff[a], r.spOff[a+1]
+	items, excl := r.spItem[sp:sq], r.spExcl[sp:sq]
+	for k, adj := range r.adj {
+		// The adjusted scores of the special items, as the scan computed them, and those of the
+		// excluded ones, sorted.
+		wk.sx, wk.ex = wk.sx[:0], wk.ex[:0]
+		for e, s := range r.spScore[sp:sq] {
+			if adj != nil {
+				s += adj[items[e]]
 			}
-			t := x(int32(iy))
-			if !(t >= st.lo && t <= st.hi) {
-				return fmt.Errorf("metrics: score %v of test pair %d (query %d, item %d) is outside its rounding bound [%v, %v]: non-finite scores?",
+			wk.sx = append(wk.sx, s)
+			if excl[e] {
+				wk.ex = append(wk.ex, s)
+			}
+		}
+		slices.Sort(wk.ex)
+		for _, p := range r.pairIdx[r.pairOff[a]:r.pairOff[a+1]] {
+			st := &r.state[int(p)*r.nt+k]
+			y := r.pair[p].Item
+			iy, _ := slices.BinarySearch(items, y)
+			t := wk.sx[iy]
+			if !(t >= st.lo && t < st.hi) {
+				return fmt.Errorf("metrics: score %v of test pair %d (query %d, item %d) is outside its rounding bound [%v, %v): non-finite scores?",
 					t, p, r.pair[p].Query, y, st.lo, st.hi)
 			}
-			ahead := st.above
-			for e, j := range items {
-				if (j == y || r.spExcl[lo+int32(e)]) && x(int32(e)) >= st.hi {
-					ahead--
-				}
-			}
+			// The items at or above hi, y not among them, were all counted: take out the
+			// excluded ones.
+			above, _ := slices.BinarySearch(wk.ex, st.hi)
+			ahead := st.above - int64(len(wk.ex)-above)
 			for _, b := range st.band {
 				if b.j == y {
 					continue
 				}
-				if e, ok := slices.BinarySearch(items, b.j); ok && r.spExcl[lo+int32(e)] {
+				if e, ok := slices.BinarySearch(items, b.j); ok && excl[e] {
 					continue
 				}
 				if b.x >= t {

@@ -170,6 +170,22 @@ func TestMetricsByHand(t *testing.T) {
 	}
 }
 
+// TestConstantScores checks that a model scoring every item alike ranks every positive last,
+// whatever the item indices: rank 6 of 6 items, or, filtered, last among the items kept
+// (query 0 keeps 4 items for either pair, query 1 keeps 6, then 5 without item 4).
+func TestConstantScores(t *testing.T) {
+	in := handInput()
+	in.U = []float32{0, 0}
+	for name, be := range testBackends(&in) {
+		if got := ranksWith(t, in, Settings{}, be, 2); !slices.Equal(got, []int32{6, 6, 6, 6}) {
+			t.Errorf("%s: ranks %v, want all 6", name, got)
+		}
+		if got := ranksWith(t, in, Settings{Filter: true}, be, 2); !slices.Equal(got, []int32{4, 4, 6, 5}) {
+			t.Errorf("%s, filtered: ranks %v, want [4 4 6 5]", name, got)
+		}
+	}
+}
+
 // dyadicInput is random data on which float32 arithmetic is exact: embedding entries are
 // multiples of 1/2 in [−1, 1], Dim 24 (so every score is a multiple of 1/4 below 24 in
 // magnitude), and log π are multiples of 1/8, so with τ in {1/2, −1/4} every adjusted score is

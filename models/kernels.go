@@ -158,24 +158,34 @@ func biasAct[T float](y, b []T, h int, relu bool) {
 // reluGrad sets dst = g where y > 0 and 0 elsewhere (y = relu(z), so y > 0 iff z > 0), without
 // branches (a ReLU's sign pattern is unpredictable).
 func reluGrad[T float](dst, y, g []T) {
-	parallelRows(len(y), 1, func(lo, hi int) {
-		switch y := any(y[lo:hi]).(type) {
-		case []float32:
-			dst, g := any(dst[lo:hi]).([]float32), any(g[lo:hi]).([]float32)
-			for i, v := range y {
-				// all ones iff v > 0: the int32 view of a float is positive iff the float is
-				mask := uint32(-int64(int32(math.Float32bits(v))) >> 63)
-				dst[i] = math.Float32frombits(math.Float32bits(g[i]) & mask)
-			}
-		case []float64:
-			dst, g := any(dst[lo:hi]).([]float64), any(g[lo:hi]).([]float64)
-			for i, v := range y {
-				x := int64(math.Float64bits(v))
-				mask := uint64(-x>>63) &^ uint64(x>>63) // -x overflows for -0, which the second term excludes
-				dst[i] = math.Float64frombits(math.Float64bits(g[i]) & mask)
-			}
-		}
-	})
+	switch y := any(y).(type) {
+	case []float32:
+		dst, g := any(dst).([]float32), any(g).([]float32)
+		parallelRows(len(y), 1, func(lo, hi int) { reluGrad32(dst[lo:hi], y[lo:hi], g[lo:hi]) })
+	case []float64:
+		dst, g := any(dst).([]float64), any(g).([]float64)
+		parallelRows(len(y), 1, func(lo, hi int) { reluGrad64(dst[lo:hi], y[lo:hi], g[lo:hi]) })
+	}
+}
+
+func reluGrad32(dst, y, g []float32) {
+	g = g[:len(y)]
+	dst = dst[:len(y)]
+	for i, v := range y {
+		// all ones iff v > 0: the int32 view of a float is positive iff the float is
+		mask := uint32(-int64(int32(math.Float32bits(v))) >> 63)
+		dst[i] = math.Float32frombits(math.Float32bits(g[i]) & mask)
+	}
+}
+
+func reluGrad64(dst, y, g []float64) {
+	g = g[:len(y)]
+	dst = dst[:len(y)]
+	for i, v := range y {
+		x := int64(math.Float64bits(v))
+		mask := uint64(-x>>63) &^ uint64(x>>63) // -x overflows for -0, which the second term excludes
+		dst[i] = math.Float64frombits(math.Float64bits(g[i]) & mask)
+	}
 }
 
 // colSum sets dst[j] = Σ_i x[i,j] for an n×h matrix x, summing rows in order (in parallel over

@@ -28,9 +28,23 @@ func newOptimizer[T float](s TrainSettings, ps []*param) *optimizer[T] {
 		case OptimizerAdagrad, OptimizerMomentum:
 			st[0] = make([]T, p.size())
 		}
+		for _, a := range st {
+			touchPages(a)
+		}
 		o.state[p] = st
 	}
 	return o
+}
+
+// touchPages writes to every memory page of a freshly allocated (zero) array, so that the
+// operating system maps its pages now rather than at the first training steps that reach them:
+// a lazily updated table's state is otherwise faulted in a few rows at a time, and the steps
+// pay for it.
+func touchPages[T float](a []T) {
+	const stride = 4096 / 4
+	for i := 0; i < len(a); i += stride {
+		a[i] = 0
+	}
 }
 
 // begin starts step t+1: it computes the step's scalars.

@@ -20,7 +20,19 @@
 //   - text sizes follow Settings.FontSize in points at the final printed size, so that a figure
 //     printed at Settings.Width inches reads like the paper's body text.
 //
+// Build a figure and Save it with the same Settings: the legend's layout depends on the width.
+// Series longer than the figure has pixel columns are drawn through their M4 aggregate
+// (Jugel et al. 2014), which looks the same at Settings.DPI and keeps files small.
+//
 // Inputs are validated: mismatched lengths, NaN or infinite values, empty series, duplicate or
 // missing names, intervals that do not contain their value and non-positive values on a log axis
-// are errors naming the series and the point, never panics.
+// are errors naming the series and the point, never panics; so are labels, legends and titles
+// too large for the figure.
+//
+// The tests compare figures with golden images in testdata with a tolerance, in gonum/plot's
+// way (cmpimg.EqualApprox); after an intended change, regenerate them with
+//
+//	PLOTS_REGEN_GOLDEN=1 go test ./plots/ -run Golden
+//
+// and look at every testdata/*_golden.png before committing them.
 package plots // import "github.com/samplingbias/workbench/plots"

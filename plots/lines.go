@@ -36,8 +36,8 @@ type LineOptions struct {
 // if it has one, labelled by l and sized by s (whose zero value works; Save the figure with the
 // same Settings). The x axis spans the data; the y axis ends on labelled ticks.
 //
-// A series with more points than the figure has pixel columns at s.DPI is drawn through the
-// points that matter at that resolution (see m4), which look the same.
+// A series with more points than the figure has pixel columns at s.DPI is drawn through its M4
+// aggregate (see the package documentation), which looks the same at that resolution.
 func Lines(series []LineSeries, l Labels, o LineOptions, s Settings) (*plot.Plot, error) {
 	return lines(series, l, o, s, true)
 }
@@ -68,7 +68,7 @@ func lines(series []LineSeries, l Labels, o LineOptions, s Settings, aggregate b
 	if !aggregate {
 		col = vg.Inch / 1e9
 	}
-	var bands, lines, marks []plot.Plotter
+	var bands, curves, marks []plot.Plotter
 	entries := make([]legendEntry, len(series))
 	for i, ls := range series {
 		xys := points(ls.X, ls.Y)
@@ -89,7 +89,7 @@ func lines(series []LineSeries, l Labels, o LineOptions, s Settings, aggregate b
 			Line: &plotter.Line{XYs: xys, LineStyle: draw.LineStyle{Color: Color(i), Width: t.lineW, Dashes: Dashes(i)}},
 			col:  col,
 		}
-		lines = append(lines, line)
+		curves = append(curves, line)
 		e.thumbs = append(e.thumbs, line)
 		if o.Markers {
 			sc := &plotter.Scatter{XYs: xys, GlyphStyle: draw.GlyphStyle{Color: Color(i), Radius: t.markerR, Shape: Marker(i)}}
@@ -99,7 +99,7 @@ func lines(series []LineSeries, l Labels, o LineOptions, s Settings, aggregate b
 	}
 	// Bands first, so that no band covers a line; markers last.
 	p.Add(bands...)
-	p.Add(lines...)
+	p.Add(curves...)
 	p.Add(marks...)
 	if series[0].Name != "" {
 		lg, err := newLegend(t, p, entries, t.em*2.4)

@@ -12,16 +12,16 @@ const (
 	// DefaultWidth is the width in inches of one column of a two-column paper (IEEE and ACM
 	// templates: 3.5 in and 3.33 in).
 	DefaultWidth = 3.5
-	// DefaultHeight in inches gives the data area roughly a 4:3 aspect ratio after the title,
-	// the legend band and the axes have taken their share of DefaultWidth × DefaultHeight.
+	// DefaultHeight in inches is about three quarters of DefaultWidth, the usual shape of a
+	// column figure; the title, the legend band and the axes take their share of it.
 	DefaultHeight = 2.6
 	// DefaultDPI is the usual print resolution for raster figures.
 	DefaultDPI = 300
 	// DefaultFontSize in points is one to two points below a paper's 9–10 pt body text, the
 	// usual size of figure text at column width.
 	DefaultFontSize = 8
-	// DefaultFont is the typeface of DefaultSettings, metrically compatible with Times, the body
-	// font of most paper templates.
+	// DefaultFont is the default Settings.Font: a serif metrically compatible with Times, the
+	// body font of most paper templates.
 	DefaultFont = "serif"
 )
 
@@ -45,7 +45,8 @@ type Settings struct {
 	// Height of a figure in inches, in [1, 20]; default 2.6.
 	Height float64 `toml:"height"`
 	// DPI is the resolution of PNG files in dots per inch, in [50, 1200], with at most 10000
-	// pixels per side; default 300. SVG and PDF are vector formats and ignore it.
+	// pixels per side; default 300. SVG and PDF are vector formats: for them it only sets the
+	// resolution at which Lines aggregates long series.
 	DPI int `toml:"dpi"`
 	// FontSize in points, in [4, 36], of axis labels and legend entries at the printed size;
 	// tick labels are 7/8 and the title 9/8 of it. Default 8.

@@ -1,0 +1,87 @@
+package metrics
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestAssignSlices checks each method on toy frequency tables worked out by hand.
+func TestAssignSlices(t *testing.T) {
+	H, T, L := Head, Torso, Tail
+	cases := []struct {
+		name   string
+		counts []int64
+		s      SliceSettings
+		want   []Slice
+	}{
+		// Rawat's thresholds: ≥ 100 head, < 20 tail; 100 is head, 20 is torso, 19 is tail.
+		{"count default", []int64{150, 100, 99, 20, 19, 0, 5, 300}, SliceSettings{},
+			[]Slice{H, H, T, T, L, L, L, H}},
+		{"count custom", []int64{150, 100, 99, 20, 19, 0, 5, 300}, SliceSettings{HeadMin: 10, TailMax: 10},
+			[]Slice{H, H, H, H, H, L, L, H}},
+		{"count head_min = tail_max", []int64{9, 10, 11}, SliceSettings{HeadMin: 10, TailMax: 10},
+			[]Slice{L, H, H}},
+		// Decreasing order 1 (9), 3 (9), 6 (7), 0 (5), 5 (3), 2 (1), 4 (0); 7 items: head is the
+		// first ceil(7/3) = 3, torso up to rank ceil(14/3) = 5, tail the last 2.
+		{"rank", []int64{5, 9, 1, 9, 0, 3, 7}, SliceSettings{Method: SliceRank},
+			[]Slice{T, H, L, H, L, T, H}},
+		// Same order, total 34: before item 1 lies 0 (< 34/3: head), before item 3 lies 9 (head),
+		// before item 6 lies 18 (≥ 34/3, < 68/3: torso), before item 0 lies 25 (≥ 68/3: tail).
+		{"mass", []int64{5, 9, 1, 9, 0, 3, 7}, SliceSettings{Method: SliceMass},
+			[]Slice{L, H, L, H, L, L, T}},
+		// One item holds half the mass: it alone is head, the next one covers up to 3/4: torso.
+		{"mass skewed", []int64{10, 50, 20, 20, 0, 100}, SliceSettings{Method: SliceMass},
+			[]Slice{L, T, L, L, L, H}},
+		// Equal counts: ties go by index, and mass and rank agree.
+		{"mass ties", []int64{30, 30, 30, 30, 30, 30}, SliceSettings{Method: SliceMass},
+			[]Slice{H, H, T, T, L, L}},
+		{"rank ties", []int64{30, 30, 30, 30, 30, 30}, SliceSettings{Method: SliceRank},
+			[]Slice{H, H, T, T, L, L}},
+		{"mass no interactions", []int64{0, 0, 0}, SliceSettings{Method: SliceMass},
+			[]Slice{L, L, L}},
+		{"empty", nil, SliceSettings{Method: SliceRank}, []Slice{}},
+	}
+	for _, c := range cases {
+		if got := AssignSlices(c.counts, c.s); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestAssignSlicesPanics(t *testing.T) {
+	for name, f := range map[string]func(){
+		"bad settings":   func() { AssignSlices([]int64{1}, SliceSettings{Method: "zipf"}) },
+		"negative count": func() { AssignSlices([]int64{1, -1}, SliceSettings{}) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func TestSliceString(t *testing.T) {
+	got := []string{Head.String(), Torso.String(), Tail.String(), Slice(7).String()}
+	if want := []string{"head", "torso", "tail", "Slice(7)"}; !slices.Equal(got, want) {
+		t.Errorf("%v, want %v", got, want)
+	}
+}
+
+func TestSliceSettingsResolve(t *testing.T) {
+	testResolve(t, []resolveCase[SliceSettings]{
+		{SliceSettings{}, SliceSettings{Method: "count", HeadMin: 100, TailMax: 20}, ""},
+		{SliceSettings{HeadMin: 50, TailMax: 50}, SliceSettings{Method: "count", HeadMin: 50, TailMax: 50}, ""},
+		{SliceSettings{Method: "mass"}, SliceSettings{Method: "mass"}, ""},
+		{SliceSettings{Method: "rank"}, SliceSettings{Method: "rank"}, ""},
+		{SliceSettings{Method: "zipf"}, SliceSettings{}, `method: unknown "zipf" (allowed: count, mass, rank)`},
+		{SliceSettings{Method: "mass", HeadMin: 5}, SliceSettings{}, `head_min: only used with method "count", not "mass"; leave it 0`},
+		{SliceSettings{Method: "rank", TailMax: 5}, SliceSettings{}, `tail_max: only used with method "count", not "rank"; leave it 0`},
+		{SliceSettings{HeadMin: 10}, SliceSettings{}, "tail_max: must not exceed head_min (10), got 20"},
+		{SliceSettings{HeadMin: -1}, SliceSettings{}, "head_min: must be positive, got -1"},
+		{SliceSettings{TailMax: -3}, SliceSettings{}, "tail_max: must be positive, got -3"},
+	}, func(a, b SliceSettings) bool { return a == b })
+}
