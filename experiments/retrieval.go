@@ -160,7 +160,7 @@ func evaluate(m *models.Model, ds *datasets.Dataset, counts []int64, cfg *Config
 		return nil, err
 	}
 	return &runRecord{
-		Data: dataSummary{Name: ds.Name, Queries: ds.Queries, Items: ds.Items, Train: len(ds.Train), Test: len(ds.Test), TestQueries: len(queries)},
+		Data:    dataSummary{Name: ds.Name, Queries: ds.Queries, Items: ds.Items, Train: len(ds.Train), Test: len(ds.Test), TestQueries: len(queries)},
 		Results: results,
 	}, nil
 }
