@@ -88,11 +88,12 @@ func trainAndEvaluate(ctx context.Context, r plannedRun, cache *dataCache, progr
 		return nil, err
 	}
 	counts := ds.ItemCounts()
-	est, err := estimators.New(cfg.Estimator, estimators.Env{BatchSize: cfg.Train.BatchSize, CorpusSize: ds.Items, Counts: counts}, r.Seed)
+	m, err := models.New(cfg.Model, ds, tensor.Float32, r.Seed)
 	if err != nil {
 		return nil, err
 	}
-	m, err := models.New(cfg.Model, ds, tensor.Float32, r.Seed)
+	env := estimators.Env{BatchSize: cfg.Train.BatchSize, CorpusSize: ds.Items, Counts: counts, EmbeddingDim: m.Dim()}
+	est, err := estimators.New(cfg.Estimator, env, r.Seed)
 	if err != nil {
 		return nil, err
 	}

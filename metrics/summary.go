@@ -80,7 +80,6 @@ func summarize(ranks []int32, pairs []Pair, itemSlice []Slice, m int, s *Setting
 	}
 
 	w := t.width()
-	var out []Result
 	perTau := make([][]Result, t.nt)
 	for gi, g := range groups {
 		if len(g.pairs) == 0 {
@@ -112,10 +111,7 @@ func summarize(ranks []int32, pairs []Pair, itemSlice []Slice, m int, s *Setting
 			}
 		}
 	}
-	for _, r := range perTau {
-		out = append(out, r...)
-	}
-	return out
+	return slices.Concat(perTau...)
 }
 
 // bootstrap returns the 2.5% and 97.5% empirical quantiles of the metric means over b resamples
