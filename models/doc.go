@@ -4,18 +4,27 @@
 // A tower mean-pools (weighted) the embeddings of its entity's categorical feature bags (one table
 // per datasets.Field, hashed vocabularies included; optionally shared between the towers for
 // equally named fields, as in the paper), concatenates the dense features, applies an MLP with
-// ReLU between layers and L2-normalises the output (with an epsilon). The score of a query and an
+// ReLU between layers and L2-normalises the output with an epsilon. The score of a query and an
 // item is ⟨u, v⟩; the loss (package losses) divides it by the temperature τ.
 //
-// Training (Train) runs Gorgonia tape machines over custom fused ops: dense layers, the L2
-// normalisation, the score matrix U·Vᵀ as one Gemm, and the loss op of package losses. Embedding
-// rows are gathered and pooled outside the graph into the towers' input matrices; after
-// backpropagation the input gradients are scattered back into the rows the batch used, and only
-// those rows and their optimiser state are updated (lazy Adam/Adagrad/momentum), so a step's cost
-// does not depend on the table sizes. The estimator of p̂ runs inside the step in the order of
-// Yi et al.'s Algorithm 1: observe the batch at global step t, then read p̂ for the logQ
-// correction (problems 17 and 22 of the derivations: sequential order keeps the streaming
-// estimators meaningful under drift).
+// Training (Train) runs a Gorgonia tape machine over custom ops: a dense layer with fused bias and
+// ReLU, the L2 normalisation, the score matrix U·Vᵀ as one Gemm, and the loss op of package
+// losses; their gradients are custom ops too. The ops own their output tensors, so a step
+// allocates almost nothing. Embedding rows are gathered and pooled outside the graph into the
+// towers' input matrices; after backpropagation the input gradients are scattered back into the
+// rows the batch used, and only those rows and their optimiser state are updated (lazy
+// Adam/Adagrad/momentum), so a step's cost does not depend on the table sizes. The estimator of p̂
+// runs inside the step in the order of Yi et al.'s Algorithm 1: observe the batch at global step
+// t, then read p̂ for the logQ correction (problems 17 and 22 of the derivations: sequential order
+// keeps the streaming estimators meaningful under drift).
+//
+// Parallelism is inside the ops rather than between the towers: every matrix product and
+// row-wise kernel is split over the cores in blocks fixed by the shapes (so results do not depend
+// on scheduling and training is deterministic), and the loss op parallelises its rows. One tape
+// machine runs forward and backward as one program; running the two towers as concurrent
+// machines would need each tower's forward and backward in separate programs joined by the score
+// machine, and with both cores already busy inside each heavy op it could only overlap the
+// small element-wise ops.
 //
 // The default build is pure Go (gonum's BLAS, which parallelises large products itself). With
 // -tags openblas the BLAS calls go to OpenBLAS at one thread and large products are split across

@@ -78,6 +78,16 @@ func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.E
 		return nil, fmt.Errorf("models: dataset %q has %d queries and %d items, the model was built for %d and %d",
 			ds.Name, ds.Queries, ds.Items, m.towers[sideQuery].n, m.towers[sideItem].n)
 	}
+	for i, a := range ds.Train {
+		switch {
+		case a.Query < 0 || int(a.Query) >= ds.Queries:
+			return nil, fmt.Errorf("models: train[%d]: query %d out of range [0, %d)", i, a.Query, ds.Queries)
+		case a.Item < 0 || int(a.Item) >= ds.Items:
+			return nil, fmt.Errorf("models: train[%d]: item %d out of range [0, %d)", i, a.Item, ds.Items)
+		case math.IsNaN(float64(a.Reward)) || math.IsInf(float64(a.Reward), 0):
+			return nil, fmt.Errorf("models: train[%d]: reward %v", i, a.Reward)
+		}
+	}
 	if n := len(ds.Train); n < ts.BatchSize {
 		return nil, fmt.Errorf("batch_size: %d exceeds the %d training interactions of %q", ts.BatchSize, n, ds.Name)
 	}

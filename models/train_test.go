@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -362,14 +363,21 @@ func TestEmbeddingKeyer(t *testing.T) {
 	}
 }
 
-// trainTiny trains a fresh float32 model on the synthetic data and returns it with its curve.
-func trainTiny(t *testing.T, ds *datasets.Dataset, ls losses.Settings, ts TrainSettings, seed int64) (*Model, Curve, error) {
+// newTiny builds a small float32 model and a streaming estimator for ds.
+func newTiny(t *testing.T, ds *datasets.Dataset, batch int, seed int64) (*Model, estimators.Estimator) {
 	t.Helper()
 	m, err := New(Settings{EmbeddingDim: 8, Hidden: []int{16, 8}}, ds, tensor.Float32, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Train(context.Background(), m, ds, streaming(t, estimators.Settings{}, ds, ts.BatchSize), ls, ts, seed, nil)
+	return m, streaming(t, estimators.Settings{}, ds, batch)
+}
+
+// trainTiny trains a fresh newTiny model and returns it with its curve.
+func trainTiny(t *testing.T, ds *datasets.Dataset, ls losses.Settings, ts TrainSettings, seed int64) (*Model, Curve, error) {
+	t.Helper()
+	m, est := newTiny(t, ds, ts.BatchSize, seed)
+	c, err := Train(context.Background(), m, ds, est, ls, ts, seed, nil)
 	return m, c, err
 }
 
@@ -565,6 +573,11 @@ func TestTrainErrors(t *testing.T) {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
 	}
+	bad := tinyDataset()
+	bad.Train[3].Item = 5
+	if _, err := Train(ctx, m, bad, newCountEstimator(ds, 2), losses.Settings{}, TrainSettings{BatchSize: 2}, 1, nil); err == nil || !strings.Contains(err.Error(), "train[3]: item 5 out of range [0, 5)") {
+		t.Errorf("item out of range: %v", err)
+	}
 	if _, err := m.EmbedItems([]int32{5}); err == nil || !strings.Contains(err.Error(), "item id 5 out of range") {
 		t.Errorf("EmbedItems(5) error %v", err)
 	}
@@ -574,3 +587,33 @@ type badEstimator struct{}
 
 func (badEstimator) Observe(int64, []uint64) {}
 func (badEstimator) Prob(uint64) float64     { return 0 }
+
+// TestConcurrentRuns: two trainings in one process at once (as the experiments runner may do)
+// do not interfere: each gives the losses it gives alone.
+func TestConcurrentRuns(t *testing.T) {
+	ds := loadSynthetic(t, datasets.SyntheticSettings{Items: 100, Queries: 100, Interactions: 2000}, 4)
+	ts := TrainSettings{BatchSize: 64, Epochs: 2, LogEvery: 1}
+	ls := losses.Settings{Variant: losses.LogQ}
+	_, alone, err := trainTiny(t, ds, ls, ts, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var curves [2]Curve
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range 2 {
+		m, est := newTiny(t, ds, ts.BatchSize, 1)
+		wg.Go(func() { curves[i], errs[i] = Train(context.Background(), m, ds, est, ls, ts, 1, nil) })
+	}
+	wg.Wait()
+	for i, c := range curves {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		for j := range alone {
+			if c[j].Loss != alone[j].Loss {
+				t.Fatalf("run %d step %d: loss %v, alone %v", i, j+1, c[j].Loss, alone[j].Loss)
+			}
+		}
+	}
+}
