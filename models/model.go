@@ -177,9 +177,13 @@ func checkField(f *datasets.Field, n int) error {
 func (m *Model) newParam(name string, shape ...int) *param {
 	p := &param{name: name, shape: shape}
 	if m.dt == tensor.Float64 {
-		p.data = make([]float64, p.size())
+		d := make([]float64, p.size())
+		adviseHugePages(d)
+		p.data = d
 	} else {
-		p.data = make([]float32, p.size())
+		d := make([]float32, p.size())
+		adviseHugePages(d)
+		p.data = d
 	}
 	return p
 }

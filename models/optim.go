@@ -10,27 +10,32 @@ import "math"
 // exactly: both paths run the same per-element update (update).
 type optimizer[T float] struct {
 	s     TrainSettings
-	t     int               // completed steps
-	state map[*param][2][]T // per parameter: Adam's two moments, Adagrad's accumulator or the velocity
+	t     int            // completed steps
+	width int            // state values per parameter element: 2 (Adam), 1 (Adagrad, momentum), 0 (SGD)
+	state map[*param][]T // per parameter, interleaved by element: Adam's (m, v), Adagrad's accumulator or the velocity
 
 	// per-step scalars
 	lr, stepSize, invSqrtBC2 T
 }
 
-// newOptimizer allocates the (zero) state of every parameter of ps.
+// newOptimizer allocates the (zero) state of every parameter of ps. The state of element i is
+// state[width·i : width·(i+1)], so that a table row's state is one contiguous block, read with its
+// row.
 func newOptimizer[T float](s TrainSettings, ps []*param) *optimizer[T] {
-	o := &optimizer[T]{s: s, state: map[*param][2][]T{}}
+	o := &optimizer[T]{s: s, state: map[*param][]T{}}
+	switch s.Optimizer {
+	case OptimizerAdam:
+		o.width = 2
+	case OptimizerAdagrad, OptimizerMomentum:
+		o.width = 1
+	}
 	for _, p := range ps {
-		var st [2][]T
-		switch s.Optimizer {
-		case OptimizerAdam:
-			st = [2][]T{make([]T, p.size()), make([]T, p.size())}
-		case OptimizerAdagrad, OptimizerMomentum:
-			st[0] = make([]T, p.size())
+		if o.width == 0 {
+			continue
 		}
-		for _, a := range st {
-			touchPages(a)
-		}
+		st := make([]T, o.width*p.size())
+		adviseHugePages(st)
+		touchPages(st)
 		o.state[p] = st
 	}
 	return o
@@ -41,7 +46,10 @@ func newOptimizer[T float](s TrainSettings, ps []*param) *optimizer[T] {
 // a lazily updated table's state is otherwise faulted in a few rows at a time, and the steps
 // pay for it.
 func touchPages[T float](a []T) {
-	const stride = 4096 / 4
+	stride := 4096 / 4
+	if _, ok := any(a).([]float64); ok {
+		stride = 4096 / 8
+	}
 	for i := 0; i < len(a); i += stride {
 		a[i] = 0
 	}
@@ -61,30 +69,29 @@ func (o *optimizer[T]) begin() {
 
 // dense updates every element of p with gradient g scaled by scale.
 func (o *optimizer[T]) dense(p *param, g []T, scale T) {
-	st := o.state[p]
-	o.update(values[T](p), g, st[0], st[1], scale)
+	o.update(values[T](p), g, o.state[p], scale)
 }
 
-// rows updates the touched rows of the table p with their gradients scaled by scale.
+// rows updates the touched rows of the table p with their gradients scaled by scale, in parallel
+// over blocks of rows (rows are distinct, so the blocks write disjoint memory).
 func (o *optimizer[T]) rows(p *param, rg *rowGrad[T], scale T) {
 	st := o.state[p]
 	w := values[T](p)
-	d := rg.dim
-	for i, r := range rg.rows {
-		lo, hi := int(r)*d, int(r+1)*d
-		var s0, s1 []T
-		if st[0] != nil {
-			s0 = st[0][lo:hi]
+	d, k := rg.dim, o.width
+	parallelRows(len(rg.rows), 4*d, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r := int(rg.rows[i])
+			var s []T
+			if k > 0 {
+				s = st[r*d*k : (r+1)*d*k]
+			}
+			o.update(w[r*d:(r+1)*d], rg.grad[i*d:(i+1)*d], s, scale)
 		}
-		if st[1] != nil {
-			s1 = st[1][lo:hi]
-		}
-		o.update(w[lo:hi], rg.grad[i*d:(i+1)*d], s0, s1, scale)
-	}
+	})
 }
 
-// update applies one step to the aligned slices w (weights), g (gradient), s0, s1 (state).
-func (o *optimizer[T]) update(w, g, s0, s1 []T, scale T) {
+// update applies one step to the weights w with gradient g and the interleaved state st.
+func (o *optimizer[T]) update(w, g, st []T, scale T) {
 	lr := o.lr
 	switch o.s.Optimizer {
 	case OptimizerSGD:
@@ -93,27 +100,30 @@ func (o *optimizer[T]) update(w, g, s0, s1 []T, scale T) {
 		}
 	case OptimizerMomentum:
 		mu := T(o.s.Momentum)
+		st = st[:len(g)]
 		for i, gi := range g {
-			v := mu*s0[i] + scale*gi
-			s0[i] = v
+			v := mu*st[i] + scale*gi
+			st[i] = v
 			w[i] -= lr * v
 		}
 	case OptimizerAdagrad:
 		eps := T(o.s.Epsilon)
+		st = st[:len(g)]
 		for i, gi := range g {
 			gi *= scale
-			a := s0[i] + gi*gi
-			s0[i] = a
+			a := st[i] + gi*gi
+			st[i] = a
 			w[i] -= lr * gi / (T(math.Sqrt(float64(a))) + eps)
 		}
 	case OptimizerAdam:
 		b1, b2 := T(o.s.Beta1), T(o.s.Beta2)
 		eps := T(o.s.Epsilon)
+		st = st[:2*len(g)]
 		for i, gi := range g {
 			gi *= scale
-			m := b1*s0[i] + (1-b1)*gi
-			v := b2*s1[i] + (1-b2)*gi*gi
-			s0[i], s1[i] = m, v
+			m := b1*st[2*i] + (1-b1)*gi
+			v := b2*st[2*i+1] + (1-b2)*gi*gi
+			st[2*i], st[2*i+1] = m, v
 			w[i] -= o.stepSize * m / (T(math.Sqrt(float64(v)))*o.invSqrtBC2 + eps)
 		}
 	}

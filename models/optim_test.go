@@ -112,7 +112,7 @@ func TestLazyRows(t *testing.T) {
 		if w[2*r] != float32(2*r+1) || w[2*r+1] != float32(2*r+2) {
 			t.Errorf("untouched row %d changed: %v", r, w[2*r:2*r+2])
 		}
-		if o.state[p][0][2*r] != 0 || o.state[p][1][2*r+1] != 0 {
+		if st := o.state[p][4*r : 4*r+4]; st[0] != 0 || st[1] != 0 || st[2] != 0 || st[3] != 0 {
 			t.Errorf("untouched row %d has optimiser state", r)
 		}
 	}

@@ -1,5 +1,7 @@
 package models
 
+import "sync"
+
 // rowGrad is the row-sparse gradient of one embedding table for one step: the rows touched by
 // the batch, in first-touch order, and their accumulated gradients. Its work per step is
 // proportional to the rows touched, never to the table size (slot has one entry per row but is
@@ -40,40 +42,58 @@ func (g *rowGrad[T]) reset() {
 	g.grad = g.grad[:0]
 }
 
-// scatter adds the gradient dx (len(ids) × t.in, the gradient of the loss w.r.t. the tower
-// inputs gathered for ids) to the embedding rows it came from: the transpose of gather's
-// weighted mean pooling, dE[id_k] += (w_k / Σw) · dx[field segment].
-func scatter[T float](m *Model, t *tower, ids []int32, dx []T, grads []*rowGrad[T]) {
-	dim := m.s.EmbeddingDim
+// scatter adds the gradients dx[side] (len(ids[side]) × in, the gradient of the loss w.r.t. the
+// tower inputs gathered for ids[side]; nil for a side without fields) to the embedding rows they
+// came from: the transpose of gather's weighted mean pooling, dE[id_k] += (w_k / Σw) · dx[field
+// segment]. Tables are filled concurrently, each by one goroutine in a fixed order (query side,
+// then item side; fields and rows in order), so the sums do not depend on scheduling.
+func scatter[T float](m *Model, ids [2][]int32, dx [2][]T, grads []*rowGrad[T]) {
+	var wg sync.WaitGroup
+	for ti, rg := range grads {
+		wg.Go(func() {
+			for side, t := range m.towers {
+				if dx[side] == nil {
+					continue
+				}
+				for _, fi := range t.fields {
+					if fi.table == ti {
+						scatterField(fi, t.in, ids[side], dx[side], rg)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// scatterField adds the gradient of one field's pooled segment to its table's rows.
+func scatterField[T float](fi fieldInput, in int, ids []int32, dx []T, rg *rowGrad[T]) {
+	dim := rg.dim
 	for r, e := range ids {
-		row := dx[r*t.in : (r+1)*t.in]
-		for _, fi := range t.fields {
-			bag, w := fi.field.Bag(int(e))
-			if len(bag) == 0 {
-				continue
+		bag, w := fi.field.Bag(int(e))
+		if len(bag) == 0 {
+			continue
+		}
+		var sum T
+		if w == nil {
+			sum = T(len(bag))
+		} else {
+			for _, wk := range w {
+				sum += T(wk)
 			}
-			var sum T
-			if w == nil {
-				sum = T(len(bag))
-			} else {
-				for _, wk := range w {
-					sum += T(wk)
-				}
+		}
+		if sum == 0 {
+			continue
+		}
+		seg := dx[r*in+fi.off : r*in+fi.off+dim]
+		for k, id := range bag {
+			c := 1 / sum
+			if w != nil {
+				c = T(w[k]) / sum
 			}
-			if sum == 0 {
-				continue
-			}
-			seg := row[fi.off : fi.off+dim]
-			rg := grads[fi.table]
-			for k, id := range bag {
-				c := 1 / sum
-				if w != nil {
-					c = T(w[k]) / sum
-				}
-				dst := rg.row(id)
-				for j, v := range seg {
-					dst[j] += c * v
-				}
+			dst := rg.row(id)
+			for j, v := range seg {
+				dst[j] += c * v
 			}
 		}
 	}

@@ -509,11 +509,13 @@ func (tr *trainer[T]) apply() error {
 // gradients scatters the gradients of the tower inputs into the tables' row gradients and
 // returns the global L2 norm of the step's gradient (dense weights and touched rows).
 func (tr *trainer[T]) gradients() float64 {
-	for side, dx := range tr.dx {
-		if dx != nil {
-			scatter(tr.m, tr.m.towers[side], tr.ids[side], data[T](dx.Value()), tr.grads)
+	var dx [2][]T
+	for side, n := range tr.dx {
+		if n != nil {
+			dx[side] = data[T](n.Value())
 		}
 	}
+	scatter(tr.m, tr.ids, dx, tr.grads)
 	var ss float64
 	for _, g := range tr.denseGrad {
 		ss += sumSquares(data[T](g.Value()))
