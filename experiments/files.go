@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,42 +9,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/samplingbias/workbench/internal/atomicfile"
 )
 
-// writeAtomic writes path through a temporary file in the same directory and a rename, so that a
-// reader (or a resumed run) sees either the old file or the whole new one, never a torn one.
-func writeAtomic(path string, write func(w io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// writeAtomic writes path atomically (see package atomicfile), creating its directory.
+func writeAtomic(path string, write func(w io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err := f.Chmod(0o644); err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	if err := write(w); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.Write(path, write)
 }
 
 // writeBytes writes b to path atomically.

@@ -186,28 +186,6 @@ func TestScheduleFailure(t *testing.T) {
 	}
 }
 
-func TestWriteAtomicKeepsOldFileOnFailure(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f.txt")
-	if err := writeBytes(path, []byte("old")); err != nil {
-		t.Fatal(err)
-	}
-	err := writeAtomic(path, func(w io.Writer) error {
-		io.WriteString(w, "partial")
-		return errors.New("disk on fire")
-	})
-	if err == nil {
-		t.Fatal("no error")
-	}
-	b, _ := os.ReadFile(path)
-	if string(b) != "old" {
-		t.Errorf("file now %q", b)
-	}
-	entries, _ := os.ReadDir(filepath.Dir(path))
-	if len(entries) != 1 {
-		t.Errorf("temporary files left: %v", entries)
-	}
-}
-
 func TestRunFlagErrors(t *testing.T) {
 	for _, tt := range []struct {
 		args []string

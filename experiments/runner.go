@@ -138,6 +138,9 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 		go func() {
 			defer wg.Done()
 			for r := range next {
+				if ctx.Err() != nil {
+					continue // handed over as the schedule was being cancelled
+				}
 				progress := stdout
 				if o.jobs > 1 {
 					progress = &prefixWriter{w: stdout, mu: &mu, prefix: r.ID + ": "}

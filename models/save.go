@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"encoding/gob"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
+
+	"github.com/samplingbias/workbench/internal/atomicfile"
 )
 
 // File format of Save: a gob-encoded savedModel.
@@ -33,7 +35,7 @@ type savedParam struct {
 
 // Save writes the model's settings and parameters to path (atomically: a temporary file in the
 // same directory, then a rename). Optimiser state is not saved: a saved model is for evaluation.
-func (m *Model) Save(path string) (err error) {
+func (m *Model) Save(path string) error {
 	sm := savedModel{Format: fileFormat, Version: fileVersion, Settings: m.Settings(), Dtype: m.dt.String()}
 	for _, p := range m.params() {
 		sp := savedParam{Name: p.name, Shape: p.shape}
@@ -45,31 +47,7 @@ func (m *Model) Save(path string) (err error) {
 		}
 		sm.Params = append(sm.Params, sp)
 	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	w := bufio.NewWriter(f)
-	if err := gob.NewEncoder(w).Encode(sm); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.Write(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(sm) })
 }
 
 // Load reads parameters written by Save into m, which must have been built by New with the same

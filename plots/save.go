@@ -3,7 +3,7 @@ package plots
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/samplingbias/workbench/internal/atomicfile"
 )
 
 // Save draws p at s.Width × s.Height inches and writes it to path + "." + format for each of
@@ -32,7 +34,8 @@ func Save(p *plot.Plot, path string, s Settings) ([]string, error) {
 	var written []string
 	for _, f := range s.Formats {
 		name := path + "." + f
-		if err := writeAtomic(name, canvas(p, f, s)); err != nil {
+		c := canvas(p, f, s)
+		if err := atomicfile.Write(name, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
 			return written, fmt.Errorf("plots: save %s: %w", name, err)
 		}
 		written = append(written, name)
@@ -56,33 +59,4 @@ func canvas(p *plot.Plot, f string, s Settings) vg.CanvasWriterTo {
 	m := s.margin()
 	p.Draw(draw.Crop(draw.New(c), m, -m, m, -m))
 	return c
-}
-
-// writeAtomic writes c to a temporary file next to name and renames it to name; on failure it
-// removes the temporary file.
-func writeAtomic(name string, c vg.CanvasWriterTo) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = c.WriteTo(f); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	// CreateTemp makes the file private (0600); a figure is as readable as any output file.
-	if err = os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), name)
 }
