@@ -208,7 +208,8 @@ func metricLabel(metric string, k int) string {
 }
 
 // groupLabel is the name of a group in tables and legends: "all runs" for a grid without axes,
-// the value alone for a grid of one axis ("logq" for "variant=logq"), the group id otherwise.
+// the value alone for a grid of one axis ("logq" for "variant=logq"), otherwise the group id
+// without the keys left empty in this cell ("variant=full,sampler=" is "variant=full").
 func groupLabel(g string) string {
 	if g == "" {
 		return "all runs"
@@ -218,7 +219,13 @@ func groupLabel(g string) string {
 			return v
 		}
 	}
-	return g
+	var parts []string
+	for _, p := range strings.Split(g, ",") {
+		if !strings.HasSuffix(p, "=") {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ",")
 }
 
 // writeRetrievalOutputs writes metrics.csv, summary.md and the figures of the finished runs.
