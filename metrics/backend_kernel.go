@@ -5,7 +5,7 @@ package metrics
 import (
 	"sync"
 
-	"github.com/samplingbias/workbench/metrics/internal/simd"
+	"github.com/samplingbias/workbench/internal/simd"
 )
 
 // newBackend returns the assembly micro-kernel when the processor has AVX2 and FMA and the build

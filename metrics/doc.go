@@ -33,7 +33,7 @@
 // parallel over Settings.Workers goroutines, and each tile is scanned while it is in cache. The
 // product is computed by
 //   - by default on amd64 with AVX2 and FMA: an assembly micro-kernel (package
-//     metrics/internal/simd; 6 queries × 16 items from packed operands, one fused multiply-add
+//     internal/simd; 6 queries × 16 items from packed operands, one fused multiply-add
 //     per term), which matched OpenBLAS on the development machine (AMD EPYC, Zen 4);
 //   - with the openblas build tag: gonum's blas32 Sgemm, which the tag switches to OpenBLAS
 //     (gonum.org/v1/netlib, cgo, -lopenblas) kept to one thread;

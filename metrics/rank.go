@@ -9,7 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/samplingbias/workbench/metrics/internal/simd"
+	"github.com/samplingbias/workbench/internal/simd"
 )
 
 // ranker computes, for every test pair and τ, the rank of the pair's item in its query's score

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
@@ -20,7 +19,8 @@ const gemmWork = 1 << 16
 const gemmMaxParts = 4
 
 // gemm computes C = alpha·op(A)·op(B) + beta·C for row-major A, B, C (op transposes when tA or
-// tB), through blas32 or blas64 (gonum's pure-Go BLAS, or OpenBLAS under the openblas tag).
+// tB): float32 through float32BLAS (internal/gemm, or OpenBLAS under the openblas tag), float64
+// through blas64 (gonum's pure-Go BLAS, or OpenBLAS under the openblas tag).
 //
 // When splitGemm is set (the openblas build, where OpenBLAS runs one thread), a large product is
 // split into at most gemmMaxParts blocks of rows (or columns, whichever C has more of) computed
@@ -105,7 +105,7 @@ func gemmCall[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T,
 	c = c[:(m-1)*ldc+n]
 	switch a := any(a).(type) {
 	case []float32:
-		blas32.Implementation().Sgemm(trans(tA), trans(tB), m, n, k, float32(alpha), a, lda,
+		float32BLAS().Sgemm(trans(tA), trans(tB), m, n, k, float32(alpha), a, lda,
 			any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 	case []float64:
 		blas64.Implementation().Dgemm(trans(tA), trans(tB), m, n, k, float64(alpha), a, lda,

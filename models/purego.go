@@ -2,5 +2,16 @@
 
 package models
 
-// splitGemm: gonum's pure-Go Gemm already computes large products on every core.
+import (
+	"gonum.org/v1/gonum/blas"
+
+	gemmblas "github.com/samplingbias/workbench/internal/gemm"
+)
+
+// splitGemm: internal/gemm already computes large products on every core.
 const splitGemm = false
+
+// float32BLAS returns the BLAS of float32 products: internal/gemm's blocked AVX2/FMA Sgemm
+// (gonum's pure-Go one on processors without AVX2 and FMA). It is called directly rather than
+// installed with blas32.Use, so that importing models changes no other package's BLAS.
+func float32BLAS() blas.Float32 { return gemmblas.Implementation{} }

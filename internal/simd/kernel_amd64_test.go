@@ -56,3 +56,56 @@ func TestKernel6x16(t *testing.T) {
 		}
 	}
 }
+
+// TestGemm6x16 checks Gemm6x16 bit for bit against Kernel6x16's sums: alpha·sum when beta is 0,
+// over NaNs in C, and alpha·sum + beta·c otherwise; beta is a power of two, so that beta·c is
+// exact and the fused update is one float32 addition. Slots outside the tile must not change.
+func TestGemm6x16(t *testing.T) {
+	if !Kernel() {
+		defer func() {
+			if recover() == nil {
+				t.Error("Gemm6x16 ran without AVX2/FMA")
+			}
+		}()
+		Gemm6x16(1, make([]float32, 6), make([]float32, 16), make([]float32, 96), 16, 1, 0)
+		return
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	const k, ldc = 37, 19
+	a := make([]float32, 6*k)
+	b := make([]float32, 16*k)
+	for i := range a {
+		a[i] = float32(rng.NormFloat64())
+	}
+	for i := range b {
+		b[i] = float32(rng.NormFloat64())
+	}
+	sum := make([]float32, 5*ldc+16)
+	Kernel6x16(k, a, b, sum, ldc)
+	for _, beta := range []float32{0, 0.5, -4} {
+		const alpha = -1.25
+		c := make([]float32, 5*ldc+16)
+		old := make([]float32, len(c))
+		for i := range c {
+			c[i] = float32(rng.NormFloat64())
+			if beta == 0 {
+				c[i] = float32(math.NaN())
+			}
+			old[i] = c[i]
+		}
+		Gemm6x16(k, a, b, c, ldc, alpha, beta)
+		for i := range c {
+			r, j := i/ldc, i%ldc
+			want := old[i]
+			if j < 16 && r < 6 {
+				want = alpha * sum[i]
+				if beta != 0 {
+					want += beta * old[i]
+				}
+			}
+			if math.Float32bits(c[i]) != math.Float32bits(want) && !(math.IsNaN(float64(want)) && math.IsNaN(float64(c[i]))) {
+				t.Fatalf("beta %v: c[%d][%d] = %v, want %v", beta, r, j, c[i], want)
+			}
+		}
+	}
+}

@@ -25,6 +25,20 @@ func Kernel6x16(k int, a, b, c []float32, ldc int) {
 	kernel6x16(k, &a[0], &b[0], &c[0], ldc)
 }
 
+// Gemm6x16 sets c[r*ldc+j] = alpha·Σ_{l<k} a[l*6+r]·b[l*16+j] + beta·c[r*ldc+j] for r < 6,
+// j < 16, with a and b packed as for Kernel6x16 and the sums formed as there. The update is one
+// fused multiply-add of beta·c onto the rounded alpha·Σ; when beta is ±0, c is not read (so NaNs
+// in it are overwritten). It panics if a slice is too short or if Kernel reports false.
+func Gemm6x16(k int, a, b, c []float32, ldc int, alpha, beta float32) {
+	if !vector {
+		panic("simd: Gemm6x16 needs AVX2 and FMA")
+	}
+	if k < 1 || len(a) < 6*k || len(b) < 16*k || ldc < 16 || len(c) < 5*ldc+16 {
+		panic("simd: Gemm6x16: bad sizes")
+	}
+	gemm6x16(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
+}
+
 // CountGE returns how many x[i] satisfy x[i] ≥ lo and how many satisfy x[i] ≥ hi (NaN satisfies
 // neither).
 func CountGE(x []float32, lo, hi float32) (nlo, nhi int) {
@@ -73,6 +87,9 @@ func Add(dst, a, b []float32) {
 
 //go:noescape
 func kernel6x16(k int, a, b, c *float32, ldc int)
+
+//go:noescape
+func gemm6x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
 
 // countGE8 is CountGE for len(x) a multiple of 8, at most maxBlock.
 //

@@ -2,6 +2,46 @@
 
 #include "textflag.h"
 
+// ZERO12 clears the accumulators Y0..Y11.
+#define ZERO12 \
+	VXORPS Y0, Y0, Y0   \
+	VXORPS Y1, Y1, Y1   \
+	VXORPS Y2, Y2, Y2   \
+	VXORPS Y3, Y3, Y3   \
+	VXORPS Y4, Y4, Y4   \
+	VXORPS Y5, Y5, Y5   \
+	VXORPS Y6, Y6, Y6   \
+	VXORPS Y7, Y7, Y7   \
+	VXORPS Y8, Y8, Y8   \
+	VXORPS Y9, Y9, Y9   \
+	VXORPS Y10, Y10, Y10 \
+	VXORPS Y11, Y11, Y11
+
+// STEP6x16 adds the products of one l (6 values at SI, 16 at DI) to Y0..Y11 and advances SI, DI.
+#define STEP6x16 \
+	VMOVUPS      (DI), Y12    \
+	VMOVUPS      32(DI), Y13  \
+	VBROADCASTSS (SI), Y14    \
+	VBROADCASTSS 4(SI), Y15   \
+	VFMADD231PS  Y12, Y14, Y0 \
+	VFMADD231PS  Y13, Y14, Y1 \
+	VFMADD231PS  Y12, Y15, Y2 \
+	VFMADD231PS  Y13, Y15, Y3 \
+	VBROADCASTSS 8(SI), Y14   \
+	VBROADCASTSS 12(SI), Y15  \
+	VFMADD231PS  Y12, Y14, Y4 \
+	VFMADD231PS  Y13, Y14, Y5 \
+	VFMADD231PS  Y12, Y15, Y6 \
+	VFMADD231PS  Y13, Y15, Y7 \
+	VBROADCASTSS 16(SI), Y14  \
+	VBROADCASTSS 20(SI), Y15  \
+	VFMADD231PS  Y12, Y14, Y8 \
+	VFMADD231PS  Y13, Y14, Y9 \
+	VFMADD231PS  Y12, Y15, Y10 \
+	VFMADD231PS  Y13, Y15, Y11 \
+	ADDQ         $24, SI      \
+	ADDQ         $64, DI
+
 // func kernel6x16(k int, a, b, c *float32, ldc int)
 //
 // Y0..Y11 accumulate the 6×16 block (row r in Y(2r), Y(2r+1)); per l, Y12 and Y13 hold the 16
@@ -13,46 +53,14 @@ TEXT ·kernel6x16(SB), NOSPLIT, $0-40
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	VXORPS Y8, Y8, Y8
-	VXORPS Y9, Y9, Y9
-	VXORPS Y10, Y10, Y10
-	VXORPS Y11, Y11, Y11
+	ZERO12
 	TESTQ CX, CX
 	JZ    store
 
 loop:
-	VMOVUPS      (DI), Y12
-	VMOVUPS      32(DI), Y13
-	VBROADCASTSS (SI), Y14
-	VBROADCASTSS 4(SI), Y15
-	VFMADD231PS  Y12, Y14, Y0
-	VFMADD231PS  Y13, Y14, Y1
-	VFMADD231PS  Y12, Y15, Y2
-	VFMADD231PS  Y13, Y15, Y3
-	VBROADCASTSS 8(SI), Y14
-	VBROADCASTSS 12(SI), Y15
-	VFMADD231PS  Y12, Y14, Y4
-	VFMADD231PS  Y13, Y14, Y5
-	VFMADD231PS  Y12, Y15, Y6
-	VFMADD231PS  Y13, Y15, Y7
-	VBROADCASTSS 16(SI), Y14
-	VBROADCASTSS 20(SI), Y15
-	VFMADD231PS  Y12, Y14, Y8
-	VFMADD231PS  Y13, Y14, Y9
-	VFMADD231PS  Y12, Y15, Y10
-	VFMADD231PS  Y13, Y15, Y11
-	ADDQ         $24, SI
-	ADDQ         $64, DI
-	DECQ         CX
-	JNZ          loop
+	STEP6x16
+	DECQ CX
+	JNZ  loop
 
 store:
 	VMOVUPS Y0, (DX)
@@ -72,6 +80,74 @@ store:
 	ADDQ    R8, DX
 	VMOVUPS Y10, (DX)
 	VMOVUPS Y11, 32(DX)
+	VZEROUPPER
+	RET
+
+// UPDATE2(lo, hi) sets the row of C at DX to lo, hi + beta·C (beta in Y15) and moves DX to the
+// next row.
+#define UPDATE2(lo, hi) \
+	VFMADD231PS (DX), Y15, lo   \
+	VFMADD231PS 32(DX), Y15, hi \
+	VMOVUPS     lo, (DX)        \
+	VMOVUPS     hi, 32(DX)      \
+	ADDQ        R8, DX
+
+// STORE2(lo, hi) sets the row of C at DX to lo, hi and moves DX to the next row.
+#define STORE2(lo, hi) \
+	VMOVUPS lo, (DX)   \
+	VMOVUPS hi, 32(DX) \
+	ADDQ    R8, DX
+
+// func gemm6x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
+//
+// As kernel6x16, then C = alpha·sum + beta·C, with C not read when beta is ±0.
+TEXT ·gemm6x16(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	ZERO12
+
+gemm_loop:
+	STEP6x16
+	DECQ CX
+	JNZ  gemm_loop
+
+	VBROADCASTSS alpha+40(FP), Y14
+	VMULPS       Y14, Y0, Y0
+	VMULPS       Y14, Y1, Y1
+	VMULPS       Y14, Y2, Y2
+	VMULPS       Y14, Y3, Y3
+	VMULPS       Y14, Y4, Y4
+	VMULPS       Y14, Y5, Y5
+	VMULPS       Y14, Y6, Y6
+	VMULPS       Y14, Y7, Y7
+	VMULPS       Y14, Y8, Y8
+	VMULPS       Y14, Y9, Y9
+	VMULPS       Y14, Y10, Y10
+	VMULPS       Y14, Y11, Y11
+	MOVL         beta+44(FP), AX
+	ANDL         $0x7fffffff, AX
+	JZ           gemm_store
+	VBROADCASTSS beta+44(FP), Y15
+	UPDATE2(Y0, Y1)
+	UPDATE2(Y2, Y3)
+	UPDATE2(Y4, Y5)
+	UPDATE2(Y6, Y7)
+	UPDATE2(Y8, Y9)
+	UPDATE2(Y10, Y11)
+	VZEROUPPER
+	RET
+
+gemm_store:
+	STORE2(Y0, Y1)
+	STORE2(Y2, Y3)
+	STORE2(Y4, Y5)
+	STORE2(Y6, Y7)
+	STORE2(Y8, Y9)
+	STORE2(Y10, Y11)
 	VZEROUPPER
 	RET
 

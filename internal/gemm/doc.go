@@ -1,0 +1,17 @@
+// Package gemm is gonum's pure-Go BLAS with a fast float32 matrix product: Implementation embeds
+// gonum.org/v1/gonum/blas/gonum.Implementation and overrides Sgemm with a blocked, packed and
+// parallel product built on the 6×16 AVX2/FMA micro-kernel of internal/simd, in the manner of
+// Goto and van de Geijn (2008, "Anatomy of high-performance matrix multiplication", ACM TOMS 34(3))
+// and BLIS (Van Zee and van de Geijn 2015): panels of op(B) (kc×nc) and op(A) (mc×kc) are packed
+// into the micro-kernel's layout, with zeros padding the edges, and C is updated one 6×16 tile at
+// a time.
+//
+// Results do not depend on scheduling or on GOMAXPROCS: C is split among goroutines along whole
+// tiles, and every element is computed by the same sequence of operations wherever it lies (sums
+// over l in increasing order, one fused multiply-add per term, in blocks of kc terms added to C
+// in order).
+//
+// On processors without AVX2 and FMA, on other architectures and under the noasm build tag,
+// Sgemm is gonum's. Arguments that gonum rejects are passed to gonum, which panics with its usual
+// message.
+package gemm
