@@ -287,11 +287,13 @@ func (c *Config) clone() (*Config, error) {
 	return &out, nil
 }
 
-// hash is the content hash of the resolved config, without the output directory: two
-// invocations whose hashes differ must not share an output folder.
+// hash is the content hash of the resolved config without the output directory and the [plots]
+// section: two invocations whose hashes differ must not share an output folder, while changing
+// only how figures look redraws them from the finished runs.
 func (c *Config) hash() (string, error) {
 	cp := *c
 	cp.Out = ""
+	cp.Plots = plots.Settings{}
 	b, err := cp.encode()
 	if err != nil {
 		return "", err

@@ -208,24 +208,26 @@ func metricLabel(metric string, k int) string {
 }
 
 // groupLabel is the name of a group in tables and legends: "all runs" for a grid without axes,
-// the value alone for a grid of one axis ("logq" for "variant=logq"), otherwise the group id
-// without the keys left empty in this cell ("variant=full,sampler=" is "variant=full").
+// otherwise its values, text values alone and numbers as key=value ("plain, τ=0.05" for
+// "variant=plain,temperature=0.05"), leaving out the keys left empty in this cell.
 func groupLabel(g string) string {
 	if g == "" {
 		return "all runs"
 	}
-	if !strings.Contains(g, ",") {
-		if _, v, ok := strings.Cut(g, "="); ok {
-			return v
-		}
-	}
 	var parts []string
 	for _, p := range strings.Split(g, ",") {
-		if !strings.HasSuffix(p, "=") {
+		k, v, _ := strings.Cut(p, "=")
+		switch _, err := strconv.ParseFloat(v, 64); {
+		case v == "":
+		case err != nil:
+			parts = append(parts, v)
+		case k == "temperature":
+			parts = append(parts, "τ="+v)
+		default:
 			parts = append(parts, p)
 		}
 	}
-	return strings.Join(parts, ",")
+	return strings.Join(parts, ", ")
 }
 
 // writeRetrievalOutputs writes metrics.csv, summary.md and the figures of the finished runs.

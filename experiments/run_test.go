@@ -201,3 +201,18 @@ func TestRunFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPlotsOnlyChangeRedraws: changing only [plots] keeps the finished runs and redraws.
+func TestPlotsOnlyChangeRedraws(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "seed=1$"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "seed=1$", "-set", "plots.dpi=120")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "4 runs: 2 already finished, 0 to run") {
+		t.Errorf("output:\n%s", out)
+	}
+}
