@@ -207,6 +207,14 @@ func metricLabel(metric string, k int) string {
 	return fmt.Sprintf("%s@%d", metric, k)
 }
 
+// axisLabel names an axis key on a figure: its last component, the temperature as in the papers.
+func axisLabel(key string) string {
+	if last(key) == "temperature" {
+		return "Temperature τ"
+	}
+	return last(key)
+}
+
 // groupLabel is the name of a group in tables and legends: "all runs" for a grid without axes,
 // otherwise its values, text values alone and numbers as key=value ("plain, τ=0.05" for
 // "variant=plain,temperature=0.05"), leaving out the keys left empty in this cell.
@@ -382,7 +390,7 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) error {
 					rest = append(rest, last(other)+"="+axes[other])
 				}
 			}
-			name := strings.Join(rest, ",")
+			name := groupLabel(strings.Join(rest, ","))
 			if _, ok := lines[name]; !ok {
 				order = append(order, name)
 			}
@@ -413,7 +421,7 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) error {
 			if len(series) == 1 {
 				series[0].Name = ""
 			}
-			p, err := plots.Lines(series, plots.Labels{X: last(key), Y: metricLabel("recall", k) + ", all pairs"}, plots.LineOptions{Markers: true}, cfg.Plots)
+			p, err := plots.Lines(series, plots.Labels{X: axisLabel(key), Y: metricLabel("recall", k) + ", all pairs"}, plots.LineOptions{Markers: true}, cfg.Plots)
 			if err != nil {
 				return fmt.Errorf("recall against %s figure: %w", key, err)
 			}
