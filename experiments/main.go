@@ -1,8 +1,3 @@
-// Command experiments runs a workbench experiment described by a TOML config.
-//
-//	go run ./experiments -config configs/wiki.toml [-out DIR] [-set key=value ...] [-jobs N] [-only REGEXP] [-force]
-//
-// See README.md for the config format and the output layout.
 package main
 
 import (
