@@ -49,8 +49,8 @@ const (
 )
 
 // Settings is the [estimator] section. Its zero value works: a streaming estimator (Yi et al.
-// Algorithm 2) with α = 0.01 and 2^20 buckets. A field only some kinds use says so; the others
-// validate it but do not read it.
+// Algorithm 2) with α = 0.01 and 2^20 buckets. A field only some kinds use says so; setting it
+// for another kind is an error (Resolve), not an option silently ignored.
 type Settings struct {
 	// Kind is exact, unigram, streaming, multihash or lsh; default streaming.
 	Kind string `toml:"kind"`
@@ -109,6 +109,44 @@ func (s *Settings) Resolve() error {
 	if err := oneOf("kind", s.Kind, KindExact, KindUnigram, KindStreaming, KindMultihash, KindLSH); err != nil {
 		return err
 	}
+	hashing := s.Kind == KindStreaming || s.Kind == KindMultihash || s.Kind == KindLSH
+	for _, f := range []struct {
+		key      string
+		set, use bool
+	}{
+		{"alpha", s.Alpha != 0, hashing},
+		{"buckets", s.Buckets != 0, hashing},
+		{"hashes", s.Hashes != 0, hashing},
+		{"init", s.Init != "", hashing},
+		{"first_arrival", s.FirstArrival != "", hashing},
+		{"mode", s.Mode != "", s.Kind == KindExact},
+		{"formula", s.Formula != "", s.Kind == KindExact || s.Kind == KindUnigram},
+		{"lsh", s.LSH != (LSHSettings{}), s.Kind == KindLSH},
+	} {
+		if f.set && !f.use {
+			return fmt.Errorf("%s: not used by kind %s", f.key, s.Kind)
+		}
+	}
+	switch s.Kind {
+	case KindExact:
+		if s.Mode == "" {
+			s.Mode = ModeOnline
+		}
+		if err := oneOf("mode", s.Mode, ModeOnline, ModeStatic); err != nil {
+			return err
+		}
+		fallthrough
+	case KindUnigram:
+		if s.Formula == "" {
+			s.Formula = FormulaBinomial
+		}
+		return oneOf("formula", s.Formula, FormulaBinomial, FormulaLinear)
+	}
+	return s.resolveHashing()
+}
+
+// resolveHashing fills and checks the fields of the hashing kinds: streaming, multihash and lsh.
+func (s *Settings) resolveHashing() error {
 	if s.Alpha == 0 {
 		s.Alpha = DefaultAlpha
 	}
@@ -121,8 +159,10 @@ func (s *Settings) Resolve() error {
 	if s.Buckets < 1 {
 		return fmt.Errorf("buckets: must be at least 1, got %d", s.Buckets)
 	}
-	if err := s.LSH.resolve(); err != nil {
-		return err
+	if s.Kind == KindLSH {
+		if err := s.LSH.resolve(); err != nil {
+			return err
+		}
 	}
 	single := s.Kind == KindStreaming || (s.Kind == KindLSH && s.LSH.Inner == KindStreaming)
 	switch {
@@ -147,19 +187,7 @@ func (s *Settings) Resolve() error {
 	if s.FirstArrival == "" {
 		s.FirstArrival = FirstZero
 	}
-	if err := oneOf("first_arrival", s.FirstArrival, FirstZero, FirstSkip); err != nil {
-		return err
-	}
-	if s.Mode == "" {
-		s.Mode = ModeOnline
-	}
-	if err := oneOf("mode", s.Mode, ModeOnline, ModeStatic); err != nil {
-		return err
-	}
-	if s.Formula == "" {
-		s.Formula = FormulaBinomial
-	}
-	return oneOf("formula", s.Formula, FormulaBinomial, FormulaLinear)
+	return oneOf("first_arrival", s.FirstArrival, FirstZero, FirstSkip)
 }
 
 func (l *LSHSettings) resolve() error {

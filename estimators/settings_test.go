@@ -13,11 +13,21 @@ func TestResolveDefaults(t *testing.T) {
 	}
 	want := Settings{
 		Kind: KindStreaming, Alpha: 0.01, Buckets: 1 << 20, Hashes: 1, Init: InitUniform,
-		FirstArrival: FirstZero, Mode: ModeOnline, Formula: FormulaBinomial,
-		LSH: LSHSettings{Projections: 8, Bins: 4, Inner: KindMultihash},
+		FirstArrival: FirstZero,
 	}
 	if s != want {
 		t.Errorf("zero value resolved to %+v, want %+v", s, want)
+	}
+	// Each kind fills the fields it reads and only those.
+	for _, c := range []struct{ s, want Settings }{
+		{Settings{Kind: KindExact}, Settings{Kind: KindExact, Mode: ModeOnline, Formula: FormulaBinomial}},
+		{Settings{Kind: KindUnigram}, Settings{Kind: KindUnigram, Formula: FormulaBinomial}},
+		{Settings{Kind: KindLSH}, Settings{Kind: KindLSH, Alpha: 0.01, Buckets: 1 << 20, Hashes: 4, Init: InitUniform,
+			FirstArrival: FirstZero, LSH: LSHSettings{Projections: 8, Bins: 4, Inner: KindMultihash}}},
+	} {
+		if err := c.s.Resolve(); err != nil || c.s != c.want {
+			t.Errorf("kind %s resolved to %+v (%v), want %+v", c.want.Kind, c.s, err, c.want)
+		}
 	}
 	for _, c := range []struct {
 		s      Settings
@@ -59,12 +69,20 @@ func TestResolveErrors(t *testing.T) {
 		{Settings{Kind: KindMultihash, Buckets: 3, Hashes: 4}, "hashes: must be at most buckets (3), got 4"},
 		{Settings{Init: "zero"}, `init: unknown "zero" (allowed: one, uniform)`},
 		{Settings{FirstArrival: "first"}, `first_arrival: unknown "first" (allowed: zero, skip)`},
-		{Settings{Mode: "offline"}, `mode: unknown "offline" (allowed: online, static)`},
-		{Settings{Formula: "poisson"}, `formula: unknown "poisson" (allowed: binomial, linear)`},
-		{Settings{LSH: LSHSettings{Projections: -1}}, "lsh.projections: must be at least 1, got -1"},
-		{Settings{LSH: LSHSettings{Bins: 1}}, "lsh.bins: must be at least 2, got 1"},
-		{Settings{LSH: LSHSettings{Bins: 4, Projections: 33}}, "lsh.projections: bins^projections = 4^33 does not fit in 64 bits"},
-		{Settings{LSH: LSHSettings{Inner: "exact"}}, `lsh.inner: unknown "exact" (allowed: streaming, multihash)`},
+		{Settings{Kind: KindExact, Mode: "offline"}, `mode: unknown "offline" (allowed: online, static)`},
+		{Settings{Kind: KindUnigram, Formula: "poisson"}, `formula: unknown "poisson" (allowed: binomial, linear)`},
+		{Settings{Kind: KindLSH, LSH: LSHSettings{Projections: -1}}, "lsh.projections: must be at least 1, got -1"},
+		{Settings{Kind: KindLSH, LSH: LSHSettings{Bins: 1}}, "lsh.bins: must be at least 2, got 1"},
+		{Settings{Kind: KindLSH, LSH: LSHSettings{Bins: 4, Projections: 33}}, "lsh.projections: bins^projections = 4^33 does not fit in 64 bits"},
+		{Settings{Kind: KindLSH, LSH: LSHSettings{Inner: "exact"}}, `lsh.inner: unknown "exact" (allowed: streaming, multihash)`},
+		// An option the kind does not read is an error, not silently ignored.
+		{Settings{Kind: KindExact, Alpha: 0.1}, "alpha: not used by kind exact"},
+		{Settings{Kind: KindUnigram, Buckets: 10}, "buckets: not used by kind unigram"},
+		{Settings{Kind: KindUnigram, Mode: ModeStatic}, "mode: not used by kind unigram"},
+		{Settings{Mode: ModeStatic}, "mode: not used by kind streaming"},
+		{Settings{Kind: KindMultihash, Formula: FormulaLinear}, "formula: not used by kind multihash"},
+		{Settings{Kind: KindMultihash, LSH: LSHSettings{Bins: 8}}, "lsh: not used by kind multihash"},
+		{Settings{Kind: KindExact, Init: InitOne}, "init: not used by kind exact"},
 	} {
 		err := c.s.Resolve()
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
@@ -91,7 +109,7 @@ func TestNewErrors(t *testing.T) {
 		{Settings{}, func(e *Env) { e.BatchSize = 0 }, "estimators: Env.BatchSize must be at least 1, got 0"},
 		{Settings{}, func(e *Env) { e.CorpusSize = -1 }, "estimators: Env.CorpusSize must not be negative, got -1"},
 		{Settings{}, func(e *Env) { e.CorpusSize = 0 }, `init: "uniform" needs the corpus size (Env.CorpusSize > 0); use "one"`},
-		{Settings{Kind: KindUnigram}, func(e *Env) { e.Counts = nil }, "estimators: kind unigram (mode online) needs Env.Counts"},
+		{Settings{Kind: KindUnigram}, func(e *Env) { e.Counts = nil }, "estimators: kind unigram needs Env.Counts"},
 		{Settings{Kind: KindExact, Mode: ModeStatic}, func(e *Env) { e.Counts = nil }, "estimators: kind exact (mode static) needs Env.Counts"},
 		{Settings{Kind: KindUnigram}, func(e *Env) { e.Counts = []int64{1, 2} }, "estimators: Env.Counts has 2 items, Env.CorpusSize is 3"},
 		{Settings{Kind: KindUnigram}, func(e *Env) { e.Counts = []int64{1, -2, 3} }, "estimators: Env.Counts[1] = -2 is negative"},
@@ -109,7 +127,11 @@ func TestNewErrors(t *testing.T) {
 	}
 	for _, kind := range []string{KindExact, KindUnigram, KindStreaming, KindMultihash, KindLSH} {
 		for _, conc := range []bool{false, true} {
-			e, err := New(Settings{Kind: kind, Buckets: 4096, Concurrent: conc}, env, 1)
+			s := Settings{Kind: kind, Concurrent: conc}
+			if kind != KindExact && kind != KindUnigram {
+				s.Buckets = 4096
+			}
+			e, err := New(s, env, 1)
 			if err != nil {
 				t.Fatalf("kind %s: %v", kind, err)
 			}

@@ -35,7 +35,10 @@ func newTable(s Settings, env Env) (*table, error) {
 		return t, nil
 	}
 	if len(env.Counts) == 0 {
-		return nil, fmt.Errorf("estimators: kind %s (mode %s) needs Env.Counts", s.Kind, s.Mode)
+		if s.Kind == KindExact {
+			return nil, fmt.Errorf("estimators: kind exact (mode %s) needs Env.Counts", s.Mode)
+		}
+		return nil, fmt.Errorf("estimators: kind %s needs Env.Counts", s.Kind)
 	}
 	if env.CorpusSize > 0 && len(env.Counts) != env.CorpusSize {
 		return nil, fmt.Errorf("estimators: Env.Counts has %d items, Env.CorpusSize is %d", len(env.Counts), env.CorpusSize)

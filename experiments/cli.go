@@ -88,6 +88,9 @@ func run(args []string, stdout io.Writer) error {
 	defer stop()
 	switch cfg.Experiment {
 	case experimentFreqSim:
+		if o.only != nil {
+			return errors.New("-only: the freq_sim experiment runs its whole grid at once (in seconds)")
+		}
 		return runFreqSim(ctx, cfg, o, stdout)
 	default:
 		return runRetrieval(ctx, raw, cfg, o, stdout)
