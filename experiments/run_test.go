@@ -216,3 +216,23 @@ func TestPlotsOnlyChangeRedraws(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 }
+
+// TestParallelJobsSameResults: runs in parallel (-jobs 2) give the metrics of runs one at a time.
+func TestParallelJobsSameResults(t *testing.T) {
+	one, two := t.TempDir(), t.TempDir()
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", one, "-jobs", "1"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCommand(t, "-config", smokeConfig, "-out", two, "-jobs", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "2 at a time") || !strings.Contains(out, "variant=logq,seed=2: ") {
+		t.Errorf("parallel output lacks the schedule or the prefixed progress lines:\n%s", out)
+	}
+	a, _ := os.ReadFile(filepath.Join(one, "metrics.csv"))
+	b, _ := os.ReadFile(filepath.Join(two, "metrics.csv"))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("metrics.csv differs between -jobs 1 and -jobs 2")
+	}
+}
