@@ -140,6 +140,13 @@ func evaluate(m *models.Model, ds *datasets.Dataset, counts []int64, cfg *Config
 	if err != nil {
 		return nil, err
 	}
+	// Rank by the model's logits s/τ: the ranking is the same as by s, and post-hoc logit
+	// adjustment subtracts τ_la·log π from logits (Menon et al.), not from cosines in [-1, 1].
+	if tau := cfg.Loss.Temperature; tau > 0 {
+		for i := range u {
+			u[i] /= float32(tau)
+		}
+	}
 	items := make([]int32, ds.Items)
 	for i := range items {
 		items[i] = int32(i)

@@ -132,6 +132,7 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 		done     int
 		wg       sync.WaitGroup
 	)
+	begin := time.Now()
 	next := make(chan plannedRun)
 	for w := 0; w < o.jobs; w++ {
 		wg.Add(1)
@@ -163,7 +164,10 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 					cancel()
 				} else {
 					done++
-					fmt.Fprintf(stdout, "[%d/%d] %s finished in %s\n", done, len(todo), r.ID, time.Since(start).Round(time.Second/10))
+					elapsed := time.Since(begin)
+					left := time.Duration(float64(elapsed) / float64(done) * float64(len(todo)-done))
+					fmt.Fprintf(stdout, "[%d/%d] %s finished in %s (all: %s so far, about %s left)\n", done, len(todo), r.ID,
+						time.Since(start).Round(time.Second/10), elapsed.Round(time.Second), left.Round(time.Second))
 				}
 				mu.Unlock()
 			}
