@@ -287,14 +287,29 @@ func (c *Config) clone() (*Config, error) {
 	return &out, nil
 }
 
-// hash is the content hash of the resolved config without the output directory and the [plots]
-// section: two invocations whose hashes differ must not share an output folder, while changing
-// only how figures look redraws them from the finished runs.
+// hash is the content hash of the resolved config of a run, without the output directory and the
+// [plots] section: a finished run whose hash differs is not finished for this config, while
+// changing only how figures look redraws them from the finished runs.
 func (c *Config) hash() (string, error) {
 	cp := *c
-	cp.Out = ""
 	cp.Plots = plots.Settings{}
-	b, err := cp.encode()
+	return cp.digest()
+}
+
+// trainHash is the content hash of what training depends on: the config without the output
+// directory and the [plots], [eval] and [slices] sections. Two invocations whose training hashes
+// differ must not share an output folder; a run whose training hash is unchanged is re-evaluated
+// from its saved model instead of retrained.
+func (c *Config) trainHash() (string, error) {
+	cp := *c
+	cp.Plots, cp.Eval, cp.Slices = plots.Settings{}, metrics.Settings{}, metrics.SliceSettings{}
+	return cp.digest()
+}
+
+// digest hashes the TOML encoding of c without its output directory.
+func (c Config) digest() (string, error) {
+	c.Out = ""
+	b, err := c.encode()
 	if err != nil {
 		return "", err
 	}

@@ -50,29 +50,30 @@ func readJSON(path string, v any) error {
 	return nil
 }
 
-const hashPrefix = "# workbench config hash: "
+const hashPrefix = "# workbench training hash: "
 
-// claimOutput makes out the home of the config with the given hash: a folder holding the results of
-// another config is refused, so that results of different configs never mix. It then writes the
-// resolved config (with its hash on the first line) to out/config.toml.
-func claimOutput(out string, cfg *Config) (string, error) {
-	hash, err := cfg.hash()
+// claimOutput makes out the home of the experiment's training config: a folder holding the results
+// of another training config is refused, so that results of different configs never mix (a change
+// of [eval], [slices] or [plots] alone is allowed: runs are then re-evaluated or figures redrawn).
+// It then writes the resolved config (with its training hash on the first line) to out/config.toml.
+func claimOutput(out string, cfg *Config) error {
+	hash, err := cfg.trainHash()
 	if err != nil {
-		return "", err
+		return err
 	}
 	path := filepath.Join(out, "config.toml")
 	if b, err := os.ReadFile(path); err == nil {
 		first, _, _ := strings.Cut(string(b), "\n")
 		old := strings.TrimPrefix(first, hashPrefix)
 		if old != hash {
-			return "", fmt.Errorf("%s holds the results of a different config (hash %s, this one %s): choose another -out or remove the folder", out, old, hash)
+			return fmt.Errorf("%s holds the results of a different config (training hash %s, this one %s): choose another -out or remove the folder", out, old, hash)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return "", err
+		return err
 	}
 	body, err := cfg.encode()
 	if err != nil {
-		return "", err
+		return err
 	}
-	return hash, writeBytes(path, append([]byte(hashPrefix+hash+"\n"), body...))
+	return writeBytes(path, append([]byte(hashPrefix+hash+"\n"), body...))
 }

@@ -21,7 +21,7 @@ const tvWindow = 20
 // runFreqSim runs Yi et al.'s section 6 simulation over freq_sim.alphas × freq_sim.hashes ×
 // seeds and writes tv.csv, summary.md and the two TV figures.
 func runFreqSim(ctx context.Context, cfg *Config, o options, stdout io.Writer) error {
-	if _, err := claimOutput(cfg.Out, cfg); err != nil {
+	if err := claimOutput(cfg.Out, cfg); err != nil {
 		return err
 	}
 	s := cfg.FreqSim

@@ -26,11 +26,21 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	if err != nil {
 		return err
 	}
-	if _, err := claimOutput(cfg.Out, cfg); err != nil {
+	if err := claimOutput(cfg.Out, cfg); err != nil {
 		return err
 	}
 	cache := &dataCache{sets: map[string]*cachedData{}}
 	runErr := schedule(ctx, runs, o, stdout, func(ctx context.Context, r plannedRun, progress io.Writer) (*runRecord, error) {
+		if !o.force {
+			old, err := r.trained()
+			if err != nil {
+				return nil, err
+			}
+			if old != nil {
+				fmt.Fprintf(progress, "%s: training unchanged, evaluating its saved model again\n", r.ID)
+				return reevaluate(r, old, cache)
+			}
+		}
 		return trainAndEvaluate(ctx, r, cache, progress)
 	})
 	recs, err := records(runs)
@@ -72,15 +82,49 @@ func (c *dataCache) load(s datasets.Settings, seed int64) (*datasets.Dataset, er
 	return d.ds, d.err
 }
 
+// writeRunConfig writes the run's resolved config into its folder.
+func writeRunConfig(r plannedRun) error {
+	body, err := r.cfg.encode()
+	if err != nil {
+		return err
+	}
+	return writeBytes(filepath.Join(r.dir, "config.toml"), body)
+}
+
+// reevaluate evaluates the saved model of a run whose training is unchanged (only [eval] or
+// [slices] changed), keeping the training summary and curve of its earlier record.
+func reevaluate(r plannedRun, old *runRecord, cache *dataCache) (*runRecord, error) {
+	cfg := r.cfg
+	if err := writeRunConfig(r); err != nil {
+		return nil, err
+	}
+	ds, err := cache.load(cfg.Data, cfg.DataSeed)
+	if err != nil {
+		return nil, err
+	}
+	m, err := models.New(cfg.Model, ds, tensor.Float32, r.Seed)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Load(r.modelPath()); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	rec, err := evaluate(m, ds, ds.ItemCounts(), cfg, r.Seed)
+	if err != nil {
+		return nil, err
+	}
+	rec.EvalSeconds = time.Since(start).Seconds()
+	rec.Data.Report = ds.Report.String()
+	rec.Train, rec.Curve = old.Train, old.Curve
+	return rec, nil
+}
+
 // trainAndEvaluate is one run: data, estimator, model, training, full-corpus evaluation. It
 // writes the run's config.toml, curve.csv and model.bin; the scheduler writes metrics.json.
 func trainAndEvaluate(ctx context.Context, r plannedRun, cache *dataCache, progress io.Writer) (*runRecord, error) {
 	cfg := r.cfg
-	body, err := cfg.encode()
-	if err != nil {
-		return nil, err
-	}
-	if err := writeBytes(filepath.Join(r.dir, "config.toml"), body); err != nil {
+	if err := writeRunConfig(r); err != nil {
 		return nil, err
 	}
 	ds, err := cache.load(cfg.Data, cfg.DataSeed)
@@ -106,7 +150,7 @@ func trainAndEvaluate(ctx context.Context, r plannedRun, cache *dataCache, progr
 	if err := writeAtomic(filepath.Join(r.dir, "curve.csv"), func(w io.Writer) error { return writeCurve(w, curve) }); err != nil {
 		return nil, err
 	}
-	if err := m.Save(filepath.Join(r.dir, "model.bin")); err != nil {
+	if err := m.Save(r.modelPath()); err != nil {
 		return nil, err
 	}
 	start = time.Now()

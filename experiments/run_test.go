@@ -236,3 +236,43 @@ func TestParallelJobsSameResults(t *testing.T) {
 		t.Errorf("metrics.csv differs between -jobs 1 and -jobs 2")
 	}
 }
+
+// TestEvalChangeReevaluates: changing only [eval] evaluates the saved models again, without
+// retraining, and reports only the new evaluation.
+func TestEvalChangeReevaluates(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "seed=1$"); err != nil {
+		t.Fatal(err)
+	}
+	curve := filepath.Join(dir, "runs", "variant=logq,seed=1", "curve.csv")
+	before, err := os.Stat(curve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "seed=1$", "-set", "eval.k=[5]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(out, "training unchanged, evaluating its saved model again") != 2 {
+		t.Errorf("output:\n%s", out)
+	}
+	after, err := os.Stat(curve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.ModTime().Equal(before.ModTime()) {
+		t.Error("the run was retrained: its curve.csv was rewritten")
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "metrics.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv := string(b)
+	if !strings.Contains(csv, ",recall,5,") || strings.Contains(csv, ",recall,10,") {
+		t.Errorf("metrics.csv does not hold the new evaluation alone:\n%s", csv)
+	}
+	// A change of training is still refused.
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", "model.embedding_dim=8"); err == nil {
+		t.Error("a different training config was accepted into the folder")
+	}
+}

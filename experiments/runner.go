@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -21,6 +22,7 @@ type runRecord struct {
 	Group       string            `json:"group"`
 	Seed        int64             `json:"seed"`
 	ConfigHash  string            `json:"config_hash"`
+	TrainHash   string            `json:"train_hash"`
 	Axes        map[string]string `json:"axes"`
 	Data        dataSummary       `json:"data"`
 	Train       trainSummary      `json:"train"`
@@ -51,9 +53,10 @@ type trainSummary struct {
 // plannedRun is one cell of the grid with its resolved config.
 type plannedRun struct {
 	cell
-	cfg  *Config
-	hash string
-	dir  string
+	cfg       *Config
+	hash      string // of the run's config (without [plots])
+	trainHash string // of what its training depends on
+	dir       string
 }
 
 // plan expands the grid and resolves every run's config before anything runs, so that a bad
@@ -73,13 +76,39 @@ func plan(raw, cfg *Config) ([]plannedRun, error) {
 		if err != nil {
 			return nil, err
 		}
-		runs[i] = plannedRun{cell: c, cfg: rc, hash: h, dir: filepath.Join(cfg.Out, "runs", c.ID)}
+		th, err := rc.trainHash()
+		if err != nil {
+			return nil, err
+		}
+		runs[i] = plannedRun{cell: c, cfg: rc, hash: h, trainHash: th, dir: filepath.Join(cfg.Out, "runs", c.ID)}
 	}
 	return runs, nil
 }
 
 // finished reads the run's record if the run finished with this very config.
 func (r plannedRun) finished() (*runRecord, error) {
+	rec, err := r.record()
+	if rec == nil || rec.ConfigHash != r.hash {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// trained reads the run's record if the run trained with this very training config (its
+// evaluation may differ) and its saved model is there.
+func (r plannedRun) trained() (*runRecord, error) {
+	rec, err := r.record()
+	if rec == nil || rec.TrainHash != r.trainHash {
+		return nil, err
+	}
+	if _, err := os.Stat(r.modelPath()); err != nil {
+		return nil, nil
+	}
+	return rec, nil
+}
+
+// record reads the run's metrics.json, nil if there is none.
+func (r plannedRun) record() (*runRecord, error) {
 	var rec runRecord
 	err := readJSON(filepath.Join(r.dir, "metrics.json"), &rec)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -88,11 +117,11 @@ func (r plannedRun) finished() (*runRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rec.ConfigHash != r.hash {
-		return nil, nil
-	}
 	return &rec, nil
 }
+
+// modelPath is where the run saves its trained parameters.
+func (r plannedRun) modelPath() string { return filepath.Join(r.dir, "model.bin") }
 
 // runFunc performs one run, writing its own files into its directory, and returns its record
 // (without the identity fields, which the scheduler fills).
@@ -149,7 +178,7 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 				start := time.Now()
 				rec, err := do(ctx, r, progress)
 				if err == nil {
-					rec.ID, rec.Group, rec.Seed, rec.ConfigHash = r.ID, r.Group, r.Seed, r.hash
+					rec.ID, rec.Group, rec.Seed, rec.ConfigHash, rec.TrainHash = r.ID, r.Group, r.Seed, r.hash, r.trainHash
 					rec.Axes = map[string]string{}
 					for _, s := range r.Settings {
 						rec.Axes[s.Key] = formatValue(s.Value)
