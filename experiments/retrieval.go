@@ -31,17 +31,14 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	}
 	cache := &dataCache{sets: map[string]*cachedData{}}
 	runErr := schedule(ctx, runs, o, stdout, func(ctx context.Context, r plannedRun, progress io.Writer) (*runRecord, error) {
+		var old *runRecord
 		if !o.force {
-			old, err := r.trained()
-			if err != nil {
+			var err error
+			if old, err = r.trained(); err != nil {
 				return nil, err
 			}
-			if old != nil {
-				fmt.Fprintf(progress, "%s: training unchanged, evaluating its saved model again\n", r.ID)
-				return reevaluate(r, old, cache)
-			}
 		}
-		return trainAndEvaluate(ctx, r, cache, progress)
+		return runOne(ctx, r, old, cache, progress)
 	})
 	recs, err := records(runs)
 	if err != nil {
@@ -91,38 +88,11 @@ func writeRunConfig(r plannedRun) error {
 	return writeBytes(filepath.Join(r.dir, "config.toml"), body)
 }
 
-// reevaluate evaluates the saved model of a run whose training is unchanged (only [eval] or
-// [slices] changed), keeping the training summary and curve of its earlier record.
-func reevaluate(r plannedRun, old *runRecord, cache *dataCache) (*runRecord, error) {
-	cfg := r.cfg
-	if err := writeRunConfig(r); err != nil {
-		return nil, err
-	}
-	ds, err := cache.load(cfg.Data, cfg.DataSeed)
-	if err != nil {
-		return nil, err
-	}
-	m, err := models.New(cfg.Model, ds, tensor.Float32, r.Seed)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.Load(r.modelPath()); err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	rec, err := evaluate(m, ds, ds.ItemCounts(), cfg, r.Seed)
-	if err != nil {
-		return nil, err
-	}
-	rec.EvalSeconds = time.Since(start).Seconds()
-	rec.Data.Report = ds.Report.String()
-	rec.Train, rec.Curve = old.Train, old.Curve
-	return rec, nil
-}
-
-// trainAndEvaluate is one run: data, estimator, model, training, full-corpus evaluation. It
-// writes the run's config.toml, curve.csv and model.bin; the scheduler writes metrics.json.
-func trainAndEvaluate(ctx context.Context, r plannedRun, cache *dataCache, progress io.Writer) (*runRecord, error) {
+// runOne is one run: data, model, training (estimator in the loop), full-corpus evaluation. It
+// writes the run's config.toml, curve.csv and model.bin; the scheduler writes metrics.json. When
+// old is the record of the same training (only [eval] or [slices] changed), the run's saved model
+// is evaluated again instead of retrained, and old's training summary and curve are kept.
+func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache, progress io.Writer) (*runRecord, error) {
 	cfg := r.cfg
 	if err := writeRunConfig(r); err != nil {
 		return nil, err
@@ -136,38 +106,53 @@ func trainAndEvaluate(ctx context.Context, r plannedRun, cache *dataCache, progr
 	if err != nil {
 		return nil, err
 	}
-	env := estimators.Env{BatchSize: cfg.Train.BatchSize, CorpusSize: ds.Items, Counts: counts, EmbeddingDim: m.Dim()}
-	est, err := estimators.New(cfg.Estimator, env, r.Seed)
-	if err != nil {
+	var summary trainSummary
+	var curve models.Curve
+	if old != nil {
+		fmt.Fprintf(progress, "%s: training unchanged, evaluating its saved model again\n", r.ID)
+		if err := m.Load(r.modelPath()); err != nil {
+			return nil, err
+		}
+		summary, curve = old.Train, old.Curve
+	} else if summary, curve, err = train(ctx, r, m, ds, counts, progress); err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	curve, err := models.Train(ctx, m, ds, est, cfg.Loss, cfg.Train, r.Seed, progress)
-	if err != nil {
-		return nil, err
-	}
-	seconds := time.Since(start).Seconds()
-	if err := writeAtomic(filepath.Join(r.dir, "curve.csv"), func(w io.Writer) error { return writeCurve(w, curve) }); err != nil {
-		return nil, err
-	}
-	if err := m.Save(r.modelPath()); err != nil {
-		return nil, err
-	}
-	start = time.Now()
 	rec, err := evaluate(m, ds, counts, cfg, r.Seed)
 	if err != nil {
 		return nil, err
 	}
-	rec.EvalSeconds = time.Since(start).Seconds()
-	rec.Data.Report = ds.Report.String()
-	last := curve[len(curve)-1]
-	rec.Train = trainSummary{Steps: last.Step, Seconds: seconds, ExamplesPerSec: float64(last.Step*cfg.Train.BatchSize) / seconds, FinalLoss: last.Loss}
-	rec.Curve = curve
+	rec.Train, rec.Curve = summary, curve
 	return rec, nil
 }
 
-// evaluate embeds the test queries and the whole corpus and ranks every item for every test pair.
+// train trains m with the run's estimator and loss, and saves its curve and parameters.
+func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Dataset, counts []int64, progress io.Writer) (trainSummary, models.Curve, error) {
+	cfg := r.cfg
+	env := estimators.Env{BatchSize: cfg.Train.BatchSize, CorpusSize: ds.Items, Counts: counts, EmbeddingDim: m.Dim()}
+	est, err := estimators.New(cfg.Estimator, env, r.Seed)
+	if err != nil {
+		return trainSummary{}, nil, err
+	}
+	start := time.Now()
+	curve, err := models.Train(ctx, m, ds, est, cfg.Loss, cfg.Train, r.Seed, progress)
+	if err != nil {
+		return trainSummary{}, nil, err
+	}
+	seconds := time.Since(start).Seconds()
+	if err := writeAtomic(filepath.Join(r.dir, "curve.csv"), func(w io.Writer) error { return writeCurve(w, curve) }); err != nil {
+		return trainSummary{}, nil, err
+	}
+	if err := m.Save(r.modelPath()); err != nil {
+		return trainSummary{}, nil, err
+	}
+	last := curve[len(curve)-1]
+	return trainSummary{Steps: last.Step, Seconds: seconds, ExamplesPerSec: float64(last.Step*cfg.Train.BatchSize) / seconds, FinalLoss: last.Loss}, curve, nil
+}
+
+// evaluate embeds the test queries and the whole corpus and ranks every item for every test pair;
+// the record it returns holds the results, the data's sizes and report, and the evaluation time.
 func evaluate(m *models.Model, ds *datasets.Dataset, counts []int64, cfg *Config, seed int64) (*runRecord, error) {
+	start := time.Now()
 	row := map[int32]int32{}
 	var queries []int32
 	pairs := make([]metrics.Pair, len(ds.Test))
@@ -212,8 +197,10 @@ func evaluate(m *models.Model, ds *datasets.Dataset, counts []int64, cfg *Config
 		return nil, err
 	}
 	return &runRecord{
-		Data:    dataSummary{Name: ds.Name, Queries: ds.Queries, Items: ds.Items, Train: len(ds.Train), Test: len(ds.Test), TestQueries: len(queries)},
-		Results: results,
+		Data: dataSummary{Name: ds.Name, Queries: ds.Queries, Items: ds.Items, Train: len(ds.Train), Test: len(ds.Test),
+			TestQueries: len(queries), Report: ds.Report.String()},
+		EvalSeconds: time.Since(start).Seconds(),
+		Results:     results,
 	}, nil
 }
 
