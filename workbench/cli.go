@@ -1,4 +1,4 @@
-package main
+package workbench
 
 import (
 	"context"
@@ -65,9 +65,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	return o, nil
 }
 
-// run is the whole command: parse flags, load and check the config, run the experiment.
-func run(args []string, stdout io.Writer) error {
-	o, err := parseFlags(args, os.Stderr)
+// Main is the whole experiments command as a library call: it parses the command-line flags in
+// args (without the program name), loads and checks the config, and runs the experiment, writing
+// progress and results to stdout and flag help to stderr. It stops at SIGINT or SIGTERM. A
+// program of one's own that registers loss variants and calls Main is the same command with
+// those variants added (see examples/custom-loss).
+func Main(args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil

@@ -1,4 +1,4 @@
-package main
+package workbench
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ var smokeRunIDs = []string{"variant=plain,seed=1", "variant=plain,seed=2", "vari
 func runCommand(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	err := run(args, &out)
+	err := Main(args, &out, io.Discard)
 	return out.String(), err
 }
 
