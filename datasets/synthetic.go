@@ -8,7 +8,7 @@ import (
 )
 
 // synthesize generates the synthetic dataset described in SyntheticSettings.
-func synthesize(s SyntheticSettings, seed int64) *loaded {
+func synthesize(s SyntheticSettings, seed int64) *Unsplit {
 	rng := rand.New(rand.NewPCG(uint64(seed), streamSynthetic))
 	m, n, c := s.Items, s.Queries, s.Clusters
 	itemCluster := make([]int32, m)
@@ -68,7 +68,7 @@ func synthesize(s SyntheticSettings, seed int64) *loaded {
 		itf.Fields = append(itf.Fields, clusterField(itemCluster, c))
 	}
 	d := &Dataset{Name: "synthetic", Queries: n, Items: m, QueryFeatures: qf, ItemFeatures: itf, Report: rep}
-	return &loaded{d: d, pairs: pairs, timed: true}
+	return &Unsplit{Dataset: d, Pairs: pairs, Timed: true}
 }
 
 // clusterField is the numeric field "cluster": entity e's bag is its cluster.
