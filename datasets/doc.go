@@ -65,8 +65,10 @@
 // loads a dataset.
 //
 // Adding a source: a loader func(Settings) (*Unsplit, error) that reads the files (through
-// splitPath and files.open, whose ParseErrors name file:line), counts what it drops in a Report
-// and returns an [Unsplit]; its name in the sources list of settings.go and its case in the
-// dispatch of load.go (a name without a case is an error); fixtures in testdata/ and a fuzz
-// target of its parser. TestAddingADataset follows these steps with a small loader.
+// splitPath and files.open, whose ParseErrors name file:line), builds each side's fields
+// (IDField, or newTokenBags for hashed tokens), counts what it drops in a Report and returns an
+// [Unsplit]; its name in the sources list of settings.go and its case in the dispatch of load.go
+// (a name without a case is an error); fixtures in testdata/ and a fuzz target of its parser.
+// TestAddingADataset follows these steps with a small loader. A dataset built in Go needs none
+// of this: fill an Unsplit and call its Split (see the example).
 package datasets

@@ -119,7 +119,7 @@ func TestAddingADataset(t *testing.T) {
 // TestValidateRewards: a hand-built dataset with a negative, NaN or infinite reward is invalid
 // (issue 10: Yi et al.'s rewards are in [0, 1]; larger ones are allowed as weights).
 func TestValidateRewards(t *testing.T) {
-	feats := &Features{Fields: []Field{idField("id", 1)}}
+	feats := &Features{Fields: []Field{IDField("id", 1)}}
 	for _, c := range []struct {
 		reward float32
 		ok     bool

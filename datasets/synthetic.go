@@ -61,8 +61,8 @@ func synthesize(s SyntheticSettings, seed int64) *Unsplit {
 			rep.count(&rep.Duplicates, "repeated pair query %d item %d (kept)", keys[i]>>32, keys[i]&(1<<32-1))
 		}
 	}
-	qf := &Features{Fields: []Field{idField("query_id", n)}}
-	itf := &Features{Fields: []Field{idField("item_id", m)}}
+	qf := &Features{Fields: []Field{IDField("query_id", n)}}
+	itf := &Features{Fields: []Field{IDField("item_id", m)}}
 	if s.ClusterFeature {
 		qf.Fields = append(qf.Fields, clusterField(queryCluster, c))
 		itf.Fields = append(itf.Fields, clusterField(itemCluster, c))
@@ -73,7 +73,7 @@ func synthesize(s SyntheticSettings, seed int64) *Unsplit {
 
 // clusterField is the numeric field "cluster": entity e's bag is its cluster.
 func clusterField(cluster []int32, clusters int) Field {
-	f := idField("cluster", len(cluster))
+	f := IDField("cluster", len(cluster))
 	copy(f.IDs, cluster)
 	f.Vocab, f.Known = clusters, clusters
 	return f

@@ -190,7 +190,7 @@ func (x *xmcData) dataset(name string, testRow int) *Unsplit {
 		Name: name, Queries: n, Items: x.labels,
 		ItemNames:     x.labelNames,
 		QueryFeatures: &Features{Fields: []Field{feat}},
-		ItemFeatures:  &Features{Fields: []Field{idField("label_id", x.labels)}},
+		ItemFeatures:  &Features{Fields: []Field{IDField("label_id", x.labels)}},
 		Report:        *x.rep,
 	}
 	return &Unsplit{Dataset: d, Pairs: pairs, TestFrom: testFrom}
