@@ -117,8 +117,11 @@ func (t *table) read() ([]string, error) {
 			}
 		}
 		return nil, &ParseError{File: t.name, Line: pe.Line, Msg: fmt.Sprintf("column %d: %v", pe.Column, pe.Err)}
-	case err != nil:
+	case errors.Is(err, io.EOF):
 		return nil, err
+	case err != nil: // a read error, e.g. a cut gzip stream
+		line, _ := t.r.FieldPos(0)
+		return nil, fmt.Errorf("%s: after line %d: %w", t.name, line, err)
 	}
 	t.rows++
 	if t.width == 0 {

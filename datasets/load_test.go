@@ -1,8 +1,14 @@
 package datasets
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
+	"fmt"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -127,6 +133,45 @@ func TestValidateRewards(t *testing.T) {
 		d := &Dataset{Queries: 1, Items: 1, QueryFeatures: feats, ItemFeatures: feats, Train: []Interaction{{Reward: c.reward}}}
 		if err := d.Validate(); (err == nil) != c.ok {
 			t.Errorf("reward %v: Validate = %v", c.reward, err)
+		}
+	}
+}
+
+// TestCutGzip: a gzip file cut in the middle is an error naming the file, for the line readers
+// and the CSV reader alike (issue 12, fault 5, compressed); before the fix the CSV reader's
+// error did not name the file.
+func TestCutGzip(t *testing.T) {
+	var links, ratings strings.Builder
+	ratings.WriteString("userId,movieId,rating,timestamp\n")
+	for i := range 3000 {
+		fmt.Fprintf(&links, "P%d\tP%d\n", i, i*7%3001)
+		fmt.Fprintf(&ratings, "%d,%d,4,%d\n", i%50, i*7%301, 1000+i)
+	}
+	for _, c := range []struct {
+		file, content string
+		s             Settings
+	}{
+		{"links.tsv", links.String(), Settings{}},
+		{"ratings.csv", ratings.String(), Settings{Source: "interactions"}},
+	} {
+		dir := t.TempDir()
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write([]byte(c.content))
+		zw.Close()
+		if err := os.WriteFile(filepath.Join(dir, c.file+".gz"), buf.Bytes()[:buf.Len()/2], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c.s.Path = dir
+		_, err := Load(c.s, 1)
+		// The line reader meets the cut as a torn last line (before the stream's own error);
+		// the CSV reader, whose last record may lack its line break, reports the stream's error.
+		if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, c.file+".gz")+":") {
+			t.Errorf("%s cut in half: %v", c.file, err)
+		}
+		var pe *ParseError
+		if !errors.As(err, &pe) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("%s cut in half: %v is neither a torn line nor the stream's error", c.file, err)
 		}
 	}
 }
