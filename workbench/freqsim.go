@@ -176,7 +176,11 @@ func tvFigures(out string, s freqsim.Settings, res []freqsim.Result, ps plots.Se
 	if len(s.Workers) > 1 {
 		var byWorkers []plots.LineSeries
 		for _, k := range s.Workers {
-			byWorkers = append(byWorkers, tvSeries(fmt.Sprintf("%d workers", k), cellOf(res, a0, mMax, k)))
+			name := fmt.Sprintf("%d workers", k)
+			if k == 1 {
+				name = "1 worker"
+			}
+			byWorkers = append(byWorkers, tvSeries(name, cellOf(res, a0, mMax, k)))
 		}
 		figures = append(figures, figure{"tv_by_workers", byWorkers, fmt.Sprintf("Workers sharing one lock-free estimator (α = %g, m = %d)", a0, mMax)})
 	}
