@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -29,9 +30,11 @@ type Dataset struct {
 // Interaction is one (query, item) pair.
 type Interaction struct {
 	Query, Item int32
-	Time        int64   // unix seconds; 0 when the source has none
-	Day         int32   // day bucket (0-based, UTC days from the first timestamp); 0 when none
-	Reward      float32 // 1 when the source has none
+	Time        int64 // unix seconds; 0 when the source has none
+	Day         int32 // day bucket (0-based, UTC days from the first timestamp); 0 when none
+	// Reward weighs the pair's loss (Yi et al. eq. 4): finite and >= 0; 1 when the source has
+	// none. Yi et al.'s rewards are in [0, 1]; larger ones are allowed as weights.
+	Reward float32
 }
 
 // Features holds, for each entity (query or item), one bag of categorical ids per field, plus
@@ -174,6 +177,8 @@ func (d *Dataset) Validate() error {
 				return fmt.Errorf("datasets: %s[%d]: item %d out of range [0, %d)", part.name, i, it.Item, d.Items)
 			case it.Day < 0 || (d.Days > 0 && int(it.Day) >= d.Days) || (d.Days == 0 && it.Day != 0):
 				return fmt.Errorf("datasets: %s[%d]: day %d out of range for %d days", part.name, i, it.Day, d.Days)
+			case !(it.Reward >= 0) || math.IsInf(float64(it.Reward), 1):
+				return fmt.Errorf("datasets: %s[%d]: reward %v; rewards are finite and >= 0", part.name, i, it.Reward)
 			}
 		}
 	}
@@ -267,24 +272,12 @@ func (r Report) String() string {
 	for _, f := range r.Files {
 		fmt.Fprintf(&b, "file: %s\n", f)
 	}
-	for _, c := range []struct {
-		name string
-		v    int64
-	}{
-		{"records read", r.Records},
-		{"pairs kept", r.Pairs},
-		{"unknown ids (dropped)", r.UnknownIDs},
-		{"self-links", r.SelfLinks},
-		{"duplicates", r.Duplicates},
-		{"examples without labels", r.EmptyRows},
-		{"below threshold (dropped)", r.BelowThreshold},
-		{"entities without feature rows", r.NoFeatures},
-		{"undecodable names", r.UndecodedNames},
+	for _, c := range slices.Concat([]reportCount{{"records read", r.Records}, {"pairs kept", r.Pairs}}, r.setApart(), []reportCount{
 		{"train pairs", int64(r.Train)},
 		{"test pairs", int64(r.Test)},
 		{"test pairs with a cold item", int64(r.ColdTestItems)},
 		{"test pairs with a cold query", int64(r.ColdTestQueries)},
-	} {
+	}) {
 		if c.v != 0 {
 			fmt.Fprintf(&b, "%s: %d\n", c.name, c.v)
 		}
@@ -293,4 +286,40 @@ func (r Report) String() string {
 		fmt.Fprintf(&b, "example: %s\n", e)
 	}
 	return b.String()
+}
+
+// Summary is the report on one line, for printing at load time: the records read, the pairs
+// kept and split, then every non-zero count of records dropped or set apart, e.g.
+//
+//	wikilinks: 12 records read, 9 pairs kept (8 train, 1 test); unknown ids (dropped): 2, self-links: 1
+func (r Report) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d records read, %d pairs kept (%d train, %d test)", r.Source, r.Records, r.Pairs, r.Train, r.Test)
+	sep := "; "
+	for _, c := range r.setApart() {
+		if c.v != 0 {
+			fmt.Fprintf(&b, "%s%s: %d", sep, c.name, c.v)
+			sep = ", "
+		}
+	}
+	return b.String()
+}
+
+// reportCount is one named count of a Report.
+type reportCount struct {
+	name string
+	v    int64
+}
+
+// setApart lists the counts of records dropped or set apart, each documented at its field.
+func (r Report) setApart() []reportCount {
+	return []reportCount{
+		{"unknown ids (dropped)", r.UnknownIDs},
+		{"self-links", r.SelfLinks},
+		{"duplicates", r.Duplicates},
+		{"examples without labels", r.EmptyRows},
+		{"below threshold (dropped)", r.BelowThreshold},
+		{"entities without feature rows", r.NoFeatures},
+		{"undecodable names", r.UndecodedNames},
+	}
 }

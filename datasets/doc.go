@@ -46,12 +46,29 @@
 // and "name.gz" is read when "name" does not exist. The repository ships Delicious and MovieLens
 // ml-latest-small in data/ with their provenance and licence files.
 //
-// Bad input: a malformed line is a *ParseError naming file:line and what was expected.
+// Bad input: a malformed line is a *ParseError naming file:line and what was expected. A CSV/TSV
+// row must have exactly the header's number of columns (without a header, the first row's): a
+// row with an extra column, or a last row cut short, is an error. An unterminated quoted field
+// is reported at the line where it opens. In the line formats that do not mark a record's end
+// (wikilinks TSV, XMC text) a file whose last line has no line break is taken as cut mid-line
+// (a torn file) and is an error naming that line; CSV's last record may omit its line break
+// (RFC 4180), and ARFF's sparse rows end with "}". A reward (interactions) weighs its pair's loss
+// (Yi et al. eq. 4, whose rewards are in [0, 1]): a rating that maps to a negative reward is an
+// error, since it would reverse the pair's gradient; rewards above 1 are kept as weights.
 // Records that are well formed but unusable are counted in Dataset.Report with up to five
 // examples each, and dropped or kept as each Report field documents: references to unknown
 // pages (dropped), self-links (dropped unless wikilinks.keep_self_links), repeated links and
 // repeated labels or features of an example (dropped), repeated (user, item) rows (kept unless
 // interactions.dedupe), XMC examples without labels (no pairs), ratings under the threshold
 // (dropped). An empty train or test set is an error. No input makes a loader panic (each parser
-// has a fuzz test).
+// has a fuzz test). Report.Summary is the one-line account that the workbench prints when it
+// loads a dataset.
+//
+// Adding a source: a loader func(Settings) (*Unsplit, error) that reads the files (through
+// splitPath and files.open, whose ParseErrors name file:line), builds each side's fields
+// (IDField, or newTokenBags for hashed tokens), counts what it drops in a Report and returns an
+// [Unsplit]; its name in the sources list of settings.go and its case in the dispatch of load.go
+// (a name without a case is an error); fixtures in testdata/ and a fuzz target of its parser.
+// TestAddingADataset follows these steps with a small loader. A dataset built in Go needs none
+// of this: fill an Unsplit and call its Split (see the example).
 package datasets

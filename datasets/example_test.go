@@ -52,3 +52,32 @@ func ExampleDataset_TrainDays() {
 	// day 4 0 train pairs
 	// 200 test pairs on day 4
 }
+
+// A dataset built in Go rather than read by a loader: the Unsplit form every loader returns,
+// split by the same code as the loaded ones.
+func ExampleUnsplit_Split() {
+	const queries, items = 3, 4
+	u := &datasets.Unsplit{
+		Dataset: &datasets.Dataset{
+			Name:    "by hand",
+			Queries: queries, Items: items,
+			QueryFeatures: &datasets.Features{Fields: []datasets.Field{datasets.IDField("query_id", queries)}},
+			ItemFeatures:  &datasets.Features{Fields: []datasets.Field{datasets.IDField("item_id", items)}},
+			Report:        datasets.Report{Source: "by hand", Records: 6},
+		},
+		Pairs: []datasets.Interaction{
+			{Query: 0, Item: 0, Reward: 1}, {Query: 0, Item: 1, Reward: 1}, {Query: 1, Item: 1, Reward: 0.5},
+			{Query: 1, Item: 2, Reward: 1}, {Query: 2, Item: 3, Reward: 1}, {Query: 2, Item: 0, Reward: 1},
+		},
+	}
+	d, err := u.Split(datasets.SplitSettings{Kind: "query", TestFraction: 0.34}, 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := d.Validate(); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(d.Report.Summary())
+	// Output:
+	// by hand: 6 records read, 6 pairs kept (4 train, 2 test)
+}

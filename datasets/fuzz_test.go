@@ -38,15 +38,15 @@ func readFile(t testing.TB, path string) []byte {
 
 // checkLoaded finishes a loader's result and checks that a successful load is a valid
 // dataset and that a ParseError has a line.
-func checkLoaded(t *testing.T, l *loaded, err error, s Settings) {
+func checkLoaded(t *testing.T, l *Unsplit, err error, s Settings) {
 	t.Helper()
 	if err == nil {
-		err = l.finish(s.Split, 1)
+		_, err = l.Split(s.Split, 1)
 		if err == nil {
-			if verr := l.d.Validate(); verr != nil {
+			if verr := l.Dataset.Validate(); verr != nil {
 				t.Fatalf("invalid dataset: %v", verr)
 			}
-			_ = l.d.Report.String()
+			_ = l.Dataset.Report.String()
 			return
 		}
 	}

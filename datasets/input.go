@@ -101,6 +101,8 @@ type lines struct {
 	sc    *bufio.Scanner
 	text  []byte
 	err   error
+	// torn says that the current line is the file's last and ends without a line break.
+	torn bool
 }
 
 // open opens name (or name+".gz") for reading line by line.
@@ -111,7 +113,13 @@ func (f files) open(name string) (*lines, error) {
 	}
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	return &lines{name: shown, close: closer, sc: sc}, nil
+	l := &lines{name: shown, close: closer, sc: sc}
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		adv, tok, err := bufio.ScanLines(data, atEOF)
+		l.torn = atEOF && tok != nil && adv == len(data) && (len(data) == 0 || data[len(data)-1] != '\n')
+		return adv, tok, err
+	})
+	return l, nil
 }
 
 // reader opens name (or name+".gz", when only that exists) as a byte stream, gunzipped when
@@ -159,6 +167,12 @@ func (l *lines) next() bool {
 	l.line++
 	l.text = bytes.TrimSuffix(l.sc.Bytes(), []byte{'\r'})
 	return true
+}
+
+// tornError returns the error of a torn last line: the file ends in the middle of the current
+// line, which holds what; a reader whose lines do not mark their own end calls it when l.torn.
+func (l *lines) tornError(what string) error {
+	return l.errorf("the file ends without a line break in this line, which looks cut (%s); if the line is complete, end the file with a line break", what)
 }
 
 // errorf returns a ParseError at the current line.

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -13,7 +14,7 @@ import (
 
 // loadInteractions reads a CSV/TSV of (user, item, timestamp, rating) rows and optional
 // feature files: query = user, item = item.
-func loadInteractions(s Settings) (*loaded, error) {
+func loadInteractions(s Settings) (*Unsplit, error) {
 	src, file, err := splitPath(s.Path)
 	if err != nil {
 		return nil, err
@@ -23,7 +24,7 @@ func loadInteractions(s Settings) (*loaded, error) {
 
 // readInteractionData reads the feature files and the interactions file of src (file, when
 // not "", names the interactions file).
-func readInteractionData(src files, file, name string, s Settings) (*loaded, error) {
+func readInteractionData(src files, file, name string, s Settings) (*Unsplit, error) {
 	is := s.Interactions
 	if file == "" {
 		file = is.File
@@ -54,14 +55,20 @@ func readInteractionData(src files, file, name string, s Settings) (*loaded, err
 		ItemFeatures:  items.features(s, &rep),
 		Report:        rep,
 	}
-	return &loaded{d: d, pairs: pairs, timed: is.Time != "none"}, nil
+	return &Unsplit{Dataset: d, Pairs: pairs, Timed: is.Time != "none"}, nil
 }
 
-// table reads a CSV/TSV file record by record.
+// table reads a CSV/TSV file record by record. Every record must have as many columns as the
+// header (or, without a header, as the first record): a row with an extra column, or a last
+// row cut short, is an error naming its line. As RFC 4180 allows, the last record need not end
+// with a line break.
 type table struct {
 	r      *csv.Reader
-	name   string
+	src    files
+	file   string   // the name to reopen
+	name   string   // as shown in messages
 	header []string // nil without a header
+	width  int      // the number of columns of every record (0 until the first is read)
 	close  func() error
 	rows   int // records read, the header included
 }
@@ -81,7 +88,7 @@ func openTable(src files, file, delim string, noHeader bool) (*table, error) {
 	case delim != "":
 		r.Comma = []rune(delim)[0]
 	}
-	t := &table{r: r, name: shown, close: closer}
+	t := &table{r: r, src: src, file: file, name: shown, close: closer}
 	if noHeader {
 		return t, nil
 	}
@@ -101,14 +108,89 @@ func openTable(src files, file, delim string, noHeader bool) (*table, error) {
 // read returns the next record (io.EOF at the end); the slice is reused by the next call.
 func (t *table) read() ([]string, error) {
 	rec, err := t.r.Read()
-	if err == nil {
-		t.rows++
-	}
 	var pe *csv.ParseError
-	if errors.As(err, &pe) {
+	switch {
+	case errors.As(err, &pe):
+		if errors.Is(pe.Err, csv.ErrQuote) && pe.Line > pe.StartLine {
+			if line, ok := t.openQuote(pe.StartLine); ok {
+				return nil, &ParseError{File: t.name, Line: line, Msg: fmt.Sprintf("the quoted field that starts on this line is never closed (the quote runs to line %d)", pe.Line)}
+			}
+		}
 		return nil, &ParseError{File: t.name, Line: pe.Line, Msg: fmt.Sprintf("column %d: %v", pe.Column, pe.Err)}
+	case errors.Is(err, io.EOF):
+		return nil, err
+	case err != nil: // a read error, e.g. a cut gzip stream
+		line, _ := t.r.FieldPos(0)
+		return nil, fmt.Errorf("%s: after line %d: %w", t.name, line, err)
 	}
-	return rec, err
+	t.rows++
+	if t.width == 0 {
+		t.width = len(rec)
+	}
+	if len(rec) != t.width {
+		what := fmt.Sprintf("%d columns, as the first row", t.width)
+		if t.header != nil {
+			what = fmt.Sprintf("%d columns (%s)", t.width, strings.Join(t.header, ", "))
+		}
+		return nil, t.errorf("expected %s, got %d", what, len(rec))
+	}
+	return rec, nil
+}
+
+// openQuote returns the line of the quoted field that the record starting at line start leaves
+// open: it reads the file again from that line with the quoting rules of RFC 4180 (a field
+// that starts with a quote runs to the next quote not doubled). It reports false when it finds
+// no open quote (the error was another quoting fault) or cannot read the file again.
+func (t *table) openQuote(start int) (int, bool) {
+	rd, _, closer, err := t.src.reader(t.file)
+	if err != nil {
+		return 0, false
+	}
+	defer closer()
+	br := bufio.NewReader(rd)
+	line := 1
+	for line < start {
+		b, err := br.ReadByte()
+		if err != nil {
+			return 0, false
+		}
+		if b == '\n' {
+			line++
+		}
+	}
+	var (
+		fieldStart = true
+		inQuote    bool
+		opened     int
+	)
+	for {
+		c, _, err := br.ReadRune()
+		if err != nil {
+			return opened, inQuote
+		}
+		switch {
+		case inQuote && c == '"':
+			next, _, err := br.ReadRune()
+			switch {
+			case err != nil:
+				inQuote = false
+			case next != '"': // a doubled quote stays in the field
+				br.UnreadRune()
+				inQuote = false
+			}
+		case inQuote:
+			if c == '\n' {
+				line++
+			}
+		case fieldStart && c == '"':
+			inQuote, opened = true, line
+		case c == '\n':
+			line++
+			fieldStart = true
+			continue
+		}
+		fieldStart = !inQuote && c == t.r.Comma
+	}
 }
 
 // summary describes the file for Report.Files.
@@ -321,10 +403,10 @@ func readInteractions(src files, file string, is InteractionsSettings, users, it
 				return nil, t.errorf("column %d: rating %q is not a finite number", rcol, rec[rcol])
 			}
 			switch is.Reward {
-			case "scale":
-				p.Reward = float32(r / is.RatingScale)
-			case "raw":
-				p.Reward = float32(r)
+			case "scale", "raw":
+				if p.Reward, err = ratingReward(r, is); err != nil {
+					return nil, t.errorf("column %d: %v", rcol, err)
+				}
 			case "threshold":
 				if r < is.Threshold {
 					line, _ := t.r.FieldPos(0)
@@ -354,6 +436,25 @@ func readInteractions(src files, file string, is InteractionsSettings, users, it
 	}
 	rep.Files = append(rep.Files, t.summary())
 	return pairs, nil
+}
+
+// ratingReward maps rating r to its reward under the "scale" or "raw" mapping. A reward is the
+// weight of its pair's loss (Yi et al. eq. 4, whose rewards are in [0, 1]): a negative one would
+// reverse the pair's gradient, so it is an error. A reward above 1 is allowed: it only weighs
+// the pair more (the "raw" mapping of 1-5 star ratings gives such weights on purpose).
+func ratingReward(r float64, is InteractionsSettings) (float32, error) {
+	v := r
+	if is.Reward == "scale" {
+		v = r / is.RatingScale
+	}
+	switch w := float32(v); {
+	case w < 0:
+		return 0, fmt.Errorf("rating %v gives the negative reward %v (interactions.reward = %s); rewards weigh each pair's loss and must be >= 0", r, w, is.Reward)
+	case math.IsInf(float64(w), 0):
+		return 0, fmt.Errorf("rating %v gives a reward beyond float32 (interactions.reward = %s)", r, is.Reward)
+	default:
+		return w, nil
+	}
 }
 
 // parseTime parses unix seconds: an integer, or a decimal number (rounded down).

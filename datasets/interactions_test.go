@@ -186,7 +186,26 @@ func TestInteractionsMalformed(t *testing.T) {
 		settings func(*InteractionsSettings)
 		want     string
 	}{
-		{"short row", hdr + "1,2,3,4\n1,2\n", "", nil, "ratings.csv:3: expected at least 4 columns, got 2"},
+		{"short row", hdr + "1,2,3,4\n1,2\n", "", nil, "ratings.csv:3: expected 4 columns (userId, movieId, rating, timestamp), got 2"},
+		// Issue 12, fault 4: a row with an extra column.
+		{"extra column", hdr + "1,2,3,4\n6,313,3.0,845555546,extra\n", "", nil, "ratings.csv:3: expected 4 columns (userId, movieId, rating, timestamp), got 5"},
+		{"extra column without header", "1,2,3,4\n6,313,3.0,845555546,extra\n", "", func(s *InteractionsSettings) {
+			s.NoHeader, s.User, s.Item, s.Rating, s.Time = true, "0", "1", "2", "3"
+		}, "ratings.csv:2: expected 4 columns, as the first row, got 5"},
+		// Issue 12, fault 5: the last row cut mid-line (no line break, fewer fields).
+		{"torn last row", hdr + "1,2,3,4\n6,31", "", nil, "ratings.csv:3: expected 4 columns (userId, movieId, rating, timestamp), got 2"},
+		// Issue 12, fault 6: an unterminated quote is reported where the quoted field starts,
+		// not at the end of the file; also when it opens in a later line of a multi-line record.
+		{"open quote mid-file", hdr + "1,2,3,4\n1,\"2,3,4\n" + strings.Repeat("5,6,7,8\n", 50), "", nil,
+			"ratings.csv:3: the quoted field that starts on this line is never closed (the quote runs to line 53)"},
+		{"open quote in a multi-line record", hdr + "1,\"multi\nline\",\"3,4\n" + strings.Repeat("5,6,7,8\n", 5), "", nil,
+			"ratings.csv:3: the quoted field that starts on this line is never closed (the quote runs to line 8)"},
+		// Issue 10: rewards weigh the pairs' losses; a negative one is an error.
+		{"negative reward", hdr + "1,2,3,4\n1,3,-1,4\n", "", nil, "ratings.csv:3: column 2: rating -1 gives the negative reward -0.2 (interactions.reward = scale)"},
+		{"negative raw reward", hdr + "1,2,-0.5,4\n", "", func(s *InteractionsSettings) { s.Reward = "raw" },
+			"ratings.csv:2: column 2: rating -0.5 gives the negative reward -0.5 (interactions.reward = raw)"},
+		{"reward beyond float32", hdr + "1,2,1e39,4\n", "", func(s *InteractionsSettings) { s.Reward = "raw" },
+			"ratings.csv:2: column 2: rating 1e+39 gives a reward beyond float32 (interactions.reward = raw)"},
 		{"rating", hdr + "1,2,x,4\n", "", nil, `ratings.csv:2: column 2: rating "x" is not a finite number`},
 		{"nan rating", hdr + "1,2,NaN,4\n", "", nil, `ratings.csv:2: column 2: rating "NaN" is not a finite number`},
 		{"time", hdr + "1,2,3,yesterday\n", "", nil, `ratings.csv:2: column 3: timestamp "yesterday": expected unix seconds`},
@@ -202,7 +221,8 @@ func TestInteractionsMalformed(t *testing.T) {
 			`interactions.item_features[0].columns: no column "genre" in `},
 		{"feature twice", hdr + "1,2,3,4\n", "movieId,genres\n2,a\n", func(s *InteractionsSettings) { s.ItemFeatures[0].Columns = []string{"genres", "1"} },
 			`interactions.item_features[0].columns: field "genres" is defined twice`},
-		{"feature short row", hdr + "1,2,3,4\n", "movieId,genres\n2\n", nil, `movies.csv:2: expected at least 2 columns, got 1`},
+		{"feature short row", hdr + "1,2,3,4\n", "movieId,genres\n2\n", nil, `movies.csv:2: expected 2 columns (movieId, genres), got 1`},
+		{"feature extra column", hdr + "1,2,3,4\n", "movieId,genres\n2,a,b\n", nil, `movies.csv:2: expected 2 columns (movieId, genres), got 3`},
 		{"feature empty id", hdr + "1,2,3,4\n", "movieId,genres\n,a\n", nil, `movies.csv:2: empty id in column 0`},
 	} {
 		files := map[string]string{"ratings.csv": c.ratings}

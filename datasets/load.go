@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 )
 
 // Load resolves a copy of s, reads (or generates) the dataset it describes and splits it into
@@ -15,36 +16,43 @@ func Load(s Settings, seed int64) (*Dataset, error) {
 	if err := s.Resolve(); err != nil {
 		return nil, err
 	}
-	var (
-		l   *loaded
-		err error
-	)
-	switch s.Source {
-	case "wikilinks":
-		l, err = loadWikilinks(s)
-	case "xmc":
-		l, err = loadXMC(s)
-	case "interactions":
-		l, err = loadInteractions(s)
-	case "synthetic":
-		l = synthesize(s.Synthetic, seed)
-	}
+	u, err := load(s, seed)
 	if err != nil {
 		return nil, err
 	}
-	if err := l.finish(s.Split, seed); err != nil {
-		return nil, err
-	}
-	return l.d, nil
+	return u.Split(s.Split, seed)
 }
 
-// loaded is what a loader hands over: the dataset without its split, and its pairs.
-type loaded struct {
-	d     *Dataset
-	pairs []Interaction
-	timed bool // the pairs have timestamps
-	// testFrom is where the pairs of the test file start (split kind "files").
-	testFrom int
+// load dispatches resolved settings to the loader of their source. Every name of sources has
+// a case here; a name without one is an error, not a nil dataset.
+func load(s Settings, seed int64) (*Unsplit, error) {
+	switch s.Source {
+	case "wikilinks":
+		return loadWikilinks(s)
+	case "xmc":
+		return loadXMC(s)
+	case "interactions":
+		return loadInteractions(s)
+	case "synthetic":
+		return synthesize(s.Synthetic, seed), nil
+	default:
+		return nil, fmt.Errorf("source: %q has no loader (datasets/load.go dispatches %s)", s.Source, strings.Join(sources, ", "))
+	}
+}
+
+// Unsplit is what a loader returns: the dataset without its split (Train and Test empty, the
+// Report's split counts zero) and all its pairs. Split makes it a Dataset.
+type Unsplit struct {
+	// Dataset holds everything but the split: the sizes, names, features and the Report of
+	// what the loader read (Report.Source names the source).
+	Dataset *Dataset
+	// Pairs are every (query, item) interaction kept, in the source's order.
+	Pairs []Interaction
+	// Timed says the pairs have timestamps (Interaction.Time): Split then assigns day buckets
+	// and sorts Train and Test by time, and split kind "temporal" is possible.
+	Timed bool
+	// TestFrom is where the pairs of the source's own test file start (split kind "files").
+	TestFrom int
 }
 
 // Random streams, one per use of the seed.
@@ -59,21 +67,27 @@ const (
 	maxDays = 1 << 20
 )
 
-// finish assigns day buckets, splits the pairs and completes the report.
-func (l *loaded) finish(s SplitSettings, seed int64) error {
-	d := l.d
-	if len(l.pairs) == 0 {
-		return fmt.Errorf("%s: no pairs (%d records read)", d.Report.Source, d.Report.Records)
+// Split resolves a copy of s (with the dataset's Report.Source as the source), assigns day
+// buckets when the pairs are timed, splits the pairs into Train and Test by the seed and
+// completes the Report. It returns u.Dataset, now split; an empty train or test set is an
+// error.
+func (u *Unsplit) Split(s SplitSettings, seed int64) (*Dataset, error) {
+	d := u.Dataset
+	if err := s.resolve(d.Report.Source); err != nil {
+		return nil, err
 	}
-	if l.timed {
-		if err := l.assignDays(); err != nil {
-			return err
+	if len(u.Pairs) == 0 {
+		return nil, fmt.Errorf("%s: no pairs (%d records read)", d.Report.Source, d.Report.Records)
+	}
+	if u.Timed {
+		if err := u.assignDays(); err != nil {
+			return nil, err
 		}
 	}
-	if s.Kind == "temporal" && !l.timed {
-		return fmt.Errorf("split.kind: temporal needs timestamps, which %s does not have", d.Name)
+	if s.Kind == "temporal" && !u.Timed {
+		return nil, fmt.Errorf("split.kind: temporal needs timestamps, which %s does not have", d.Name)
 	}
-	test := l.testMask(s, rand.New(rand.NewPCG(uint64(seed), streamSplit)))
+	test := u.testMask(s, rand.New(rand.NewPCG(uint64(seed), streamSplit)))
 	nTest := 0
 	for _, t := range test {
 		if t {
@@ -82,14 +96,14 @@ func (l *loaded) finish(s SplitSettings, seed int64) error {
 	}
 	d.Train = make([]Interaction, 0, len(test)-nTest)
 	d.Test = make([]Interaction, 0, nTest)
-	for i, p := range l.pairs {
+	for i, p := range u.Pairs {
 		if test[i] {
 			d.Test = append(d.Test, p)
 		} else {
 			d.Train = append(d.Train, p)
 		}
 	}
-	if l.timed {
+	if u.Timed {
 		byTime := func(a, b Interaction) int {
 			return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.Query, b.Query), cmp.Compare(a.Item, b.Item))
 		}
@@ -97,12 +111,12 @@ func (l *loaded) finish(s SplitSettings, seed int64) error {
 		slices.SortStableFunc(d.Test, byTime)
 	}
 	r := &d.Report
-	r.Pairs, r.Train, r.Test = int64(len(l.pairs)), len(d.Train), len(d.Test)
+	r.Pairs, r.Train, r.Test = int64(len(u.Pairs)), len(d.Train), len(d.Test)
 	switch {
 	case len(d.Test) == 0:
-		return fmt.Errorf("split: the test set of %s is empty (kind %s, %d pairs)", d.Name, s.Kind, len(l.pairs))
+		return nil, fmt.Errorf("split: the test set of %s is empty (kind %s, %d pairs)", d.Name, s.Kind, len(u.Pairs))
 	case len(d.Train) == 0:
-		return fmt.Errorf("split: the train set of %s is empty (kind %s, %d pairs)", d.Name, s.Kind, len(l.pairs))
+		return nil, fmt.Errorf("split: the train set of %s is empty (kind %s, %d pairs)", d.Name, s.Kind, len(u.Pairs))
 	}
 	items := make([]bool, d.Items)
 	queries := make([]bool, d.Queries)
@@ -117,37 +131,37 @@ func (l *loaded) finish(s SplitSettings, seed int64) error {
 			r.ColdTestQueries++
 		}
 	}
-	return nil
+	return d, nil
 }
 
 // assignDays sets every pair's Day (UTC days since the day of the first timestamp) and Days.
-func (l *loaded) assignDays() error {
+func (u *Unsplit) assignDays() error {
 	day := func(t int64) int64 { return int64(math.Floor(float64(t) / secondsPerDay)) }
-	lo, hi := l.pairs[0].Time, l.pairs[0].Time
-	for _, p := range l.pairs {
+	lo, hi := u.Pairs[0].Time, u.Pairs[0].Time
+	for _, p := range u.Pairs {
 		lo, hi = min(lo, p.Time), max(hi, p.Time)
 	}
 	if span := day(hi) - day(lo) + 1; span > maxDays {
-		return fmt.Errorf("%s: timestamps %d to %d span %d days; at most %d day buckets are supported", l.d.Name, lo, hi, span, maxDays)
+		return fmt.Errorf("%s: timestamps %d to %d span %d days; at most %d day buckets are supported", u.Dataset.Name, lo, hi, span, maxDays)
 	}
 	first := day(lo)
-	for i := range l.pairs {
-		l.pairs[i].Day = int32(day(l.pairs[i].Time) - first)
+	for i := range u.Pairs {
+		u.Pairs[i].Day = int32(day(u.Pairs[i].Time) - first)
 	}
-	l.d.Days = int(day(hi)-first) + 1
+	u.Dataset.Days = int(day(hi)-first) + 1
 	return nil
 }
 
 // testMask returns which pairs go to test.
-func (l *loaded) testMask(s SplitSettings, rng *rand.Rand) []bool {
-	n := len(l.pairs)
+func (u *Unsplit) testMask(s SplitSettings, rng *rand.Rand) []bool {
+	n := len(u.Pairs)
 	test := make([]bool, n)
 	switch s.Kind {
 	case "random":
 		test = choose(n, fraction(n, s.TestFraction), rng)
 	case "query":
-		has := make([]bool, l.d.Queries)
-		for _, p := range l.pairs {
+		has := make([]bool, u.Dataset.Queries)
+		for _, p := range u.Pairs {
 			has[p.Query] = true
 		}
 		var active []int32
@@ -157,17 +171,17 @@ func (l *loaded) testMask(s SplitSettings, rng *rand.Rand) []bool {
 			}
 		}
 		chosen := choose(len(active), fraction(len(active), s.TestFraction), rng)
-		inTest := make([]bool, l.d.Queries)
+		inTest := make([]bool, u.Dataset.Queries)
 		for i, q := range active {
 			inTest[q] = chosen[i]
 		}
-		for i, p := range l.pairs {
+		for i, p := range u.Pairs {
 			test[i] = inTest[p.Query]
 		}
 	case "temporal":
 		if s.TestDays > 0 {
-			for i, p := range l.pairs {
-				test[i] = int(p.Day) >= l.d.Days-s.TestDays
+			for i, p := range u.Pairs {
+				test[i] = int(p.Day) >= u.Dataset.Days-s.TestDays
 			}
 			break
 		}
@@ -176,16 +190,16 @@ func (l *loaded) testMask(s SplitSettings, rng *rand.Rand) []bool {
 			break
 		}
 		times := make([]int64, n)
-		for i, p := range l.pairs {
+		for i, p := range u.Pairs {
 			times[i] = p.Time
 		}
 		slices.Sort(times)
 		cut := times[n-k]
-		for i, p := range l.pairs {
+		for i, p := range u.Pairs {
 			test[i] = p.Time >= cut
 		}
 	case "files":
-		for i := l.testFrom; i < n; i++ {
+		for i := u.TestFrom; i < n; i++ {
 			test[i] = true
 		}
 	}

@@ -39,16 +39,16 @@ func TestSplitSeeded(t *testing.T) {
 		// The split depends on the split seed alone: keep the data fixed, vary the seed.
 		l := synthesize(mustResolve(t, s).Synthetic, 11)
 		l2 := synthesize(mustResolve(t, s).Synthetic, 11)
-		if err := l.finish(s.Split, 11); err != nil {
+		if _, err := l.Split(s.Split, 11); err != nil {
 			t.Fatal(err)
 		}
-		if err := l2.finish(s.Split, 12); err != nil {
+		if _, err := l2.Split(s.Split, 12); err != nil {
 			t.Fatal(err)
 		}
-		if slices.Equal(l.d.Test, l2.d.Test) {
+		if slices.Equal(l.Dataset.Test, l2.Dataset.Test) {
 			t.Errorf("%s: different seeds, same split", kind)
 		}
-		all2 := slices.Concat(l2.d.Train, l2.d.Test)
+		all2 := slices.Concat(l2.Dataset.Train, l2.Dataset.Test)
 		slices.SortFunc(all2, byPair)
 		if !slices.Equal(all, all2) {
 			t.Errorf("%s: the two splits do not partition the same pairs", kind)
@@ -58,18 +58,18 @@ func TestSplitSeeded(t *testing.T) {
 
 // TestSplitTemporalTies checks that pairs tied with the first test time go to test.
 func TestSplitTemporalTies(t *testing.T) {
-	l := &loaded{d: &Dataset{Name: "ties", Queries: 1, Items: 5}, timed: true}
+	l := &Unsplit{Dataset: &Dataset{Name: "ties", Queries: 1, Items: 5}, Timed: true}
 	for i, tm := range []int64{10, 20, 30, 30, 30} {
-		l.pairs = append(l.pairs, Interaction{Item: int32(i), Time: tm, Reward: 1})
+		l.Pairs = append(l.Pairs, Interaction{Item: int32(i), Time: tm, Reward: 1})
 	}
-	if err := l.finish(SplitSettings{Kind: "temporal", TestFraction: 0.4}, 1); err != nil {
+	if _, err := l.Split(SplitSettings{Kind: "temporal", TestFraction: 0.4}, 1); err != nil {
 		t.Fatal(err)
 	}
-	if len(l.d.Test) != 3 || len(l.d.Train) != 2 {
-		t.Errorf("train %v test %v; want the three pairs at time 30 in test", l.d.Train, l.d.Test)
+	if len(l.Dataset.Test) != 3 || len(l.Dataset.Train) != 2 {
+		t.Errorf("train %v test %v; want the three pairs at time 30 in test", l.Dataset.Train, l.Dataset.Test)
 	}
-	l = &loaded{d: &Dataset{Name: "one day", Queries: 1, Items: 2}, timed: true, pairs: []Interaction{{Item: 0, Time: 5}, {Item: 1, Time: 5}}}
-	err := l.finish(SplitSettings{Kind: "temporal", TestFraction: 0.5}, 1)
+	l = &Unsplit{Dataset: &Dataset{Name: "one day", Queries: 1, Items: 2}, Timed: true, Pairs: []Interaction{{Item: 0, Time: 5}, {Item: 1, Time: 5}}}
+	_, err := l.Split(SplitSettings{Kind: "temporal", TestFraction: 0.5}, 1)
 	if err == nil || !strings.HasPrefix(err.Error(), "split: the train set of one day is empty (kind temporal, 2 pairs)") {
 		t.Errorf("all tied: %v", err)
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // synthesize generates the synthetic dataset described in SyntheticSettings.
-func synthesize(s SyntheticSettings, seed int64) *loaded {
+func synthesize(s SyntheticSettings, seed int64) *Unsplit {
 	rng := rand.New(rand.NewPCG(uint64(seed), streamSynthetic))
 	m, n, c := s.Items, s.Queries, s.Clusters
 	itemCluster := make([]int32, m)
@@ -61,19 +61,19 @@ func synthesize(s SyntheticSettings, seed int64) *loaded {
 			rep.count(&rep.Duplicates, "repeated pair query %d item %d (kept)", keys[i]>>32, keys[i]&(1<<32-1))
 		}
 	}
-	qf := &Features{Fields: []Field{idField("query_id", n)}}
-	itf := &Features{Fields: []Field{idField("item_id", m)}}
+	qf := &Features{Fields: []Field{IDField("query_id", n)}}
+	itf := &Features{Fields: []Field{IDField("item_id", m)}}
 	if s.ClusterFeature {
 		qf.Fields = append(qf.Fields, clusterField(queryCluster, c))
 		itf.Fields = append(itf.Fields, clusterField(itemCluster, c))
 	}
 	d := &Dataset{Name: "synthetic", Queries: n, Items: m, QueryFeatures: qf, ItemFeatures: itf, Report: rep}
-	return &loaded{d: d, pairs: pairs, timed: true}
+	return &Unsplit{Dataset: d, Pairs: pairs, Timed: true}
 }
 
 // clusterField is the numeric field "cluster": entity e's bag is its cluster.
 func clusterField(cluster []int32, clusters int) Field {
-	f := idField("cluster", len(cluster))
+	f := IDField("cluster", len(cluster))
 	copy(f.IDs, cluster)
 	f.Vocab, f.Known = clusters, clusters
 	return f

@@ -79,9 +79,10 @@ func bucket(tok string, known, vocab int) int32 {
 	return int32(known + int(h%uint64(vocab-known)))
 }
 
-// idField returns the field name whose entity e's bag is the single id e (a numeric id field:
-// no tokens, no buckets).
-func idField(name string, n int) Field {
+// IDField returns the numeric id field named name of n entities: entity e's bag is the single
+// id e (Vocab = Known = n, no tokens, no buckets). It is the field that gives every entity its
+// own embedding row; a loader, or a Dataset built by hand, gives it to each side.
+func IDField(name string, n int) Field {
 	f := Field{Name: name, Vocab: n, Known: n, Offsets: make([]int32, n+1), IDs: make([]int32, n)}
 	for e := range n {
 		f.Offsets[e+1] = int32(e + 1)

@@ -3,6 +3,7 @@ package datasets
 import (
 	"bytes"
 	"embed"
+	"fmt"
 	"io/fs"
 	"net/url"
 	"slices"
@@ -25,7 +26,7 @@ const (
 
 // loadWikilinks reads a link graph in the Wikispeedia layout: query = source page, item =
 // destination page, both with the page's id on either side.
-func loadWikilinks(s Settings) (*loaded, error) {
+func loadWikilinks(s Settings) (*Unsplit, error) {
 	var (
 		src   files
 		links = linksFile
@@ -86,7 +87,7 @@ func (g *wikiGraph) add(name string) int32 {
 }
 
 // readWikilinks reads articles (optional), links and categories (optional) from src.
-func readWikilinks(src files, links, name string, s Settings) (*loaded, error) {
+func readWikilinks(src files, links, name string, s Settings) (*Unsplit, error) {
 	g := &wikiGraph{index: map[string]int32{}, cats: map[string]int32{}, rep: Report{Source: "wikilinks"}}
 	if src.find(articlesFile) != "" {
 		if err := g.readArticles(src); err != nil {
@@ -128,6 +129,10 @@ func dataLines(src files, file string, rep *Report, want string, fn func(l *line
 			}
 			f = append(f, rest[:i])
 			rest = rest[i+1:]
+		}
+		if l.torn {
+			l.done()
+			return l.tornError(fmt.Sprintf("expected %d tab-separated column(s) (%s), got %d", n, want, len(f)))
 		}
 		if len(f) != n {
 			l.done()
@@ -210,7 +215,7 @@ func (g *wikiGraph) readCategories(src files) error {
 }
 
 // dataset deduplicates the links and builds the features.
-func (g *wikiGraph) dataset(name string, s Settings) *loaded {
+func (g *wikiGraph) dataset(name string, s Settings) *Unsplit {
 	slices.Sort(g.links)
 	for i := 1; i < len(g.links); i++ {
 		if g.links[i] == g.links[i-1] {
@@ -258,7 +263,7 @@ func (g *wikiGraph) dataset(name string, s Settings) *loaded {
 		QueryFeatures: feats, ItemFeatures: feats,
 		Report: g.rep,
 	}
-	return &loaded{d: d, pairs: pairs}
+	return &Unsplit{Dataset: d, Pairs: pairs}
 }
 
 // addNgrams adds the lower-case word unigrams and bigrams of title ("a b" for a bigram).

@@ -81,7 +81,7 @@ func dedupe(ids []int32, vals []float32, dup func(int32)) int {
 
 // loadXMC reads multi-label data: every example is a query with its sparse input features,
 // every label an item, and every (example, label) a pair (Rawat et al. 2021, section 5.2).
-func loadXMC(s Settings) (*loaded, error) {
+func loadXMC(s Settings) (*Unsplit, error) {
 	src, file, err := splitPath(s.Path)
 	if err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func loadXMC(s Settings) (*loaded, error) {
 
 // readXMC reads the train and test files of src (file, when not "", is the train file),
 // accepting text headers of at most maxLabels labels.
-func readXMC(src files, file, name string, s Settings, maxLabels int) (*loaded, error) {
+func readXMC(src files, file, name string, s Settings, maxLabels int) (*Unsplit, error) {
 	x := s.XMC
 	train, test := x.Train, x.Test
 	var err error
@@ -163,7 +163,7 @@ func findOne(src files, key string, required bool, patterns ...string) (string, 
 }
 
 // dataset builds the dataset; examples from row testRow on come from the test file.
-func (x *xmcData) dataset(name string, testRow int) *loaded {
+func (x *xmcData) dataset(name string, testRow int) *Unsplit {
 	n := x.rows()
 	pairs := make([]Interaction, 0, len(x.labIDs))
 	testFrom := 0
@@ -190,10 +190,10 @@ func (x *xmcData) dataset(name string, testRow int) *loaded {
 		Name: name, Queries: n, Items: x.labels,
 		ItemNames:     x.labelNames,
 		QueryFeatures: &Features{Fields: []Field{feat}},
-		ItemFeatures:  &Features{Fields: []Field{idField("label_id", x.labels)}},
+		ItemFeatures:  &Features{Fields: []Field{IDField("label_id", x.labels)}},
 		Report:        *x.rep,
 	}
-	return &loaded{d: d, pairs: pairs, testFrom: testFrom}
+	return &Unsplit{Dataset: d, Pairs: pairs, TestFrom: testFrom}
 }
 
 // readXMCText reads the Extreme Classification Repository text layout: a header "N F L",
@@ -246,6 +246,9 @@ func parseXMCText(l *lines, x *xmcData, maxLabels int) error {
 	x.features, x.labels = feats, labels
 	headerLine, start := l.line, x.rows()
 	for l.next() {
+		if l.torn {
+			return l.tornError(`expected a row "l1,l2 f:v f:v"`)
+		}
 		if err := x.textRow(l); err != nil {
 			return err
 		}

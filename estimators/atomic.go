@@ -13,6 +13,7 @@ type atomicSketch struct {
 	cells     []atomicCell
 	alpha     float32
 	skipFirst bool
+	lost      atomic.Int64 // observations dropped because their bucket held a later step
 }
 
 // atomicCell is cell with atomic fields; gap holds the bits of a float32.
@@ -43,6 +44,9 @@ func (s *atomicSketch) observe(t int64, items []uint64, claims *[]claim) {
 			c := &s.cells[s.index(i, y)]
 			a, ok := claimStep(&c.last, t)
 			if !ok {
+				if a > t {
+					s.lost.Add(1)
+				}
 				continue
 			}
 			if claims != nil {
@@ -63,19 +67,25 @@ func (s *atomicSketch) observe(t int64, items []uint64, claims *[]claim) {
 	}
 }
 
-// claimStep moves A from its value a < t to t and reports a; it fails when A already is t or
-// later.
+// claimStep moves A from its value a < t to t and reports a; it fails, reporting a, when A
+// already is t or later.
 func claimStep(last *atomic.Int64, t int64) (int64, bool) {
 	for {
 		a := last.Load()
 		if a >= t {
-			return 0, false
+			return a, false
 		}
 		if last.CompareAndSwap(a, t) {
 			return a, true
 		}
 	}
 }
+
+// Lost returns the number of lost updates so far: bucket observations at a step t dropped
+// because the bucket had already recorded a later step (a worker lagging behind another). The
+// observations dropped because the bucket had recorded step t itself are not lost: a bucket
+// records one arrival per step.
+func (s *atomicSketch) Lost() int64 { return s.lost.Load() }
 
 // Prob is sketch.Prob, safe for concurrent use.
 func (s *atomicSketch) Prob(y uint64) float64 {

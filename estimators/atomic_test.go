@@ -65,7 +65,8 @@ func TestConcurrentAllSeeEveryStep(t *testing.T) {
 // global step) and all observe one bucket. The recorded arrivals must form one chain
 // 0 → t1 → t2 → ... → the last step (no gap recorded twice, none torn; a late observation is
 // dropped and its gap is part of the next recorded one), and B must be the EMA of that chain up to
-// the order of nearly simultaneous updates (at most α²|Δ1-Δ2| per swapped pair).
+// the order of nearly simultaneous updates (at most α²|Δ1-Δ2| per swapped pair). Every
+// observation not recorded is a lost update (Lost).
 func TestConcurrentSharedStep(t *testing.T) {
 	const (
 		workers = 16
@@ -109,6 +110,10 @@ func TestConcurrentSharedStep(t *testing.T) {
 	}
 	if from != workers*each || s.cells[0].last.Load() != from {
 		t.Errorf("last recorded step %d, A = %d, want %d", from, s.cells[0].last.Load(), workers*each)
+	}
+	// Every observation has its own step: each one not recorded was overtaken by a later step.
+	if lost := s.Lost(); lost != int64(workers*each-len(claims)) {
+		t.Errorf("Lost() = %d, want the %d observations not recorded", lost, workers*each-len(claims))
 	}
 	got := 1 / s.Prob(0)
 	if math.Abs(got-b) > bound+1e-5*b {

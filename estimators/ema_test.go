@@ -1,7 +1,7 @@
 package estimators
 
-// Monte-Carlo checks of Proposition 4.1 of Yi et al. and problems 7-9 of
-// logq-problems-and-derivations.md: many independent streaming estimators, each fed i.i.d.
+// Monte-Carlo checks of Proposition 4.1 of Yi et al. and of docs/streaming-estimator.md §2-4:
+// many independent streaming estimators, each fed i.i.d.
 // geometric inter-arrival gaps Δ (an item present at each step with probability p: E[Δ] = δ = 1/p,
 // Var(Δ) = σ² = (1-p)/p²), through the package's own Observe.
 
@@ -65,7 +65,7 @@ func (r *replicas) moments() (mean, variance, m4 float64) {
 	return mean, variance / (n - 1), m4 / n
 }
 
-// emaVar is Var(δ_n) after n i.i.d. gaps of variance sigma2 (problem 7):
+// emaVar is Var(δ_n) after n i.i.d. gaps of variance sigma2 (docs/streaming-estimator.md §3):
 // α σ²/(2-α) · (1 - (1-α)^(2n)).
 func emaVar(alpha, sigma2 float64, n int) float64 {
 	return alpha * sigma2 / (2 - alpha) * (1 - math.Pow(1-alpha, float64(2*n)))

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 )
 
-// lsh keys embeddings (logq-streaming-and-lsh-correction-ru.md) and feeds the keys to its inner
+// lsh keys embeddings (docs/streaming-estimator.md §8) and feeds the keys to its inner
 // streaming or multihash estimator.
 type lsh struct {
 	Estimator
@@ -37,8 +37,9 @@ func newLSH(inner Estimator, l LSHSettings, dim int, seed int64) (*lsh, error) {
 
 // Keys appends to dst[:0] the key of each row of emb (n×dim, row-major) and returns it. The key of
 // a row x is Σ_j c_j·bins^(P-1-j) where c_j ∈ [0, bins) is the bin of ⟨x/‖x‖, w_j⟩ among bins equal
-// bins of [-1, 1] and w_j is the j-th of P seeded Gaussian directions of unit norm. (The blog's
-// torch.bucketize against the bin centres instead gives bins+1 values with half-width end bins.)
+// bins of [-1, 1] and w_j is the j-th of P seeded Gaussian directions of unit norm. (Bucketing
+// against the bin centres, as torch.bucketize does in some implementations, instead gives bins+1
+// values with half-width end bins.)
 // A zero row has all projections 0. Keys panics if dim is not Env.EmbeddingDim or len(emb) is not a
 // multiple of dim (a programming error). It does not allocate when cap(dst) suffices and is safe
 // for concurrent use.

@@ -65,7 +65,8 @@ type Settings struct {
 	// for multihash and for lsh with lsh.inner = multihash (Yi et al.'s largest m).
 	Hashes int `toml:"hashes"`
 	// Init is the initial value of B: "one" (B = 1, Yi's pseudo-code) or "uniform" (B = M/B, the
-	// corpus size over the batch size, at least 1; problem 19; needs Env.CorpusSize); default
+	// corpus size over the batch size, at least 1; docs/streaming-estimator.md §5; needs
+	// Env.CorpusSize); default
 	// "uniform". Streaming, multihash, lsh.
 	Init string `toml:"init"`
 	// FirstArrival is what the first arrival of a bucket feeds B: "zero" (A starts at step 0, so the
@@ -96,7 +97,7 @@ type LSHSettings struct {
 	// is large.
 	Bins int `toml:"bins"`
 	// Inner is the estimator the keys feed: "streaming" or "multihash"; default multihash (the
-	// blog's cascaded module).
+	// cascade of docs/streaming-estimator.md §8).
 	Inner string `toml:"inner"`
 }
 

@@ -8,7 +8,7 @@ import (
 
 // refSketch is Yi et al. Algorithms 2 and 3 in float64, straight from equation (6): per array i,
 // B_i[h] ← (1-α)B_i[h] + α(t - A_i[h]), A_i[h] ← t for each distinct bucket h of the batch
-// (torch unique() in the blog's code) not yet seen at step t; p̂ = 1/max_i B_i[h_i(y)]. Only the
+// (the unique hashed ids of docs/streaming-estimator.md §1) not yet seen at step t; p̂ = 1/max_i B_i[h_i(y)]. Only the
 // bucket function is the package's.
 type refSketch struct {
 	h         hashes

@@ -32,10 +32,10 @@
 // # Variants
 //
 //   - plain (Yi et al. eq. 3): ℓ_i = −log softmax_p(f_i·) over {p} ∪ N_i.
-//   - logq (Yi et al. eq. 4; problem 18 of the derivations): the same with
+//   - logq (Yi et al. eq. 4; docs/logq.md §2-4): the same with
 //     c_ij = −log p̂_j on every column, the positive included (its own
 //     −log p̂ from PosLogP); uncorrected_positive leaves the positive's logit
-//     uncorrected, as the blog's zeroed diagonal does.
+//     uncorrected, as a zeroed diagonal does (docs/logq.md §4).
 //   - constant, importance, relative, tail (Rawat et al. eq. 5, Table 1 and
 //     eq. 14): ℓ_i = log[1 + Σ_{j∈N_i} w_ij e^{f_ij − f_ip}] with
 //     w = 1/m, 1/(m·q_j), q_p/q_j and π_j/(m·q_j·π_p). Since

@@ -89,8 +89,8 @@ type Settings struct {
 	// s/τ + c, "scores" gives (s + c)/τ, i.e. τ divides the correction too.
 	// Must be empty for variants without a correction.
 	CorrectAt string `toml:"correct_at"`
-	// UncorrectedPositive leaves the positive's own logit uncorrected (the
-	// blog's zeroed diagonal correction). Default false: every column,
+	// UncorrectedPositive leaves the positive's own logit uncorrected (a
+	// zeroed diagonal correction, docs/logq.md §4). Default false: every column,
 	// the positive included, is corrected (Yi et al. eq. 4). Only for logq,
 	// nce and sampled_logistic: Rawat's weightings never correct the positive
 	// (the relative weighting is the positive-corrected importance weighting,

@@ -19,8 +19,8 @@
 //
 // Each test pair has one relevant item, so every metric is a function of its rank:
 //
-//	Recall@K = 1 if rank ≤ K else 0  (y is among the K highest-scoring items; problem 21 of
-//	                                  logq-problems-and-derivations.md with |pos_set| = 1)
+//	Recall@K = 1 if rank ≤ K else 0  (y is among the K highest-scoring items; the
+//	                                  single-positive case, docs/logq.md §8)
 //	NDCG@K   = 1/log2(rank+1) if rank ≤ K else 0  (the ideal DCG is 1)
 //	MRR      = 1/rank, with the full rank, not truncated at any K
 //

@@ -15,7 +15,7 @@
 // rows the batch used, and only those rows and their optimiser state are updated (lazy
 // Adam/Adagrad/momentum), so a step's cost does not depend on the table sizes. The estimator of p̂
 // runs inside the step in the order of Yi et al.'s Algorithm 1: observe the batch at global step
-// t, then read p̂ for the logQ correction (problems 17 and 22 of the derivations: sequential order
+// t, then read p̂ for the logQ correction (docs/logq.md §5 and §6: sequential order
 // keeps the streaming estimators meaningful under drift).
 //
 // Parallelism is inside the ops rather than between the towers: every matrix product and

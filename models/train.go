@@ -36,8 +36,8 @@ type Curve []Point
 //
 // Every step takes the next B interactions (B = ts.BatchSize) in the order ts.Order, builds the
 // score matrix of the loss's layout, runs the estimator in the order of Yi et al.'s Algorithm 1
-// (observe the batch's items at global step t, then read p̂ for the logQ correction; problem 22
-// of the derivations), fills the loss's Step, runs forward and backward in one Gorgonia tape
+// (observe the batch's items at global step t, then read p̂ for the logQ correction;
+// docs/logq.md §5), fills the loss's Step, runs forward and backward in one Gorgonia tape
 // machine and updates the dense weights and, row-sparsely, the embedding rows the batch used.
 //
 // The columns of the score matrix and their side information, by layout:

@@ -126,7 +126,7 @@ func TestTrainLearnsClusters(t *testing.T) {
 
 // TestSequentialEstimatorTracksDrift: on synthetic data whose popularity ranking rotates every
 // day, training in sequential order leaves the streaming estimator's p̂ at the last day's
-// popularity (problem 17), while shuffled order leaves it at the average over days, under which
+// popularity (docs/logq.md §6), while shuffled order leaves it at the average over days, under which
 // the last day's top items and the first day's are alike.
 func TestSequentialEstimatorTracksDrift(t *testing.T) {
 	const batch = 100
@@ -188,7 +188,7 @@ func (s *spyEstimator) Prob(y uint64) float64 {
 }
 
 // TestEstimatorOrder: within a step the estimator first observes the batch's items (all of
-// them, duplicates included) at global step t, then p̂ is read for every column (problem 22), and
+// them, duplicates included) at global step t, then p̂ is read for every column (docs/logq.md §5), and
 // LogP holds log p̂ after the observation.
 func TestEstimatorOrder(t *testing.T) {
 	ds := tinyDataset()

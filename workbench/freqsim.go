@@ -26,12 +26,12 @@ func runFreqSim(ctx context.Context, cfg *Config, o options, stdout io.Writer) e
 	}
 	s := cfg.FreqSim
 	jobs := s.Jobs(cfg.Seeds)
-	fmt.Fprintf(stdout, "freq_sim: %d runs (alphas %v × hashes %v × %d seeds), %d steps each, %d at a time\n",
-		len(jobs), s.Alphas, s.Hashes, len(cfg.Seeds), 2*s.StepsPerPhase, o.jobs)
+	fmt.Fprintf(stdout, "freq_sim: %d runs (alphas %v × hashes %v × workers %v × %d seeds), %d steps each, %d at a time\n",
+		len(jobs), s.Alphas, s.Hashes, s.Workers, len(cfg.Seeds), 2*s.StepsPerPhase, o.jobs)
 	finished := 0
 	res, err := freqsim.RunGrid(ctx, s, jobs, o.jobs, func(j freqsim.Job) {
 		finished++
-		fmt.Fprintf(stdout, "[%d/%d] alpha=%g hashes=%d seed=%d\n", finished, len(jobs), j.Alpha, j.Hashes, j.Seed)
+		fmt.Fprintf(stdout, "[%d/%d] alpha=%g hashes=%d workers=%d seed=%d\n", finished, len(jobs), j.Alpha, j.Hashes, j.Workers, j.Seed)
 	})
 	if err != nil {
 		return err
@@ -52,17 +52,18 @@ func runFreqSim(ctx context.Context, cfg *Config, o options, stdout io.Writer) e
 
 func writeTVCSV(w io.Writer, res []freqsim.Result) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"alpha", "hashes", "seed", "step", "tv"}); err != nil {
+	if err := cw.Write([]string{"alpha", "hashes", "workers", "seed", "step", "tv"}); err != nil {
 		return err
 	}
-	row := make([]string, 5)
+	row := make([]string, 6)
 	for _, r := range res {
 		row[0] = strconv.FormatFloat(r.Alpha, 'g', -1, 64)
 		row[1] = strconv.Itoa(r.Hashes)
-		row[2] = strconv.FormatInt(r.Seed, 10)
+		row[2] = strconv.Itoa(r.Workers)
+		row[3] = strconv.FormatInt(r.Seed, 10)
 		for t, tv := range r.TV {
-			row[3] = strconv.Itoa(t + 1)
-			row[4] = strconv.FormatFloat(tv, 'g', 6, 64)
+			row[4] = strconv.Itoa(t + 1)
+			row[5] = strconv.FormatFloat(tv, 'g', 6, 64)
 			if err := cw.Write(row); err != nil {
 				return err
 			}
@@ -72,11 +73,11 @@ func writeTVCSV(w io.Writer, res []freqsim.Result) error {
 	return cw.Error()
 }
 
-// cellOf collects the seeds of one (α, m) cell.
-func cellOf(res []freqsim.Result, alpha float64, hashes int) []freqsim.Result {
+// cellOf collects the seeds of one (α, m, workers) cell.
+func cellOf(res []freqsim.Result, alpha float64, hashes, workers int) []freqsim.Result {
 	var out []freqsim.Result
 	for _, r := range res {
-		if r.Alpha == alpha && r.Hashes == hashes {
+		if r.Alpha == alpha && r.Hashes == hashes && r.Workers == workers {
 			out = append(out, r)
 		}
 	}
@@ -87,28 +88,33 @@ func cellOf(res []freqsim.Result, alpha float64, hashes int) []freqsim.Result {
 // averages the TV: how fast an estimator recovers.
 const switchWindow = 500
 
-// writeTVSummary tabulates, per (α, m), the steady-state TV at the end of each phase (mean of the
-// last 1000 steps, or the phase if shorter) and the mean TV over the switchWindow steps after the
-// switch, each with its 95% interval across seeds.
+// writeTVSummary tabulates, per (α, m, workers), the steady-state TV at the end of each phase
+// (mean of the last 1000 steps, or the phase if shorter), the mean TV over the switchWindow
+// steps after the switch, each with its 95% interval across seeds, and the lost updates as a
+// share of all bucket observations.
 func writeTVSummary(w io.Writer, s freqsim.Settings, res []freqsim.Result) error {
 	after := min(switchWindow, s.StepsPerPhase)
 	fmt.Fprintf(w, "# Frequency-estimation simulation (Yi et al. 2019, section 6)\n\n")
 	fmt.Fprintf(w, "M = %d items, B = %d, H = %d buckets in total, %d steps per phase; TV = Σ|p̂−p|/(2B).\n", s.Items, s.Batch, s.Buckets, s.StepsPerPhase)
 	fmt.Fprintf(w, "Steady state = mean TV over the last %d steps of a phase; after the switch = mean TV over its first %d steps (lower = faster recovery). ", steadyWindow(s), after)
-	fmt.Fprintf(w, "Mean ± 95%% CI half-width across seeds.\n\n")
-	fmt.Fprintf(w, "| alpha | hashes | steady TV, phase 1 | TV after the switch | steady TV, phase 2 |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "Mean ± 95%% CI half-width across seeds. ")
+	fmt.Fprintf(w, "Workers = goroutines updating one lock-free estimator, at most that many steps apart; lost = bucket observations dropped because another worker had recorded a later step, as a share of the m·B observations per step (it varies from run to run with the interleaving).\n\n")
+	fmt.Fprintf(w, "| alpha | hashes | workers | steady TV, phase 1 | TV after the switch | steady TV, phase 2 | lost |\n|---|---|---|---|---|---|---|\n")
 	for _, a := range s.Alphas {
 		for _, m := range s.Hashes {
-			var p1, sw, p2 []float64
-			for _, r := range cellOf(res, a, m) {
-				x, y := freqsim.Summary(r.TV, steadyWindow(s))
-				p1, p2 = append(p1, x), append(p2, y)
-				sw = append(sw, meanOf(r.TV[s.StepsPerPhase:s.StepsPerPhase+after]))
+			for _, k := range s.Workers {
+				var p1, sw, p2, lost []float64
+				for _, r := range cellOf(res, a, m, k) {
+					x, y := freqsim.Summary(r.TV, steadyWindow(s))
+					p1, p2 = append(p1, x), append(p2, y)
+					sw = append(sw, meanOf(r.TV[s.StepsPerPhase:s.StepsPerPhase+after]))
+					lost = append(lost, float64(r.Lost)/float64(len(r.TV)*m*s.Batch))
+				}
+				m1, _, h1 := metrics.MeanCI(p1)
+				ms, _, hs := metrics.MeanCI(sw)
+				m2, _, h2 := metrics.MeanCI(p2)
+				fmt.Fprintf(w, "| %g | %d | %d | %.4f ± %.4f | %.4f ± %.4f | %.4f ± %.4f | %.1f%% |\n", a, m, k, m1, h1-m1, ms, hs-ms, m2, h2-m2, 100*meanOf(lost))
 			}
-			m1, _, h1 := metrics.MeanCI(p1)
-			ms, _, hs := metrics.MeanCI(sw)
-			m2, _, h2 := metrics.MeanCI(p2)
-			fmt.Fprintf(w, "| %g | %d | %.4f ± %.4f | %.4f ± %.4f | %.4f ± %.4f |\n", a, m, m1, h1-m1, ms, hs-ms, m2, h2-m2)
 		}
 	}
 	return nil
@@ -142,27 +148,44 @@ func tvSeries(name string, cell []freqsim.Result) plots.LineSeries {
 	return ls
 }
 
-// tvFigures draws TV against step: one line per α at the smallest m, and one line per m at the
-// smallest α (Yi et al.'s figures use m = 1 and α = 0.01, the defaults' smallest values).
+// tvFigures draws TV against step: one line per α at the smallest m, one line per m at the
+// smallest α (Yi et al.'s figures use m = 1 and α = 0.01, the defaults' smallest values), both
+// with the fewest workers, and, when several worker counts are compared, one line per count at
+// the smallest α and the largest m (the least collided estimate, where the lost updates show
+// alone) in tv_by_workers.
 func tvFigures(out string, s freqsim.Settings, res []freqsim.Result, ps plots.Settings) ([]string, error) {
-	m0 := slices.Min(s.Hashes)
+	m0, mMax := slices.Min(s.Hashes), slices.Max(s.Hashes)
 	a0 := slices.Min(s.Alphas)
+	k0 := slices.Min(s.Workers)
 	var byAlpha, byHashes []plots.LineSeries
 	for _, a := range s.Alphas {
-		byAlpha = append(byAlpha, tvSeries(fmt.Sprintf("α = %g", a), cellOf(res, a, m0)))
+		byAlpha = append(byAlpha, tvSeries(fmt.Sprintf("α = %g", a), cellOf(res, a, m0, k0)))
 	}
 	for _, m := range s.Hashes {
-		byHashes = append(byHashes, tvSeries(fmt.Sprintf("m = %d", m), cellOf(res, a0, m)))
+		byHashes = append(byHashes, tvSeries(fmt.Sprintf("m = %d", m), cellOf(res, a0, m, k0)))
 	}
-	var written []string
-	for _, f := range []struct {
+	type figure struct {
 		name   string
 		series []plots.LineSeries
 		title  string
-	}{
+	}
+	figures := []figure{
 		{"tv_by_alpha", byAlpha, fmt.Sprintf("Learning rate α (m = %d)", m0)},
 		{"tv_by_hashes", byHashes, fmt.Sprintf("Hash arrays m at equal memory (α = %g)", a0)},
-	} {
+	}
+	if len(s.Workers) > 1 {
+		var byWorkers []plots.LineSeries
+		for _, k := range s.Workers {
+			name := fmt.Sprintf("%d workers", k)
+			if k == 1 {
+				name = "1 worker"
+			}
+			byWorkers = append(byWorkers, tvSeries(name, cellOf(res, a0, mMax, k)))
+		}
+		figures = append(figures, figure{"tv_by_workers", byWorkers, fmt.Sprintf("Workers sharing one lock-free estimator (α = %g, m = %d)", a0, mMax)})
+	}
+	var written []string
+	for _, f := range figures {
 		p, err := plots.Lines(f.series, plots.Labels{Title: f.title, X: "Training step", Y: "TV distance"}, plots.LineOptions{}, ps)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.name, err)

@@ -18,17 +18,25 @@ func TestFreqSimEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if lines[0] != "alpha,hashes,seed,step,tv" {
+	if lines[0] != "alpha,hashes,workers,seed,step,tv" {
 		t.Errorf("tv.csv header %q", lines[0])
 	}
-	// 2 alphas × 3 hashes × 3 seeds × 600 steps.
-	if got, want := len(lines)-1, 2*3*3*600; got != want {
+	// 2 alphas × 3 hashes × 3 workers × 3 seeds × 600 steps.
+	if got, want := len(lines)-1, 2*3*3*3*600; got != want {
 		t.Errorf("tv.csv has %d rows, want %d", got, want)
 	}
-	if !strings.HasPrefix(lines[1], "0.05,1,1,1,") {
+	if !strings.HasPrefix(lines[1], "0.05,1,1,1,1,") {
 		t.Errorf("first row %q", lines[1])
 	}
-	for _, f := range []string{"config.toml", "summary.md", "tv_by_alpha.png", "tv_by_hashes.png"} {
+	summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One worker loses no update.
+	if !strings.Contains(string(summary), "| 0.05 | 4 | 1 |") || !strings.Contains(string(summary), "| 0.0% |\n| 0.05 | 4 | 2 |") {
+		t.Errorf("summary.md has no rows per worker count, or one worker lost updates:\n%s", summary)
+	}
+	for _, f := range []string{"config.toml", "summary.md", "tv_by_alpha.png", "tv_by_hashes.png", "tv_by_workers.png"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}

@@ -66,7 +66,9 @@ type dataCache struct {
 	sets map[string]*cachedData
 }
 
-func (c *dataCache) load(s datasets.Settings, seed int64) (*datasets.Dataset, error) {
+// load returns the dataset of s and seed; the run that loads it prints its report's summary
+// (the records read, and the ones dropped or set apart) to w.
+func (c *dataCache) load(s datasets.Settings, seed int64, w io.Writer) (*datasets.Dataset, error) {
 	key := fmt.Sprintf("%#v/%d", s, seed)
 	c.mu.Lock()
 	d, ok := c.sets[key]
@@ -75,7 +77,11 @@ func (c *dataCache) load(s datasets.Settings, seed int64) (*datasets.Dataset, er
 		c.sets[key] = d
 	}
 	c.mu.Unlock()
-	d.once.Do(func() { d.ds, d.err = datasets.Load(s, seed) })
+	d.once.Do(func() {
+		if d.ds, d.err = datasets.Load(s, seed); d.err == nil {
+			fmt.Fprintf(w, "data %s: %s\n", d.ds.Name, d.ds.Report.Summary())
+		}
+	})
 	return d.ds, d.err
 }
 
@@ -97,7 +103,7 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 	if err := writeRunConfig(r); err != nil {
 		return nil, err
 	}
-	ds, err := cache.load(cfg.Data, cfg.DataSeed)
+	ds, err := cache.load(cfg.Data, cfg.DataSeed, progress)
 	if err != nil {
 		return nil, err
 	}

@@ -27,8 +27,13 @@ func runCommand(t *testing.T, args ...string) (string, error) {
 
 func TestSmokeEndToEnd(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir); err != nil {
+	out, err := runCommand(t, "-config", smokeConfig, "-out", dir)
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The data report is printed once, when the dataset is loaded (issue 12).
+	if line := "data synthetic: synthetic: 8000 records read, 8000 pairs kept (7200 train, 800 test)"; strings.Count(out, line) != 1 {
+		t.Errorf("output does not print %q once:\n%s", line, out)
 	}
 	for _, f := range []string{"config.toml", "metrics.csv", "summary.md", "recall_at_1.png", "recall_at_10.png", "loss_curves.png"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {

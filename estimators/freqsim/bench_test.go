@@ -13,11 +13,11 @@ func BenchmarkRun(b *testing.B) {
 			var s Settings
 			steps := 0
 			for b.Loop() {
-				tv, err := Run(s, 0.01, m, 1)
+				r, err := Run(s, Job{Alpha: 0.01, Hashes: m, Seed: 1})
 				if err != nil {
 					b.Fatal(err)
 				}
-				steps += len(tv)
+				steps += len(r.TV)
 			}
 			b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
 		})

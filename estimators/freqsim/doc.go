@@ -3,7 +3,7 @@
 //
 // M items (default 1000); each step draws a batch of B (128) items independently from q, observes
 // it with a streaming / multihash estimator of H (5000) buckets in total, then reads p̂ of every
-// item (update-then-read, problem 22 of logq-problems-and-derivations.md). For the first phase
+// item (update-then-read, docs/streaming-estimator.md). For the first phase
 // (10,000 steps) q_i ∝ i², for the second q_i ∝ (M-1-i)². The true batch-inclusion probability is
 // p_i = 1-(1-q_i)^B and the error of a step is Yi's total-variation distance
 //
@@ -18,7 +18,19 @@
 // Item ids go through the estimator's seeded hash, so items collide in buckets; the collisions are
 // what the multiple hashings of Algorithm 3 are for.
 //
-// Run runs one (α, m, seed) cell; Jobs and RunGrid run the grid α × m × seeds. The batches depend
-// only on the seed, so cells with the same seed see the same stream (common random numbers), and
-// the hashes depend only on the seed and m.
+// Workers (Settings.Workers) is Yi et al.'s parameter-server setting: w goroutines take global
+// steps from a shared counter and update one lock-free estimator (estimators.Settings.Concurrent),
+// at most w steps apart (a worker starts step t once every step up to t − w has finished). An
+// observation at step t whose bucket another worker has already moved to a later step is lost
+// (Result.Lost); the staleness bound puts that later step in (t, t + w), so a lost arrival
+// lengthens one recorded gap by at most w − 1 steps and p̂ of an item with inclusion probability
+// p can only fall, to no less than p/(1 + (w−1)p) on average. TestWorkers bounds the lost
+// updates and the change of the steady TV by these statements; docs/streaming-estimator.md
+// derives them.
+//
+// Run runs one (α, m, workers, seed) cell; Jobs and RunGrid run the grid α × m × workers × seeds.
+// The batch of step t depends only on the seed and t, so cells with the same seed see the same
+// stream (common random numbers) whatever their worker count, and the hashes depend only on the
+// seed and m. One worker is reproducible bit for bit; with several, the interleaving is the
+// scheduler's and the TV and lost updates vary from run to run.
 package freqsim

@@ -12,13 +12,13 @@ import (
 func Example() {
 	s := freqsim.Settings{Items: 200, Batch: 32, Buckets: 1000, StepsPerPhase: 2000}
 	for _, m := range []int{1, 4} {
-		tv, err := freqsim.Run(s, 0.05, m, 1)
+		r, err := freqsim.Run(s, freqsim.Job{Alpha: 0.05, Hashes: m, Seed: 1})
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		ss1, ss2 := freqsim.Summary(tv, 500)
-		fmt.Printf("m = %d: %d steps, steady TV %.2f and %.2f\n", m, len(tv), ss1, ss2)
+		ss1, ss2 := freqsim.Summary(r.TV, 500)
+		fmt.Printf("m = %d: %d steps, steady TV %.2f and %.2f\n", m, len(r.TV), ss1, ss2)
 	}
 	// Output:
 	// m = 1: 4000 steps, steady TV 0.12 and 0.18

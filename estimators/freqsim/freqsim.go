@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/samplingbias/workbench/estimators"
 )
@@ -29,7 +30,16 @@ type Settings struct {
 	Init string `toml:"init"`
 	// FirstArrival is "zero" or "skip" (see estimators.Settings); default zero.
 	FirstArrival string `toml:"first_arrival"`
+	// Workers are the numbers of goroutines compared that update one lock-free estimator
+	// (estimators.Settings.Concurrent), Yi et al.'s parameter-server setting: each takes the
+	// next global step, observes that step's batch and reads p̂, at most Workers steps apart
+	// (a worker starts step t once every step up to t − Workers has finished). 1 is the plain
+	// sequential simulation; default [1].
+	Workers []int `toml:"workers"`
 }
+
+// maxWorkers bounds Settings.Workers.
+const maxWorkers = 256
 
 // Resolve fills the zero fields with their defaults and validates every field. Errors start with
 // the TOML key of the field.
@@ -67,7 +77,15 @@ func (s *Settings) Resolve() error {
 			return fmt.Errorf("hashes: element %d must be in [1, buckets = %d], got %d", i, s.Buckets, m)
 		}
 	}
-	e := s.estimator(s.Alphas[0], s.Hashes[0])
+	if len(s.Workers) == 0 {
+		s.Workers = []int{1}
+	}
+	for i, w := range s.Workers {
+		if w < 1 || w > maxWorkers {
+			return fmt.Errorf("workers: element %d must be in [1, %d], got %d", i, maxWorkers, w)
+		}
+	}
+	e := s.estimator(s.Alphas[0], s.Hashes[0], 1)
 	if err := e.Resolve(); err != nil {
 		return err
 	}
@@ -75,8 +93,9 @@ func (s *Settings) Resolve() error {
 	return nil
 }
 
-// estimator is the settings of the multihash estimator of one cell.
-func (s *Settings) estimator(alpha float64, hashes int) estimators.Settings {
+// estimator is the settings of the multihash estimator of one cell: the lock-free form when
+// several workers share it.
+func (s *Settings) estimator(alpha float64, hashes, workers int) estimators.Settings {
 	return estimators.Settings{
 		Kind:         estimators.KindMultihash,
 		Alpha:        alpha,
@@ -84,33 +103,42 @@ func (s *Settings) estimator(alpha float64, hashes int) estimators.Settings {
 		Hashes:       hashes,
 		Init:         s.Init,
 		FirstArrival: s.FirstArrival,
+		Concurrent:   workers > 1,
 	}
 }
 
 // Job is one cell of the grid.
 type Job struct {
-	Alpha  float64
-	Hashes int
-	Seed   int64
+	Alpha   float64
+	Hashes  int
+	Workers int // 0 means 1
+	Seed    int64
 }
 
-// Jobs lists the cells α × m × seeds, α outermost.
+// Jobs lists the cells α × m × workers × seeds, α outermost.
 func (s *Settings) Jobs(seeds []int64) []Job {
 	var jobs []Job
 	for _, a := range s.Alphas {
 		for _, m := range s.Hashes {
-			for _, seed := range seeds {
-				jobs = append(jobs, Job{Alpha: a, Hashes: m, Seed: seed})
+			for _, w := range s.Workers {
+				for _, seed := range seeds {
+					jobs = append(jobs, Job{Alpha: a, Hashes: m, Workers: w, Seed: seed})
+				}
 			}
 		}
 	}
 	return jobs
 }
 
-// Result is the TV distance of each step (step t is TV[t-1]) of one cell.
+// Result is the outcome of one cell.
 type Result struct {
 	Job
+	// TV is the TV distance of each step (step t is TV[t-1]), read by the worker that observed
+	// the step right after its observation.
 	TV []float64
+	// Lost counts the lost updates: bucket observations dropped because another worker had
+	// already recorded a later step in that bucket (0 with one worker).
+	Lost int64
 }
 
 // RunGrid runs the jobs on workers goroutines (GOMAXPROCS if workers < 1) and returns their
@@ -133,8 +161,7 @@ func RunGrid(ctx context.Context, s Settings, jobs []Job, workers int, done func
 		wg.Go(func() {
 			for i := range next {
 				j := jobs[i]
-				res[i].Job = j
-				res[i].TV, errs[i] = Run(s, j.Alpha, j.Hashes, j.Seed)
+				res[i], errs[i] = Run(s, j)
 				if done != nil {
 					mu.Lock()
 					done(j)
@@ -164,35 +191,125 @@ dispatch:
 	return res, nil
 }
 
-// Run simulates one cell: a multihash estimator with m = hashes arrays (m = 1 is Yi's Algorithm 2)
-// and learning rate alpha; it returns the TV distance of each of the 2·StepsPerPhase steps.
-func Run(s Settings, alpha float64, hashes int, seed int64) ([]float64, error) {
+// Run simulates one cell: a multihash estimator with m = j.Hashes arrays (m = 1 is Yi's
+// Algorithm 2) and learning rate j.Alpha, updated by j.Workers goroutines; it returns the TV
+// distance of each of the 2·StepsPerPhase steps and the lost updates.
+//
+// The batch of step t is drawn from a random stream of (seed, t) alone, so every worker count
+// sees the same batches and one worker is reproducible bit for bit. With several workers the
+// order in which they observe nearby steps is the scheduler's, so TV and Lost vary from run to
+// run; what the staleness bound fixes is that an observation at step t can only be lost to a
+// recorded observation of the same bucket at a step in (t, t + Workers).
+func Run(s Settings, j Job) (Result, error) {
 	if err := s.Resolve(); err != nil {
-		return nil, err
+		return Result{}, err
 	}
+	workers := max(j.Workers, 1)
 	env := estimators.Env{BatchSize: s.Batch, CorpusSize: s.Items}
-	est, err := estimators.New(s.estimator(alpha, hashes), env, seed)
+	est, err := estimators.New(s.estimator(j.Alpha, j.Hashes, workers), env, j.Seed)
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
-	rng := rand.New(rand.NewPCG(uint64(seed), 0x5eed_f5e9))
-	phases := [2]phase{newPhase(s, false), newPhase(s, true)}
-	batch := make([]uint64, s.Batch)
-	tv := make([]float64, 2*s.StepsPerPhase)
-	for i := range tv {
-		ph := &phases[i/s.StepsPerPhase]
-		for j := range batch {
-			batch[j] = uint64(ph.sampler.draw(rng))
+	sim := newSimulation(s, j.Seed, est, workers)
+	if workers == 1 {
+		sim.work()
+	} else {
+		sim.finished = make([]atomic.Bool, len(sim.tv)+1)
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(sim.work)
 		}
-		est.Observe(int64(i+1), batch)
+		wg.Wait()
+	}
+	res := Result{Job: j, TV: sim.tv}
+	if l, ok := est.(interface{ Lost() int64 }); ok {
+		res.Lost = l.Lost()
+	}
+	return res, nil
+}
+
+// simulation is the state the workers of one cell share.
+type simulation struct {
+	s      Settings
+	seed   int64
+	est    estimators.Estimator
+	phases [2]phase
+	tv     []float64 // written once per step, by the worker of that step
+	window int64     // the number of workers: step t starts once steps ≤ t − window finished
+
+	next     atomic.Int64  // the last step taken
+	done     atomic.Int64  // every step ≤ done has finished
+	finished []atomic.Bool // finished[t]: step t has finished (nil with one worker)
+}
+
+// newSimulation is a cell's simulation of resolved settings s for the given workers.
+func newSimulation(s Settings, seed int64, est estimators.Estimator, workers int) *simulation {
+	return &simulation{s: s, seed: seed, est: est, phases: [2]phase{newPhase(s, false), newPhase(s, true)},
+		tv: make([]float64, 2*s.StepsPerPhase), window: int64(workers)}
+}
+
+// batchStream is the random source of the batches, reseeded for every step.
+type batchStream struct {
+	src *rand.PCG
+	rng *rand.Rand
+}
+
+func newBatchStream() batchStream {
+	src := rand.NewPCG(0, 0)
+	return batchStream{src: src, rng: rand.New(src)}
+}
+
+// draw fills batch with the items of step t, drawn from the step's phase, which it returns.
+func (sim *simulation) draw(t int64, bs batchStream, batch []uint64) *phase {
+	ph := &sim.phases[(t-1)/int64(sim.s.StepsPerPhase)]
+	bs.src.Seed(uint64(sim.seed), streamBatches^uint64(t))
+	for j := range batch {
+		batch[j] = uint64(ph.sampler.draw(bs.rng))
+	}
+	return ph
+}
+
+// work takes steps until there are none left: it draws the step's batch, waits for the
+// staleness bound, observes the batch, reads p̂ of every item and records the step's TV.
+func (sim *simulation) work() {
+	s := sim.s
+	bs := newBatchStream()
+	batch := make([]uint64, s.Batch)
+	for {
+		t := sim.next.Add(1)
+		if t > int64(len(sim.tv)) {
+			return
+		}
+		ph := sim.draw(t, bs, batch)
+		for sim.finished != nil && sim.done.Load() < t-sim.window {
+			runtime.Gosched()
+		}
+		sim.est.Observe(t, batch)
 		var sum float64
 		for y, p := range ph.p {
-			sum += math.Abs(est.Prob(uint64(y)) - p)
+			sum += math.Abs(sim.est.Prob(uint64(y)) - p)
 		}
-		tv[i] = sum / (2 * float64(s.Batch))
+		sim.tv[t-1] = sum / (2 * float64(s.Batch))
+		if sim.finished != nil {
+			sim.finish(t)
+		}
 	}
-	return tv, nil
 }
+
+// finish marks step t finished and moves done past every finished step.
+func (sim *simulation) finish(t int64) {
+	sim.finished[t].Store(true)
+	for {
+		d := sim.done.Load()
+		if d+1 >= int64(len(sim.finished)) || !sim.finished[d+1].Load() {
+			return
+		}
+		sim.done.CompareAndSwap(d, d+1)
+	}
+}
+
+// streamBatches keys the random streams of the batches (step t's stream is seed, streamBatches^t).
+const streamBatches = 0x5eed_f5e9 << 32
 
 // phase is one of the two item distributions: a sampler of q and the true p.
 type phase struct {

@@ -19,7 +19,7 @@ func TestResolve(t *testing.T) {
 	}
 	if s.Items != 1000 || s.Batch != 128 || s.Buckets != 5000 || s.StepsPerPhase != 10000 ||
 		!slices.Equal(s.Alphas, []float64{0.01, 0.05, 0.1}) || !slices.Equal(s.Hashes, []int{1, 2, 4}) ||
-		s.Init != estimators.InitUniform || s.FirstArrival != estimators.FirstZero {
+		s.Init != estimators.InitUniform || s.FirstArrival != estimators.FirstZero || !slices.Equal(s.Workers, []int{1}) {
 		t.Errorf("zero value resolved to %+v", s)
 	}
 	for _, c := range []struct {
@@ -34,13 +34,15 @@ func TestResolve(t *testing.T) {
 		{Settings{Hashes: []int{1, 0}}, "hashes: element 1 must be in [1, buckets = 5000], got 0"},
 		{Settings{Buckets: 3, Hashes: []int{4}}, "hashes: element 0 must be in [1, buckets = 3], got 4"},
 		{Settings{Init: "zero"}, `init: unknown "zero" (allowed: one, uniform)`},
+		{Settings{Workers: []int{1, 0}}, "workers: element 1 must be in [1, 256], got 0"},
+		{Settings{Workers: []int{257}}, "workers: element 0 must be in [1, 256], got 257"},
 		{Settings{FirstArrival: "x"}, `first_arrival: unknown "x" (allowed: zero, skip)`},
 	} {
 		if err := c.s.Resolve(); err == nil || err.Error() != c.want {
 			t.Errorf("Resolve(%+v) = %v, want %q", c.s, err, c.want)
 		}
 	}
-	if _, err := Run(Settings{}, 2, 1, 1); err == nil || !strings.HasPrefix(err.Error(), "alpha: ") {
+	if _, err := Run(Settings{}, Job{Alpha: 2, Hashes: 1, Seed: 1}); err == nil || !strings.HasPrefix(err.Error(), "alpha: ") {
 		t.Errorf("Run with α = 2: %v", err)
 	}
 }
@@ -77,7 +79,7 @@ func TestRunByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Items 0 and 1 must not share a bucket under this seed.
-	e, err := estimators.New(s.estimator(0.1, 1), estimators.Env{BatchSize: 1, CorpusSize: 2}, seed)
+	e, err := estimators.New(s.estimator(0.1, 1, 1), estimators.Env{BatchSize: 1, CorpusSize: 2}, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,10 +87,11 @@ func TestRunByHand(t *testing.T) {
 	if e.Prob(0) != 0.5 {
 		t.Fatal("items 0 and 1 collide: pick another seed")
 	}
-	tv, err := Run(s, 0.1, 1, seed)
+	r, err := Run(s, Job{Alpha: 0.1, Hashes: 1, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
+	tv := r.TV
 	if len(tv) != 10 {
 		t.Fatalf("%d steps, want 10", len(tv))
 	}
@@ -112,8 +115,11 @@ func TestRunGrid(t *testing.T) {
 	if err := s.Resolve(); err != nil {
 		t.Fatal(err)
 	}
+	if w := (Settings{Workers: []int{1, 3}}); w.Resolve() != nil || len(w.Jobs([]int64{1, 2})) != 3*3*2*2 || w.Jobs([]int64{1, 2})[2] != (Job{0.01, 1, 3, 1}) {
+		t.Errorf("jobs with workers [1, 3]: %v", w.Jobs([]int64{1, 2}))
+	}
 	jobs := s.Jobs([]int64{1, 2})
-	if len(jobs) != 8 || jobs[0] != (Job{0.05, 1, 1}) || jobs[1] != (Job{0.05, 1, 2}) || jobs[7] != (Job{0.2, 2, 2}) {
+	if len(jobs) != 8 || jobs[0] != (Job{0.05, 1, 1, 1}) || jobs[1] != (Job{0.05, 1, 1, 2}) || jobs[7] != (Job{0.2, 2, 1, 2}) {
 		t.Fatalf("jobs %v", jobs)
 	}
 	var mu sync.Mutex
@@ -129,11 +135,11 @@ func TestRunGrid(t *testing.T) {
 		if r.Job != jobs[i] {
 			t.Errorf("result %d is job %v, want %v", i, r.Job, jobs[i])
 		}
-		tv, err := Run(s, r.Alpha, r.Hashes, r.Seed)
+		one, err := Run(s, r.Job)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(tv, r.TV) {
+		if !slices.Equal(one.TV, r.TV) {
 			t.Errorf("job %v: RunGrid and Run differ", r.Job)
 		}
 	}
@@ -162,7 +168,7 @@ func TestYiSimulation(t *testing.T) {
 		hashes int
 	}{{0.01, 1}, {0.01, 2}, {0.01, 4}, {0.05, 1}, {0.1, 1}} {
 		for _, seed := range seeds {
-			jobs = append(jobs, Job{c.alpha, c.hashes, seed})
+			jobs = append(jobs, Job{Alpha: c.alpha, Hashes: c.hashes, Seed: seed})
 		}
 	}
 	res, err := RunGrid(context.Background(), s, jobs, 0, nil)
@@ -223,6 +229,113 @@ func TestYiSimulation(t *testing.T) {
 		}
 		if settle1[i] <= settle1[i-1] || settle2[i] <= settle2[i-1] {
 			t.Errorf("α = %v settles no higher than α = %v: steady TV %.4f, %.4f vs %.4f, %.4f", s.Alphas[i], s.Alphas[i-1], settle1[i], settle2[i], settle1[i-1], settle2[i-1])
+		}
+	}
+}
+
+// TestWorkers checks the parameter-server setting: several goroutines updating one lock-free
+// estimator, at most w steps apart (a worker starts step t once every step up to t − w has
+// finished). The setting has no hash collisions (checked), so a bucket is an item.
+//
+// One worker is reproducible bit for bit and loses nothing. With w > 1 the interleaving is the
+// scheduler's, so the test bounds what any legal interleaving can do instead of comparing
+// numbers:
+//
+//   - Lost updates: an observation of item y at step t is lost only when another worker has
+//     already recorded y at a later step, which the staleness bound puts in (t, t + w); so Lost
+//     is at most L_max, the number of (y, t) arrivals of the stream followed by another arrival
+//     of y within the next w − 1 steps.
+//   - TV: a lost arrival merges two gaps into one, and all the dropped arrivals of a merge lie
+//     in the w − 1 steps before the recorded arrival that ends it; so a recorded gap is at
+//     least the true gap it starts with and at most that gap + w − 1. The mean gap of item y
+//     thus lies in [1/p_y, 1/p_y + w − 1], and its estimate p̂ = 1/B moves down by at most
+//     p_y − p_y/(1 + (w−1)p_y). The steady TV of each phase then moves, either way (a lower p̂
+//     may be nearer p or farther), by at most D(w) = Σ_y p_y²(w−1)/(1 + (w−1)p_y) / (2B); the
+//     batches are the same for every w (common random numbers), so the difference of the
+//     steady TVs is the lost-update effect and not the stream's noise.
+func TestWorkers(t *testing.T) {
+	s := Settings{Items: 200, Batch: 32, Buckets: 1 << 20, StepsPerPhase: 2000}
+	if err := s.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		seed   = 1
+		alpha  = 0.05
+		window = 1000
+	)
+	// No collisions: item y observed alone at step y+1 has B = B0 + α(y+1 − B0), distinct for
+	// every y; two items sharing a bucket would read the same p̂.
+	e, err := estimators.New(s.estimator(alpha, 1, 1), estimators.Env{BatchSize: s.Batch, CorpusSize: s.Items}, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[float64]int{}
+	for y := range s.Items {
+		e.Observe(int64(y+1), []uint64{uint64(y)})
+	}
+	for y := range s.Items {
+		if z, ok := seen[e.Prob(uint64(y))]; ok {
+			t.Fatalf("items %d and %d share a bucket under seed %d: pick another seed", z, y, seed)
+		}
+		seen[e.Prob(uint64(y))] = y
+	}
+
+	// The stream: which items arrive at each step.
+	sim := newSimulation(s, seed, nil, 1)
+	bs := newBatchStream()
+	batch := make([]uint64, s.Batch)
+	arrivals := make([][]bool, len(sim.tv)+1)
+	for step := 1; step < len(arrivals); step++ {
+		sim.draw(int64(step), bs, batch)
+		arrivals[step] = make([]bool, s.Items)
+		for _, y := range batch {
+			arrivals[step][y] = true
+		}
+	}
+
+	one, err := Run(s, Job{Alpha: alpha, Hashes: 1, Workers: 1, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Run(s, Job{Alpha: alpha, Hashes: 1, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Lost != 0 || !slices.Equal(one.TV, again.TV) {
+		t.Fatalf("one worker: %d lost updates, or two runs differ", one.Lost)
+	}
+	one1, one2 := Summary(one.TV, window)
+	for _, w := range []int{2, 4} {
+		lmax := 0
+		for step := 1; step < len(arrivals); step++ {
+			for y, in := range arrivals[step] {
+				for u := step + 1; in && u < step+w && u < len(arrivals); u++ {
+					if arrivals[u][y] {
+						lmax++
+						break
+					}
+				}
+			}
+		}
+		var d [2]float64
+		for k, ph := range sim.phases {
+			for _, p := range ph.p {
+				d[k] += p * p * float64(w-1) / (1 + float64(w-1)*p) / (2 * float64(s.Batch))
+			}
+		}
+		for round := range 3 {
+			r, err := Run(s, Job{Alpha: alpha, Hashes: 1, Workers: w, Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ss1, ss2 := Summary(r.TV, window)
+			t.Logf("w = %d, round %d: %d lost updates (L_max %d); steady TV %+.4f, %+.4f from one worker's (D = %.4f, %.4f)", w, round, r.Lost, lmax, ss1-one1, ss2-one2, d[0], d[1])
+			if r.Lost < 0 || r.Lost > int64(lmax) {
+				t.Errorf("w = %d: %d lost updates, more than L_max = %d", w, r.Lost, lmax)
+			}
+			if math.Abs(ss1-one1) > d[0] || math.Abs(ss2-one2) > d[1] {
+				t.Errorf("w = %d: steady TV %.4f, %.4f; one worker %.4f, %.4f; the bound allows ±%.4f, ±%.4f", w, ss1, ss2, one1, one2, d[0], d[1])
+			}
 		}
 	}
 }
