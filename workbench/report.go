@@ -2,9 +2,12 @@ package workbench
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -27,10 +30,13 @@ type aggKey struct {
 	K      int
 }
 
-// agg is a metric across the seeds of a group: mean and 95% Student-t interval.
+// agg is a metric across the seeds of a group: mean and 95% Student-t interval. With a single
+// seed there is no interval across seeds (Lo = Hi = Mean); BootLo and BootHi then hold the run's
+// own bootstrap 95% interval over test pairs (equal to Mean when evaluation made none).
 type agg struct {
-	Mean, Lo, Hi float64
-	N            int
+	Mean, Lo, Hi   float64
+	N              int
+	BootLo, BootHi float64
 }
 
 // summary aggregates finished runs across seeds.
@@ -46,6 +52,7 @@ type summary struct {
 func summarize(recs []*runRecord) *summary {
 	s := &summary{ks: map[string][]int{}, values: map[aggKey]agg{}, sizes: map[string][2]int{}, seeds: map[string]int{}}
 	samples := map[aggKey][]float64{}
+	boot := map[aggKey][2]float64{} // the first run's bootstrap interval
 	var keys []aggKey
 	seenTau := map[float64]bool{}
 	seenK := map[string]map[int]bool{}
@@ -58,6 +65,7 @@ func summarize(recs []*runRecord) *summary {
 			k := aggKey{rec.Group, r.Tau, r.Slice, r.Metric, r.K}
 			if _, ok := samples[k]; !ok {
 				keys = append(keys, k)
+				boot[k] = [2]float64{r.Lo, r.Hi}
 			}
 			samples[k] = append(samples[k], r.Value)
 			if !seenTau[r.Tau] {
@@ -78,7 +86,7 @@ func summarize(recs []*runRecord) *summary {
 	}
 	for _, k := range keys {
 		mean, lo, hi := metrics.MeanCI(samples[k])
-		s.values[k] = agg{mean, lo, hi, len(samples[k])}
+		s.values[k] = agg{mean, lo, hi, len(samples[k]), boot[k][0], boot[k][1]}
 	}
 	sort.Float64s(s.taus)
 	for m := range s.ks {
@@ -141,9 +149,11 @@ func writeMetricsCSV(w io.Writer, recs []*runRecord, axes []string) error {
 
 // writeSummary writes summary.md: per group and slice, mean ± 95% CI half-width across seeds for
 // every metric and K, the best mean of each column in bold, and the slice sizes.
-func writeSummary(w io.Writer, title string, s *summary) error {
+func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
 	fmt.Fprintf(w, "# %s\n\n", title)
-	fmt.Fprintf(w, "Mean ± half-width of the 95%% Student-t confidence interval across seeds; the best mean of each column is in **bold**.\n\n")
+	fmt.Fprintf(w, "Mean ± half-width of the 95%% Student-t confidence interval across seeds; the best mean of each column is in **bold**. "+
+		"A row of a single seed has no interval across seeds: it shows [lo, hi]ᵇ, the run's 95%% bootstrap percentile interval "+
+		"over test pairs (the spread of evaluation, not of training), or no interval when evaluation made none.\n\n")
 	fmt.Fprintf(w, "Slice sizes (items in the corpus, test pairs):")
 	for _, sl := range sliceOrder {
 		if sz, ok := s.sizes[sl]; ok {
@@ -180,7 +190,7 @@ func writeSummary(w io.Writer, title string, s *summary) error {
 							fmt.Fprint(w, " – |")
 							continue
 						}
-						cellText := fmt.Sprintf("%.4f ± %.4f", v.Mean, v.Hi-v.Mean)
+						cellText := v.text()
 						if v.Mean == best[sl] {
 							cellText = "**" + cellText + "**"
 						}
@@ -191,7 +201,20 @@ func writeSummary(w io.Writer, title string, s *summary) error {
 			}
 		}
 	}
+	writeDifferencesSummary(w, s, d, groupLabel)
 	return nil
+}
+
+// text writes v for a summary table: mean ± half-width across seeds, or, for a single seed, the
+// bootstrap interval over test pairs marked ᵇ, or the mean alone.
+func (v agg) text() string {
+	switch {
+	case v.N >= 2:
+		return fmt.Sprintf("%.4f ± %.4f", v.Mean, v.Hi-v.Mean)
+	case v.BootLo < v.BootHi:
+		return fmt.Sprintf("%.4f [%.4f, %.4f]ᵇ", v.Mean, v.BootLo, v.BootHi)
+	}
+	return fmt.Sprintf("%.4f", v.Mean)
 }
 
 // metricLabel names a metric at K as in papers: Recall@10, NDCG@10, MRR.
@@ -245,8 +268,20 @@ func writeRetrievalOutputs(cfg *Config, recs []*runRecord) error {
 		return err
 	}
 	s := summarize(recs)
+	d, err := compare(cfg.Report, recs, s.groups)
+	if err != nil {
+		return err
+	}
+	diffPath := filepath.Join(cfg.Out, "differences.csv")
+	if len(d.cmps) > 0 {
+		if err := writeAtomic(diffPath, func(w io.Writer) error { return writeDifferencesCSV(w, d) }); err != nil {
+			return err
+		}
+	} else if err := os.Remove(diffPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err // a differences.csv of an earlier report would no longer match summary.md
+	}
 	title := fmt.Sprintf("%s: %s", filepath.Base(cfg.Out), recs[0].Data.Name)
-	if err := writeAtomic(filepath.Join(cfg.Out, "summary.md"), func(w io.Writer) error { return writeSummary(w, title, s) }); err != nil {
+	if err := writeAtomic(filepath.Join(cfg.Out, "summary.md"), func(w io.Writer) error { return writeSummary(w, title, s, d) }); err != nil {
 		return err
 	}
 	return retrievalFigures(cfg, recs, s)
