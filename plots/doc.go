@@ -16,7 +16,7 @@
 //     and, so that the figure survives grayscale printing, line i with dash pattern Dashes(i)
 //     and marker Marker(i), bar i with hatching pattern i;
 //   - the legend sits in its own band between the title and the data area, in as many columns
-//     as fit, so it never covers data;
+//     as fit, or beside the data area (Settings.Legend), so it never covers data;
 //   - text sizes follow Settings.FontSize in points at the final printed size, so that a figure
 //     printed at Settings.Width inches reads like the paper's body text.
 //
@@ -26,8 +26,10 @@
 //
 // Inputs are validated: mismatched lengths, NaN or infinite values, empty series, duplicate or
 // missing names, intervals that do not contain their value and non-positive values on a log axis
-// are errors naming the series and the point, never panics; so are labels, legends and titles
-// too large for the figure.
+// are errors naming the series and the point, never panics. Labels, legends and titles too large
+// for the figure are a *LayoutError giving the size they need; Fit catches it and draws the
+// figure another way (the legend placed the other way, or the figure enlarged), with a note
+// saying so, so that a finished experiment never ends without its figures.
 //
 // The tests compare figures with golden images in testdata with a tolerance, in gonum/plot's
 // way (cmpimg.EqualApprox); after an intended change, regenerate them with

@@ -34,7 +34,8 @@ type LineOptions struct {
 
 // Lines returns a line plot of series, series i in Color(i) with Dashes(i), each over its band
 // if it has one, labelled by l and sized by s (whose zero value works; Save the figure with the
-// same Settings). The x axis spans the data; the y axis ends on labelled ticks.
+// same Settings). The x axis spans the data; the y axis ends on labelled ticks around the data,
+// and includes 0 when s.YRange is "zero" (a log y axis always fits the data).
 //
 // A series with more points than the figure has pixel columns at s.DPI is drawn through its M4
 // aggregate (see the package documentation), which looks the same at that resolution.
@@ -108,9 +109,12 @@ func lines(series []LineSeries, l Labels, o LineOptions, s Settings, aggregate b
 		}
 		p.Add(lg)
 	}
-	if o.LogY {
+	switch {
+	case o.LogY:
 		p.Y.Min, p.Y.Max = niceLog(p.Y.Min, p.Y.Max)
-	} else {
+	case t.s.YRange == YRangeZero:
+		p.Y.Min, p.Y.Max = niceLinear(math.Min(p.Y.Min, 0), math.Max(p.Y.Max, 0))
+	default:
 		p.Y.Min, p.Y.Max = niceLinear(p.Y.Min, p.Y.Max)
 	}
 	if p.X.Min == p.X.Max { // single points: give them room

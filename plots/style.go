@@ -197,7 +197,7 @@ func newFigure(l Labels, needX bool, s Settings) (theme, *plot.Plot, error) {
 }
 
 // newPlot returns an empty plot with the theme's fonts, axes and labels; a label longer than
-// the side of the figure it runs along is an error.
+// the side of the figure it runs along is a *LayoutError.
 func (t theme) newPlot(l Labels) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = l.Title
@@ -224,8 +224,14 @@ func (t theme) newPlot(l Labels) (*plot.Plot, error) {
 		{"Y", l.Y, p.Y.Label.TextStyle, t.s.Height},
 	} {
 		if w := c.sty.Width(c.text); c.text != "" && w > vg.Length(c.side)*vg.Inch-2*t.s.margin() {
-			return nil, fmt.Errorf("plots: labels: %s %q is %.2f in long, more than the figure's %.2f in",
-				c.field, c.text, w/vg.Inch, c.side)
+			le := &LayoutError{Problem: fmt.Sprintf("labels: %s %q is %.2f in long, more than the figure's %.2f in",
+				c.field, c.text, w/vg.Inch, c.side)}
+			if need := inches(w + 2*t.s.margin()); c.field == "Y" {
+				le.Height = need
+			} else {
+				le.Width = need
+			}
+			return nil, le
 		}
 	}
 	return p, nil

@@ -9,9 +9,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"gonum.org/v1/plot"
 
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
@@ -47,6 +50,7 @@ type summary struct {
 	values map[aggKey]agg
 	sizes  map[string][2]int // slice -> items, test pairs (of the first run)
 	seeds  map[string]int    // group -> number of finished seeds
+	label  func(group string) string
 }
 
 func summarize(recs []*runRecord) *summary {
@@ -88,6 +92,7 @@ func summarize(recs []*runRecord) *summary {
 		mean, lo, hi := metrics.MeanCI(samples[k])
 		s.values[k] = agg{mean, lo, hi, len(samples[k]), boot[k][0], boot[k][1]}
 	}
+	s.label = newLabeler(nil, s.groups).label
 	sort.Float64s(s.taus)
 	for m := range s.ks {
 		sort.Ints(s.ks[m])
@@ -162,7 +167,7 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
 	}
 	fmt.Fprintf(w, "\n\nSeeds per row:")
 	for _, g := range s.groups {
-		fmt.Fprintf(w, " %s %d;", groupLabel(g), s.seeds[g])
+		fmt.Fprintf(w, " %s %d;", s.label(g), s.seeds[g])
 	}
 	fmt.Fprintln(w)
 	for _, tau := range s.taus {
@@ -183,7 +188,7 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
 					}
 				}
 				for _, g := range s.groups {
-					fmt.Fprintf(w, "| %s |", groupLabel(g))
+					fmt.Fprintf(w, "| %s |", s.label(g))
 					for _, sl := range sliceOrder {
 						v, ok := s.values[aggKey{g, tau, sl, m, k}]
 						if !ok {
@@ -201,7 +206,7 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
 			}
 		}
 	}
-	writeDifferencesSummary(w, s, d, groupLabel)
+	writeDifferencesSummary(w, s, d, s.label)
 	return nil
 }
 
@@ -238,36 +243,15 @@ func axisLabel(key string) string {
 	return last(key)
 }
 
-// groupLabel is the name of a group in tables and legends: "all runs" for a grid without axes,
-// otherwise its values, text values alone and numbers as key=value ("plain, τ=0.05" for
-// "variant=plain,temperature=0.05"), leaving out the keys left empty in this cell.
-func groupLabel(g string) string {
-	if g == "" {
-		return "all runs"
-	}
-	var parts []string
-	for _, p := range strings.Split(g, ",") {
-		k, v, _ := strings.Cut(p, "=")
-		switch _, err := strconv.ParseFloat(v, 64); {
-		case v == "":
-		case err != nil:
-			parts = append(parts, v)
-		case k == "temperature":
-			parts = append(parts, "τ="+v)
-		default:
-			parts = append(parts, p)
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// writeRetrievalOutputs writes metrics.csv, summary.md and the figures of the finished runs.
-func writeRetrievalOutputs(cfg *Config, recs []*runRecord) error {
+// writeRetrievalOutputs writes metrics.csv, differences.csv, summary.md and the figures of the
+// finished runs, printing a warning line to stdout for every figure drawn otherwise than asked.
+func writeRetrievalOutputs(cfg *Config, recs []*runRecord, stdout io.Writer) error {
 	axes := axisKeyList(cfg.Ablation)
 	if err := writeAtomic(filepath.Join(cfg.Out, "metrics.csv"), func(w io.Writer) error { return writeMetricsCSV(w, recs, axes) }); err != nil {
 		return err
 	}
 	s := summarize(recs)
+	s.label = newLabeler(cfg.Plots.Labels, s.groups).label
 	d, err := compare(cfg.Report, recs, s.groups)
 	if err != nil {
 		return err
@@ -284,7 +268,74 @@ func writeRetrievalOutputs(cfg *Config, recs []*runRecord) error {
 	if err := writeAtomic(filepath.Join(cfg.Out, "summary.md"), func(w io.Writer) error { return writeSummary(w, title, s, d) }); err != nil {
 		return err
 	}
-	return retrievalFigures(cfg, recs, s)
+	return drawFigures(cfg, retrievalFigures(cfg, recs, s), stdout, true)
+}
+
+// checkReport checks, once the grid is planned and before anything trains, what the report
+// will need: the [report] baseline and the plots.labels keys against the grid, and the layout
+// of every figure, drawn from placeholder results of the planned runs. A figure that will not
+// fit as asked is not an error (the report draws it another way): it is announced now by a
+// warning line on stdout.
+func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
+	var recs []*runRecord
+	var groups []string
+	for _, r := range runs {
+		if !slices.Contains(groups, r.Group) {
+			groups = append(groups, r.Group)
+		}
+		rec := &runRecord{ID: r.ID, Group: r.Group, Seed: r.Seed, Axes: map[string]string{},
+			Curve: models.Curve{{Step: 1, Loss: 1}, {Step: 2, Loss: 1}}}
+		for _, st := range r.Settings {
+			rec.Axes[st.Key] = formatValue(st.Value)
+		}
+		for _, tau := range r.cfg.Eval.LogitAdjust {
+			for _, sl := range sliceOrder {
+				for _, k := range r.cfg.Eval.K {
+					rec.Results = append(rec.Results, metrics.Result{Tau: tau, Slice: sl, Metric: "recall", K: k})
+				}
+			}
+		}
+		recs = append(recs, rec)
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	if _, err := comparisons(cfg.Report, groups); err != nil {
+		return err
+	}
+	if err := checkLabels(cfg.Plots.Labels, groups); err != nil {
+		return err
+	}
+	s := summarize(recs)
+	s.label = newLabeler(cfg.Plots.Labels, s.groups).label
+	return drawFigures(cfg, retrievalFigures(cfg, recs, s), stdout, false)
+}
+
+// figure is one figure of the report: its file name without extension, and how to build it.
+type figure struct {
+	name  string
+	build func(plots.Settings) (*plot.Plot, error)
+}
+
+// drawFigures builds every figure at cfg.Plots through plots.Fit, which draws a figure that does
+// not fit as asked another way, says so in a warning line on stdout, and saves it if save.
+func drawFigures(cfg *Config, figs []figure, stdout io.Writer, save bool) error {
+	for _, f := range figs {
+		p, used, note, err := plots.Fit(f.build, cfg.Plots)
+		if err != nil {
+			return fmt.Errorf("%s figure: %w", f.name, err)
+		}
+		if note != "" {
+			fmt.Fprintf(stdout, "warning: %s figure: %s\n", f.name, note)
+		}
+		if !save {
+			continue
+		}
+		if _, err := plots.Save(p, filepath.Join(cfg.Out, f.name), used); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // axisKeyList lists the keys of the ablation axes in order.
@@ -299,47 +350,44 @@ func axisKeyList(axes []Axis) []string {
 	return keys
 }
 
-// retrievalFigures draws, at τ = 0: for every K, Recall@K by slice with one bar per group; the
+// retrievalFigures lists, at τ = 0: for every K, Recall@K by slice with one bar per group; the
 // training loss curves; and, for every numeric axis swept over at least two values, Recall@K of
 // all test pairs against that axis, one line per combination of the other axes.
-func retrievalFigures(cfg *Config, recs []*runRecord, s *summary) error {
-	groups := make([]string, len(s.groups))
-	for i, g := range s.groups {
-		groups[i] = groupLabel(g)
-	}
+func retrievalFigures(cfg *Config, recs []*runRecord, s *summary) []figure {
+	var figs []figure
 	for _, k := range s.ks["recall"] {
-		var points []plots.BarPoint
-		for i, g := range s.groups {
-			for _, sl := range sliceOrder {
-				v, ok := s.values[aggKey{g, 0, sl, "recall", k}]
-				if !ok {
-					continue
-				}
-				// Every metric lies in [0, 1]; so does the interval drawn.
-				p := plots.BarPoint{Series: groups[i], Group: sl, Value: v.Mean, Lo: max(v.Lo, 0), Hi: min(v.Hi, 1)}
-				if v.N < 2 {
-					p.Lo, p.Hi = math.NaN(), math.NaN()
-				}
-				points = append(points, p)
+		figs = append(figs, figure{fmt.Sprintf("recall_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
+			return recallBars(s, k, ps)
+		}})
+	}
+	if lf, ok := lossFigure(recs, s); ok {
+		figs = append(figs, lf)
+	}
+	return append(figs, sweepFigures(cfg, recs, s)...)
+}
+
+// recallBars draws Recall@K by slice, one bar per group, with the 95% interval across seeds.
+func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
+	var points []plots.BarPoint
+	for _, g := range s.groups {
+		for _, sl := range sliceOrder {
+			v, ok := s.values[aggKey{g, 0, sl, "recall", k}]
+			if !ok {
+				continue
 			}
-		}
-		present := presentSlices(s)
-		data, err := plots.NewBarData(present, points)
-		if err != nil {
-			return fmt.Errorf("recall@%d figure: %w", k, err)
-		}
-		p, err := plots.GroupedBars(data, plots.Labels{Y: metricLabel("recall", k), X: "Positive item's popularity slice"}, cfg.Plots)
-		if err != nil {
-			return fmt.Errorf("recall@%d figure: %w", k, err)
-		}
-		if _, err := plots.Save(p, filepath.Join(cfg.Out, fmt.Sprintf("recall_at_%d", k)), cfg.Plots); err != nil {
-			return err
+			// Every metric lies in [0, 1]; so does the interval drawn.
+			p := plots.BarPoint{Series: s.label(g), Group: sl, Value: v.Mean, Lo: max(v.Lo, 0), Hi: min(v.Hi, 1)}
+			if v.N < 2 {
+				p.Lo, p.Hi = math.NaN(), math.NaN()
+			}
+			points = append(points, p)
 		}
 	}
-	if err := lossFigure(cfg, recs, s); err != nil {
-		return err
+	data, err := plots.NewBarData(presentSlices(s), points)
+	if err != nil {
+		return nil, err
 	}
-	return sweepFigures(cfg, recs, s)
+	return plots.GroupedBars(data, plots.Labels{Y: metricLabel("recall", k), X: "Positive item's popularity slice"}, ps)
 }
 
 // presentSlices lists the slices that have results, in figure order.
@@ -353,8 +401,9 @@ func presentSlices(s *summary) []string {
 	return out
 }
 
-// lossFigure draws the mean training loss across seeds of every group against the step.
-func lossFigure(cfg *Config, recs []*runRecord, s *summary) error {
+// lossFigure draws the mean training loss across seeds of every group against the step; false
+// if no run has a curve.
+func lossFigure(recs []*runRecord, s *summary) (figure, bool) {
 	var series []plots.LineSeries
 	for _, g := range s.groups {
 		var curves []models.Curve
@@ -370,7 +419,7 @@ func lossFigure(cfg *Config, recs []*runRecord, s *summary) error {
 		for _, c := range curves {
 			n = min(n, len(c))
 		}
-		ls := plots.LineSeries{Name: groupLabel(g), X: make([]float64, n), Y: make([]float64, n)}
+		ls := plots.LineSeries{Name: s.label(g), X: make([]float64, n), Y: make([]float64, n)}
 		vals := make([]float64, len(curves))
 		for i := 0; i < n; i++ {
 			for j, c := range curves {
@@ -382,23 +431,22 @@ func lossFigure(cfg *Config, recs []*runRecord, s *summary) error {
 		series = append(series, ls)
 	}
 	if len(series) == 0 {
-		return nil
+		return figure{}, false
 	}
 	if len(series) == 1 {
 		series[0].Name = ""
 	}
-	p, err := plots.Lines(series, plots.Labels{X: "Training step", Y: "Training loss"}, plots.LineOptions{Markers: len(series[0].X) < 3}, cfg.Plots)
-	if err != nil {
-		return fmt.Errorf("loss figure: %w", err)
-	}
-	_, err = plots.Save(p, filepath.Join(cfg.Out, "loss_curves"), cfg.Plots)
-	return err
+	return figure{"loss_curves", func(ps plots.Settings) (*plot.Plot, error) {
+		// The loss is not a metric in [0, 1]: its axis always fits the curves.
+		ps.YRange = plots.YRangeAuto
+		return plots.Lines(series, plots.Labels{X: "Training step", Y: "Training loss"}, plots.LineOptions{Markers: len(series[0].X) < 3}, ps)
+	}}, true
 }
 
 // sweepFigures draws Recall@K (all test pairs) against every numeric axis that takes at least
 // two values within a combination of the other axes, e.g. the temperature: one line per
 // combination of the other axes, with the 95% band across seeds.
-func sweepFigures(cfg *Config, recs []*runRecord, s *summary) error {
+func sweepFigures(cfg *Config, recs []*runRecord, s *summary) []figure {
 	groupAxes := map[string]map[string]string{}
 	for _, rec := range recs {
 		groupAxes[rec.Group] = rec.Axes
@@ -408,6 +456,7 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) error {
 		x     float64
 		group string
 	}
+	var figs []figure
 	for _, key := range keys {
 		lines := map[string][]point{}
 		var order []string
@@ -425,7 +474,7 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) error {
 					rest = append(rest, last(other)+"="+axes[other])
 				}
 			}
-			name := groupLabel(strings.Join(rest, ","))
+			name := strings.Join(rest, ",")
 			if _, ok := lines[name]; !ok {
 				order = append(order, name)
 			}
@@ -434,6 +483,7 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) error {
 		if !numeric {
 			continue
 		}
+		label := newLabeler(cfg.Plots.Labels, order).label
 		for _, k := range s.ks["recall"] {
 			var series []plots.LineSeries
 			for _, name := range order {
@@ -442,7 +492,7 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) error {
 					continue
 				}
 				sort.Slice(pts, func(i, j int) bool { return pts[i].x < pts[j].x })
-				ls := plots.LineSeries{Name: name}
+				ls := plots.LineSeries{Name: label(name)}
 				for _, pt := range pts {
 					v := s.values[aggKey{pt.group, 0, "all", "recall", k}]
 					ls.X, ls.Y = append(ls.X, pt.x), append(ls.Y, v.Mean)
@@ -456,14 +506,10 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) error {
 			if len(series) == 1 {
 				series[0].Name = ""
 			}
-			p, err := plots.Lines(series, plots.Labels{X: axisLabel(key), Y: metricLabel("recall", k) + ", all pairs"}, plots.LineOptions{Markers: true}, cfg.Plots)
-			if err != nil {
-				return fmt.Errorf("recall against %s figure: %w", key, err)
-			}
-			if _, err := plots.Save(p, filepath.Join(cfg.Out, fmt.Sprintf("recall_at_%d_vs_%s", k, last(key))), cfg.Plots); err != nil {
-				return err
-			}
+			figs = append(figs, figure{fmt.Sprintf("recall_at_%d_vs_%s", k, last(key)), func(ps plots.Settings) (*plot.Plot, error) {
+				return plots.Lines(series, plots.Labels{X: axisLabel(key), Y: metricLabel("recall", k) + ", all pairs"}, plots.LineOptions{Markers: true}, ps)
+			}})
 		}
 	}
-	return nil
+	return figs
 }

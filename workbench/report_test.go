@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -200,5 +202,140 @@ func TestSingleSeedInterval(t *testing.T) {
 	}
 	if out := buf.String(); strings.Contains(out, "± 0.0000") || !strings.Contains(out, "0.3000 [0.2900, 0.3200]ᵇ") {
 		t.Errorf("single-seed summary.md:\n%s", out)
+	}
+}
+
+// TestLabeler checks the names of cells: plots.labels by axis=value before bare values, "" to
+// hide a value, and numeric zeros left out while the names stay distinct.
+func TestLabeler(t *testing.T) {
+	delicious := []string{
+		"variant=constant,sampler=in_batch,negatives=0", "variant=constant,sampler=uniform,negatives=64",
+		"variant=full,sampler=in_batch,negatives=0",
+	}
+	for _, tc := range []struct {
+		name   string
+		labels map[string]string
+		groups []string
+		want   []string
+	}{
+		{"defaults", nil, delicious, []string{"constant, in_batch", "constant, uniform, negatives=64", "full, in_batch"}},
+		{"named", map[string]string{"in_batch": "in-batch", "negatives=64": "m=64", "full": "full softmax", "sampler=uniform": "uniform"},
+			delicious, []string{"constant, in-batch", "constant, uniform, m=64", "full softmax, in-batch"}},
+		{"hidden", map[string]string{"in_batch": "", "negatives=64": ""}, delicious,
+			[]string{"constant", "constant, uniform", "full"}},
+		{"temperature", nil, []string{"variant=plain,temperature=0.05", "variant=plain,temperature=0"},
+			[]string{"plain, τ=0.05", "plain"}},
+		{"no axes", nil, []string{""}, []string{"all runs"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lb := newLabeler(tc.labels, tc.groups)
+			for i, g := range tc.groups {
+				if got := lb.label(g); got != tc.want[i] {
+					t.Errorf("label(%q) = %q, want %q", g, got, tc.want[i])
+				}
+			}
+		})
+	}
+	for _, tc := range []struct {
+		labels map[string]string
+		want   string
+	}{
+		{map[string]string{"inbatch": "x"}, `plots.labels: "inbatch" is no axis value of the grid`},
+		{map[string]string{"constant": "same", "full": "same", "in_batch": ""},
+			`plots.labels: cells variant=constant,sampler=in_batch,negatives=0 and variant=full,sampler=in_batch,negatives=0 would both be named "same, negatives=0"`},
+	} {
+		if err := checkLabels(tc.labels, delicious); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("labels %v: error %v, want %q", tc.labels, err, tc.want)
+		}
+	}
+	if err := checkLabels(map[string]string{"negatives=0": "", "uniform": "U"}, delicious); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestFigureLayoutNeverFails: a finished experiment whose legend cannot fit the figure asked
+// for still writes every figure, drawn another way, with a warning before training and after.
+func TestFigureLayoutNeverFails(t *testing.T) {
+	dir := t.TempDir()
+	long := `plots.labels={plain="in-batch softmax without any correction of the sampling bias", ` +
+		`logq="in-batch softmax with the logQ correction of Yi et al. (2019)"}`
+	out, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "seed=1$", "-set", "plots.font_size=11", "-set", long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Once when checked after planning, before training; once when drawn.
+	if n := strings.Count(out, "warning: recall_at_10 figure: "); n != 2 {
+		t.Errorf("%d warnings for recall_at_10, want 2:\n%s", n, out)
+	}
+	if i, j := strings.Index(out, "warning: loss_curves figure"), strings.Index(out, "finished in"); i < 0 || j < 0 || i > j {
+		t.Errorf("no warning before training:\n%s", out)
+	}
+	for _, f := range []string{"recall_at_1.png", "recall_at_10.png", "loss_curves.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(summary), "| in-batch softmax with the logQ correction of Yi et al. (2019) |") {
+		t.Errorf("summary.md does not use plots.labels:\n%s", summary)
+	}
+}
+
+// TestReportCheckedBeforeTraining: a baseline or a label that names no cell is an error before
+// any run trains.
+func TestReportCheckedBeforeTraining(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{
+		{"report.baseline=variant=full", `report.baseline: "variant=full" matches no cell of the grid`},
+		{"report.baseline=loss=plain", `report.baseline: "loss" is not an axis of the grid`},
+		{`plots.labels={logQ="logQ"}`, `plots.labels: "logQ" is no axis value of the grid`},
+		{"plots.legend=inside", `plots.legend: unknown "inside" (allowed: top, right)`},
+	} {
+		dir := t.TempDir()
+		_, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", tc.set)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("-set %s: error %v, want %q", tc.set, err, tc.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
+			t.Errorf("-set %s: runs were started", tc.set)
+		}
+	}
+}
+
+// TestDifferencesEndToEnd: a baseline in the config gives differences.csv and the paired
+// differences in summary.md; without one, no differences.csv is left behind.
+func TestDifferencesEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", "report.baseline=variant=plain"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "differences.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// logq − plain × 4 slices × (recall@1, recall@10, ndcg@1, ndcg@10, mrr), two seeds each.
+	if len(rows) != 1+4*5 {
+		t.Errorf("differences.csv has %d rows, want %d", len(rows), 1+4*5)
+	}
+	for _, r := range rows[1:] {
+		if r[0] != "variant=logq" || r[1] != "variant=plain" || r[6] != "2" {
+			t.Errorf("row %v", r)
+		}
+	}
+	summary, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if !strings.Contains(string(summary), "| logq − plain | 2 |") {
+		t.Errorf("summary.md lacks the differences:\n%s", summary)
+	}
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "differences.csv")); err == nil {
+		t.Error("differences.csv of the earlier report left behind")
 	}
 }
