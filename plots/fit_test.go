@@ -96,3 +96,66 @@ func TestFitNeverFails(t *testing.T) {
 		t.Errorf("NaN data: error %v", err)
 	}
 }
+
+func TestTradeoffErrors(t *testing.T) {
+	ok := func() TradeoffSeries {
+		return TradeoffSeries{Name: "a", X: []float64{0.1, 0.2}, Y: []float64{0.3, 0.2}}
+	}
+	for _, tc := range []struct {
+		name   string
+		series func() []TradeoffSeries
+		want   string
+	}{
+		{"none", func() []TradeoffSeries { return nil }, "plots: no trade-off series"},
+		{"no points", func() []TradeoffSeries { s := ok(); s.X, s.Y = nil, nil; return []TradeoffSeries{s} }, `plots: series "a" has no points`},
+		{"lengths", func() []TradeoffSeries { s := ok(); s.Y = s.Y[:1]; return []TradeoffSeries{s} }, `plots: series "a": len(Y) = 1, want len(X) = 2`},
+		{"tags", func() []TradeoffSeries { s := ok(); s.Tags = []string{"x"}; return []TradeoffSeries{s} }, `plots: series "a": len(Tags) = 1, want len(X) = 2`},
+		{"origin", func() []TradeoffSeries { s := ok(); s.Origin = 2; return []TradeoffSeries{s} }, `plots: series "a": Origin = 2, want an index of its 2 points`},
+		{"NaN", func() []TradeoffSeries { s := ok(); s.Y[1] = math.NaN(); return []TradeoffSeries{s} }, `plots: series "a", point 1: Y is NaN`},
+		{"interval", func() []TradeoffSeries {
+			s := ok()
+			s.XLo, s.XHi = []float64{0.05, 0.25}, []float64{0.15, 0.3}
+			return []TradeoffSeries{s}
+		}, `plots: series "a", point 1: interval [Lo, Hi] = [0.25, 0.3] does not contain X = 0.2`},
+		{"two unnamed", func() []TradeoffSeries { a, b := ok(), ok(); a.Name, b.Name = "", "b"; return []TradeoffSeries{a, b} }, "plots: series 0 has no name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Tradeoff(tc.series(), Labels{X: "tail", Y: "head"}, Settings{})
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestYRange checks the y axis of bars under each plots.y_range: from 0 by default and with
+// "zero", from a tick below the lowest interval with "data"; and of lines: fitted by default,
+// from 0 with "zero".
+func TestYRange(t *testing.T) {
+	for _, tc := range []struct {
+		yr             string
+		barLo, barHi   float64
+		lineLo, lineHi float64
+	}{
+		// recallNear1 spans [0.81, 0.91] with its intervals; the line spans [0.5, 0.9].
+		{"", 0, 1, 0.5, 0.9},
+		{YRangeZero, 0, 1, 0, 1},
+		{YRangeData, 0.8, 0.92, 0.5, 0.9},
+	} {
+		s := Settings{YRange: tc.yr}
+		p, err := GroupedBars(recallNear1(), Labels{Y: "Recall@300"}, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(p.Y.Min-tc.barLo) > 1e-9 || math.Abs(p.Y.Max-tc.barHi) > 1e-9 {
+			t.Errorf("y_range %q: bars' y axis [%v, %v], want [%v, %v]", tc.yr, p.Y.Min, p.Y.Max, tc.barLo, tc.barHi)
+		}
+		p, err = Lines([]LineSeries{{X: []float64{1, 2}, Y: []float64{0.5, 0.9}}}, Labels{X: "x", Y: "y"}, LineOptions{}, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(p.Y.Min-tc.lineLo) > 1e-9 || math.Abs(p.Y.Max-tc.lineHi) > 1e-9 {
+			t.Errorf("y_range %q: line's y axis [%v, %v], want [%v, %v]", tc.yr, p.Y.Min, p.Y.Max, tc.lineLo, tc.lineHi)
+		}
+	}
+}

@@ -351,8 +351,9 @@ func axisKeyList(axes []Axis) []string {
 }
 
 // retrievalFigures lists, at τ = 0: for every K, Recall@K by slice with one bar per group; the
-// training loss curves; and, for every numeric axis swept over at least two values, Recall@K of
-// all test pairs against that axis, one line per combination of the other axes.
+// training loss curves; for every numeric axis swept over at least two values, Recall@K of all
+// test pairs against that axis, one line per combination of the other axes; and, for every K,
+// the head-against-tail trade-off of Recall@K across the logit-adjustment strengths.
 func retrievalFigures(cfg *Config, recs []*runRecord, s *summary) []figure {
 	var figs []figure
 	for _, k := range s.ks["recall"] {
@@ -363,7 +364,67 @@ func retrievalFigures(cfg *Config, recs []*runRecord, s *summary) []figure {
 	if lf, ok := lossFigure(recs, s); ok {
 		figs = append(figs, lf)
 	}
-	return append(figs, sweepFigures(cfg, recs, s)...)
+	figs = append(figs, sweepFigures(cfg, recs, s)...)
+	if slices.Contains(presentSlices(s), "head") && slices.Contains(presentSlices(s), "tail") {
+		for _, k := range s.ks["recall"] {
+			figs = append(figs, figure{fmt.Sprintf("tradeoff_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
+				return tradeoff(s, k, ps)
+			}})
+		}
+	}
+	return figs
+}
+
+// tradeoff draws head against tail Recall@K: one point per group as trained (τ = 0, else the
+// smallest τ evaluated) with its 95% intervals across seeds in both directions, joined by a
+// line, in increasing τ, to its points under the other post-hoc logit-adjustment strengths τ of
+// eval, the largest tagged.
+func tradeoff(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
+	series := tradeoffSeries(s, k)
+	if len(series) == 0 {
+		return nil, fmt.Errorf("no group has both head and tail Recall@%d", k)
+	}
+	return plots.Tradeoff(series, plots.Labels{X: "Tail " + metricLabel("recall", k), Y: "Head " + metricLabel("recall", k)}, ps)
+}
+
+// tradeoffSeries returns the series of the trade-off figure of Recall@K.
+func tradeoffSeries(s *summary, k int) []plots.TradeoffSeries {
+	var series []plots.TradeoffSeries
+	for _, g := range s.groups {
+		ts := plots.TradeoffSeries{Name: s.label(g)}
+		intervals := true
+		var taus []float64
+		for _, tau := range s.taus { // in increasing order
+			head, okH := s.values[aggKey{g, tau, "head", "recall", k}]
+			tail, okT := s.values[aggKey{g, tau, "tail", "recall", k}]
+			if !okH || !okT {
+				continue
+			}
+			ts.X, ts.Y = append(ts.X, tail.Mean), append(ts.Y, head.Mean)
+			ts.XLo, ts.XHi = append(ts.XLo, max(tail.Lo, 0)), append(ts.XHi, min(tail.Hi, 1))
+			ts.YLo, ts.YHi = append(ts.YLo, max(head.Lo, 0)), append(ts.YHi, min(head.Hi, 1))
+			ts.Tags = append(ts.Tags, "")
+			if tau == 0 {
+				ts.Origin = len(taus)
+			}
+			taus = append(taus, tau)
+			intervals = intervals && head.N >= 2 && tail.N >= 2
+		}
+		if len(ts.X) == 0 {
+			continue
+		}
+		if !intervals { // a single seed: no interval across seeds
+			ts.XLo, ts.XHi, ts.YLo, ts.YHi = nil, nil, nil, nil
+		}
+		if n := len(ts.X); n > 1 {
+			ts.Tags[n-1] = fmt.Sprintf("τ=%g", taus[n-1])
+		}
+		series = append(series, ts)
+	}
+	if len(series) == 1 {
+		series[0].Name = ""
+	}
+	return series
 }
 
 // recallBars draws Recall@K by slice, one bar per group, with the 95% interval across seeds.

@@ -3,6 +3,7 @@ package workbench
 import (
 	"bytes"
 	"encoding/csv"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/samplingbias/workbench/metrics"
+	"github.com/samplingbias/workbench/plots"
 )
 
 // recordsOf builds run records of Recall@10 by slice: values[group][seed][slice].
@@ -337,5 +339,72 @@ func TestDifferencesEndToEnd(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "differences.csv")); err == nil {
 		t.Error("differences.csv of the earlier report left behind")
+	}
+}
+
+// TestTradeoffFigures: the report draws the head-against-tail trade-off of Recall@K for every
+// K, each variant's logit-adjustment strengths joined as a curve.
+func TestTradeoffFigures(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "seed=1$", "-set", "eval.logit_adjust=[0,0.5,1]"); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{1, 10} {
+		f, err := os.Open(filepath.Join(dir, "tradeoff_at_"+strconv.Itoa(k)+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Errorf("tradeoff_at_%d.png: %v", k, err)
+		}
+	}
+}
+
+// TestTradeoffSeries checks the trade-off figure's series against hand-made results: a point
+// per strength τ in increasing order, the point as trained (τ = 0) marked, the largest τ tagged,
+// intervals across seeds in both directions, none for a single seed.
+func TestTradeoffSeries(t *testing.T) {
+	rec := func(g string, seed int64, vals map[float64][2]float64) *runRecord { // τ -> head, tail
+		r := &runRecord{ID: g + ",seed=" + strconv.FormatInt(seed, 10), Group: g, Seed: seed}
+		for _, tau := range []float64{-0.5, 0, 1} {
+			for i, sl := range []string{"head", "tail"} {
+				v := vals[tau][i]
+				r.Results = append(r.Results, metrics.Result{Tau: tau, Slice: sl, Metric: "recall", K: 10, Value: v, Lo: v, Hi: v})
+			}
+		}
+		return r
+	}
+	recs := []*runRecord{
+		rec("variant=plain", 1, map[float64][2]float64{-0.5: {0.3, 0.1}, 0: {0.2, 0.2}, 1: {0.1, 0.3}}),
+		rec("variant=plain", 2, map[float64][2]float64{-0.5: {0.5, 0.1}, 0: {0.4, 0.2}, 1: {0.3, 0.5}}),
+		rec("variant=logq", 1, map[float64][2]float64{-0.5: {0.6, 0.1}, 0: {0.5, 0.2}, 1: {0.4, 0.3}}),
+	}
+	series := tradeoffSeries(summarize(recs), 10)
+	if len(series) != 2 {
+		t.Fatalf("%d series, want 2", len(series))
+	}
+	plain, logq := series[0], series[1]
+	// Means of the two seeds: head 0.4, 0.3, 0.2; tail 0.1, 0.2, 0.4.
+	want := plots.TradeoffSeries{Name: "plain", X: []float64{0.1, 0.2, 0.4}, Y: []float64{0.4, 0.3, 0.2}, Origin: 1,
+		Tags: []string{"", "", "τ=1"}}
+	if plain.Name != want.Name || plain.Origin != 1 || !reflect.DeepEqual(plain.Tags, want.Tags) {
+		t.Errorf("plain: %+v, want %+v", plain, want)
+	}
+	for i := range want.X {
+		if math.Abs(plain.X[i]-want.X[i]) > 1e-12 || math.Abs(plain.Y[i]-want.Y[i]) > 1e-12 {
+			t.Errorf("plain point %d: (%v, %v), want (%v, %v)", i, plain.X[i], plain.Y[i], want.X[i], want.Y[i])
+		}
+	}
+	// Tail at τ = 1: 0.3 and 0.5 → half-width t(0.975, 1)·0.1414/√2 = 12.706·0.1 (clamped to [0, 1]).
+	if lo, hi := plain.XLo[2], plain.XHi[2]; lo != 0 || hi != 1 {
+		t.Errorf("plain tail interval at τ = 1: [%v, %v], want [0, 1] (0.4 ± 1.27 clamped)", lo, hi)
+	}
+	if plain.YLo == nil || plain.YLo[1] >= plain.Y[1] || plain.YHi[1] <= plain.Y[1] {
+		t.Errorf("plain head intervals %v, %v", plain.YLo, plain.YHi)
+	}
+	if logq.XLo != nil || logq.YLo != nil {
+		t.Errorf("logq, a single seed, has intervals %v, %v", logq.XLo, logq.YLo)
 	}
 }
