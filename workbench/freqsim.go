@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 
+	"gonum.org/v1/plot"
+
 	"github.com/samplingbias/workbench/estimators/freqsim"
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/plots"
@@ -42,7 +44,7 @@ func runFreqSim(ctx context.Context, cfg *Config, o options, stdout io.Writer) e
 	if err := writeAtomic(filepath.Join(cfg.Out, "summary.md"), func(w io.Writer) error { return writeTVSummary(w, s, res) }); err != nil {
 		return err
 	}
-	written, err := tvFigures(cfg.Out, s, res, cfg.Plots)
+	written, err := tvFigures(cfg.Out, s, res, cfg.Plots, stdout)
 	if err != nil {
 		return err
 	}
@@ -143,8 +145,9 @@ func tvSeries(name string, cell []freqsim.Result) plots.LineSeries {
 }
 
 // tvFigures draws TV against step: one line per α at the smallest m, and one line per m at the
-// smallest α (Yi et al.'s figures use m = 1 and α = 0.01, the defaults' smallest values).
-func tvFigures(out string, s freqsim.Settings, res []freqsim.Result, ps plots.Settings) ([]string, error) {
+// smallest α (Yi et al.'s figures use m = 1 and α = 0.01, the defaults' smallest values). A
+// figure that does not fit as asked is drawn another way (plots.Fit), with a warning on warn.
+func tvFigures(out string, s freqsim.Settings, res []freqsim.Result, ps plots.Settings, warn io.Writer) ([]string, error) {
 	m0 := slices.Min(s.Hashes)
 	a0 := slices.Min(s.Alphas)
 	var byAlpha, byHashes []plots.LineSeries
@@ -154,24 +157,13 @@ func tvFigures(out string, s freqsim.Settings, res []freqsim.Result, ps plots.Se
 	for _, m := range s.Hashes {
 		byHashes = append(byHashes, tvSeries(fmt.Sprintf("m = %d", m), cellOf(res, a0, m)))
 	}
-	var written []string
-	for _, f := range []struct {
-		name   string
-		series []plots.LineSeries
-		title  string
-	}{
-		{"tv_by_alpha", byAlpha, fmt.Sprintf("Learning rate α (m = %d)", m0)},
-		{"tv_by_hashes", byHashes, fmt.Sprintf("Hash arrays m at equal memory (α = %g)", a0)},
-	} {
-		p, err := plots.Lines(f.series, plots.Labels{Title: f.title, X: "Training step", Y: "TV distance"}, plots.LineOptions{}, ps)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.name, err)
-		}
-		files, err := plots.Save(p, filepath.Join(out, f.name), ps)
-		if err != nil {
-			return nil, err
-		}
-		written = append(written, files...)
+	mk := func(name string, series []plots.LineSeries, title string) figure {
+		return figure{name, func(ps plots.Settings) (*plot.Plot, error) {
+			return plots.Lines(series, plots.Labels{Title: title, X: "Training step", Y: "TV distance"}, plots.LineOptions{}, ps)
+		}}
 	}
-	return written, nil
+	return drawFigures(out, ps, []figure{
+		mk("tv_by_alpha", byAlpha, fmt.Sprintf("Learning rate α (m = %d)", m0)),
+		mk("tv_by_hashes", byHashes, fmt.Sprintf("Hash arrays m at equal memory (α = %g)", a0)),
+	}, warn, true)
 }

@@ -268,7 +268,8 @@ func writeRetrievalOutputs(cfg *Config, recs []*runRecord, stdout io.Writer) err
 	if err := writeAtomic(filepath.Join(cfg.Out, "summary.md"), func(w io.Writer) error { return writeSummary(w, title, s, d) }); err != nil {
 		return err
 	}
-	return drawFigures(cfg, retrievalFigures(cfg, recs, s), stdout, true)
+	_, err = drawFigures(cfg.Out, cfg.Plots, retrievalFigures(cfg, recs, s), stdout, true)
+	return err
 }
 
 // checkReport checks, once the grid is planned and before anything trains, what the report
@@ -308,7 +309,8 @@ func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 	}
 	s := summarize(recs)
 	s.label = newLabeler(cfg.Plots.Labels, s.groups).label
-	return drawFigures(cfg, retrievalFigures(cfg, recs, s), stdout, false)
+	_, err := drawFigures(cfg.Out, cfg.Plots, retrievalFigures(cfg, recs, s), stdout, false)
+	return err
 }
 
 // figure is one figure of the report: its file name without extension, and how to build it.
@@ -317,25 +319,29 @@ type figure struct {
 	build func(plots.Settings) (*plot.Plot, error)
 }
 
-// drawFigures builds every figure at cfg.Plots through plots.Fit, which draws a figure that does
-// not fit as asked another way, says so in a warning line on stdout, and saves it if save.
-func drawFigures(cfg *Config, figs []figure, stdout io.Writer, save bool) error {
+// drawFigures builds every figure at ps through plots.Fit, which draws a figure that does not
+// fit as asked another way, says so in a warning line on warn, and, if save, saves it in the
+// directory out. It returns the files written.
+func drawFigures(out string, ps plots.Settings, figs []figure, warn io.Writer, save bool) ([]string, error) {
+	var written []string
 	for _, f := range figs {
-		p, used, note, err := plots.Fit(f.build, cfg.Plots)
+		p, used, note, err := plots.Fit(f.build, ps)
 		if err != nil {
-			return fmt.Errorf("%s figure: %w", f.name, err)
+			return written, fmt.Errorf("%s figure: %w", f.name, err)
 		}
 		if note != "" {
-			fmt.Fprintf(stdout, "warning: %s figure: %s\n", f.name, note)
+			fmt.Fprintf(warn, "warning: %s figure: %s\n", f.name, note)
 		}
 		if !save {
 			continue
 		}
-		if _, err := plots.Save(p, filepath.Join(cfg.Out, f.name), used); err != nil {
-			return err
+		files, err := plots.Save(p, filepath.Join(out, f.name), used)
+		written = append(written, files...)
+		if err != nil {
+			return written, err
 		}
 	}
-	return nil
+	return written, nil
 }
 
 // axisKeyList lists the keys of the ablation axes in order.
