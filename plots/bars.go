@@ -167,12 +167,8 @@ func GroupedBars(d BarData, l Labels, s Settings) (*plot.Plot, error) {
 		errBars = append(errBars, eb)
 	}
 	p.Add(errBars...) // above every bar
-	if d.Series[0].Name != "" {
-		lg, err := newLegend(t, p, entries, t.em*1.1)
-		if err != nil {
-			return nil, err
-		}
-		p.Add(lg)
+	if err := addLegend(t, p, entries, t.em*1.1); err != nil {
+		return nil, err
 	}
 	p.X.Min, p.X.Max = -0.5, float64(len(d.Groups))-0.5
 	if t.s.YRange == YRangeData {

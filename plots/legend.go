@@ -85,6 +85,19 @@ func newLegend(t theme, p *plot.Plot, entries []legendEntry, thumbW vg.Length) (
 	return l, l.layoutTop()
 }
 
+// addLegend adds the legend of entries to p, unless the figure has a single unnamed series.
+func addLegend(t theme, p *plot.Plot, entries []legendEntry, thumbW vg.Length) error {
+	if len(entries) == 1 && entries[0].name == "" {
+		return nil
+	}
+	lg, err := newLegend(t, p, entries, thumbW)
+	if err != nil {
+		return err
+	}
+	p.Add(lg)
+	return nil
+}
+
 // layoutTop chooses the fewest rows whose grid fits the figure's width, and checks the band's
 // height.
 func (l *legend) layoutTop() error {

@@ -1,7 +1,6 @@
 package plots
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -102,12 +101,8 @@ func Tradeoff(series []TradeoffSeries, l Labels, s Settings) (*plot.Plot, error)
 	p.Add(lines...)
 	p.Add(marks...)
 	p.Add(tags...)
-	if series[0].Name != "" {
-		lg, err := newLegend(t, p, entries, t.em*2.4)
-		if err != nil {
-			return nil, err
-		}
-		p.Add(lg)
+	if err := addLegend(t, p, entries, t.em*2.4); err != nil {
+		return nil, err
 	}
 	xlo, xhi, ylo, yhi := tradeoffExtent(series)
 	if t.s.YRange == YRangeZero {
@@ -139,24 +134,13 @@ func tradeoffExtent(series []TradeoffSeries) (xlo, xhi, ylo, yhi float64) {
 
 // validateTradeoff checks the input of Tradeoff.
 func validateTradeoff(series []TradeoffSeries) error {
-	if len(series) == 0 {
-		return errors.New("plots: no trade-off series")
-	}
-	names := make([]string, len(series))
-	for i, ts := range series {
-		names[i] = ts.Name
-	}
-	if err := checkNames("series", names, len(series) == 1); err != nil {
+	if err := checkSeries("trade-off", len(series), func(i int) (string, []float64, []float64) {
+		return series[i].Name, series[i].X, series[i].Y
+	}); err != nil {
 		return err
 	}
 	for i, ts := range series {
 		name := seriesName(ts.Name, i)
-		if len(ts.X) == 0 {
-			return fmt.Errorf("plots: series %s has no points", name)
-		}
-		if len(ts.Y) != len(ts.X) {
-			return fmt.Errorf("plots: series %s: len(Y) = %d, want len(X) = %d", name, len(ts.Y), len(ts.X))
-		}
 		if ts.Origin < 0 || ts.Origin >= len(ts.X) {
 			return fmt.Errorf("plots: series %s: Origin = %d, want an index of its %d points", name, ts.Origin, len(ts.X))
 		}

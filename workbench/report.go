@@ -100,6 +100,23 @@ func summarize(recs []*runRecord) *summary {
 	return s
 }
 
+// eachTable calls table for every table of summary.md, in order: every τ of post-hoc logit
+// adjustment, metric and K, with the table's name (e.g. "Recall@10, post-hoc logit adjustment
+// τ = 0.5").
+func (s *summary) eachTable(table func(tau float64, metric string, k int, name string)) {
+	for _, tau := range s.taus {
+		for _, m := range s.metricNames() {
+			for _, k := range s.ks[m] {
+				name := metricLabel(m, k)
+				if tau != 0 {
+					name += fmt.Sprintf(", post-hoc logit adjustment τ = %g", tau)
+				}
+				table(tau, m, k, name)
+			}
+		}
+	}
+}
+
 // metricNames lists the metrics present, recall first.
 func (s *summary) metricNames() []string {
 	var out []string
@@ -170,42 +187,34 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
 		fmt.Fprintf(w, " %s %d;", s.label(g), s.seeds[g])
 	}
 	fmt.Fprintln(w)
-	for _, tau := range s.taus {
-		for _, m := range s.metricNames() {
-			for _, k := range s.ks[m] {
-				name := metricLabel(m, k)
-				if tau != 0 {
-					name += fmt.Sprintf(", post-hoc logit adjustment τ = %g", tau)
-				}
-				fmt.Fprintf(w, "\n## %s\n\n| run | %s |\n|---|%s\n", name, strings.Join(sliceOrder[:], " | "), strings.Repeat("---|", len(sliceOrder)))
-				best := map[string]float64{}
-				for _, sl := range sliceOrder {
-					best[sl] = math.Inf(-1)
-					for _, g := range s.groups {
-						if v, ok := s.values[aggKey{g, tau, sl, m, k}]; ok && v.Mean > best[sl] {
-							best[sl] = v.Mean
-						}
-					}
-				}
-				for _, g := range s.groups {
-					fmt.Fprintf(w, "| %s |", s.label(g))
-					for _, sl := range sliceOrder {
-						v, ok := s.values[aggKey{g, tau, sl, m, k}]
-						if !ok {
-							fmt.Fprint(w, " – |")
-							continue
-						}
-						cellText := v.text()
-						if v.Mean == best[sl] {
-							cellText = "**" + cellText + "**"
-						}
-						fmt.Fprintf(w, " %s |", cellText)
-					}
-					fmt.Fprintln(w)
+	s.eachTable(func(tau float64, m string, k int, name string) {
+		fmt.Fprintf(w, "\n## %s\n\n| run | %s |\n|---|%s\n", name, strings.Join(sliceOrder[:], " | "), strings.Repeat("---|", len(sliceOrder)))
+		best := map[string]float64{}
+		for _, sl := range sliceOrder {
+			best[sl] = math.Inf(-1)
+			for _, g := range s.groups {
+				if v, ok := s.values[aggKey{g, tau, sl, m, k}]; ok && v.Mean > best[sl] {
+					best[sl] = v.Mean
 				}
 			}
 		}
-	}
+		for _, g := range s.groups {
+			fmt.Fprintf(w, "| %s |", s.label(g))
+			for _, sl := range sliceOrder {
+				v, ok := s.values[aggKey{g, tau, sl, m, k}]
+				if !ok {
+					fmt.Fprint(w, " – |")
+					continue
+				}
+				cellText := v.text()
+				if v.Mean == best[sl] {
+					cellText = "**" + cellText + "**"
+				}
+				fmt.Fprintf(w, " %s |", cellText)
+			}
+			fmt.Fprintln(w)
+		}
+	})
 	writeDifferencesSummary(w, s, d, s.label)
 	return nil
 }

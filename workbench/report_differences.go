@@ -294,40 +294,32 @@ func writeDifferencesSummary(w io.Writer, s *summary, d *differences, labels fun
 	fmt.Fprintf(w, "\n## Paired differences\n\nCell − baseline, paired by seed: mean over the seeds both ran ± half-width of the "+
 		"95%% Student-t interval of the differences (no interval for one common seed); "+
 		"✱ marks an interval that excludes 0. The same numbers are in differences.csv.\n")
-	for _, tau := range s.taus {
-		for _, m := range s.metricNames() {
-			for _, k := range s.ks[m] {
-				name := metricLabel(m, k)
-				if tau != 0 {
-					name += fmt.Sprintf(", post-hoc logit adjustment τ = %g", tau)
+	s.eachTable(func(tau float64, m string, k int, name string) {
+		fmt.Fprintf(w, "\n### %s, differences\n\n| cell − baseline | seeds | %s |\n|---|---|%s\n", name,
+			strings.Join(sliceOrder[:], " | "), strings.Repeat("---|", len(sliceOrder)))
+		for _, c := range d.cmps {
+			n := 0
+			var cells []string
+			for _, sl := range sliceOrder {
+				v, ok := d.values[diffKey{c, tau, sl, m, k}]
+				if !ok {
+					cells = append(cells, "–")
+					continue
 				}
-				fmt.Fprintf(w, "\n### %s, differences\n\n| cell − baseline | seeds | %s |\n|---|---|%s\n", name,
-					strings.Join(sliceOrder[:], " | "), strings.Repeat("---|", len(sliceOrder)))
-				for _, c := range d.cmps {
-					n := 0
-					var cells []string
-					for _, sl := range sliceOrder {
-						v, ok := d.values[diffKey{c, tau, sl, m, k}]
-						if !ok {
-							cells = append(cells, "–")
-							continue
-						}
-						n = max(n, v.N)
-						text := fmt.Sprintf("%+.4f", v.Mean)
-						if v.N >= 2 {
-							text += fmt.Sprintf(" ± %.4f", v.Hi-v.Mean)
-						}
-						if v.excludesZero() {
-							text += " ✱"
-						}
-						cells = append(cells, text)
-					}
-					if n == 0 {
-						continue
-					}
-					fmt.Fprintf(w, "| %s − %s | %d | %s |\n", labels(c.Cell), labels(c.Base), n, strings.Join(cells, " | "))
+				n = max(n, v.N)
+				text := fmt.Sprintf("%+.4f", v.Mean)
+				if v.N >= 2 {
+					text += fmt.Sprintf(" ± %.4f", v.Hi-v.Mean)
 				}
+				if v.excludesZero() {
+					text += " ✱"
+				}
+				cells = append(cells, text)
 			}
+			if n == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "| %s − %s | %d | %s |\n", labels(c.Cell), labels(c.Base), n, strings.Join(cells, " | "))
 		}
-	}
+	})
 }
