@@ -117,6 +117,27 @@ func (s *summary) eachTable(table func(tau float64, metric string, k int, name s
 	}
 }
 
+// refTau is the post-hoc logit-adjustment strength of the figures that show one: 0 (the ranking
+// as trained) if it was evaluated, else the smallest in magnitude.
+func (s *summary) refTau() float64 {
+	ref := math.Inf(1)
+	for _, tau := range s.taus {
+		if math.Abs(tau) < math.Abs(ref) {
+			ref = tau
+		}
+	}
+	return ref
+}
+
+// refMetric names Recall@K at refTau on a figure's axis: "Recall@10", or "Recall@10 (τ_LA = 0.5)"
+// when only logit-adjusted rankings were evaluated.
+func (s *summary) refMetric(k int) string {
+	if tau := s.refTau(); tau != 0 {
+		return fmt.Sprintf("%s (τ_LA = %g)", metricLabel("recall", k), tau)
+	}
+	return metricLabel("recall", k)
+}
+
 // metricNames lists the metrics present, recall first.
 func (s *summary) metricNames() []string {
 	var out []string
@@ -365,7 +386,7 @@ func axisKeyList(axes []Axis) []string {
 	return keys
 }
 
-// retrievalFigures lists, at τ = 0: for every K, Recall@K by slice with one bar per group; the
+// retrievalFigures lists, at τ = 0 (see refTau): for every K, Recall@K by slice with one bar per group; the
 // training loss curves; for every numeric axis swept over at least two values, Recall@K of all
 // test pairs against that axis, one line per combination of the other axes; and, for every K,
 // the head-against-tail trade-off of Recall@K across the logit-adjustment strengths.
@@ -447,7 +468,7 @@ func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 	var points []plots.BarPoint
 	for _, g := range s.groups {
 		for _, sl := range sliceOrder {
-			v, ok := s.values[aggKey{g, 0, sl, "recall", k}]
+			v, ok := s.values[aggKey{g, s.refTau(), sl, "recall", k}]
 			if !ok {
 				continue
 			}
@@ -463,7 +484,7 @@ func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return plots.GroupedBars(data, plots.Labels{Y: metricLabel("recall", k), X: "Positive item's popularity slice"}, ps)
+	return plots.GroupedBars(data, plots.Labels{Y: s.refMetric(k), X: "Positive item's popularity slice"}, ps)
 }
 
 // presentSlices lists the slices that have results, in figure order.
@@ -570,7 +591,7 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) []figure {
 				sort.Slice(pts, func(i, j int) bool { return pts[i].x < pts[j].x })
 				ls := plots.LineSeries{Name: label(name)}
 				for _, pt := range pts {
-					v := s.values[aggKey{pt.group, 0, "all", "recall", k}]
+					v := s.values[aggKey{pt.group, s.refTau(), "all", "recall", k}]
 					ls.X, ls.Y = append(ls.X, pt.x), append(ls.Y, v.Mean)
 					ls.Lo, ls.Hi = append(ls.Lo, max(v.Lo, 0)), append(ls.Hi, min(v.Hi, 1))
 				}
@@ -583,7 +604,7 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) []figure {
 				series[0].Name = ""
 			}
 			figs = append(figs, figure{fmt.Sprintf("recall_at_%d_vs_%s", k, last(key)), func(ps plots.Settings) (*plot.Plot, error) {
-				return plots.Lines(series, plots.Labels{X: axisLabel(key), Y: metricLabel("recall", k) + ", all pairs"}, plots.LineOptions{Markers: true}, ps)
+				return plots.Lines(series, plots.Labels{X: axisLabel(key), Y: s.refMetric(k) + ", all pairs"}, plots.LineOptions{Markers: true}, ps)
 			}})
 		}
 	}
