@@ -334,8 +334,13 @@ func TestDifferencesEndToEnd(t *testing.T) {
 	if !strings.Contains(string(summary), "| logq − plain | 2 |") {
 		t.Errorf("summary.md lacks the differences:\n%s", summary)
 	}
-	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir); err != nil {
+	// [report] is not part of a run's config: changing it rewrites the report, reruns nothing.
+	out, err := runCommand(t, "-config", smokeConfig, "-out", dir)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(out, "4 runs: 4 already finished, 0 to run") {
+		t.Errorf("output:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "differences.csv")); err == nil {
 		t.Error("differences.csv of the earlier report left behind")
