@@ -290,8 +290,9 @@ func (c *Config) clone() (*Config, error) {
 }
 
 // hash is the content hash of the resolved config of a run, without the output directory and the
-// [plots] and [report] sections: a finished run whose hash differs is not finished for this config, while
-// changing only how figures look redraws them from the finished runs.
+// [plots] and [report] sections: a finished run whose hash differs is not finished for this
+// config, while changing only how figures look or what the report compares rewrites them from
+// the finished runs.
 func (c *Config) hash() (string, error) {
 	cp := *c
 	cp.Plots, cp.Report = plots.Settings{}, ReportSettings{}
@@ -299,9 +300,9 @@ func (c *Config) hash() (string, error) {
 }
 
 // trainHash is the content hash of what training depends on: the config without the output
-// directory and the [plots], [report], [eval] and [slices] sections. Two invocations whose training hashes
-// differ must not share an output folder; a run whose training hash is unchanged is re-evaluated
-// from its saved model instead of retrained.
+// directory and the [plots], [report], [eval] and [slices] sections. Two invocations whose
+// training hashes differ must not share an output folder; a run whose training hash is unchanged
+// is re-evaluated from its saved model instead of retrained.
 func (c *Config) trainHash() (string, error) {
 	cp := *c
 	cp.Plots, cp.Report, cp.Eval, cp.Slices = plots.Settings{}, ReportSettings{}, metrics.Settings{}, metrics.SliceSettings{}

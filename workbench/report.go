@@ -53,7 +53,8 @@ type summary struct {
 	label  func(group string) string
 }
 
-func summarize(recs []*runRecord) *summary {
+// summarize aggregates recs across seeds; labels (plots.labels) name the groups.
+func summarize(recs []*runRecord, labels map[string]string) *summary {
 	s := &summary{ks: map[string][]int{}, values: map[aggKey]agg{}, sizes: map[string][2]int{}, seeds: map[string]int{}}
 	samples := map[aggKey][]float64{}
 	boot := map[aggKey][2]float64{} // the first run's bootstrap interval
@@ -92,7 +93,7 @@ func summarize(recs []*runRecord) *summary {
 		mean, lo, hi := metrics.MeanCI(samples[k])
 		s.values[k] = agg{mean, lo, hi, len(samples[k]), boot[k][0], boot[k][1]}
 	}
-	s.label = newLabeler(nil, s.groups).label
+	s.label = newLabeler(labels, s.groups).label
 	sort.Float64s(s.taus)
 	for m := range s.ks {
 		sort.Ints(s.ks[m])
@@ -280,8 +281,7 @@ func writeRetrievalOutputs(cfg *Config, recs []*runRecord, stdout io.Writer) err
 	if err := writeAtomic(filepath.Join(cfg.Out, "metrics.csv"), func(w io.Writer) error { return writeMetricsCSV(w, recs, axes) }); err != nil {
 		return err
 	}
-	s := summarize(recs)
-	s.label = newLabeler(cfg.Plots.Labels, s.groups).label
+	s := summarize(recs, cfg.Plots.Labels)
 	d, err := compare(cfg.Report, recs, s.groups)
 	if err != nil {
 		return err
@@ -337,8 +337,7 @@ func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 	if err := checkLabels(cfg.Plots.Labels, groups); err != nil {
 		return err
 	}
-	s := summarize(recs)
-	s.label = newLabeler(cfg.Plots.Labels, s.groups).label
+	s := summarize(recs, cfg.Plots.Labels)
 	_, err := drawFigures(cfg.Out, cfg.Plots, retrievalFigures(cfg, recs, s), stdout, false)
 	return err
 }

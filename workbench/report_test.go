@@ -49,7 +49,7 @@ func TestPairedDifferences(t *testing.T) {
 		"variant=plain": {1: {"head": 0.10, "tail": 0.30}, 2: {"head": 0.12, "tail": 0.32}, 3: {"head": 0.08, "tail": 0.34}},
 		"variant=logq":  {1: {"head": 0.15, "tail": 0.25}},
 	}, []string{"variant=full", "variant=plain", "variant=logq"})
-	s := summarize(recs)
+	s := summarize(recs, nil)
 	d, err := compare(ReportSettings{Baseline: "variant=full"}, recs, s.groups)
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +199,7 @@ func TestSingleSeedInterval(t *testing.T) {
 	}
 	recs := recordsOf(map[string]map[int64]map[string]float64{"variant=plain": {1: {"all": 0.3}}}, []string{"variant=plain"})
 	var buf bytes.Buffer
-	if err := writeSummary(&buf, "test", summarize(recs), nil); err != nil {
+	if err := writeSummary(&buf, "test", summarize(recs, nil), nil); err != nil {
 		t.Fatal(err)
 	}
 	if out := buf.String(); strings.Contains(out, "± 0.0000") || !strings.Contains(out, "0.3000 [0.2900, 0.3200]ᵇ") {
@@ -389,7 +389,7 @@ func TestTradeoffSeries(t *testing.T) {
 		rec("variant=plain", 2, map[float64][2]float64{-0.5: {0.5, 0.1}, 0: {0.4, 0.2}, 1: {0.3, 0.5}}),
 		rec("variant=logq", 1, map[float64][2]float64{-0.5: {0.6, 0.1}, 0: {0.5, 0.2}, 1: {0.4, 0.3}}),
 	}
-	series := tradeoffSeries(summarize(recs), 10)
+	series := tradeoffSeries(summarize(recs, nil), 10)
 	if len(series) != 2 {
 		t.Fatalf("%d series, want 2", len(series))
 	}
