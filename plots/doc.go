@@ -17,7 +17,8 @@
 //     view: Color blindness", Nature Methods 8:441), which colour-blind readers can tell apart,
 //     and, so that the figure survives grayscale printing, line i with dash pattern Dashes(i)
 //     and marker Marker(i), bar i with hatching pattern i; 8 colours and 7 patterns make the
-//     first 56 series of a figure differ in colour or pattern, series i and i+8 in pattern;
+//     first DistinctSeries = 56 series of a figure differ in colour or pattern, series i and
+//     i+8 in pattern;
 //   - the legend sits in its own band between the title and the data area, in as many columns
 //     as fit, or beside the data area (Settings.Legend), so it never covers data;
 //   - text sizes follow Settings.FontSize in points at the final printed size, so that a figure

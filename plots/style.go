@@ -47,6 +47,10 @@ const (
 	numMarkers  = 8
 )
 
+// DistinctSeries is the number of series a figure draws each in its own (colour, pattern)
+// pair: series i and i+DistinctSeries look alike.
+const DistinctSeries = numColors * numPatterns
+
 // Color returns the colour of series i (i ≥ 0): the Okabe–Ito palette in the order blue,
 // vermillion, bluish green, orange, reddish purple, sky blue, black, yellow, repeating after 8
 // series.

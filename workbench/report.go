@@ -337,6 +337,10 @@ func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 	if err := checkLabels(cfg.Plots.Labels, groups); err != nil {
 		return err
 	}
+	if len(groups) > plots.DistinctSeries {
+		fmt.Fprintf(stdout, "warning: %d cells: in the figures, cells more than %d apart share colour and pattern; "+
+			"summary.md and metrics.csv tell them apart\n", len(groups), plots.DistinctSeries)
+	}
 	s := summarize(recs, cfg.Plots.Labels)
 	_, err := drawFigures(cfg.Out, cfg.Plots, retrievalFigures(cfg, recs, s), stdout, false)
 	return err
