@@ -138,7 +138,9 @@ func comparisons(rs ReportSettings, groups []string) ([]comparison, error) {
 	if rs.AllPairs {
 		for i, g := range groups {
 			for _, b := range groups[:i] {
-				out = append(out, comparison{Cell: g, Base: b})
+				if c := (comparison{Cell: g, Base: b}); !slices.Contains(out, c) { // not already against its baseline
+					out = append(out, c)
+				}
 			}
 		}
 	}

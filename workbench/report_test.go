@@ -169,6 +169,17 @@ func TestComparisons(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("all pairs: %v, want %v", got, want)
 	}
+	// Both: each pair once, the baselines' first.
+	got, err = comparisons(ReportSettings{Baseline: "temperature=0.05", AllPairs: true}, groups[:3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []comparison{
+		{groups[1], groups[0]}, {groups[2], groups[0]}, {groups[2], groups[1]},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("baseline and all pairs: %v, want %v", got, want)
+	}
 	for _, tc := range []struct{ baseline, want string }{
 		{"loss=full", `report.baseline: "loss" is not an axis of the grid (its axes, as in run ids: temperature, variant)`},
 		{"variant=softmax", `report.baseline: "variant=softmax" matches no cell of the grid`},
