@@ -331,8 +331,13 @@ func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	if _, err := comparisons(cfg.Report, groups); err != nil {
+	_, alone, err := comparisons(cfg.Report, groups)
+	if err != nil {
 		return err
+	}
+	if len(alone) > 0 {
+		fmt.Fprintf(stdout, "warning: report.baseline %q: no baseline cell has the other settings of %s; they are not compared\n",
+			cfg.Report.Baseline, strings.Join(alone, "; "))
 	}
 	if err := checkLabels(cfg.Plots.Labels, groups); err != nil {
 		return err
@@ -342,7 +347,7 @@ func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 			"summary.md and metrics.csv tell them apart\n", len(groups), plots.DistinctSeries)
 	}
 	s := summarize(recs, cfg.Plots.Labels)
-	_, err := drawFigures(cfg.Out, cfg.Plots, retrievalFigures(cfg, recs, s), stdout, false)
+	_, err = drawFigures(cfg.Out, cfg.Plots, retrievalFigures(cfg, recs, s), stdout, false)
 	return err
 }
 

@@ -77,14 +77,14 @@ type comparison struct {
 }
 
 // comparisons lists the pairs of groups (in grid order) that rs asks for: each group against
-// its baseline, then, with AllPairs, every group against every earlier one. It is an error if
-// the baseline names an axis the grid does not have or matches no cell.
-func comparisons(rs ReportSettings, groups []string) ([]comparison, error) {
+// its baseline, then, with AllPairs, every group against every earlier one; and the groups that
+// have no baseline of the same values on the other axes. It is an error if the baseline names
+// an axis the grid does not have or matches no cell.
+func comparisons(rs ReportSettings, groups []string) (out []comparison, alone []string, err error) {
 	spec, err := parseCellSpec(rs.Baseline)
 	if err != nil {
-		return nil, fmt.Errorf("report.baseline: %w", err)
+		return nil, nil, fmt.Errorf("report.baseline: %w", err)
 	}
-	var out []comparison
 	if len(spec) > 0 {
 		var first map[string]string
 		if len(groups) > 0 {
@@ -92,7 +92,7 @@ func comparisons(rs ReportSettings, groups []string) ([]comparison, error) {
 		}
 		for _, kv := range spec {
 			if _, ok := first[kv[0]]; !ok {
-				return nil, fmt.Errorf("report.baseline: %q is not an axis of the grid (its axes, as in run ids: %s)",
+				return nil, nil, fmt.Errorf("report.baseline: %q is not an axis of the grid (its axes, as in run ids: %s)",
 					kv[0], strings.Join(slices.Sorted(maps.Keys(first)), ", "))
 			}
 		}
@@ -112,13 +112,14 @@ func comparisons(rs ReportSettings, groups []string) ([]comparison, error) {
 			}
 		}
 		if len(bases) == 0 {
-			return nil, fmt.Errorf("report.baseline: %q matches no cell of the grid", rs.Baseline)
+			return nil, nil, fmt.Errorf("report.baseline: %q matches no cell of the grid", rs.Baseline)
 		}
 		for _, g := range groups {
 			if isBase(g) {
 				continue
 			}
 			m := groupSettings(g)
+			found := false
 			for _, b := range bases {
 				bm := groupSettings(b)
 				same := true
@@ -130,8 +131,12 @@ func comparisons(rs ReportSettings, groups []string) ([]comparison, error) {
 				}
 				if same {
 					out = append(out, comparison{Cell: g, Base: b})
+					found = true
 					break
 				}
+			}
+			if !found {
+				alone = append(alone, g)
 			}
 		}
 	}
@@ -144,7 +149,7 @@ func comparisons(rs ReportSettings, groups []string) ([]comparison, error) {
 			}
 		}
 	}
-	return out, nil
+	return out, alone, nil
 }
 
 func specHas(spec [][2]string, key string) bool {
@@ -181,18 +186,19 @@ func (d difference) excludesZero() bool {
 // differences at every coordinate (keys, in order).
 type differences struct {
 	cmps   []comparison
+	alone  []string // groups without a baseline
 	values map[diffKey]difference
 	keys   []diffKey
 }
 
 // compare computes the paired differences that rs asks for between the groups of recs.
 func compare(rs ReportSettings, recs []*runRecord, groups []string) (*differences, error) {
-	cmps, err := comparisons(rs, groups)
+	cmps, alone, err := comparisons(rs, groups)
 	if err != nil {
 		return nil, err
 	}
 	values, keys := pairedDifferences(recs, cmps)
-	return &differences{cmps, values, keys}, nil
+	return &differences{cmps, alone, values, keys}, nil
 }
 
 // pairedDifferences computes, for every comparison and every (τ, slice, metric, K) that both
@@ -296,6 +302,13 @@ func writeDifferencesSummary(w io.Writer, s *summary, d *differences, labels fun
 	fmt.Fprintf(w, "\n## Paired differences\n\nCell − baseline, paired by seed: mean over the seeds both ran ± half-width of the "+
 		"95%% Student-t interval of the differences (no interval for one common seed); "+
 		"✱ marks an interval that excludes 0. The same numbers are in differences.csv.\n")
+	if len(d.alone) > 0 {
+		names := make([]string, len(d.alone))
+		for i, g := range d.alone {
+			names[i] = labels(g)
+		}
+		fmt.Fprintf(w, "\nNot compared, for want of a baseline cell with the same other settings: %s.\n", strings.Join(names, "; "))
+	}
 	s.eachTable(func(tau float64, m string, k int, name string) {
 		fmt.Fprintf(w, "\n### %s, differences\n\n| cell − baseline | seeds | %s |\n|---|---|%s\n", name,
 			strings.Join(sliceOrder[:], " | "), strings.Repeat("---|", len(sliceOrder)))

@@ -136,9 +136,12 @@ func TestComparisons(t *testing.T) {
 		"variant=full,temperature=0.05", "variant=full,temperature=0.1",
 		"variant=plain,temperature=0.05", "variant=plain,temperature=0.1", "variant=logq,temperature=0.2",
 	}
-	got, err := comparisons(ReportSettings{Baseline: "variant=full"}, groups)
+	got, alone, err := comparisons(ReportSettings{Baseline: "variant=full"}, groups)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := []string{"variant=logq,temperature=0.2"}; !reflect.DeepEqual(alone, want) {
+		t.Errorf("not compared: %v, want %v", alone, want)
 	}
 	want := []comparison{
 		{"variant=plain,temperature=0.05", "variant=full,temperature=0.05"},
@@ -147,7 +150,7 @@ func TestComparisons(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("baseline variant=full: %v, want %v", got, want)
 	}
-	got, err = comparisons(ReportSettings{Baseline: "variant=full,temperature=0.1"}, groups[:4])
+	got, _, err = comparisons(ReportSettings{Baseline: "variant=full,temperature=0.1"}, groups[:4])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +162,7 @@ func TestComparisons(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("baseline of both axes: %v, want %v", got, want)
 	}
-	got, err = comparisons(ReportSettings{AllPairs: true}, groups[:3])
+	got, _, err = comparisons(ReportSettings{AllPairs: true}, groups[:3])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +173,7 @@ func TestComparisons(t *testing.T) {
 		t.Errorf("all pairs: %v, want %v", got, want)
 	}
 	// Both: each pair once, the baselines' first.
-	got, err = comparisons(ReportSettings{Baseline: "temperature=0.05", AllPairs: true}, groups[:3])
+	got, _, err = comparisons(ReportSettings{Baseline: "temperature=0.05", AllPairs: true}, groups[:3])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +189,7 @@ func TestComparisons(t *testing.T) {
 		{"variant", `report.baseline: "variant": want axis=value pairs`},
 		{"variant=a,variant=b", `report.baseline: "variant=a,variant=b": axis variant given twice`},
 	} {
-		_, err := comparisons(ReportSettings{Baseline: tc.baseline}, groups)
+		_, _, err := comparisons(ReportSettings{Baseline: tc.baseline}, groups)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("baseline %q: error %v, want %q", tc.baseline, err, tc.want)
 		}
