@@ -48,12 +48,10 @@ func lines(series []LineSeries, l Labels, o LineOptions, s Settings, aggregate b
 	if err := validateLines(series, o); err != nil {
 		return nil, err
 	}
-	t, p, err := newFigure(l, true, s)
+	t, p, err := newXYFigure(l, s)
 	if err != nil {
 		return nil, err
 	}
-	p.X.Padding = t.em * 0.3
-	p.Y.Padding = t.em * 0.3
 	if o.LogX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = logTicks{}

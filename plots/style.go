@@ -200,6 +200,18 @@ func newFigure(l Labels, needX bool, s Settings) (theme, *plot.Plot, error) {
 	return t, p, err
 }
 
+// newXYFigure is newFigure for a figure of two numeric axes, both labelled, with the data kept
+// a little away from them.
+func newXYFigure(l Labels, s Settings) (theme, *plot.Plot, error) {
+	t, p, err := newFigure(l, true, s)
+	if err != nil {
+		return t, nil, err
+	}
+	p.X.Padding = t.em * 0.3
+	p.Y.Padding = t.em * 0.3
+	return t, p, nil
+}
+
 // newPlot returns an empty plot with the theme's fonts, axes and labels; a label longer than
 // the side of the figure it runs along is a *LayoutError.
 func (t theme) newPlot(l Labels) (*plot.Plot, error) {

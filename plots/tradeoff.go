@@ -40,12 +40,10 @@ func Tradeoff(series []TradeoffSeries, l Labels, s Settings) (*plot.Plot, error)
 	if err := validateTradeoff(series); err != nil {
 		return nil, err
 	}
-	t, p, err := newFigure(l, true, s)
+	t, p, err := newXYFigure(l, s)
 	if err != nil {
 		return nil, err
 	}
-	p.X.Padding = t.em * 0.3
-	p.Y.Padding = t.em * 0.3
 	p.Add(&plotter.Grid{Horizontal: t.gridLine, Vertical: t.gridLine})
 	var lines, bars, marks, tags []plot.Plotter
 	entries := make([]legendEntry, len(series))
