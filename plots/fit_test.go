@@ -56,6 +56,7 @@ func TestFitNeverFails(t *testing.T) {
 			Settings{Width: 2}, "wider than the figure", LegendTop, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			tc.s.DPI = 100 // enough to check the size, and fast
 			p, used, note, err := Fit(tc.build, tc.s)
 			if err != nil {
 				t.Fatal(err)
