@@ -116,7 +116,8 @@ func NewBarData(groups []string, points []BarPoint) (BarData, error) {
 // group, one bar per series with its error bar, labelled by l and sized by s (whose zero value
 // works; Save the figure with the same Settings). The y axis runs from 0, or from a labelled
 // tick below the lowest bar or error bar if that is negative, to a labelled tick above the
-// highest.
+// highest; with s.YRange "data", from a labelled tick below the lowest bar or error bar, the
+// bars standing on the axis's lower end.
 func GroupedBars(d BarData, l Labels, s Settings) (*plot.Plot, error) {
 	if err := d.validate(); err != nil {
 		return nil, err
@@ -166,16 +167,36 @@ func GroupedBars(d BarData, l Labels, s Settings) (*plot.Plot, error) {
 		errBars = append(errBars, eb)
 	}
 	p.Add(errBars...) // above every bar
-	if d.Series[0].Name != "" {
-		lg, err := newLegend(t, p, entries, t.em*1.1)
-		if err != nil {
-			return nil, err
-		}
-		p.Add(lg)
+	if err := addLegend(t, p, entries, t.em*1.1); err != nil {
+		return nil, err
 	}
 	p.X.Min, p.X.Max = -0.5, float64(len(d.Groups))-0.5
-	p.Y.Min, p.Y.Max = niceLinear(math.Min(p.Y.Min, 0), p.Y.Max)
+	if t.s.YRange == YRangeData {
+		lo, hi := d.extent()
+		// A margin below the lowest value, so that its bar shows, but not below 0 for
+		// values that are not negative.
+		low := lo - 0.1*(hi-lo)
+		if lo >= 0 {
+			low = math.Max(low, 0)
+		}
+		p.Y.Min, p.Y.Max = niceLinear(low, hi)
+	} else {
+		p.Y.Min, p.Y.Max = niceLinear(math.Min(p.Y.Min, 0), p.Y.Max)
+	}
 	return p, nil
+}
+
+// extent returns the lowest and highest value drawn: bars and error bars.
+func (d BarData) extent() (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, bs := range d.Series {
+		for _, vs := range [][]float64{bs.Values, bs.Lo, bs.Hi} {
+			for _, v := range vs {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	return lo, hi
 }
 
 // barWidth estimates the printed width of one bar, for sizing error bar caps: the data area
@@ -304,10 +325,11 @@ type bars struct {
 // Plot implements plot.Plotter.
 func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
+	base := math.Min(math.Max(0, p.Y.Min), p.Y.Max) // bars stand on 0, or on the axis's end
 	for g, v := range b.values {
 		x := float64(g) + b.offset
 		x0, x1 := trX(x-b.width/2), trX(x+b.width/2)
-		y0, y1 := trY(0), trY(v)
+		y0, y1 := trY(base), trY(v)
 		b.draw(&c, vg.Rectangle{Min: vg.Point{X: x0, Y: min(y0, y1)}, Max: vg.Point{X: x1, Y: max(y0, y1)}})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"gonum.org/v1/plot"
+
 	"github.com/samplingbias/workbench/plots"
 )
 
@@ -89,4 +91,46 @@ func ExampleLines() {
 	fmt.Println(filepath.Base(paths[0]))
 	// Output:
 	// tv_by_alpha.png
+}
+
+// Head against tail Recall@10 of sixteen variants, each as trained and under post-hoc logit
+// adjustment of strength τ = 1 and 2, built through Fit: their legend fits neither above nor
+// beside the plot of a column-wide figure, so Fit draws the figure a little taller and says so;
+// the figure is saved with the Settings Fit used.
+func ExampleFit() {
+	dir, err := os.MkdirTemp("", "plots-example")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+
+	var series []plots.TradeoffSeries
+	for i := range 16 {
+		x0, y0 := 0.02+0.005*float64(i), 0.25-0.015*float64(i)
+		series = append(series, plots.TradeoffSeries{
+			Name: fmt.Sprintf("variant %d", i),
+			X:    []float64{x0, x0 + 0.01, x0 + 0.015}, // tail Recall@10 at τ = 0, 1, 2
+			Y:    []float64{y0, y0 - 0.05, y0 - 0.1},   // head Recall@10
+			Tags: []string{"", "", "τ=2"},
+		})
+	}
+	build := func(s plots.Settings) (*plot.Plot, error) {
+		return plots.Tradeoff(series, plots.Labels{X: "Tail Recall@10", Y: "Head Recall@10"}, s)
+	}
+	p, used, note, err := plots.Fit(build, plots.Settings{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(note)
+	paths, err := plots.Save(p, filepath.Join(dir, "tradeoff_at_10"), used)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(filepath.Base(paths[0]), used.Width, "×", used.Height, "in, legend", used.Legend)
+	// Output:
+	// the legend's 3×6 grid needs 0.92 in, more than 35% of the figure's height (2.60 in); drawn at 3.5 × 2.7 in instead of 3.5 × 2.6 in (set plots.width and plots.height to choose)
+	// tradeoff_at_10.png 3.5 × 2.7 in, legend top
 }

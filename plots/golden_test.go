@@ -47,6 +47,13 @@ var goldenFigures = []struct {
 	{"loss_log", func() (*plot.Plot, error) {
 		return Lines(lossSeries(), Labels{X: "training step", Y: "training loss (nats)"}, LineOptions{LogY: true}, goldenSettings)
 	}},
+	{"recall_bars_right_data", func() (*plot.Plot, error) {
+		return GroupedBars(recallNear1(), Labels{Y: "Recall@300", X: "popularity slice"},
+			Settings{DPI: goldenSettings.DPI, Legend: LegendRight, YRange: YRangeData, Width: 5})
+	}},
+	{"tradeoff", func() (*plot.Plot, error) {
+		return Tradeoff(tradeoffSeries(), Labels{X: "Tail Recall@10", Y: "Head Recall@10"}, goldenSettings)
+	}},
 	{"temperature_markers", func() (*plot.Plot, error) {
 		return Lines(temperatureSeries(), Labels{X: "softmax temperature τ", Y: "Recall@50"},
 			LineOptions{LogX: true, Markers: true}, Settings{DPI: goldenSettings.DPI, Font: "sans"})
@@ -68,6 +75,46 @@ func recallBars() BarData {
 				Lo: []float64{0.39, 0.28, 0.14, 0.285}, Hi: []float64{0.41, 0.30, 0.16, 0.295}},
 		},
 	}
+}
+
+// recallNear1 is recallBars moved to values near 0.9, like Recall@300, whose differences an
+// axis from 0 flattens.
+func recallNear1() BarData {
+	d := recallBars()
+	for i := range d.Series {
+		for _, vs := range [][]float64{d.Series[i].Values, d.Series[i].Lo, d.Series[i].Hi} {
+			for g := range vs {
+				vs[g] = 0.8 + vs[g]/4
+			}
+		}
+	}
+	return d
+}
+
+// tradeoffSeries is tail against head Recall@10 of three variants as trained and under post-hoc
+// logit adjustment of strength τ = 0.5, 1, 2, which trades head for tail, with 95% intervals;
+// the first variant has no intervals (a single seed).
+func tradeoffSeries() []TradeoffSeries {
+	pts := []struct {
+		name string
+		x, y []float64
+	}{
+		{"plain", []float64{0.068, 0.071, 0.072, 0.070}, []float64{0.008, 0.005, 0.003, 0.002}},
+		{"logQ", []float64{0.047, 0.058, 0.066, 0.070}, []float64{0.112, 0.095, 0.070, 0.040}},
+		{"full softmax", []float64{0.024, 0.040, 0.055, 0.066}, []float64{0.253, 0.205, 0.140, 0.080}},
+	}
+	var out []TradeoffSeries
+	for i, p := range pts {
+		ts := TradeoffSeries{Name: p.name, X: p.x, Y: p.y, Tags: []string{"", "", "", "τ=2"}}
+		if i > 0 {
+			for j := range p.x {
+				ts.XLo, ts.XHi = append(ts.XLo, p.x[j]-0.004), append(ts.XHi, p.x[j]+0.004)
+				ts.YLo, ts.YHi = append(ts.YLo, p.y[j]-0.01), append(ts.YHi, p.y[j]+0.012)
+			}
+		}
+		out = append(out, ts)
+	}
+	return out
 }
 
 // tvSeries mimics Yi et al. figure 3: TV distance against step for three learning rates α,

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -111,14 +112,70 @@ func TestLegendLayout(t *testing.T) {
 	}
 }
 
-// TestLegendTooBig checks that a legend that would crowd out the data is an error.
+// TestLegendTooBig checks that a legend that would crowd out the data is a *LayoutError
+// giving the figure height at which it fits.
 func TestLegendTooBig(t *testing.T) {
 	th, p, entries := namedEntries(t, "in-batch sampling, importance weights %d", 9)
 	// One column of 9 rows of 8 pt text is about 1.3 in, half the 2.6 in figure.
 	_, err := newLegend(th, p, entries, th.em*2.4)
 	want := "plots: the legend's 1×9 grid needs"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
-		t.Errorf("error %v, want one starting %q", err, want)
+		t.Fatalf("error %v, want one starting %q", err, want)
+	}
+	var le *LayoutError
+	if !errors.As(err, &le) || le.Width != 0 || !(le.Height > th.s.Height) {
+		t.Fatalf("error %#v, want a *LayoutError asking for a taller figure", err)
+	}
+	// At the height asked for, it fits.
+	s := th.s
+	s.Height = le.Height
+	th2 := newTheme(s)
+	if _, err := newLegend(th2, p, entries, th.em*2.4); err != nil {
+		t.Errorf("at the %.1f in asked for: %v", le.Height, err)
+	}
+}
+
+// TestLegendRight checks the legend beside the data: right of the data area, within the
+// figure, vertically within it, and the data area narrowed by its width.
+func TestLegendRight(t *testing.T) {
+	s := Settings{Legend: LegendRight, Height: 3}
+	if err := s.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	var series []LineSeries
+	for i := range 12 {
+		series = append(series, LineSeries{Name: fmt.Sprintf("v%d", i), X: []float64{0, 1}, Y: []float64{0, float64(i)}})
+	}
+	p, err := Lines(series, Labels{X: "x", Y: "y"}, LineOptions{}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, p0, err := newFigure(Labels{X: "x", Y: "y"}, true, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := make([]legendEntry, len(series))
+	for i := range entries {
+		entries[i].name = series[i].Name
+	}
+	lg, err := newLegend(th, p0, entries, th.em*2.4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lg.cols != 1 || lg.rows() != 12 {
+		t.Errorf("%d×%d grid, want one column of 12", lg.cols, lg.rows())
+	}
+	w, h := vg.Length(s.Width)*vg.Inch, vg.Length(s.Height)*vg.Inch
+	m := s.margin()
+	fig := draw.Crop(draw.New(vgimg.New(w, h)), m, -m, m, -m)
+	p.Add(lg)
+	data := p.DataCanvas(fig)
+	r := lg.rect(data)
+	if r.Min.X < data.Max.X+lg.gap-1e-9 || r.Max.X > w-m+1e-9 {
+		t.Errorf("legend spans x [%v, %v]; data area ends at %v, figure at %v", r.Min.X, r.Max.X, data.Max.X, w-m)
+	}
+	if r.Min.Y < m-1e-9 || r.Max.Y > h-m+1e-9 {
+		t.Errorf("legend spans y [%v, %v], outside the figure [%v, %v]", r.Min.Y, r.Max.Y, m, h-m)
 	}
 }
 

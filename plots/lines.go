@@ -1,7 +1,6 @@
 package plots
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -34,7 +33,8 @@ type LineOptions struct {
 
 // Lines returns a line plot of series, series i in Color(i) with Dashes(i), each over its band
 // if it has one, labelled by l and sized by s (whose zero value works; Save the figure with the
-// same Settings). The x axis spans the data; the y axis ends on labelled ticks.
+// same Settings). The x axis spans the data; the y axis ends on labelled ticks around the data,
+// and includes 0 when s.YRange is "zero" (a log y axis always fits the data).
 //
 // A series with more points than the figure has pixel columns at s.DPI is drawn through its M4
 // aggregate (see the package documentation), which looks the same at that resolution.
@@ -48,12 +48,10 @@ func lines(series []LineSeries, l Labels, o LineOptions, s Settings, aggregate b
 	if err := validateLines(series, o); err != nil {
 		return nil, err
 	}
-	t, p, err := newFigure(l, true, s)
+	t, p, err := newXYFigure(l, s)
 	if err != nil {
 		return nil, err
 	}
-	p.X.Padding = t.em * 0.3
-	p.Y.Padding = t.em * 0.3
 	if o.LogX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = logTicks{}
@@ -101,16 +99,15 @@ func lines(series []LineSeries, l Labels, o LineOptions, s Settings, aggregate b
 	p.Add(bands...)
 	p.Add(curves...)
 	p.Add(marks...)
-	if series[0].Name != "" {
-		lg, err := newLegend(t, p, entries, t.em*2.4)
-		if err != nil {
-			return nil, err
-		}
-		p.Add(lg)
+	if err := addLegend(t, p, entries, t.em*2.4); err != nil {
+		return nil, err
 	}
-	if o.LogY {
+	switch {
+	case o.LogY:
 		p.Y.Min, p.Y.Max = niceLog(p.Y.Min, p.Y.Max)
-	} else {
+	case t.s.YRange == YRangeZero:
+		p.Y.Min, p.Y.Max = niceLinear(math.Min(p.Y.Min, 0), math.Max(p.Y.Max, 0))
+	default:
 		p.Y.Min, p.Y.Max = niceLinear(p.Y.Min, p.Y.Max)
 	}
 	if p.X.Min == p.X.Max { // single points: give them room
@@ -125,24 +122,13 @@ func lines(series []LineSeries, l Labels, o LineOptions, s Settings, aggregate b
 
 // validateLines checks the input of Lines.
 func validateLines(series []LineSeries, o LineOptions) error {
-	if len(series) == 0 {
-		return errors.New("plots: no line series")
-	}
-	names := make([]string, len(series))
-	for i, ls := range series {
-		names[i] = ls.Name
-	}
-	if err := checkNames("series", names, len(series) == 1); err != nil {
+	if err := checkSeries("line", len(series), func(i int) (string, []float64, []float64) {
+		return series[i].Name, series[i].X, series[i].Y
+	}); err != nil {
 		return err
 	}
 	for i, ls := range series {
 		name := seriesName(ls.Name, i)
-		if len(ls.X) == 0 {
-			return fmt.Errorf("plots: series %s has no points", name)
-		}
-		if len(ls.Y) != len(ls.X) {
-			return fmt.Errorf("plots: series %s: len(Y) = %d, want len(X) = %d", name, len(ls.Y), len(ls.X))
-		}
 		if len(ls.X) == 1 && !o.Markers {
 			return fmt.Errorf("plots: series %s has a single point, which shows only with Markers", name)
 		}
@@ -169,6 +155,32 @@ func validateLines(series []LineSeries, o LineOptions) error {
 			if v := lowest(ls, j); v <= 0 {
 				return fmt.Errorf("plots: series %s, %s: value %v, but a log y axis needs positive values", name, at(j), v)
 			}
+		}
+	}
+	return nil
+}
+
+// checkSeries checks what every kind of series shares: n ≥ 1 series of the kind, named unless
+// there is only one and never twice, each with at least one point and as many Y as X;
+// series(i) returns the name and coordinates of series i.
+func checkSeries(kind string, n int, series func(i int) (name string, x, y []float64)) error {
+	if n == 0 {
+		return fmt.Errorf("plots: no %s series", kind)
+	}
+	names := make([]string, n)
+	for i := range n {
+		names[i], _, _ = series(i)
+	}
+	if err := checkNames("series", names, n == 1); err != nil {
+		return err
+	}
+	for i := range n {
+		name, x, y := series(i)
+		if len(x) == 0 {
+			return fmt.Errorf("plots: series %s has no points", seriesName(name, i))
+		}
+		if len(y) != len(x) {
+			return fmt.Errorf("plots: series %s: len(Y) = %d, want len(X) = %d", seriesName(name, i), len(y), len(x))
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -57,7 +58,29 @@ type Settings struct {
 	// Formats lists the files Save writes for each figure: any of "png", "svg" (fonts
 	// embedded) and "pdf" (fonts embedded), each at most once; default ["png"].
 	Formats []string `toml:"formats"`
+	// Legend places the legend of a figure of several series: "top" (LegendTop, in a band
+	// above the data) or "right" (LegendRight, beside the data); default "top". A legend that
+	// does not fit where asked is placed the other way, or the figure enlarged, by Fit.
+	Legend string `toml:"legend"`
+	// YRange sets the y axis of metric figures: "auto" (YRangeAuto: bars from 0, lines fitted
+	// to the data), "zero" (YRangeZero: every figure from 0) or "data" (YRangeData: every
+	// figure fitted to its values and intervals, bars drawn from the axis's lower end, which
+	// shows differences between values near 0.9 that an axis from 0 flattens); default "auto".
+	YRange string `toml:"y_range"`
+	// Labels maps the values of ablation axes, as they appear in run ids, to the names legends
+	// and tables show for them, e.g. {in_batch = "in-batch", full = "full softmax"}; a key
+	// "axis=value" (e.g. "negatives=64") applies to that axis only and takes precedence over a
+	// bare value, and an empty name leaves the value out. The workbench's report reads it; a
+	// key that matches no value of the grid is an error there. Default: none.
+	Labels map[string]string `toml:"labels"`
 }
+
+// Values of Settings.YRange.
+const (
+	YRangeAuto = "auto"
+	YRangeZero = "zero"
+	YRangeData = "data"
+)
 
 // Resolve fills the zero fields of s with their defaults, in place, and validates every field.
 // An error starts with the TOML key of the offending field.
@@ -80,6 +103,12 @@ func (s *Settings) Resolve() error {
 	if len(s.Formats) == 0 {
 		s.Formats = []string{"png"}
 	}
+	if s.Legend == "" {
+		s.Legend = LegendTop
+	}
+	if s.YRange == "" {
+		s.YRange = YRangeAuto
+	}
 
 	for _, d := range []struct {
 		key string
@@ -101,6 +130,17 @@ func (s *Settings) Resolve() error {
 	}
 	if _, ok := fontVariant(s.Font); !ok {
 		return fmt.Errorf("font: unknown %q (allowed: serif, sans)", s.Font)
+	}
+	if s.Legend != LegendTop && s.Legend != LegendRight {
+		return fmt.Errorf("legend: unknown %q (allowed: %s, %s)", s.Legend, LegendTop, LegendRight)
+	}
+	if s.YRange != YRangeAuto && s.YRange != YRangeZero && s.YRange != YRangeData {
+		return fmt.Errorf("y_range: unknown %q (allowed: %s, %s, %s)", s.YRange, YRangeAuto, YRangeZero, YRangeData)
+	}
+	for k := range s.Labels {
+		if k == "" {
+			return errors.New("labels: an empty key (write the axis value, or axis=value)")
+		}
 	}
 	seen := make(map[string]bool)
 	for _, f := range s.Formats {

@@ -14,7 +14,7 @@ func TestSettingsResolveDefaults(t *testing.T) {
 	if err := s.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	want := Settings{Width: 3.5, Height: 2.6, DPI: 300, FontSize: 8, Font: "serif", Formats: []string{"png"}}
+	want := Settings{Width: 3.5, Height: 2.6, DPI: 300, FontSize: 8, Font: "serif", Formats: []string{"png"}, Legend: "top", YRange: "auto"}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("zero value resolved to %+v, want %+v", s, want)
 	}
@@ -26,7 +26,7 @@ func TestSettingsResolveDefaults(t *testing.T) {
 	if err := s.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	want = Settings{Width: 7, Height: 2.6, DPI: 150, FontSize: 8, Font: "sans", Formats: []string{"pdf", "png"}}
+	want = Settings{Width: 7, Height: 2.6, DPI: 150, FontSize: 8, Font: "sans", Formats: []string{"pdf", "png"}, Legend: "top", YRange: "auto"}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("resolved to %+v, want %+v", s, want)
 	}
@@ -54,6 +54,9 @@ func TestSettingsResolveErrors(t *testing.T) {
 		{Settings{Formats: []string{"png", "jpg"}}, `formats: unknown "jpg" (allowed: png, svg, pdf)`},
 		{Settings{Formats: []string{"PNG"}}, `formats: unknown "PNG" (allowed: png, svg, pdf)`},
 		{Settings{Formats: []string{"svg", "png", "svg"}}, `formats: "svg" listed twice`},
+		{Settings{Legend: "inside"}, `legend: unknown "inside" (allowed: top, right)`},
+		{Settings{YRange: "fit"}, `y_range: unknown "fit" (allowed: auto, zero, data)`},
+		{Settings{Labels: map[string]string{"": "x"}}, `labels: an empty key (write the axis value, or axis=value)`},
 	} {
 		err := tc.s.Resolve()
 		if err == nil || err.Error() != tc.want {
@@ -72,6 +75,9 @@ dpi = 600
 font_size = 9
 font = "sans"
 formats = ["png", "pdf"]
+legend = "right"
+y_range = "data"
+labels = { in_batch = "in-batch", "negatives=0" = "" }
 `
 	var s Settings
 	md, err := toml.Decode(doc, &s)
@@ -81,7 +87,8 @@ formats = ["png", "pdf"]
 	if u := md.Undecoded(); len(u) != 0 {
 		t.Fatalf("undecoded keys %v", u)
 	}
-	want := Settings{Width: 7, Height: 3, DPI: 600, FontSize: 9, Font: "sans", Formats: []string{"png", "pdf"}}
+	want := Settings{Width: 7, Height: 3, DPI: 600, FontSize: 9, Font: "sans", Formats: []string{"png", "pdf"}, Legend: "right",
+		YRange: "data", Labels: map[string]string{"in_batch": "in-batch", "negatives=0": ""}}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("decoded %+v, want %+v", s, want)
 	}

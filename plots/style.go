@@ -47,6 +47,10 @@ const (
 	numMarkers  = 8
 )
 
+// DistinctSeries is the number of series a figure draws each in its own (colour, pattern)
+// pair: series i and i+DistinctSeries look alike.
+const DistinctSeries = numColors * numPatterns
+
 // Color returns the colour of series i (i ≥ 0): the Okabe–Ito palette in the order blue,
 // vermillion, bluish green, orange, reddish purple, sky blue, black, yellow, repeating after 8
 // series.
@@ -196,8 +200,20 @@ func newFigure(l Labels, needX bool, s Settings) (theme, *plot.Plot, error) {
 	return t, p, err
 }
 
+// newXYFigure is newFigure for a figure of two numeric axes, both labelled, with the data kept
+// a little away from them.
+func newXYFigure(l Labels, s Settings) (theme, *plot.Plot, error) {
+	t, p, err := newFigure(l, true, s)
+	if err != nil {
+		return t, nil, err
+	}
+	p.X.Padding = t.em * 0.3
+	p.Y.Padding = t.em * 0.3
+	return t, p, nil
+}
+
 // newPlot returns an empty plot with the theme's fonts, axes and labels; a label longer than
-// the side of the figure it runs along is an error.
+// the side of the figure it runs along is a *LayoutError.
 func (t theme) newPlot(l Labels) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = l.Title
@@ -224,8 +240,14 @@ func (t theme) newPlot(l Labels) (*plot.Plot, error) {
 		{"Y", l.Y, p.Y.Label.TextStyle, t.s.Height},
 	} {
 		if w := c.sty.Width(c.text); c.text != "" && w > vg.Length(c.side)*vg.Inch-2*t.s.margin() {
-			return nil, fmt.Errorf("plots: labels: %s %q is %.2f in long, more than the figure's %.2f in",
-				c.field, c.text, w/vg.Inch, c.side)
+			le := &LayoutError{Problem: fmt.Sprintf("labels: %s %q is %.2f in long, more than the figure's %.2f in",
+				c.field, c.text, w/vg.Inch, c.side)}
+			if need := inches(w + 2*t.s.margin()); c.field == "Y" {
+				le.Height = need
+			} else {
+				le.Width = need
+			}
+			return nil, le
 		}
 	}
 	return p, nil

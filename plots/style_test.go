@@ -55,9 +55,9 @@ func TestSeriesStylesDistinct(t *testing.T) {
 			}
 		}
 	}
-	// (colour, dash pattern) pairs are unique for the first 8·7 series.
+	// (colour, dash pattern) pairs are unique for the first DistinctSeries = 8·7 series.
 	seen := make(map[string]int)
-	for i := range numColors * numPatterns {
+	for i := range DistinctSeries {
 		k := fmt.Sprint(Color(i), Dashes(i), hatchAngles(i))
 		if j, ok := seen[k]; ok {
 			t.Fatalf("series %d and %d are drawn alike", j, i)

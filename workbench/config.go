@@ -51,6 +51,7 @@ type Config struct {
 	Loss      losses.Settings       `toml:"loss"`
 	Eval      metrics.Settings      `toml:"eval"`
 	Plots     plots.Settings        `toml:"plots"`
+	Report    ReportSettings        `toml:"report"`
 	FreqSim   freqsim.Settings      `toml:"freq_sim"`
 
 	// Ablation lists the axes of the grid; the grid is their cartesian product.
@@ -69,7 +70,7 @@ type Axis struct {
 // sections lists the config sections each experiment kind reads; a section of the other kind in a
 // config is an error rather than an option silently ignored.
 var sections = map[string][]string{
-	experimentRetrieval: {"data", "slices", "model", "train", "estimator", "loss", "eval", "plots", "ablation"},
+	experimentRetrieval: {"data", "slices", "model", "train", "estimator", "loss", "eval", "plots", "report", "ablation"},
 	experimentFreqSim:   {"freq_sim", "plots"},
 }
 
@@ -227,6 +228,7 @@ func (c *Config) resolve(md toml.MetaData) error {
 		section("loss", c.Loss.Resolve()),
 		section("eval", c.Eval.Resolve()),
 		section("plots", c.Plots.Resolve()),
+		section("report", c.Report.Resolve()),
 	)
 }
 
@@ -288,21 +290,22 @@ func (c *Config) clone() (*Config, error) {
 }
 
 // hash is the content hash of the resolved config of a run, without the output directory and the
-// [plots] section: a finished run whose hash differs is not finished for this config, while
-// changing only how figures look redraws them from the finished runs.
+// [plots] and [report] sections: a finished run whose hash differs is not finished for this
+// config, while changing only how figures look or what the report compares rewrites them from
+// the finished runs.
 func (c *Config) hash() (string, error) {
 	cp := *c
-	cp.Plots = plots.Settings{}
+	cp.Plots, cp.Report = plots.Settings{}, ReportSettings{}
 	return cp.digest()
 }
 
 // trainHash is the content hash of what training depends on: the config without the output
-// directory and the [plots], [eval] and [slices] sections. Two invocations whose training hashes
-// differ must not share an output folder; a run whose training hash is unchanged is re-evaluated
-// from its saved model instead of retrained.
+// directory and the [plots], [report], [eval] and [slices] sections. Two invocations whose
+// training hashes differ must not share an output folder; a run whose training hash is unchanged
+// is re-evaluated from its saved model instead of retrained.
 func (c *Config) trainHash() (string, error) {
 	cp := *c
-	cp.Plots, cp.Eval, cp.Slices = plots.Settings{}, metrics.Settings{}, metrics.SliceSettings{}
+	cp.Plots, cp.Report, cp.Eval, cp.Slices = plots.Settings{}, ReportSettings{}, metrics.Settings{}, metrics.SliceSettings{}
 	return cp.digest()
 }
 

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 
+	"gonum.org/v1/plot"
+
 	"github.com/samplingbias/workbench/estimators/freqsim"
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/plots"
@@ -42,7 +44,7 @@ func runFreqSim(ctx context.Context, cfg *Config, o options, stdout io.Writer) e
 	if err := writeAtomic(filepath.Join(cfg.Out, "summary.md"), func(w io.Writer) error { return writeTVSummary(w, s, res) }); err != nil {
 		return err
 	}
-	written, err := tvFigures(cfg.Out, s, res, cfg.Plots)
+	written, err := tvFigures(cfg.Out, s, res, cfg.Plots, stdout)
 	if err != nil {
 		return err
 	}
@@ -152,8 +154,9 @@ func tvSeries(name string, cell []freqsim.Result) plots.LineSeries {
 // smallest α (Yi et al.'s figures use m = 1 and α = 0.01, the defaults' smallest values), both
 // with the fewest workers, and, when several worker counts are compared, one line per count at
 // the smallest α and the largest m (the least collided estimate, where the lost updates show
-// alone) in tv_by_workers.
-func tvFigures(out string, s freqsim.Settings, res []freqsim.Result, ps plots.Settings) ([]string, error) {
+// alone) in tv_by_workers. A figure that does not fit as asked is drawn another way
+// (plots.Fit), with a warning on warn.
+func tvFigures(out string, s freqsim.Settings, res []freqsim.Result, ps plots.Settings, warn io.Writer) ([]string, error) {
 	m0, mMax := slices.Min(s.Hashes), slices.Max(s.Hashes)
 	a0 := slices.Min(s.Alphas)
 	k0 := slices.Min(s.Workers)
@@ -164,14 +167,14 @@ func tvFigures(out string, s freqsim.Settings, res []freqsim.Result, ps plots.Se
 	for _, m := range s.Hashes {
 		byHashes = append(byHashes, tvSeries(fmt.Sprintf("m = %d", m), cellOf(res, a0, m, k0)))
 	}
-	type figure struct {
-		name   string
-		series []plots.LineSeries
-		title  string
+	mk := func(name string, series []plots.LineSeries, title string) figure {
+		return figure{name, func(ps plots.Settings) (*plot.Plot, error) {
+			return plots.Lines(series, plots.Labels{Title: title, X: "Training step", Y: "TV distance"}, plots.LineOptions{}, ps)
+		}}
 	}
 	figures := []figure{
-		{"tv_by_alpha", byAlpha, fmt.Sprintf("Learning rate α (m = %d)", m0)},
-		{"tv_by_hashes", byHashes, fmt.Sprintf("Hash arrays m at equal memory (α = %g)", a0)},
+		mk("tv_by_alpha", byAlpha, fmt.Sprintf("Learning rate α (m = %d)", m0)),
+		mk("tv_by_hashes", byHashes, fmt.Sprintf("Hash arrays m at equal memory (α = %g)", a0)),
 	}
 	if len(s.Workers) > 1 {
 		var byWorkers []plots.LineSeries
@@ -182,19 +185,7 @@ func tvFigures(out string, s freqsim.Settings, res []freqsim.Result, ps plots.Se
 			}
 			byWorkers = append(byWorkers, tvSeries(name, cellOf(res, a0, mMax, k)))
 		}
-		figures = append(figures, figure{"tv_by_workers", byWorkers, fmt.Sprintf("Workers sharing one lock-free estimator (α = %g, m = %d)", a0, mMax)})
+		figures = append(figures, mk("tv_by_workers", byWorkers, fmt.Sprintf("Workers sharing one lock-free estimator (α = %g, m = %d)", a0, mMax)))
 	}
-	var written []string
-	for _, f := range figures {
-		p, err := plots.Lines(f.series, plots.Labels{Title: f.title, X: "Training step", Y: "TV distance"}, plots.LineOptions{}, ps)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.name, err)
-		}
-		files, err := plots.Save(p, filepath.Join(out, f.name), ps)
-		if err != nil {
-			return nil, err
-		}
-		written = append(written, files...)
-	}
-	return written, nil
+	return drawFigures(out, ps, figures, warn, true)
 }

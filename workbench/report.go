@@ -2,13 +2,19 @@ package workbench
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"gonum.org/v1/plot"
 
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
@@ -27,10 +33,13 @@ type aggKey struct {
 	K      int
 }
 
-// agg is a metric across the seeds of a group: mean and 95% Student-t interval.
+// agg is a metric across the seeds of a group: mean and 95% Student-t interval. With a single
+// seed there is no interval across seeds (Lo = Hi = Mean); BootLo and BootHi then hold the run's
+// own bootstrap 95% interval over test pairs (equal to Mean when evaluation made none).
 type agg struct {
-	Mean, Lo, Hi float64
-	N            int
+	Mean, Lo, Hi   float64
+	N              int
+	BootLo, BootHi float64
 }
 
 // summary aggregates finished runs across seeds.
@@ -41,11 +50,14 @@ type summary struct {
 	values map[aggKey]agg
 	sizes  map[string][2]int // slice -> items, test pairs (of the first run)
 	seeds  map[string]int    // group -> number of finished seeds
+	label  func(group string) string
 }
 
-func summarize(recs []*runRecord) *summary {
+// summarize aggregates recs across seeds; labels (plots.labels) name the groups.
+func summarize(recs []*runRecord, labels map[string]string) *summary {
 	s := &summary{ks: map[string][]int{}, values: map[aggKey]agg{}, sizes: map[string][2]int{}, seeds: map[string]int{}}
 	samples := map[aggKey][]float64{}
+	boot := map[aggKey][2]float64{} // the first run's bootstrap interval
 	var keys []aggKey
 	seenTau := map[float64]bool{}
 	seenK := map[string]map[int]bool{}
@@ -58,6 +70,7 @@ func summarize(recs []*runRecord) *summary {
 			k := aggKey{rec.Group, r.Tau, r.Slice, r.Metric, r.K}
 			if _, ok := samples[k]; !ok {
 				keys = append(keys, k)
+				boot[k] = [2]float64{r.Lo, r.Hi}
 			}
 			samples[k] = append(samples[k], r.Value)
 			if !seenTau[r.Tau] {
@@ -78,13 +91,52 @@ func summarize(recs []*runRecord) *summary {
 	}
 	for _, k := range keys {
 		mean, lo, hi := metrics.MeanCI(samples[k])
-		s.values[k] = agg{mean, lo, hi, len(samples[k])}
+		s.values[k] = agg{mean, lo, hi, len(samples[k]), boot[k][0], boot[k][1]}
 	}
+	s.label = newLabeler(labels, s.groups).label
 	sort.Float64s(s.taus)
 	for m := range s.ks {
 		sort.Ints(s.ks[m])
 	}
 	return s
+}
+
+// eachTable calls table for every table of summary.md, in order: every τ of post-hoc logit
+// adjustment, metric and K, with the table's name (e.g. "Recall@10, post-hoc logit adjustment
+// τ = 0.5").
+func (s *summary) eachTable(table func(tau float64, metric string, k int, name string)) {
+	for _, tau := range s.taus {
+		for _, m := range s.metricNames() {
+			for _, k := range s.ks[m] {
+				name := metricLabel(m, k)
+				if tau != 0 {
+					name += fmt.Sprintf(", post-hoc logit adjustment τ = %g", tau)
+				}
+				table(tau, m, k, name)
+			}
+		}
+	}
+}
+
+// refTau is the post-hoc logit-adjustment strength of the figures that show one: 0 (the ranking
+// as trained) if it was evaluated, else the smallest in magnitude.
+func (s *summary) refTau() float64 {
+	ref := math.Inf(1)
+	for _, tau := range s.taus {
+		if math.Abs(tau) < math.Abs(ref) {
+			ref = tau
+		}
+	}
+	return ref
+}
+
+// refMetric names Recall@K at refTau on a figure's axis: "Recall@10", or "Recall@10 (τ_LA = 0.5)"
+// when only logit-adjusted rankings were evaluated.
+func (s *summary) refMetric(k int) string {
+	if tau := s.refTau(); tau != 0 {
+		return fmt.Sprintf("%s (τ_LA = %g)", metricLabel("recall", k), tau)
+	}
+	return metricLabel("recall", k)
 }
 
 // metricNames lists the metrics present, recall first.
@@ -141,9 +193,11 @@ func writeMetricsCSV(w io.Writer, recs []*runRecord, axes []string) error {
 
 // writeSummary writes summary.md: per group and slice, mean ± 95% CI half-width across seeds for
 // every metric and K, the best mean of each column in bold, and the slice sizes.
-func writeSummary(w io.Writer, title string, s *summary) error {
+func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
 	fmt.Fprintf(w, "# %s\n\n", title)
-	fmt.Fprintf(w, "Mean ± half-width of the 95%% Student-t confidence interval across seeds; the best mean of each column is in **bold**.\n\n")
+	fmt.Fprintf(w, "Mean ± half-width of the 95%% Student-t confidence interval across seeds; the best mean of each column is in **bold**. "+
+		"A row of a single seed has no interval across seeds: it shows [lo, hi]ᵇ, the run's 95%% bootstrap percentile interval "+
+		"over test pairs (the spread of evaluation, not of training), or no interval when evaluation made none.\n\n")
 	fmt.Fprintf(w, "Slice sizes (items in the corpus, test pairs):")
 	for _, sl := range sliceOrder {
 		if sz, ok := s.sizes[sl]; ok {
@@ -152,46 +206,51 @@ func writeSummary(w io.Writer, title string, s *summary) error {
 	}
 	fmt.Fprintf(w, "\n\nSeeds per row:")
 	for _, g := range s.groups {
-		fmt.Fprintf(w, " %s %d;", groupLabel(g), s.seeds[g])
+		fmt.Fprintf(w, " %s %d;", s.label(g), s.seeds[g])
 	}
 	fmt.Fprintln(w)
-	for _, tau := range s.taus {
-		for _, m := range s.metricNames() {
-			for _, k := range s.ks[m] {
-				name := metricLabel(m, k)
-				if tau != 0 {
-					name += fmt.Sprintf(", post-hoc logit adjustment τ = %g", tau)
-				}
-				fmt.Fprintf(w, "\n## %s\n\n| run | %s |\n|---|%s\n", name, strings.Join(sliceOrder[:], " | "), strings.Repeat("---|", len(sliceOrder)))
-				best := map[string]float64{}
-				for _, sl := range sliceOrder {
-					best[sl] = math.Inf(-1)
-					for _, g := range s.groups {
-						if v, ok := s.values[aggKey{g, tau, sl, m, k}]; ok && v.Mean > best[sl] {
-							best[sl] = v.Mean
-						}
-					}
-				}
-				for _, g := range s.groups {
-					fmt.Fprintf(w, "| %s |", groupLabel(g))
-					for _, sl := range sliceOrder {
-						v, ok := s.values[aggKey{g, tau, sl, m, k}]
-						if !ok {
-							fmt.Fprint(w, " – |")
-							continue
-						}
-						cellText := fmt.Sprintf("%.4f ± %.4f", v.Mean, v.Hi-v.Mean)
-						if v.Mean == best[sl] {
-							cellText = "**" + cellText + "**"
-						}
-						fmt.Fprintf(w, " %s |", cellText)
-					}
-					fmt.Fprintln(w)
+	s.eachTable(func(tau float64, m string, k int, name string) {
+		fmt.Fprintf(w, "\n## %s\n\n| run | %s |\n|---|%s\n", name, strings.Join(sliceOrder[:], " | "), strings.Repeat("---|", len(sliceOrder)))
+		best := map[string]float64{}
+		for _, sl := range sliceOrder {
+			best[sl] = math.Inf(-1)
+			for _, g := range s.groups {
+				if v, ok := s.values[aggKey{g, tau, sl, m, k}]; ok && v.Mean > best[sl] {
+					best[sl] = v.Mean
 				}
 			}
 		}
-	}
+		for _, g := range s.groups {
+			fmt.Fprintf(w, "| %s |", s.label(g))
+			for _, sl := range sliceOrder {
+				v, ok := s.values[aggKey{g, tau, sl, m, k}]
+				if !ok {
+					fmt.Fprint(w, " – |")
+					continue
+				}
+				cellText := v.text()
+				if v.Mean == best[sl] {
+					cellText = "**" + cellText + "**"
+				}
+				fmt.Fprintf(w, " %s |", cellText)
+			}
+			fmt.Fprintln(w)
+		}
+	})
+	writeDifferencesSummary(w, s, d, s.label)
 	return nil
+}
+
+// text writes v for a summary table: mean ± half-width across seeds, or, for a single seed, the
+// bootstrap interval over test pairs marked ᵇ, or the mean alone.
+func (v agg) text() string {
+	switch {
+	case v.N >= 2:
+		return fmt.Sprintf("%.4f ± %.4f", v.Mean, v.Hi-v.Mean)
+	case v.BootLo < v.BootHi:
+		return fmt.Sprintf("%.4f [%.4f, %.4f]ᵇ", v.Mean, v.BootLo, v.BootHi)
+	}
+	return fmt.Sprintf("%.4f", v.Mean)
 }
 
 // metricLabel names a metric at K as in papers: Recall@10, NDCG@10, MRR.
@@ -215,41 +274,112 @@ func axisLabel(key string) string {
 	return last(key)
 }
 
-// groupLabel is the name of a group in tables and legends: "all runs" for a grid without axes,
-// otherwise its values, text values alone and numbers as key=value ("plain, τ=0.05" for
-// "variant=plain,temperature=0.05"), leaving out the keys left empty in this cell.
-func groupLabel(g string) string {
-	if g == "" {
-		return "all runs"
-	}
-	var parts []string
-	for _, p := range strings.Split(g, ",") {
-		k, v, _ := strings.Cut(p, "=")
-		switch _, err := strconv.ParseFloat(v, 64); {
-		case v == "":
-		case err != nil:
-			parts = append(parts, v)
-		case k == "temperature":
-			parts = append(parts, "τ="+v)
-		default:
-			parts = append(parts, p)
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// writeRetrievalOutputs writes metrics.csv, summary.md and the figures of the finished runs.
-func writeRetrievalOutputs(cfg *Config, recs []*runRecord) error {
+// writeRetrievalOutputs writes metrics.csv, differences.csv, summary.md and the figures of the
+// finished runs, printing a warning line to stdout for every figure drawn otherwise than asked.
+func writeRetrievalOutputs(cfg *Config, recs []*runRecord, stdout io.Writer) error {
 	axes := axisKeyList(cfg.Ablation)
 	if err := writeAtomic(filepath.Join(cfg.Out, "metrics.csv"), func(w io.Writer) error { return writeMetricsCSV(w, recs, axes) }); err != nil {
 		return err
 	}
-	s := summarize(recs)
-	title := fmt.Sprintf("%s: %s", filepath.Base(cfg.Out), recs[0].Data.Name)
-	if err := writeAtomic(filepath.Join(cfg.Out, "summary.md"), func(w io.Writer) error { return writeSummary(w, title, s) }); err != nil {
+	s := summarize(recs, cfg.Plots.Labels)
+	d, err := compare(cfg.Report, recs, s.groups)
+	if err != nil {
 		return err
 	}
-	return retrievalFigures(cfg, recs, s)
+	diffPath := filepath.Join(cfg.Out, "differences.csv")
+	if len(d.cmps) > 0 {
+		if err := writeAtomic(diffPath, func(w io.Writer) error { return writeDifferencesCSV(w, d) }); err != nil {
+			return err
+		}
+	} else if err := os.Remove(diffPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err // a differences.csv of an earlier report would no longer match summary.md
+	}
+	title := fmt.Sprintf("%s: %s", filepath.Base(cfg.Out), recs[0].Data.Name)
+	if err := writeAtomic(filepath.Join(cfg.Out, "summary.md"), func(w io.Writer) error { return writeSummary(w, title, s, d) }); err != nil {
+		return err
+	}
+	_, err = drawFigures(cfg.Out, cfg.Plots, retrievalFigures(cfg, recs, s), stdout, true)
+	return err
+}
+
+// checkReport checks, once the grid is planned and before anything trains, what the report
+// will need: the [report] baseline and the plots.labels keys against the grid, and the layout
+// of every figure, drawn from placeholder results of the planned runs. A figure that will not
+// fit as asked is not an error (the report draws it another way): it is announced now by a
+// warning line on stdout.
+func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
+	var recs []*runRecord
+	var groups []string
+	for _, r := range runs {
+		if !slices.Contains(groups, r.Group) {
+			groups = append(groups, r.Group)
+		}
+		rec := &runRecord{ID: r.ID, Group: r.Group, Seed: r.Seed, Axes: map[string]string{},
+			Curve: models.Curve{{Step: 1, Loss: 1}, {Step: 2, Loss: 1}}}
+		for _, st := range r.Settings {
+			rec.Axes[st.Key] = formatValue(st.Value)
+		}
+		for _, tau := range r.cfg.Eval.LogitAdjust {
+			for _, sl := range sliceOrder {
+				for _, k := range r.cfg.Eval.K {
+					rec.Results = append(rec.Results, metrics.Result{Tau: tau, Slice: sl, Metric: "recall", K: k})
+				}
+			}
+		}
+		recs = append(recs, rec)
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	_, alone, err := comparisons(cfg.Report, groups)
+	if err != nil {
+		return err
+	}
+	if len(alone) > 0 {
+		fmt.Fprintf(stdout, "warning: report.baseline %q: no baseline cell has the other settings of %s; they are not compared\n",
+			cfg.Report.Baseline, strings.Join(alone, "; "))
+	}
+	if err := checkLabels(cfg.Plots.Labels, groups); err != nil {
+		return err
+	}
+	if len(groups) > plots.DistinctSeries {
+		fmt.Fprintf(stdout, "warning: %d cells: in the figures, cells more than %d apart share colour and pattern; "+
+			"summary.md and metrics.csv tell them apart\n", len(groups), plots.DistinctSeries)
+	}
+	s := summarize(recs, cfg.Plots.Labels)
+	_, err = drawFigures(cfg.Out, cfg.Plots, retrievalFigures(cfg, recs, s), stdout, false)
+	return err
+}
+
+// figure is one figure of the report: its file name without extension, and how to build it.
+type figure struct {
+	name  string
+	build func(plots.Settings) (*plot.Plot, error)
+}
+
+// drawFigures builds every figure at ps through plots.Fit, which draws a figure that does not
+// fit as asked another way, says so in a warning line on warn, and, if save, saves it in the
+// directory out. It returns the files written.
+func drawFigures(out string, ps plots.Settings, figs []figure, warn io.Writer, save bool) ([]string, error) {
+	var written []string
+	for _, f := range figs {
+		p, used, note, err := plots.Fit(f.build, ps)
+		if err != nil {
+			return written, fmt.Errorf("%s figure: %w", f.name, err)
+		}
+		if note != "" {
+			fmt.Fprintf(warn, "warning: %s figure: %s\n", f.name, note)
+		}
+		if !save {
+			continue
+		}
+		files, err := plots.Save(p, filepath.Join(out, f.name), used)
+		written = append(written, files...)
+		if err != nil {
+			return written, err
+		}
+	}
+	return written, nil
 }
 
 // axisKeyList lists the keys of the ablation axes in order.
@@ -264,47 +394,105 @@ func axisKeyList(axes []Axis) []string {
 	return keys
 }
 
-// retrievalFigures draws, at τ = 0: for every K, Recall@K by slice with one bar per group; the
-// training loss curves; and, for every numeric axis swept over at least two values, Recall@K of
-// all test pairs against that axis, one line per combination of the other axes.
-func retrievalFigures(cfg *Config, recs []*runRecord, s *summary) error {
-	groups := make([]string, len(s.groups))
-	for i, g := range s.groups {
-		groups[i] = groupLabel(g)
-	}
+// retrievalFigures lists, at τ = 0 (see refTau): for every K, Recall@K by slice with one bar per group; the
+// training loss curves; for every numeric axis swept over at least two values, Recall@K of all
+// test pairs against that axis, one line per combination of the other axes; and, for every K,
+// the head-against-tail trade-off of Recall@K across the logit-adjustment strengths.
+func retrievalFigures(cfg *Config, recs []*runRecord, s *summary) []figure {
+	var figs []figure
 	for _, k := range s.ks["recall"] {
-		var points []plots.BarPoint
-		for i, g := range s.groups {
-			for _, sl := range sliceOrder {
-				v, ok := s.values[aggKey{g, 0, sl, "recall", k}]
-				if !ok {
-					continue
-				}
-				// Every metric lies in [0, 1]; so does the interval drawn.
-				p := plots.BarPoint{Series: groups[i], Group: sl, Value: v.Mean, Lo: max(v.Lo, 0), Hi: min(v.Hi, 1)}
-				if v.N < 2 {
-					p.Lo, p.Hi = math.NaN(), math.NaN()
-				}
-				points = append(points, p)
+		figs = append(figs, figure{fmt.Sprintf("recall_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
+			return recallBars(s, k, ps)
+		}})
+	}
+	if lf, ok := lossFigure(recs, s); ok {
+		figs = append(figs, lf)
+	}
+	figs = append(figs, sweepFigures(cfg, recs, s)...)
+	if slices.Contains(presentSlices(s), "head") && slices.Contains(presentSlices(s), "tail") {
+		for _, k := range s.ks["recall"] {
+			figs = append(figs, figure{fmt.Sprintf("tradeoff_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
+				return tradeoff(s, k, ps)
+			}})
+		}
+	}
+	return figs
+}
+
+// tradeoff draws head against tail Recall@K: one point per group as trained (τ = 0, else the
+// smallest τ evaluated) with its 95% intervals across seeds in both directions, joined by a
+// line, in increasing τ, to its points under the other post-hoc logit-adjustment strengths τ of
+// eval, the largest tagged.
+func tradeoff(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
+	series := tradeoffSeries(s, k)
+	if len(series) == 0 {
+		return nil, fmt.Errorf("no group has both head and tail Recall@%d", k)
+	}
+	return plots.Tradeoff(series, plots.Labels{X: "Tail " + metricLabel("recall", k), Y: "Head " + metricLabel("recall", k)}, ps)
+}
+
+// tradeoffSeries returns the series of the trade-off figure of Recall@K.
+func tradeoffSeries(s *summary, k int) []plots.TradeoffSeries {
+	var series []plots.TradeoffSeries
+	for _, g := range s.groups {
+		ts := plots.TradeoffSeries{Name: s.label(g)}
+		intervals := true
+		var taus []float64
+		for _, tau := range s.taus { // in increasing order
+			head, okH := s.values[aggKey{g, tau, "head", "recall", k}]
+			tail, okT := s.values[aggKey{g, tau, "tail", "recall", k}]
+			if !okH || !okT {
+				continue
 			}
+			ts.X, ts.Y = append(ts.X, tail.Mean), append(ts.Y, head.Mean)
+			ts.XLo, ts.XHi = append(ts.XLo, max(tail.Lo, 0)), append(ts.XHi, min(tail.Hi, 1))
+			ts.YLo, ts.YHi = append(ts.YLo, max(head.Lo, 0)), append(ts.YHi, min(head.Hi, 1))
+			ts.Tags = append(ts.Tags, "")
+			if tau == 0 {
+				ts.Origin = len(taus)
+			}
+			taus = append(taus, tau)
+			intervals = intervals && head.N >= 2 && tail.N >= 2
 		}
-		present := presentSlices(s)
-		data, err := plots.NewBarData(present, points)
-		if err != nil {
-			return fmt.Errorf("recall@%d figure: %w", k, err)
+		if len(ts.X) == 0 {
+			continue
 		}
-		p, err := plots.GroupedBars(data, plots.Labels{Y: metricLabel("recall", k), X: "Positive item's popularity slice"}, cfg.Plots)
-		if err != nil {
-			return fmt.Errorf("recall@%d figure: %w", k, err)
+		if !intervals { // a single seed: no interval across seeds
+			ts.XLo, ts.XHi, ts.YLo, ts.YHi = nil, nil, nil, nil
 		}
-		if _, err := plots.Save(p, filepath.Join(cfg.Out, fmt.Sprintf("recall_at_%d", k)), cfg.Plots); err != nil {
-			return err
+		if n := len(ts.X); n > 1 {
+			ts.Tags[n-1] = fmt.Sprintf("τ=%g", taus[n-1])
+		}
+		series = append(series, ts)
+	}
+	if len(series) == 1 {
+		series[0].Name = ""
+	}
+	return series
+}
+
+// recallBars draws Recall@K by slice, one bar per group, with the 95% interval across seeds.
+func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
+	var points []plots.BarPoint
+	for _, g := range s.groups {
+		for _, sl := range sliceOrder {
+			v, ok := s.values[aggKey{g, s.refTau(), sl, "recall", k}]
+			if !ok {
+				continue
+			}
+			// Every metric lies in [0, 1]; so does the interval drawn.
+			p := plots.BarPoint{Series: s.label(g), Group: sl, Value: v.Mean, Lo: max(v.Lo, 0), Hi: min(v.Hi, 1)}
+			if v.N < 2 {
+				p.Lo, p.Hi = math.NaN(), math.NaN()
+			}
+			points = append(points, p)
 		}
 	}
-	if err := lossFigure(cfg, recs, s); err != nil {
-		return err
+	data, err := plots.NewBarData(presentSlices(s), points)
+	if err != nil {
+		return nil, err
 	}
-	return sweepFigures(cfg, recs, s)
+	return plots.GroupedBars(data, plots.Labels{Y: s.refMetric(k), X: "Positive item's popularity slice"}, ps)
 }
 
 // presentSlices lists the slices that have results, in figure order.
@@ -318,8 +506,9 @@ func presentSlices(s *summary) []string {
 	return out
 }
 
-// lossFigure draws the mean training loss across seeds of every group against the step.
-func lossFigure(cfg *Config, recs []*runRecord, s *summary) error {
+// lossFigure draws the mean training loss across seeds of every group against the step; false
+// if no run has a curve.
+func lossFigure(recs []*runRecord, s *summary) (figure, bool) {
 	var series []plots.LineSeries
 	for _, g := range s.groups {
 		var curves []models.Curve
@@ -335,7 +524,7 @@ func lossFigure(cfg *Config, recs []*runRecord, s *summary) error {
 		for _, c := range curves {
 			n = min(n, len(c))
 		}
-		ls := plots.LineSeries{Name: groupLabel(g), X: make([]float64, n), Y: make([]float64, n)}
+		ls := plots.LineSeries{Name: s.label(g), X: make([]float64, n), Y: make([]float64, n)}
 		vals := make([]float64, len(curves))
 		for i := 0; i < n; i++ {
 			for j, c := range curves {
@@ -347,23 +536,22 @@ func lossFigure(cfg *Config, recs []*runRecord, s *summary) error {
 		series = append(series, ls)
 	}
 	if len(series) == 0 {
-		return nil
+		return figure{}, false
 	}
 	if len(series) == 1 {
 		series[0].Name = ""
 	}
-	p, err := plots.Lines(series, plots.Labels{X: "Training step", Y: "Training loss"}, plots.LineOptions{Markers: len(series[0].X) < 3}, cfg.Plots)
-	if err != nil {
-		return fmt.Errorf("loss figure: %w", err)
-	}
-	_, err = plots.Save(p, filepath.Join(cfg.Out, "loss_curves"), cfg.Plots)
-	return err
+	return figure{"loss_curves", func(ps plots.Settings) (*plot.Plot, error) {
+		// The loss is not a metric in [0, 1]: its axis always fits the curves.
+		ps.YRange = plots.YRangeAuto
+		return plots.Lines(series, plots.Labels{X: "Training step", Y: "Training loss"}, plots.LineOptions{Markers: len(series[0].X) < 3}, ps)
+	}}, true
 }
 
 // sweepFigures draws Recall@K (all test pairs) against every numeric axis that takes at least
 // two values within a combination of the other axes, e.g. the temperature: one line per
 // combination of the other axes, with the 95% band across seeds.
-func sweepFigures(cfg *Config, recs []*runRecord, s *summary) error {
+func sweepFigures(cfg *Config, recs []*runRecord, s *summary) []figure {
 	groupAxes := map[string]map[string]string{}
 	for _, rec := range recs {
 		groupAxes[rec.Group] = rec.Axes
@@ -373,6 +561,7 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) error {
 		x     float64
 		group string
 	}
+	var figs []figure
 	for _, key := range keys {
 		lines := map[string][]point{}
 		var order []string
@@ -390,7 +579,7 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) error {
 					rest = append(rest, last(other)+"="+axes[other])
 				}
 			}
-			name := groupLabel(strings.Join(rest, ","))
+			name := strings.Join(rest, ",")
 			if _, ok := lines[name]; !ok {
 				order = append(order, name)
 			}
@@ -399,6 +588,7 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) error {
 		if !numeric {
 			continue
 		}
+		label := newLabeler(cfg.Plots.Labels, order).label
 		for _, k := range s.ks["recall"] {
 			var series []plots.LineSeries
 			for _, name := range order {
@@ -407,9 +597,9 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) error {
 					continue
 				}
 				sort.Slice(pts, func(i, j int) bool { return pts[i].x < pts[j].x })
-				ls := plots.LineSeries{Name: name}
+				ls := plots.LineSeries{Name: label(name)}
 				for _, pt := range pts {
-					v := s.values[aggKey{pt.group, 0, "all", "recall", k}]
+					v := s.values[aggKey{pt.group, s.refTau(), "all", "recall", k}]
 					ls.X, ls.Y = append(ls.X, pt.x), append(ls.Y, v.Mean)
 					ls.Lo, ls.Hi = append(ls.Lo, max(v.Lo, 0)), append(ls.Hi, min(v.Hi, 1))
 				}
@@ -421,14 +611,10 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) error {
 			if len(series) == 1 {
 				series[0].Name = ""
 			}
-			p, err := plots.Lines(series, plots.Labels{X: axisLabel(key), Y: metricLabel("recall", k) + ", all pairs"}, plots.LineOptions{Markers: true}, cfg.Plots)
-			if err != nil {
-				return fmt.Errorf("recall against %s figure: %w", key, err)
-			}
-			if _, err := plots.Save(p, filepath.Join(cfg.Out, fmt.Sprintf("recall_at_%d_vs_%s", k, last(key))), cfg.Plots); err != nil {
-				return err
-			}
+			figs = append(figs, figure{fmt.Sprintf("recall_at_%d_vs_%s", k, last(key)), func(ps plots.Settings) (*plot.Plot, error) {
+				return plots.Lines(series, plots.Labels{X: axisLabel(key), Y: s.refMetric(k) + ", all pairs"}, plots.LineOptions{Markers: true}, ps)
+			}})
 		}
 	}
-	return nil
+	return figs
 }

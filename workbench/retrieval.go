@@ -26,6 +26,9 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	if err != nil {
 		return err
 	}
+	if err := checkReport(cfg, runs, stdout); err != nil {
+		return err
+	}
 	if err := claimOutput(cfg.Out, cfg); err != nil {
 		return err
 	}
@@ -45,7 +48,7 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 		return err
 	}
 	if len(recs) > 0 {
-		if err := writeRetrievalOutputs(cfg, recs); err != nil {
+		if err := writeRetrievalOutputs(cfg, recs, stdout); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "results of %d runs in %s (metrics.csv, summary.md, figures)\n", len(recs), cfg.Out)

@@ -1,0 +1,162 @@
+package plots
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/png"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot"
+)
+
+// TestFitNeverFails checks that a figure whose legend or labels cannot fit the size asked for
+// is still drawn, another way, with a note saying so; and that a figure that fits is drawn as
+// asked, without a note.
+func TestFitNeverFails(t *testing.T) {
+	names := func(format string, n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf(format, i)
+		}
+		return out
+	}
+	bars := func(series []string, l Labels) func(Settings) (*plot.Plot, error) {
+		return func(s Settings) (*plot.Plot, error) {
+			d := BarData{Groups: []string{"head", "torso", "tail", "all"}}
+			for i, n := range series {
+				v := 0.1 + 0.01*float64(i)
+				d.Series = append(d.Series, BarSeries{Name: n, Values: []float64{v, v, v, v}})
+			}
+			return GroupedBars(d, l, s)
+		}
+	}
+	for _, tc := range []struct {
+		name       string
+		build      func(Settings) (*plot.Plot, error)
+		s          Settings
+		wantNote   string // "" for none
+		wantLegend string
+		bigger     bool // drawn larger than asked
+	}{
+		{"fits", bars(names("v%d", 4), Labels{Y: "Recall@10"}), Settings{}, "", LegendTop, false},
+		// The case of the issue: 45 cells whose 3×15 grid needs 2.19 in of a 2.6 in figure, and
+		// is too wide to stand beside it.
+		{"45 long names", bars(names("uniform sampling, tail weights, τ=0.%d", 45), Labels{Y: "Recall@10"}), Settings{},
+			"more than 35% of the figure's height", LegendTop, true},
+		{"beside the plot", bars(names("cell %d", 28), Labels{Y: "Recall@10"}), Settings{},
+			"drawn with the legend beside the plot instead", LegendRight, false},
+		{"right asked, does not fit", bars(names("in-batch sampling, importance weights %d", 3), Labels{Y: "Recall@10"}),
+			Settings{Legend: LegendRight}, "drawn with the legend above the plot instead", LegendTop, false},
+		{"x label too long", bars(names("v%d", 2), Labels{Y: "Recall@10", X: strings.Repeat("popularity slice ", 8)}), Settings{},
+			"labels: X", LegendTop, true},
+		{"entry wider than the figure", bars(names(strings.Repeat("a very long series name ", 5)+"%d", 2), Labels{Y: "Recall@10"}),
+			Settings{Width: 2}, "wider than the figure", LegendTop, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.s.DPI = 100 // enough to check the size, and fast
+			p, used, note, err := Fit(tc.build, tc.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantNote == "" && note != "" || !strings.Contains(note, tc.wantNote) {
+				t.Errorf("note %q, want one containing %q", note, tc.wantNote)
+			}
+			if used.Legend != tc.wantLegend {
+				t.Errorf("legend %s, want %s", used.Legend, tc.wantLegend)
+			}
+			asked := tc.s
+			if err := asked.Resolve(); err != nil {
+				t.Fatal(err)
+			}
+			if bigger := used.Width > asked.Width || used.Height > asked.Height; bigger != tc.bigger {
+				t.Errorf("drawn at %v × %v in, asked %v × %v in", used.Width, used.Height, asked.Width, asked.Height)
+			}
+			if tc.bigger && !strings.Contains(note, fmt.Sprintf("drawn at %.1f × %.1f in", used.Width, used.Height)) {
+				t.Errorf("note %q does not give the size drawn", note)
+			}
+			// The figure is saved at the size used.
+			img, err := png.Decode(bytes.NewReader(renderPNG(t, p, used)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w != int(math.Round(used.Width*float64(used.DPI))) ||
+				h != int(math.Round(used.Height*float64(used.DPI))) {
+				t.Errorf("PNG %d×%d px, want %v × %v in at %d dpi", w, h, used.Width, used.Height, used.DPI)
+			}
+		})
+	}
+	// An error other than a layout one is returned as it is.
+	bad := func(s Settings) (*plot.Plot, error) {
+		return Lines([]LineSeries{{X: []float64{0, 1}, Y: []float64{0, math.NaN()}}}, Labels{X: "x", Y: "y"}, LineOptions{}, s)
+	}
+	var le *LayoutError
+	if _, _, _, err := Fit(bad, Settings{}); err == nil || errors.As(err, &le) {
+		t.Errorf("NaN data: error %v", err)
+	}
+}
+
+func TestTradeoffErrors(t *testing.T) {
+	ok := func() TradeoffSeries {
+		return TradeoffSeries{Name: "a", X: []float64{0.1, 0.2}, Y: []float64{0.3, 0.2}}
+	}
+	for _, tc := range []struct {
+		name   string
+		series func() []TradeoffSeries
+		want   string
+	}{
+		{"none", func() []TradeoffSeries { return nil }, "plots: no trade-off series"},
+		{"no points", func() []TradeoffSeries { s := ok(); s.X, s.Y = nil, nil; return []TradeoffSeries{s} }, `plots: series "a" has no points`},
+		{"lengths", func() []TradeoffSeries { s := ok(); s.Y = s.Y[:1]; return []TradeoffSeries{s} }, `plots: series "a": len(Y) = 1, want len(X) = 2`},
+		{"tags", func() []TradeoffSeries { s := ok(); s.Tags = []string{"x"}; return []TradeoffSeries{s} }, `plots: series "a": len(Tags) = 1, want len(X) = 2`},
+		{"origin", func() []TradeoffSeries { s := ok(); s.Origin = 2; return []TradeoffSeries{s} }, `plots: series "a": Origin = 2, want an index of its 2 points`},
+		{"NaN", func() []TradeoffSeries { s := ok(); s.Y[1] = math.NaN(); return []TradeoffSeries{s} }, `plots: series "a", point 1: Y is NaN`},
+		{"interval", func() []TradeoffSeries {
+			s := ok()
+			s.XLo, s.XHi = []float64{0.05, 0.25}, []float64{0.15, 0.3}
+			return []TradeoffSeries{s}
+		}, `plots: series "a", point 1: interval [Lo, Hi] = [0.25, 0.3] does not contain X = 0.2`},
+		{"two unnamed", func() []TradeoffSeries { a, b := ok(), ok(); a.Name, b.Name = "", "b"; return []TradeoffSeries{a, b} }, "plots: series 0 has no name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Tradeoff(tc.series(), Labels{X: "tail", Y: "head"}, Settings{})
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestYRange checks the y axis of bars under each plots.y_range: from 0 by default and with
+// "zero", from a tick below the lowest interval with "data"; and of lines: fitted by default,
+// from 0 with "zero".
+func TestYRange(t *testing.T) {
+	for _, tc := range []struct {
+		yr             string
+		barLo, barHi   float64
+		lineLo, lineHi float64
+	}{
+		// recallNear1 spans [0.81, 0.91] with its intervals; the line spans [0.5, 0.9].
+		{"", 0, 1, 0.5, 0.9},
+		{YRangeZero, 0, 1, 0, 1},
+		{YRangeData, 0.8, 0.92, 0.5, 0.9},
+	} {
+		s := Settings{YRange: tc.yr}
+		p, err := GroupedBars(recallNear1(), Labels{Y: "Recall@300"}, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(p.Y.Min-tc.barLo) > 1e-9 || math.Abs(p.Y.Max-tc.barHi) > 1e-9 {
+			t.Errorf("y_range %q: bars' y axis [%v, %v], want [%v, %v]", tc.yr, p.Y.Min, p.Y.Max, tc.barLo, tc.barHi)
+		}
+		p, err = Lines([]LineSeries{{X: []float64{1, 2}, Y: []float64{0.5, 0.9}}}, Labels{X: "x", Y: "y"}, LineOptions{}, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(p.Y.Min-tc.lineLo) > 1e-9 || math.Abs(p.Y.Max-tc.lineHi) > 1e-9 {
+			t.Errorf("y_range %q: line's y axis [%v, %v], want [%v, %v]", tc.yr, p.Y.Min, p.Y.Max, tc.lineLo, tc.lineHi)
+		}
+	}
+}

@@ -1,0 +1,340 @@
+package workbench
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/samplingbias/workbench/metrics"
+)
+
+// ReportSettings is the [report] section: which cells summary.md and differences.csv compare.
+// Its zero value compares nothing.
+type ReportSettings struct {
+	// Baseline picks the baseline cells by some of their axis values, written as in a run id:
+	// "variant=full", or "variant=full,temperature=0.07". Every other cell is compared with the
+	// baseline cell that has its values on the remaining axes (a cell without one is not
+	// compared): the mean over the seeds both ran of the difference cell − baseline, with its
+	// 95% Student-t interval. Default "": no baseline.
+	Baseline string `toml:"baseline"`
+	// AllPairs compares every pair of cells in the same way, each cell against every cell
+	// listed before it in the grid. Default false.
+	AllPairs bool `toml:"all_pairs"`
+}
+
+// Resolve checks the syntax of s; Baseline is checked against the grid by checkReport, once the
+// grid is planned.
+func (s *ReportSettings) Resolve() error {
+	if _, err := parseCellSpec(s.Baseline); err != nil {
+		return fmt.Errorf("baseline: %w", err)
+	}
+	return nil
+}
+
+// parseCellSpec reads "key=value,key=value" into its pairs, in order; "" is no pair.
+func parseCellSpec(spec string) ([][2]string, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	var out [][2]string
+	seen := map[string]bool{}
+	for _, part := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok || k == "" || v == "" {
+			return nil, fmt.Errorf("%q: want axis=value pairs separated by commas, as in a run id (e.g. \"variant=full\")", spec)
+		}
+		if seen[k] {
+			return nil, fmt.Errorf("%q: axis %s given twice", spec, k)
+		}
+		seen[k] = true
+		out = append(out, [2]string{k, v})
+	}
+	return out, nil
+}
+
+// groupSettings reads a group id ("variant=plain,temperature=0.05") into a map from axis name
+// to value.
+func groupSettings(g string) map[string]string {
+	m := map[string]string{}
+	if g == "" {
+		return m
+	}
+	for _, p := range strings.Split(g, ",") {
+		k, v, _ := strings.Cut(p, "=")
+		m[k] = v
+	}
+	return m
+}
+
+// comparison is one cell compared with one reference cell.
+type comparison struct {
+	Cell, Base string // group ids
+}
+
+// comparisons lists the pairs of groups (in grid order) that rs asks for: each group against
+// its baseline, then, with AllPairs, every group against every earlier one; and the groups that
+// have no baseline of the same values on the other axes. It is an error if the baseline names
+// an axis the grid does not have or matches no cell.
+func comparisons(rs ReportSettings, groups []string) (out []comparison, alone []string, err error) {
+	spec, err := parseCellSpec(rs.Baseline)
+	if err != nil {
+		return nil, nil, fmt.Errorf("report.baseline: %w", err)
+	}
+	if len(spec) > 0 {
+		var first map[string]string
+		if len(groups) > 0 {
+			first = groupSettings(groups[0])
+		}
+		for _, kv := range spec {
+			if _, ok := first[kv[0]]; !ok {
+				return nil, nil, fmt.Errorf("report.baseline: %q is not an axis of the grid (its axes, as in run ids: %s)",
+					kv[0], strings.Join(slices.Sorted(maps.Keys(first)), ", "))
+			}
+		}
+		isBase := func(g string) bool {
+			m := groupSettings(g)
+			for _, kv := range spec {
+				if m[kv[0]] != kv[1] {
+					return false
+				}
+			}
+			return true
+		}
+		var bases []string
+		for _, g := range groups {
+			if isBase(g) {
+				bases = append(bases, g)
+			}
+		}
+		if len(bases) == 0 {
+			return nil, nil, fmt.Errorf("report.baseline: %q matches no cell of the grid", rs.Baseline)
+		}
+		for _, g := range groups {
+			if isBase(g) {
+				continue
+			}
+			m := groupSettings(g)
+			found := false
+			for _, b := range bases {
+				bm := groupSettings(b)
+				same := true
+				for k, v := range m {
+					if !specHas(spec, k) && bm[k] != v {
+						same = false
+						break
+					}
+				}
+				if same {
+					out = append(out, comparison{Cell: g, Base: b})
+					found = true
+					break
+				}
+			}
+			if !found {
+				alone = append(alone, g)
+			}
+		}
+	}
+	if rs.AllPairs {
+		for i, g := range groups {
+			for _, b := range groups[:i] {
+				if c := (comparison{Cell: g, Base: b}); !slices.Contains(out, c) { // not already against its baseline
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out, alone, nil
+}
+
+func specHas(spec [][2]string, key string) bool {
+	for _, kv := range spec {
+		if kv[0] == key {
+			return true
+		}
+	}
+	return false
+}
+
+// diffKey names one paired difference: a comparison and one result coordinate.
+type diffKey struct {
+	comparison
+	Tau    float64
+	Slice  string
+	Metric string
+	K      int
+}
+
+// difference is the mean over common seeds of cell − baseline with its 95% Student-t interval
+// (Lo = Hi = NaN for a single common seed).
+type difference struct {
+	Mean, Lo, Hi float64
+	N            int
+}
+
+// excludesZero reports whether the interval of d lies entirely on one side of zero.
+func (d difference) excludesZero() bool {
+	return d.N >= 2 && (d.Lo > 0 || d.Hi < 0)
+}
+
+// differences are the paired differences of a report: the comparisons, and for each the
+// differences at every coordinate (keys, in order).
+type differences struct {
+	cmps   []comparison
+	alone  []string // groups without a baseline
+	values map[diffKey]difference
+	keys   []diffKey
+}
+
+// compare computes the paired differences that rs asks for between the groups of recs.
+func compare(rs ReportSettings, recs []*runRecord, groups []string) (*differences, error) {
+	cmps, alone, err := comparisons(rs, groups)
+	if err != nil {
+		return nil, err
+	}
+	values, keys := pairedDifferences(recs, cmps)
+	return &differences{cmps, alone, values, keys}, nil
+}
+
+// pairedDifferences computes, for every comparison and every (τ, slice, metric, K) that both
+// cells report, the differences paired by seed over the seeds both cells ran. A coordinate with
+// no common seed is left out.
+func pairedDifferences(recs []*runRecord, cmps []comparison) (map[diffKey]difference, []diffKey) {
+	type resKey struct {
+		Tau    float64
+		Slice  string
+		Metric string
+		K      int
+	}
+	bySeed := map[string]map[int64]map[resKey]float64{} // group -> seed -> value
+	var order []resKey                                  // first-seen order of coordinates
+	seenKey := map[resKey]bool{}
+	for _, rec := range recs {
+		if bySeed[rec.Group] == nil {
+			bySeed[rec.Group] = map[int64]map[resKey]float64{}
+		}
+		vals := map[resKey]float64{}
+		for _, r := range rec.Results {
+			k := resKey{r.Tau, r.Slice, r.Metric, r.K}
+			vals[k] = r.Value
+			if !seenKey[k] {
+				seenKey[k] = true
+				order = append(order, k)
+			}
+		}
+		bySeed[rec.Group][rec.Seed] = vals
+	}
+	out := map[diffKey]difference{}
+	var keys []diffKey
+	for _, c := range cmps {
+		cell, base := bySeed[c.Cell], bySeed[c.Base]
+		var seeds []int64 // in the cell's record order
+		for _, rec := range recs {
+			if rec.Group == c.Cell {
+				if _, ok := base[rec.Seed]; ok {
+					seeds = append(seeds, rec.Seed)
+				}
+			}
+		}
+		for _, k := range order {
+			var d []float64
+			for _, s := range seeds {
+				a, okA := cell[s][k]
+				b, okB := base[s][k]
+				if okA && okB {
+					d = append(d, a-b)
+				}
+			}
+			if len(d) == 0 {
+				continue
+			}
+			mean, lo, hi := metrics.MeanCI(d)
+			if len(d) < 2 {
+				lo, hi = math.NaN(), math.NaN()
+			}
+			dk := diffKey{c, k.Tau, k.Slice, k.Metric, k.K}
+			out[dk] = difference{mean, lo, hi, len(d)}
+			keys = append(keys, dk)
+		}
+	}
+	return out, keys
+}
+
+// writeDifferencesCSV writes differences.csv: one row per comparison × τ × slice × metric × K,
+// with the group ids of the cell and its baseline, the number of common seeds, the mean paired
+// difference cell − baseline, its 95% Student-t interval (empty for one seed) and whether that
+// interval excludes zero.
+func writeDifferencesCSV(w io.Writer, d *differences) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"cell", "baseline", "tau", "slice", "metric", "k", "seeds", "mean", "lo", "hi", "excludes_zero"}); err != nil {
+		return err
+	}
+	num := func(v float64) string {
+		if math.IsNaN(v) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'g', 8, 64)
+	}
+	for _, k := range d.keys {
+		v := d.values[k]
+		row := []string{k.Cell, k.Base, strconv.FormatFloat(k.Tau, 'g', -1, 64), k.Slice, k.Metric, strconv.Itoa(k.K),
+			strconv.Itoa(v.N), num(v.Mean), num(v.Lo), num(v.Hi), strconv.FormatBool(v.excludesZero())}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeDifferencesSummary appends the paired differences to summary.md: per τ, metric and K, a
+// table of cell − baseline by slice, mean ± half-width of the 95% interval, marked where the
+// interval excludes zero.
+func writeDifferencesSummary(w io.Writer, s *summary, d *differences, labels func(string) string) {
+	if d == nil || len(d.cmps) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n## Paired differences\n\nCell − baseline, paired by seed: mean over the seeds both ran ± half-width of the "+
+		"95%% Student-t interval of the differences (no interval for one common seed); "+
+		"✱ marks an interval that excludes 0. The same numbers are in differences.csv.\n")
+	if len(d.alone) > 0 {
+		names := make([]string, len(d.alone))
+		for i, g := range d.alone {
+			names[i] = labels(g)
+		}
+		fmt.Fprintf(w, "\nNot compared, for want of a baseline cell with the same other settings: %s.\n", strings.Join(names, "; "))
+	}
+	s.eachTable(func(tau float64, m string, k int, name string) {
+		fmt.Fprintf(w, "\n### %s, differences\n\n| cell − baseline | seeds | %s |\n|---|---|%s\n", name,
+			strings.Join(sliceOrder[:], " | "), strings.Repeat("---|", len(sliceOrder)))
+		for _, c := range d.cmps {
+			n := 0
+			var cells []string
+			for _, sl := range sliceOrder {
+				v, ok := d.values[diffKey{c, tau, sl, m, k}]
+				if !ok {
+					cells = append(cells, "–")
+					continue
+				}
+				n = max(n, v.N)
+				text := fmt.Sprintf("%+.4f", v.Mean)
+				if v.N >= 2 {
+					text += fmt.Sprintf(" ± %.4f", v.Hi-v.Mean)
+				}
+				if v.excludesZero() {
+					text += " ✱"
+				}
+				cells = append(cells, text)
+			}
+			if n == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "| %s − %s | %d | %s |\n", labels(c.Cell), labels(c.Base), n, strings.Join(cells, " | "))
+		}
+	})
+}

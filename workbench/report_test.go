@@ -1,0 +1,432 @@
+package workbench
+
+import (
+	"bytes"
+	"encoding/csv"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/samplingbias/workbench/metrics"
+	"github.com/samplingbias/workbench/plots"
+)
+
+// recordsOf builds run records of Recall@10 by slice: values[group][seed][slice].
+func recordsOf(values map[string]map[int64]map[string]float64, order []string) []*runRecord {
+	var recs []*runRecord
+	for _, g := range order {
+		for seed := int64(1); seed <= 9; seed++ {
+			vals, ok := values[g][seed]
+			if !ok {
+				continue
+			}
+			rec := &runRecord{ID: g + ",seed=" + strconv.FormatInt(seed, 10), Group: g, Seed: seed}
+			for _, sl := range sliceOrder {
+				if v, ok := vals[sl]; ok {
+					rec.Results = append(rec.Results, metrics.Result{Slice: sl, Metric: "recall", K: 10, Value: v,
+						Lo: v - 0.01, Hi: v + 0.02, Pairs: 100, Items: 10})
+				}
+			}
+			recs = append(recs, rec)
+		}
+	}
+	return recs
+}
+
+// TestPairedDifferences checks the paired differences against a table computed by hand.
+func TestPairedDifferences(t *testing.T) {
+	// Seed 4 of the baseline has no partner in plain and must be ignored; logq ran seed 1 only.
+	recs := recordsOf(map[string]map[int64]map[string]float64{
+		"variant=full": {
+			1: {"head": 0.11, "tail": 0.20}, 2: {"head": 0.10, "tail": 0.25}, 3: {"head": 0.10, "tail": 0.27},
+			4: {"head": 0.90, "tail": 0.99},
+		},
+		"variant=plain": {1: {"head": 0.10, "tail": 0.30}, 2: {"head": 0.12, "tail": 0.32}, 3: {"head": 0.08, "tail": 0.34}},
+		"variant=logq":  {1: {"head": 0.15, "tail": 0.25}},
+	}, []string{"variant=full", "variant=plain", "variant=logq"})
+	s := summarize(recs, nil)
+	d, err := compare(ReportSettings{Baseline: "variant=full"}, recs, s.groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The 0.975 quantile of Student's t with 2 degrees of freedom, 4.3027 in every t table
+	// (e.g. NIST/SEMATECH e-Handbook, table 1.3.6.7.2), to the digits gonum's distuv gives.
+	const t2 = 4.302652729749464
+	// tail: differences 0.10, 0.07, 0.07: mean 0.08, sd √((0.02² + 0.01² + 0.01²)/2) = √0.0003,
+	// half-width t2·√0.0003/√3 = t2·0.01.
+	// head: differences −0.01, 0.02, −0.02: mean −0.01/3, sd √((0.02/3)² + (0.07/3)² + (0.05/3)²)/2)
+	// = √(0.0078/9/2) = √0.00043333…, half-width t2·√(0.0078/54) = 0.0517114 (so the CSV
+	// row: −0.0033333 ∓ 0.0517114 = [−0.0550448, 0.0483781]; tail: [0.0369735, 0.1230265]).
+	headHalf := t2 * math.Sqrt(0.0078/54)
+	want := []struct {
+		cell, slice string
+		n           int
+		mean, half  float64 // half NaN: no interval
+		excludes    bool
+	}{
+		{"variant=plain", "head", 3, -0.01 / 3, headHalf, false},
+		{"variant=plain", "tail", 3, 0.08, t2 * 0.01, true},
+		{"variant=logq", "head", 1, 0.04, math.NaN(), false},
+		{"variant=logq", "tail", 1, 0.05, math.NaN(), false},
+	}
+	if len(d.keys) != len(want) {
+		t.Fatalf("%d differences, want %d: %v", len(d.keys), len(want), d.keys)
+	}
+	for _, w := range want {
+		k := diffKey{comparison{w.cell, "variant=full"}, 0, w.slice, "recall", 10}
+		got, ok := d.values[k]
+		if !ok {
+			t.Errorf("%s − full, %s: missing", w.cell, w.slice)
+			continue
+		}
+		if got.N != w.n || math.Abs(got.Mean-w.mean) > 1e-12 || got.excludesZero() != w.excludes {
+			t.Errorf("%s − full, %s: %+v, want n %d, mean %v, excludes zero %v", w.cell, w.slice, got, w.n, w.mean, w.excludes)
+		}
+		if math.IsNaN(w.half) {
+			if !math.IsNaN(got.Lo) || !math.IsNaN(got.Hi) {
+				t.Errorf("%s − full, %s: interval [%v, %v] from one seed", w.cell, w.slice, got.Lo, got.Hi)
+			}
+		} else if math.Abs(got.Lo-(w.mean-w.half)) > 1e-12 || math.Abs(got.Hi-(w.mean+w.half)) > 1e-12 {
+			t.Errorf("%s − full, %s: interval [%v, %v], want %v ± %v", w.cell, w.slice, got.Lo, got.Hi, w.mean, w.half)
+		}
+	}
+
+	var buf bytes.Buffer
+	if err := writeDifferencesCSV(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows := [][]string{
+		{"cell", "baseline", "tau", "slice", "metric", "k", "seeds", "mean", "lo", "hi", "excludes_zero"},
+		{"variant=plain", "variant=full", "0", "head", "recall", "10", "3", "-0.0033333333", "-0.055044783", "0.048378117", "false"},
+		{"variant=plain", "variant=full", "0", "tail", "recall", "10", "3", "0.08", "0.036973473", "0.12302653", "true"},
+		{"variant=logq", "variant=full", "0", "head", "recall", "10", "1", "0.04", "", "", "false"},
+		{"variant=logq", "variant=full", "0", "tail", "recall", "10", "1", "0.05", "", "", "false"},
+	}
+	if !reflect.DeepEqual(rows, wantRows) {
+		t.Errorf("differences.csv:\n%v\nwant\n%v", rows, wantRows)
+	}
+
+	buf.Reset()
+	if err := writeSummary(&buf, "test", s, d); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"| plain − full | 3 | -0.0033 ± 0.0517 | – | +0.0800 ± 0.0430 ✱ | – |",
+		"| logq − full | 1 | +0.0400 | – | +0.0500 | – |",
+	} {
+		if !strings.Contains(buf.String(), line) {
+			t.Errorf("summary.md lacks the line %q:\n%s", line, buf.String())
+		}
+	}
+}
+
+// TestComparisons checks which cells are compared with which: a baseline on one axis of two
+// matches on the other axis; all_pairs adds every pair; a bad baseline is an error.
+func TestComparisons(t *testing.T) {
+	groups := []string{
+		"variant=full,temperature=0.05", "variant=full,temperature=0.1",
+		"variant=plain,temperature=0.05", "variant=plain,temperature=0.1", "variant=logq,temperature=0.2",
+	}
+	got, alone, err := comparisons(ReportSettings{Baseline: "variant=full"}, groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"variant=logq,temperature=0.2"}; !reflect.DeepEqual(alone, want) {
+		t.Errorf("not compared: %v, want %v", alone, want)
+	}
+	want := []comparison{
+		{"variant=plain,temperature=0.05", "variant=full,temperature=0.05"},
+		{"variant=plain,temperature=0.1", "variant=full,temperature=0.1"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("baseline variant=full: %v, want %v", got, want)
+	}
+	got, _, err = comparisons(ReportSettings{Baseline: "variant=full,temperature=0.1"}, groups[:4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []comparison{
+		{"variant=full,temperature=0.05", "variant=full,temperature=0.1"},
+		{"variant=plain,temperature=0.05", "variant=full,temperature=0.1"},
+		{"variant=plain,temperature=0.1", "variant=full,temperature=0.1"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("baseline of both axes: %v, want %v", got, want)
+	}
+	got, _, err = comparisons(ReportSettings{AllPairs: true}, groups[:3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []comparison{
+		{groups[1], groups[0]}, {groups[2], groups[0]}, {groups[2], groups[1]},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("all pairs: %v, want %v", got, want)
+	}
+	// Both: each pair once, the baselines' first.
+	got, _, err = comparisons(ReportSettings{Baseline: "temperature=0.05", AllPairs: true}, groups[:3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []comparison{
+		{groups[1], groups[0]}, {groups[2], groups[0]}, {groups[2], groups[1]},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("baseline and all pairs: %v, want %v", got, want)
+	}
+	for _, tc := range []struct{ baseline, want string }{
+		{"loss=full", `report.baseline: "loss" is not an axis of the grid (its axes, as in run ids: temperature, variant)`},
+		{"variant=softmax", `report.baseline: "variant=softmax" matches no cell of the grid`},
+		{"variant", `report.baseline: "variant": want axis=value pairs`},
+		{"variant=a,variant=b", `report.baseline: "variant=a,variant=b": axis variant given twice`},
+	} {
+		_, _, err := comparisons(ReportSettings{Baseline: tc.baseline}, groups)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("baseline %q: error %v, want %q", tc.baseline, err, tc.want)
+		}
+	}
+}
+
+// TestSingleSeedInterval: a row of one seed never shows a zero-width interval: it shows the
+// run's bootstrap interval, labelled, or none.
+func TestSingleSeedInterval(t *testing.T) {
+	for _, tc := range []struct {
+		v    agg
+		want string
+	}{
+		{agg{Mean: 0.5, Lo: 0.4, Hi: 0.6, N: 3}, "0.5000 ± 0.1000"},
+		{agg{Mean: 0.5, Lo: 0.5, Hi: 0.5, N: 1, BootLo: 0.45, BootHi: 0.56}, "0.5000 [0.4500, 0.5600]ᵇ"},
+		{agg{Mean: 0.5, Lo: 0.5, Hi: 0.5, N: 1, BootLo: 0.5, BootHi: 0.5}, "0.5000"},
+	} {
+		if got := tc.v.text(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.v, got, tc.want)
+		}
+	}
+	recs := recordsOf(map[string]map[int64]map[string]float64{"variant=plain": {1: {"all": 0.3}}}, []string{"variant=plain"})
+	var buf bytes.Buffer
+	if err := writeSummary(&buf, "test", summarize(recs, nil), nil); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); strings.Contains(out, "± 0.0000") || !strings.Contains(out, "0.3000 [0.2900, 0.3200]ᵇ") {
+		t.Errorf("single-seed summary.md:\n%s", out)
+	}
+}
+
+// TestLabeler checks the names of cells: plots.labels by axis=value before bare values, "" to
+// hide a value, and numeric zeros left out while the names stay distinct.
+func TestLabeler(t *testing.T) {
+	delicious := []string{
+		"variant=constant,sampler=in_batch,negatives=0", "variant=constant,sampler=uniform,negatives=64",
+		"variant=full,sampler=in_batch,negatives=0",
+	}
+	for _, tc := range []struct {
+		name   string
+		labels map[string]string
+		groups []string
+		want   []string
+	}{
+		{"defaults", nil, delicious, []string{"constant, in_batch", "constant, uniform, negatives=64", "full, in_batch"}},
+		{"named", map[string]string{"in_batch": "in-batch", "negatives=64": "m=64", "full": "full softmax", "sampler=uniform": "uniform"},
+			delicious, []string{"constant, in-batch", "constant, uniform, m=64", "full softmax, in-batch"}},
+		{"hidden", map[string]string{"in_batch": "", "negatives=64": ""}, delicious,
+			[]string{"constant", "constant, uniform", "full"}},
+		{"temperature", nil, []string{"variant=plain,temperature=0.05", "variant=plain,temperature=0"},
+			[]string{"plain, τ=0.05", "plain"}},
+		{"no axes", nil, []string{""}, []string{"all runs"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lb := newLabeler(tc.labels, tc.groups)
+			for i, g := range tc.groups {
+				if got := lb.label(g); got != tc.want[i] {
+					t.Errorf("label(%q) = %q, want %q", g, got, tc.want[i])
+				}
+			}
+		})
+	}
+	for _, tc := range []struct {
+		labels map[string]string
+		want   string
+	}{
+		{map[string]string{"inbatch": "x"}, `plots.labels: "inbatch" is no axis value of the grid`},
+		{map[string]string{"constant": "same", "full": "same", "in_batch": ""},
+			`plots.labels: cells variant=constant,sampler=in_batch,negatives=0 and variant=full,sampler=in_batch,negatives=0 would both be named "same, negatives=0"`},
+	} {
+		if err := checkLabels(tc.labels, delicious); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("labels %v: error %v, want %q", tc.labels, err, tc.want)
+		}
+	}
+	if err := checkLabels(map[string]string{"negatives=0": "", "uniform": "U"}, delicious); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestFigureLayoutNeverFails: a finished experiment whose legend cannot fit the figure asked
+// for still writes every figure, drawn another way, with a warning before training and after.
+func TestFigureLayoutNeverFails(t *testing.T) {
+	dir := t.TempDir()
+	long := `plots.labels={plain="in-batch softmax without any correction of the sampling bias", ` +
+		`logq="in-batch softmax with the logQ correction of Yi et al. (2019)"}`
+	out, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "seed=1$", "-set", "plots.font_size=11", "-set", long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Once when checked after planning, before training; once when drawn.
+	if n := strings.Count(out, "warning: recall_at_10 figure: "); n != 2 {
+		t.Errorf("%d warnings for recall_at_10, want 2:\n%s", n, out)
+	}
+	if i, j := strings.Index(out, "warning: loss_curves figure"), strings.Index(out, "finished in"); i < 0 || j < 0 || i > j {
+		t.Errorf("no warning before training:\n%s", out)
+	}
+	for _, f := range []string{"recall_at_1.png", "recall_at_10.png", "loss_curves.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(summary), "| in-batch softmax with the logQ correction of Yi et al. (2019) |") {
+		t.Errorf("summary.md does not use plots.labels:\n%s", summary)
+	}
+}
+
+// TestReportCheckedBeforeTraining: a baseline or a label that names no cell is an error before
+// any run trains.
+func TestReportCheckedBeforeTraining(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{
+		{"report.baseline=variant=full", `report.baseline: "variant=full" matches no cell of the grid`},
+		{"report.baseline=loss=plain", `report.baseline: "loss" is not an axis of the grid`},
+		{`plots.labels={logQ="logQ"}`, `plots.labels: "logQ" is no axis value of the grid`},
+		{"plots.legend=inside", `plots.legend: unknown "inside" (allowed: top, right)`},
+	} {
+		dir := t.TempDir()
+		_, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", tc.set)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("-set %s: error %v, want %q", tc.set, err, tc.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
+			t.Errorf("-set %s: runs were started", tc.set)
+		}
+	}
+}
+
+// TestDifferencesEndToEnd: a baseline in the config gives differences.csv and the paired
+// differences in summary.md; without one, no differences.csv is left behind.
+func TestDifferencesEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", "report.baseline=variant=plain"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "differences.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// logq − plain × 4 slices × (recall@1, recall@10, ndcg@1, ndcg@10, mrr), two seeds each.
+	if len(rows) != 1+4*5 {
+		t.Errorf("differences.csv has %d rows, want %d", len(rows), 1+4*5)
+	}
+	for _, r := range rows[1:] {
+		if r[0] != "variant=logq" || r[1] != "variant=plain" || r[6] != "2" {
+			t.Errorf("row %v", r)
+		}
+	}
+	summary, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if !strings.Contains(string(summary), "| logq − plain | 2 |") {
+		t.Errorf("summary.md lacks the differences:\n%s", summary)
+	}
+	// [report] is not part of a run's config: changing it rewrites the report, reruns nothing.
+	out, err := runCommand(t, "-config", smokeConfig, "-out", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "4 runs: 4 already finished, 0 to run") {
+		t.Errorf("output:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "differences.csv")); err == nil {
+		t.Error("differences.csv of the earlier report left behind")
+	}
+}
+
+// TestTradeoffFigures: the report draws the head-against-tail trade-off of Recall@K for every
+// K, each variant's logit-adjustment strengths joined as a curve; without τ = 0 among the
+// strengths, the other figures show the smallest one rather than fail.
+func TestTradeoffFigures(t *testing.T) {
+	for _, taus := range []string{"[0,0.5,1]", "[0.5,1]"} {
+		dir := t.TempDir()
+		if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "seed=1$", "-set", "eval.logit_adjust="+taus); err != nil {
+			t.Fatalf("logit_adjust = %s: %v", taus, err)
+		}
+		for _, name := range []string{"tradeoff_at_1", "tradeoff_at_10", "recall_at_10"} {
+			f, err := os.Open(filepath.Join(dir, name+".png"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = png.Decode(f)
+			f.Close()
+			if err != nil {
+				t.Errorf("logit_adjust = %s: %s.png: %v", taus, name, err)
+			}
+		}
+	}
+}
+
+// TestTradeoffSeries checks the trade-off figure's series against hand-made results: a point
+// per strength τ in increasing order, the point as trained (τ = 0) marked, the largest τ tagged,
+// intervals across seeds in both directions, none for a single seed.
+func TestTradeoffSeries(t *testing.T) {
+	rec := func(g string, seed int64, vals map[float64][2]float64) *runRecord { // τ -> head, tail
+		r := &runRecord{ID: g + ",seed=" + strconv.FormatInt(seed, 10), Group: g, Seed: seed}
+		for _, tau := range []float64{-0.5, 0, 1} {
+			for i, sl := range []string{"head", "tail"} {
+				v := vals[tau][i]
+				r.Results = append(r.Results, metrics.Result{Tau: tau, Slice: sl, Metric: "recall", K: 10, Value: v, Lo: v, Hi: v})
+			}
+		}
+		return r
+	}
+	recs := []*runRecord{
+		rec("variant=plain", 1, map[float64][2]float64{-0.5: {0.3, 0.1}, 0: {0.2, 0.2}, 1: {0.1, 0.3}}),
+		rec("variant=plain", 2, map[float64][2]float64{-0.5: {0.5, 0.1}, 0: {0.4, 0.2}, 1: {0.3, 0.5}}),
+		rec("variant=logq", 1, map[float64][2]float64{-0.5: {0.6, 0.1}, 0: {0.5, 0.2}, 1: {0.4, 0.3}}),
+	}
+	series := tradeoffSeries(summarize(recs, nil), 10)
+	if len(series) != 2 {
+		t.Fatalf("%d series, want 2", len(series))
+	}
+	plain, logq := series[0], series[1]
+	// Means of the two seeds: head 0.4, 0.3, 0.2; tail 0.1, 0.2, 0.4.
+	want := plots.TradeoffSeries{Name: "plain", X: []float64{0.1, 0.2, 0.4}, Y: []float64{0.4, 0.3, 0.2}, Origin: 1,
+		Tags: []string{"", "", "τ=1"}}
+	if plain.Name != want.Name || plain.Origin != 1 || !reflect.DeepEqual(plain.Tags, want.Tags) {
+		t.Errorf("plain: %+v, want %+v", plain, want)
+	}
+	for i := range want.X {
+		if math.Abs(plain.X[i]-want.X[i]) > 1e-12 || math.Abs(plain.Y[i]-want.Y[i]) > 1e-12 {
+			t.Errorf("plain point %d: (%v, %v), want (%v, %v)", i, plain.X[i], plain.Y[i], want.X[i], want.Y[i])
+		}
+	}
+	// Tail at τ = 1: 0.3 and 0.5 → half-width t(0.975, 1)·0.1414/√2 = 12.706·0.1 (clamped to [0, 1]).
+	if lo, hi := plain.XLo[2], plain.XHi[2]; lo != 0 || hi != 1 {
+		t.Errorf("plain tail interval at τ = 1: [%v, %v], want [0, 1] (0.4 ± 1.27 clamped)", lo, hi)
+	}
+	if plain.YLo == nil || plain.YLo[1] >= plain.Y[1] || plain.YHi[1] <= plain.Y[1] {
+		t.Errorf("plain head intervals %v, %v", plain.YLo, plain.YHi)
+	}
+	if logq.XLo != nil || logq.YLo != nil {
+		t.Errorf("logq, a single seed, has intervals %v, %v", logq.XLo, logq.YLo)
+	}
+}
