@@ -37,8 +37,14 @@ type plan struct {
 	colW, rowW []float64
 	// Buffers behind colOff, rowOff, posOff, colW and rowW, kept across executions.
 	bufCol, bufRow, bufPos, bufColW, bufRowW []float64
-	// Accidental hits: non-nil iff removed.
+	// Accidental hits: non-nil iff removed (always with logq_probability = dedupe).
 	rowItem, colItem []int64
+	// dup[j] (logq_probability = dedupe) marks a column whose item already fills an
+	// earlier column: masked from every row but the one whose positive it is. Nil
+	// otherwise. bufDup and first back it across executions.
+	dup    []bool
+	bufDup []bool
+	first  map[int64]struct{}
 	// coef[i] = r_i·scale, scale = 1/B (mean) or 1 (sum).
 	coef []float64
 	// Gramian term of mse_gramian: gramCoef·Σ_{i, j ≥ gramFrom} s_ij².
@@ -121,6 +127,10 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 		}
 		p.rowItem, p.colItem = st.RowItem, st.ColItem
 	}
+	p.dup = nil
+	if s.readsLogP() && s.LogQProbability == ProbDedupe {
+		p.markDuplicates()
+	}
 
 	scale := 1.0
 	if s.Reduction == ReduceMean {
@@ -138,6 +148,9 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 		for i, r := range st.Rewards {
 			if math.IsNaN(r) || math.IsInf(r, 0) {
 				return fmt.Errorf("losses: step.Rewards[%d] = %v is not finite", i, r)
+			}
+			if r < 0 {
+				return fmt.Errorf("losses: step.Rewards[%d] = %v is negative: a reward weights its example's loss (Yi et al. eq. 4, r ∈ [0, 1]) and a negative one would reverse its gradient", i, r)
 			}
 			p.coef[i] = r * scale
 		}
@@ -158,21 +171,8 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 		if s.Variant != LogQ {
 			p.kind = kindLogistic
 		}
-		if err := checkLogs("LogP", st.LogP, c, "C", false); err != nil {
+		if err := p.logQOffsets(s, st, logM); err != nil {
 			return err
-		}
-		p.colOff = take(&p.bufCol, c)
-		for j, v := range st.LogP {
-			p.colOff[j] = -v
-		}
-		if !s.UncorrectedPositive {
-			if err := checkLogs("PosLogP", st.PosLogP, b, "B", false); err != nil {
-				return err
-			}
-			p.posOff = take(&p.bufPos, b)
-			for i, v := range st.PosLogP {
-				p.posOff[i] = -v
-			}
 		}
 	case LogitAdjusted:
 		p.kind = kindSoftmax
@@ -213,6 +213,51 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 		}
 	}
 	return nil
+}
+
+// logQOffsets sets the −log Q corrections of logq, nce and sampled_logistic:
+// colOff[j] = −log Q_j and posOff[i] = −log Q_p (unless uncorrected_positive),
+// with Q = m·q (expected_count: Step.LogQ, PosLogQ, m = C−1) or Q = p̂
+// (inclusion and dedupe: Step.LogP, PosLogP).
+func (p *plan) logQOffsets(s *Settings, st *Step, logM float64) error {
+	colName, posName, col, pos, shift := "LogP", "PosLogP", st.LogP, st.PosLogP, 0.0
+	if s.LogQProbability == ProbExpectedCount {
+		colName, posName, col, pos, shift = "LogQ", "PosLogQ", st.LogQ, st.PosLogQ, logM
+	}
+	if err := checkLogs(colName, col, p.c, "C", false); err != nil {
+		return err
+	}
+	p.colOff = take(&p.bufCol, p.c)
+	for j, v := range col {
+		p.colOff[j] = -(shift + v)
+	}
+	if s.UncorrectedPositive {
+		return nil
+	}
+	if err := checkLogs(posName, pos, p.b, "B", false); err != nil {
+		return err
+	}
+	p.posOff = take(&p.bufPos, p.b)
+	for i, v := range pos {
+		p.posOff[i] = -(shift + v)
+	}
+	return nil
+}
+
+// markDuplicates sets dup[j] for every column whose item (colItem) already
+// fills an earlier column.
+func (p *plan) markDuplicates() {
+	p.dup = grow(p.bufDup, p.c)
+	p.bufDup = p.dup
+	if p.first == nil {
+		p.first = make(map[int64]struct{}, p.c)
+	}
+	clear(p.first)
+	for j, it := range p.colItem {
+		_, seen := p.first[it]
+		p.dup[j] = seen
+		p.first[it] = struct{}{}
+	}
 }
 
 // rawatLogWeights sets log w_yy' = colOff[j] + rowOff[i] of Rawat et al.'s
@@ -406,9 +451,8 @@ func softmaxRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int, z [
 		z[pc] = zp
 		switch {
 		case p.rowItem != nil:
-			item := p.rowItem[i]
-			for j, ci := range p.colItem {
-				if ci == item && j != pc {
+			for j := range z {
+				if p.masked(i, j, pc) {
 					z[j] = math.Inf(-1)
 				}
 			}
@@ -418,22 +462,37 @@ func softmaxRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int, z [
 		case stale == mx:
 			mx = rowMax(z)
 		}
-		sum := 0.0
+		// others = Σ_{j≠p} e^{z_j − max}, kept apart from the positive's term so
+		// that a row the positive dominates (max = z_p) gets its loss as
+		// log1p(others) = log(1 + Σ_{j≠p} e^{z_j − z_p}), exact to rounding
+		// however small, rather than as log(1 + others) rounded to 0.
+		others := 0.0
 		if g == nil {
-			for _, x := range z {
-				sum += expNeg(x - mx)
+			for j, x := range z {
+				if j != pc {
+					others += expNeg(x - mx)
+				}
 			}
 		} else {
 			gr := g[i*c : (i+1)*c]
 			for j, x := range z {
 				e := expNeg(x - mx)
 				gr[j] = T(e)
-				sum += e
+				if j != pc {
+					others += e
+				}
 			}
-			p.rowScale[i] = p.coef[i] * invTau / sum
+		}
+		ep := expNeg(zp - mx)
+		if g != nil {
+			p.rowScale[i] = p.coef[i] * invTau / (others + ep)
 			p.posAdd[i] = -p.coef[i] * invTau
 		}
-		rowLoss[i] = p.coef[i] * ((mx - zp) + math.Log(sum))
+		if zp >= mx {
+			rowLoss[i] = p.coef[i] * math.Log1p(others)
+		} else {
+			rowLoss[i] = p.coef[i] * ((mx - zp) + math.Log(others+ep))
+		}
 	}
 }
 
@@ -505,9 +564,13 @@ func logisticRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int) {
 	}
 }
 
-// masked reports whether column j of row i is an accidental hit to remove.
+// masked reports whether column j of row i is removed from the row: an
+// accidental hit, or (dedupe) a further copy of an item. The positive never is.
 func (p *plan) masked(i, j, pc int) bool {
-	return p.rowItem != nil && j != pc && p.colItem[j] == p.rowItem[i]
+	if p.rowItem == nil || j == pc {
+		return false
+	}
+	return p.colItem[j] == p.rowItem[i] || (p.dup != nil && p.dup[j])
 }
 
 // mseRows: ℓ_i = coef_i·(s_ip − 1)² + gramCoef·Σ_{j ≥ gramFrom} s_ij²; the

@@ -29,9 +29,38 @@ func refNegatives(s *Settings, st *Step, i, c int) []int {
 		if s.RemoveAccidentalHits && st.ColItem[j] == st.RowItem[i] {
 			continue
 		}
+		if s.LogQProbability == ProbDedupe && refSeenBefore(st.ColItem, j) {
+			continue
+		}
 		n = append(n, j)
 	}
 	return n
+}
+
+// refSeenBefore reports whether the item of column j already fills a column k < j.
+func refSeenBefore(items []int64, j int) bool {
+	for k := 0; k < j; k++ {
+		if items[k] == items[j] {
+			return true
+		}
+	}
+	return false
+}
+
+// refLogQ is log Q of column j (the positive's when pos) for logq, nce and
+// sampled_logistic: log(m·q_j), m = C−1, for expected_count; log p̂_j otherwise.
+func refLogQ(s *Settings, st *Step, i, j int, pos bool) float64 {
+	if s.LogQProbability == ProbExpectedCount {
+		m := float64(len(st.LogQ) - 1)
+		if pos {
+			return math.Log(m * math.Exp(st.PosLogQ[i]))
+		}
+		return math.Log(m * math.Exp(st.LogQ[j]))
+	}
+	if pos {
+		return st.PosLogP[i]
+	}
+	return st.LogP[j]
 }
 
 // refWeight is w_yy' of Rawat et al. Table 1 / eq. (14) in the linear domain:
@@ -196,9 +225,9 @@ func correctedLogit(s *Settings, st *Step, row []float64, i, j, p int) float64 {
 			if s.UncorrectedPositive {
 				return row[j] / s.Temperature
 			}
-			return correct(s, row[j], -st.PosLogP[i])
+			return correct(s, row[j], -refLogQ(s, st, i, j, true))
 		}
-		return correct(s, row[j], -st.LogP[j])
+		return correct(s, row[j], -refLogQ(s, st, i, j, false))
 	case LogitAdjusted:
 		if j == p {
 			return correct(s, row[j], s.LATau*st.PosLogPrior[i])

@@ -12,7 +12,17 @@ func TestResolveDefaults(t *testing.T) {
 	}{
 		{Settings{}, Settings{Variant: Plain, Sampler: SamplerInBatch, Temperature: 0.05, Reduction: ReduceMean}},
 		{Settings{Variant: LogQ}, Settings{Variant: LogQ, Sampler: SamplerInBatch, Temperature: 0.05,
-			CorrectAt: CorrectLogits, Reduction: ReduceMean}},
+			CorrectAt: CorrectLogits, LogQProbability: ProbExpectedCount, QSource: QSourceCounts, Reduction: ReduceMean}},
+		{Settings{Variant: LogQ, LogQProbability: ProbDedupe}, Settings{Variant: LogQ, Sampler: SamplerInBatch,
+			Temperature: 0.05, CorrectAt: CorrectLogits, RemoveAccidentalHits: true, LogQProbability: ProbDedupe,
+			Reduction: ReduceMean}},
+		{Settings{Variant: NCE, Sampler: SamplerUniform}, Settings{Variant: NCE, Sampler: SamplerUniform, Negatives: 64,
+			Temperature: 0.05, CorrectAt: CorrectLogits, LogQProbability: ProbExpectedCount, Reduction: ReduceMean}},
+		{Settings{Variant: Relative}, Settings{Variant: Relative, Form: FormSoftmax, Sampler: SamplerInBatch,
+			Temperature: 0.05, CorrectAt: CorrectLogits, QSource: QSourceCounts, Reduction: ReduceMean}},
+		{Settings{Variant: Importance, Sampler: SamplerMixed, Negatives: 4, QSource: QSourceEstimator},
+			Settings{Variant: Importance, Form: FormSoftmax, Sampler: SamplerMixed, Negatives: 4, Temperature: 0.05,
+				CorrectAt: CorrectLogits, QSource: QSourceEstimator, Reduction: ReduceMean}},
 		{Settings{Variant: Tail, Sampler: SamplerUniform}, Settings{Variant: Tail, Form: FormSoftmax,
 			Sampler: SamplerUniform, Negatives: 64, Temperature: 0.05, CorrectAt: CorrectLogits, Reduction: ReduceMean}},
 		{Settings{Variant: Constant, Form: FormDecoupled, Sampler: SamplerMixed, Negatives: 8}, Settings{Variant: Constant,
@@ -23,7 +33,8 @@ func TestResolveDefaults(t *testing.T) {
 		{Settings{Variant: MSEGramian}, Settings{Variant: MSEGramian, Sampler: SamplerInBatch, GramianWeight: 1,
 			Reduction: ReduceMean}},
 		{Settings{Variant: SampledLogistic}, Settings{Variant: SampledLogistic, Sampler: SamplerInBatch, Temperature: 0.05,
-			CorrectAt: CorrectLogits, RemoveAccidentalHits: true, Reduction: ReduceMean}},
+			CorrectAt: CorrectLogits, RemoveAccidentalHits: true, LogQProbability: ProbExpectedCount, QSource: QSourceCounts,
+			Reduction: ReduceMean}},
 		{Settings{Variant: NegativeSampling, Reduction: ReduceSum}, Settings{Variant: NegativeSampling,
 			Sampler: SamplerInBatch, Temperature: 0.05, Reduction: ReduceSum}},
 	} {
@@ -70,6 +81,13 @@ func TestResolveErrors(t *testing.T) {
 		{Settings{Variant: LogitAdjusted, LATau: -1}, "la_tau: must be finite and > 0, got -1"},
 		{Settings{GramianWeight: 2}, "gramian_weight: only for mse_gramian"},
 		{Settings{Variant: MSEGramian, GramianWeight: -2}, "gramian_weight: must be finite and > 0, got -2"},
+		{Settings{Variant: LogQ, LogQProbability: "count"}, `logq_probability: unknown "count" (allowed: expected_count, inclusion, dedupe)`},
+		{Settings{Variant: Relative, LogQProbability: ProbDedupe}, "logq_probability: only for logq, nce and sampled_logistic, not variant relative"},
+		{Settings{Variant: Importance, QSource: "exact"}, `q_source: unknown "exact" (allowed: counts, estimator)`},
+		{Settings{Variant: Constant, QSource: QSourceCounts}, "q_source: variant constant"},
+		{Settings{Variant: Plain, QSource: QSourceEstimator}, "q_source: variant plain"},
+		{Settings{Variant: LogQ, LogQProbability: ProbInclusion, QSource: QSourceCounts}, "q_source: variant logq"},
+		{Settings{Variant: Importance, Sampler: SamplerUniform, QSource: QSourceCounts}, "q_source: variant importance (sampler \"uniform\""},
 	} {
 		s := tc.in
 		err := s.Resolve()
