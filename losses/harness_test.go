@@ -155,7 +155,7 @@ type problem struct {
 // scores are ±1000 and some sampling probabilities 1e-12.
 func (g *caseGen) gen(s Settings, layout Layout, b int, extreme bool) problem {
 	rng := g.rng
-	st := &Step{Layout: layout}
+	st := &Step{Layout: layout, Items: g.L}
 	st.RowItem = make([]int64, b)
 	for i := range st.RowItem {
 		st.RowItem[i] = int64(draw(rng, g.qData))

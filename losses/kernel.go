@@ -47,9 +47,11 @@ type plan struct {
 	first  map[int64]struct{}
 	// coef[i] = r_i·scale, scale = 1/B (mean) or 1 (sum).
 	coef []float64
-	// Gramian term of mse_gramian: gramCoef·Σ_{i, j ≥ gramFrom} s_ij².
-	gramCoef float64
-	gramFrom int
+	// Gramian term of mse_gramian: gramCoef·Σ_{i, j ≥ gramFrom} gramW[j]·s_ij²
+	// (gramW nil: weight 1).
+	gramCoef        float64
+	gramFrom        int
+	gramW, bufGramW []float64
 	// Gradient representation left by execute (len b): see execute.
 	rowScale, posAdd []float64
 }
@@ -158,7 +160,7 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 
 	p.invTau = 1 / s.Temperature
 	p.colOff, p.rowOff, p.posOff, p.colW, p.rowW = nil, nil, nil, nil, nil
-	p.gramCoef, p.gramFrom = 0, 0
+	p.gramCoef, p.gramFrom, p.gramW = 0, 0, nil
 	logM := math.Log(float64(NegativeCount(c)))
 
 	switch s.Variant {
@@ -201,6 +203,11 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 			p.gramFrom = 1
 		}
 		p.gramCoef = scale * s.GramianWeight / float64(c-p.gramFrom)
+		if layout == Diagonal {
+			if err := p.gramianWeights(st); err != nil {
+				return err
+			}
+		}
 	default:
 		return fmt.Errorf("losses: variant %q not resolved", s.Variant)
 	}
@@ -240,6 +247,27 @@ func (p *plan) logQOffsets(s *Settings, st *Step, logM float64) error {
 	p.posOff = take(&p.bufPos, p.b)
 	for i, v := range pos {
 		p.posOff[i] = -(shift + v)
+	}
+	return nil
+}
+
+// gramianWeights sets gramW[j] = 1/(M·q_j) for the in-batch (and mixed)
+// columns, which are drawn ∝ q: Σ_j s_ij²/(M·q_j) over C columns is then, in
+// expectation, C·(1/M)·Σ_y s_iy², so that the Gramian term estimates the
+// uniform Gramian ⟨UᵀU, VᵀV⟩/M over the corpus of Krichene et al. rather than
+// a popularity-weighted one. (The uniform sampler's columns have q = 1/M:
+// weight 1.)
+func (p *plan) gramianWeights(st *Step) error {
+	if err := checkLogs("LogQ", st.LogQ, p.c, "C", false); err != nil {
+		return err
+	}
+	if st.Items < 1 {
+		return fmt.Errorf("losses: step.Items = %d, mse_gramian needs the corpus size M ≥ 1 to weight in-batch columns by 1/(M·q)", st.Items)
+	}
+	logM := math.Log(float64(st.Items))
+	p.gramW = take(&p.bufGramW, p.c)
+	for j, v := range st.LogQ {
+		p.gramW[j] = math.Exp(-logM - v)
 	}
 	return nil
 }
@@ -573,20 +601,26 @@ func (p *plan) masked(i, j, pc int) bool {
 	return p.colItem[j] == p.rowItem[i] || (p.dup != nil && p.dup[j])
 }
 
-// mseRows: ℓ_i = coef_i·(s_ip − 1)² + gramCoef·Σ_{j ≥ gramFrom} s_ij²; the
-// gradient is stored in full.
+// mseRows: ℓ_i = coef_i·(s_ip − 1)² + gramCoef·Σ_{j ≥ gramFrom} gramW_j·s_ij²;
+// the gradient is stored in full.
 func mseRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int) {
 	c := p.c
+	w := func(j int) float64 {
+		if p.gramW == nil {
+			return p.gramCoef
+		}
+		return p.gramCoef * p.gramW[j]
+	}
 	for i := lo; i < hi; i++ {
 		row := s[i*c : (i+1)*c]
 		pc := p.pos(i)
 		gram := 0.0
 		for j := p.gramFrom; j < c; j++ {
 			v := float64(row[j])
-			gram += v * v
+			gram += w(j) * v * v
 		}
 		d := float64(row[pc]) - 1
-		rowLoss[i] = p.coef[i]*d*d + p.gramCoef*gram
+		rowLoss[i] = p.coef[i]*d*d + gram
 		if g == nil {
 			continue
 		}
@@ -597,11 +631,11 @@ func mseRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int) {
 				gr[j] = 0
 				continue
 			}
-			gr[j] = T(2 * p.gramCoef * float64(v))
+			gr[j] = T(2 * w(j) * float64(v))
 		}
 		gp := 2 * p.coef[i] * d
 		if pc >= p.gramFrom {
-			gp += 2 * p.gramCoef * float64(row[pc])
+			gp += 2 * w(pc) * float64(row[pc])
 		}
 		gr[pc] = T(gp)
 	}

@@ -277,7 +277,8 @@ func TestGradientScaling(t *testing.T) {
 }
 
 // TestMSEGramianFromEmbeddings: on S = UVᵀ the Gramian term computed from the
-// scores equals λ/(B·C)·<UᵀU, VᵀV> computed from the embeddings (Krichene et al.).
+// scores equals λ/(B·C)·<UᵀU, VᵀWV> computed from the embeddings (Krichene
+// et al.), W = diag(1/(M·q_j)) the in-batch columns' weights.
 func TestMSEGramianFromEmbeddings(t *testing.T) {
 	gen := newCaseGen(6, 9)
 	const b, d = 5, 3
@@ -308,7 +309,7 @@ func TestMSEGramianFromEmbeddings(t *testing.T) {
 			gu, gv := 0.0, 0.0
 			for i := range b {
 				gu += U[i*d+k] * U[i*d+m]
-				gv += V[i*d+k] * V[i*d+m]
+				gv += V[i*d+k] * V[i*d+m] / (float64(p.st.Items) * math.Exp(p.st.LogQ[i]))
 			}
 			inner += gu * gv
 		}
@@ -349,6 +350,8 @@ func TestExecutionErrors(t *testing.T) {
 		{Settings{Variant: Full}, func(st *Step) { st.PosCol[3] = 99 }, "step.PosCol[3] = 99"},
 		{Settings{Variant: Full}, func(st *Step) { st.PosCol = nil }, "step.PosCol has length 0"},
 		{Settings{Variant: LogitAdjusted}, func(st *Step) { st.LogPrior[0] = math.NaN() }, "step.LogPrior[0] = NaN"},
+		{Settings{Variant: MSEGramian}, func(st *Step) { st.Items = 0 }, "step.Items = 0"},
+		{Settings{Variant: MSEGramian}, func(st *Step) { st.LogQ = nil }, "step.LogQ has length 0"},
 	}
 	for _, tc := range cases {
 		l := mustNew(t, tc.s, tensor.Float64)

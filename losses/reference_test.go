@@ -196,7 +196,7 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 				gr[j] = k / s.Temperature * refSigmoid(g)
 			}
 		case MSEGramian:
-			// Krichene et al.: (s_ip − 1)² + λ/(B·C_g) Σ_{i,j∈gram} s_ij² (times B for sum).
+			// Krichene et al.: (s_ip − 1)² + λ/(B·C_g) Σ_{i,j∈gram} w_j s_ij² (times B for sum).
 			d := row[p] - 1
 			li = d * d
 			gr[p] = 2 * k * d
@@ -206,8 +206,9 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 			}
 			gc := scale * s.GramianWeight / float64(ncol)
 			for j := from; j < c; j++ {
-				total += gc * row[j] * row[j]
-				gr[j] += 2 * gc * row[j]
+				w := refGramWeight(st, j)
+				total += gc * w * row[j] * row[j]
+				gr[j] += 2 * gc * w * row[j]
 			}
 		}
 		total += k * li
@@ -235,4 +236,13 @@ func correctedLogit(s *Settings, st *Step, row []float64, i, j, p int) float64 {
 		return correct(s, row[j], s.LATau*st.LogPrior[j])
 	}
 	return row[j] / s.Temperature
+}
+
+// refGramWeight is mse_gramian's weight of column j: 1/(M·q_j) for columns
+// drawn ∝ q (Layout Diagonal), 1 for the uniform sampler's.
+func refGramWeight(st *Step, j int) float64 {
+	if st.Layout == First {
+		return 1
+	}
+	return 1 / (float64(st.Items) * math.Exp(st.LogQ[j]))
 }

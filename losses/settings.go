@@ -61,7 +61,7 @@ const (
 	// the full softmax's (up to the constant log(m·q_p) of the loss). In the softmax it
 	// equals the relative weighting of Rawat et al. (the constant log m cancels).
 	// Chosen as the default because it is the consistent one of the three with
-	// every column kept (see TestLogQConsistency and docs of the package).
+	// every column kept, and its q is known exactly (TestLogQConsistency).
 	ProbExpectedCount LogQProbability = "expected_count"
 	// ProbInclusion: Q_j = p̂_j = P(item j is in the step) (Step.LogP), Yi et al.'s
 	// Algorithm 2 as written. p̂ saturates at 1, so an item filling k columns is
@@ -131,7 +131,7 @@ type Settings struct {
 	// Temperature τ > 0 divides the scores: f = s/τ (default 0.05). Must be 0
 	// for mse_gramian, which works on the raw scores.
 	Temperature float64 `toml:"temperature"`
-	// CorrectAt says where an additive logit correction c (−log p̂ for logq,
+	// CorrectAt says where an additive logit correction c (−log Q for logq,
 	// nce and sampled_logistic; log w for the Rawat weightings in softmax form;
 	// la_tau·log π for logit_adjusted) is applied: "logits" (default) gives
 	// s/τ + c, "scores" gives (s + c)/τ, i.e. τ divides the correction too.
@@ -164,9 +164,9 @@ type Settings struct {
 	// QSource is where the per-draw q of the in_batch and mixed samplers comes
 	// from: "counts" (default, the exact training frequency) or "estimator"
 	// (inverted from p̂). Only for the variants that read q (importance,
-	// relative, tail; logq, nce and sampled_logistic with logq_probability =
-	// expected_count) with sampler in_batch or mixed: the uniform sampler's
-	// q = 1/M is exact.
+	// relative, tail, mse_gramian; logq, nce and sampled_logistic with
+	// logq_probability = expected_count) with sampler in_batch or mixed: the
+	// uniform sampler's q = 1/M is exact.
 	QSource QSource `toml:"q_source"`
 	// Reduction over the rows of the batch: "mean" (default, (1/B)·Σ_i) or
 	// "sum" (Σ_i, B times the mean).
@@ -338,7 +338,7 @@ func (s *Settings) readsLogP() bool {
 
 // readsQ reports whether the resolved settings read the per-draw q (Step.LogQ).
 func (s *Settings) readsQ() bool {
-	return s.Variant == Importance || s.Variant == Relative || s.Variant == Tail ||
+	return s.Variant == Importance || s.Variant == Relative || s.Variant == Tail || s.Variant == MSEGramian ||
 		(s.readsLogP() && s.LogQProbability == ProbExpectedCount)
 }
 

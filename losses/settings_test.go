@@ -31,7 +31,7 @@ func TestResolveDefaults(t *testing.T) {
 		{Settings{Variant: LogitAdjusted}, Settings{Variant: LogitAdjusted, Temperature: 0.05, CorrectAt: CorrectLogits,
 			LATau: 1, Reduction: ReduceMean}},
 		{Settings{Variant: MSEGramian}, Settings{Variant: MSEGramian, Sampler: SamplerInBatch, GramianWeight: 1,
-			Reduction: ReduceMean}},
+			QSource: QSourceCounts, Reduction: ReduceMean}},
 		{Settings{Variant: SampledLogistic}, Settings{Variant: SampledLogistic, Sampler: SamplerInBatch, Temperature: 0.05,
 			CorrectAt: CorrectLogits, RemoveAccidentalHits: true, LogQProbability: ProbExpectedCount, QSource: QSourceCounts,
 			Reduction: ReduceMean}},

@@ -251,7 +251,7 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 		RowItem: make([]int64, b), ColItem: make([]int64, cols),
 		LogP: make([]float64, cols), LogQ: make([]float64, cols), LogPrior: make([]float64, cols),
 		PosLogP: make([]float64, b), PosLogQ: make([]float64, b), PosLogPrior: make([]float64, b),
-		Rewards: make([]float64, b),
+		Rewards: make([]float64, b), Items: ds.Items,
 	}
 	if tr.layout == losses.Indexed {
 		tr.st.PosCol = make([]int, b)
