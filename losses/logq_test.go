@@ -260,7 +260,7 @@ func TestNearZeroLoss(t *testing.T) {
 				want += bigLogOnePlus(x)
 			}
 			if math.Abs(got-want) > 1e-13*want {
-				t.Errorf("%s gap %v: loss %.17g, want %.17g (rel err %.2g)", s.Variant+"/"+string(s.LogQProbability), gap, got, want, math.Abs(got-want)/want)
+				t.Errorf("%s gap %v: loss %.17g, want %.17g (rel err %.2g)", l.s.Variant+"/"+string(l.s.LogQProbability), gap, got, want, math.Abs(got-want)/want)
 			}
 		}
 	}

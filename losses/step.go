@@ -96,6 +96,12 @@ func NegativeCount(cols int) int { return cols - 1 }
 // DrawProb converts a batch-inclusion probability p of an item over n
 // independent draws into the per-draw probability q = 1-(1-p)^(1/n), the
 // inverse of InclusionProb. It returns NaN unless 0 ≤ p ≤ 1 and n ≥ 1.
+//
+// The inversion is ill-conditioned as p → 1, and p = 1 gives q = 1, the exact
+// inverse only of an exact p: an estimate p̂ that saturated at 1 (or was
+// rounded to it) says only that the item is in every step, whatever its q. A
+// caller that needs q must treat p̂ = 1 as an error (the trainer does, naming
+// the item) or take q from elsewhere (loss.q_source = "counts").
 func DrawProb(p float64, n int) float64 {
 	if !(p >= 0 && p <= 1) || n < 1 {
 		return math.NaN()

@@ -58,7 +58,8 @@ type Curve []Point
 //   - Indexed (full, logit_adjusted): every item of the corpus through the item tower at every
 //     step; p = 1, q = 1/M (the estimator is not used and may be nil).
 //
-// LogPrior is log π_j with π_j = (count_j + 1)/(N + M), the add-one smoothed training frequency
+// Step.Items is the corpus size M (mse_gramian weights its in-batch Gramian columns by
+// 1/(M·q)). LogPrior is log π_j with π_j = (count_j + 1)/(N + M), the add-one smoothed training frequency
 // of item j (N training interactions, M items), so that an item absent from the training set
 // keeps a finite prior. Rewards are the interactions' rewards. For an estimator implementing
 // estimators.EmbeddingKeyer (lsh), the items observed and looked up are the keys of the
