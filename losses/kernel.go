@@ -494,23 +494,12 @@ func softmaxRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int, z [
 		// that a row the positive dominates (max = z_p) gets its loss as
 		// log1p(others) = log(1 + Σ_{j≠p} e^{z_j − z_p}), exact to rounding
 		// however small, rather than as log(1 + others) rounded to 0.
-		others := 0.0
-		if g == nil {
-			for j, x := range z {
-				if j != pc {
-					others += expNeg(x - mx)
-				}
-			}
-		} else {
-			gr := g[i*c : (i+1)*c]
-			for j, x := range z {
-				e := expNeg(x - mx)
-				gr[j] = T(e)
-				if j != pc {
-					others += e
-				}
-			}
+		var gr []T
+		if g != nil {
+			gr = g[i*c : (i+1)*c]
+			gr[pc] = T(expNeg(zp - mx))
 		}
+		others := expSum(z[:pc], gr, mx) + expSum(z[pc+1:], gr[min(pc+1, len(gr)):], mx)
 		ep := expNeg(zp - mx)
 		if g != nil {
 			p.rowScale[i] = p.coef[i] * invTau / (others + ep)
@@ -522,6 +511,24 @@ func softmaxRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int, z [
 			rowLoss[i] = p.coef[i] * ((mx - zp) + math.Log(others+ep))
 		}
 	}
+}
+
+// expSum returns Σ_k e^{z_k − mx} and, when g is not nil, stores each term in g[k].
+func expSum[T floats](z []float64, g []T, mx float64) float64 {
+	sum := 0.0
+	if g == nil {
+		for _, x := range z {
+			sum += expNeg(x - mx)
+		}
+		return sum
+	}
+	g = g[:len(z)]
+	for k, x := range z {
+		e := expNeg(x - mx)
+		g[k] = T(e)
+		sum += e
+	}
+	return sum
 }
 
 // softplusSigmoid returns log(1+e^x) and σ(x) = 1/(1+e^{−x}), both stable for any x.
