@@ -631,26 +631,39 @@ func TestConcurrentRuns(t *testing.T) {
 	}
 }
 
-// TestSaturatedProbability: an estimator whose p̂ saturates at 1 (init "one": every bucket's gap
-// starts at one step) cannot give the per-draw q of the Rawat weightings and of expected_count:
+// TestSaturatedProbability: an estimator whose p̂ saturates at 1 (streaming with init "one": every
+// bucket's gap starts at one step; exact with formula "linear": min(1, B·q) = 1 for an item with
+// B·q ≥ 1) cannot give the per-draw q of the Rawat weightings and of expected_count:
 // with q_source = "estimator" training stops at the first step with an error naming the item, its
 // count and what to change, rather than using q = DrawProb(1, B) = 1; with the exact counts
 // (q_source "counts", the default) the same estimator trains.
 func TestSaturatedProbability(t *testing.T) {
 	ds := tinyDataset()
 	counts := ds.ItemCounts()
-	for _, ls := range []losses.Settings{
+	env := estimators.Env{BatchSize: 4, CorpusSize: ds.Items, Counts: counts}
+	for k, ls := range []losses.Settings{
 		{Variant: losses.Importance, QSource: losses.QSourceEstimator},
 		{Variant: losses.LogQ, QSource: losses.QSourceEstimator},
 		{Variant: losses.Tail, Sampler: losses.SamplerMixed, Negatives: 2, QSource: losses.QSourceEstimator},
+		{Variant: losses.Relative, QSource: losses.QSourceEstimator},
 	} {
+		newEst := func() estimators.Estimator { return streaming(t, estimators.Settings{Init: estimators.InitOne}, ds, 4) }
+		if k == 3 {
+			newEst = func() estimators.Estimator {
+				e, err := estimators.New(estimators.Settings{Kind: estimators.KindExact, Mode: estimators.ModeStatic,
+					Formula: estimators.FormulaLinear}, env, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return e
+			}
+		}
 		m, err := New(Settings{EmbeddingDim: 3, Hidden: []int{3}}, ds, tensor.Float32, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ts := TrainSettings{BatchSize: 4, Steps: 2}
-		est := streaming(t, estimators.Settings{Init: estimators.InitOne}, ds, 4)
-		_, err = Train(context.Background(), m, ds, est, ls, ts, 1, nil)
+		_, err = Train(context.Background(), m, ds, newEst(), ls, ts, 1, nil)
 		if err == nil || !strings.Contains(err.Error(), "step 1 (epoch 1)") || !strings.Contains(err.Error(), "p̂ = 1 for item") ||
 			!strings.Contains(err.Error(), `set loss.q_source = "counts"`) {
 			t.Errorf("%s/%s: error %v", ls.Variant, ls.Sampler, err)
@@ -663,8 +676,7 @@ func TestSaturatedProbability(t *testing.T) {
 			t.Errorf("%s: error %q names item %d with count %d of %d (%v), want count %d of %d", ls.Variant, err, it, c, n, e, counts[it], len(ds.Train))
 		}
 		ls.QSource = losses.QSourceCounts
-		est = streaming(t, estimators.Settings{Init: estimators.InitOne}, ds, 4)
-		if _, err := Train(context.Background(), m, ds, est, ls, ts, 1, nil); err != nil {
+		if _, err := Train(context.Background(), m, ds, newEst(), ls, ts, 1, nil); err != nil {
 			t.Errorf("%s with q_source counts: %v", ls.Variant, err)
 		}
 	}
