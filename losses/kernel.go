@@ -130,7 +130,7 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 		p.rowItem, p.colItem = st.RowItem, st.ColItem
 	}
 	p.dup = nil
-	if s.readsLogP() && s.LogQProbability == ProbDedupe {
+	if s.logQCorrected() && s.LogQProbability == ProbDedupe {
 		p.markDuplicates()
 	}
 

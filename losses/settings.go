@@ -77,8 +77,9 @@ const (
 )
 
 // QSource says where the per-draw probability q of the in-batch and mixed
-// samplers (Step.LogQ, read by importance, relative, tail and by
-// logq_probability = expected_count) comes from (Settings.QSource).
+// samplers (Step.LogQ, read by importance, relative, tail, mse_gramian and by
+// logq_probability = expected_count) comes from (Settings.QSource). The
+// trainer (models.Train) fills Step.LogQ accordingly.
 type QSource string
 
 const (
@@ -306,7 +307,7 @@ func (s *Settings) Resolve() error {
 	}
 
 	// remove_accidental_hits
-	if v == SampledLogistic || (s.readsLogP() && s.LogQProbability == ProbDedupe) {
+	if v == SampledLogistic || (s.logQCorrected() && s.LogQProbability == ProbDedupe) {
 		s.RemoveAccidentalHits = true
 	}
 	if s.RemoveAccidentalHits && (isCorpus(v) || v == MSEGramian) {
@@ -331,20 +332,20 @@ func (s *Settings) Resolve() error {
 	return oneOf("reduction", s.Reduction, reductionNames)
 }
 
-// readsLogP reports whether the resolved variant subtracts log Q (logq, nce, sampled_logistic).
-func (s *Settings) readsLogP() bool {
+// logQCorrected reports whether the variant subtracts a log Q (logq, nce, sampled_logistic).
+func (s *Settings) logQCorrected() bool {
 	return s.Variant == LogQ || s.Variant == NCE || s.Variant == SampledLogistic
 }
 
 // readsQ reports whether the resolved settings read the per-draw q (Step.LogQ).
 func (s *Settings) readsQ() bool {
 	return s.Variant == Importance || s.Variant == Relative || s.Variant == Tail || s.Variant == MSEGramian ||
-		(s.readsLogP() && s.LogQProbability == ProbExpectedCount)
+		(s.logQCorrected() && s.LogQProbability == ProbExpectedCount)
 }
 
 // resolveProbabilities fills and checks logq_probability and q_source.
 func (s *Settings) resolveProbabilities() error {
-	if s.readsLogP() {
+	if s.logQCorrected() {
 		if s.LogQProbability == "" {
 			s.LogQProbability = ProbExpectedCount
 		}
