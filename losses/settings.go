@@ -60,8 +60,13 @@ const (
 	// partition function, and the loss and its gradient are consistent estimates of
 	// the full softmax's (up to the constant log(m·q_p) of the loss). In the softmax it
 	// equals the relative weighting of Rawat et al. (the constant log m cancels).
-	// Chosen as the default because it is the consistent one of the three with
-	// every column kept, and its q is known exactly (TestLogQConsistency).
+	// The default, from TestLogQConsistency (in-batch, head B·q up to 64): its
+	// mean gradient error against the full softmax fell from 0.031 at B = 16 to
+	// 0.0023 at B = 256, where inclusion's rose from 0.035 to 0.081. dedupe is
+	// consistent too (0.028 → 0.0007) but needs the estimator's p̂ and drops
+	// columns; expected_count keeps every column, is the sampled-softmax
+	// correction of the candidate-sampling table, and its q is known exactly
+	// from the training counts (q_source).
 	ProbExpectedCount LogQProbability = "expected_count"
 	// ProbInclusion: Q_j = p̂_j = P(item j is in the step) (Step.LogP), Yi et al.'s
 	// Algorithm 2 as written. p̂ saturates at 1, so an item filling k columns is
