@@ -311,3 +311,45 @@ func TestExpectedCountIsRelative(t *testing.T) {
 		}
 	}
 }
+
+// TestLogQProbabilityByHand pins the three forms on a batch of three rows whose
+// items are (0, 0, 1) (item 0 fills two columns), τ = 1, all scores 0,
+// p̂ = (0.5, 0.5, 0.25), q = (0.4, 0.4, 0.2), m = 2, reduction sum:
+//   - inclusion: every column, z_j = −log p̂_j = (ln 2, ln 2, ln 4): rows 0
+//     and 1 lose log(2 + 2 + 4) − ln 2 = log 4, row 2 log 8 − ln 4 = log 2;
+//   - expected_count: Q = m·q = (0.8, 0.8, 0.4), e^z = (1.25, 1.25, 2.5): rows
+//     0 and 1 log(5/1.25) = log 4, row 2 log(5/2.5) = log 2 (as inclusion
+//     here, since p̂ ∝ q);
+//   - dedupe: row 0 keeps columns 0 and 2 (column 1 is a copy of its item):
+//     log(1 + e^{ln 4 − ln 2}) = log 3; row 1 keeps
+//     its own column 1 and column 2: log 3; row 2 keeps column 0 (the first
+//     copy of item 0) and its own column 2, not column 1: log(1 + e^{ln 2 − ln 4}) = log 1.5.
+func TestLogQProbabilityByHand(t *testing.T) {
+	logs := func(x ...float64) []float64 {
+		for k := range x {
+			x[k] = math.Log(x[k])
+		}
+		return x
+	}
+	st := &Step{Layout: Diagonal, RowItem: []int64{0, 0, 1}, ColItem: []int64{0, 0, 1},
+		LogP: logs(0.5, 0.5, 0.25), PosLogP: logs(0.5, 0.5, 0.25),
+		LogQ: logs(0.4, 0.4, 0.2), PosLogQ: logs(0.4, 0.4, 0.2)}
+	S := make([]float64, 9)
+	for _, tc := range []struct {
+		prob LogQProbability
+		want float64
+	}{
+		{ProbInclusion, 2*math.Log(4) + math.Log(2)},
+		{ProbExpectedCount, 2*math.Log(4) + math.Log(2)},
+		{ProbDedupe, 2*math.Log(3) + math.Log(1.5)},
+	} {
+		l := mustNew(t, Settings{Variant: LogQ, Temperature: 1, Reduction: ReduceSum, LogQProbability: tc.prob}, tensor.Float64)
+		got, _, err := newHarness(t, l, st, 3, 3, false).run(S)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got-tc.want) > 1e-14*tc.want {
+			t.Errorf("%s: loss %.17g, want %.17g", tc.prob, got, tc.want)
+		}
+	}
+}
