@@ -7,19 +7,19 @@ import (
 
 // atomicSketch is the lock-free concurrent form of sketch (Settings.Concurrent): the same hashes
 // and update rule, with A claimed by compare-and-swap and B updated by a compare-and-swap loop on
-// its float32 bits. See the package documentation for the semantics.
+// its float64 bits. See the package documentation for the semantics.
 type atomicSketch struct {
 	hashes
 	cells     []atomicCell
-	alpha     float32
+	alpha     float64
 	skipFirst bool
 	lost      atomic.Int64 // observations dropped because their bucket held a later step
 }
 
-// atomicCell is cell with atomic fields; gap holds the bits of a float32.
+// atomicCell is cell with atomic fields; gap holds the bits of a float64.
 type atomicCell struct {
 	last atomic.Int64
-	gap  atomic.Uint32
+	gap  atomic.Uint64
 }
 
 // claim is one recorded arrival: a bucket moved from step from to step to.
@@ -27,7 +27,7 @@ type claim struct{ from, to int64 }
 
 func newAtomicSketch(c sketchConfig) *atomicSketch {
 	s := &atomicSketch{hashes: c.hashes, cells: make([]atomicCell, c.hashes.size()), alpha: c.alpha, skipFirst: c.skipFirst}
-	bits := math.Float32bits(c.init)
+	bits := math.Float64bits(c.init)
 	for i := range s.cells {
 		s.cells[i].gap.Store(bits)
 	}
@@ -55,11 +55,11 @@ func (s *atomicSketch) observe(t int64, items []uint64, claims *[]claim) {
 			if a == 0 && s.skipFirst {
 				continue
 			}
-			d := float32(t - a)
+			d := float64(t - a)
 			for {
 				old := c.gap.Load()
-				b := math.Float32frombits(old)
-				if c.gap.CompareAndSwap(old, math.Float32bits(b+s.alpha*(d-b))) {
+				b := math.Float64frombits(old)
+				if c.gap.CompareAndSwap(old, math.Float64bits(b+s.alpha*(d-b))) {
 					break
 				}
 			}
@@ -89,9 +89,9 @@ func (s *atomicSketch) Lost() int64 { return s.lost.Load() }
 
 // Prob is sketch.Prob, safe for concurrent use.
 func (s *atomicSketch) Prob(y uint64) float64 {
-	var b float32
+	var b float64
 	for i := range s.keys {
-		b = max(b, math.Float32frombits(s.cells[s.index(i, y)].gap.Load()))
+		b = max(b, math.Float64frombits(s.cells[s.index(i, y)].gap.Load()))
 	}
 	return probOfGap(b)
 }

@@ -11,8 +11,8 @@ import (
 // TestConcurrentAllSeeEveryStep: goroutines that each observe the same items at every step 1..T
 // claim every step exactly once between them (a goroutine at step t has seen step t-1, so each
 // claim is a gap of 1), and the updates of B then commute, so the result must equal the
-// single-threaded estimator's bit for bit. B starts at 1000 and with α = 0.001 is still moving in
-// float32 after T = 15000 steps, so a lost update of B would show, if two updates met (rare on two
+// single-threaded estimator's bit for bit. B starts at 1000 and with α = 0.001 is still moving
+// after T = 15000 steps, so a lost update of B would show, if two updates met (rare on two
 // cores: the test repeats 10 rounds). The two items share the one bucket: one arrival per step.
 func TestConcurrentAllSeeEveryStep(t *testing.T) {
 	const (
@@ -57,7 +57,7 @@ func TestConcurrentAllSeeEveryStep(t *testing.T) {
 	p := plain.Prob(0)
 	plain.Observe(steps+1, items)
 	if plain.Prob(0) == p {
-		t.Fatal("B has converged in float32: the test would not see a lost update")
+		t.Fatal("B has converged: the test would not see a lost update")
 	}
 }
 

@@ -55,7 +55,8 @@
 // With Settings.Concurrent the streaming estimators are lock-free and may be updated and read by
 // many goroutines at once (Yi's parameter-server setting, docs/streaming-estimator.md §7). A is
 // claimed with a compare-and-swap from its old value a to the step t, so every recorded gap
-// t - a is fed to B exactly once; B is updated with a compare-and-swap loop on its float32 bits, so no update of B
+// t - a is fed to B exactly once; B is updated with a compare-and-swap loop on its float64 bits,
+// so no update of B
 // is ever overwritten and no value is torn. An observation at step t is dropped when its bucket has
 // already recorded step t (the one-observation-per-step rule) or a later step (a worker lagging
 // behind another): that is the one observation a conflicting write loses, a lost update that

@@ -9,6 +9,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/samplingbias/workbench/losses"
 )
 
 // replicas are R single-item streaming estimators with δ0 = M/B = 100 (init uniform) and the
@@ -145,5 +147,44 @@ func TestEMAHalfLife(t *testing.T) {
 		if half != want {
 			t.Errorf("α = %v: the mean δ crossed half-way after %d updates, want ⌈ln 2/|ln(1-α)|⌉ = %d (ln 2/α = %.2f)", alpha, half, want, math.Ln2/alpha)
 		}
+	}
+}
+
+// TestEMANoFloat32Floor: an item seen at every step (a head item with B·q ≫ 1) feeds gaps of 1,
+// so B − 1 = (1−α)^n (B0 − 1) after n arrivals. With B kept in float32 the update stalled at
+// B − 1 ≈ 2^-24/α (4.8e-7 for α = 0.1: the float32 recurrence below shows it), which capped the
+// per-draw q̂ inverted from p̂ = 1/B near ln(1/4.8e-7)/B ≈ 14.5/B (batch size B = 1024). The float64
+// B follows the closed form to 1e-6 relative down to B − 1 = 1e-10 (n = 262), where
+// q̂·B ≈ ln(1/(B−1)) ≈ 23. (The EMA of gaps that are all 1 says only that the item is in every
+// batch: that q̂ keeps growing with n is why loss.q_source defaults to the exact counts.)
+func TestEMANoFloat32Floor(t *testing.T) {
+	const (
+		alpha = 0.1
+		batch = 1024
+		n     = 262
+	)
+	e, err := New(Settings{Alpha: alpha, Buckets: 1}, Env{BatchSize: batch, CorpusSize: 100 * batch}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b32 := float32(100) // the former float32 recurrence, for comparison
+	for step := int64(1); step <= n; step++ {
+		e.Observe(step, []uint64{0}) // the first arrival, at step 1 after A = 0, is a gap of 1 too
+		b32 += float32(alpha) * (1 - b32)
+	}
+	want := math.Pow(1-alpha, n) * 99 // B − 1 after n gaps of 1 from B0 = M/B = 100
+	got := e.(*sketch).cells[0].gap - 1
+	if math.Abs(got-want) > 1e-6*want {
+		t.Errorf("B − 1 after %d arrivals = %.6g, want (1−α)^n·99 = %.6g", n, got, want)
+	}
+	if stall := float64(b32) - 1; stall < 4e-7 {
+		t.Errorf("float32 B − 1 = %g: the float32 floor this test guards against is not reproduced", stall)
+	}
+	p := e.Prob(0)
+	q := losses.DrawProb(p, batch)
+	// q = 1 − (1 − p)^{1/B} with 1 − p = ε/(1+ε), ε = B − 1: q·B ≈ ln(1/ε) ≈ 23.
+	wantQ := -math.Expm1((math.Log(want) - math.Log1p(want)) / batch)
+	if math.Abs(q-wantQ) > 1e-5*wantQ || q*batch < 20 {
+		t.Errorf("q̂·B = %.4f, want %.4f (the float32 floor capped it near 14)", q*batch, wantQ*batch)
 	}
 }

@@ -237,12 +237,12 @@ type Env struct {
 }
 
 // initialGap is the initial value of B for init.
-func (e Env) initialGap(init string) (float32, error) {
+func (e Env) initialGap(init string) (float64, error) {
 	if init == InitOne {
 		return 1, nil
 	}
 	if e.CorpusSize < 1 {
 		return 0, fmt.Errorf("init: %q needs the corpus size (Env.CorpusSize > 0); use %q", InitUniform, InitOne)
 	}
-	return float32(math.Max(1, float64(e.CorpusSize)/float64(e.BatchSize))), nil
+	return math.Max(1, float64(e.CorpusSize)/float64(e.BatchSize)), nil
 }

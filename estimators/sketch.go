@@ -5,21 +5,25 @@ package estimators
 type sketch struct {
 	hashes
 	cells     []cell
-	alpha     float32
+	alpha     float64
 	skipFirst bool
 }
 
-// cell is one bucket: A and B side by side, so that an update touches one cache line.
+// cell is one bucket: A and B side by side, so that an update touches one cache line. B is a
+// float64: for an item seen at every step the update B ← B + α(1 − B) rounds to B once α(B − 1)
+// is below half an ulp of 1, which in float32 (2^-24) left B − 1 ≈ 4.8e-7 for α = 0.1: a floor
+// p̂ ≤ 1 − 4.8e-7 that capped the per-draw q̂ = 1 − (1 − p̂)^{1/B} inverted from it near 14/B
+// (TestEMANoFloat32Floor). In float64 the stall is at 1.1e-16/α.
 type cell struct {
 	last int64   // A: the last step the bucket was seen, 0 if never
-	gap  float32 // B: EMA of the bucket's inter-arrival gap
+	gap  float64 // B: EMA of the bucket's inter-arrival gap
 }
 
 // sketchConfig is what both sketch forms are built from.
 type sketchConfig struct {
 	hashes    hashes
-	init      float32
-	alpha     float32
+	init      float64
+	alpha     float64
 	skipFirst bool
 }
 
@@ -31,7 +35,7 @@ func newSketchConfig(s Settings, env Env, seed int64) (sketchConfig, error) {
 	return sketchConfig{
 		hashes:    newHashes(s.Hashes, s.Buckets, seed),
 		init:      init,
-		alpha:     float32(s.Alpha),
+		alpha:     s.Alpha,
 		skipFirst: s.FirstArrival == FirstSkip,
 	}, nil
 }
@@ -58,14 +62,14 @@ func (s *sketch) Observe(t int64, items []uint64) {
 			if a == 0 && s.skipFirst {
 				continue
 			}
-			c.gap += s.alpha * (float32(t-a) - c.gap)
+			c.gap += s.alpha * (float64(t-a) - c.gap)
 		}
 	}
 }
 
 // Prob is 1/max_i B_i[h_i(y)].
 func (s *sketch) Prob(y uint64) float64 {
-	var b float32
+	var b float64
 	for i := range s.keys {
 		b = max(b, s.cells[s.index(i, y)].gap)
 	}
@@ -73,9 +77,9 @@ func (s *sketch) Prob(y uint64) float64 {
 }
 
 // probOfGap is 1/b clipped to (0, 1].
-func probOfGap(b float32) float64 {
+func probOfGap(b float64) float64 {
 	if b <= 1 {
 		return 1
 	}
-	return 1 / float64(b)
+	return 1 / b
 }

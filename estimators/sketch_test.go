@@ -170,7 +170,7 @@ func TestMultihashMax(t *testing.T) {
 	}
 	s := e.(*sketch)
 	for k := range s.cells {
-		s.cells[k].gap = float32(k + 1)
+		s.cells[k].gap = float64(k + 1)
 	}
 	for y := uint64(0); y < 20; y++ {
 		var want float64

@@ -70,7 +70,7 @@ func composedNode(s *Settings, st *Step, scores *gorgonia.Node, b, c int) (*gorg
 				if st.Layout == First {
 					ncol = c - 1
 				}
-				gram[k] = scale * s.GramianWeight / float64(ncol)
+				gram[k] = scale * s.GramianWeight / float64(ncol) * refGramWeight(st, j)
 			}
 		}
 	}

@@ -33,9 +33,21 @@
 //
 //   - plain (Yi et al. eq. 3): ℓ_i = −log softmax_p(f_i·) over {p} ∪ N_i.
 //   - logq (Yi et al. eq. 4; docs/logq.md §2-4): the same with
-//     c_ij = −log p̂_j on every column, the positive included (its own
-//     −log p̂ from PosLogP); uncorrected_positive leaves the positive's logit
-//     uncorrected, as a zeroed diagonal does (docs/logq.md §4).
+//     c_ij = −log Q_j on every column, the positive included (its own
+//     −log Q_p); uncorrected_positive leaves the positive's logit
+//     uncorrected, as a zeroed diagonal does (docs/logq.md §4). What Q is, is
+//     logq_probability: expected_count (the default) Q_j = m·q_j, the
+//     expected number of copies of the item among a row's m = C−1 negative
+//     draws; inclusion Q_j = p̂_j, the probability that the item is in the
+//     step at all (Yi et al.'s Algorithm 2 as written); dedupe Q_j = p̂_j on
+//     one column per distinct item, the other copies masked
+//     (Horvitz–Thompson). Under in-batch sampling a head item with B·q > 1
+//     fills several columns while p̂ ≤ 1, so inclusion over-weights it in the
+//     partition function and is not a consistent estimate of the full
+//     softmax; expected_count and dedupe are (a Monte-Carlo test checks all
+//     three as B grows). expected_count is the default because it keeps every
+//     column and its q is known exactly from the training counts (q_source);
+//     in the softmax it equals relative (the constant log m cancels).
 //   - constant, importance, relative, tail (Rawat et al. eq. 5, Table 1 and
 //     eq. 14): ℓ_i = log[1 + Σ_{j∈N_i} w_ij e^{f_ij − f_ip}] with
 //     w = 1/m, 1/(m·q_j), q_p/q_j and π_j/(m·q_j·π_p). Since
@@ -56,16 +68,19 @@
 //   - nce, negative_sampling, sampled_logistic (the candidate-sampling
 //     table): logistic loss on G with the positive labelled 1 and the
 //     negatives 0, ℓ_i = −log σ(G_ip) − Σ_{j∈N_i} log(1 − σ(G_ij)), where
-//     G = F − log Q with Q(y|x) = p̂ (nce, sampled_logistic) or G = F
+//     G = F − log Q with Q(y|x) as for logq (nce, sampled_logistic) or G = F
 //     (negative_sampling); sampled_logistic always removes the positive from
 //     the negatives (S_i − T_i).
 //   - mse_gramian (Krichene et al. 2019, the third baseline of Yi et al.'s
-//     tables): L = (1/B)·Σ_i r_i (s_ip − 1)² + λ/(B·C_g)·Σ_i Σ_{j∈G} s_ij²
+//     tables): L = (1/B)·Σ_i r_i (s_ip − 1)² + λ/(B·C_g)·Σ_i Σ_{j∈G} w_j s_ij²
 //     (times B for reduction sum) on the raw scores, where the Gramian columns
 //     G are all C columns (C_g = C) except under First, where they are the m
-//     shared negatives (C_g = C−1). On S = UVᵀ the second term is
-//     λ/(B·C_g)·<UᵀU, VᵀV>, the batch estimate of Krichene et al.'s Gramian
-//     regulariser; λ = gramian_weight.
+//     shared negatives (C_g = C−1). The columns are drawn ∝ q, so each is
+//     weighted w_j = 1/(M·q_j) (Step.Items = M, Step.LogQ): the term's
+//     expectation is then λ/B·Σ_i (1/M)·Σ_y s_iy², on S = UVᵀ the uniform
+//     Gramian regulariser λ/(B·M)·<UᵀU, VᵀV> of Krichene et al. over the whole
+//     corpus, not a popularity-weighted one (w_j = 1 under the uniform sampler,
+//     where q = 1/M); λ = gramian_weight.
 //
 // # Implementation
 //

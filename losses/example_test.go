@@ -12,14 +12,18 @@ import (
 // Two queries, in-batch: the positive of row i is item i on the diagonal.
 // With τ = 1 and scores [[1, 0], [0, 1]], plain gives log(1 + e^{-1}) =
 // 0.31326 per row, and ∂L/∂s = (softmax − onehot)/B = ±0.26894/2 = ±0.13447.
-// logq with p̂ = (0.5, 0.25) adds −log p̂_j = (ln 2, ln 4) to column j:
+// logq with Yi et al.'s inclusion probabilities p̂ = (0.5, 0.25) adds −log p̂_j = (ln 2, ln 4) to column j:
 // row 0 becomes log(1 + e^{−1 + ln 4 − ln 2}) = log(1 + 2/e) = 0.55144,
 // row 1 log(1 + e^{−1 + ln 2 − ln 4}) = log(1 + 1/(2e)) = 0.16885, mean
 // 0.36015; the gradients are (2/e)/(1 + 2/e)/2 = 0.21194 and
 // (1/(2e))/(1 + 1/(2e))/2 = 0.07768.
 func Example() {
 	for _, variant := range []string{losses.Plain, losses.LogQ} {
-		l, err := losses.New(losses.Settings{Variant: variant, Temperature: 1}, tensor.Float64)
+		s := losses.Settings{Variant: variant, Temperature: 1}
+		if variant == losses.LogQ {
+			s.LogQProbability = losses.ProbInclusion
+		}
+		l, err := losses.New(s, tensor.Float64)
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -155,7 +155,7 @@ type problem struct {
 // scores are ±1000 and some sampling probabilities 1e-12.
 func (g *caseGen) gen(s Settings, layout Layout, b int, extreme bool) problem {
 	rng := g.rng
-	st := &Step{Layout: layout}
+	st := &Step{Layout: layout, Items: g.L}
 	st.RowItem = make([]int64, b)
 	for i := range st.RowItem {
 		st.RowItem[i] = int64(draw(rng, g.qData))
@@ -248,23 +248,26 @@ func allSettings(t testing.TB) []Settings {
 					for _, unc := range []bool{false, true} {
 						for _, hits := range []bool{false, true} {
 							for _, red := range []string{"", ReduceSum} {
-								s := Settings{Variant: v, Form: form, Sampler: sampler, CorrectAt: at,
-									UncorrectedPositive: unc, RemoveAccidentalHits: hits, Reduction: red}
-								if v != MSEGramian {
-									s.Temperature = 0.7
-								}
-								if sampler == SamplerUniform || sampler == SamplerMixed {
-									s.Negatives = 5
-								}
-								if v == LogitAdjusted {
-									s.LATau = 1.5
-								}
-								if v == MSEGramian {
-									s.GramianWeight = 0.3
-								}
-								if s.Resolve() == nil && !seen[s] {
-									seen[s] = true
-									out = append(out, s)
+								for _, prob := range []LogQProbability{"", ProbInclusion, ProbDedupe} {
+									s := Settings{Variant: v, Form: form, Sampler: sampler, CorrectAt: at,
+										UncorrectedPositive: unc, RemoveAccidentalHits: hits, Reduction: red,
+										LogQProbability: prob}
+									if v != MSEGramian {
+										s.Temperature = 0.7
+									}
+									if sampler == SamplerUniform || sampler == SamplerMixed {
+										s.Negatives = 5
+									}
+									if v == LogitAdjusted {
+										s.LATau = 1.5
+									}
+									if v == MSEGramian {
+										s.GramianWeight = 0.3
+									}
+									if s.Resolve() == nil && !seen[s] {
+										seen[s] = true
+										out = append(out, s)
+									}
 								}
 							}
 						}
@@ -274,16 +277,19 @@ func allSettings(t testing.TB) []Settings {
 		}
 	}
 	// 12 variants (4 in two forms) with their applicable options: 300 distinct
-	// resolved combinations (a guard against Resolve rejecting valid ones).
-	if len(out) != 300 {
+	// resolved combinations with one logq_probability, and logq, nce and
+	// sampled_logistic each in three (dedupe always removing accidental hits):
+	// logq and nce 48+48+24, sampled_logistic 3·24, i.e. 300 − 120 + 312 = 492
+	// (a guard against Resolve rejecting valid ones).
+	if len(out) != 492 {
 		t.Fatalf("only %d valid settings combinations", len(out))
 	}
 	return out
 }
 
 func name(s Settings) string {
-	return fmt.Sprintf("%s/%s/%s/at=%s/unc=%v/hits=%v/%s", s.Variant, s.Form, s.Sampler, s.CorrectAt,
-		s.UncorrectedPositive, s.RemoveAccidentalHits, s.Reduction)
+	return fmt.Sprintf("%s/%s/%s/at=%s/unc=%v/hits=%v/%s/prob=%s", s.Variant, s.Form, s.Sampler, s.CorrectAt,
+		s.UncorrectedPositive, s.RemoveAccidentalHits, s.Reduction, s.LogQProbability)
 }
 
 // maxAbs is ‖x‖∞.

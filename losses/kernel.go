@@ -37,13 +37,21 @@ type plan struct {
 	colW, rowW []float64
 	// Buffers behind colOff, rowOff, posOff, colW and rowW, kept across executions.
 	bufCol, bufRow, bufPos, bufColW, bufRowW []float64
-	// Accidental hits: non-nil iff removed.
+	// Accidental hits: non-nil iff removed (always with logq_probability = dedupe).
 	rowItem, colItem []int64
+	// dup[j] (logq_probability = dedupe) marks a column whose item already fills an
+	// earlier column: masked from every row but the one whose positive it is. Nil
+	// otherwise. bufDup and first back it across executions.
+	dup    []bool
+	bufDup []bool
+	first  map[int64]struct{}
 	// coef[i] = r_i·scale, scale = 1/B (mean) or 1 (sum).
 	coef []float64
-	// Gramian term of mse_gramian: gramCoef·Σ_{i, j ≥ gramFrom} s_ij².
-	gramCoef float64
-	gramFrom int
+	// Gramian term of mse_gramian: gramCoef·Σ_{i, j ≥ gramFrom} gramW[j]·s_ij²
+	// (gramW nil: weight 1).
+	gramCoef        float64
+	gramFrom        int
+	gramW, bufGramW []float64
 	// Gradient representation left by execute (len b): see execute.
 	rowScale, posAdd []float64
 }
@@ -121,6 +129,10 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 		}
 		p.rowItem, p.colItem = st.RowItem, st.ColItem
 	}
+	p.dup = nil
+	if s.logQCorrected() && s.LogQProbability == ProbDedupe {
+		p.markDuplicates()
+	}
 
 	scale := 1.0
 	if s.Reduction == ReduceMean {
@@ -139,13 +151,16 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 			if math.IsNaN(r) || math.IsInf(r, 0) {
 				return fmt.Errorf("losses: step.Rewards[%d] = %v is not finite", i, r)
 			}
+			if r < 0 {
+				return fmt.Errorf("losses: step.Rewards[%d] = %v is negative: a reward weights its example's loss (Yi et al. eq. 4, r ∈ [0, 1]) and a negative one would reverse its gradient", i, r)
+			}
 			p.coef[i] = r * scale
 		}
 	}
 
 	p.invTau = 1 / s.Temperature
 	p.colOff, p.rowOff, p.posOff, p.colW, p.rowW = nil, nil, nil, nil, nil
-	p.gramCoef, p.gramFrom = 0, 0
+	p.gramCoef, p.gramFrom, p.gramW = 0, 0, nil
 	logM := math.Log(float64(NegativeCount(c)))
 
 	switch s.Variant {
@@ -158,21 +173,8 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 		if s.Variant != LogQ {
 			p.kind = kindLogistic
 		}
-		if err := checkLogs("LogP", st.LogP, c, "C", false); err != nil {
+		if err := p.logQOffsets(s, st, logM); err != nil {
 			return err
-		}
-		p.colOff = take(&p.bufCol, c)
-		for j, v := range st.LogP {
-			p.colOff[j] = -v
-		}
-		if !s.UncorrectedPositive {
-			if err := checkLogs("PosLogP", st.PosLogP, b, "B", false); err != nil {
-				return err
-			}
-			p.posOff = take(&p.bufPos, b)
-			for i, v := range st.PosLogP {
-				p.posOff[i] = -v
-			}
 		}
 	case LogitAdjusted:
 		p.kind = kindSoftmax
@@ -201,6 +203,11 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 			p.gramFrom = 1
 		}
 		p.gramCoef = scale * s.GramianWeight / float64(c-p.gramFrom)
+		if layout == Diagonal {
+			if err := p.gramianWeights(st); err != nil {
+				return err
+			}
+		}
 	default:
 		return fmt.Errorf("losses: variant %q not resolved", s.Variant)
 	}
@@ -213,6 +220,72 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 		}
 	}
 	return nil
+}
+
+// logQOffsets sets the −log Q corrections of logq, nce and sampled_logistic:
+// colOff[j] = −log Q_j and posOff[i] = −log Q_p (unless uncorrected_positive),
+// with Q = m·q (expected_count: Step.LogQ, PosLogQ, m = C−1) or Q = p̂
+// (inclusion and dedupe: Step.LogP, PosLogP).
+func (p *plan) logQOffsets(s *Settings, st *Step, logM float64) error {
+	colName, posName, col, pos, shift := "LogP", "PosLogP", st.LogP, st.PosLogP, 0.0
+	if s.LogQProbability == ProbExpectedCount {
+		colName, posName, col, pos, shift = "LogQ", "PosLogQ", st.LogQ, st.PosLogQ, logM
+	}
+	if err := checkLogs(colName, col, p.c, "C", false); err != nil {
+		return err
+	}
+	p.colOff = take(&p.bufCol, p.c)
+	for j, v := range col {
+		p.colOff[j] = -(shift + v)
+	}
+	if s.UncorrectedPositive {
+		return nil
+	}
+	if err := checkLogs(posName, pos, p.b, "B", false); err != nil {
+		return err
+	}
+	p.posOff = take(&p.bufPos, p.b)
+	for i, v := range pos {
+		p.posOff[i] = -(shift + v)
+	}
+	return nil
+}
+
+// gramianWeights sets gramW[j] = 1/(M·q_j) for the in-batch (and mixed)
+// columns, which are drawn ∝ q: Σ_j s_ij²/(M·q_j) over C columns is then, in
+// expectation, C·(1/M)·Σ_y s_iy², so that the Gramian term estimates the
+// uniform Gramian ⟨UᵀU, VᵀV⟩/M over the corpus of Krichene et al. rather than
+// a popularity-weighted one. (The uniform sampler's columns have q = 1/M:
+// weight 1.)
+func (p *plan) gramianWeights(st *Step) error {
+	if err := checkLogs("LogQ", st.LogQ, p.c, "C", false); err != nil {
+		return err
+	}
+	if st.Items < 1 {
+		return fmt.Errorf("losses: step.Items = %d, mse_gramian needs the corpus size M ≥ 1 to weight in-batch columns by 1/(M·q)", st.Items)
+	}
+	logM := math.Log(float64(st.Items))
+	p.gramW = take(&p.bufGramW, p.c)
+	for j, v := range st.LogQ {
+		p.gramW[j] = math.Exp(-logM - v)
+	}
+	return nil
+}
+
+// markDuplicates sets dup[j] for every column whose item (colItem) already
+// fills an earlier column.
+func (p *plan) markDuplicates() {
+	p.dup = grow(p.bufDup, p.c)
+	p.bufDup = p.dup
+	if p.first == nil {
+		p.first = make(map[int64]struct{}, p.c)
+	}
+	clear(p.first)
+	for j, it := range p.colItem {
+		_, seen := p.first[it]
+		p.dup[j] = seen
+		p.first[it] = struct{}{}
+	}
 }
 
 // rawatLogWeights sets log w_yy' = colOff[j] + rowOff[i] of Rawat et al.'s
@@ -406,9 +479,8 @@ func softmaxRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int, z [
 		z[pc] = zp
 		switch {
 		case p.rowItem != nil:
-			item := p.rowItem[i]
-			for j, ci := range p.colItem {
-				if ci == item && j != pc {
+			for j := range z {
+				if p.masked(i, j, pc) {
 					z[j] = math.Inf(-1)
 				}
 			}
@@ -418,23 +490,45 @@ func softmaxRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int, z [
 		case stale == mx:
 			mx = rowMax(z)
 		}
-		sum := 0.0
-		if g == nil {
-			for _, x := range z {
-				sum += expNeg(x - mx)
-			}
-		} else {
-			gr := g[i*c : (i+1)*c]
-			for j, x := range z {
-				e := expNeg(x - mx)
-				gr[j] = T(e)
-				sum += e
-			}
-			p.rowScale[i] = p.coef[i] * invTau / sum
+		// others = Σ_{j≠p} e^{z_j − max}, kept apart from the positive's term so
+		// that a row the positive dominates (max = z_p) gets its loss as
+		// log1p(others) = log(1 + Σ_{j≠p} e^{z_j − z_p}), exact to rounding
+		// however small, rather than as log(1 + others) rounded to 0.
+		var gr []T
+		if g != nil {
+			gr = g[i*c : (i+1)*c]
+			gr[pc] = T(expNeg(zp - mx))
+		}
+		others := expSum(z[:pc], gr, mx) + expSum(z[pc+1:], gr[min(pc+1, len(gr)):], mx)
+		ep := expNeg(zp - mx)
+		if g != nil {
+			p.rowScale[i] = p.coef[i] * invTau / (others + ep)
 			p.posAdd[i] = -p.coef[i] * invTau
 		}
-		rowLoss[i] = p.coef[i] * ((mx - zp) + math.Log(sum))
+		if zp >= mx {
+			rowLoss[i] = p.coef[i] * math.Log1p(others)
+		} else {
+			rowLoss[i] = p.coef[i] * ((mx - zp) + math.Log(others+ep))
+		}
 	}
+}
+
+// expSum returns Σ_k e^{z_k − mx} and, when g is not nil, stores each term in g[k].
+func expSum[T floats](z []float64, g []T, mx float64) float64 {
+	sum := 0.0
+	if g == nil {
+		for _, x := range z {
+			sum += expNeg(x - mx)
+		}
+		return sum
+	}
+	g = g[:len(z)]
+	for k, x := range z {
+		e := expNeg(x - mx)
+		g[k] = T(e)
+		sum += e
+	}
+	return sum
 }
 
 // softplusSigmoid returns log(1+e^x) and σ(x) = 1/(1+e^{−x}), both stable for any x.
@@ -505,25 +599,35 @@ func logisticRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int) {
 	}
 }
 
-// masked reports whether column j of row i is an accidental hit to remove.
+// masked reports whether column j of row i is removed from the row: an
+// accidental hit, or (dedupe) a further copy of an item. The positive never is.
 func (p *plan) masked(i, j, pc int) bool {
-	return p.rowItem != nil && j != pc && p.colItem[j] == p.rowItem[i]
+	if p.rowItem == nil || j == pc {
+		return false
+	}
+	return p.colItem[j] == p.rowItem[i] || (p.dup != nil && p.dup[j])
 }
 
-// mseRows: ℓ_i = coef_i·(s_ip − 1)² + gramCoef·Σ_{j ≥ gramFrom} s_ij²; the
-// gradient is stored in full.
+// mseRows: ℓ_i = coef_i·(s_ip − 1)² + gramCoef·Σ_{j ≥ gramFrom} gramW_j·s_ij²;
+// the gradient is stored in full.
 func mseRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int) {
 	c := p.c
+	w := func(j int) float64 {
+		if p.gramW == nil {
+			return p.gramCoef
+		}
+		return p.gramCoef * p.gramW[j]
+	}
 	for i := lo; i < hi; i++ {
 		row := s[i*c : (i+1)*c]
 		pc := p.pos(i)
 		gram := 0.0
 		for j := p.gramFrom; j < c; j++ {
 			v := float64(row[j])
-			gram += v * v
+			gram += w(j) * v * v
 		}
 		d := float64(row[pc]) - 1
-		rowLoss[i] = p.coef[i]*d*d + p.gramCoef*gram
+		rowLoss[i] = p.coef[i]*d*d + gram
 		if g == nil {
 			continue
 		}
@@ -534,11 +638,11 @@ func mseRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int) {
 				gr[j] = 0
 				continue
 			}
-			gr[j] = T(2 * p.gramCoef * float64(v))
+			gr[j] = T(2 * w(j) * float64(v))
 		}
 		gp := 2 * p.coef[i] * d
 		if pc >= p.gramFrom {
-			gp += 2 * p.gramCoef * float64(row[pc])
+			gp += 2 * w(pc) * float64(row[pc])
 		}
 		gr[pc] = T(gp)
 	}

@@ -95,7 +95,7 @@ func TestLogQConstantIsPlain(t *testing.T) {
 	for _, at := range []string{CorrectLogits, CorrectScores} {
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 			plain := mustNew(t, Settings{}, dt)
-			logq := mustNew(t, Settings{Variant: LogQ, CorrectAt: at}, dt)
+			logq := mustNew(t, Settings{Variant: LogQ, CorrectAt: at, LogQProbability: ProbInclusion}, dt)
 			p := gen.gen(plain.Settings(), Diagonal, 8, false)
 			for j := range p.st.LogP {
 				p.st.LogP[j] = math.Log(0.03)
@@ -117,7 +117,7 @@ func TestLogQConstantIsPlain(t *testing.T) {
 			}
 			checkClose(t, "logq(const p̂) vs plain "+at+" "+dt.String(), v2, v1, g2, g1, tol)
 			// The uncorrected positive breaks the invariance.
-			unc := mustNew(t, Settings{Variant: LogQ, CorrectAt: at, UncorrectedPositive: true}, dt)
+			unc := mustNew(t, Settings{Variant: LogQ, CorrectAt: at, UncorrectedPositive: true, LogQProbability: ProbInclusion}, dt)
 			v3, _, err := newHarness(t, unc, p.st, p.b, p.c, false).run(p.S)
 			if err != nil {
 				t.Fatal(err)
@@ -144,7 +144,8 @@ func TestCorrectAtPlacement(t *testing.T) {
 		// scores: z = (s − log p̂)/τ = (2 + 2 ln 2, 4 ln 2); −log P = log(1 + e^{2 ln 2 − 2}) = log(1 + 4e^{−2}).
 		{CorrectScores, math.Log(1 + 4*math.Exp(-2))},
 	} {
-		l := mustNew(t, Settings{Variant: LogQ, Temperature: 0.5, CorrectAt: tc.at, Reduction: ReduceSum}, tensor.Float64)
+		l := mustNew(t, Settings{Variant: LogQ, Temperature: 0.5, CorrectAt: tc.at, Reduction: ReduceSum,
+			LogQProbability: ProbInclusion}, tensor.Float64)
 		// Row 1 has scores (0, 0): z = (ln 2, ln 4) or (2 ln 2, 4 ln 2); its loss is
 		// log(1 + e^{ln 2 − ln 4}) = log 1.5 or log(1 + e^{2 ln 2 − 4 ln 2}) = log 1.25.
 		row1 := math.Log(1.5)
@@ -276,7 +277,8 @@ func TestGradientScaling(t *testing.T) {
 }
 
 // TestMSEGramianFromEmbeddings: on S = UVᵀ the Gramian term computed from the
-// scores equals λ/(B·C)·<UᵀU, VᵀV> computed from the embeddings (Krichene et al.).
+// scores equals λ/(B·C)·<UᵀU, VᵀWV> computed from the embeddings (Krichene
+// et al.), W = diag(1/(M·q_j)) the in-batch columns' weights.
 func TestMSEGramianFromEmbeddings(t *testing.T) {
 	gen := newCaseGen(6, 9)
 	const b, d = 5, 3
@@ -307,7 +309,7 @@ func TestMSEGramianFromEmbeddings(t *testing.T) {
 			gu, gv := 0.0, 0.0
 			for i := range b {
 				gu += U[i*d+k] * U[i*d+m]
-				gv += V[i*d+k] * V[i*d+m]
+				gv += V[i*d+k] * V[i*d+m] / (float64(p.st.Items) * math.Exp(p.st.LogQ[i]))
 			}
 			inner += gu * gv
 		}
@@ -330,8 +332,12 @@ func TestExecutionErrors(t *testing.T) {
 		break_ func(st *Step)
 		want   string
 	}{
-		{Settings{Variant: LogQ}, func(st *Step) { st.LogP = st.LogP[:2] }, "step.LogP has length 2"},
-		{Settings{Variant: LogQ}, func(st *Step) { st.PosLogP = nil }, "step.PosLogP has length 0"},
+		{Settings{Variant: LogQ, LogQProbability: ProbInclusion}, func(st *Step) { st.LogP = st.LogP[:2] }, "step.LogP has length 2"},
+		{Settings{Variant: LogQ, LogQProbability: ProbInclusion}, func(st *Step) { st.PosLogP = nil }, "step.PosLogP has length 0"},
+		{Settings{Variant: LogQ}, func(st *Step) { st.LogQ = st.LogQ[:2] }, "step.LogQ has length 2"},
+		{Settings{Variant: NCE}, func(st *Step) { st.PosLogQ[1] = math.NaN() }, "step.PosLogQ[1] = NaN"},
+		{Settings{Variant: LogQ, LogQProbability: ProbDedupe}, func(st *Step) { st.ColItem = nil }, "step.ColItem"},
+		{Settings{Variant: Plain}, func(st *Step) { st.Rewards[3] = -0.5 }, "step.Rewards[3] = -0.5 is negative"},
 		{Settings{Variant: Importance}, func(st *Step) { st.LogQ[1] = math.NaN() }, "step.LogQ[1] = NaN"},
 		{Settings{Variant: Importance}, func(st *Step) { st.LogQ[1] = math.Inf(-1) }, "step.LogQ[1] = -Inf"},
 		{Settings{Variant: Tail}, func(st *Step) { st.PosLogPrior[0] = math.Inf(1) }, "step.PosLogPrior[0] = +Inf"},
@@ -344,6 +350,8 @@ func TestExecutionErrors(t *testing.T) {
 		{Settings{Variant: Full}, func(st *Step) { st.PosCol[3] = 99 }, "step.PosCol[3] = 99"},
 		{Settings{Variant: Full}, func(st *Step) { st.PosCol = nil }, "step.PosCol has length 0"},
 		{Settings{Variant: LogitAdjusted}, func(st *Step) { st.LogPrior[0] = math.NaN() }, "step.LogPrior[0] = NaN"},
+		{Settings{Variant: MSEGramian}, func(st *Step) { st.Items = 0 }, "step.Items = 0"},
+		{Settings{Variant: MSEGramian}, func(st *Step) { st.LogQ = nil }, "step.LogQ has length 0"},
 	}
 	for _, tc := range cases {
 		l := mustNew(t, tc.s, tensor.Float64)

@@ -165,3 +165,61 @@ func TestImplicitLossDecoupled(t *testing.T) {
 		}
 	}
 }
+
+// TestGramianIsUniform: mse_gramian's Gramian term on in-batch columns drawn ∝ q
+// (a skewed q over 30 items, B = 32, one query so that S_ij = s(x, y_j)) has the
+// expectation λ·(1/M)·Σ_y s(x, y)², Krichene et al.'s Gramian term over the
+// whole corpus with uniform weight, within 4 Monte-Carlo standard errors over
+// R = 4000 batches; and it is far (more than 10 se) from the popularity-weighted
+// λ·Σ_y q_y s(x, y)² that the unweighted column average estimates.
+func TestGramianIsUniform(t *testing.T) {
+	const (
+		L, b, R = 30, 32, 4000
+		lambda  = 0.8
+	)
+	rng := rand.New(rand.NewPCG(21, 22))
+	q := zipf(L, 1.1)
+	sc := make([]float64, L)
+	uniform, weighted := 0.0, 0.0
+	for y := range sc {
+		sc[y] = 2 * rng.NormFloat64()
+		uniform += lambda * sc[y] * sc[y] / L
+		weighted += lambda * q[y] * sc[y] * sc[y]
+	}
+	l := mustNew(t, Settings{Variant: MSEGramian, GramianWeight: lambda}, tensor.Float64)
+	st := &Step{Layout: Diagonal, Items: L, LogQ: make([]float64, b)}
+	h := newHarness(t, l, st, b, b, false)
+	S := make([]float64, b*b)
+	items := make([]int, b)
+	sum, sum2 := 0.0, 0.0
+	for range R {
+		mse := 0.0
+		for j := range items {
+			items[j] = draw(rng, q)
+			st.LogQ[j] = math.Log(q[items[j]])
+			d := sc[items[j]] - 1
+			mse += d * d / b
+		}
+		for i := range b {
+			for j, y := range items {
+				S[i*b+j] = sc[y]
+			}
+		}
+		v, _, err := h.run(S)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := v - mse
+		sum += g
+		sum2 += g * g
+	}
+	mean := sum / R
+	se := math.Sqrt((sum2/R - mean*mean) / (R - 1))
+	if math.Abs(mean-uniform) > 4*se {
+		t.Errorf("mean Gramian term %.5f, want the uniform λ·(1/M)·Σ s² = %.5f ± 4·%.5f", mean, uniform, se)
+	}
+	if math.Abs(mean-weighted) < 10*se {
+		t.Errorf("mean Gramian term %.5f is within 10 se (%.5f) of the popularity-weighted %.5f: the test cannot tell them apart", mean, se, weighted)
+	}
+	t.Logf("Gramian term: mean %.5f (se %.5f), uniform %.5f, popularity-weighted %.5f", mean, se, uniform, weighted)
+}

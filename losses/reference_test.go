@@ -29,9 +29,38 @@ func refNegatives(s *Settings, st *Step, i, c int) []int {
 		if s.RemoveAccidentalHits && st.ColItem[j] == st.RowItem[i] {
 			continue
 		}
+		if s.LogQProbability == ProbDedupe && refSeenBefore(st.ColItem, j) {
+			continue
+		}
 		n = append(n, j)
 	}
 	return n
+}
+
+// refSeenBefore reports whether the item of column j already fills a column k < j.
+func refSeenBefore(items []int64, j int) bool {
+	for k := 0; k < j; k++ {
+		if items[k] == items[j] {
+			return true
+		}
+	}
+	return false
+}
+
+// refLogQ is log Q of column j (the positive's when pos) for logq, nce and
+// sampled_logistic: log(m·q_j), m = C−1, for expected_count; log p̂_j otherwise.
+func refLogQ(s *Settings, st *Step, i, j int, pos bool) float64 {
+	if s.LogQProbability == ProbExpectedCount {
+		m := float64(len(st.LogQ) - 1)
+		if pos {
+			return math.Log(m * math.Exp(st.PosLogQ[i]))
+		}
+		return math.Log(m * math.Exp(st.LogQ[j]))
+	}
+	if pos {
+		return st.PosLogP[i]
+	}
+	return st.LogP[j]
 }
 
 // refWeight is w_yy' of Rawat et al. Table 1 / eq. (14) in the linear domain:
@@ -167,7 +196,7 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 				gr[j] = k / s.Temperature * refSigmoid(g)
 			}
 		case MSEGramian:
-			// Krichene et al.: (s_ip − 1)² + λ/(B·C_g) Σ_{i,j∈gram} s_ij² (times B for sum).
+			// Krichene et al.: (s_ip − 1)² + λ/(B·C_g) Σ_{i,j∈gram} w_j s_ij² (times B for sum).
 			d := row[p] - 1
 			li = d * d
 			gr[p] = 2 * k * d
@@ -177,8 +206,9 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 			}
 			gc := scale * s.GramianWeight / float64(ncol)
 			for j := from; j < c; j++ {
-				total += gc * row[j] * row[j]
-				gr[j] += 2 * gc * row[j]
+				w := refGramWeight(st, j)
+				total += gc * w * row[j] * row[j]
+				gr[j] += 2 * gc * w * row[j]
 			}
 		}
 		total += k * li
@@ -196,9 +226,9 @@ func correctedLogit(s *Settings, st *Step, row []float64, i, j, p int) float64 {
 			if s.UncorrectedPositive {
 				return row[j] / s.Temperature
 			}
-			return correct(s, row[j], -st.PosLogP[i])
+			return correct(s, row[j], -refLogQ(s, st, i, j, true))
 		}
-		return correct(s, row[j], -st.LogP[j])
+		return correct(s, row[j], -refLogQ(s, st, i, j, false))
 	case LogitAdjusted:
 		if j == p {
 			return correct(s, row[j], s.LATau*st.PosLogPrior[i])
@@ -206,4 +236,13 @@ func correctedLogit(s *Settings, st *Step, row []float64, i, j, p int) float64 {
 		return correct(s, row[j], s.LATau*st.LogPrior[j])
 	}
 	return row[j] / s.Temperature
+}
+
+// refGramWeight is mse_gramian's weight of column j: 1/(M·q_j) for columns
+// drawn ∝ q (Layout Diagonal), 1 for the uniform sampler's.
+func refGramWeight(st *Step, j int) float64 {
+	if st.Layout == First {
+		return 1
+	}
+	return 1 / (float64(st.Items) * math.Exp(st.LogQ[j]))
 }

@@ -51,12 +51,15 @@ type Step struct {
 	RowItem []int64
 	ColItem []int64
 	// LogP (len C) is log p̂_j, the estimated probability that the column's
-	// item is in the candidate set of a step (Yi et al.'s p̂; subtracted by
-	// logq, nce and sampled_logistic, the Q(y|x) of the candidate-sampling
-	// table).
+	// item is in the candidate set of a step at least once (Yi et al.'s p̂, at
+	// most 1 however many copies the step holds); the Q(y|x) of logq, nce and
+	// sampled_logistic with logq_probability = inclusion or dedupe.
 	LogP []float64
 	// LogQ (len C) is log q_j, the sampler's per-draw probability of the
-	// column's item (Rawat et al.'s q; importance, relative, tail).
+	// column's item (Rawat et al.'s q; importance, relative, tail; m·q_j, m =
+	// C−1, is the expected number of copies of the item among a row's m
+	// negative draws, the Q of logq_probability = expected_count; mse_gramian's
+	// column weights 1/(M·q_j)).
 	LogQ []float64
 	// LogPrior (len C) is log π_j, the training label prior (tail,
 	// logit_adjusted). -Inf (π_j = 0) is allowed: the column then gets weight 0.
@@ -66,8 +69,11 @@ type Step struct {
 	// never the column arrays.
 	PosLogP, PosLogQ, PosLogPrior []float64
 	// Rewards (len B) are the per-example rewards r_i of Yi et al. eq. (4);
-	// nil means all 1.
+	// nil means all 1. A negative reward is an error.
 	Rewards []float64
+	// Items is the corpus size M. mse_gramian reads it under Layout Diagonal,
+	// where it weights Gramian column j by 1/(M·q_j) (q_j from LogQ).
+	Items int
 }
 
 // Inputs are the graph nodes a loss is built on.
@@ -90,6 +96,12 @@ func NegativeCount(cols int) int { return cols - 1 }
 // DrawProb converts a batch-inclusion probability p of an item over n
 // independent draws into the per-draw probability q = 1-(1-p)^(1/n), the
 // inverse of InclusionProb. It returns NaN unless 0 ≤ p ≤ 1 and n ≥ 1.
+//
+// The inversion is ill-conditioned as p → 1, and p = 1 gives q = 1, the exact
+// inverse only of an exact p: an estimate p̂ that saturated at 1 (or was
+// rounded to it) says only that the item is in every step, whatever its q. A
+// caller that needs q must treat p̂ = 1 as an error (the trainer does, naming
+// the item) or take q from elsewhere (loss.q_source = "counts").
 func DrawProb(p float64, n int) float64 {
 	if !(p >= 0 && p <= 1) || n < 1 {
 		return math.NaN()

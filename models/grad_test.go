@@ -243,7 +243,7 @@ func refEmbedNorm(m *Model, side int, e int) ([]float64, float64) {
 // L = -(1/B) Σ_i r_i log softmax_j(⟨u_i, v_j⟩/τ − log p̂_j)[i].
 func TestForwardMatchesReference(t *testing.T) {
 	ds := tinyDataset()
-	m, tr := newTestTrainer(t, ds, losses.Settings{Variant: losses.LogQ, Temperature: 0.2}, 4, 5)
+	m, tr := newTestTrainer(t, ds, losses.Settings{Variant: losses.LogQ, Temperature: 0.2, LogQProbability: losses.ProbInclusion}, 4, 5)
 	batch := ds.Train[2:6]
 	got, err := tr.forwardBackward(1, batch)
 	if err != nil {

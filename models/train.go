@@ -43,18 +43,23 @@ type Curve []Point
 // The columns of the score matrix and their side information, by layout:
 //
 //   - Diagonal, sampler in_batch: the batch's positives. LogP = log p̂ (the estimator's
-//     batch-inclusion probability), LogQ = log losses.DrawProb(p̂, B), the per-draw data
-//     frequency. The estimator is required.
+//     batch-inclusion probability), LogQ = log q̂, the per-draw data frequency: q̂ = count/N, the
+//     item's exact training frequency (N training interactions), unless the loss's q_source is
+//     "estimator", where q̂ = losses.DrawProb(p̂, B). A saturated p̂ = 1 then is an error naming
+//     the item and its count (DrawProb(1, B) = 1 would weight the item about B·q times too
+//     little), not a silent q̂ = 1. The estimator is required.
 //   - Diagonal, sampler mixed: the positives, then m items drawn uniformly (with replacement,
 //     seeded). An item's inclusion probability is p = 1 − (1 − p̂)(1 − 1/M)^m and its per-draw
-//     probability q = losses.MixedDrawProb(DrawProb(p̂, B), B−1, m, M) = ((B−1)·q̂ + m/M)/(B−1+m).
+//     probability q = losses.MixedDrawProb(q̂, B−1, m, M) = ((B−1)·q̂ + m/M)/(B−1+m), q̂ as for
+//     in_batch (0 for an item absent from the training data).
 //   - First, sampler uniform: column 0 is each row's positive, columns 1..m are m items drawn
 //     uniformly and shared by the batch: q = 1/M, p = 1 − (1 − 1/M)^m for every item (the
 //     estimator is not used and may be nil).
 //   - Indexed (full, logit_adjusted): every item of the corpus through the item tower at every
 //     step; p = 1, q = 1/M (the estimator is not used and may be nil).
 //
-// LogPrior is log π_j with π_j = (count_j + 1)/(N + M), the add-one smoothed training frequency
+// Step.Items is the corpus size M (mse_gramian weights its in-batch Gramian columns by
+// 1/(M·q)). LogPrior is log π_j with π_j = (count_j + 1)/(N + M), the add-one smoothed training frequency
 // of item j (N training interactions, M items), so that an item absent from the training set
 // keeps a finite prior. Rewards are the interactions' rewards. For an estimator implementing
 // estimators.EmbeddingKeyer (lsh), the items observed and looked up are the keys of the
@@ -86,6 +91,8 @@ func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.E
 			return nil, fmt.Errorf("models: train[%d]: item %d out of range [0, %d)", i, a.Item, ds.Items)
 		case math.IsNaN(float64(a.Reward)) || math.IsInf(float64(a.Reward), 0):
 			return nil, fmt.Errorf("models: train[%d]: reward %v", i, a.Reward)
+		case a.Reward < 0:
+			return nil, fmt.Errorf("models: train[%d]: reward %v is negative (rewards weight the loss, Yi et al. eq. 4: r ∈ [0, 1])", i, a.Reward)
 		}
 	}
 	if n := len(ds.Train); n < ts.BatchSize {
@@ -167,6 +174,10 @@ type trainer[T float] struct {
 	mixed    bool
 	items    int
 	logPrior []float64 // per item
+	counts   []int64   // training count of each item
+	logFreq  []float64 // per item: log(count/N), the exact per-draw q̂ of in-batch sampling
+	nTrain   int       // N, the number of training interactions
+	qFromEst bool      // q̂ = DrawProb(p̂, B) (q_source = "estimator") rather than count/N
 	negRNG   *rand.Rand
 
 	vm        gorgonia.VM
@@ -204,11 +215,14 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	if ds.Items < 1 {
 		return nil, errors.New("models: the dataset has no items")
 	}
-	counts := ds.ItemCounts()
+	tr.counts, tr.nTrain = ds.ItemCounts(), len(ds.Train)
+	tr.qFromEst = ls.QSource == losses.QSourceEstimator
 	tr.logPrior = make([]float64, ds.Items)
+	tr.logFreq = make([]float64, ds.Items)
 	den := float64(len(ds.Train) + ds.Items)
-	for j, c := range counts {
+	for j, c := range tr.counts {
 		tr.logPrior[j] = math.Log(float64(c+1) / den)
+		tr.logFreq[j] = math.Log(float64(c) / float64(len(ds.Train)))
 	}
 	for _, p := range m.tables {
 		tr.grads = append(tr.grads, newRowGrad[T](p.shape[0], p.shape[1]))
@@ -238,7 +252,7 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 		RowItem: make([]int64, b), ColItem: make([]int64, cols),
 		LogP: make([]float64, cols), LogQ: make([]float64, cols), LogPrior: make([]float64, cols),
 		PosLogP: make([]float64, b), PosLogQ: make([]float64, b), PosLogPrior: make([]float64, b),
-		Rewards: make([]float64, b),
+		Rewards: make([]float64, b), Items: ds.Items,
 	}
 	if tr.layout == losses.Indexed {
 		tr.st.PosCol = make([]int, b)
@@ -437,7 +451,13 @@ func (tr *trainer[T]) fillStep(t int64, batch []datasets.Interaction) error {
 		if !(p > 0 && p <= 1) {
 			return fmt.Errorf("estimator gave p̂ = %v for item %d (want (0, 1])", p, item)
 		}
-		q := losses.DrawProb(p, b)
+		q := math.Exp(tr.logFreq[item])
+		if tr.qFromEst {
+			if p == 1 {
+				return tr.saturated(item)
+			}
+			q = losses.DrawProb(p, b)
+		}
 		if tr.mixed {
 			q = losses.MixedDrawProb(q, b-1, tr.neg, items)
 			p = 1 - (1-p)*uniformMiss
@@ -450,6 +470,17 @@ func (tr *trainer[T]) fillStep(t int64, batch []datasets.Interaction) error {
 	copy(st.PosLogP, st.LogP[:b])
 	copy(st.PosLogQ, st.LogQ[:b])
 	return nil
+}
+
+// saturated is the error of a saturated p̂ = 1 where a per-draw q̂ is needed.
+func (tr *trainer[T]) saturated(item int32) error {
+	c := tr.counts[item]
+	return fmt.Errorf("loss.q_source = %q: the estimator's p̂ = 1 for item %d (%d of the %d training interactions, "+
+		"B·q = %.3g copies per batch of %d): a saturated inclusion probability gives no per-draw q "+
+		"(inverting it would give q = 1 and weight the item about B·q times too little); set "+
+		"loss.q_source = %q (the exact training frequency), or use an estimator that does not saturate "+
+		"(estimator.init = \"uniform\", estimator.formula = \"binomial\")",
+		losses.QSourceEstimator, item, c, tr.nTrain, float64(tr.b)*float64(c)/float64(tr.nTrain), tr.b, losses.QSourceCounts)
 }
 
 // estimatorKeys returns the estimator's key of every item row: the item id, or for an

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -235,8 +236,11 @@ func TestStepSideInformation(t *testing.T) {
 		return math.Log(float64(counts[item]+1) / float64(len(ds.Train)+ds.Items))
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*(1+math.Abs(b)) }
-	for _, ls := range gradCases[:4] {
-		t.Run(ls.Variant+"-"+ls.Sampler, func(t *testing.T) {
+	cases := append(slices.Clone(gradCases[:4]),
+		losses.Settings{Variant: losses.Relative, QSource: losses.QSourceEstimator},
+		losses.Settings{Variant: losses.LogQ, Sampler: losses.SamplerMixed, Negatives: 2, QSource: losses.QSourceEstimator})
+	for _, ls := range cases {
+		t.Run(ls.Variant+"-"+ls.Sampler+"-"+string(ls.QSource), func(t *testing.T) {
 			_, tr := newTestTrainer(t, ds, ls, b, 1)
 			if _, err := tr.forwardBackward(1, batch); err != nil {
 				t.Fatal(err)
@@ -266,7 +270,11 @@ func TestStepSideInformation(t *testing.T) {
 						t.Fatalf("column %d has item %d, want the positive %d", j, item, batch[j].Item)
 					}
 					p := est.Prob(uint64(item))
-					q := 1 - math.Pow(1-p, 1.0/b)
+					// q̂ = count/N (q_source counts, the default) or inverted from p̂ = 1 − (1 − q̂)^B.
+					q := float64(counts[item]) / float64(len(ds.Train))
+					if ls.QSource == losses.QSourceEstimator {
+						q = 1 - math.Pow(1-p, 1.0/b)
+					}
 					if ls.Sampler == losses.SamplerMixed {
 						// p = 1 − (1 − p̂)(1 − 1/M)^m; q = ((B−1)·q̂ + m/M)/(B−1+m)
 						p = 1 - (1-p)*math.Pow(1-1/mItems, m)
@@ -573,6 +581,11 @@ func TestTrainErrors(t *testing.T) {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
 	}
+	neg := tinyDataset()
+	neg.Train[2].Reward = -0.5
+	if _, err := Train(ctx, m, neg, newCountEstimator(ds, 2), losses.Settings{}, TrainSettings{BatchSize: 2}, 1, nil); err == nil || !strings.Contains(err.Error(), "train[2]: reward -0.5 is negative") {
+		t.Errorf("negative reward: %v", err)
+	}
 	bad := tinyDataset()
 	bad.Train[3].Item = 5
 	if _, err := Train(ctx, m, bad, newCountEstimator(ds, 2), losses.Settings{}, TrainSettings{BatchSize: 2}, 1, nil); err == nil || !strings.Contains(err.Error(), "train[3]: item 5 out of range [0, 5)") {
@@ -614,6 +627,57 @@ func TestConcurrentRuns(t *testing.T) {
 			if c[j].Loss != alone[j].Loss {
 				t.Fatalf("run %d step %d: loss %v, alone %v", i, j+1, c[j].Loss, alone[j].Loss)
 			}
+		}
+	}
+}
+
+// TestSaturatedProbability: an estimator whose p̂ saturates at 1 (streaming with init "one": every
+// bucket's gap starts at one step; exact with formula "linear": min(1, B·q) = 1 for an item with
+// B·q ≥ 1) cannot give the per-draw q of the Rawat weightings and of expected_count:
+// with q_source = "estimator" training stops at the first step with an error naming the item, its
+// count and what to change, rather than using q = DrawProb(1, B) = 1; with the exact counts
+// (q_source "counts", the default) the same estimator trains.
+func TestSaturatedProbability(t *testing.T) {
+	ds := tinyDataset()
+	counts := ds.ItemCounts()
+	env := estimators.Env{BatchSize: 4, CorpusSize: ds.Items, Counts: counts}
+	for k, ls := range []losses.Settings{
+		{Variant: losses.Importance, QSource: losses.QSourceEstimator},
+		{Variant: losses.LogQ, QSource: losses.QSourceEstimator},
+		{Variant: losses.Tail, Sampler: losses.SamplerMixed, Negatives: 2, QSource: losses.QSourceEstimator},
+		{Variant: losses.Relative, QSource: losses.QSourceEstimator},
+	} {
+		newEst := func() estimators.Estimator { return streaming(t, estimators.Settings{Init: estimators.InitOne}, ds, 4) }
+		if k == 3 {
+			newEst = func() estimators.Estimator {
+				e, err := estimators.New(estimators.Settings{Kind: estimators.KindExact, Mode: estimators.ModeStatic,
+					Formula: estimators.FormulaLinear}, env, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return e
+			}
+		}
+		m, err := New(Settings{EmbeddingDim: 3, Hidden: []int{3}}, ds, tensor.Float32, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := TrainSettings{BatchSize: 4, Steps: 2}
+		_, err = Train(context.Background(), m, ds, newEst(), ls, ts, 1, nil)
+		if err == nil || !strings.Contains(err.Error(), "step 1 (epoch 1)") || !strings.Contains(err.Error(), "p̂ = 1 for item") ||
+			!strings.Contains(err.Error(), `set loss.q_source = "counts"`) {
+			t.Errorf("%s/%s: error %v", ls.Variant, ls.Sampler, err)
+			continue
+		}
+		// The item and its count are named.
+		var it, c, n int
+		if _, e := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "for item"):], "for item %d (%d of the %d training interactions", &it, &c, &n); e != nil ||
+			int64(c) != counts[it] || n != len(ds.Train) {
+			t.Errorf("%s: error %q names item %d with count %d of %d (%v), want count %d of %d", ls.Variant, err, it, c, n, e, counts[it], len(ds.Train))
+		}
+		ls.QSource = losses.QSourceCounts
+		if _, err := Train(context.Background(), m, ds, newEst(), ls, ts, 1, nil); err != nil {
+			t.Errorf("%s with q_source counts: %v", ls.Variant, err)
 		}
 	}
 }
