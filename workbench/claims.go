@@ -70,14 +70,7 @@ func createExclusive(path string, b []byte) error {
 	}
 	name := tmp.Name()
 	defer os.Remove(name)
-	_, err = tmp.Write(b)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := writeClose(tmp, b); err != nil {
 		return err
 	}
 	err = os.Link(name, path)
@@ -89,7 +82,12 @@ func createExclusive(path string, b []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(b)
+	return writeClose(f, b)
+}
+
+// writeClose writes b to f, syncs and closes it.
+func writeClose(f *os.File, b []byte) error {
+	_, err := f.Write(b)
 	if err == nil {
 		err = f.Sync()
 	}
