@@ -151,32 +151,13 @@ func parseValue(s string) any {
 }
 
 // assign sets the dotted key (e.g. "loss.temperature") of cfg to v, with the same strict
-// decoding as the config file: an unknown key or a value of the wrong type is an error.
+// conversions as the config file's decoding (see setKey): an unknown key or a value of the wrong
+// type is an error.
 func assign(cfg *Config, key string, v any) error {
 	if key == "ablation" || strings.HasPrefix(key, "ablation.") {
 		return errors.New("ablation axes cannot be overridden")
 	}
-	parts := strings.Split(key, ".")
-	var root any = v
-	for i := len(parts) - 1; i >= 0; i-- {
-		root = map[string]any{parts[i]: root}
-	}
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(root); err != nil {
-		return fmt.Errorf("%s: %v", key, err)
-	}
-	md, err := toml.Decode(buf.String(), cfg)
-	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return fmt.Errorf("%s: %s", key, pe.Message)
-		}
-		return fmt.Errorf("%s: %s", key, strings.TrimPrefix(err.Error(), "toml: "))
-	}
-	if keys := md.Undecoded(); len(keys) > 0 {
-		return fmt.Errorf("unknown key %s", key)
-	}
-	return nil
+	return setKey(reflect.ValueOf(cfg).Elem(), key, v)
 }
 
 // resolve fills defaults and validates every section; md (of the file, may be nil) tells which
