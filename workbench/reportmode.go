@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -48,8 +47,9 @@ func reportRetrieval(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 			return fmt.Errorf("-report: %w", err)
 		case rec == nil:
 			m := r.ID
-			if held, err := os.ReadFile(filepath.Join(r.dir, "claim.json")); err == nil {
-				m += " (claimed: " + strings.TrimSpace(string(held)) + ")"
+			var held owner
+			if readJSON(filepath.Join(r.dir, "claim.json"), &held) == nil {
+				m += " (claimed by " + held.String() + ")"
 			}
 			missing = append(missing, m)
 		case rec.ConfigHash == r.hash:

@@ -190,11 +190,15 @@ func TestReport(t *testing.T) {
 	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-shard", "0/2"); err != nil {
 		t.Fatal(err)
 	}
+	running := owner{Host: "node7", PID: 42, Token: "t", Started: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	if err := writeJSON(filepath.Join(dir, "runs", "variant=logq,seed=2", "claim.json"), running); err != nil {
+		t.Fatal(err)
+	}
 	out, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-report")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "report: 2 of 4 runs finished; missing 2: variant=plain,seed=2, variant=logq,seed=2\n") {
+	if !strings.Contains(out, "report: 2 of 4 runs finished; missing 2: variant=plain,seed=2, variant=logq,seed=2 (claimed by process 42 on node7 since 2026-11-22T10:00:00Z)\n") {
 		t.Errorf("report output:\n%s", out)
 	}
 	csv := string(readFile(t, filepath.Join(dir, "metrics.csv")))
