@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -341,5 +342,48 @@ func TestTimeLeft(t *testing.T) {
 	}
 	if got := timeLeft(0, 0, 5); got != 0 {
 		t.Errorf("time left before any run %v, want 0", got)
+	}
+}
+
+// TestKilledProcessClaimTakenOver: a process of the built command killed while training leaves
+// its run's claim; the next invocation on this host takes the claim of the dead process over at
+// once and trains that run, instead of skipping it as held.
+func TestKilledProcessClaimTakenOver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills the command")
+	}
+	exe := filepath.Join(t.TempDir(), "experiments")
+	if b, err := exec.Command("go", "build", "-o", exe, "../experiments").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(exe, "-config", smokeConfig, "-out", dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var claimed []string
+	for deadline := time.Now().Add(60 * time.Second); len(claimed) == 0 && time.Now().Before(deadline); {
+		claimed, _ = filepath.Glob(filepath.Join(dir, "runs", "*", "claim.json"))
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if len(claimed) == 0 {
+		t.Fatal("the command claimed no run within 60 s")
+	}
+	var held owner
+	if err := readJSON(claimed[0], &held); err != nil {
+		t.Fatalf("the killed process's claim: %v", err)
+	}
+	if held.PID != cmd.Process.Pid {
+		t.Fatalf("claim of pid %d, the killed process was %d", held.PID, cmd.Process.Pid)
+	}
+	id := filepath.Base(filepath.Dir(claimed[0]))
+	out, err := runCommand(t, "-config", smokeConfig, "-out", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "skipped") || !slices.Contains(trainedIDs(out), id) {
+		t.Errorf("the run %s of the killed process was not taken over:\n%s", id, out)
 	}
 }
