@@ -198,3 +198,34 @@ func TestFolderClaimRace(t *testing.T) {
 		}
 	}
 }
+
+// TestFolderSettingsAxes: settings under an axis (the axis itself, a key of a table axis, an
+// element of a list-of-tables axis) do not count; a neighbour with a common prefix does.
+func TestFolderSettingsAxes(t *testing.T) {
+	f := folderSettings{axes: []string{"data.synthetic", "loss.temperature"}, values: map[string]string{
+		"data.synthetic.items": "5", "loss.temperature": "0.1", "loss.temperature_scale": "1", "model.dim": "8",
+	}}
+	g := folderSettings{values: map[string]string{
+		"data.synthetic.items": "6", "loss.temperature": "0.2", "loss.temperature_scale": "2", "model.dim": "8",
+	}}
+	want := []string{"loss.temperature_scale = 1 here, 2 in the folder"}
+	if got := f.differences(g); !reflect.DeepEqual(got, want) {
+		t.Errorf("differences %q, want %q", got, want)
+	}
+	if !underAxis("data.interactions.item_features[0].file", []string{"data.interactions.item_features"}) {
+		t.Error("an element of a list-of-tables axis is not under it")
+	}
+}
+
+// TestLegacyFolderRefused: a folder written before training.settings existed is refused with a
+// clear error instead of being compared by hashes of another encoding.
+func TestLegacyFolderRefused(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(legacyHashPrefix+"0123456789abcdef\nseeds = [1]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runCommand(t, "-config", smokeConfig, "-out", dir)
+	if err == nil || !strings.Contains(err.Error(), "an earlier version of the workbench") {
+		t.Errorf("error %v", err)
+	}
+}

@@ -93,7 +93,7 @@ func newFolderSettings(cfg *Config, axes []string) (folderSettings, error) {
 	}
 	f := folderSettings{axes: axes, values: map[string]string{}}
 	for _, kv := range kvs {
-		if !contains(axes, kv.Key) {
+		if !underAxis(kv.Key, axes) {
 			f.values[kv.Key] = kv.Value
 			f.lines = append(f.lines, kv)
 		}
@@ -140,13 +140,24 @@ func (f folderSettings) differences(g folderSettings) []string {
 	}
 	var out []string
 	for k := range keys {
-		if contains(f.axes, k) || contains(g.axes, k) || f.values[k] == g.values[k] {
+		if underAxis(k, f.axes) || underAxis(k, g.axes) || f.values[k] == g.values[k] {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s = %s here, %s in the folder", k, orUnset(f.values[k]), orUnset(g.values[k])))
 	}
 	sort.Strings(out)
 	return out
+}
+
+// underAxis reports whether the canonical key is one of the axes or inside one (an axis over a
+// table or a list of tables).
+func underAxis(key string, axes []string) bool {
+	for _, a := range axes {
+		if key == a || strings.HasPrefix(key, a+".") || strings.HasPrefix(key, a+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 func orUnset(v string) string {
