@@ -178,18 +178,14 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 		return nil
 	}
 	var (
-		mu                 sync.Mutex
-		done, elsewhere    int
-		doneWork, skipWork float64
-		totalWork          float64
+		mu              sync.Mutex
+		done, elsewhere int
+		states          = make([]runState, len(todo))
 	)
-	for _, r := range todo {
-		totalWork += length(r)
-	}
 	begin := time.Now()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.jobs)
-	for _, r := range todo {
+	for i, r := range todo {
 		if gctx.Err() != nil {
 			break
 		}
@@ -204,7 +200,7 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 			if c == nil || !o.force && r.isFinished() {
 				mu.Lock()
 				elsewhere++
-				skipWork += length(r)
+				states[i] = runSkipped
 				if held != nil {
 					fmt.Fprintf(stdout, "%s: running in %s, skipped\n", r.ID, held)
 				} else {
@@ -244,9 +240,9 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 			mu.Lock()
 			defer mu.Unlock()
 			done++
-			doneWork += length(r)
+			states[i] = runDone
 			elapsed := time.Since(begin)
-			left := timeLeft(elapsed, doneWork, totalWork-doneWork-skipWork)
+			left := timeLeft(elapsed, todo, states, length)
 			fmt.Fprintf(stdout, "[%d/%d] %s finished in %s (all: %s so far, about %s left)\n", done+elsewhere, len(todo), r.ID,
 				time.Since(start).Round(time.Second/10), elapsed.Round(time.Second), left.Round(time.Second))
 			return nil
@@ -277,14 +273,33 @@ func (r plannedRun) sameTraining() error {
 		r.ID, r.dir, rec.TrainHash, r.trainHash)
 }
 
-// timeLeft extrapolates the time the remaining work takes from the time the done work took:
-// work is in runs' own lengths (training steps), so that a grid sweeping the number of epochs
-// is not estimated from the mean of its first, short, runs.
-func timeLeft(elapsed time.Duration, done, remaining float64) time.Duration {
-	if done <= 0 || remaining <= 0 {
+// runState is where a run of a schedule stands.
+type runState int8
+
+const (
+	runPending runState = iota // waiting or running
+	runDone
+	runSkipped // held or finished by another process
+)
+
+// timeLeft extrapolates the time the pending runs take from the time elapsed for the done ones,
+// in runs' own lengths (training steps), so that a grid sweeping the number of epochs is not
+// estimated from the mean of its first, short, runs. Every length is taken now, so that one
+// learned meanwhile (the data's size, once loaded) counts for the done and the pending alike.
+func timeLeft(elapsed time.Duration, runs []plannedRun, states []runState, length func(plannedRun) float64) time.Duration {
+	var done, pending float64
+	for i, r := range runs {
+		switch states[i] {
+		case runDone:
+			done += length(r)
+		case runPending:
+			pending += length(r)
+		}
+	}
+	if done <= 0 || pending <= 0 {
 		return 0
 	}
-	return time.Duration(float64(elapsed) / done * remaining)
+	return time.Duration(float64(elapsed) / done * pending)
 }
 
 // isFinished reports whether the run has a record of this very config (a read error counts as

@@ -337,11 +337,21 @@ func TestTimeLeft(t *testing.T) {
 	if steps[0] <= 50 || steps[1] != 2*steps[0] || steps[2] != 4*steps[0] {
 		t.Fatalf("steps %v, want about 56, then twice and four times that", steps)
 	}
-	if got := timeLeft(10*time.Second, steps[0], steps[1]+steps[2]); got != 60*time.Second {
-		t.Errorf("time left %v, want 1m0s", got)
-	}
-	if got := timeLeft(0, 0, 5); got != 0 {
-		t.Errorf("time left before any run %v, want 0", got)
+	// Lengths are taken when the time left is printed: before the data is loaded they are
+	// guesses, and the ratio must hold whichever scale they have.
+	for _, scale := range []float64{1, 1000} {
+		length := func(r plannedRun) float64 { return scale * cache.steps(r) }
+		states := []runState{runDone, runPending, runPending}
+		if got := timeLeft(10*time.Second, runs, states, length); got != 60*time.Second {
+			t.Errorf("scale %g: time left %v, want 1m0s", scale, got)
+		}
+		states = []runState{runDone, runSkipped, runPending}
+		if got := timeLeft(10*time.Second, runs, states, length); got != 40*time.Second {
+			t.Errorf("scale %g: time left with a run skipped %v, want 40s", scale, got)
+		}
+		if got := timeLeft(10*time.Second, runs, []runState{runPending, runPending, runPending}, length); got != 0 {
+			t.Errorf("time left before any run %v, want 0", got)
+		}
 	}
 }
 
