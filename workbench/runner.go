@@ -181,6 +181,7 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 		mu              sync.Mutex
 		done, elsewhere int
 		states          = make([]runState, len(todo))
+		recs            = make([]*runRecord, len(todo))
 	)
 	begin := time.Now()
 	g, gctx := errgroup.WithContext(ctx)
@@ -240,9 +241,9 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 			mu.Lock()
 			defer mu.Unlock()
 			done++
-			states[i] = runDone
+			states[i], recs[i] = runDone, rec
 			elapsed := time.Since(begin)
-			left := timeLeft(elapsed, todo, states, length)
+			left := timeLeft(elapsed, todo, states, recs, length)
 			fmt.Fprintf(stdout, "[%d/%d] %s finished in %s (all: %s so far, about %s left)\n", done+elsewhere, len(todo), r.ID,
 				time.Since(start).Round(time.Second/10), elapsed.Round(time.Second), left.Round(time.Second))
 			return nil
@@ -282,24 +283,40 @@ const (
 	runSkipped // held or finished by another process
 )
 
-// timeLeft extrapolates the time the pending runs take from the time elapsed for the done ones,
-// in runs' own lengths (training steps), so that a grid sweeping the number of epochs is not
-// estimated from the mean of its first, short, runs. Every length is taken now, so that one
-// learned meanwhile (the data's size, once loaded) counts for the done and the pending alike.
-func timeLeft(elapsed time.Duration, runs []plannedRun, states []runState, length func(plannedRun) float64) time.Duration {
-	var done, pending float64
+// timeLeft extrapolates the time the pending runs take from the time elapsed for the done ones
+// (recs holds their records). A run's work is its training, in proportion to its own length
+// (training steps), plus its evaluation, the same for every run: the done runs' records tell the
+// seconds of each per step and per run. The time left is the elapsed time scaled by the pending
+// work over the done work, which keeps parallel runs and one-off costs (loading data) in
+// proportion. So a grid sweeping the number of epochs is not estimated from the mean of its
+// first, short, runs. Every length is taken now, so that one learned meanwhile (the data's size,
+// once loaded) counts for the done and the pending runs alike. Records without times count
+// training steps alone.
+func timeLeft(elapsed time.Duration, runs []plannedRun, states []runState, recs []*runRecord, length func(plannedRun) float64) time.Duration {
+	var doneSteps, pendingSteps, trainSecs, evalSecs float64
+	var doneRuns, pendingRuns int
 	for i, r := range runs {
 		switch states[i] {
 		case runDone:
-			done += length(r)
+			doneSteps += length(r)
+			doneRuns++
+			trainSecs += recs[i].Train.Seconds
+			evalSecs += recs[i].EvalSeconds
 		case runPending:
-			pending += length(r)
+			pendingSteps += length(r)
+			pendingRuns++
 		}
 	}
-	if done <= 0 || pending <= 0 {
+	if doneSteps <= 0 || pendingRuns == 0 {
 		return 0
 	}
-	return time.Duration(float64(elapsed) / done * pending)
+	perStep, perRun := 1.0, 0.0
+	if trainSecs+evalSecs > 0 {
+		perStep, perRun = trainSecs/doneSteps, evalSecs/float64(doneRuns)
+	}
+	doneWork := doneSteps*perStep + float64(doneRuns)*perRun
+	pendingWork := pendingSteps*perStep + float64(pendingRuns)*perRun
+	return time.Duration(float64(elapsed) * pendingWork / doneWork)
 }
 
 // isFinished reports whether the run has a record of this very config (a read error counts as

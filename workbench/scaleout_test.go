@@ -312,7 +312,8 @@ bootstrap = 10
 }
 
 // TestTimeLeft: the time left counts runs by their length, so that after a 1-epoch run of a
-// sweep over 1, 2 and 4 epochs it is six times the time taken, not twice.
+// sweep over 1, 2 and 4 epochs it is six times the time taken, not twice (with training alone),
+// and adds each run's evaluation.
 func TestTimeLeft(t *testing.T) {
 	_, cfg, err := loadConfig(smokeConfig, nil)
 	if err != nil {
@@ -339,19 +340,27 @@ func TestTimeLeft(t *testing.T) {
 	}
 	// Lengths are taken when the time left is printed: before the data is loaded they are
 	// guesses, and the ratio must hold whichever scale they have.
+	none := []*runRecord{{}, {}, {}}
 	for _, scale := range []float64{1, 1000} {
 		length := func(r plannedRun) float64 { return scale * cache.steps(r) }
 		states := []runState{runDone, runPending, runPending}
-		if got := timeLeft(10*time.Second, runs, states, length); got != 60*time.Second {
+		if got := timeLeft(10*time.Second, runs, states, none, length); got != 60*time.Second {
 			t.Errorf("scale %g: time left %v, want 1m0s", scale, got)
 		}
 		states = []runState{runDone, runSkipped, runPending}
-		if got := timeLeft(10*time.Second, runs, states, length); got != 40*time.Second {
+		if got := timeLeft(10*time.Second, runs, states, none, length); got != 40*time.Second {
 			t.Errorf("scale %g: time left with a run skipped %v, want 40s", scale, got)
 		}
-		if got := timeLeft(10*time.Second, runs, []runState{runPending, runPending, runPending}, length); got != 0 {
+		if got := timeLeft(10*time.Second, runs, []runState{runPending, runPending, runPending}, none, length); got != 0 {
 			t.Errorf("time left before any run %v, want 0", got)
 		}
+	}
+	// With times recorded: the 1-epoch run trained 6 s and evaluated 2 s; the pending 2- and
+	// 4-epoch runs then take 12 + 2 and 24 + 2 s of work, 40 s against the done run's 8 s: five
+	// times the 10 s elapsed.
+	timed := []*runRecord{{Train: trainSummary{Seconds: 6}, EvalSeconds: 2}, nil, nil}
+	if got := timeLeft(10*time.Second, runs, []runState{runDone, runPending, runPending}, timed, cache.steps); got != 50*time.Second {
+		t.Errorf("time left with recorded times %v, want 50s", got)
 	}
 }
 
