@@ -6,6 +6,7 @@ require (
 	github.com/BurntSushi/toml v1.5.0
 	github.com/chewxy/hm v1.0.0
 	github.com/schollz/progressbar/v3 v3.17.1
+	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.30.0
 	golang.org/x/term v0.27.0
 	gonum.org/v1/gonum v0.16.0

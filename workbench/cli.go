@@ -22,6 +22,14 @@ type options struct {
 	jobs   int
 	only   *regexp.Regexp
 	force  bool
+	list   bool
+	report bool
+	// shard is the part of the grid this process runs (the whole grid by default), from -shard
+	// or a job-array engine's variables.
+	shard shard
+	// me owns this invocation's run claims; claims are their heartbeat and staleness bound.
+	me     owner
+	claims claimTimes
 }
 
 // setFlags collects repeated -set key=value flags.
@@ -30,10 +38,12 @@ type setFlags []string
 func (s *setFlags) String() string     { return strings.Join(*s, " ") }
 func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
-func parseFlags(args []string, stderr io.Writer) (options, error) {
-	var o options
+// parseFlags reads the flags; lookupEnv gives the job-array engines' variables (see shardFromEnv).
+func parseFlags(args []string, stderr io.Writer, lookupEnv func(string) (string, bool)) (options, error) {
+	o := options{claims: defaultClaimTimes}
 	var sets setFlags
-	var only string
+	var only, shardFlag string
+	var shardCount int
 	fs := flag.NewFlagSet("experiments", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.config, "config", "", "TOML config file (required)")
@@ -42,6 +52,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.jobs, "jobs", 0, "runs in parallel (default: what the machine sustains without oversubscribing its cores)")
 	fs.StringVar(&only, "only", "", "run only the runs whose id matches this regular expression")
 	fs.BoolVar(&o.force, "force", false, "rerun finished runs instead of resuming")
+	fs.BoolVar(&o.list, "list", false, "print the ids of the runs (of this shard), one per line, then their count; run nothing")
+	fs.BoolVar(&o.report, "report", false, "train nothing: write metrics.csv, summary.md and the figures from the finished runs in the folder, naming the missing ones")
+	fs.StringVar(&shardFlag, "shard", "", "run only part i/n of the grid: the runs at positions ≡ i (mod n) of its order, 0 <= i < n (default: from a job-array engine's variables, else the whole grid)")
+	fs.IntVar(&shardCount, "shard-count", 0, "the number of tasks of a job array whose engine does not tell it (Kubernetes JOB_COMPLETION_INDEX, AWS_BATCH_JOB_ARRAY_INDEX)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -62,6 +76,33 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		o.only = re
 	}
 	o.sets = sets
+	switch {
+	case shardCount < 0:
+		return o, fmt.Errorf("-shard-count must be >= 1, got %d", shardCount)
+	case o.report && (shardFlag != "" || shardCount > 0):
+		return o, errors.New("-report covers the whole grid: -shard and -shard-count do not apply")
+	case o.report && o.list:
+		return o, errors.New("give -report or -list, not both")
+	case shardFlag != "" && shardCount > 0:
+		return o, errors.New("give -shard i/n or -shard-count n, not both")
+	case shardFlag != "":
+		s, err := parseShard(shardFlag)
+		if err != nil {
+			return o, err
+		}
+		o.shard = s
+	case !o.report:
+		s, err := shardFromEnv(lookupEnv, shardCount)
+		if err != nil {
+			return o, err
+		}
+		o.shard = s
+	}
+	me, err := newOwner()
+	if err != nil {
+		return o, err
+	}
+	o.me = me
 	return o, nil
 }
 
@@ -69,9 +110,17 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 // args (without the program name), loads and checks the config, and runs the experiment, writing
 // progress and results to stdout and flag help to stderr. It stops at SIGINT or SIGTERM. A
 // program of one's own that registers loss variants and calls Main is the same command with
-// those variants added (see examples/custom-loss).
+// those variants added (see examples/custom-loss). The job-array engines' variables (see -shard)
+// are read from the process's environment.
 func Main(args []string, stdout, stderr io.Writer) error {
-	o, err := parseFlags(args, stderr)
+	return MainEnv(args, stdout, stderr, os.LookupEnv)
+}
+
+// MainEnv is Main with the environment given by lookupEnv (os.LookupEnv in Main): it reads
+// the variables of job-array engines (Slurm, Kubernetes, AWS Batch, GCP Batch, LSF, Grid Engine)
+// that select a shard of the grid when -shard is not given.
+func MainEnv(args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) error {
+	o, err := parseFlags(args, stderr, lookupEnv)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -92,8 +141,13 @@ func Main(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	switch cfg.Experiment {
 	case experimentFreqSim:
-		if o.only != nil {
+		switch {
+		case o.only != nil:
 			return errors.New("-only: the freq_sim experiment runs its whole grid at once (in seconds)")
+		case o.shard.sharded():
+			return fmt.Errorf("%s: the freq_sim experiment runs its whole grid at once (in seconds), it has no shards", o.shard)
+		case o.list || o.report:
+			return errors.New("-list and -report: the freq_sim experiment runs its whole grid at once (in seconds)")
 		}
 		return runFreqSim(ctx, cfg, o, stdout)
 	default:

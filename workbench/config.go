@@ -2,12 +2,11 @@ package workbench
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -28,34 +27,37 @@ const (
 )
 
 // Config is one experiment: a TOML file with the sections below. Every section's zero value works;
-// the comments of each section's settings type state its defaults.
+// the comments of each section's settings type state its defaults. The `affects` tag of each
+// field declares what a change of it changes (training, evaluation, figures, the grid's runs, or
+// nothing): the hashes that identify runs and results folders are built from it (see
+// Config.canonical).
 type Config struct {
 	// Experiment is "retrieval" (default: train two-tower models, evaluate Recall@K by slice) or
 	// "freq_sim" (Yi et al. section 6 frequency-estimation simulation).
-	Experiment string `toml:"experiment"`
+	Experiment string `toml:"experiment" affects:"training"`
 	// Out is the output directory; default "results/<config file name without .toml>".
-	Out string `toml:"out"`
+	Out string `toml:"out" affects:"nothing"`
 	// Seeds repeats every cell of the grid once per seed (model initialisation, batch order,
 	// sampled negatives, estimator hashes, bootstrap); default [1].
-	Seeds []int64 `toml:"seeds"`
+	Seeds []int64 `toml:"seeds" affects:"grid"`
 	// DataSeed seeds the train/test split and synthetic data; default 0. It is the same for every
 	// run, so that all runs are evaluated on the same test pairs and the spread across seeds is
 	// that of training alone.
-	DataSeed int64 `toml:"data_seed"`
+	DataSeed int64 `toml:"data_seed" affects:"training"`
 
-	Data      datasets.Settings     `toml:"data"`
-	Slices    metrics.SliceSettings `toml:"slices"`
-	Model     models.Settings       `toml:"model"`
-	Train     models.TrainSettings  `toml:"train"`
-	Estimator estimators.Settings   `toml:"estimator"`
-	Loss      losses.Settings       `toml:"loss"`
-	Eval      metrics.Settings      `toml:"eval"`
-	Plots     plots.Settings        `toml:"plots"`
-	Report    ReportSettings        `toml:"report"`
-	FreqSim   freqsim.Settings      `toml:"freq_sim"`
+	Data      datasets.Settings     `toml:"data" affects:"training"`
+	Slices    metrics.SliceSettings `toml:"slices" affects:"evaluation"`
+	Model     models.Settings       `toml:"model" affects:"training"`
+	Train     models.TrainSettings  `toml:"train" affects:"training"`
+	Estimator estimators.Settings   `toml:"estimator" affects:"training"`
+	Loss      losses.Settings       `toml:"loss" affects:"training"`
+	Eval      metrics.Settings      `toml:"eval" affects:"evaluation"`
+	Plots     plots.Settings        `toml:"plots" affects:"figures"`
+	Report    ReportSettings        `toml:"report" affects:"figures"`
+	FreqSim   freqsim.Settings      `toml:"freq_sim" affects:"training"`
 
 	// Ablation lists the axes of the grid; the grid is their cartesian product.
-	Ablation []Axis `toml:"ablation"`
+	Ablation []Axis `toml:"ablation" affects:"grid"`
 }
 
 // Axis is one [[ablation]] entry: either one key with a list of values, or several keys zipped
@@ -150,32 +152,13 @@ func parseValue(s string) any {
 }
 
 // assign sets the dotted key (e.g. "loss.temperature") of cfg to v, with the same strict
-// decoding as the config file: an unknown key or a value of the wrong type is an error.
+// conversions as the config file's decoding (see setKey): an unknown key or a value of the wrong
+// type is an error.
 func assign(cfg *Config, key string, v any) error {
 	if key == "ablation" || strings.HasPrefix(key, "ablation.") {
 		return errors.New("ablation axes cannot be overridden")
 	}
-	parts := strings.Split(key, ".")
-	var root any = v
-	for i := len(parts) - 1; i >= 0; i-- {
-		root = map[string]any{parts[i]: root}
-	}
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(root); err != nil {
-		return fmt.Errorf("%s: %v", key, err)
-	}
-	md, err := toml.Decode(buf.String(), cfg)
-	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return fmt.Errorf("%s: %s", key, pe.Message)
-		}
-		return fmt.Errorf("%s: %s", key, strings.TrimPrefix(err.Error(), "toml: "))
-	}
-	if keys := md.Undecoded(); len(keys) > 0 {
-		return fmt.Errorf("unknown key %s", key)
-	}
-	return nil
+	return setKey(reflect.ValueOf(cfg).Elem(), key, v)
 }
 
 // resolve fills defaults and validates every section; md (of the file, may be nil) tells which
@@ -267,7 +250,7 @@ func firstError(errs ...error) error {
 	return nil
 }
 
-// encode writes the config as TOML.
+// encode writes the config as TOML, for the config.toml files people read.
 func (c *Config) encode() ([]byte, error) {
 	var buf bytes.Buffer
 	if err := toml.NewEncoder(&buf).Encode(c); err != nil {
@@ -276,46 +259,31 @@ func (c *Config) encode() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// clone deep-copies the config through its TOML encoding.
+// clone deep-copies the config.
 func (c *Config) clone() (*Config, error) {
-	b, err := c.encode()
-	if err != nil {
-		return nil, err
-	}
-	var out Config
-	if _, err := toml.Decode(string(b), &out); err != nil {
-		return nil, fmt.Errorf("internal: resolved config does not decode: %v", err)
-	}
+	out := deepCopy(reflect.ValueOf(c).Elem()).Interface().(Config)
 	return &out, nil
 }
 
-// hash is the content hash of the resolved config of a run, without the output directory and the
-// [plots] and [report] sections: a finished run whose hash differs is not finished for this
-// config, while changing only how figures look or what the report compares rewrites them from
-// the finished runs.
+// hash identifies the results of a run: the canonical encoding of its resolved config's sections
+// that affect training, evaluation or the grid (not the output directory, not [plots]). A
+// finished run whose hash differs is not finished for this config, while changing only how
+// figures look redraws them from the finished runs.
 func (c *Config) hash() (string, error) {
-	cp := *c
-	cp.Plots, cp.Report = plots.Settings{}, ReportSettings{}
-	return cp.digest()
-}
-
-// trainHash is the content hash of what training depends on: the config without the output
-// directory and the [plots], [report], [eval] and [slices] sections. Two invocations whose
-// training hashes differ must not share an output folder; a run whose training hash is unchanged
-// is re-evaluated from its saved model instead of retrained.
-func (c *Config) trainHash() (string, error) {
-	cp := *c
-	cp.Plots, cp.Report, cp.Eval, cp.Slices = plots.Settings{}, ReportSettings{}, metrics.Settings{}, metrics.SliceSettings{}
-	return cp.digest()
-}
-
-// digest hashes the TOML encoding of c without its output directory.
-func (c Config) digest() (string, error) {
-	c.Out = ""
-	b, err := c.encode()
+	kvs, err := c.canonical(affectsTraining, affectsEvaluation, affectsGrid)
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8]), nil
+	return digestOf(kvs), nil
+}
+
+// trainHash identifies what a run's training depends on: the canonical encoding of the sections
+// that affect training or the grid. A run whose training hash is unchanged is re-evaluated from
+// its saved model instead of retrained.
+func (c *Config) trainHash() (string, error) {
+	kvs, err := c.canonical(affectsTraining, affectsGrid)
+	if err != nil {
+		return "", err
+	}
+	return digestOf(kvs), nil
 }

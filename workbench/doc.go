@@ -7,4 +7,23 @@
 //
 // Main is the command itself, callable from Go: a program that registers its own loss variants
 // and then calls Main is the experiments command with those variants added.
+//
+// # Scale out
+//
+// A grid runs on a cluster unchanged. Its runs have a stable order (-list prints it); -shard i/n,
+// or a job-array engine's variables when -shard is absent (Slurm, Kubernetes Indexed Jobs, AWS
+// Batch, GCP Batch, LSF, Grid Engine; see MainEnv), makes a process run only the runs at positions
+// ≡ i (mod n). The processes share one output folder, also on a network file system: each writes
+// its runs' files atomically, claims a run before training it (runs/<id>/claim.json, so that no
+// two processes train the same run; stale claims of dead processes are taken over), and no shard
+// writes the folder-level files. The report step (-report) then writes metrics.csv, summary.md
+// and the figures from the finished runs, naming the missing ones.
+//
+// A results folder belongs to one set of training settings: the first process to use it writes
+// training.settings exclusively, and a config whose training settings differ (other than its
+// ablation axes) is refused, naming the settings. The settings are compared in a canonical
+// encoding (sorted keys, exact numbers, no TOML library involved) that names data by its resolved
+// location and content, so the same config run from another
+// directory is the same config, and a grid given more seeds or cells runs only the new runs. What each config section affects (training, evaluation, figures) is declared
+// by the `affects` tags of Config.
 package workbench

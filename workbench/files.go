@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/samplingbias/workbench/internal/atomicfile"
 )
@@ -50,30 +52,182 @@ func readJSON(path string, v any) error {
 	return nil
 }
 
-const hashPrefix = "# workbench training hash: "
+// settingsFile is the folder's claim: the training settings of the runs it holds.
+const settingsFile = "training.settings"
 
-// claimOutput makes out the home of the experiment's training config: a folder holding the results
-// of another training config is refused, so that results of different configs never mix (a change
-// of [eval], [slices] or [plots] alone is allowed: runs are then re-evaluated or figures redrawn).
-// It then writes the resolved config (with its training hash on the first line) to out/config.toml.
+// legacyHashPrefix began the config.toml of results folders written before training.settings
+// existed, whose hashes were of a TOML encoding and cannot be compared with today's.
+const legacyHashPrefix = "# workbench training hash: "
+
+// claimOutput claims out for cfg (see claimFolder, with no ablation axes) and writes the resolved
+// config to out/config.toml.
 func claimOutput(out string, cfg *Config) error {
-	hash, err := cfg.trainHash()
-	if err != nil {
+	if err := claimFolder(out, cfg, nil); err != nil {
 		return err
 	}
-	path := filepath.Join(out, "config.toml")
-	if b, err := os.ReadFile(path); err == nil {
-		first, _, _ := strings.Cut(string(b), "\n")
-		old := strings.TrimPrefix(first, hashPrefix)
-		if old != hash {
-			return fmt.Errorf("%s holds the results of a different config (training hash %s, this one %s): choose another -out or remove the folder", out, old, hash)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
+	return writeFolderConfig(out, cfg)
+}
+
+// writeFolderConfig writes the experiment's resolved config to out/config.toml, for people to
+// read: a folder-level file, written by an unsharded run or the report step.
+func writeFolderConfig(out string, cfg *Config) error {
 	body, err := cfg.encode()
 	if err != nil {
 		return err
 	}
-	return writeBytes(path, append([]byte(hashPrefix+hash+"\n"), body...))
+	return writeBytes(filepath.Join(out, "config.toml"), body)
+}
+
+// folderSettings are the training settings a folder is claimed for: cfg's canonical training
+// settings without its ablation axes (each run's own settings are in its record).
+type folderSettings struct {
+	axes   []string
+	values map[string]string
+	lines  []keyValue
+}
+
+func newFolderSettings(cfg *Config, axes []string) (folderSettings, error) {
+	kvs, err := cfg.canonical(affectsTraining)
+	if err != nil {
+		return folderSettings{}, err
+	}
+	f := folderSettings{axes: axes, values: map[string]string{}}
+	for _, kv := range kvs {
+		if !underAxis(kv.Key, axes) {
+			f.values[kv.Key] = kv.Value
+			f.lines = append(f.lines, kv)
+		}
+	}
+	return f, nil
+}
+
+const axesPrefix = "# axes:"
+
+func (f folderSettings) encode() []byte {
+	var b strings.Builder
+	b.WriteString("# The training settings of the runs in this folder, written once by the first process\n")
+	b.WriteString("# that used it. A config is refused here when one of its training settings that is not\n")
+	b.WriteString("# an ablation axis (of either config) differs; more seeds or grid cells are welcome.\n")
+	fmt.Fprintf(&b, "%s %s\n", axesPrefix, strings.Join(f.axes, " "))
+	for _, kv := range f.lines {
+		fmt.Fprintf(&b, "%s = %s\n", kv.Key, kv.Value)
+	}
+	return []byte(b.String())
+}
+
+func parseFolderSettings(b []byte) folderSettings {
+	f := folderSettings{values: map[string]string{}}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, axesPrefix); ok {
+			f.axes = strings.Fields(rest)
+			continue
+		}
+		if k, v, ok := strings.Cut(line, " = "); ok && !strings.HasPrefix(line, "#") {
+			f.values[k] = v
+		}
+	}
+	return f
+}
+
+// differences lists the settings of f and g that differ, leaving out either one's axes.
+func (f folderSettings) differences(g folderSettings) []string {
+	keys := map[string]bool{}
+	for k := range f.values {
+		keys[k] = true
+	}
+	for k := range g.values {
+		keys[k] = true
+	}
+	var out []string
+	for k := range keys {
+		if underAxis(k, f.axes) || underAxis(k, g.axes) || f.values[k] == g.values[k] {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s = %s here, %s in the folder", k, orUnset(f.values[k]), orUnset(g.values[k])))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// underAxis reports whether the canonical key is one of the axes or inside one (an axis over a
+// table or a list of tables).
+func underAxis(key string, axes []string) bool {
+	for _, a := range axes {
+		if key == a || strings.HasPrefix(key, a+".") || strings.HasPrefix(key, a+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+func orUnset(v string) string {
+	if v == "" {
+		return "unset"
+	}
+	return v
+}
+
+// claimFolder makes out the home of the experiment's training settings, atomically: the first
+// process to claim an empty folder writes out/training.settings exclusively (see
+// createExclusive), so that of two different configs started at the same moment exactly one is
+// accepted. A folder claimed for other training settings is refused, naming the settings that
+// differ; settings that are ablation axes of either config do not count, so that a grid may gain
+// seeds and cells (a change of [eval], [slices] or [plots] alone is allowed too: runs are then
+// re-evaluated or figures redrawn).
+func claimFolder(out string, cfg *Config, axes []string) error {
+	mine, err := newFolderSettings(cfg, axes)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if err := refuseLegacy(out); err != nil {
+		return err
+	}
+	err = createExclusive(filepath.Join(out, settingsFile), mine.encode())
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return checkFolder(out, mine)
+}
+
+// refuseLegacy refuses a folder written before training.settings existed.
+func refuseLegacy(out string) error {
+	if _, err := os.Stat(filepath.Join(out, settingsFile)); err == nil {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(out, "config.toml"))
+	if err == nil && strings.HasPrefix(string(b), legacyHashPrefix) {
+		return fmt.Errorf("%s holds the results of an earlier version of the workbench, whose config hashes cannot be compared with today's: choose another -out or remove the folder", out)
+	}
+	return nil
+}
+
+// checkFolder compares mine with the settings out is claimed for.
+func checkFolder(out string, mine folderSettings) error {
+	path := filepath.Join(out, settingsFile)
+	var b []byte
+	var err error
+	// Without hard links, the claim's content follows its creation: wait for it briefly.
+	for try := 0; try < 50; try++ {
+		if b, err = os.ReadFile(path); err != nil || len(b) > 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: no experiment has run in this folder (it has no %s)", out, settingsFile)
+	}
+	if err != nil {
+		return err
+	}
+	if diff := mine.differences(parseFolderSettings(b)); len(diff) > 0 {
+		return fmt.Errorf("%s holds the results of a different config (training settings %s): %s; choose another -out or remove the folder",
+			out, path, strings.Join(diff, "; "))
+	}
+	return nil
 }

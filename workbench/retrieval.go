@@ -26,11 +26,22 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	if err != nil {
 		return err
 	}
+	switch {
+	case o.list:
+		return listRuns(runs, o, stdout)
+	case o.report:
+		return reportRetrieval(cfg, runs, stdout)
+	}
 	if err := checkReport(cfg, runs, stdout); err != nil {
 		return err
 	}
-	if err := claimOutput(cfg.Out, cfg); err != nil {
+	if err := claimFolder(cfg.Out, cfg, axisKeyList(cfg.Ablation)); err != nil {
 		return err
+	}
+	if !o.shard.sharded() {
+		if err := writeFolderConfig(cfg.Out, cfg); err != nil {
+			return err
+		}
 	}
 	cache := &dataCache{sets: map[string]*cachedData{}}
 	runErr := schedule(ctx, runs, o, stdout, func(ctx context.Context, r plannedRun, progress io.Writer) (*runRecord, error) {
@@ -42,7 +53,14 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 			}
 		}
 		return runOne(ctx, r, old, cache, progress)
-	})
+	}, cache.steps)
+	if o.shard.sharded() {
+		// Folder-level files are the report step's (or an unsharded run's): shards only add runs.
+		if runErr == nil {
+			fmt.Fprintf(stdout, "%s done; once every shard is, run with -report to write %s's metrics.csv, summary.md and figures\n", o.shard, cfg.Out)
+		}
+		return runErr
+	}
 	recs, err := records(runs)
 	if err != nil {
 		return err
@@ -67,12 +85,15 @@ type cachedData struct {
 type dataCache struct {
 	mu   sync.Mutex
 	sets map[string]*cachedData
+	// trainPairs holds the training pairs of each loaded data, lastPairs those of the last one.
+	trainPairs map[string]int
+	lastPairs  int
 }
 
 // load returns the dataset of s and seed; the run that loads it prints its report's summary
 // (the records read, and the ones dropped or set apart) to w.
 func (c *dataCache) load(s datasets.Settings, seed int64, w io.Writer) (*datasets.Dataset, error) {
-	key := fmt.Sprintf("%#v/%d", s, seed)
+	key := cacheKey(s, seed)
 	c.mu.Lock()
 	d, ok := c.sets[key]
 	if !ok {
@@ -85,7 +106,35 @@ func (c *dataCache) load(s datasets.Settings, seed int64, w io.Writer) (*dataset
 			fmt.Fprintf(w, "data %s: %s\n", d.ds.Name, d.ds.Report.Summary())
 		}
 	})
+	if d.err == nil {
+		c.mu.Lock()
+		if c.trainPairs == nil {
+			c.trainPairs = map[string]int{}
+		}
+		c.trainPairs[key], c.lastPairs = len(d.ds.Train), len(d.ds.Train)
+		c.mu.Unlock()
+	}
 	return d.ds, d.err
+}
+
+// cacheKey identifies data by its settings and seed.
+func cacheKey(s datasets.Settings, seed int64) string { return fmt.Sprintf("%#v/%d", s, seed) }
+
+// steps is the length of a run for the time left: its training steps, epochs × training pairs /
+// batch size (or train.steps), counting the pairs of its data once loaded and until then those of
+// the data loaded last (one pair before any is).
+func (c *dataCache) steps(r plannedRun) float64 {
+	t := r.cfg.Train
+	if t.Steps > 0 {
+		return float64(t.Steps)
+	}
+	c.mu.Lock()
+	pairs, ok := c.trainPairs[cacheKey(r.cfg.Data, r.cfg.DataSeed)]
+	if !ok {
+		pairs = max(c.lastPairs, 1)
+	}
+	c.mu.Unlock()
+	return float64(t.Epochs) * float64(pairs) / float64(max(t.BatchSize, 1))
 }
 
 // writeRunConfig writes the run's resolved config into its folder.

@@ -25,6 +25,16 @@ func runCommand(t *testing.T, args ...string) (string, error) {
 	return out.String(), err
 }
 
+// testOptions are the options of a scheduler test: jobs at a time, claims owned by a new owner.
+func testOptions(t *testing.T, jobs int) options {
+	t.Helper()
+	me, err := newOwner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return options{jobs: jobs, me: me, claims: defaultClaimTimes}
+}
+
 func TestSmokeEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	out, err := runCommand(t, "-config", smokeConfig, "-out", dir)
@@ -154,8 +164,8 @@ func TestScheduleInterrupted(t *testing.T) {
 		}
 		return &runRecord{}, nil
 	}
-	o := options{jobs: 1}
-	err := schedule(ctx, runs, o, io.Discard, fake)
+	o := testOptions(t, 1)
+	err := schedule(ctx, runs, o, io.Discard, fake, nil)
 	if err == nil || !strings.Contains(err.Error(), "interrupted after 1 of 4 runs") {
 		t.Fatalf("error %v", err)
 	}
@@ -170,7 +180,7 @@ func TestScheduleInterrupted(t *testing.T) {
 	if err := schedule(context.Background(), runs, o, io.Discard, func(context.Context, plannedRun, io.Writer) (*runRecord, error) {
 		calls++
 		return &runRecord{}, nil
-	}); err != nil {
+	}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if calls != 3 {
@@ -180,9 +190,9 @@ func TestScheduleInterrupted(t *testing.T) {
 
 func TestScheduleFailure(t *testing.T) {
 	runs := []plannedRun{{cell: cell{ID: "a"}, dir: filepath.Join(t.TempDir(), "a")}}
-	err := schedule(context.Background(), runs, options{jobs: 2}, io.Discard, func(context.Context, plannedRun, io.Writer) (*runRecord, error) {
+	err := schedule(context.Background(), runs, testOptions(t, 2), io.Discard, func(context.Context, plannedRun, io.Writer) (*runRecord, error) {
 		return nil, errors.New("loss is NaN at step 7")
-	})
+	}, nil)
 	if err == nil || err.Error() != "run a: loss is NaN at step 7" {
 		t.Fatalf("error %v", err)
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
 )
@@ -127,16 +129,31 @@ func (r plannedRun) modelPath() string { return filepath.Join(r.dir, "model.bin"
 // (without the identity fields, which the scheduler fills).
 type runFunc func(ctx context.Context, r plannedRun, progress io.Writer) (*runRecord, error)
 
-// schedule runs the runs that are not finished (all with force), jobs at a time, and writes each
-// one's metrics.json as it finishes. The first failure stops the others; finished runs are kept,
-// so running the same command again resumes.
-func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Writer, do runFunc) error {
+// selected returns the runs of the grid this invocation is about: those of its shard (by
+// position in the grid's order) that match -only.
+func selected(runs []plannedRun, o options) []plannedRun {
+	var out []plannedRun
+	for i, r := range runs {
+		if o.shard.has(i) && (o.only == nil || o.only.MatchString(r.ID)) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// schedule runs the selected runs that are not finished (all with force), jobs at a time, and
+// writes each one's metrics.json as it finishes. Each run is claimed first (see claimRun): a run
+// another process holds is skipped, so that processes sharing the folder never train the same
+// run. The first failure stops the others; finished runs are kept, so running the same command
+// again resumes. length gives each run's relative length (its training steps) for the time left;
+// nil counts every run the same.
+func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Writer, do runFunc, length func(plannedRun) float64) error {
+	if length == nil {
+		length = func(plannedRun) float64 { return 1 }
+	}
 	var todo []plannedRun
 	finished := 0
-	for _, r := range runs {
-		if o.only != nil && !o.only.MatchString(r.ID) {
-			continue
-		}
+	for _, r := range selected(runs, o) {
 		if !o.force {
 			rec, err := r.finished()
 			if err != nil {
@@ -146,79 +163,167 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 				finished++
 				continue
 			}
+			if err := r.sameTraining(); err != nil {
+				return err
+			}
 		}
 		todo = append(todo, r)
 	}
-	fmt.Fprintf(stdout, "%d runs: %d already finished, %d to run, %d at a time\n", len(runs), finished, len(todo), o.jobs)
+	what := fmt.Sprintf("%d runs", len(runs))
+	if o.shard.sharded() {
+		what = fmt.Sprintf("%s: %d of %d runs", o.shard, len(selected(runs, o)), len(runs))
+	}
+	fmt.Fprintf(stdout, "%s: %d already finished, %d to run, %d at a time\n", what, finished, len(todo), o.jobs)
 	if len(todo) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var (
-		mu       sync.Mutex
-		firstErr error
-		done     int
-		wg       sync.WaitGroup
+		mu              sync.Mutex
+		done, elsewhere int
+		states          = make([]runState, len(todo))
+		recs            = make([]*runRecord, len(todo))
 	)
 	begin := time.Now()
-	next := make(chan plannedRun)
-	for w := 0; w < o.jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range next {
-				if ctx.Err() != nil {
-					continue // handed over as the schedule was being cancelled
-				}
-				progress := stdout
-				if o.jobs > 1 {
-					progress = &prefixWriter{w: stdout, mu: &mu, prefix: r.ID + ": "}
-				}
-				start := time.Now()
-				rec, err := do(ctx, r, progress)
-				if err == nil {
-					rec.ID, rec.Group, rec.Seed, rec.ConfigHash, rec.TrainHash = r.ID, r.Group, r.Seed, r.hash, r.trainHash
-					rec.Axes = map[string]string{}
-					for _, s := range r.Settings {
-						rec.Axes[s.Key] = formatValue(s.Value)
-					}
-					err = writeJSON(filepath.Join(r.dir, "metrics.json"), rec)
-				}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.jobs)
+	for i, r := range todo {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() (err error) {
+			if gctx.Err() != nil {
+				return gctx.Err()
+			}
+			c, held, err := claimRun(r.dir, o.me, o.claims)
+			if err != nil {
+				return fmt.Errorf("run %s: %w", r.ID, err)
+			}
+			if c == nil || !o.force && r.isFinished() {
 				mu.Lock()
-				if err != nil {
-					if firstErr == nil && !errors.Is(err, context.Canceled) {
-						firstErr = fmt.Errorf("run %s: %w", r.ID, err)
-					}
-					cancel()
+				elsewhere++
+				states[i] = runSkipped
+				if held != nil {
+					fmt.Fprintf(stdout, "%s: running in %s, skipped\n", r.ID, held)
 				} else {
-					done++
-					elapsed := time.Since(begin)
-					left := time.Duration(float64(elapsed) / float64(done) * float64(len(todo)-done))
-					fmt.Fprintf(stdout, "[%d/%d] %s finished in %s (all: %s so far, about %s left)\n", done, len(todo), r.ID,
-						time.Since(start).Round(time.Second/10), elapsed.Round(time.Second), left.Round(time.Second))
+					fmt.Fprintf(stdout, "%s: finished by another process meanwhile\n", r.ID)
 				}
 				mu.Unlock()
+				if c != nil {
+					return c.release()
+				}
+				return nil
 			}
-		}()
+			defer func() {
+				if rerr := c.release(); err == nil && rerr != nil {
+					err = fmt.Errorf("run %s: %w", r.ID, rerr)
+				}
+			}()
+			progress := stdout
+			if o.jobs > 1 {
+				progress = &prefixWriter{w: stdout, mu: &mu, prefix: r.ID + ": "}
+			}
+			start := time.Now()
+			rec, err := do(gctx, r, progress)
+			if err == nil {
+				rec.ID, rec.Group, rec.Seed, rec.ConfigHash, rec.TrainHash = r.ID, r.Group, r.Seed, r.hash, r.trainHash
+				rec.Axes = map[string]string{}
+				for _, s := range r.Settings {
+					rec.Axes[s.Key] = formatValue(s.Value)
+				}
+				err = writeJSON(filepath.Join(r.dir, "metrics.json"), rec)
+			}
+			if err != nil {
+				if errors.Is(err, context.Canceled) {
+					return err
+				}
+				return fmt.Errorf("run %s: %w", r.ID, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			done++
+			states[i], recs[i] = runDone, rec
+			elapsed := time.Since(begin)
+			left := timeLeft(elapsed, todo, states, recs, length)
+			fmt.Fprintf(stdout, "[%d/%d] %s finished in %s (all: %s so far, about %s left)\n", done+elsewhere, len(todo), r.ID,
+				time.Since(start).Round(time.Second/10), elapsed.Round(time.Second), left.Round(time.Second))
+			return nil
+		})
 	}
-	for _, r := range todo {
-		select {
-		case next <- r:
-			continue
-		case <-ctx.Done():
-		}
-		break
+	err := g.Wait()
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
 	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
-	if err := ctx.Err(); err != nil {
+	if err != nil || ctx.Err() != nil {
 		return fmt.Errorf("interrupted after %d of %d runs; run the same command again to resume", done, len(todo))
 	}
+	if elsewhere > 0 {
+		fmt.Fprintf(stdout, "%d runs were left to other processes; run with -report once they have finished\n", elsewhere)
+	}
 	return nil
+}
+
+// sameTraining refuses a run whose folder holds a run trained with other settings (the folder's
+// claim admits only configs whose settings agree, so this is a run of an earlier version or a
+// folder edited by hand): it is not overwritten without -force.
+func (r plannedRun) sameTraining() error {
+	rec, err := r.record()
+	if err != nil || rec == nil || rec.TrainHash == r.trainHash {
+		return err
+	}
+	return fmt.Errorf("run %s: %s holds a run trained with other settings (training hash %s, this config's %s): remove it or use -force",
+		r.ID, r.dir, rec.TrainHash, r.trainHash)
+}
+
+// runState is where a run of a schedule stands.
+type runState int8
+
+const (
+	runPending runState = iota // waiting or running
+	runDone
+	runSkipped // held or finished by another process
+)
+
+// timeLeft extrapolates the time the pending runs take from the time elapsed for the done ones
+// (recs holds their records). A run's work is its training, in proportion to its own length
+// (training steps), plus its evaluation, the same for every run: the done runs' records tell the
+// seconds of each per step and per run. The time left is the elapsed time scaled by the pending
+// work over the done work, which keeps parallel runs and one-off costs (loading data) in
+// proportion. So a grid sweeping the number of epochs is not estimated from the mean of its
+// first, short, runs. Every length is taken now, so that one learned meanwhile (the data's size,
+// once loaded) counts for the done and the pending runs alike. Records without times count
+// training steps alone.
+func timeLeft(elapsed time.Duration, runs []plannedRun, states []runState, recs []*runRecord, length func(plannedRun) float64) time.Duration {
+	var doneSteps, pendingSteps, trainSecs, evalSecs float64
+	var doneRuns, pendingRuns int
+	for i, r := range runs {
+		switch states[i] {
+		case runDone:
+			doneSteps += length(r)
+			doneRuns++
+			trainSecs += recs[i].Train.Seconds
+			evalSecs += recs[i].EvalSeconds
+		case runPending:
+			pendingSteps += length(r)
+			pendingRuns++
+		}
+	}
+	if doneSteps <= 0 || pendingRuns == 0 {
+		return 0
+	}
+	perStep, perRun := 1.0, 0.0
+	if trainSecs+evalSecs > 0 {
+		perStep, perRun = trainSecs/doneSteps, evalSecs/float64(doneRuns)
+	}
+	doneWork := doneSteps*perStep + float64(doneRuns)*perRun
+	pendingWork := pendingSteps*perStep + float64(pendingRuns)*perRun
+	return time.Duration(float64(elapsed) * pendingWork / doneWork)
+}
+
+// isFinished reports whether the run has a record of this very config (a read error counts as
+// not finished: the run is then done again).
+func (r plannedRun) isFinished() bool {
+	rec, err := r.finished()
+	return err == nil && rec != nil
 }
 
 // prefixWriter prefixes every line with the run id, so that parallel runs' progress lines stay

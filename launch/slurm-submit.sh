@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Submits an experiment's grid to Slurm as a job array of one task per run (launch/slurm.sbatch),
+# then its report step, which runs once every task has succeeded. Prints the two job ids.
+#
+#   launch/slurm-submit.sh CONFIG [experiments flags, e.g. -out DIR]
+#
+# EXPERIMENTS names the command (default bin/experiments); extra sbatch options can be given in
+# SBATCH_OPTS (e.g. "--partition=gpu --time=02:00:00").
+set -euo pipefail
+if [ $# -lt 1 ]; then
+	echo "usage: launch/slurm-submit.sh CONFIG [experiments flags...]" >&2
+	exit 2
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+exe=${EXPERIMENTS:-bin/experiments}
+n=$("$exe" -list -config "$@" | sed -n 's/^# \([0-9][0-9]*\) runs$/\1/p')
+if [ -z "$n" ] || [ "$n" -lt 1 ]; then
+	echo "slurm-submit: cannot count the runs of $1 (is $exe built?)" >&2
+	exit 1
+fi
+# shellcheck disable=SC2086 # SBATCH_OPTS is a list of options
+grid=$(sbatch --parsable ${SBATCH_OPTS:-} --array=0-$((n - 1)) "$here/slurm.sbatch" "$@")
+grid=${grid%%;*}
+report=$(sbatch --parsable ${SBATCH_OPTS:-} --job-name=workbench-report --dependency=afterok:"$grid" \
+	--output=slurm-%j-report.out --wrap "$(printf '%q ' "$exe" -config "$@" -report)")
+echo "grid $grid ($n tasks), report $report"

@@ -1,0 +1,259 @@
+package workbench
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// affects is what a config section changes, declared by the `affects` struct tag of each field of
+// Config and read by the hashes below.
+type affects string
+
+const (
+	// affectsTraining: a change retrains the runs (and a results folder holding runs trained
+	// otherwise refuses the config).
+	affectsTraining affects = "training"
+	// affectsEvaluation: a change re-evaluates the saved models of finished runs.
+	affectsEvaluation affects = "evaluation"
+	// affectsFigures: a change redraws the figures from the finished runs.
+	affectsFigures affects = "figures"
+	// affectsGrid: which runs the experiment has (seeds, ablation axes); each run's own config
+	// holds its one seed and its axis values instead.
+	affectsGrid affects = "grid"
+	// affectsNothing: where the results go; never hashed.
+	affectsNothing affects = "nothing"
+)
+
+// keyValue is one leaf of the canonical encoding: a dotted key and its value written exactly.
+type keyValue struct {
+	Key, Value string
+}
+
+// canonical is the canonical encoding of c's sections whose `affects` tag is in roles: one
+// "dotted.key = value" per leaf setting, sorted by key, leaving out zero values (so that a
+// setting added later with a zero default keeps the identity of existing results). Numbers are
+// written by strconv in their shortest exact form (a float64 reads back bit for bit), strings
+// quoted by strconv.Quote, lists in brackets: nothing in it depends on a TOML library. The data
+// path is replaced by the data's identity (see dataIdentity), so that the same data reached by
+// another spelling of its path (relative to another directory, absolute, through a symbolic link)
+// is the same data.
+func (c *Config) canonical(roles ...affects) ([]keyValue, error) {
+	var out []keyValue
+	v := reflect.ValueOf(c).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !slices.Contains(roles, affects(f.Tag.Get("affects"))) {
+			continue
+		}
+		flatten(tomlName(f), v.Field(i), &out)
+	}
+	for i, kv := range out {
+		if kv.Key == "data.path" {
+			id, err := dataIdentity(c.Data.Path)
+			if err != nil {
+				return nil, fmt.Errorf("data.path: %w", err)
+			}
+			out[i].Value = id
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, nil
+}
+
+// tomlName is the key of a struct field in the config: its toml tag, else its name.
+func tomlName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+// flatten appends the non-zero leaves of v under key.
+func flatten(key string, v reflect.Value, out *[]keyValue) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			flatten(key, v.Elem(), out)
+		}
+		return
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && f.Tag.Get("toml") != "-" {
+				flatten(key+"."+tomlName(f), v.Field(i), out)
+			}
+		}
+		return
+	case reflect.Slice, reflect.Array:
+		if v.Len() == 0 {
+			return
+		}
+		if elem := v.Type().Elem(); elem.Kind() == reflect.Struct {
+			for i := range v.Len() {
+				flatten(fmt.Sprintf("%s[%d]", key, i), v.Index(i), out)
+			}
+			return
+		}
+	case reflect.Map:
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+		for _, k := range keys {
+			flatten(key+"."+fmt.Sprint(k), v.MapIndex(k), out)
+		}
+		return
+	}
+	if v.IsZero() {
+		return
+	}
+	*out = append(*out, keyValue{key, literal(v)})
+}
+
+// literal writes a leaf value exactly: shortest round-tripping numbers, quoted strings, lists in
+// brackets.
+func literal(v reflect.Value) string {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return "nil"
+		}
+		return literal(v.Elem())
+	case reflect.String:
+		return strconv.Quote(v.String())
+	case reflect.Bool:
+		return strconv.FormatBool(v.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(v.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return strconv.FormatUint(v.Uint(), 10)
+	case reflect.Float32:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 32)
+	case reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
+	case reflect.Slice, reflect.Array:
+		parts := make([]string, v.Len())
+		for i := range parts {
+			parts[i] = literal(v.Index(i))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case reflect.Map, reflect.Struct:
+		var kvs []keyValue
+		flatten("", v, &kvs)
+		sort.Slice(kvs, func(i, j int) bool { return kvs[i].Key < kvs[j].Key })
+		parts := make([]string, len(kvs))
+		for i, kv := range kvs {
+			parts[i] = strings.TrimPrefix(kv.Key, ".") + " = " + kv.Value
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return fmt.Sprintf("%v", v.Interface())
+}
+
+// digestOf hashes canonical key-value lines: the first 8 bytes of their SHA-256, in hex.
+func digestOf(kvs []keyValue) string {
+	h := sha256.New()
+	for _, kv := range kvs {
+		fmt.Fprintf(h, "%s = %s\n", kv.Key, kv.Value)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// dataIdentity identifies the data at path by its resolved location and content: the absolute
+// path with symbolic links resolved, and the size and modification time of the file, or of every
+// regular file directly inside the directory. Another spelling of the same path gives the same
+// identity; data rewritten in place gives another.
+func dataIdentity(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	} else if real, err := filepath.EvalSymlinks(abs + ".gz"); err == nil {
+		abs = real // a gzipped file read in place of path (see datasets.Settings.Path)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	stamp := func(fi os.FileInfo) string {
+		return fmt.Sprintf("%d bytes, modified %d", fi.Size(), fi.ModTime().UnixNano())
+	}
+	if !st.IsDir() {
+		return strconv.Quote(abs) + " (" + stamp(st) + ")", nil
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return "", err
+	}
+	var files []string
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return "", err
+		}
+		files = append(files, e.Name()+": "+stamp(fi))
+	}
+	return strconv.Quote(abs) + " {" + strings.Join(files, "; ") + "}", nil
+}
+
+// deepCopy returns a copy of v sharing no slice, map or pointer with it.
+func deepCopy(v reflect.Value) reflect.Value {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.New(v.Type().Elem())
+		out.Elem().Set(deepCopy(v.Elem()))
+		return out
+	case reflect.Interface:
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.New(v.Type()).Elem()
+		out.Set(deepCopy(v.Elem()))
+		return out
+	case reflect.Struct:
+		out := reflect.New(v.Type()).Elem()
+		out.Set(v)
+		for i := range v.NumField() {
+			if out.Field(i).CanSet() {
+				out.Field(i).Set(deepCopy(v.Field(i)))
+			}
+		}
+		return out
+	case reflect.Slice:
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for i := range v.Len() {
+			out.Index(i).Set(deepCopy(v.Index(i)))
+		}
+		return out
+	case reflect.Map:
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.MakeMapWithSize(v.Type(), v.Len())
+		iter := v.MapRange()
+		for iter.Next() {
+			out.SetMapIndex(deepCopy(iter.Key()), deepCopy(iter.Value()))
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,180 @@
+package workbench
+
+import (
+	"encoding"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+)
+
+// setKey sets the dotted key of the struct v to the TOML value x (a string, int64, float64,
+// bool, []any or map[string]any, as parseValue and the TOML decoder give), directly by
+// reflection: no TOML encoding and decoding in between. The conversions are the TOML decoder's:
+// an integer fills an integer or float setting, a float a float one, a string a string or a type
+// with UnmarshalText (typed enums check their names there), a list a list, a table a struct
+// (other fields kept). An unknown key or a value of the wrong type is an error naming the key.
+func setKey(v reflect.Value, key string, x any) error {
+	parts := strings.Split(key, ".")
+	for i, p := range parts {
+		f, ok := fieldByKey(v, p)
+		if !ok {
+			return fmt.Errorf("unknown key %s", key)
+		}
+		v = f
+		if i < len(parts)-1 && v.Kind() != reflect.Struct {
+			return fmt.Errorf("unknown key %s (%s is not a table)", key, strings.Join(parts[:i+1], "."))
+		}
+	}
+	if err := setValue(v, x, key); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	return nil
+}
+
+// fieldByKey finds the field of struct v whose TOML key is name.
+func fieldByKey(v reflect.Value, name string) (reflect.Value, bool) {
+	if v.Kind() != reflect.Struct {
+		return reflect.Value{}, false
+	}
+	t := v.Type()
+	for i := range t.NumField() {
+		if f := t.Field(i); f.IsExported() && f.Tag.Get("toml") != "-" && tomlName(f) == name {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// setValue stores x in v; key names v in errors about nested keys.
+func setValue(v reflect.Value, x any, key string) error {
+	if v.CanAddr() {
+		if u, ok := v.Addr().Interface().(encoding.TextUnmarshaler); ok {
+			s, ok := x.(string)
+			if !ok {
+				return badType(v, x)
+			}
+			return u.UnmarshalText([]byte(s))
+		}
+	}
+	switch v.Kind() {
+	case reflect.Interface:
+		if v.NumMethod() != 0 {
+			return badType(v, x)
+		}
+		if x == nil {
+			v.SetZero()
+		} else {
+			v.Set(reflect.ValueOf(x))
+		}
+		return nil
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		if err := setValue(p.Elem(), x, key); err != nil {
+			return err
+		}
+		v.Set(p)
+		return nil
+	case reflect.String:
+		s, ok := x.(string)
+		if !ok {
+			return badType(v, x)
+		}
+		v.SetString(s)
+		return nil
+	case reflect.Bool:
+		b, ok := x.(bool)
+		if !ok {
+			return badType(v, x)
+		}
+		v.SetBool(b)
+		return nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, ok := x.(int64)
+		if !ok {
+			return badType(v, x)
+		}
+		if v.OverflowInt(n) {
+			return fmt.Errorf("%d is out of range for %s", n, v.Kind())
+		}
+		v.SetInt(n)
+		return nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, ok := x.(int64)
+		if !ok {
+			return badType(v, x)
+		}
+		if n < 0 || v.OverflowUint(uint64(n)) {
+			return fmt.Errorf("%d is out of range for %s", n, v.Kind())
+		}
+		v.SetUint(uint64(n))
+		return nil
+	case reflect.Float32, reflect.Float64:
+		var f float64
+		switch n := x.(type) {
+		case float64:
+			f = n
+		case int64:
+			if n > 1<<53 || n < -(1<<53) {
+				return fmt.Errorf("%d is not exactly representable as a float", n)
+			}
+			f = float64(n)
+		default:
+			return badType(v, x)
+		}
+		if v.Kind() == reflect.Float32 && !math.IsInf(f, 0) && math.Abs(f) > math.MaxFloat32 {
+			return fmt.Errorf("%g is out of range for float32", f)
+		}
+		v.SetFloat(f)
+		return nil
+	case reflect.Slice:
+		list, ok := x.([]any)
+		if !ok {
+			return badType(v, x)
+		}
+		out := reflect.MakeSlice(v.Type(), len(list), len(list))
+		for i, e := range list {
+			if err := setValue(out.Index(i), e, fmt.Sprintf("%s[%d]", key, i)); err != nil {
+				return fmt.Errorf("[%d]: %w", i, err)
+			}
+		}
+		v.Set(out)
+		return nil
+	case reflect.Struct:
+		table, ok := x.(map[string]any)
+		if !ok {
+			return badType(v, x)
+		}
+		for name, e := range table {
+			f, ok := fieldByKey(v, name)
+			if !ok {
+				return fmt.Errorf("unknown key %s.%s", key, name)
+			}
+			if err := setValue(f, e, key+"."+name); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		return nil
+	case reflect.Map:
+		table, ok := x.(map[string]any)
+		if !ok || v.Type().Key().Kind() != reflect.String {
+			return badType(v, x)
+		}
+		out := reflect.MakeMapWithSize(v.Type(), len(table))
+		for name, e := range table {
+			elem := reflect.New(v.Type().Elem()).Elem()
+			if err := setValue(elem, e, key+"."+name); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			out.SetMapIndex(reflect.ValueOf(name).Convert(v.Type().Key()), elem)
+		}
+		v.Set(out)
+		return nil
+	}
+	return badType(v, x)
+}
+
+// badType is the TOML decoder's wording for a value of the wrong type.
+func badType(v reflect.Value, x any) error {
+	return fmt.Errorf("incompatible types: TOML value has type %T; destination has type %s", x, v.Type())
+}

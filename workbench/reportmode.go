@@ -1,0 +1,82 @@
+package workbench
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// listRuns prints the ids of the selected runs (of this shard, matching -only), one per line, on
+// stdout and their count on stderr-like summary line after them, so that a job array can be sized.
+func listRuns(runs []plannedRun, o options, stdout io.Writer) error {
+	sel := selected(runs, o)
+	for _, r := range sel {
+		fmt.Fprintln(stdout, r.ID)
+	}
+	if o.shard.sharded() {
+		fmt.Fprintf(stdout, "# %d of the grid's %d runs in %s\n", len(sel), len(runs), o.shard)
+	} else {
+		fmt.Fprintf(stdout, "# %d runs\n", len(sel))
+	}
+	return nil
+}
+
+// reportRetrieval is the report step: it trains nothing, and writes config.toml, metrics.csv,
+// summary.md and the figures from the grid's runs that have finished with this config, naming
+// those missing. A folder claimed for other training settings, or a run of the grid that holds
+// results of another config, is refused.
+func reportRetrieval(cfg *Config, runs []plannedRun, stdout io.Writer) error {
+	mine, err := newFolderSettings(cfg, axisKeyList(cfg.Ablation))
+	if err != nil {
+		return err
+	}
+	if err := refuseLegacy(cfg.Out); err != nil {
+		return err
+	}
+	if err := checkFolder(cfg.Out, mine); err != nil {
+		return fmt.Errorf("-report: %w", err)
+	}
+	var recs []*runRecord
+	var missing, foreign []string
+	for _, r := range runs {
+		rec, err := r.record()
+		switch {
+		case err != nil:
+			return fmt.Errorf("-report: %w", err)
+		case rec == nil:
+			m := r.ID
+			var held owner
+			if readJSON(filepath.Join(r.dir, "claim.json"), &held) == nil {
+				m += " (claimed by " + held.String() + ")"
+			}
+			missing = append(missing, m)
+		case rec.ConfigHash == r.hash:
+			recs = append(recs, rec)
+		case rec.TrainHash == r.trainHash:
+			foreign = append(foreign, r.ID+" (evaluated with other [eval] or [slices] settings: run the experiment, not -report, to evaluate it again)")
+		default:
+			foreign = append(foreign, r.ID+" (trained with other settings)")
+		}
+	}
+	if len(foreign) > 0 {
+		return fmt.Errorf("-report: %d runs in %s hold results of another config: %s", len(foreign), cfg.Out, strings.Join(foreign, "; "))
+	}
+	if len(recs) == 0 {
+		return errors.New("-report: none of the grid's runs has finished in " + cfg.Out)
+	}
+	fmt.Fprintf(stdout, "report: %d of %d runs finished", len(recs), len(runs))
+	if len(missing) > 0 {
+		fmt.Fprintf(stdout, "; missing %d: %s", len(missing), strings.Join(missing, ", "))
+	}
+	fmt.Fprintln(stdout)
+	if err := writeFolderConfig(cfg.Out, cfg); err != nil {
+		return err
+	}
+	if err := writeRetrievalOutputs(cfg, recs, stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "results of %d runs in %s (metrics.csv, summary.md, figures)\n", len(recs), cfg.Out)
+	return nil
+}
