@@ -197,12 +197,21 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 	case MSEGramian:
 		p.kind = kindMSE
 		p.invTau = 1
-		if layout == First {
-			p.gramFrom = 1
-		}
+		p.gramFrom = gramianFrom(layout)
 		p.gramCoef = scale * s.GramianWeight / float64(c-p.gramFrom)
+	case LogQCorrected:
+		// No fused kernel: the plan only checks what the expression reads.
+		if err := checkLogs("LogQ", st.LogQ, c, "C", false); err != nil {
+			return err
+		}
+		if err := checkLogs("PosLogQ", st.PosLogQ, b, "B", false); err != nil {
+			return err
+		}
 	default:
-		return fmt.Errorf("losses: variant %q not resolved", s.Variant)
+		// A registered variant: the plan derives its columns and masks only.
+		if _, ok := registered(s.Variant); !ok {
+			return fmt.Errorf("losses: variant %q not resolved", s.Variant)
+		}
 	}
 
 	if s.CorrectAt == CorrectScores {
@@ -278,6 +287,15 @@ func (p *plan) rawatLogWeights(s *Settings, st *Step, logM float64) error {
 	}
 	p.colOff, p.rowOff = nil, nil
 	return nil
+}
+
+// gramianFrom is the first Gramian column of mse_gramian: all C columns, except
+// under First, where they are the m shared negatives (columns 1..m).
+func gramianFrom(layout Layout) int {
+	if layout == First {
+		return 1
+	}
+	return 0
 }
 
 // floats are the element types of the score matrix.

@@ -1,6 +1,7 @@
 package losses
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -20,6 +21,23 @@ const (
 	NCE              = "nce"
 	NegativeSampling = "negative_sampling"
 	SampledLogistic  = "sampled_logistic"
+	LogQCorrected    = "logq_corrected"
+)
+
+// Impl is how a loss node is computed (the value of Settings.Impl).
+type Impl string
+
+// Implementations of a loss.
+const (
+	// ImplAuto (the default) uses the fused kernel where one exists for the
+	// variant and options, and the expression otherwise.
+	ImplAuto Impl = "auto"
+	// ImplExpression always builds the variant's Gorgonia expression,
+	// differentiated by autodiff.
+	ImplExpression Impl = "expression"
+	// ImplFused always uses the fused kernel; it is an error for a variant
+	// or option (learn_temperature) that has none.
+	ImplFused Impl = "fused"
 )
 
 // Form, sampler, correction-placement and reduction names.
@@ -48,7 +66,8 @@ const (
 
 var (
 	variantNames = []string{Plain, LogQ, Constant, Importance, Relative, Tail, Full, LogitAdjusted,
-		MSEGramian, NCE, NegativeSampling, SampledLogistic}
+		MSEGramian, NCE, NegativeSampling, SampledLogistic, LogQCorrected}
+	implNames      = []string{string(ImplAuto), string(ImplExpression), string(ImplFused)}
 	formNames      = []string{FormSoftmax, FormDecoupled}
 	samplerNames   = []string{SamplerInBatch, SamplerUniform, SamplerMixed}
 	correctNames   = []string{CorrectLogits, CorrectScores}
@@ -63,8 +82,9 @@ var (
 type Settings struct {
 	// Variant selects the loss (default "plain"): plain | logq | constant |
 	// importance | relative | tail | full | logit_adjusted | mse_gramian | nce |
-	// negative_sampling | sampled_logistic. See the package documentation for
-	// the formula of each.
+	// negative_sampling | sampled_logistic | logq_corrected, or the name of a
+	// variant added with Register. See the package documentation for the
+	// formula of each.
 	Variant string `toml:"variant"`
 	// Form is, for constant, importance, relative and tail only, "softmax"
 	// (default: Rawat et al. eq. 5) or "decoupled" (eq. 6 with the logistic
@@ -110,6 +130,20 @@ type Settings struct {
 	// Reduction over the rows of the batch: "mean" (default, (1/B)·Σ_i) or
 	// "sum" (Σ_i, B times the mean).
 	Reduction string `toml:"reduction"`
+	// Impl is "auto" (default: the fused kernel where the variant and options
+	// have one, else the expression), "expression" or "fused" (an error where
+	// there is no fused kernel). Both compute the same loss (tested).
+	Impl Impl `toml:"impl"`
+	// LearnTemperature makes τ a learnable scalar, log-parameterised
+	// (Inputs.LogTemperature), with Temperature its initial value (default
+	// false). The loss is then always the expression: impl auto means
+	// expression and impl fused is an error. Not for mse_gramian.
+	LearnTemperature bool `toml:"learn_temperature"`
+	// Options are the options of a variant added with Register, the
+	// [loss.options] table, decoded strictly into the variant's options
+	// struct: a key it does not declare is an error. Must be empty for the
+	// built-in variants, whose options are the fields above.
+	Options map[string]any `toml:"options,omitempty"`
 }
 
 // isRawat reports whether v is one of Rawat et al.'s Table 1 weightings.
@@ -120,11 +154,30 @@ func isRawat(v string) bool {
 // isCorpus reports whether v scores the whole corpus (no sampler).
 func isCorpus(v string) bool { return v == Full || v == LogitAdjusted }
 
+// isBuiltin reports whether v is one of the package's own variants.
+func isBuiltin(v string) bool {
+	for _, n := range variantNames {
+		if v == n {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFused reports whether the resolved settings have a fused kernel: every
+// built-in variant but logq_corrected, without learn_temperature.
+func (s *Settings) hasFused() bool {
+	return isBuiltin(s.Variant) && s.Variant != LogQCorrected && !s.LearnTemperature
+}
+
 // hasCorrection reports whether the resolved settings apply an additive logit correction.
 func (s *Settings) hasCorrection() bool {
 	switch s.Variant {
-	case LogQ, NCE, SampledLogistic, LogitAdjusted:
+	case LogQ, NCE, SampledLogistic, LogitAdjusted, LogQCorrected:
 		return true
+	}
+	if v, ok := registered(s.Variant); ok {
+		return v.Correction
 	}
 	return isRawat(s.Variant) && s.Form != FormDecoupled
 }
@@ -167,7 +220,7 @@ func (s *Settings) Resolve() error {
 	if s.Variant == "" {
 		s.Variant = Plain
 	}
-	if err := oneOf("variant", s.Variant, variantNames); err != nil {
+	if err := oneOf("variant", s.Variant, variantList()); err != nil {
 		return err
 	}
 	v := s.Variant
@@ -245,7 +298,7 @@ func (s *Settings) Resolve() error {
 	}
 
 	// remove_accidental_hits
-	if v == SampledLogistic {
+	if v == SampledLogistic || v == LogQCorrected {
 		s.RemoveAccidentalHits = true
 	}
 	if s.RemoveAccidentalHits && (isCorpus(v) || v == MSEGramian) {
@@ -263,5 +316,25 @@ func (s *Settings) Resolve() error {
 	if s.Reduction == "" {
 		s.Reduction = ReduceMean
 	}
-	return oneOf("reduction", s.Reduction, reductionNames)
+	if err := oneOf("reduction", s.Reduction, reductionNames); err != nil {
+		return err
+	}
+
+	if s.LearnTemperature && v == MSEGramian {
+		return errors.New("learn_temperature: variant mse_gramian works on the raw scores and has no temperature")
+	}
+	if s.Impl == "" {
+		s.Impl = ImplAuto
+	}
+	if err := oneOf("impl", string(s.Impl), implNames); err != nil {
+		return err
+	}
+	if s.Impl == ImplFused && !s.hasFused() {
+		if s.LearnTemperature {
+			return errors.New("impl: fused has no learned temperature; use auto or expression with learn_temperature")
+		}
+		return fmt.Errorf("impl: variant %s has no fused kernel; use auto or expression", v)
+	}
+	_, err := s.decodeOptions()
+	return err
 }

@@ -79,6 +79,11 @@ type Inputs struct {
 	// reads them: mse_gramian computes its Gramian term <UᵀU, VᵀV> = ‖UVᵀ‖²_F
 	// exactly from the scores, and its gradient reaches U and V through them.
 	U, V *gorgonia.Node
+	// LogTemperature is the learnable scalar log τ of learn_temperature
+	// (required with it, and only with it): every expression then uses
+	// τ = exp(LogTemperature) instead of Settings.Temperature, and the loss's
+	// gradient flows into it. Its dtype must be the Loss's.
+	LogTemperature *gorgonia.Node
 }
 
 // NegativeCount is the convention for the number of negatives m of a row of a
