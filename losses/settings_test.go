@@ -50,7 +50,7 @@ func TestResolveErrors(t *testing.T) {
 		in   Settings
 		want string
 	}{
-		{Settings{Variant: "lgoq"}, `variant: unknown "lgoq" (allowed: plain, logq, constant, importance, relative, tail, full, logit_adjusted, mse_gramian, nce, negative_sampling, sampled_logistic, logq_corrected)`},
+		{Settings{Variant: "lgoq"}, `variant: unknown "lgoq" (allowed: plain, logq, constant, importance, relative, tail, full, logit_adjusted, mse_gramian, nce, negative_sampling, sampled_logistic, logq_corrected`},
 		{Settings{Variant: Tail, Form: "decouple"}, `form: unknown "decouple" (allowed: softmax, decoupled)`},
 		{Settings{Sampler: "unifrom"}, `sampler: unknown "unifrom" (allowed: in_batch, uniform, mixed)`},
 		{Settings{Variant: LogQ, CorrectAt: "score"}, `correct_at: unknown "score" (allowed: logits, scores)`},

@@ -1,0 +1,66 @@
+package losses
+
+import (
+	"strings"
+	"testing"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// TestRegisterErrors: names are unique snake_case, never a built-in's, and a
+// variant needs its expression and a struct pointer for options.
+func TestRegisterErrors(t *testing.T) {
+	expr := func(e *Expr) (*gorgonia.Node, error) { return softmaxExpr(e) }
+	for _, tc := range []struct {
+		name string
+		v    Variant
+		want string
+	}{
+		{"logq", Variant{Expr: expr}, "losses: variant logq is built in"},
+		{"logq_power", Variant{Expr: expr}, "losses: variant logq_power is already registered"},
+		{"Bad-Name", Variant{Expr: expr}, `losses: variant name "Bad-Name" must be non-empty lower-case snake_case`},
+		{"", Variant{Expr: expr}, `losses: variant name "" must be non-empty`},
+		{"no_expr", Variant{}, "losses: variant no_expr has no Expr"},
+		{"bad_opts", Variant{Expr: expr, Options: func() any { return 3 }}, "losses: variant bad_opts: Options must return a pointer to a struct, got int"},
+	} {
+		if err := Register(tc.name, tc.v); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("Register(%q) = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestOptionErrors: the options of a registered variant are decoded strictly;
+// built-in variants take none; settings a registered variant cannot use are
+// rejected with their key.
+func TestOptionErrors(t *testing.T) {
+	for _, tc := range []struct {
+		in   Settings
+		want string
+	}{
+		{Settings{Variant: "logq_power", Options: map[string]any{"alpha": 1.0, "beta": 2}},
+			"options.beta: unknown option of variant logq_power (it has: alpha)"},
+		{Settings{Variant: "logq_power", Options: map[string]any{"alpha": "x"}}, "options: variant logq_power:"},
+		{Settings{Variant: "logq_power", Options: map[string]any{"alpha": -1.0}}, "options.alpha: must be finite and ≥ 0, got -1"},
+		{Settings{Variant: LogQ, Options: map[string]any{"alpha": 1.0}}, "options.alpha: variant logq has no options"},
+		{Settings{Variant: "logq_power", Impl: ImplFused}, "impl: variant logq_power has no fused kernel"},
+		{Settings{Variant: LogQCorrected, Impl: ImplFused}, "impl: variant logq_corrected has no fused kernel"},
+		{Settings{Variant: "logq_power", Form: FormDecoupled}, "form: only for constant"},
+		{Settings{Variant: "logq_power", LATau: 2}, "la_tau: only for logit_adjusted"},
+		{Settings{Variant: "logq_power", UncorrectedPositive: true}, "uncorrected_positive: only for"},
+		{Settings{Impl: "fast"}, `impl: unknown "fast" (allowed: auto, expression, fused)`},
+	} {
+		s := tc.in
+		if err := s.Resolve(); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("Resolve(%+v) = %v, want prefix %q", tc.in, err, tc.want)
+		}
+	}
+	s := Settings{Variant: "logq_power", Options: map[string]any{"alpha": 0.5}}
+	l, err := New(s, tensor.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Fused() || l.Settings().CorrectAt != CorrectLogits || l.opts == nil {
+		t.Errorf("registered variant resolved to %+v, fused %v", l.Settings(), l.Fused())
+	}
+}
