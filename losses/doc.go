@@ -10,8 +10,25 @@
 // B×B, or mixed, B×(B+m)), First (uniform negatives shared by the rows,
 // B×(1+m), own positive in column 0) or Indexed (full corpus, B×M). The
 // per-step side information — log-probabilities, item ids, rewards — is a
-// *Step that the trainer overwrites before every run and the node reads when
-// it executes.
+// *Step that the trainer overwrites before every run.
+//
+// Every variant is defined once as a Gorgonia expression of stock ops
+// (Exp, Log, Log1p, Max, Sum, Concat, broadcast Add and HadamardProd, ...)
+// over graph input nodes: the scores and the side information of Expr (per
+// column log q, log p̂ and log π; the same for each row's positive; rewards;
+// the positive's column and the negative mask). A binding copies the Step
+// into those inputs each time the graph runs, before the expression reads
+// them; the positive columns and the masks are derived from the Step by the
+// same code (the plan) as in the fused kernels. Autodiff gives the gradient.
+// Most built-in variants also have a fused kernel with a hand-written
+// gradient, an optimisation that the tests keep equal to the expression
+// (value and gradient, every variant × option, float32 and float64);
+// Settings.Impl chooses ("auto": the fused kernel where there is one).
+//
+// A new variant is a function from an *Expr to a scalar node, added with
+// Register together with its options struct, which is decoded strictly from
+// [loss.options]; see examples/custom-loss for a program that registers one
+// and runs the workbench command.
 //
 // # Notation
 //
@@ -31,11 +48,15 @@
 //
 // # Variants
 //
+// Each item names the expression (in expr.go) and says whether a fused
+// kernel exists; every variant has the expression.
+//
 //   - plain (Yi et al. eq. 3): ℓ_i = −log softmax_p(f_i·) over {p} ∪ N_i.
+//     softmaxExpr; fused.
 //   - logq (Yi et al. eq. 4; problem 18 of the derivations): the same with
 //     c_ij = −log p̂_j on every column, the positive included (its own
 //     −log p̂ from PosLogP); uncorrected_positive leaves the positive's logit
-//     uncorrected, as the blog's zeroed diagonal does.
+//     uncorrected, as the blog's zeroed diagonal does. softmaxExpr; fused.
 //   - constant, importance, relative, tail (Rawat et al. eq. 5, Table 1 and
 //     eq. 14): ℓ_i = log[1 + Σ_{j∈N_i} w_ij e^{f_ij − f_ip}] with
 //     w = 1/m, 1/(m·q_j), q_p/q_j and π_j/(m·q_j·π_p). Since
@@ -45,41 +66,59 @@
 //     "1" term (relative ≡ importance with the positive corrected too,
 //     Remark 4). In expectation over negatives drawn from q these are bounded
 //     by the implicit loss log[1 + Σ_{y'≠y} ρ e^{f_y' − f_y}], ρ = m·q·w
-//     (Lemma 2, Proposition 4; Table 2).
+//     (Lemma 2, Proposition 4; Table 2). rawatSoftmaxExpr; fused.
 //   - the same four with form = "decoupled" (Rawat et al. eq. 6):
 //     ℓ_i = φ(f_ip) + Σ_{j∈N_i} w_ij φ(−f_ij), φ(z) = log(1 + e^{−z}); its
 //     expectation is φ(f_y) + Σ ρ φ(−f_y') exactly (Lemma 1).
+//     rawatDecoupledExpr; fused.
 //   - full: the unsampled softmax cross-entropy over the whole corpus
-//     (Layout Indexed, column j = item j, Rawat et al. eq. 2).
+//     (Layout Indexed, column j = item j, Rawat et al. eq. 2). softmaxExpr;
+//     fused.
 //   - logit_adjusted (Menon et al. 2020): softmax cross-entropy over the
-//     corpus with c_ij = τ_la·log π_j (τ_la = la_tau).
+//     corpus with c_ij = τ_la·log π_j (τ_la = la_tau). softmaxExpr; fused.
 //   - nce, negative_sampling, sampled_logistic (the candidate-sampling
 //     table): logistic loss on G with the positive labelled 1 and the
 //     negatives 0, ℓ_i = −log σ(G_ip) − Σ_{j∈N_i} log(1 − σ(G_ij)), where
 //     G = F − log Q with Q(y|x) = p̂ (nce, sampled_logistic) or G = F
 //     (negative_sampling); sampled_logistic always removes the positive from
-//     the negatives (S_i − T_i).
+//     the negatives (S_i − T_i). logisticExpr; fused.
 //   - mse_gramian (Krichene et al. 2019, the third baseline of Yi et al.'s
 //     tables): L = (1/B)·Σ_i r_i (s_ip − 1)² + λ/(B·C_g)·Σ_i Σ_{j∈G} s_ij²
 //     (times B for reduction sum) on the raw scores, where the Gramian columns
 //     G are all C columns (C_g = C) except under First, where they are the m
 //     shared negatives (C_g = C−1). On S = UVᵀ the second term is
 //     λ/(B·C_g)·<UᵀU, VᵀV>, the batch estimate of Krichene et al.'s Gramian
-//     regulariser; λ = gramian_weight.
+//     regulariser; λ = gramian_weight. mseGramianExpr; fused.
+//   - logq_corrected (Khrylchenko et al. 2025): with the proposal without
+//     the positive Q'(j) = q_j/(1 − q_p) and ŝ_ij = f_ij − log Q'(j) over the
+//     negatives S_i (copies of the positive always removed, k'_i of them),
+//     ℓ_i = −f_ip + log Σ_{j∈S_i} e^{ŝ_ij}, each row weighted by
+//     stop-gradient(1 − P̂_i), P̂_i = e^{f_ip}/(e^{f_ip} + (1/k'_i)Σ e^{ŝ_ij}).
+//     With a uniform proposal and each other item of the corpus drawn once,
+//     P̂ is the full-softmax probability and the gradient the full
+//     softmax's. logqCorrectedExpr; expression only.
+//   - a variant added with Register: its own expression; expression only.
+//
+// With learn_temperature, τ = exp(Inputs.LogTemperature) is learned with the
+// towers, Settings.Temperature its initial value; every variant with a
+// temperature then uses its expression (no fused kernel reads a learned τ).
 //
 // # Implementation
 //
-// Each loss is one fused Gorgonia op with its own symbolic gradient: one pass
-// computes the row's logits, its maximum, the exponentials (log-sum-exp; a
-// fast exp with relative error < 1e-15) and the loss, and leaves the gradient
-// in a buffer that the gradient op scales in place, so a forward + backward
-// of the B = 1024 in-batch softmax takes two passes over the matrix and
-// allocates no B×C buffer per step. Rows are split among GOMAXPROCS
-// goroutines; each row is computed by one goroutine and the row losses are
-// summed in row order, so results are bit-identical whatever the split. All
-// arithmetic is float64 whatever the dtype. The tests check every variant
-// against an independent plain-Go reference, central differences, a graph of
-// stock Gorgonia ops, closed forms and Rawat et al.'s Monte-Carlo statements.
+// The expression path keeps every intermediate B×C matrix of the graph; on
+// the B = 1024 in-batch logq loss its forward + backward costs several times
+// the fused kernel's (BenchmarkLoss reports both). The fused kernel is one Gorgonia op with
+// its own symbolic gradient: one pass computes the row's logits, its maximum,
+// the exponentials (log-sum-exp; a fast exp with relative error < 1e-15) and
+// the loss, and leaves the gradient in a buffer that the gradient op scales
+// in place, so a forward + backward of the B = 1024 in-batch softmax takes
+// two passes over the matrix and allocates no B×C buffer per step. Rows are
+// split among GOMAXPROCS goroutines; each row is computed by one goroutine
+// and the row losses are summed in row order, so results are bit-identical
+// whatever the split. All arithmetic is float64 whatever the dtype. The tests
+// check every variant, both ways, against an independent plain-Go reference,
+// central differences, closed forms and Rawat et al.'s Monte-Carlo
+// statements.
 //
 // References:
 //
@@ -92,4 +131,6 @@
 //     Gramian estimation, ICLR 2019.
 //   - TensorFlow, Candidate sampling algorithms reference (the
 //     candidate-sampling table).
+//   - Khrylchenko et al., Correcting the LogQ Correction, RecSys 2025
+//     (arXiv 2507.09331).
 package losses
