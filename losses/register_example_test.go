@@ -9,74 +9,62 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// powerOptions are the options of the logq_power variant, [loss.options].
-type powerOptions struct {
-	// Alpha scales the logQ correction: z = s/τ − α·log p̂ (default 0 = plain).
-	Alpha float64 `toml:"alpha"`
+// marginOptions are the options of the margin_softmax variant, [loss.options].
+type marginOptions struct {
+	// Margin δ is subtracted from the positive's score (default 0 = plain).
+	Margin float64 `toml:"margin"`
 }
 
 // Resolve validates the options after decoding.
-func (o *powerOptions) Resolve() error {
-	if !(o.Alpha >= 0) || math.IsInf(o.Alpha, 1) {
-		return fmt.Errorf("alpha: must be finite and ≥ 0, got %v", o.Alpha)
+func (o *marginOptions) Resolve() error {
+	if !(o.Margin >= 0) || math.IsInf(o.Margin, 1) {
+		return fmt.Errorf("margin: must be finite and ≥ 0, got %v", o.Margin)
 	}
 	return nil
 }
 
-// logqPower is the batch softmax with a tempered logQ correction,
-// ℓ_i = −log softmax_p(z_i) with z_ij = s_ij/τ − α·log p̂_j (Yi et al. eq. 4
-// at α = 1), written as an expression of the inputs.
-func logqPower(e *losses.Expr) (*gorgonia.Node, error) {
-	minusAlpha := e.Const(-e.Options.(*powerOptions).Alpha)
+// marginSoftmax is the batch softmax with an additive margin on the positive,
+// ℓ_i = log(e^{(s_ip − δ)/τ} + Σ_{j∈N_i} e^{s_ij/τ}) − (s_ip − δ)/τ.
+func marginSoftmax(e *losses.Expr) (*gorgonia.Node, error) {
+	delta := gorgonia.Must(gorgonia.HadamardDiv(e.Const(e.Options.(*marginOptions).Margin), e.Tau))
 	f := e.Logits()
-	zNeg := losses.AddCols(f, e.Correct(gorgonia.Must(gorgonia.Mul(e.LogP, minusAlpha))))
-	zPos := gorgonia.Must(gorgonia.Add(e.AtPos(f), e.Correct(gorgonia.Must(gorgonia.Mul(e.PosLogP, minusAlpha)))))
-	return e.Reduce(losses.SoftmaxLoss(zPos, gorgonia.Must(gorgonia.Add(zNeg, e.NegLog)))), nil
+	zPos := gorgonia.Must(gorgonia.Sub(e.AtPos(f), delta))
+	return e.Reduce(losses.SoftmaxLoss(zPos, gorgonia.Must(gorgonia.Add(f, e.NegLog)))), nil
 }
 
 // The package's tests run every registered variant too (finite differences,
-// options × samplers), so this one is registered for the whole test binary.
+// samplers × options), so this one is registered for the whole test binary.
 func init() {
-	if err := losses.Register("logq_power", losses.Variant{
-		Expr:       logqPower,
-		Options:    func() any { return new(powerOptions) },
-		Correction: true,
+	if err := losses.Register("margin_softmax", losses.Variant{
+		Expr:    marginSoftmax,
+		Options: func() any { return new(marginOptions) },
 	}); err != nil {
 		panic(err)
 	}
 }
 
-// A variant registered with its options: at α = 1 it is logq (0.36015 in
-// the package example), at α = 0 plain (0.31326).
+// A variant registered with its options. On the package example's scores
+// [[1, 0], [0, 1]] with τ = 1, margin 0 is plain (0.31326) and margin 1 makes
+// each row's positive logit 0, so every row loses log 2 = 0.69315.
 func ExampleRegister() {
-	for _, alpha := range []float64{1, 0} {
-		l, err := losses.New(losses.Settings{Variant: "logq_power", Temperature: 1,
-			Options: map[string]any{"alpha": alpha}}, tensor.Float64)
+	for _, margin := range []float64{0, 1} {
+		l, err := losses.New(losses.Settings{Variant: "margin_softmax", Temperature: 1,
+			Options: map[string]any{"margin": margin}}, tensor.Float64)
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		g := gorgonia.NewGraph()
-		scores := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(2, 2), gorgonia.WithName("scores"),
-			gorgonia.WithValue(tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]float64{1, 0, 0, 1}))))
-		logP := []float64{math.Log(0.5), math.Log(0.25)}
-		loss, err := l.Node(losses.Inputs{Scores: scores}, &losses.Step{Layout: l.Layout(), LogP: logP, PosLogP: logP})
+		loss, _, err := run2x2(l, nil)
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		vm := gorgonia.NewTapeMachine(g)
-		if err := vm.RunAll(); err != nil {
-			fmt.Println(err)
-			return
-		}
-		fmt.Printf("alpha %g: loss %.5f\n", alpha, loss.Value().Data())
-		vm.Close()
+		fmt.Printf("margin %g: loss %.5f\n", margin, loss)
 	}
-	_, err := losses.New(losses.Settings{Variant: "logq_power", Options: map[string]any{"beta": 1}}, tensor.Float64)
+	_, err := losses.New(losses.Settings{Variant: "margin_softmax", Options: map[string]any{"gap": 1}}, tensor.Float64)
 	fmt.Println(err)
 	// Output:
-	// alpha 1: loss 0.36015
-	// alpha 0: loss 0.31326
-	// options.beta: unknown option of variant logq_power (it has: alpha)
+	// margin 0: loss 0.31326
+	// margin 1: loss 0.69315
+	// options.gap: unknown option of variant margin_softmax (it has: margin)
 }

@@ -18,7 +18,7 @@ func TestRegisterErrors(t *testing.T) {
 		want string
 	}{
 		{"logq", Variant{Expr: expr}, "losses: variant logq is built in"},
-		{"logq_power", Variant{Expr: expr}, "losses: variant logq_power is already registered"},
+		{"margin_softmax", Variant{Expr: expr}, "losses: variant margin_softmax is already registered"},
 		{"Bad-Name", Variant{Expr: expr}, `losses: variant name "Bad-Name" must be non-empty lower-case snake_case`},
 		{"", Variant{Expr: expr}, `losses: variant name "" must be non-empty`},
 		{"no_expr", Variant{}, "losses: variant no_expr has no Expr"},
@@ -38,16 +38,17 @@ func TestOptionErrors(t *testing.T) {
 		in   Settings
 		want string
 	}{
-		{Settings{Variant: "logq_power", Options: map[string]any{"alpha": 1.0, "beta": 2}},
-			"options.beta: unknown option of variant logq_power (it has: alpha)"},
-		{Settings{Variant: "logq_power", Options: map[string]any{"alpha": "x"}}, "options: variant logq_power:"},
-		{Settings{Variant: "logq_power", Options: map[string]any{"alpha": -1.0}}, "options.alpha: must be finite and ≥ 0, got -1"},
+		{Settings{Variant: "margin_softmax", Options: map[string]any{"margin": 1.0, "beta": 2}},
+			"options.beta: unknown option of variant margin_softmax (it has: margin)"},
+		{Settings{Variant: "margin_softmax", Options: map[string]any{"margin": "x"}}, "options: variant margin_softmax:"},
+		{Settings{Variant: "margin_softmax", Options: map[string]any{"margin": -1.0}}, "options.margin: must be finite and ≥ 0, got -1"},
+		{Settings{Variant: "margin_softmax", CorrectAt: CorrectScores}, "correct_at: variant margin_softmax"},
 		{Settings{Variant: LogQ, Options: map[string]any{"alpha": 1.0}}, "options.alpha: variant logq has no options"},
-		{Settings{Variant: "logq_power", Impl: ImplFused}, "impl: variant logq_power has no fused kernel"},
+		{Settings{Variant: "margin_softmax", Impl: ImplFused}, "impl: variant margin_softmax has no fused kernel"},
 		{Settings{Variant: LogQCorrected, Impl: ImplFused}, "impl: variant logq_corrected has no fused kernel"},
-		{Settings{Variant: "logq_power", Form: FormDecoupled}, "form: only for constant"},
-		{Settings{Variant: "logq_power", LATau: 2}, "la_tau: only for logit_adjusted"},
-		{Settings{Variant: "logq_power", UncorrectedPositive: true}, "uncorrected_positive: only for"},
+		{Settings{Variant: "margin_softmax", Form: FormDecoupled}, "form: only for constant"},
+		{Settings{Variant: "margin_softmax", LATau: 2}, "la_tau: only for logit_adjusted"},
+		{Settings{Variant: "margin_softmax", UncorrectedPositive: true}, "uncorrected_positive: only for"},
 		{Settings{Impl: "fast"}, `impl: unknown "fast" (allowed: auto, expression, fused)`},
 	} {
 		s := tc.in
@@ -55,12 +56,12 @@ func TestOptionErrors(t *testing.T) {
 			t.Errorf("Resolve(%+v) = %v, want prefix %q", tc.in, err, tc.want)
 		}
 	}
-	s := Settings{Variant: "logq_power", Options: map[string]any{"alpha": 0.5}}
+	s := Settings{Variant: "margin_softmax", Options: map[string]any{"margin": 0.5}}
 	l, err := New(s, tensor.Float32)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Fused() || l.Settings().CorrectAt != CorrectLogits || l.opts == nil {
+	if l.Fused() || l.Settings().CorrectAt != "" || l.opts == nil {
 		t.Errorf("registered variant resolved to %+v, fused %v", l.Settings(), l.Fused())
 	}
 }
