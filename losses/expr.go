@@ -91,12 +91,15 @@ func RowSum(x *G.Node) *G.Node {
 // AtPos is x_ip, each row's entry at its positive column (B×1).
 func (e *Expr) AtPos(x *G.Node) *G.Node { return RowSum(G.Must(G.HadamardProd(x, e.Pos))) }
 
-// LogSumExp is log Σ_j e^{x_ij} as a B×1 matrix, m_i + log Σ_j e^{x_ij − m_i}
-// with m_i = max_j x_ij held constant (the value and gradient do not depend
-// on m; it only keeps the exponentials finite). Every row needs a finite entry.
-func LogSumExp(x *G.Node) *G.Node {
-	m := G.Must(G.Reshape(StopGradient(G.Must(G.Max(x, 1))), tensor.Shape{x.Shape()[0], 1}))
-	sum := RowSum(G.Must(G.Exp(AddRowsSub(x, m))))
+// LogSumExp is log(e^{a_i} + Σ_j e^{x_ij}) as a B×1 matrix, for a B×1 a
+// and a B×C x: m_i + log(e^{a_i − m_i} + Σ_j e^{x_ij − m_i}) with
+// m_i = max(a_i, max_j x_ij) held constant (the value and gradient do not
+// depend on m; it only keeps the exponentials finite). Entries may be −Inf
+// (e^{−Inf} = 0), but every row needs a finite one.
+func LogSumExp(a, x *G.Node) *G.Node {
+	rowMax := G.Must(G.Reshape(G.Must(G.Max(x, 1)), tensor.Shape{x.Shape()[0], 1}))
+	m := StopGradient(G.Must(G.MaxBetween(a, rowMax)))
+	sum := G.Must(G.Add(G.Must(G.Exp(G.Must(G.Sub(a, m)))), RowSum(G.Must(G.Exp(AddRowsSub(x, m))))))
 	return G.Must(G.Add(G.Must(G.Log(sum)), m))
 }
 
@@ -114,7 +117,7 @@ func Softplus(x *G.Node) *G.Node {
 // {p} ∪ N_i, whose negatives' logits are zNeg (B×C) and the other columns
 // −Inf (add e.NegLog).
 func SoftmaxLoss(zPos, zNeg *G.Node) *G.Node {
-	return G.Must(G.Sub(LogSumExp(G.Must(G.Concat(1, zPos, zNeg))), zPos))
+	return G.Must(G.Sub(LogSumExp(zPos, zNeg), zPos))
 }
 
 // Reduce is L = scale·Σ_i r_i·ℓ_i of the row losses ℓ (B×1), scale = 1/B
@@ -269,12 +272,12 @@ func logqCorrectedExpr(e *Expr) (*G.Node, error) {
 	// ŝ = f − log Q' = f − log q_j + log(1 − q_p), on S_i only.
 	sHat := AddRows(AddCols(f, e.Correct(G.Must(G.Neg(e.LogQ)))), e.Correct(logOneMinusQp))
 	sHat = G.Must(G.Add(sHat, e.NegLog))
-	// k'_i, and an extra column that is 0 in a row without negatives and
-	// −Inf otherwise, so that the log-sum-exp is finite in every row.
+	// k'_i, and an extra term that is 0 in a row without negatives and −Inf
+	// otherwise, so that the log-sum-exp is finite in every row.
 	k := RowSum(e.Neg)
 	one := e.Const(1)
 	none := G.Must(G.Log(G.Must(G.Rectify(G.Must(G.Sub(one, k))))))
-	lse := LogSumExp(G.Must(G.Concat(1, none, sHat)))
+	lse := LogSumExp(none, sHat)
 	logK := G.Must(G.Log(G.Must(G.Add(G.Must(G.Rectify(G.Must(G.Sub(k, one)))), one))))
 	oneMinusP := G.Must(G.Sigmoid(G.Must(G.Sub(G.Must(G.Sub(lse, logK)), fPos))))
 	w := StopGradient(G.Must(G.HadamardProd(oneMinusP, G.Must(G.Sub(one, G.Must(G.Exp(none)))))))
