@@ -36,6 +36,9 @@ func (stopOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
 	return nil, fmt.Errorf("losses: stopGradient has no derivative")
 }
 
+// DoDiff adds nothing: no gradient flows through.
+func (stopOp) DoDiff(G.ExecutionContext, G.Nodes, *G.Node) error { return nil }
+
 func shapeOf(in []G.DimSizer) (tensor.Shape, error) {
 	if len(in) != 1 {
 		return nil, fmt.Errorf("losses: want 1 input shape, got %d", len(in))
@@ -53,81 +56,125 @@ func hashOf(op interface{ WriteHash(hash.Hash) }) uint32 {
 	return h.Sum32()
 }
 
-// binding holds the side-information tensors of an expression, the values of
-// its input nodes, and fills them from the Step: the Step's log-probabilities
-// and rewards are copied (converted to the dtype), and the positive column
-// and the negative mask come from the plan, the derivation the fused kernel
-// uses too.
+// side names an input node of the side information.
+type side int
+
+const (
+	sidePos side = iota
+	sideNeg
+	sideNegLog
+	sideGram
+	sideLogQ
+	sideLogP
+	sideLogPrior
+	sidePosLogQ
+	sidePosLogP
+	sidePosLogPrior
+	sideRewards
+	nSides
+)
+
+// sideInfo describes an input: its node name, shape (per entry, per column
+// or per row) and, for the copied ones, the Step field.
+var sideInfo = [nSides]struct {
+	name  string
+	shape byte // 'm' B×C, 'c' 1×C, 'r' B×1
+	field func(*Step) []float64
+}{
+	sidePos:         {"loss.pos", 'm', nil},
+	sideNeg:         {"loss.neg", 'm', nil},
+	sideNegLog:      {"loss.negLog", 'm', nil},
+	sideGram:        {"loss.gram", 'c', nil},
+	sideLogQ:        {"LogQ", 'c', func(st *Step) []float64 { return st.LogQ }},
+	sideLogP:        {"LogP", 'c', func(st *Step) []float64 { return st.LogP }},
+	sideLogPrior:    {"LogPrior", 'c', func(st *Step) []float64 { return st.LogPrior }},
+	sidePosLogQ:     {"PosLogQ", 'r', func(st *Step) []float64 { return st.PosLogQ }},
+	sidePosLogP:     {"PosLogP", 'r', func(st *Step) []float64 { return st.PosLogP }},
+	sidePosLogPrior: {"PosLogPrior", 'r', func(st *Step) []float64 { return st.PosLogPrior }},
+	sideRewards:     {"Rewards", 'r', func(st *Step) []float64 { return st.Rewards }},
+}
+
+// binding holds the side-information input nodes of an expression, created
+// when the expression first asks for them, and fills their tensors from the
+// Step: the Step's log-probabilities and rewards are copied (converted to the
+// dtype), and the positive column, the negative mask and the Gramian columns
+// come from the plan, the derivation the fused kernel uses too.
 type binding struct {
 	s      Settings
 	layout Layout
 	step   *Step
 	b, c   int
+	g      *G.ExprGraph
+	dt     tensor.Dtype
 	plan   plan
-	// pos, neg, negLog (B×C); logQ, logP, logPrior, gram (1×C); posLogQ,
-	// posLogP, posLogPrior, rewards (B×1).
-	pos, neg, negLog, logQ, logP, logPrior, gram, posLogQ, posLogP, posLogPrior, rewards *tensor.Dense
+	nodes  [nSides]*G.Node
+	vals   [nSides]*tensor.Dense
 }
 
-// newBinding adds the side-information input nodes to g and fills e's fields.
-func newBinding(s Settings, layout Layout, st *Step, e *Expr, g *G.ExprGraph, dt tensor.Dtype) *binding {
-	bd := &binding{s: s, layout: layout, step: st, b: e.B, c: e.C}
-	input := func(name string, rows, cols int, t **tensor.Dense) *G.Node {
-		*t = tensor.New(tensor.Of(dt), tensor.WithShape(rows, cols))
-		return G.NewMatrix(g, dt, G.WithShape(rows, cols), G.WithName(name), G.WithValue(*t))
+// input returns the input node k, adding it to the graph on first use.
+func (bd *binding) input(k side) *G.Node {
+	if n := bd.nodes[k]; n != nil {
+		return n
 	}
-	b, c := e.B, e.C
-	e.Pos = input("loss.pos", b, c, &bd.pos)
-	e.Neg = input("loss.neg", b, c, &bd.neg)
-	e.NegLog = input("loss.negLog", b, c, &bd.negLog)
-	e.LogQ = input("loss.logQ", 1, c, &bd.logQ)
-	e.LogP = input("loss.logP", 1, c, &bd.logP)
-	e.LogPrior = input("loss.logPrior", 1, c, &bd.logPrior)
-	e.Gram = input("loss.gram", 1, c, &bd.gram)
-	e.PosLogQ = input("loss.posLogQ", b, 1, &bd.posLogQ)
-	e.PosLogP = input("loss.posLogP", b, 1, &bd.posLogP)
-	e.PosLogPrior = input("loss.posLogPrior", b, 1, &bd.posLogPrior)
-	e.Rewards = input("loss.rewards", b, 1, &bd.rewards)
-	return bd
+	rows, cols := bd.b, bd.c
+	switch sideInfo[k].shape {
+	case 'c':
+		rows = 1
+	case 'r':
+		cols = 1
+	}
+	bd.vals[k] = tensor.New(tensor.Of(bd.dt), tensor.WithShape(rows, cols))
+	name := sideInfo[k].name
+	if sideInfo[k].field != nil {
+		name = "loss." + name
+	}
+	bd.nodes[k] = G.NewMatrix(bd.g, bd.dt, G.WithShape(rows, cols), G.WithName(name), G.WithValue(bd.vals[k]))
+	return bd.nodes[k]
 }
 
-// bind validates the Step and fills the tensors.
+// bind validates the Step and fills the tensors of the inputs in use.
 func (bd *binding) bind() error {
 	st := bd.step
 	if err := bd.plan.build(&bd.s, st, bd.layout, bd.b, bd.c); err != nil {
 		return err
 	}
-	for _, f := range []struct {
-		name string
-		x    []float64
-		n    int
-		dim  string
-		t    *tensor.Dense
-	}{
-		{"LogQ", st.LogQ, bd.c, "C", bd.logQ}, {"LogP", st.LogP, bd.c, "C", bd.logP},
-		{"LogPrior", st.LogPrior, bd.c, "C", bd.logPrior}, {"PosLogQ", st.PosLogQ, bd.b, "B", bd.posLogQ},
-		{"PosLogP", st.PosLogP, bd.b, "B", bd.posLogP}, {"PosLogPrior", st.PosLogPrior, bd.b, "B", bd.posLogPrior},
-		{"Rewards", st.Rewards, bd.b, "B", bd.rewards},
-	} {
-		if f.x != nil {
-			if err := checkLen(f.name, f.x, f.n, f.dim); err != nil {
+	for k, info := range sideInfo {
+		t := bd.vals[k]
+		if t == nil || info.field == nil {
+			continue
+		}
+		x := info.field(st)
+		if x != nil {
+			n, dim := bd.c, "C"
+			if info.shape == 'r' {
+				n, dim = bd.b, "B"
+			}
+			if err := checkLen(info.name, x, n, dim); err != nil {
 				return err
 			}
 		}
-		switch d := f.t.Data().(type) {
+		switch d := t.Data().(type) {
 		case []float32:
-			fill(d, f.x, f.name == "Rewards")
+			fill(d, x, side(k) == sideRewards)
 		case []float64:
-			fill(d, f.x, f.name == "Rewards")
+			fill(d, x, side(k) == sideRewards)
 		}
 	}
-	switch d := bd.pos.Data().(type) {
-	case []float32:
-		fillMasks(&bd.plan, d, bd.neg.Data().([]float32), bd.negLog.Data().([]float32), bd.gram.Data().([]float32))
-	case []float64:
-		fillMasks(&bd.plan, d, bd.neg.Data().([]float64), bd.negLog.Data().([]float64), bd.gram.Data().([]float64))
+	switch bd.dt {
+	case tensor.Float32:
+		fillMasks[float32](&bd.plan, bd.vals)
+	case tensor.Float64:
+		fillMasks[float64](&bd.plan, bd.vals)
 	}
 	return nil
+}
+
+// data is the backing slice of t, nil for a nil t.
+func data[T floats](t *tensor.Dense) []T {
+	if t == nil {
+		return nil
+	}
+	return t.Data().([]T)
 }
 
 // fill copies x into d; a nil x gives 1 (rewards) or NaN.
@@ -147,30 +194,43 @@ func fill[T floats](d []T, x []float64, ones bool) {
 	}
 }
 
-// fillMasks writes the positive indicator, the negative mask and its log
-// from the plan p, and the Gramian column weights 1/C_g.
-func fillMasks[T floats](p *plan, pos, neg, negLog, gram []T) {
+// fillMasks writes, into those of the tensors vals in use, the positive
+// indicator, the negative mask and its log from the plan p, and the Gramian
+// column weights 1/C_g.
+func fillMasks[T floats](p *plan, vals [nSides]*tensor.Dense) {
+	pos, neg, negLog := data[T](vals[sidePos]), data[T](vals[sideNeg]), data[T](vals[sideNegLog])
+	set := func(x []T, k int, v T) {
+		if x != nil {
+			x[k] = v
+		}
+	}
 	c := p.c
 	negInf := T(math.Inf(-1))
-	for i := range p.b {
-		pc := p.pos(i)
-		for j := range c {
-			k := i*c + j
-			switch {
-			case j == pc:
-				pos[k], neg[k], negLog[k] = 1, 0, negInf
-			case p.masked(i, j, pc):
-				pos[k], neg[k], negLog[k] = 0, 0, negInf
-			default:
-				pos[k], neg[k], negLog[k] = 0, 1, 0
+	if pos != nil || neg != nil || negLog != nil {
+		for i := range p.b {
+			pc := p.pos(i)
+			for j := range c {
+				k := i*c + j
+				isPos, isNeg := j == pc, j != pc && !p.masked(i, j, pc)
+				set(pos, k, 0)
+				set(neg, k, 0)
+				set(negLog, k, negInf)
+				if isPos {
+					set(pos, k, 1)
+				}
+				if isNeg {
+					set(neg, k, 1)
+					set(negLog, k, 0)
+				}
 			}
 		}
 	}
-	from := gramianFrom(p.layout)
-	for j := range gram {
-		gram[j] = 0
-		if j >= from {
-			gram[j] = T(1 / float64(c-from))
+	if gram := data[T](vals[sideGram]); gram != nil {
+		for j := range gram {
+			gram[j] = 0
+			if j >= p.gramFrom {
+				gram[j] = T(1 / float64(c-p.gramFrom))
+			}
 		}
 	}
 }
@@ -204,4 +264,29 @@ func (*bindOp) String() string           { return "losses.bind" }
 func (*bindOp) DiffWRT(int) []bool       { return []bool{true} }
 func (*bindOp) SymDiff(_ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{grad}, nil
+}
+
+// DoDiff is the automatic differentiation of the lisp machine: the identity's
+// gradient passes through.
+func (*bindOp) DoDiff(_ G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
+	gout, err := output.Grad()
+	if err != nil {
+		return err
+	}
+	gin, err := inputs[0].Grad()
+	if err != nil {
+		return err
+	}
+	d, ok1 := gin.(*tensor.Dense)
+	s, ok2 := gout.(*tensor.Dense)
+	if !ok1 || !ok2 || d.Dtype() != s.Dtype() || d.Size() != s.Size() {
+		return fmt.Errorf("losses: bind: unusable gradients %T, %T", gin, gout)
+	}
+	switch dst := d.Data().(type) {
+	case []float32:
+		addInto(dst, s.Data().([]float32))
+	case []float64:
+		addInto(dst, s.Data().([]float64))
+	}
+	return nil
 }

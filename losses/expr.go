@@ -8,14 +8,15 @@ import (
 )
 
 // Expr is what a variant's expression is built from: the resolved settings,
-// the B×C scores and the per-step side information as graph input nodes,
-// bound to the Step before every run (see Loss.Node). Row vectors are B×1
-// and column vectors 1×C matrices, so that they broadcast against the B×C
-// scores with AddCols, AddRows, MulCols and MulRows. Its methods build nodes
-// with gorgonia.Must.
+// the B×C scores, the temperature and the per-step side information as graph
+// input nodes, bound to the Step before every run (see Loss.Node). An input
+// joins the graph when its method is first called. Row vectors are B×1 and
+// column vectors 1×C matrices, so that they broadcast against the B×C scores
+// with AddCols, AddRows, MulCols and MulRows. The methods and functions
+// build nodes with gorgonia.Must.
 //
-// A side input whose Step field is nil holds NaN (a loss that reads it is
-// then not finite, which the trainer reports), except Rewards, which is 1.
+// An input whose Step field is nil holds NaN (a loss that reads it is then
+// not finite, which the trainer reports), except Rewards, which is 1.
 type Expr struct {
 	// Settings are the resolved settings; Options the decoded options struct
 	// of a registered variant (nil for one without options).
@@ -26,26 +27,49 @@ type Expr struct {
 	// Scores (B×C) are the raw scores s_ij = <u_i, v_j>.
 	Scores *G.Node
 	// Tau is the scalar temperature τ: Settings.Temperature, or
-	// exp(Inputs.LogTemperature) with learn_temperature.
+	// exp(Inputs.LogTemperature) with learn_temperature (nil for mse_gramian).
 	Tau *G.Node
-	// Pos (B×C) is 1 at each row's positive column and 0 elsewhere.
-	Pos *G.Node
-	// Neg (B×C) is 1 at the row's negatives N_i (every column but the
-	// positive, minus the removed accidental hits) and 0 elsewhere; NegLog
-	// is log Neg (0 on N_i, −Inf elsewhere), to add to logits.
-	Neg, NegLog *G.Node
-	// LogQ, LogP and LogPrior (1×C) are the column's log q_j, log p̂_j and
-	// log π_j (Step.LogQ, LogP, LogPrior).
-	LogQ, LogP, LogPrior *G.Node
-	// PosLogQ, PosLogP and PosLogPrior (B×1) are the same for each row's
-	// positive item (Step.PosLogQ, PosLogP, PosLogPrior).
-	PosLogQ, PosLogP, PosLogPrior *G.Node
-	// Rewards (B×1) are the rewards r_i (Step.Rewards; 1 when nil).
-	Rewards *G.Node
-	// Gram (1×C) is 1/C_g on the columns of the batch Gramian estimate of
-	// mse_gramian and 0 elsewhere.
-	Gram *G.Node
+	bd  *binding
 }
+
+// Pos (B×C) is 1 at each row's positive column and 0 elsewhere.
+func (e *Expr) Pos() *G.Node { return e.bd.input(sidePos) }
+
+// Neg (B×C) is 1 at the row's negatives N_i (every column but the positive,
+// minus the removed accidental hits) and 0 elsewhere.
+func (e *Expr) Neg() *G.Node { return e.bd.input(sideNeg) }
+
+// NegLog (B×C) is log Neg: 0 on N_i and −Inf elsewhere, to add to logits.
+func (e *Expr) NegLog() *G.Node { return e.bd.input(sideNegLog) }
+
+// LogQ (1×C) is each column's log q_j, the sampler's per-draw probability
+// (Step.LogQ).
+func (e *Expr) LogQ() *G.Node { return e.bd.input(sideLogQ) }
+
+// LogP (1×C) is each column's log p̂_j, the probability that the item is in a
+// step's candidate set (Step.LogP).
+func (e *Expr) LogP() *G.Node { return e.bd.input(sideLogP) }
+
+// LogPrior (1×C) is each column's log π_j, the training label prior
+// (Step.LogPrior; −Inf allowed).
+func (e *Expr) LogPrior() *G.Node { return e.bd.input(sideLogPrior) }
+
+// PosLogQ (B×1) is log q of each row's positive item (Step.PosLogQ).
+func (e *Expr) PosLogQ() *G.Node { return e.bd.input(sidePosLogQ) }
+
+// PosLogP (B×1) is log p̂ of each row's positive item (Step.PosLogP).
+func (e *Expr) PosLogP() *G.Node { return e.bd.input(sidePosLogP) }
+
+// PosLogPrior (B×1) is log π of each row's positive item (Step.PosLogPrior).
+func (e *Expr) PosLogPrior() *G.Node { return e.bd.input(sidePosLogPrior) }
+
+// Rewards (B×1) are the rewards r_i (Step.Rewards; 1 when nil).
+func (e *Expr) Rewards() *G.Node { return e.bd.input(sideRewards) }
+
+// Gram (1×C) is 1/C_g on the C_g columns of the batch Gramian estimate of
+// mse_gramian (all columns, or the shared negatives under First) and 0
+// elsewhere.
+func (e *Expr) Gram() *G.Node { return e.bd.input(sideGram) }
 
 // Const is the scalar constant x in the dtype and graph of the scores.
 func (e *Expr) Const(x float64) *G.Node {
@@ -89,7 +113,7 @@ func RowSum(x *G.Node) *G.Node {
 }
 
 // AtPos is x_ip, each row's entry at its positive column (B×1).
-func (e *Expr) AtPos(x *G.Node) *G.Node { return RowSum(G.Must(G.HadamardProd(x, e.Pos))) }
+func (e *Expr) AtPos(x *G.Node) *G.Node { return RowSum(G.Must(G.HadamardProd(x, e.Pos()))) }
 
 // LogSumExp is log(e^{a_i} + Σ_j e^{x_ij}) as a B×1 matrix, for a B×1 a
 // and a B×C x: m_i + log(e^{a_i − m_i} + Σ_j e^{x_ij − m_i}) with
@@ -115,7 +139,7 @@ func Softplus(x *G.Node) *G.Node {
 // SoftmaxLoss is ℓ_i = log(e^{z_ip} + Σ_j e^{zNeg_ij}) − z_ip: the softmax
 // cross-entropy of the positive logit zPos (B×1) against the candidate set
 // {p} ∪ N_i, whose negatives' logits are zNeg (B×C) and the other columns
-// −Inf (add e.NegLog).
+// −Inf (add e.NegLog()).
 func SoftmaxLoss(zPos, zNeg *G.Node) *G.Node {
 	return G.Must(G.Sub(LogSumExp(zPos, zNeg), zPos))
 }
@@ -123,7 +147,7 @@ func SoftmaxLoss(zPos, zNeg *G.Node) *G.Node {
 // Reduce is L = scale·Σ_i r_i·ℓ_i of the row losses ℓ (B×1), scale = 1/B
 // (reduction mean) or 1 (sum).
 func (e *Expr) Reduce(rowLoss *G.Node) *G.Node {
-	return G.Must(G.Mul(G.Must(G.Sum(G.Must(G.HadamardProd(rowLoss, e.Rewards)))), e.Const(e.scale())))
+	return G.Must(G.Mul(G.Must(G.Sum(G.Must(G.HadamardProd(rowLoss, e.Rewards())))), e.Const(e.scale())))
 }
 
 func (e *Expr) scale() float64 {
@@ -147,16 +171,16 @@ func softmaxExpr(e *Expr) (*G.Node, error) {
 	zPos, zNeg := e.AtPos(f), f
 	switch s.Variant {
 	case LogQ:
-		zNeg = AddCols(f, e.Correct(G.Must(G.Neg(e.LogP))))
+		zNeg = AddCols(f, e.Correct(G.Must(G.Neg(e.LogP()))))
 		if !s.UncorrectedPositive {
-			zPos = G.Must(G.Add(zPos, e.Correct(G.Must(G.Neg(e.PosLogP)))))
+			zPos = G.Must(G.Add(zPos, e.Correct(G.Must(G.Neg(e.PosLogP())))))
 		}
 	case LogitAdjusted:
 		la := e.Const(s.LATau)
-		zNeg = AddCols(f, e.Correct(G.Must(G.Mul(e.LogPrior, la))))
-		zPos = G.Must(G.Add(zPos, e.Correct(G.Must(G.Mul(e.PosLogPrior, la)))))
+		zNeg = AddCols(f, e.Correct(G.Must(G.Mul(e.LogPrior(), la))))
+		zPos = G.Must(G.Add(zPos, e.Correct(G.Must(G.Mul(e.PosLogPrior(), la)))))
 	}
-	return e.Reduce(SoftmaxLoss(zPos, G.Must(G.Add(zNeg, e.NegLog)))), nil
+	return e.Reduce(SoftmaxLoss(zPos, G.Must(G.Add(zNeg, e.NegLog())))), nil
 }
 
 // rawatLogWeight is log w_ij = a + col_j + row_i of Rawat et al. Table 1 and
@@ -169,11 +193,11 @@ func rawatLogWeight(e *Expr) (a, col, row *G.Node) {
 	case Constant:
 		return minusLogM, nil, nil
 	case Importance:
-		return minusLogM, G.Must(G.Neg(e.LogQ)), nil
+		return minusLogM, G.Must(G.Neg(e.LogQ())), nil
 	case Relative:
-		return nil, G.Must(G.Neg(e.LogQ)), e.PosLogQ
+		return nil, G.Must(G.Neg(e.LogQ())), e.PosLogQ()
 	}
-	return minusLogM, G.Must(G.Sub(e.LogPrior, e.LogQ)), G.Must(G.Neg(e.PosLogPrior))
+	return minusLogM, G.Must(G.Sub(e.LogPrior(), e.LogQ())), G.Must(G.Neg(e.PosLogPrior()))
 }
 
 // addLogWeight is x_ij + Correct(log w_ij).
@@ -196,7 +220,7 @@ func addLogWeight(e *Expr, x *G.Node) *G.Node {
 // z_ij = f_ij + log w_ij (w·e^f = e^{f + log w}).
 func rawatSoftmaxExpr(e *Expr) (*G.Node, error) {
 	f := e.Logits()
-	zNeg := G.Must(G.Add(addLogWeight(e, f), e.NegLog))
+	zNeg := G.Must(G.Add(addLogWeight(e, f), e.NegLog()))
 	return e.Reduce(SoftmaxLoss(e.AtPos(f), zNeg)), nil
 }
 
@@ -213,7 +237,7 @@ func LogisticLoss(zPos, z, w *G.Node) *G.Node {
 func rawatDecoupledExpr(e *Expr) (*G.Node, error) {
 	f := e.Logits()
 	a, col, row := rawatLogWeight(e)
-	w := e.Neg
+	w := e.Neg()
 	if a != nil {
 		w = G.Must(G.Mul(w, G.Must(G.Exp(a))))
 	}
@@ -235,12 +259,12 @@ func logisticExpr(e *Expr) (*G.Node, error) {
 	f := e.Logits()
 	gPos, gNeg := e.AtPos(f), f
 	if s.Variant != NegativeSampling {
-		gNeg = AddCols(f, e.Correct(G.Must(G.Neg(e.LogP))))
+		gNeg = AddCols(f, e.Correct(G.Must(G.Neg(e.LogP()))))
 		if !s.UncorrectedPositive {
-			gPos = G.Must(G.Add(gPos, e.Correct(G.Must(G.Neg(e.PosLogP)))))
+			gPos = G.Must(G.Add(gPos, e.Correct(G.Must(G.Neg(e.PosLogP())))))
 		}
 	}
-	return e.Reduce(LogisticLoss(gPos, gNeg, e.Neg)), nil
+	return e.Reduce(LogisticLoss(gPos, gNeg, e.Neg())), nil
 }
 
 // mseGramianExpr is Krichene et al.'s MSE with the batch Gramian estimate:
@@ -249,7 +273,7 @@ func logisticExpr(e *Expr) (*G.Node, error) {
 func mseGramianExpr(e *Expr) (*G.Node, error) {
 	d := G.Must(G.Sub(e.AtPos(e.Scores), e.Const(1)))
 	mse := e.Reduce(G.Must(G.Square(d)))
-	gram := G.Must(G.Sum(MulCols(G.Must(G.Square(e.Scores)), e.Gram)))
+	gram := G.Must(G.Sum(MulCols(G.Must(G.Square(e.Scores)), e.Gram())))
 	return G.Add(mse, G.Must(G.Mul(gram, e.Const(e.scale()*e.Settings.GramianWeight))))
 }
 
@@ -268,13 +292,13 @@ func mseGramianExpr(e *Expr) (*G.Node, error) {
 func logqCorrectedExpr(e *Expr) (*G.Node, error) {
 	f := e.Logits()
 	fPos := e.AtPos(f)
-	logOneMinusQp := G.Must(G.Log1p(G.Must(G.Neg(G.Must(G.Exp(e.PosLogQ))))))
+	logOneMinusQp := G.Must(G.Log1p(G.Must(G.Neg(G.Must(G.Exp(e.PosLogQ()))))))
 	// ŝ = f − log Q' = f − log q_j + log(1 − q_p), on S_i only.
-	sHat := AddRows(AddCols(f, e.Correct(G.Must(G.Neg(e.LogQ)))), e.Correct(logOneMinusQp))
-	sHat = G.Must(G.Add(sHat, e.NegLog))
+	sHat := AddRows(AddCols(f, e.Correct(G.Must(G.Neg(e.LogQ())))), e.Correct(logOneMinusQp))
+	sHat = G.Must(G.Add(sHat, e.NegLog()))
 	// k'_i, and an extra term that is 0 in a row without negatives and −Inf
 	// otherwise, so that the log-sum-exp is finite in every row.
-	k := RowSum(e.Neg)
+	k := RowSum(e.Neg())
 	one := e.Const(1)
 	none := G.Must(G.Log(G.Must(G.Rectify(G.Must(G.Sub(one, k))))))
 	lse := LogSumExp(none, sHat)

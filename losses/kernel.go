@@ -41,7 +41,9 @@ type plan struct {
 	rowItem, colItem []int64
 	// coef[i] = r_i·scale, scale = 1/B (mean) or 1 (sum).
 	coef []float64
-	// Gramian term of mse_gramian: gramCoef·Σ_{i, j ≥ gramFrom} s_ij².
+	// Gramian term of mse_gramian: gramCoef·Σ_{i, j ≥ gramFrom} s_ij²; the
+	// Gramian columns j ≥ gramFrom are set for every variant (the binding
+	// gives them to expressions).
 	gramCoef float64
 	gramFrom int
 	// Gradient representation left by execute (len b): see execute.
@@ -145,7 +147,7 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 
 	p.invTau = 1 / s.Temperature
 	p.colOff, p.rowOff, p.posOff, p.colW, p.rowW = nil, nil, nil, nil, nil
-	p.gramCoef, p.gramFrom = 0, 0
+	p.gramCoef, p.gramFrom = 0, gramianFrom(layout)
 	logM := math.Log(float64(NegativeCount(c)))
 
 	switch s.Variant {
@@ -197,7 +199,6 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 	case MSEGramian:
 		p.kind = kindMSE
 		p.invTau = 1
-		p.gramFrom = gramianFrom(layout)
 		p.gramCoef = scale * s.GramianWeight / float64(c-p.gramFrom)
 	case LogQCorrected:
 		// No fused kernel: the plan only checks what the expression reads.

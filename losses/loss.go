@@ -112,8 +112,8 @@ func (l *Loss) expression(in Inputs, step *Step, b, c int) (node *gorgonia.Node,
 	if v, ok := registered(l.s.Variant); ok {
 		build = v.Expr
 	}
-	e := &Expr{Settings: l.s, Options: l.opts, B: b, C: c}
-	bd := newBinding(l.s, l.Layout(), step, e, in.Scores.Graph(), l.dt)
+	bd := &binding{s: l.s, layout: l.Layout(), step: step, b: b, c: c, g: in.Scores.Graph(), dt: l.dt}
+	e := &Expr{Settings: l.s, Options: l.opts, B: b, C: c, bd: bd}
 	defer func() {
 		if r := recover(); r != nil {
 			perr, ok := r.(error)

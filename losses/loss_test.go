@@ -519,33 +519,35 @@ func TestExpNeg(t *testing.T) {
 func TestLispMachine(t *testing.T) {
 	gen := newCaseGen(11, 9)
 	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-		l := mustNew(t, Settings{Variant: Relative, RemoveAccidentalHits: true, Temperature: 0.4}, dt)
-		p := gen.gen(l.Settings(), Diagonal, 5, false)
-		S := p.S
-		if dt == tensor.Float32 {
-			S = round32(p.S)
+		for _, im := range []Impl{ImplFused, ImplExpression} {
+			l := mustNew(t, Settings{Variant: Relative, RemoveAccidentalHits: true, Temperature: 0.4, Impl: im}, dt)
+			p := gen.gen(l.Settings(), Diagonal, 5, false)
+			S := p.S
+			if dt == tensor.Float32 {
+				S = round32(p.S)
+			}
+			g := gorgonia.NewGraph()
+			scores := gorgonia.NewMatrix(g, dt, gorgonia.WithShape(p.b, p.c), gorgonia.WithName("s"),
+				gorgonia.WithValue(dense(dt, S, p.b, p.c)))
+			loss, err := l.Node(Inputs{Scores: scores}, p.st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := gorgonia.NewLispMachine(g)
+			if err := m.RunAll(); err != nil {
+				t.Fatal(err)
+			}
+			grad, err := scores.Grad()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, gWant := refLoss(&p.s, p.st, S, p.b, p.c)
+			tol := 1e-9
+			if dt == tensor.Float32 {
+				tol = 1e-4
+			}
+			checkClose(t, "lisp machine "+dt.String()+" "+string(im), values(loss.Value())[0], want, values(grad), gWant, tol)
+			m.Close()
 		}
-		g := gorgonia.NewGraph()
-		scores := gorgonia.NewMatrix(g, dt, gorgonia.WithShape(p.b, p.c), gorgonia.WithName("s"),
-			gorgonia.WithValue(dense(dt, S, p.b, p.c)))
-		loss, err := l.Node(Inputs{Scores: scores}, p.st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := gorgonia.NewLispMachine(g)
-		if err := m.RunAll(); err != nil {
-			t.Fatal(err)
-		}
-		grad, err := scores.Grad()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, gWant := refLoss(&p.s, p.st, S, p.b, p.c)
-		tol := 1e-9
-		if dt == tensor.Float32 {
-			tol = 1e-4
-		}
-		checkClose(t, "lisp machine "+dt.String(), values(loss.Value())[0], want, values(grad), gWant, tol)
-		m.Close()
 	}
 }

@@ -29,7 +29,7 @@ func marginSoftmax(e *losses.Expr) (*gorgonia.Node, error) {
 	delta := gorgonia.Must(gorgonia.HadamardDiv(e.Const(e.Options.(*marginOptions).Margin), e.Tau))
 	f := e.Logits()
 	zPos := gorgonia.Must(gorgonia.Sub(e.AtPos(f), delta))
-	return e.Reduce(losses.SoftmaxLoss(zPos, gorgonia.Must(gorgonia.Add(f, e.NegLog)))), nil
+	return e.Reduce(losses.SoftmaxLoss(zPos, gorgonia.Must(gorgonia.Add(f, e.NegLog())))), nil
 }
 
 // The package's tests run every registered variant too (finite differences,

@@ -27,7 +27,7 @@ func init() {
 	err := losses.Register("scaled_plain", losses.Variant{
 		Expr: func(e *losses.Expr) (*gorgonia.Node, error) {
 			f := e.Logits()
-			l := e.Reduce(losses.SoftmaxLoss(e.AtPos(f), gorgonia.Must(gorgonia.Add(f, e.NegLog))))
+			l := e.Reduce(losses.SoftmaxLoss(e.AtPos(f), gorgonia.Must(gorgonia.Add(f, e.NegLog()))))
 			return gorgonia.Mul(l, e.Const(e.Options.(*scaledOptions).Factor))
 		},
 		Options: func() any { return new(scaledOptions) },

@@ -36,9 +36,9 @@ func (o *options) Resolve() error {
 func logqTempered(e *losses.Expr) (*G.Node, error) {
 	minusAlpha := e.Const(-e.Options.(*options).Alpha)
 	f := e.Logits()
-	zNeg := losses.AddCols(f, e.Correct(G.Must(G.Mul(e.LogP, minusAlpha))))
-	zPos := G.Must(G.Add(e.AtPos(f), e.Correct(G.Must(G.Mul(e.PosLogP, minusAlpha)))))
-	return e.Reduce(losses.SoftmaxLoss(zPos, G.Must(G.Add(zNeg, e.NegLog)))), nil
+	zNeg := losses.AddCols(f, e.Correct(G.Must(G.Mul(e.LogP(), minusAlpha))))
+	zPos := G.Must(G.Add(e.AtPos(f), e.Correct(G.Must(G.Mul(e.PosLogP(), minusAlpha)))))
+	return e.Reduce(losses.SoftmaxLoss(zPos, G.Must(G.Add(zNeg, e.NegLog())))), nil
 }
 
 func main() {
