@@ -86,9 +86,7 @@ func registered(name string) (Variant, bool) {
 
 // Variants returns the names of every variant: the built-in ones in their
 // documented order, then the registered ones sorted.
-func Variants() []string { return variantList() }
-
-func variantList() []string {
+func Variants() []string {
 	registry.Lock()
 	extra := make([]string, 0, len(registry.m))
 	for n := range registry.m {

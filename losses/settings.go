@@ -105,9 +105,10 @@ type Settings struct {
 	Temperature float64 `toml:"temperature"`
 	// CorrectAt says where an additive logit correction c (−log p̂ for logq,
 	// nce and sampled_logistic; log w for the Rawat weightings in softmax form;
-	// la_tau·log π for logit_adjusted) is applied: "logits" (default) gives
-	// s/τ + c, "scores" gives (s + c)/τ, i.e. τ divides the correction too.
-	// Must be empty for variants without a correction.
+	// la_tau·log π for logit_adjusted; −log Q' for logq_corrected; Expr.Correct
+	// for a registered variant with Correction) is applied: "logits" (default)
+	// gives s/τ + c, "scores" gives (s + c)/τ, i.e. τ divides the correction
+	// too. Must be empty for variants without a correction.
 	CorrectAt string `toml:"correct_at"`
 	// UncorrectedPositive leaves the positive's own logit uncorrected (the
 	// blog's zeroed diagonal correction). Default false: every column,
@@ -119,7 +120,8 @@ type Settings struct {
 	// RemoveAccidentalHits masks out of each row the columns, other than the
 	// row's positive, whose item equals the row's positive item (default
 	// false: such columns are ordinary negatives). Always on for
-	// sampled_logistic (Resolve sets it: it is that variant's definition).
+	// sampled_logistic and logq_corrected (Resolve sets it: it is part of
+	// those variants' definitions).
 	// Not for full, logit_adjusted and mse_gramian.
 	RemoveAccidentalHits bool `toml:"remove_accidental_hits"`
 	// LATau is τ_la of logit_adjusted, logits f_j + τ_la·log π_j (default 1).
@@ -220,7 +222,7 @@ func (s *Settings) Resolve() error {
 	if s.Variant == "" {
 		s.Variant = Plain
 	}
-	if err := oneOf("variant", s.Variant, variantList()); err != nil {
+	if err := oneOf("variant", s.Variant, Variants()); err != nil {
 		return err
 	}
 	v := s.Variant

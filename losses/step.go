@@ -36,8 +36,9 @@ func (l Layout) String() string {
 
 // Step is the per-step side information of a loss node. The trainer owns one
 // *Step per graph and overwrites its contents (same slices, same lengths)
-// before every run of the tape machine; the loss node reads it when it
-// executes. All log-probabilities are natural logs. A field a variant does not
+// before every run of the tape machine; the fused loss op reads it when it
+// executes, and an expression's binding copies it into the expression's
+// input nodes (Expr) before the expression runs. All log-probabilities are natural logs. A field a variant does not
 // use may be nil; the ones it uses are checked (length, finiteness) at every
 // execution.
 type Step struct {
