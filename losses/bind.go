@@ -273,20 +273,5 @@ func (*bindOp) DoDiff(_ G.ExecutionContext, inputs G.Nodes, output *G.Node) erro
 	if err != nil {
 		return err
 	}
-	gin, err := inputs[0].Grad()
-	if err != nil {
-		return err
-	}
-	d, ok1 := gin.(*tensor.Dense)
-	s, ok2 := gout.(*tensor.Dense)
-	if !ok1 || !ok2 || d.Dtype() != s.Dtype() || d.Size() != s.Size() {
-		return fmt.Errorf("losses: bind: unusable gradients %T, %T", gin, gout)
-	}
-	switch dst := d.Data().(type) {
-	case []float32:
-		addInto(dst, s.Data().([]float32))
-	case []float64:
-		addInto(dst, s.Data().([]float64))
-	}
-	return nil
+	return addGrad(inputs[0], gout)
 }
