@@ -123,12 +123,12 @@ func (e *Expr) AtPos(x *G.Node) *G.Node { return RowSum(G.Must(G.HadamardProd(x,
 func LogSumExp(a, x *G.Node) *G.Node {
 	rowMax := G.Must(G.Reshape(G.Must(G.Max(x, 1)), tensor.Shape{x.Shape()[0], 1}))
 	m := StopGradient(G.Must(G.MaxBetween(a, rowMax)))
-	sum := G.Must(G.Add(G.Must(G.Exp(G.Must(G.Sub(a, m)))), RowSum(G.Must(G.Exp(AddRowsSub(x, m))))))
+	sum := G.Must(G.Add(G.Must(G.Exp(G.Must(G.Sub(a, m)))), RowSum(G.Must(G.Exp(SubRows(x, m))))))
 	return G.Must(G.Add(G.Must(G.Log(sum)), m))
 }
 
-// AddRowsSub is x_ij − row_i.
-func AddRowsSub(x, row *G.Node) *G.Node { return G.Must(G.BroadcastSub(x, row, nil, []byte{1})) }
+// SubRows is x_ij − row_i for a B×C x and a B×1 row.
+func SubRows(x, row *G.Node) *G.Node { return G.Must(G.BroadcastSub(x, row, nil, []byte{1})) }
 
 // Softplus is log(1 + e^x) = max(x, 0) + log(1 + e^{−|x|}), exact for any x
 // (gorgonia.Softplus returns x above 16, a relative error of 1e-8).
