@@ -114,11 +114,14 @@ func (l *Loss) expression(in Inputs, step *Step, b, c int) (node *gorgonia.Node,
 	}
 	bd := &binding{s: l.s, layout: l.Layout(), step: step, b: b, c: c, g: in.Scores.Graph(), dt: l.dt}
 	e := &Expr{Settings: l.s, Options: l.opts, B: b, C: c, bd: bd}
+	// gorgonia.Must panics with the error of an op that cannot be built
+	// (shapes, dtypes); a variant's expression may panic too. Either is
+	// returned as an error naming the variant.
 	defer func() {
 		if r := recover(); r != nil {
 			perr, ok := r.(error)
 			if !ok {
-				panic(r)
+				perr = fmt.Errorf("%v", r)
 			}
 			node, err = nil, fmt.Errorf("losses: building variant %s: %w", l.s.Variant, perr)
 		}
