@@ -65,3 +65,45 @@ func TestOptionErrors(t *testing.T) {
 		t.Errorf("registered variant resolved to %+v, fused %v", l.Settings(), l.Fused())
 	}
 }
+
+// registerForTest registers v under name for one test only.
+func registerForTest(t *testing.T, name string, v Variant) {
+	t.Helper()
+	if err := Register(name, v); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		registry.Lock()
+		delete(registry.m, name)
+		registry.Unlock()
+	})
+}
+
+// TestBrokenVariant: a registered expression that is not a scalar, fails or
+// panics gives an error naming the variant, never a panic.
+func TestBrokenVariant(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		expr func(e *Expr) (*gorgonia.Node, error)
+		want string
+	}{
+		{"not_scalar", func(e *Expr) (*gorgonia.Node, error) { return e.Logits(), nil },
+			"losses: variant not_scalar gave a node of shape (2, 2), not a scalar"},
+		{"shape_mismatch", func(e *Expr) (*gorgonia.Node, error) {
+			return gorgonia.Sum(gorgonia.Must(gorgonia.Add(e.Scores, e.LogQ())))
+		}, "losses: building variant shape_mismatch:"},
+		{"no_options", func(e *Expr) (*gorgonia.Node, error) {
+			_ = e.Options.(*struct{ A float64 })
+			return nil, nil
+		}, "losses: building variant no_options: interface conversion"},
+	} {
+		registerForTest(t, tc.name, Variant{Expr: tc.expr})
+		l := mustNew(t, Settings{Variant: tc.name}, tensor.Float64)
+		g := gorgonia.NewGraph()
+		scores := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(2, 2), gorgonia.WithName("s"))
+		_, err := l.Node(Inputs{Scores: scores}, &Step{Layout: Diagonal})
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want prefix %q", tc.name, err, tc.want)
+		}
+	}
+}
