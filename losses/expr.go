@@ -158,7 +158,7 @@ func (e *Expr) scale() float64 {
 }
 
 // Softmax family: plain, full (Yi et al. eq. 3; Rawat et al. eq. 2), logq
-// (Yi et al. eq. 4) and logit_adjusted (Menon et al. eq. 10):
+// (Yi et al. eq. 4) and logit_adjusted (Menon et al. 2020, the logit-adjusted loss):
 //
 //	z_ij = s_ij/τ + c_j (j ∈ N_i),  z_ip = s_ip/τ + c_p,i,
 //	ℓ_i  = log Σ_{j∈{p}∪N_i} e^{z_ij} − z_ip,
