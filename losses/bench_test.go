@@ -34,8 +34,11 @@ func report(b *testing.B, cpu0 time.Duration) {
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
-// BenchmarkLoss: forward + backward of the fused loss node, B = 1024, float32,
-// on a tape machine (graph scores → loss → ∂loss/∂scores).
+// BenchmarkLoss: forward + backward of the loss node, B = 1024, float32, on a
+// tape machine (graph scores → loss → ∂loss/∂scores): the default (auto,
+// fused) node of each variant, and beside it the expression of the in-batch
+// logq and nce losses (impl = expression, the same loss built from stock
+// Gorgonia ops and differentiated by autodiff), to show what the fused op saves.
 func BenchmarkLoss(b *testing.B) {
 	for _, s := range []Settings{
 		{Variant: Plain},
@@ -46,6 +49,8 @@ func BenchmarkLoss(b *testing.B) {
 		{Variant: NCE},
 		{Variant: Tail, Form: FormDecoupled},
 		{Variant: MSEGramian},
+		{Variant: LogQ, Impl: ImplExpression},
+		{Variant: NCE, Impl: ImplExpression},
 	} {
 		l, p := benchProblem(b, s)
 		b.Run(name(l.Settings()), func(b *testing.B) {
@@ -65,42 +70,6 @@ func BenchmarkLoss(b *testing.B) {
 					b.Fatal(err)
 				}
 				h.vm.Reset()
-			}
-			report(b, cpu0)
-		})
-	}
-}
-
-// BenchmarkComposed: the same forward + backward built from stock Gorgonia ops
-// (LogSoftMax, broadcast-free constants), to show what the fused op saves.
-func BenchmarkComposed(b *testing.B) {
-	for _, s := range []Settings{{Variant: LogQ}, {Variant: NCE}} {
-		l, p := benchProblem(b, s)
-		b.Run(name(l.Settings()), func(b *testing.B) {
-			g := gorgonia.NewGraph()
-			scores := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(p.b, p.c),
-				gorgonia.WithValue(dense(tensor.Float32, p.S, p.b, p.c)))
-			loss, err := composedNode(&p.s, p.st, scores, p.b, p.c)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := gorgonia.Grad(loss, scores); err != nil {
-				b.Fatal(err)
-			}
-			vm := gorgonia.NewTapeMachine(g)
-			defer vm.Close()
-			if err := vm.RunAll(); err != nil { // warm-up: the op's buffers are allocated once
-				b.Fatal(err)
-			}
-			vm.Reset()
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu0 := cpuTime()
-			for range b.N {
-				if err := vm.RunAll(); err != nil {
-					b.Fatal(err)
-				}
-				vm.Reset()
 			}
 			report(b, cpu0)
 		})

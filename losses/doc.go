@@ -10,15 +10,36 @@
 // B×B, or mixed, B×(B+m)), First (uniform negatives shared by the rows,
 // B×(1+m), own positive in column 0) or Indexed (full corpus, B×M). The
 // per-step side information — log-probabilities, item ids, rewards — is a
-// *Step that the trainer overwrites before every run and the node reads when
-// it executes.
+// *Step that the trainer overwrites before every run.
+//
+// Every variant is defined once as a Gorgonia expression of stock ops
+// (Exp, Log, Log1p, Max, Sum, Concat, broadcast Add and HadamardProd, ...)
+// over graph input nodes: the scores and the side information of Expr (per
+// column log q, log p̂ and log π; the same for each row's positive; rewards;
+// the positive's column and the negative mask). A binding copies the Step
+// into those inputs each time the graph runs, before the expression reads
+// them; the positive columns, the masks (accidental hits, dedupe's copies)
+// and mse_gramian's column weights are derived from the Step by the same code
+// (the plan) as in the fused kernels, while the logit corrections (−log Q,
+// log w, τ_la·log π) are written in the expressions from the Step's
+// log-probabilities, as the equations read. Autodiff gives the gradient.
+// Most built-in variants also have a fused kernel with a hand-written
+// gradient, an optimisation that the tests keep equal to the expression
+// (value and gradient, every variant × option, float32 and float64);
+// Settings.Impl chooses ("auto": the fused kernel where there is one).
+//
+// A new variant is a function from an *Expr to a scalar node, added with
+// Register together with its options struct, which is decoded strictly from
+// [loss.options]; see examples/custom-loss for a program that registers one
+// and runs the workbench command.
 //
 // # Notation
 //
 // Row i has positive column p, logits f_ij = s_ij/τ (τ = Settings.Temperature),
 // reward r_i (Step.Rewards, default 1) and negatives N_i: every column except
 // p, minus the accidental hits (columns whose item is the row's positive item)
-// when remove_accidental_hits is set. The number of negatives in Rawat's
+// when remove_accidental_hits is set (and, with logq_probability = dedupe,
+// minus every further copy of an item that fills an earlier column). The number of negatives in Rawat's
 // weights is m = C−1 (NegativeCount). q_j is the sampler's per-draw
 // probability (Step.LogQ; the positive's is Step.PosLogQ), p̂_j the
 // probability that item j is in a step's candidate set (Step.LogP, PosLogP),
@@ -31,7 +52,11 @@
 //
 // # Variants
 //
+// Each item names the expression (in expr.go) and says whether a fused
+// kernel exists; every variant has the expression.
+//
 //   - plain (Yi et al. eq. 3): ℓ_i = −log softmax_p(f_i·) over {p} ∪ N_i.
+//     softmaxExpr; fused.
 //   - logq (Yi et al. eq. 4; docs/logq.md §2-4): the same with
 //     c_ij = −log Q_j on every column, the positive included (its own
 //     −log Q_p); uncorrected_positive leaves the positive's logit
@@ -48,6 +73,7 @@
 //     three as B grows). expected_count is the default because it keeps every
 //     column and its q is known exactly from the training counts (q_source);
 //     in the softmax it equals relative (the constant log m cancels).
+//     softmaxExpr (Expr.LogQCorrection); fused.
 //   - constant, importance, relative, tail (Rawat et al. eq. 5, Table 1 and
 //     eq. 14): ℓ_i = log[1 + Σ_{j∈N_i} w_ij e^{f_ij − f_ip}] with
 //     w = 1/m, 1/(m·q_j), q_p/q_j and π_j/(m·q_j·π_p). Since
@@ -57,20 +83,22 @@
 //     "1" term (relative ≡ importance with the positive corrected too,
 //     Remark 4). In expectation over negatives drawn from q these are bounded
 //     by the implicit loss log[1 + Σ_{y'≠y} ρ e^{f_y' − f_y}], ρ = m·q·w
-//     (Lemma 2, Proposition 4; Table 2).
+//     (Lemma 2, Proposition 4; Table 2). rawatSoftmaxExpr; fused.
 //   - the same four with form = "decoupled" (Rawat et al. eq. 6):
 //     ℓ_i = φ(f_ip) + Σ_{j∈N_i} w_ij φ(−f_ij), φ(z) = log(1 + e^{−z}); its
 //     expectation is φ(f_y) + Σ ρ φ(−f_y') exactly (Lemma 1).
+//     rawatDecoupledExpr; fused.
 //   - full: the unsampled softmax cross-entropy over the whole corpus
-//     (Layout Indexed, column j = item j, Rawat et al. eq. 2).
+//     (Layout Indexed, column j = item j, Rawat et al. eq. 2). softmaxExpr;
+//     fused.
 //   - logit_adjusted (Menon et al. 2020): softmax cross-entropy over the
-//     corpus with c_ij = τ_la·log π_j (τ_la = la_tau).
+//     corpus with c_ij = τ_la·log π_j (τ_la = la_tau). softmaxExpr; fused.
 //   - nce, negative_sampling, sampled_logistic (the candidate-sampling
 //     table): logistic loss on G with the positive labelled 1 and the
 //     negatives 0, ℓ_i = −log σ(G_ip) − Σ_{j∈N_i} log(1 − σ(G_ij)), where
 //     G = F − log Q with Q(y|x) as for logq (nce, sampled_logistic) or G = F
 //     (negative_sampling); sampled_logistic always removes the positive from
-//     the negatives (S_i − T_i).
+//     the negatives (S_i − T_i). logisticExpr; fused.
 //   - mse_gramian (Krichene et al. 2019, the third baseline of Yi et al.'s
 //     tables): L = (1/B)·Σ_i r_i (s_ip − 1)² + λ/(B·C_g)·Σ_i Σ_{j∈G} w_j s_ij²
 //     (times B for reduction sum) on the raw scores, where the Gramian columns
@@ -80,21 +108,39 @@
 //     expectation is then λ/B·Σ_i (1/M)·Σ_y s_iy², on S = UVᵀ the uniform
 //     Gramian regulariser λ/(B·M)·<UᵀU, VᵀV> of Krichene et al. over the whole
 //     corpus, not a popularity-weighted one (w_j = 1 under the uniform sampler,
-//     where q = 1/M); λ = gramian_weight.
+//     where q = 1/M); λ = gramian_weight. mseGramianExpr (the weights w_j
+//     from Expr.Gram); fused.
+//   - logq_corrected (Khrylchenko et al. 2025): with the proposal without
+//     the positive Q'(j) = q_j/(1 − q_p) and ŝ_ij = f_ij − log Q'(j) over the
+//     negatives S_i (copies of the positive always removed, k'_i of them),
+//     ℓ_i = −f_ip + log Σ_{j∈S_i} e^{ŝ_ij}, each row weighted by
+//     stop-gradient(1 − P̂_i), P̂_i = e^{f_ip}/(e^{f_ip} + (1/k'_i)Σ e^{ŝ_ij}).
+//     With a uniform proposal and each other item of the corpus drawn once,
+//     P̂ is the full-softmax probability and the gradient the full
+//     softmax's. q is Step.LogQ, from q_source as for the Rawat weightings.
+//     logqCorrectedExpr; expression only.
+//   - a variant added with Register: its own expression; expression only.
+//
+// With learn_temperature, τ = exp(Inputs.LogTemperature) is learned with the
+// towers, Settings.Temperature its initial value; every variant with a
+// temperature then uses its expression (no fused kernel reads a learned τ).
 //
 // # Implementation
 //
-// Each loss is one fused Gorgonia op with its own symbolic gradient: one pass
-// computes the row's logits, its maximum, the exponentials (log-sum-exp; a
-// fast exp with relative error < 1e-15) and the loss, and leaves the gradient
-// in a buffer that the gradient op scales in place, so a forward + backward
-// of the B = 1024 in-batch softmax takes two passes over the matrix and
-// allocates no B×C buffer per step. Rows are split among GOMAXPROCS
-// goroutines; each row is computed by one goroutine and the row losses are
-// summed in row order, so results are bit-identical whatever the split. All
-// arithmetic is float64 whatever the dtype. The tests check every variant
-// against an independent plain-Go reference, central differences, a graph of
-// stock Gorgonia ops, closed forms and Rawat et al.'s Monte-Carlo statements.
+// The expression path keeps every intermediate B×C matrix of the graph; on
+// the B = 1024 in-batch logq loss its forward + backward costs several times
+// the fused kernel's (BenchmarkLoss reports both). The fused kernel is one Gorgonia op with
+// its own symbolic gradient: one pass computes the row's logits, its maximum,
+// the exponentials (log-sum-exp; a fast exp with relative error < 1e-15) and
+// the loss, and leaves the gradient in a buffer that the gradient op scales
+// in place, so a forward + backward of the B = 1024 in-batch softmax takes
+// two passes over the matrix and allocates no B×C buffer per step. Rows are
+// split among GOMAXPROCS goroutines; each row is computed by one goroutine
+// and the row losses are summed in row order, so results are bit-identical
+// whatever the split. All arithmetic is float64 whatever the dtype. The tests
+// check every variant, both ways, against an independent plain-Go reference,
+// central differences, closed forms and Rawat et al.'s Monte-Carlo
+// statements.
 //
 // References:
 //
@@ -107,4 +153,6 @@
 //     Gramian estimation, ICLR 2019.
 //   - TensorFlow, Candidate sampling algorithms reference (the
 //     candidate-sampling table).
+//   - Khrylchenko et al., Correcting the LogQ Correction, RecSys 2025
+//     (arXiv 2507.09331).
 package losses

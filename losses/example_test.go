@@ -18,6 +18,7 @@ import (
 // 0.36015; the gradients are (2/e)/(1 + 2/e)/2 = 0.21194 and
 // (1/(2e))/(1 + 1/(2e))/2 = 0.07768.
 func Example() {
+	logP := []float64{math.Log(0.5), math.Log(0.25)}
 	for _, variant := range []string{losses.Plain, losses.LogQ} {
 		s := losses.Settings{Variant: variant, Temperature: 1}
 		if variant == losses.LogQ {
@@ -28,30 +29,37 @@ func Example() {
 			fmt.Println(err)
 			return
 		}
-		g := gorgonia.NewGraph()
-		scores := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(2, 2), gorgonia.WithName("scores"),
-			gorgonia.WithValue(tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]float64{1, 0, 0, 1}))))
-		logP := []float64{math.Log(0.5), math.Log(0.25)}
-		step := &losses.Step{Layout: l.Layout(), LogP: logP, PosLogP: logP}
-		loss, err := l.Node(losses.Inputs{Scores: scores}, step)
+		loss, grad, err := run2x2(l, logP)
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		grads, err := gorgonia.Grad(loss, scores)
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		vm := gorgonia.NewTapeMachine(g)
-		if err := vm.RunAll(); err != nil {
-			fmt.Println(err)
-			return
-		}
-		fmt.Printf("%s: loss %.5f, dL/ds %.5f\n", variant, loss.Value().Data(), grads[0].Value().Data())
-		vm.Close()
+		fmt.Printf("%s: loss %.5f, dL/ds %.5f\n", variant, loss, grad)
 	}
 	// Output:
 	// plain: loss 0.31326, dL/ds [-0.13447 0.13447 0.13447 -0.13447]
 	// logq: loss 0.36015, dL/ds [-0.21194 0.21194 0.07768 -0.07768]
+}
+
+// run2x2 evaluates the loss l and its gradient on the in-batch scores
+// [[1, 0], [0, 1]] with log p̂ = logP for both the columns and the positives.
+func run2x2(l *losses.Loss, logP []float64) (float64, []float64, error) {
+	g := gorgonia.NewGraph()
+	scores := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(2, 2), gorgonia.WithName("scores"),
+		gorgonia.WithValue(tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]float64{1, 0, 0, 1}))))
+	step := &losses.Step{Layout: l.Layout(), LogP: logP, PosLogP: logP}
+	loss, err := l.Node(losses.Inputs{Scores: scores}, step)
+	if err != nil {
+		return 0, nil, err
+	}
+	grads, err := gorgonia.Grad(loss, scores)
+	if err != nil {
+		return 0, nil, err
+	}
+	vm := gorgonia.NewTapeMachine(g)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		return 0, nil, err
+	}
+	return loss.Value().Data().(float64), grads[0].Value().Data().([]float64), nil
 }

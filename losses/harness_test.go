@@ -17,7 +17,7 @@ type harness struct {
 	scores *gorgonia.Node
 	loss   *gorgonia.Node
 	grad   *gorgonia.Node
-	op     *lossOp
+	op     *lossOp // the fused op, nil for the expression
 	vm     gorgonia.VM
 }
 
@@ -30,7 +30,7 @@ func newHarness(t testing.TB, l *Loss, st *Step, b, c int, withGrad bool) *harne
 	if h.loss, err = l.Node(Inputs{Scores: h.scores}, st); err != nil {
 		t.Fatal(err)
 	}
-	h.op = h.loss.Op().(*lossOp)
+	h.op, _ = h.loss.Op().(*lossOp) // nil for the expression
 	if withGrad {
 		gs, err := gorgonia.Grad(h.loss, h.scores)
 		if err != nil {
@@ -234,14 +234,17 @@ func (g *caseGen) gen(s Settings, layout Layout, b int, extreme bool) problem {
 	return problem{s: s, st: st, b: b, c: c, S: S}
 }
 
-// allSettings is the cross product of every variant, form, sampler and option,
-// keeping the combinations Resolve accepts; the numeric options are set to
-// non-default values so that their effect is visible.
+// allSettings is the cross product of every variant (built in or
+// registered), form, sampler and option, keeping the combinations Resolve
+// accepts; the numeric options are set to non-default values so that their
+// effect is visible.
 func allSettings(t testing.TB) []Settings {
 	t.Helper()
 	var out []Settings
-	seen := map[Settings]bool{}
-	for _, v := range variantNames {
+	seen := map[string]bool{}
+	perVariant := map[string]int{}
+	perForm := map[LogQProbability]int{}
+	for _, v := range Variants() {
 		for _, form := range []string{"", FormDecoupled} {
 			for _, sampler := range []string{"", SamplerInBatch, SamplerUniform, SamplerMixed} {
 				for _, at := range []string{"", CorrectScores} {
@@ -264,8 +267,10 @@ func allSettings(t testing.TB) []Settings {
 									if v == MSEGramian {
 										s.GramianWeight = 0.3
 									}
-									if s.Resolve() == nil && !seen[s] {
-										seen[s] = true
+									if s.Resolve() == nil && !seen[name(s)] {
+										seen[name(s)] = true
+										perVariant[v]++
+										perForm[s.LogQProbability]++
 										out = append(out, s)
 									}
 								}
@@ -276,20 +281,48 @@ func allSettings(t testing.TB) []Settings {
 			}
 		}
 	}
-	// 12 variants (4 in two forms) with their applicable options: 300 distinct
-	// resolved combinations with one logq_probability, and logq, nce and
-	// sampled_logistic each in three (dedupe always removing accidental hits):
-	// logq and nce 48+48+24, sampled_logistic 3·24, i.e. 300 − 120 + 312 = 492
-	// (a guard against Resolve rejecting valid ones).
-	if len(out) != 492 {
-		t.Fatalf("only %d valid settings combinations", len(out))
+	// A guard against Resolve rejecting valid combinations: every variant has
+	// some, each sampler or the corpus, and the Rawat weightings both forms.
+	for _, v := range Variants() {
+		want := 1
+		switch {
+		case isRawat(v):
+			want = 2 * 3 * 2 // forms × samplers × reductions at least
+		case !isCorpus(v):
+			want = 3 * 2 // samplers × reductions at least
+		}
+		if perVariant[v] < want {
+			t.Fatalf("variant %s: only %d valid settings combinations, want at least %d", v, perVariant[v], want)
+		}
+	}
+	// logq, nce and sampled_logistic in each logq_probability (dedupe always
+	// removing accidental hits): 3 samplers × 2 reductions at least each.
+	for _, prob := range []LogQProbability{ProbExpectedCount, ProbInclusion, ProbDedupe} {
+		if perForm[prob] < 3*3*2 {
+			t.Fatalf("logq_probability %s: only %d valid settings combinations", prob, perForm[prob])
+		}
 	}
 	return out
 }
 
+// impls are the implementations of the resolved settings s: the
+// expression, and the fused kernel where there is one.
+func impls(s Settings) []Impl {
+	if s.hasFused() {
+		return []Impl{ImplExpression, ImplFused}
+	}
+	return []Impl{ImplExpression}
+}
+
+// withImpl returns s with implementation im.
+func withImpl(s Settings, im Impl) Settings {
+	s.Impl = im
+	return s
+}
+
 func name(s Settings) string {
-	return fmt.Sprintf("%s/%s/%s/at=%s/unc=%v/hits=%v/%s/prob=%s", s.Variant, s.Form, s.Sampler, s.CorrectAt,
-		s.UncorrectedPositive, s.RemoveAccidentalHits, s.Reduction, s.LogQProbability)
+	return fmt.Sprintf("%s/%s/%s/at=%s/unc=%v/hits=%v/%s/prob=%s/%s", s.Variant, s.Form, s.Sampler, s.CorrectAt,
+		s.UncorrectedPositive, s.RemoveAccidentalHits, s.Reduction, s.LogQProbability, s.Impl)
 }
 
 // maxAbs is ‖x‖∞.

@@ -48,7 +48,9 @@ type plan struct {
 	// coef[i] = r_i·scale, scale = 1/B (mean) or 1 (sum).
 	coef []float64
 	// Gramian term of mse_gramian: gramCoef·Σ_{i, j ≥ gramFrom} gramW[j]·s_ij²
-	// (gramW nil: weight 1).
+	// (gramW nil: weight 1). The Gramian columns j ≥ gramFrom are set for
+	// every variant, gramW for mse_gramian (the binding gives both to
+	// expressions).
 	gramCoef        float64
 	gramFrom        int
 	gramW, bufGramW []float64
@@ -130,7 +132,7 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 		p.rowItem, p.colItem = st.RowItem, st.ColItem
 	}
 	p.dup = nil
-	if s.logQCorrected() && s.LogQProbability == ProbDedupe {
+	if s.subtractsLogQ() && s.LogQProbability == ProbDedupe {
 		p.markDuplicates()
 	}
 
@@ -160,7 +162,7 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 
 	p.invTau = 1 / s.Temperature
 	p.colOff, p.rowOff, p.posOff, p.colW, p.rowW = nil, nil, nil, nil, nil
-	p.gramCoef, p.gramFrom, p.gramW = 0, 0, nil
+	p.gramCoef, p.gramFrom, p.gramW = 0, gramianFrom(layout), nil
 	logM := math.Log(float64(NegativeCount(c)))
 
 	switch s.Variant {
@@ -199,17 +201,25 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 	case MSEGramian:
 		p.kind = kindMSE
 		p.invTau = 1
-		if layout == First {
-			p.gramFrom = 1
-		}
 		p.gramCoef = scale * s.GramianWeight / float64(c-p.gramFrom)
 		if layout == Diagonal {
 			if err := p.gramianWeights(st); err != nil {
 				return err
 			}
 		}
+	case LogQCorrected:
+		// No fused kernel: the plan only checks what the expression reads.
+		if err := checkLogs("LogQ", st.LogQ, c, "C", false); err != nil {
+			return err
+		}
+		if err := checkLogs("PosLogQ", st.PosLogQ, b, "B", false); err != nil {
+			return err
+		}
 	default:
-		return fmt.Errorf("losses: variant %q not resolved", s.Variant)
+		// A registered variant: the plan derives its columns and masks only.
+		if _, ok := registered(s.Variant); !ok {
+			return fmt.Errorf("losses: variant %q not resolved", s.Variant)
+		}
 	}
 
 	if s.CorrectAt == CorrectScores {
@@ -351,6 +361,15 @@ func (p *plan) rawatLogWeights(s *Settings, st *Step, logM float64) error {
 	}
 	p.colOff, p.rowOff = nil, nil
 	return nil
+}
+
+// gramianFrom is the first Gramian column of mse_gramian: all C columns, except
+// under First, where they are the m shared negatives (columns 1..m).
+func gramianFrom(layout Layout) int {
+	if layout == First {
+		return 1
+	}
+	return 0
 }
 
 // floats are the element types of the score matrix.

@@ -115,23 +115,29 @@ func (op *lossOp) DoDiff(_ gorgonia.ExecutionContext, inputs gorgonia.Nodes, out
 	if err != nil {
 		return err
 	}
-	sg, err := inputs[0].Grad()
-	if err != nil {
-		return err
-	}
-	d, ok := sg.(*tensor.Dense)
-	if !ok || d.Dtype() != inputs[0].Dtype() || d.Size() != op.b*op.c || d.RequiresIterator() {
-		return fmt.Errorf("losses: %v: unusable gradient of the scores %T", op, sg)
-	}
 	g, err := (&lossGradOp{op}).Do(inputs[0].Value(), output.Value(), gout)
 	if err != nil {
 		return err
 	}
+	return addGrad(inputs[0], g)
+}
+
+// addGrad adds g, of n's shape and dtype, to n's gradient (lisp machine).
+func addGrad(n *gorgonia.Node, g gorgonia.Value) error {
+	ng, err := n.Grad()
+	if err != nil {
+		return err
+	}
+	d, ok := ng.(*tensor.Dense)
+	src, ok2 := g.(*tensor.Dense)
+	if !ok || !ok2 || d.Dtype() != n.Dtype() || src.Dtype() != n.Dtype() || d.Size() != src.Size() || d.RequiresIterator() {
+		return fmt.Errorf("losses: unusable gradient %T of %v", ng, n)
+	}
 	switch dst := d.Data().(type) {
 	case []float32:
-		addInto(dst, g.Data().([]float32))
+		addInto(dst, src.Data().([]float32))
 	case []float64:
-		addInto(dst, g.Data().([]float64))
+		addInto(dst, src.Data().([]float64))
 	}
 	return nil
 }

@@ -195,6 +195,13 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 				li += -refLogSigmoid(-g)
 				gr[j] = k / s.Temperature * refSigmoid(g)
 			}
+		case LogQCorrected:
+			r := refLogQCorrectedRow(s, st, row, i, c)
+			li = r.w * r.loss
+			for t, j := range r.neg {
+				gr[j] += k * r.w / s.Temperature * r.softmax[t]
+			}
+			gr[p] -= k * r.w / s.Temperature
 		case MSEGramian:
 			// Krichene et al.: (s_ip − 1)² + λ/(B·C_g) Σ_{i,j∈gram} w_j s_ij² (times B for sum).
 			d := row[p] - 1
@@ -245,4 +252,41 @@ func refGramWeight(st *Step, j int) float64 {
 		return 1
 	}
 	return 1 / (float64(st.Items) * math.Exp(st.LogQ[j]))
+}
+
+// logqCorrectedRow is one row of logq_corrected: its loss ℓ, weight w = 1 − P̂,
+// negatives and the softmax of ŝ over them.
+type logqCorrectedRow struct {
+	loss, w float64
+	neg     []int
+	softmax []float64
+}
+
+// refLogQCorrectedRow is Khrylchenko et al.: Q'(j) = q_j/(1 − q_p),
+// ŝ_j = f_j − log Q'(j) over the negatives S (copies of the positive removed),
+// ℓ = −f_p + log Σ_{j∈S} e^{ŝ_j}, P̂ = e^{f_p}/(e^{f_p} + (1/k')Σ_{j∈S} e^{ŝ_j}),
+// and w = 1 − P̂. A row without negatives has ℓ = 0, w = 0.
+func refLogQCorrectedRow(s *Settings, st *Step, row []float64, i, c int) logqCorrectedRow {
+	neg := refNegatives(s, st, i, c)
+	if len(neg) == 0 {
+		return logqCorrectedRow{}
+	}
+	qp := math.Exp(st.PosLogQ[i])
+	sh := make([]float64, len(neg))
+	for t, j := range neg {
+		qPrime := math.Exp(st.LogQ[j]) / (1 - qp)
+		sh[t] = correct(s, row[j], -math.Log(qPrime))
+	}
+	fp := row[refPos(st, i)] / s.Temperature
+	lse := refLogSumExp(sh)
+	sum := 0.0
+	for _, v := range sh {
+		sum += math.Exp(v)
+	}
+	pHat := math.Exp(fp) / (math.Exp(fp) + sum/float64(len(neg)))
+	soft := make([]float64, len(sh))
+	for t, v := range sh {
+		soft[t] = math.Exp(v - lse)
+	}
+	return logqCorrectedRow{loss: lse - fp, w: 1 - pHat, neg: neg, softmax: soft}
 }

@@ -1,6 +1,7 @@
 package losses
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -20,6 +21,23 @@ const (
 	NCE              = "nce"
 	NegativeSampling = "negative_sampling"
 	SampledLogistic  = "sampled_logistic"
+	LogQCorrected    = "logq_corrected"
+)
+
+// Impl is how a loss node is computed (the value of Settings.Impl).
+type Impl string
+
+// Implementations of a loss.
+const (
+	// ImplAuto (the default) uses the fused kernel where one exists for the
+	// variant and options, and the expression otherwise.
+	ImplAuto Impl = "auto"
+	// ImplExpression always builds the variant's Gorgonia expression,
+	// differentiated by autodiff.
+	ImplExpression Impl = "expression"
+	// ImplFused always uses the fused kernel; it is an error for a variant
+	// or option (learn_temperature) that has none.
+	ImplFused Impl = "fused"
 )
 
 // Form, sampler, correction-placement and reduction names.
@@ -82,8 +100,8 @@ const (
 )
 
 // QSource says where the per-draw probability q of the in-batch and mixed
-// samplers (Step.LogQ, read by importance, relative, tail, mse_gramian and by
-// logq_probability = expected_count) comes from (Settings.QSource). The
+// samplers (Step.LogQ, read by importance, relative, tail, mse_gramian,
+// logq_corrected and by logq_probability = expected_count) comes from (Settings.QSource). The
 // trainer (models.Train) fills Step.LogQ accordingly.
 type QSource string
 
@@ -102,7 +120,8 @@ var (
 	probabilityNames = []string{string(ProbExpectedCount), string(ProbInclusion), string(ProbDedupe)}
 	qSourceNames     = []string{string(QSourceCounts), string(QSourceEstimator)}
 	variantNames     = []string{Plain, LogQ, Constant, Importance, Relative, Tail, Full, LogitAdjusted,
-		MSEGramian, NCE, NegativeSampling, SampledLogistic}
+		MSEGramian, NCE, NegativeSampling, SampledLogistic, LogQCorrected}
+	implNames      = []string{string(ImplAuto), string(ImplExpression), string(ImplFused)}
 	formNames      = []string{FormSoftmax, FormDecoupled}
 	samplerNames   = []string{SamplerInBatch, SamplerUniform, SamplerMixed}
 	correctNames   = []string{CorrectLogits, CorrectScores}
@@ -117,8 +136,9 @@ var (
 type Settings struct {
 	// Variant selects the loss (default "plain"): plain | logq | constant |
 	// importance | relative | tail | full | logit_adjusted | mse_gramian | nce |
-	// negative_sampling | sampled_logistic. See the package documentation for
-	// the formula of each.
+	// negative_sampling | sampled_logistic | logq_corrected, or the name of a
+	// variant added with Register. See the package documentation for the
+	// formula of each.
 	Variant string `toml:"variant"`
 	// Form is, for constant, importance, relative and tail only, "softmax"
 	// (default: Rawat et al. eq. 5) or "decoupled" (eq. 6 with the logistic
@@ -139,9 +159,10 @@ type Settings struct {
 	Temperature float64 `toml:"temperature"`
 	// CorrectAt says where an additive logit correction c (−log Q for logq,
 	// nce and sampled_logistic; log w for the Rawat weightings in softmax form;
-	// la_tau·log π for logit_adjusted) is applied: "logits" (default) gives
-	// s/τ + c, "scores" gives (s + c)/τ, i.e. τ divides the correction too.
-	// Must be empty for variants without a correction.
+	// la_tau·log π for logit_adjusted; −log Q' for logq_corrected; Expr.Correct
+	// for a registered variant with Correction) is applied: "logits" (default)
+	// gives s/τ + c, "scores" gives (s + c)/τ, i.e. τ divides the correction
+	// too. Must be empty for variants without a correction.
 	CorrectAt string `toml:"correct_at"`
 	// UncorrectedPositive leaves the positive's own logit uncorrected (a
 	// zeroed diagonal correction, docs/logq.md §4). Default false: every column,
@@ -153,8 +174,8 @@ type Settings struct {
 	// RemoveAccidentalHits masks out of each row the columns, other than the
 	// row's positive, whose item equals the row's positive item (default
 	// false: such columns are ordinary negatives). Always on for
-	// sampled_logistic and for logq_probability = dedupe (Resolve sets it: it
-	// is part of their definition).
+	// sampled_logistic, logq_corrected and logq_probability = dedupe
+	// (Resolve sets it: it is part of their definitions).
 	// Not for full, logit_adjusted and mse_gramian.
 	RemoveAccidentalHits bool `toml:"remove_accidental_hits"`
 	// LATau is τ_la of logit_adjusted, logits f_j + τ_la·log π_j (default 1).
@@ -170,13 +191,27 @@ type Settings struct {
 	// QSource is where the per-draw q of the in_batch and mixed samplers comes
 	// from: "counts" (default, the exact training frequency) or "estimator"
 	// (inverted from p̂). Only for the variants that read q (importance,
-	// relative, tail, mse_gramian; logq, nce and sampled_logistic with
-	// logq_probability = expected_count) with sampler in_batch or mixed: the
+	// relative, tail, mse_gramian, logq_corrected; logq, nce and
+	// sampled_logistic with logq_probability = expected_count) with sampler in_batch or mixed: the
 	// uniform sampler's q = 1/M is exact.
 	QSource QSource `toml:"q_source"`
 	// Reduction over the rows of the batch: "mean" (default, (1/B)·Σ_i) or
 	// "sum" (Σ_i, B times the mean).
 	Reduction string `toml:"reduction"`
+	// Impl is "auto" (default: the fused kernel where the variant and options
+	// have one, else the expression), "expression" or "fused" (an error where
+	// there is no fused kernel). Both compute the same loss (tested).
+	Impl Impl `toml:"impl"`
+	// LearnTemperature makes τ a learnable scalar, log-parameterised
+	// (Inputs.LogTemperature), with Temperature its initial value (default
+	// false). The loss is then always the expression: impl auto means
+	// expression and impl fused is an error. Not for mse_gramian.
+	LearnTemperature bool `toml:"learn_temperature"`
+	// Options are the options of a variant added with Register, the
+	// [loss.options] table, decoded strictly into the variant's options
+	// struct: a key it does not declare is an error. Must be empty for the
+	// built-in variants, whose options are the fields above.
+	Options map[string]any `toml:"options,omitempty"`
 }
 
 // isRawat reports whether v is one of Rawat et al.'s Table 1 weightings.
@@ -187,11 +222,30 @@ func isRawat(v string) bool {
 // isCorpus reports whether v scores the whole corpus (no sampler).
 func isCorpus(v string) bool { return v == Full || v == LogitAdjusted }
 
+// isBuiltin reports whether v is one of the package's own variants.
+func isBuiltin(v string) bool {
+	for _, n := range variantNames {
+		if v == n {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFused reports whether the resolved settings have a fused kernel: every
+// built-in variant but logq_corrected, without learn_temperature.
+func (s *Settings) hasFused() bool {
+	return isBuiltin(s.Variant) && s.Variant != LogQCorrected && !s.LearnTemperature
+}
+
 // hasCorrection reports whether the resolved settings apply an additive logit correction.
 func (s *Settings) hasCorrection() bool {
 	switch s.Variant {
-	case LogQ, NCE, SampledLogistic, LogitAdjusted:
+	case LogQ, NCE, SampledLogistic, LogitAdjusted, LogQCorrected:
 		return true
+	}
+	if v, ok := registered(s.Variant); ok {
+		return v.Correction
 	}
 	return isRawat(s.Variant) && s.Form != FormDecoupled
 }
@@ -234,7 +288,7 @@ func (s *Settings) Resolve() error {
 	if s.Variant == "" {
 		s.Variant = Plain
 	}
-	if err := oneOf("variant", s.Variant, variantNames); err != nil {
+	if err := oneOf("variant", s.Variant, Variants()); err != nil {
 		return err
 	}
 	v := s.Variant
@@ -312,7 +366,7 @@ func (s *Settings) Resolve() error {
 	}
 
 	// remove_accidental_hits
-	if v == SampledLogistic || (s.logQCorrected() && s.LogQProbability == ProbDedupe) {
+	if v == SampledLogistic || v == LogQCorrected || (s.subtractsLogQ() && s.LogQProbability == ProbDedupe) {
 		s.RemoveAccidentalHits = true
 	}
 	if s.RemoveAccidentalHits && (isCorpus(v) || v == MSEGramian) {
@@ -334,23 +388,45 @@ func (s *Settings) Resolve() error {
 	if s.Reduction == "" {
 		s.Reduction = ReduceMean
 	}
-	return oneOf("reduction", s.Reduction, reductionNames)
+	if err := oneOf("reduction", s.Reduction, reductionNames); err != nil {
+		return err
+	}
+
+	if s.LearnTemperature && v == MSEGramian {
+		return errors.New("learn_temperature: variant mse_gramian works on the raw scores and has no temperature")
+	}
+	if s.Impl == "" {
+		s.Impl = ImplAuto
+	}
+	if err := oneOf("impl", string(s.Impl), implNames); err != nil {
+		return err
+	}
+	if s.Impl == ImplFused && !s.hasFused() {
+		if s.LearnTemperature {
+			return errors.New("impl: fused has no learned temperature; use auto or expression with learn_temperature")
+		}
+		return fmt.Errorf("impl: variant %s has no fused kernel; use auto or expression", v)
+	}
+	_, err := s.decodeOptions()
+	return err
 }
 
-// logQCorrected reports whether the variant subtracts a log Q (logq, nce, sampled_logistic).
-func (s *Settings) logQCorrected() bool {
+// subtractsLogQ reports whether the variant subtracts a log Q whose meaning
+// logq_probability chooses (logq, nce, sampled_logistic).
+func (s *Settings) subtractsLogQ() bool {
 	return s.Variant == LogQ || s.Variant == NCE || s.Variant == SampledLogistic
 }
 
 // readsQ reports whether the resolved settings read the per-draw q (Step.LogQ).
 func (s *Settings) readsQ() bool {
 	return s.Variant == Importance || s.Variant == Relative || s.Variant == Tail || s.Variant == MSEGramian ||
-		(s.logQCorrected() && s.LogQProbability == ProbExpectedCount)
+		s.Variant == LogQCorrected ||
+		(s.subtractsLogQ() && s.LogQProbability == ProbExpectedCount)
 }
 
 // resolveProbabilities fills and checks logq_probability and q_source.
 func (s *Settings) resolveProbabilities() error {
-	if s.logQCorrected() {
+	if s.subtractsLogQ() {
 		if s.LogQProbability == "" {
 			s.LogQProbability = ProbExpectedCount
 		}

@@ -36,8 +36,9 @@ func (l Layout) String() string {
 
 // Step is the per-step side information of a loss node. The trainer owns one
 // *Step per graph and overwrites its contents (same slices, same lengths)
-// before every run of the tape machine; the loss node reads it when it
-// executes. All log-probabilities are natural logs. A field a variant does not
+// before every run of the tape machine; the fused loss op reads it when it
+// executes, and an expression's binding copies it into the expression's
+// input nodes (Expr) before the expression runs. All log-probabilities are natural logs. A field a variant does not
 // use may be nil; the ones it uses are checked (length, finiteness) at every
 // execution.
 type Step struct {
@@ -85,6 +86,11 @@ type Inputs struct {
 	// reads them: mse_gramian computes its Gramian term <UᵀU, VᵀV> = ‖UVᵀ‖²_F
 	// exactly from the scores, and its gradient reaches U and V through them.
 	U, V *gorgonia.Node
+	// LogTemperature is the learnable scalar log τ of learn_temperature
+	// (required with it, and only with it): every expression then uses
+	// τ = exp(LogTemperature) instead of Settings.Temperature, and the loss's
+	// gradient flows into it. Its dtype must be the Loss's.
+	LogTemperature *gorgonia.Node
 }
 
 // NegativeCount is the convention for the number of negatives m of a row of a

@@ -22,6 +22,9 @@ func setKey(v reflect.Value, key string, x any) error {
 			return fmt.Errorf("unknown key %s", key)
 		}
 		v = f
+		if i < len(parts)-1 && v.Kind() == reflect.Map {
+			return setMapEntry(v, parts[i+1:], x, key, strings.Join(parts[:i+1], "."))
+		}
 		if i < len(parts)-1 && v.Kind() != reflect.Struct {
 			return fmt.Errorf("unknown key %s (%s is not a table)", key, strings.Join(parts[:i+1], "."))
 		}
@@ -29,6 +32,28 @@ func setKey(v reflect.Value, key string, x any) error {
 	if err := setValue(v, x, key); err != nil {
 		return fmt.Errorf("%s: %w", key, err)
 	}
+	return nil
+}
+
+// setMapEntry sets the entry rest[0] of the map m (a table such as loss.options, named table)
+// to x, as a TOML file's [table] section with that key does: the map's other entries are kept,
+// and m is replaced by a new map, never changed in place. An entry is not a table (the config's
+// undecoded-key check rejects keys below a map's entries in a file too).
+func setMapEntry(m reflect.Value, rest []string, x any, key, table string) error {
+	t := m.Type()
+	if len(rest) > 1 || t.Key().Kind() != reflect.String {
+		return fmt.Errorf("unknown key %s (%s.%s is not a table)", key, table, rest[0])
+	}
+	elem := reflect.New(t.Elem()).Elem()
+	if err := setValue(elem, x, key); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	out := reflect.MakeMapWithSize(t, m.Len()+1)
+	for it := m.MapRange(); it.Next(); {
+		out.SetMapIndex(it.Key(), it.Value())
+	}
+	out.SetMapIndex(reflect.ValueOf(rest[0]).Convert(t.Key()), elem)
+	m.Set(out)
 	return nil
 }
 

@@ -31,6 +31,11 @@ func TestSetKeyAsTOML(t *testing.T) {
 		{"data_seed", "-4"},
 		{"plots.labels", `{plain = "in-batch", "negatives=64" = "m = 64"}`}, // a map
 		{"plots.labels", `{plain = 3}`},                                     // a map of the wrong type
+		{"plots.labels.plain", `"in-batch"`},                                // a map's entry
+		{"plots.labels.plain", "3"},                                         // of the wrong type
+		{"plots.labels.plain.x", `"a"`},                                     // not a table
+		{"loss.options.factor", "3"},                                        // a registered variant's option
+		{"loss.options.sub.x", "[1.5]"},                                     // not a table either
 	}
 	for _, tt := range tests {
 		t.Run(tt.key+"="+tt.value, func(t *testing.T) {
@@ -58,6 +63,16 @@ func TestSetKeyAsTOML(t *testing.T) {
 				t.Errorf("setKey gives\n%+v\nTOML decoding gives\n%+v", viaSet, viaTOML)
 			}
 		})
+	}
+	// A map's entry set by key keeps the other entries, in a new map.
+	var m Config
+	m.Plots.Labels = map[string]string{"plain": "in-batch"}
+	orig := m.Plots.Labels
+	if err := setKey(reflect.ValueOf(&m).Elem(), "plots.labels.logq", "logQ"); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"plain": "in-batch", "logq": "logQ"}; !reflect.DeepEqual(m.Plots.Labels, want) || len(orig) != 1 {
+		t.Errorf("plots.labels.logq: labels %v (the original map %v), want %v", m.Plots.Labels, orig, want)
 	}
 	var c Config
 	for _, key := range []string{"loss.temprature", "optimiser.lr", "loss.temperature.x"} {

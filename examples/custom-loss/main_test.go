@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/csv"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// build compiles this command into a temporary directory.
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "custom-loss")
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// smokeConfig writes configs/smoke.toml without its ablation over
+// loss.variant (an axis would override -set loss.variant) to a temporary file.
+func smokeConfig(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "configs", "smoke.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	i := strings.Index(text, "[[ablation]]")
+	if i < 0 {
+		t.Fatal("configs/smoke.toml has no [[ablation]]")
+	}
+	path := filepath.Join(t.TempDir(), "smoke.toml")
+	if err := os.WriteFile(path, []byte(text[:i]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestTrainsOnSmoke builds the command and runs the registered variant on the
+// smoke config: the run finishes, records the variant and its option, and its
+// training loss goes down (the last point of curve.csv at least 10% below the
+// first).
+func TestTrainsOnSmoke(t *testing.T) {
+	bin, cfg, out := build(t), smokeConfig(t), t.TempDir()
+	cmd := exec.Command(bin, "-config", cfg, "-out", out, "-set", "seeds=[1]",
+		"-set", "loss.variant=logq_tempered", "-set", "loss.options.alpha=0.5")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	run := filepath.Join(out, "runs", "seed=1")
+	conf, err := os.ReadFile(filepath.Join(run, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(conf), `variant = "logq_tempered"`) || !strings.Contains(string(conf), "alpha = 0.5") {
+		t.Errorf("the run's config does not record the variant and its option:\n%s", conf)
+	}
+	f, err := os.Open(filepath.Join(run, "curve.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 3 || rows[0][2] != "loss" {
+		t.Fatalf("curve.csv has %d rows, header %v", len(rows), rows[0])
+	}
+	loss := func(r []string) float64 {
+		v, err := strconv.ParseFloat(r[2], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	first, last := loss(rows[1]), loss(rows[len(rows)-1])
+	if !(last < 0.9*first) {
+		t.Errorf("the loss did not go down: first %v, last %v", first, last)
+	}
+}
+
+// TestUnknownOption: an option the variant does not declare is an error
+// naming the key and listing the variant's options.
+func TestUnknownOption(t *testing.T) {
+	bin, cfg := build(t), smokeConfig(t)
+	cmd := exec.Command(bin, "-config", cfg, "-out", t.TempDir(), "-set", "loss.variant=logq_tempered",
+		"-set", "loss.options.beta=1")
+	b, err := cmd.CombinedOutput()
+	want := "loss.options.beta: unknown option of variant logq_tempered (it has: alpha)"
+	if err == nil || !strings.Contains(string(b), want) {
+		t.Errorf("got %v\n%s\nwant an error containing %q", err, b, want)
+	}
+}

@@ -1,0 +1,371 @@
+package losses
+
+import (
+	"math"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Expr is what a variant's expression is built from: the resolved settings,
+// the B×C scores, the temperature and the per-step side information as graph
+// input nodes, bound to the Step before every run (see Loss.Node). An input
+// joins the graph when its method is first called. Row vectors are B×1 and
+// column vectors 1×C matrices, so that they broadcast against the B×C scores
+// with AddCols, AddRows, MulCols and MulRows. The methods and functions
+// build nodes with gorgonia.Must.
+//
+// An input whose Step field is nil holds NaN (a loss that reads it is then
+// not finite, which the trainer reports), except Rewards, which is 1.
+type Expr struct {
+	// Settings are the resolved settings; Options the decoded options struct
+	// of a registered variant (nil for one without options).
+	Settings Settings
+	Options  any
+	// B and C are the numbers of rows and columns of the scores.
+	B, C int
+	// Scores (B×C) are the raw scores s_ij = <u_i, v_j>.
+	Scores *G.Node
+	// Tau is the scalar temperature τ: Settings.Temperature, or
+	// exp(Inputs.LogTemperature) with learn_temperature (nil for mse_gramian).
+	Tau *G.Node
+	bd  *binding
+}
+
+// Pos (B×C) is 1 at each row's positive column and 0 elsewhere.
+func (e *Expr) Pos() *G.Node { return e.bd.input(sidePos) }
+
+// Neg (B×C) is 1 at the row's negatives N_i (every column but the positive,
+// minus the removed accidental hits and, with logq_probability = dedupe, the
+// further copies of an item) and 0 elsewhere.
+func (e *Expr) Neg() *G.Node { return e.bd.input(sideNeg) }
+
+// NegLog (B×C) is log Neg: 0 on N_i and −Inf elsewhere, to add to logits.
+func (e *Expr) NegLog() *G.Node { return e.bd.input(sideNegLog) }
+
+// LogQ (1×C) is each column's log q_j, the sampler's per-draw probability
+// (Step.LogQ).
+func (e *Expr) LogQ() *G.Node { return e.bd.input(sideLogQ) }
+
+// LogP (1×C) is each column's log p̂_j, the probability that the item is in a
+// step's candidate set (Step.LogP).
+func (e *Expr) LogP() *G.Node { return e.bd.input(sideLogP) }
+
+// LogPrior (1×C) is each column's log π_j, the training label prior
+// (Step.LogPrior; −Inf allowed).
+func (e *Expr) LogPrior() *G.Node { return e.bd.input(sideLogPrior) }
+
+// PosLogQ (B×1) is log q of each row's positive item (Step.PosLogQ).
+func (e *Expr) PosLogQ() *G.Node { return e.bd.input(sidePosLogQ) }
+
+// PosLogP (B×1) is log p̂ of each row's positive item (Step.PosLogP).
+func (e *Expr) PosLogP() *G.Node { return e.bd.input(sidePosLogP) }
+
+// PosLogPrior (B×1) is log π of each row's positive item (Step.PosLogPrior).
+func (e *Expr) PosLogPrior() *G.Node { return e.bd.input(sidePosLogPrior) }
+
+// Rewards (B×1) are the rewards r_i (Step.Rewards; 1 when nil).
+func (e *Expr) Rewards() *G.Node { return e.bd.input(sideRewards) }
+
+// Gram (1×C) is w_j/C_g on the C_g columns of the batch Gramian estimate of
+// mse_gramian (all columns, or the shared negatives under First) and 0
+// elsewhere. For mse_gramian under Layout Diagonal, whose columns are drawn
+// ∝ q, w_j = 1/(M·q_j) (Step.Items = M, Step.LogQ), so that the weighted sum
+// estimates the uniform Gramian; w_j = 1 otherwise. The weights are the
+// plan's, the derivation the fused kernel uses.
+func (e *Expr) Gram() *G.Node { return e.bd.input(sideGram) }
+
+// Const is the scalar constant x in the dtype and graph of the scores.
+func (e *Expr) Const(x float64) *G.Node { return constLike(e.Scores, x) }
+
+// constLike is the scalar constant x in the dtype and graph of n.
+func constLike(n *G.Node, x float64) *G.Node {
+	if n.Dtype() == tensor.Float32 {
+		return G.NewConstant(float32(x), G.In(n.Graph()))
+	}
+	return G.NewConstant(x, G.In(n.Graph()))
+}
+
+// Logits is F = S/τ.
+func (e *Expr) Logits() *G.Node { return G.Must(G.HadamardDiv(e.Scores, e.Tau)) }
+
+// Correct returns the additive correction c as it enters the logits: c
+// (correct_at = logits, s/τ + c) or c/τ (correct_at = scores, (s + c)/τ).
+func (e *Expr) Correct(c *G.Node) *G.Node {
+	if e.Settings.CorrectAt == CorrectScores {
+		return G.Must(G.HadamardDiv(c, e.Tau))
+	}
+	return c
+}
+
+// AddCols is x_ij + col_j for a B×C x and a 1×C col.
+func AddCols(x, col *G.Node) *G.Node { return G.Must(G.BroadcastAdd(x, col, nil, []byte{0})) }
+
+// AddRows is x_ij + row_i for a B×C x and a B×1 row.
+func AddRows(x, row *G.Node) *G.Node { return G.Must(G.BroadcastAdd(x, row, nil, []byte{1})) }
+
+// MulCols is x_ij·col_j for a B×C x and a 1×C col.
+func MulCols(x, col *G.Node) *G.Node {
+	return G.Must(G.BroadcastHadamardProd(x, col, nil, []byte{0}))
+}
+
+// MulRows is x_ij·row_i for a B×C x and a B×1 row.
+func MulRows(x, row *G.Node) *G.Node {
+	return G.Must(G.BroadcastHadamardProd(x, row, nil, []byte{1}))
+}
+
+// RowSum is Σ_j x_ij as a B×1 matrix.
+func RowSum(x *G.Node) *G.Node {
+	return G.Must(G.Reshape(G.Must(G.Sum(x, 1)), tensor.Shape{x.Shape()[0], 1}))
+}
+
+// AtPos is x_ip, each row's entry at its positive column (B×1).
+func (e *Expr) AtPos(x *G.Node) *G.Node { return RowSum(G.Must(G.HadamardProd(x, e.Pos()))) }
+
+// LogSumExp is log(e^{a_i} + Σ_j e^{x_ij}) as a B×1 matrix, for a B×1 a
+// and a B×C x: m_i + log(e^{a_i − m_i} + Σ_j e^{x_ij − m_i}) with
+// m_i = max(a_i, max_j x_ij) held constant (the value and gradient do not
+// depend on m; it only keeps the exponentials finite). Entries may be −Inf
+// (e^{−Inf} = 0), but every row needs a finite one.
+func LogSumExp(a, x *G.Node) *G.Node {
+	m, ea, ex := lseTerms(a, x)
+	return G.Must(G.Add(G.Must(G.Log(G.Must(G.Add(ea, ex)))), m))
+}
+
+// lseTerms returns, for a B×1 a and a B×C x, the row maxima
+// m_i = max(a_i, max_j x_ij) as a constant (stop-gradient), e^{a_i − m_i} and
+// Σ_j e^{x_ij − m_i}, all B×1.
+func lseTerms(a, x *G.Node) (m, ea, ex *G.Node) {
+	rowMax := G.Must(G.Reshape(G.Must(G.Max(x, 1)), tensor.Shape{x.Shape()[0], 1}))
+	m = StopGradient(G.Must(G.MaxBetween(a, rowMax)))
+	return m, G.Must(G.Exp(G.Must(G.Sub(a, m)))), RowSum(G.Must(G.Exp(SubRows(x, m))))
+}
+
+// SubRows is x_ij − row_i for a B×C x and a B×1 row.
+func SubRows(x, row *G.Node) *G.Node { return G.Must(G.BroadcastSub(x, row, nil, []byte{1})) }
+
+// Softplus is log(1 + e^x) = max(x, 0) + log(1 + e^{−|x|}), exact for any x
+// (gorgonia.Softplus returns x above 16, a relative error of 1e-8).
+func Softplus(x *G.Node) *G.Node {
+	return G.Must(G.Add(G.Must(G.Rectify(x)), G.Must(G.Log1p(G.Must(G.Exp(G.Must(G.Neg(G.Must(G.Abs(x))))))))))
+}
+
+// SoftmaxLoss is ℓ_i = log(e^{z_ip} + Σ_j e^{zNeg_ij}) − z_ip: the softmax
+// cross-entropy of the positive logit zPos (B×1) against the candidate set
+// {p} ∪ N_i, whose negatives' logits are zNeg (B×C) and the other columns
+// −Inf (add e.NegLog()). It is computed as
+//
+//	ℓ_i = (m_i − z_ip) + log1p((e^{z_ip − m_i} − 1) + Σ_j e^{zNeg_ij − m_i}),
+//
+// m_i the row's maximum (LogSumExp), so that a row its positive dominates
+// (m_i = z_ip) gets log1p(Σ_j e^{zNeg_ij − z_ip}), exact to rounding however
+// small, rather than a log of 1 + a tiny sum rounded to 0.
+func SoftmaxLoss(zPos, zNeg *G.Node) *G.Node {
+	m, ep, ex := lseTerms(zPos, zNeg)
+	return G.Must(G.Add(G.Must(G.Sub(m, zPos)), G.Must(G.Log1p(G.Must(G.Add(G.Must(G.Sub(ep, constLike(ep, 1))), ex))))))
+}
+
+// Reduce is L = scale·Σ_i r_i·ℓ_i of the row losses ℓ (B×1), scale = 1/B
+// (reduction mean) or 1 (sum).
+func (e *Expr) Reduce(rowLoss *G.Node) *G.Node {
+	return G.Must(G.Mul(G.Must(G.Sum(G.Must(G.HadamardProd(rowLoss, e.Rewards())))), e.Const(e.scale())))
+}
+
+func (e *Expr) scale() float64 {
+	if e.Settings.Reduction == ReduceMean {
+		return 1 / float64(e.B)
+	}
+	return 1
+}
+
+// Softmax family: plain, full (Yi et al. eq. 3; Rawat et al. eq. 2), logq
+// (Yi et al. eq. 4) and logit_adjusted (Menon et al. 2020, the logit-adjusted loss):
+//
+//	z_ij = s_ij/τ + c_j (j ∈ N_i),  z_ip = s_ip/τ + c_p,i,
+//	ℓ_i  = log Σ_{j∈{p}∪N_i} e^{z_ij} − z_ip,
+//
+// with c = 0 (plain, full), c_j = −log Q_j and c_p = −log Q_p (logq, Q as
+// logq_probability says, see logQCorrection; c_p = 0 with
+// uncorrected_positive) or c_j = τ_la·log π_j (logit_adjusted).
+func softmaxExpr(e *Expr) (*G.Node, error) {
+	s := &e.Settings
+	f := e.Logits()
+	zPos, zNeg := e.AtPos(f), f
+	switch s.Variant {
+	case LogQ:
+		zNeg, zPos = logQCorrection(e, f, zPos)
+	case LogitAdjusted:
+		la := e.Const(s.LATau)
+		zNeg = AddCols(f, e.Correct(G.Must(G.Mul(e.LogPrior(), la))))
+		zPos = G.Must(G.Add(zPos, e.Correct(G.Must(G.Mul(e.PosLogPrior(), la)))))
+	}
+	return e.Reduce(SoftmaxLoss(zPos, G.Must(G.Add(zNeg, e.NegLog())))), nil
+}
+
+// rawatLogWeight is log w_ij = a + col_j + row_i of Rawat et al. Table 1 and
+// eq. (14), m = C−1 (NegativeCount): constant −log m; importance −log m −
+// log q_j; relative log q_p − log q_j; tail log π_j − log m − log q_j −
+// log π_p. a is a scalar, col 1×C, row B×1; a nil term is 0.
+func rawatLogWeight(e *Expr) (a, col, row *G.Node) {
+	minusLogM := e.Const(-math.Log(float64(NegativeCount(e.C))))
+	switch e.Settings.Variant {
+	case Constant:
+		return minusLogM, nil, nil
+	case Importance:
+		return minusLogM, G.Must(G.Neg(e.LogQ())), nil
+	case Relative:
+		return nil, G.Must(G.Neg(e.LogQ())), e.PosLogQ()
+	}
+	return minusLogM, G.Must(G.Sub(e.LogPrior(), e.LogQ())), G.Must(G.Neg(e.PosLogPrior()))
+}
+
+// addLogWeight is x_ij + Correct(log w_ij).
+func addLogWeight(e *Expr, x *G.Node) *G.Node {
+	a, col, row := rawatLogWeight(e)
+	if a != nil {
+		x = G.Must(G.Add(x, e.Correct(a)))
+	}
+	if col != nil {
+		x = AddCols(x, e.Correct(col))
+	}
+	if row != nil {
+		x = AddRows(x, e.Correct(row))
+	}
+	return x
+}
+
+// rawatSoftmaxExpr is Rawat et al. eq. (5): ℓ_i = log[1 + Σ_{j∈N_i} w_ij
+// e^{f_ij − f_ip}], the softmax over {p} ∪ N_i of z_ip = f_ip and
+// z_ij = f_ij + log w_ij (w·e^f = e^{f + log w}).
+func rawatSoftmaxExpr(e *Expr) (*G.Node, error) {
+	f := e.Logits()
+	zNeg := G.Must(G.Add(addLogWeight(e, f), e.NegLog()))
+	return e.Reduce(SoftmaxLoss(e.AtPos(f), zNeg)), nil
+}
+
+// LogisticLoss is ℓ_i = softplus(−z_ip) + Σ_j W_ij·softplus(z_ij): the
+// logistic loss with the positive labelled 1 and the columns weighted by W
+// (B×C: the negative mask times the weights) labelled 0.
+func LogisticLoss(zPos, z, w *G.Node) *G.Node {
+	return G.Must(G.Add(Softplus(G.Must(G.Neg(zPos))), RowSum(G.Must(G.HadamardProd(Softplus(z), w)))))
+}
+
+// rawatDecoupledExpr is Rawat et al. eq. (6): ℓ_i = φ(f_ip) + Σ_{j∈N_i}
+// w_ij φ(−f_ij) with φ(z) = log(1 + e^{−z}), i.e. softplus(−f_ip) +
+// Σ w_ij softplus(f_ij).
+func rawatDecoupledExpr(e *Expr) (*G.Node, error) {
+	f := e.Logits()
+	a, col, row := rawatLogWeight(e)
+	w := e.Neg()
+	if a != nil {
+		w = G.Must(G.Mul(w, G.Must(G.Exp(a))))
+	}
+	if col != nil {
+		w = MulCols(w, G.Must(G.Exp(col)))
+	}
+	if row != nil {
+		w = MulRows(w, G.Must(G.Exp(row)))
+	}
+	return e.Reduce(LogisticLoss(e.AtPos(f), f, w)), nil
+}
+
+// logisticExpr is the candidate-sampling table's logistic training:
+// ℓ_i = −log σ(G_ip) − Σ_{j∈N_i} log(1 − σ(G_ij)), G = F − log Q with Q as
+// logq_probability says (nce, sampled_logistic; the positive's own −log Q
+// unless uncorrected_positive; see logQCorrection) or G = F
+// (negative_sampling).
+func logisticExpr(e *Expr) (*G.Node, error) {
+	f := e.Logits()
+	gPos, gNeg := e.AtPos(f), f
+	if e.Settings.Variant != NegativeSampling {
+		gNeg, gPos = logQCorrection(e, f, gPos)
+	}
+	return e.Reduce(LogisticLoss(gPos, gNeg, e.Neg())), nil
+}
+
+// logQCorrection returns the logits f (B×C) and the positives' fPos (B×1)
+// corrected by −log Q, as logq, nce and sampled_logistic do (Yi et al. eq. 4;
+// the candidate-sampling table's Q(y|x)): column j gets c_j = −log Q_j and the
+// positive c_p = −log Q_p (none with uncorrected_positive), placed as
+// correct_at says. Q is what logq_probability says:
+//
+//   - expected_count: Q_j = m·q_j, m = C−1 (NegativeCount), the expected
+//     number of copies of column j's item among a row's m negative draws, q
+//     from Step.LogQ and PosLogQ (filled per q_source by the trainer);
+//   - inclusion: Q_j = p̂_j, the probability that the item is in the step
+//     (Step.LogP, PosLogP; Yi et al.'s Algorithm 2);
+//   - dedupe: Q_j = p̂_j as for inclusion, on one column per distinct item:
+//     the further copies are out of N_i (Neg, NegLog, from the plan's masks).
+func logQCorrection(e *Expr, f, fPos *G.Node) (z, zPos *G.Node) {
+	s := &e.Settings
+	col, pos := e.LogP, e.PosLogP
+	minusLogQ := func(logP *G.Node) *G.Node { return G.Must(G.Neg(logP)) }
+	if s.LogQProbability == ProbExpectedCount {
+		col, pos = e.LogQ, e.PosLogQ
+		logM := e.Const(math.Log(float64(NegativeCount(e.C))))
+		minusLogQ = func(logQ *G.Node) *G.Node { return G.Must(G.Neg(G.Must(G.Add(logQ, logM)))) }
+	}
+	z, zPos = AddCols(f, e.Correct(minusLogQ(col()))), fPos
+	if !s.UncorrectedPositive {
+		zPos = G.Must(G.Add(fPos, e.Correct(minusLogQ(pos()))))
+	}
+	return z, zPos
+}
+
+// mseGramianExpr is Krichene et al.'s MSE with the batch Gramian estimate:
+// L = scale·Σ_i r_i (s_ip − 1)² + scale·λ·Σ_i Σ_j Gram_j s_ij², where
+// Gram_j = 1/C_g on the C_g Gramian columns.
+func mseGramianExpr(e *Expr) (*G.Node, error) {
+	d := G.Must(G.Sub(e.AtPos(e.Scores), e.Const(1)))
+	mse := e.Reduce(G.Must(G.Square(d)))
+	gram := G.Must(G.Sum(MulCols(G.Must(G.Square(e.Scores)), e.Gram())))
+	return G.Add(mse, G.Must(G.Mul(gram, e.Const(e.scale()*e.Settings.GramianWeight))))
+}
+
+// logqCorrectedExpr is the corrected logQ loss of Khrylchenko et al.,
+// "Correcting the LogQ Correction" (RecSys 2025, arXiv 2507.09331). With
+// the proposal without the positive Q'(j) = q_j/(1 − q_p) and
+// ŝ_ij = f_ij − log Q'(j) (the correction placed as correct_at says) over
+// the row's negatives S_i (copies of the positive masked out: k'_i of them),
+//
+//	ℓ_i = −f_ip + log Σ_{j∈S_i} e^{ŝ_ij},
+//	P̂_i = e^{f_ip} / (e^{f_ip} + (1/k'_i) Σ_{j∈S_i} e^{ŝ_ij}),
+//
+// each row weighted by w_i = stop-gradient(1 − P̂_i), where
+// 1 − P̂_i = σ(log Σ_j e^{ŝ_ij} − log k'_i − f_ip). A row without negatives
+// (k' = 0, P̂ = 1) has no loss.
+func logqCorrectedExpr(e *Expr) (*G.Node, error) {
+	f := e.Logits()
+	fPos := e.AtPos(f)
+	logOneMinusQp := G.Must(G.Log1p(G.Must(G.Neg(G.Must(G.Exp(e.PosLogQ()))))))
+	// ŝ = f − log Q' = f − log q_j + log(1 − q_p), on S_i only.
+	sHat := AddRows(AddCols(f, e.Correct(G.Must(G.Neg(e.LogQ())))), e.Correct(logOneMinusQp))
+	sHat = G.Must(G.Add(sHat, e.NegLog()))
+	// k'_i, and an extra term that is 0 in a row without negatives and −Inf
+	// otherwise, so that the log-sum-exp is finite in every row.
+	k := RowSum(e.Neg())
+	one := e.Const(1)
+	none := G.Must(G.Log(G.Must(G.Rectify(G.Must(G.Sub(one, k))))))
+	lse := LogSumExp(none, sHat)
+	logK := G.Must(G.Log(G.Must(G.Add(G.Must(G.Rectify(G.Must(G.Sub(k, one)))), one))))
+	oneMinusP := G.Must(G.Sigmoid(G.Must(G.Sub(G.Must(G.Sub(lse, logK)), fPos))))
+	w := StopGradient(G.Must(G.HadamardProd(oneMinusP, G.Must(G.Sub(one, G.Must(G.Exp(none)))))))
+	return e.Reduce(G.Must(G.HadamardProd(G.Must(G.Sub(lse, fPos)), w))), nil
+}
+
+// builtinExpr is the expression of a built-in variant.
+func builtinExpr(e *Expr) (*G.Node, error) {
+	switch v := e.Settings.Variant; {
+	case v == MSEGramian:
+		return mseGramianExpr(e)
+	case v == LogQCorrected:
+		return logqCorrectedExpr(e)
+	case v == NCE || v == NegativeSampling || v == SampledLogistic:
+		return logisticExpr(e)
+	case isRawat(v) && e.Settings.Form == FormDecoupled:
+		return rawatDecoupledExpr(e)
+	case isRawat(v):
+		return rawatSoftmaxExpr(e)
+	}
+	return softmaxExpr(e)
+}

@@ -1,0 +1,155 @@
+package losses
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/BurntSushi/toml"
+	"gorgonia.org/gorgonia"
+)
+
+// Variant is a loss variant added with Register: its expression and the
+// options it declares. The settings every variant shares keep their meaning:
+// sampler and negatives (which columns the scores have), temperature and
+// learn_temperature (Expr.Tau), correct_at (Expr.Correct, only when
+// Correction is set), remove_accidental_hits (Expr.Neg), reduction
+// (Expr.Reduce) and impl (auto or expression: a registered variant has no
+// fused kernel). form, uncorrected_positive, la_tau and gramian_weight belong
+// to built-in variants and are rejected.
+type Variant struct {
+	// Expr returns the scalar loss node built from e (see Expr). It may use
+	// gorgonia.Must: a panic with an error while building is returned by
+	// Loss.Node as that error.
+	Expr func(e *Expr) (*gorgonia.Node, error)
+	// Options, if not nil, returns a pointer to a new options struct whose
+	// fields have toml tags; the [loss.options] table is decoded into it
+	// strictly (a key it does not declare is an error naming the key) and
+	// handed to Expr as e.Options. If the struct has a method Resolve() error,
+	// it is called after decoding to fill defaults and validate, as the
+	// built-in settings do.
+	Options func() any
+	// Correction says that the variant applies an additive logit correction
+	// (through Expr.Correct), so that correct_at applies to it.
+	Correction bool
+}
+
+// registry holds the variants added with Register. It is process-wide
+// because a program registers its variants before handing its arguments to
+// the workbench's command (workbench.Main), whose config decoding and runs
+// must then see them by name; the mutex makes Register safe to call from
+// init functions and goroutines. Names are unique and never replaced.
+var registry = struct {
+	sync.Mutex
+	m map[string]Variant
+}{m: map[string]Variant{}}
+
+// Register adds a loss variant under name, to be selected with
+// loss.variant = name. The name must be lower-case snake_case, not a
+// built-in variant's and not registered before; v.Expr must be set.
+func Register(name string, v Variant) error {
+	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+		return fmt.Errorf("losses: variant name %q must be non-empty lower-case snake_case", name)
+	}
+	if v.Expr == nil {
+		return fmt.Errorf("losses: variant %s has no Expr", name)
+	}
+	if v.Options != nil {
+		if o := v.Options(); o == nil || reflect.TypeOf(o).Kind() != reflect.Pointer ||
+			reflect.TypeOf(o).Elem().Kind() != reflect.Struct {
+			return fmt.Errorf("losses: variant %s: Options must return a pointer to a struct, got %T", name, o)
+		}
+	}
+	if isBuiltin(name) {
+		return fmt.Errorf("losses: variant %s is built in", name)
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	if _, ok := registry.m[name]; ok {
+		return fmt.Errorf("losses: variant %s is already registered", name)
+	}
+	registry.m[name] = v
+	return nil
+}
+
+// registered returns the variant added under name, if any.
+func registered(name string) (Variant, bool) {
+	registry.Lock()
+	defer registry.Unlock()
+	v, ok := registry.m[name]
+	return v, ok
+}
+
+// Variants returns the names of every variant: the built-in ones in their
+// documented order, then the registered ones sorted.
+func Variants() []string {
+	registry.Lock()
+	extra := make([]string, 0, len(registry.m))
+	for n := range registry.m {
+		extra = append(extra, n)
+	}
+	registry.Unlock()
+	sort.Strings(extra)
+	return append(slices.Clone(variantNames), extra...)
+}
+
+// decodeOptions decodes s.Options strictly into the options struct of a
+// registered variant (nil for a variant without options). Errors start with
+// the key, "options.<key>: ...".
+func (s *Settings) decodeOptions() (any, error) {
+	v, ok := registered(s.Variant)
+	if !ok || v.Options == nil {
+		if len(s.Options) > 0 {
+			keys := make([]string, 0, len(s.Options))
+			for k := range s.Options {
+				keys = append(keys, "options."+k)
+			}
+			sort.Strings(keys)
+			return nil, fmt.Errorf("%s: variant %s has no options", strings.Join(keys, ", "), s.Variant)
+		}
+		return nil, nil
+	}
+	opts := v.Options()
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(s.Options); err != nil {
+		return nil, fmt.Errorf("options: %v", err)
+	}
+	md, err := toml.Decode(buf.String(), opts)
+	if err != nil {
+		return nil, fmt.Errorf("options: variant %s: %s", s.Variant, strings.TrimPrefix(err.Error(), "toml: "))
+	}
+	if keys := md.Undecoded(); len(keys) > 0 {
+		names := make([]string, len(keys))
+		for i, k := range keys {
+			names[i] = "options." + k.String()
+		}
+		return nil, fmt.Errorf("%s: unknown option of variant %s (it has: %s)", strings.Join(names, ", "), s.Variant,
+			strings.Join(optionKeys(opts), ", "))
+	}
+	if r, ok := opts.(interface{ Resolve() error }); ok {
+		if err := r.Resolve(); err != nil {
+			return nil, fmt.Errorf("options.%w", err)
+		}
+	}
+	return opts, nil
+}
+
+// optionKeys lists the toml keys of the options struct *opts.
+func optionKeys(opts any) []string {
+	t := reflect.TypeOf(opts).Elem()
+	var keys []string
+	for i := range t.NumField() {
+		k, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
+		if k != "" && k != "-" {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return []string{"none"}
+	}
+	return keys
+}

@@ -1,0 +1,109 @@
+package losses
+
+import (
+	"strings"
+	"testing"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// TestRegisterErrors: names are unique snake_case, never a built-in's, and a
+// variant needs its expression and a struct pointer for options.
+func TestRegisterErrors(t *testing.T) {
+	expr := func(e *Expr) (*gorgonia.Node, error) { return softmaxExpr(e) }
+	for _, tc := range []struct {
+		name string
+		v    Variant
+		want string
+	}{
+		{"logq", Variant{Expr: expr}, "losses: variant logq is built in"},
+		{"margin_softmax", Variant{Expr: expr}, "losses: variant margin_softmax is already registered"},
+		{"Bad-Name", Variant{Expr: expr}, `losses: variant name "Bad-Name" must be non-empty lower-case snake_case`},
+		{"", Variant{Expr: expr}, `losses: variant name "" must be non-empty`},
+		{"no_expr", Variant{}, "losses: variant no_expr has no Expr"},
+		{"bad_opts", Variant{Expr: expr, Options: func() any { return 3 }}, "losses: variant bad_opts: Options must return a pointer to a struct, got int"},
+	} {
+		if err := Register(tc.name, tc.v); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("Register(%q) = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestOptionErrors: the options of a registered variant are decoded strictly;
+// built-in variants take none; settings a registered variant cannot use are
+// rejected with their key.
+func TestOptionErrors(t *testing.T) {
+	for _, tc := range []struct {
+		in   Settings
+		want string
+	}{
+		{Settings{Variant: "margin_softmax", Options: map[string]any{"margin": 1.0, "beta": 2}},
+			"options.beta: unknown option of variant margin_softmax (it has: margin)"},
+		{Settings{Variant: "margin_softmax", Options: map[string]any{"margin": "x"}}, "options: variant margin_softmax:"},
+		{Settings{Variant: "margin_softmax", Options: map[string]any{"margin": -1.0}}, "options.margin: must be finite and ≥ 0, got -1"},
+		{Settings{Variant: "margin_softmax", CorrectAt: CorrectScores}, "correct_at: variant margin_softmax"},
+		{Settings{Variant: LogQ, Options: map[string]any{"alpha": 1.0}}, "options.alpha: variant logq has no options"},
+		{Settings{Variant: "margin_softmax", Impl: ImplFused}, "impl: variant margin_softmax has no fused kernel"},
+		{Settings{Variant: LogQCorrected, Impl: ImplFused}, "impl: variant logq_corrected has no fused kernel"},
+		{Settings{Variant: "margin_softmax", Form: FormDecoupled}, "form: only for constant"},
+		{Settings{Variant: "margin_softmax", LATau: 2}, "la_tau: only for logit_adjusted"},
+		{Settings{Variant: "margin_softmax", UncorrectedPositive: true}, "uncorrected_positive: only for"},
+		{Settings{Impl: "fast"}, `impl: unknown "fast" (allowed: auto, expression, fused)`},
+	} {
+		s := tc.in
+		if err := s.Resolve(); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("Resolve(%+v) = %v, want prefix %q", tc.in, err, tc.want)
+		}
+	}
+	s := Settings{Variant: "margin_softmax", Options: map[string]any{"margin": 0.5}}
+	l, err := New(s, tensor.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Fused() || l.Settings().CorrectAt != "" || l.opts == nil {
+		t.Errorf("registered variant resolved to %+v, fused %v", l.Settings(), l.Fused())
+	}
+}
+
+// registerForTest registers v under name for one test only.
+func registerForTest(t *testing.T, name string, v Variant) {
+	t.Helper()
+	if err := Register(name, v); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		registry.Lock()
+		delete(registry.m, name)
+		registry.Unlock()
+	})
+}
+
+// TestBrokenVariant: a registered expression that is not a scalar, fails or
+// panics gives an error naming the variant, never a panic.
+func TestBrokenVariant(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		expr func(e *Expr) (*gorgonia.Node, error)
+		want string
+	}{
+		{"not_scalar", func(e *Expr) (*gorgonia.Node, error) { return e.Logits(), nil },
+			"losses: variant not_scalar gave a node of shape (2, 2), not a scalar"},
+		{"shape_mismatch", func(e *Expr) (*gorgonia.Node, error) {
+			return gorgonia.Sum(gorgonia.Must(gorgonia.Add(e.Scores, e.LogQ())))
+		}, "losses: building variant shape_mismatch:"},
+		{"no_options", func(e *Expr) (*gorgonia.Node, error) {
+			_ = e.Options.(*struct{ A float64 })
+			return nil, nil
+		}, "losses: building variant no_options: interface conversion"},
+	} {
+		registerForTest(t, tc.name, Variant{Expr: tc.expr})
+		l := mustNew(t, Settings{Variant: tc.name}, tensor.Float64)
+		g := gorgonia.NewGraph()
+		scores := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(2, 2), gorgonia.WithName("s"))
+		_, err := l.Node(Inputs{Scores: scores}, &Step{Layout: Diagonal})
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want prefix %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package workbench
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"gorgonia.org/gorgonia"
+
+	"github.com/samplingbias/workbench/losses"
+)
+
+// scaledOptions are the options of the test variant scaled_plain.
+type scaledOptions struct {
+	Factor float64 `toml:"factor"`
+}
+
+func (o *scaledOptions) Resolve() error {
+	if o.Factor <= 0 {
+		return fmt.Errorf("factor: must be > 0, got %v", o.Factor)
+	}
+	return nil
+}
+
+// A variant registered for this test binary: factor × the plain batch softmax.
+func init() {
+	err := losses.Register("scaled_plain", losses.Variant{
+		Expr: func(e *losses.Expr) (*gorgonia.Node, error) {
+			f := e.Logits()
+			l := e.Reduce(losses.SoftmaxLoss(e.AtPos(f), gorgonia.Must(gorgonia.Add(f, e.NegLog()))))
+			return gorgonia.Mul(l, e.Const(e.Options.(*scaledOptions).Factor))
+		},
+		Options: func() any { return new(scaledOptions) },
+	})
+	if err != nil {
+		panic(err)
+	}
+}
+
+// TestRegisteredLossOptions: the [loss.options] table of a registered variant
+// is decoded strictly, from the file and from -set, survives the config's
+// clone and enters its hash; an unknown, mistyped or invalid option and an
+// option of a built-in variant are errors naming the key.
+func TestRegisteredLossOptions(t *testing.T) {
+	body := "[loss]\nvariant = \"scaled_plain\"\n[loss.options]\nfactor = 2.5\n"
+	raw, cfg, err := loadConfig(writeConfig(t, body), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Loss.Options["factor"]; got != 2.5 {
+		t.Errorf("resolved loss.options.factor = %v, want 2.5", got)
+	}
+	_, cfg2, err := loadConfig(writeConfig(t, body), []string{"loss.options.factor=3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg2.Loss.Options["factor"]; got != int64(3) {
+		t.Errorf("-set loss.options.factor=3 gave %v (%T)", got, got)
+	}
+	h1, err := cfg.hash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2, err := cfg2.hash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h1 == h2 {
+		t.Error("configs differing only in loss.options.factor hash the same")
+	}
+	if raw.Loss.Variant != "scaled_plain" {
+		t.Errorf("raw variant %q", raw.Loss.Variant)
+	}
+	for _, tc := range []struct {
+		body string
+		sets []string
+		want string
+	}{
+		{body, []string{"loss.options.scale=2"}, "loss.options.scale: unknown option of variant scaled_plain (it has: factor)"},
+		{body, []string{"loss.options.factor=-1"}, "loss.options.factor: must be > 0, got -1"},
+		{body, []string{`loss.options.factor="big"`}, "loss.options: variant scaled_plain:"},
+		{"[loss]\nvariant = \"plain\"\n[loss.options]\nfactor = 2.5\n", nil, "loss.options.factor: variant plain has no options"},
+		{"[loss]\nvariant = \"scaled_plain\"\nform = \"decoupled\"\n", nil, "loss.form: only for constant"},
+	} {
+		_, _, err := loadConfig(writeConfig(t, tc.body), tc.sets)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q %v: got %v, want an error containing %q", tc.body, tc.sets, err, tc.want)
+		}
+	}
+}
