@@ -1,6 +1,7 @@
 package losses
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -63,9 +64,9 @@ func (m *mcMoments) se(k int) float64 {
 // constant, independent of f, by which that form's loss is shifted) and 0 for
 // the other forms. Both losses are means over the B rows; all rows share the
 // query, so row i is the example (x, y_i).
-func (mc *inBatchMC) run(t *testing.T, prob LogQProbability, b, R int, rng *rand.Rand) *mcMoments {
+func (mc *inBatchMC) run(t *testing.T, prob LogQProbability, im Impl, b, R int, rng *rand.Rand) *mcMoments {
 	t.Helper()
-	s := Settings{Variant: LogQ, Temperature: 1, LogQProbability: prob}
+	s := Settings{Variant: LogQ, Temperature: 1, LogQProbability: prob, Impl: im}
 	l := mustNew(t, s, tensor.Float64)
 	st := &Step{Layout: Diagonal, RowItem: make([]int64, b), ColItem: make([]int64, b),
 		LogP: make([]float64, b), LogQ: make([]float64, b), PosLogP: make([]float64, b), PosLogQ: make([]float64, b)}
@@ -126,7 +127,8 @@ func (mc *inBatchMC) run(t *testing.T, prob LogQProbability, b, R int, rng *rand
 //
 // The tolerances come from the Monte-Carlo standard errors se of the means:
 // 4.5·se for the largest of the 30 gradient entries (a normal mean beyond
-// 4.5·se has probability 7e-6, 2e-4 over 30 entries).
+// 4.5·se has probability 7e-6, 2e-4 over 30 entries). The fused kernel and
+// the expression are each run on the same batches.
 //
 //   - expected_count (Q = (B−1)·q) and dedupe (Horvitz–Thompson over the
 //     distinct items, Q = p̂) are consistent: their mean gradient error at
@@ -153,32 +155,34 @@ func TestLogQConsistency(t *testing.T) {
 		}
 		return worst, se, k
 	}
-	for _, prob := range []LogQProbability{ProbExpectedCount, ProbDedupe, ProbInclusion} {
-		rng := rand.New(rand.NewPCG(2, 3))
-		var grad, loss []float64
-		var gradSE, lossSE float64
-		for _, b := range []int{16, 256} {
-			mom := mc.run(t, prob, b, R, rng)
-			worst, se, k := maxErr(mom)
-			grad, loss = append(grad, worst), append(loss, math.Abs(mom.mean(mc.L)))
-			gradSE, lossSE = se, mom.se(mc.L)
-			t.Logf("%s B=%d: gradient: max |mean error| %.4f at item %d (se %.4f); loss: mean error %.4f (se %.4f)",
-				prob, b, worst, k, se, mom.mean(mc.L), mom.se(mc.L))
-		}
-		if prob == ProbInclusion {
-			if grad[1] < 20*gradSE || grad[1] <= grad[0] {
-				t.Errorf("inclusion converges: gradient error %.4f at B=16, %.4f (se %.4f) at B=256", grad[0], grad[1], gradSE)
+	for _, im := range []Impl{ImplFused, ImplExpression} {
+		for _, prob := range []LogQProbability{ProbExpectedCount, ProbDedupe, ProbInclusion} {
+			rng := rand.New(rand.NewPCG(2, 3))
+			var grad, loss []float64
+			var gradSE, lossSE float64
+			for _, b := range []int{16, 256} {
+				mom := mc.run(t, prob, im, b, R, rng)
+				worst, se, k := maxErr(mom)
+				grad, loss = append(grad, worst), append(loss, math.Abs(mom.mean(mc.L)))
+				gradSE, lossSE = se, mom.se(mc.L)
+				t.Logf("%s %s B=%d: gradient: max |mean error| %.4f at item %d (se %.4f); loss: mean error %.4f (se %.4f)",
+					im, prob, b, worst, k, se, mom.mean(mc.L), mom.se(mc.L))
 			}
-			if loss[1] <= loss[0] {
-				t.Errorf("inclusion converges: loss error %.4f at B=16, %.4f at B=256", loss[0], loss[1])
+			if prob == ProbInclusion {
+				if grad[1] < 20*gradSE || grad[1] <= grad[0] {
+					t.Errorf("%s: inclusion converges: gradient error %.4f at B=16, %.4f (se %.4f) at B=256", im, grad[0], grad[1], gradSE)
+				}
+				if loss[1] <= loss[0] {
+					t.Errorf("%s: inclusion converges: loss error %.4f at B=16, %.4f at B=256", im, loss[0], loss[1])
+				}
+				continue
 			}
-			continue
-		}
-		if grad[1] > 4.5*gradSE || grad[1] > grad[0]/4 {
-			t.Errorf("%s: gradient error %.4f at B=16, %.4f (se %.4f) at B=256: not consistent", prob, grad[0], grad[1], gradSE)
-		}
-		if loss[1] > loss[0]/4+4*lossSE {
-			t.Errorf("%s: loss error %.4f at B=16, %.4f (se %.4f) at B=256: not consistent", prob, loss[0], loss[1], lossSE)
+			if grad[1] > 4.5*gradSE || grad[1] > grad[0]/4 {
+				t.Errorf("%s %s: gradient error %.4f at B=16, %.4f (se %.4f) at B=256: not consistent", im, prob, grad[0], grad[1], gradSE)
+			}
+			if loss[1] > loss[0]/4+4*lossSE {
+				t.Errorf("%s %s: loss error %.4f at B=16, %.4f (se %.4f) at B=256: not consistent", im, prob, loss[0], loss[1], lossSE)
+			}
 		}
 	}
 }
@@ -223,11 +227,15 @@ func bigExp(x float64) *big.Float {
 // log(1 + Σ_{j≠p} w_j e^{f_j − f_p}), tiny; it is computed with log1p, to a
 // relative error of 1e-13 against a 200-bit big.Float reference, for true
 // losses down to 1e-18 (which log(sum) would round to 0) — for plain, logq in
-// each probability form and the Rawat weightings.
+// each probability form and the Rawat weightings, by the fused kernel and by
+// the expression (SoftmaxLoss).
 func TestNearZeroLoss(t *testing.T) {
 	for _, gap := range []float64{41.4465316738928, 23.2, 60} { // row-0 losses ≈ 1e-18, 8e-11, 9e-27
 		for _, s := range []Settings{{}, {Variant: LogQ, LogQProbability: ProbInclusion}, {Variant: LogQ},
-			{Variant: LogQ, LogQProbability: ProbDedupe}, {Variant: Importance}, {Variant: Relative}} {
+			{Variant: LogQ, LogQProbability: ProbDedupe}, {Variant: Importance}, {Variant: Relative},
+			{Impl: ImplExpression}, {Variant: LogQ, LogQProbability: ProbInclusion, Impl: ImplExpression},
+			{Variant: LogQ, Impl: ImplExpression}, {Variant: LogQ, LogQProbability: ProbDedupe, Impl: ImplExpression},
+			{Variant: Importance, Impl: ImplExpression}, {Variant: Relative, Impl: ImplExpression}} {
 			s.Temperature, s.Reduction = 1, ReduceSum
 			l := mustNew(t, s, tensor.Float64)
 			const b = 3
@@ -260,7 +268,7 @@ func TestNearZeroLoss(t *testing.T) {
 				want += bigLogOnePlus(x)
 			}
 			if math.Abs(got-want) > 1e-13*want {
-				t.Errorf("%s gap %v: loss %.17g, want %.17g (rel err %.2g)", l.s.Variant+"/"+string(l.s.LogQProbability), gap, got, want, math.Abs(got-want)/want)
+				t.Errorf("%s gap %v: loss %.17g, want %.17g (rel err %.2g)", name(l.s), gap, got, want, math.Abs(got-want)/want)
 			}
 		}
 	}
@@ -273,42 +281,50 @@ func TestNearZeroLoss(t *testing.T) {
 // Remark 4). So the two losses and gradients agree (to rounding, 1e-13) when
 // q comes from the same Step: for every sampler, both placements of the
 // correction (the Rawat weightings honour correct_at too) and with or without
-// accidental-hit removal.
+// accidental-hit removal, by the fused kernels and by the expressions.
 func TestExpectedCountIsRelative(t *testing.T) {
 	gen := newCaseGen(11, 9)
-	for _, sampler := range []string{SamplerInBatch, SamplerUniform, SamplerMixed} {
-		for _, at := range []string{CorrectLogits, CorrectScores} {
-			for _, hits := range []bool{false, true} {
-				neg := 0
-				if sampler != SamplerInBatch {
-					neg = 5
-				}
-				logq := mustNew(t, Settings{Variant: LogQ, Sampler: sampler, Negatives: neg, CorrectAt: at,
-					RemoveAccidentalHits: hits, Temperature: 0.3}, tensor.Float64)
-				rel := mustNew(t, Settings{Variant: Relative, Sampler: sampler, Negatives: neg, CorrectAt: at,
-					RemoveAccidentalHits: hits, Temperature: 0.3}, tensor.Float64)
-				p := gen.gen(logq.Settings(), logq.Layout(), 6, false)
-				v1, g1, err := newHarness(t, logq, p.st, p.b, p.c, true).run(p.S)
-				if err != nil {
-					t.Fatal(err)
-				}
-				v2, g2, err := newHarness(t, rel, p.st, p.b, p.c, true).run(p.S)
-				if err != nil {
-					t.Fatal(err)
-				}
-				checkClose(t, "expected_count logq vs relative "+sampler+" "+at, v1, v2, g1, g2, 1e-13)
-				// inclusion differs from relative as soon as a column's p̂ ≠ m·q.
-				inc := mustNew(t, Settings{Variant: LogQ, Sampler: sampler, Negatives: neg, CorrectAt: at,
-					RemoveAccidentalHits: hits, Temperature: 0.3, LogQProbability: ProbInclusion}, tensor.Float64)
-				v3, _, err := newHarness(t, inc, p.st, p.b, p.c, false).run(p.S)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if sampler != SamplerUniform && math.Abs(v3-v2) < 1e-6 {
-					t.Errorf("%s %s: inclusion logq %v equals relative %v", sampler, at, v3, v2)
+	for _, im := range []Impl{ImplFused, ImplExpression} {
+		for _, sampler := range []string{SamplerInBatch, SamplerUniform, SamplerMixed} {
+			for _, at := range []string{CorrectLogits, CorrectScores} {
+				for _, hits := range []bool{false, true} {
+					expectedCountIsRelative(t, gen, im, sampler, at, hits)
 				}
 			}
 		}
+	}
+}
+
+func expectedCountIsRelative(t *testing.T, gen *caseGen, im Impl, sampler, at string, hits bool) {
+	t.Helper()
+	neg := 0
+	if sampler != SamplerInBatch {
+		neg = 5
+	}
+	what := fmt.Sprintf("%s %s hits=%v %s", sampler, at, hits, im)
+	logq := mustNew(t, Settings{Variant: LogQ, Sampler: sampler, Negatives: neg, CorrectAt: at,
+		RemoveAccidentalHits: hits, Temperature: 0.3, Impl: im}, tensor.Float64)
+	rel := mustNew(t, Settings{Variant: Relative, Sampler: sampler, Negatives: neg, CorrectAt: at,
+		RemoveAccidentalHits: hits, Temperature: 0.3, Impl: im}, tensor.Float64)
+	p := gen.gen(logq.Settings(), logq.Layout(), 6, false)
+	v1, g1, err := newHarness(t, logq, p.st, p.b, p.c, true).run(p.S)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, g2, err := newHarness(t, rel, p.st, p.b, p.c, true).run(p.S)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkClose(t, "expected_count logq vs relative "+what, v1, v2, g1, g2, 1e-13)
+	// inclusion differs from relative as soon as a column's p̂ ≠ m·q.
+	inc := mustNew(t, Settings{Variant: LogQ, Sampler: sampler, Negatives: neg, CorrectAt: at,
+		RemoveAccidentalHits: hits, Temperature: 0.3, LogQProbability: ProbInclusion, Impl: im}, tensor.Float64)
+	v3, _, err := newHarness(t, inc, p.st, p.b, p.c, false).run(p.S)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sampler != SamplerUniform && math.Abs(v3-v2) < 1e-6 {
+		t.Errorf("%s: inclusion logq %v equals relative %v", what, v3, v2)
 	}
 }
 
@@ -343,13 +359,16 @@ func TestLogQProbabilityByHand(t *testing.T) {
 		{ProbExpectedCount, 2*math.Log(4) + math.Log(2)},
 		{ProbDedupe, 2*math.Log(3) + math.Log(1.5)},
 	} {
-		l := mustNew(t, Settings{Variant: LogQ, Temperature: 1, Reduction: ReduceSum, LogQProbability: tc.prob}, tensor.Float64)
-		got, _, err := newHarness(t, l, st, 3, 3, false).run(S)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if math.Abs(got-tc.want) > 1e-14*tc.want {
-			t.Errorf("%s: loss %.17g, want %.17g", tc.prob, got, tc.want)
+		for _, im := range []Impl{ImplFused, ImplExpression} {
+			l := mustNew(t, Settings{Variant: LogQ, Temperature: 1, Reduction: ReduceSum, LogQProbability: tc.prob,
+				Impl: im}, tensor.Float64)
+			got, _, err := newHarness(t, l, st, 3, 3, false).run(S)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(got-tc.want) > 1e-14*tc.want {
+				t.Errorf("%s %s: loss %.17g, want %.17g", tc.prob, im, got, tc.want)
+			}
 		}
 	}
 }

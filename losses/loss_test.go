@@ -1,6 +1,7 @@
 package losses
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -101,41 +102,45 @@ func TestFiniteDifferences(t *testing.T) {
 
 // TestLogQConstantIsPlain: with the same p̂ for every column and the positive
 // corrected too, logq equals plain (softmax shift invariance), for both
-// placements of the correction.
+// placements of the correction and both implementations.
 func TestLogQConstantIsPlain(t *testing.T) {
 	gen := newCaseGen(3, 9)
 	for _, at := range []string{CorrectLogits, CorrectScores} {
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-			plain := mustNew(t, Settings{}, dt)
-			logq := mustNew(t, Settings{Variant: LogQ, CorrectAt: at, LogQProbability: ProbInclusion}, dt)
-			p := gen.gen(plain.Settings(), Diagonal, 8, false)
-			for j := range p.st.LogP {
-				p.st.LogP[j] = math.Log(0.03)
-			}
-			for i := range p.st.PosLogP {
-				p.st.PosLogP[i] = math.Log(0.03)
-			}
-			v1, g1, err := newHarness(t, plain, p.st, p.b, p.c, true).run(p.S)
-			if err != nil {
-				t.Fatal(err)
-			}
-			v2, g2, err := newHarness(t, logq, p.st, p.b, p.c, true).run(p.S)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tol := 1e-12
-			if dt == tensor.Float32 {
-				tol = 1e-6
-			}
-			checkClose(t, "logq(const p̂) vs plain "+at+" "+dt.String(), v2, v1, g2, g1, tol)
-			// The uncorrected positive breaks the invariance.
-			unc := mustNew(t, Settings{Variant: LogQ, CorrectAt: at, UncorrectedPositive: true, LogQProbability: ProbInclusion}, dt)
-			v3, _, err := newHarness(t, unc, p.st, p.b, p.c, false).run(p.S)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if math.Abs(v3-v1) < 0.1 {
-				t.Errorf("%s: uncorrected positive gives %v, plain %v: the option has no effect", at, v3, v1)
+			for _, im := range []Impl{ImplFused, ImplExpression} {
+				what := fmt.Sprintf("%s %v %s", at, dt, im)
+				plain := mustNew(t, Settings{Impl: im}, dt)
+				logq := mustNew(t, Settings{Variant: LogQ, CorrectAt: at, LogQProbability: ProbInclusion, Impl: im}, dt)
+				p := gen.gen(plain.Settings(), Diagonal, 8, false)
+				for j := range p.st.LogP {
+					p.st.LogP[j] = math.Log(0.03)
+				}
+				for i := range p.st.PosLogP {
+					p.st.PosLogP[i] = math.Log(0.03)
+				}
+				v1, g1, err := newHarness(t, plain, p.st, p.b, p.c, true).run(p.S)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v2, g2, err := newHarness(t, logq, p.st, p.b, p.c, true).run(p.S)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tol := 1e-12
+				if dt == tensor.Float32 {
+					tol = 1e-6
+				}
+				checkClose(t, "logq(const p̂) vs plain "+what, v2, v1, g2, g1, tol)
+				// The uncorrected positive breaks the invariance.
+				unc := mustNew(t, Settings{Variant: LogQ, CorrectAt: at, UncorrectedPositive: true,
+					LogQProbability: ProbInclusion, Impl: im}, dt)
+				v3, _, err := newHarness(t, unc, p.st, p.b, p.c, false).run(p.S)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(v3-v1) < 0.1 {
+					t.Errorf("%s: uncorrected positive gives %v, plain %v: the option has no effect", what, v3, v1)
+				}
 			}
 		}
 	}
@@ -156,20 +161,22 @@ func TestCorrectAtPlacement(t *testing.T) {
 		// scores: z = (s − log p̂)/τ = (2 + 2 ln 2, 4 ln 2); −log P = log(1 + e^{2 ln 2 − 2}) = log(1 + 4e^{−2}).
 		{CorrectScores, math.Log(1 + 4*math.Exp(-2))},
 	} {
-		l := mustNew(t, Settings{Variant: LogQ, Temperature: 0.5, CorrectAt: tc.at, Reduction: ReduceSum,
-			LogQProbability: ProbInclusion}, tensor.Float64)
 		// Row 1 has scores (0, 0): z = (ln 2, ln 4) or (2 ln 2, 4 ln 2); its loss is
 		// log(1 + e^{ln 2 − ln 4}) = log 1.5 or log(1 + e^{2 ln 2 − 4 ln 2}) = log 1.25.
 		row1 := math.Log(1.5)
 		if tc.at == CorrectScores {
 			row1 = math.Log(1.25)
 		}
-		got, _, err := newHarness(t, l, st, 2, 2, false).run(S)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if math.Abs(got-(tc.want+row1)) > 1e-14 {
-			t.Errorf("correct_at = %s: loss %.17g, want %.17g", tc.at, got, tc.want+row1)
+		for _, im := range []Impl{ImplFused, ImplExpression} {
+			l := mustNew(t, Settings{Variant: LogQ, Temperature: 0.5, CorrectAt: tc.at, Reduction: ReduceSum,
+				LogQProbability: ProbInclusion, Impl: im}, tensor.Float64)
+			got, _, err := newHarness(t, l, st, 2, 2, false).run(S)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(got-(tc.want+row1)) > 1e-14 {
+				t.Errorf("correct_at = %s %s: loss %.17g, want %.17g", tc.at, im, got, tc.want+row1)
+			}
 		}
 	}
 }
@@ -290,12 +297,12 @@ func TestGradientScaling(t *testing.T) {
 
 // TestMSEGramianFromEmbeddings: on S = UVᵀ the Gramian term computed from the
 // scores equals λ/(B·C)·<UᵀU, VᵀWV> computed from the embeddings (Krichene
-// et al.), W = diag(1/(M·q_j)) the in-batch columns' weights.
+// et al.), W = diag(1/(M·q_j)) the in-batch columns' weights, for both
+// implementations.
 func TestMSEGramianFromEmbeddings(t *testing.T) {
 	gen := newCaseGen(6, 9)
 	const b, d = 5, 3
-	l := mustNew(t, Settings{Variant: MSEGramian, GramianWeight: 0.7}, tensor.Float64)
-	p := gen.gen(l.Settings(), Diagonal, b, false)
+	p := gen.gen(mustNew(t, Settings{Variant: MSEGramian, GramianWeight: 0.7}, tensor.Float64).Settings(), Diagonal, b, false)
 	p.st.Rewards = nil
 	rng := gen.rng
 	U, V := make([]float64, b*d), make([]float64, b*d)
@@ -309,10 +316,6 @@ func TestMSEGramianFromEmbeddings(t *testing.T) {
 				S[i*b+j] += U[i*d+k] * V[j*d+k]
 			}
 		}
-	}
-	got, _, err := newHarness(t, l, p.st, b, b, false).run(S)
-	if err != nil {
-		t.Fatal(err)
 	}
 	// <UᵀU, VᵀV> = Σ_kl (Σ_i U_ik U_il)(Σ_j V_jk V_jl).
 	inner := 0.0
@@ -331,12 +334,21 @@ func TestMSEGramianFromEmbeddings(t *testing.T) {
 		mse += (S[i*b+i] - 1) * (S[i*b+i] - 1)
 	}
 	want := mse/b + 0.7*inner/(b*b)
-	if math.Abs(got-want) > 1e-12*want {
-		t.Errorf("mse_gramian %.17g, want %.17g", got, want)
+	for _, im := range []Impl{ImplFused, ImplExpression} {
+		l := mustNew(t, Settings{Variant: MSEGramian, GramianWeight: 0.7, Impl: im}, tensor.Float64)
+		got, _, err := newHarness(t, l, p.st, b, b, false).run(S)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got-want) > 1e-12*want {
+			t.Errorf("%s: mse_gramian %.17g, want %.17g", im, got, want)
+		}
 	}
 }
 
-// TestExecutionErrors: a malformed Step is an error of the machine run, never a panic.
+// TestExecutionErrors: a malformed Step is an error of the machine run, never
+// a panic, for the fused kernel and the expression (whose binding builds the
+// same plan).
 func TestExecutionErrors(t *testing.T) {
 	gen := newCaseGen(7, 9)
 	cases := []struct {
@@ -366,19 +378,22 @@ func TestExecutionErrors(t *testing.T) {
 		{Settings{Variant: MSEGramian}, func(st *Step) { st.LogQ = nil }, "step.LogQ has length 0"},
 	}
 	for _, tc := range cases {
-		l := mustNew(t, tc.s, tensor.Float64)
-		p := gen.gen(l.Settings(), l.Layout(), 5, false)
-		if p.st.Rewards == nil {
-			p.st.Rewards = []float64{1, 1, 1, 1, 1}
-		}
-		h := newHarness(t, l, p.st, p.b, p.c, true)
-		if _, _, err := h.run(p.S); err != nil {
-			t.Fatalf("%s: valid step: %v", tc.s.Variant, err)
-		}
-		tc.break_(p.st)
-		_, _, err := h.run(p.S)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: error %v, want one containing %q", tc.s.Variant, err, tc.want)
+		for _, im := range []Impl{ImplFused, ImplExpression} {
+			tc.s.Impl = im
+			l := mustNew(t, tc.s, tensor.Float64)
+			p := gen.gen(l.Settings(), l.Layout(), 5, false)
+			if p.st.Rewards == nil {
+				p.st.Rewards = []float64{1, 1, 1, 1, 1}
+			}
+			h := newHarness(t, l, p.st, p.b, p.c, true)
+			if _, _, err := h.run(p.S); err != nil {
+				t.Fatalf("%s: valid step: %v", name(l.s), err)
+			}
+			tc.break_(p.st)
+			_, _, err := h.run(p.S)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: error %v, want one containing %q", name(l.s), err, tc.want)
+			}
 		}
 	}
 	// Non-finite scores give an error, not a NaN loss.

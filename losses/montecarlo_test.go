@@ -171,8 +171,16 @@ func TestImplicitLossDecoupled(t *testing.T) {
 // expectation λ·(1/M)·Σ_y s(x, y)², Krichene et al.'s Gramian term over the
 // whole corpus with uniform weight, within 4 Monte-Carlo standard errors over
 // R = 4000 batches; and it is far (more than 10 se) from the popularity-weighted
-// λ·Σ_y q_y s(x, y)² that the unweighted column average estimates.
+// λ·Σ_y q_y s(x, y)² that the unweighted column average estimates. Both
+// implementations, on the same batches.
 func TestGramianIsUniform(t *testing.T) {
+	for _, im := range []Impl{ImplFused, ImplExpression} {
+		gramianIsUniform(t, im)
+	}
+}
+
+// gramianIsUniform is TestGramianIsUniform for implementation im.
+func gramianIsUniform(t *testing.T, im Impl) {
 	const (
 		L, b, R = 30, 32, 4000
 		lambda  = 0.8
@@ -186,7 +194,7 @@ func TestGramianIsUniform(t *testing.T) {
 		uniform += lambda * sc[y] * sc[y] / L
 		weighted += lambda * q[y] * sc[y] * sc[y]
 	}
-	l := mustNew(t, Settings{Variant: MSEGramian, GramianWeight: lambda}, tensor.Float64)
+	l := mustNew(t, Settings{Variant: MSEGramian, GramianWeight: lambda, Impl: im}, tensor.Float64)
 	st := &Step{Layout: Diagonal, Items: L, LogQ: make([]float64, b)}
 	h := newHarness(t, l, st, b, b, false)
 	S := make([]float64, b*b)
@@ -216,10 +224,10 @@ func TestGramianIsUniform(t *testing.T) {
 	mean := sum / R
 	se := math.Sqrt((sum2/R - mean*mean) / (R - 1))
 	if math.Abs(mean-uniform) > 4*se {
-		t.Errorf("mean Gramian term %.5f, want the uniform λ·(1/M)·Σ s² = %.5f ± 4·%.5f", mean, uniform, se)
+		t.Errorf("%s: mean Gramian term %.5f, want the uniform λ·(1/M)·Σ s² = %.5f ± 4·%.5f", im, mean, uniform, se)
 	}
 	if math.Abs(mean-weighted) < 10*se {
-		t.Errorf("mean Gramian term %.5f is within 10 se (%.5f) of the popularity-weighted %.5f: the test cannot tell them apart", mean, se, weighted)
+		t.Errorf("%s: mean Gramian term %.5f is within 10 se (%.5f) of the popularity-weighted %.5f: the test cannot tell them apart", im, mean, se, weighted)
 	}
-	t.Logf("Gramian term: mean %.5f (se %.5f), uniform %.5f, popularity-weighted %.5f", mean, se, uniform, weighted)
+	t.Logf("%s: Gramian term: mean %.5f (se %.5f), uniform %.5f, popularity-weighted %.5f", im, mean, se, uniform, weighted)
 }
