@@ -35,58 +35,53 @@ func decodeState(data []byte, v any) error {
 	return nil
 }
 
-// MarshalBinary returns the sketch's buckets.
-func (s *sketch) MarshalBinary() ([]byte, error) {
-	st := sketchState{Last: make([]int64, len(s.cells)), Gap: make([]float32, len(s.cells))}
-	for i, c := range s.cells {
-		st.Last[i], st.Gap[i] = c.last, c.gap
+// encodeSketch encodes the n buckets that bucket returns.
+func encodeSketch(n int, bucket func(i int) (last int64, gap float32)) ([]byte, error) {
+	st := sketchState{Last: make([]int64, n), Gap: make([]float32, n)}
+	for i := range n {
+		st.Last[i], st.Gap[i] = bucket(i)
 	}
 	return encodeState(st)
+}
+
+// decodeSketch decodes a state of n buckets and passes each to set.
+func decodeSketch(data []byte, n int, set func(i int, last int64, gap float32)) error {
+	var st sketchState
+	if err := decodeState(data, &st); err != nil {
+		return err
+	}
+	if len(st.Last) != n || len(st.Gap) != n {
+		return fmt.Errorf("estimators: the state has %d buckets, the sketch %d", len(st.Last), n)
+	}
+	for i := range n {
+		set(i, st.Last[i], st.Gap[i])
+	}
+	return nil
+}
+
+// MarshalBinary returns the sketch's buckets.
+func (s *sketch) MarshalBinary() ([]byte, error) {
+	return encodeSketch(len(s.cells), func(i int) (int64, float32) { return s.cells[i].last, s.cells[i].gap })
 }
 
 // UnmarshalBinary restores buckets saved by MarshalBinary.
 func (s *sketch) UnmarshalBinary(data []byte) error {
-	st, err := decodeSketch(data, len(s.cells))
-	if err != nil {
-		return err
-	}
-	for i := range s.cells {
-		s.cells[i] = cell{last: st.Last[i], gap: st.Gap[i]}
-	}
-	return nil
-}
-
-func decodeSketch(data []byte, n int) (sketchState, error) {
-	var st sketchState
-	if err := decodeState(data, &st); err != nil {
-		return st, err
-	}
-	if len(st.Last) != n || len(st.Gap) != n {
-		return st, fmt.Errorf("estimators: the state has %d buckets, the sketch %d", len(st.Last), n)
-	}
-	return st, nil
+	return decodeSketch(data, len(s.cells), func(i int, last int64, gap float32) { s.cells[i] = cell{last: last, gap: gap} })
 }
 
 // MarshalBinary returns the sketch's buckets (not safe concurrently with Observe).
 func (s *atomicSketch) MarshalBinary() ([]byte, error) {
-	st := sketchState{Last: make([]int64, len(s.cells)), Gap: make([]float32, len(s.cells))}
-	for i := range s.cells {
-		st.Last[i], st.Gap[i] = s.cells[i].last.Load(), math.Float32frombits(s.cells[i].gap.Load())
-	}
-	return encodeState(st)
+	return encodeSketch(len(s.cells), func(i int) (int64, float32) {
+		return s.cells[i].last.Load(), math.Float32frombits(s.cells[i].gap.Load())
+	})
 }
 
-// UnmarshalBinary restores buckets saved by MarshalBinary.
+// UnmarshalBinary restores buckets saved by MarshalBinary (not safe concurrently with Observe).
 func (s *atomicSketch) UnmarshalBinary(data []byte) error {
-	st, err := decodeSketch(data, len(s.cells))
-	if err != nil {
-		return err
-	}
-	for i := range s.cells {
-		s.cells[i].last.Store(st.Last[i])
-		s.cells[i].gap.Store(math.Float32bits(st.Gap[i]))
-	}
-	return nil
+	return decodeSketch(data, len(s.cells), func(i int, last int64, gap float32) {
+		s.cells[i].last.Store(last)
+		s.cells[i].gap.Store(math.Float32bits(gap))
+	})
 }
 
 // tableState is the saved state of an online exact table (a static table has none).
