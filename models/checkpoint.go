@@ -148,23 +148,23 @@ func savedState[T float](p *param, st []T) savedParam {
 	return sp
 }
 
-// resume restores the trainer and the loop from the checkpoint at path. It reports false, with
-// nothing changed, when there is no file at path. After an error the model, the optimiser and
+// resume restores the trainer and the loop from the checkpoint at path; without a file at path
+// it changes nothing. After an error the model, the optimiser and
 // the estimator may be partly restored: the run must not continue.
-func resume[T float](path string, id runIdentity, tr *trainer[T], l *loop) (bool, error) {
+func resume[T float](path string, id runIdentity, tr *trainer[T], l *loop) error {
 	var ck checkpoint
 	if err := readChecksummed(path, checkpointMagic, "checkpoint", &ck); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return false, nil
+			return nil
 		}
-		return false, err
+		return err
 	}
 	if d := id.differs(ck.Run); d != "" {
-		return false, fmt.Errorf("%s: a checkpoint of another run (%s); remove it to train from the start", path, d)
+		return fmt.Errorf("%s: a checkpoint of another run (%s); remove it to train from the start", path, d)
 	}
 	ps := tr.m.params()
 	if len(ck.OptState) != len(tr.opt.state) || len(ck.Order) != len(l.order) || ck.Step < 0 {
-		return false, fmt.Errorf("%s: corrupt checkpoint: %d optimiser states for %d, an order of %d for %d", path, len(ck.OptState), len(tr.opt.state), len(ck.Order), len(l.order))
+		return fmt.Errorf("%s: corrupt checkpoint: %d optimiser states for %d, an order of %d for %d", path, len(ck.OptState), len(tr.opt.state), len(ck.Order), len(l.order))
 	}
 	k := 0
 	for _, p := range ps {
@@ -175,31 +175,31 @@ func resume[T float](path string, id runIdentity, tr *trainer[T], l *loop) (bool
 		sp := ck.OptState[k]
 		k++
 		if err := restoreState(st, sp); err != nil || sp.Name != p.name {
-			return false, fmt.Errorf("%s: corrupt checkpoint: optimiser state %q for parameter %q (%v)", path, sp.Name, p.name, err)
+			return fmt.Errorf("%s: corrupt checkpoint: optimiser state %q for parameter %q (%v)", path, sp.Name, p.name, err)
 		}
 	}
 	if tr.est != nil {
 		s, ok := tr.est.(encoding.BinaryUnmarshaler)
 		if !ok {
-			return false, fmt.Errorf("models: the estimator %T cannot restore its state (encoding.BinaryUnmarshaler) from checkpoints", tr.est)
+			return fmt.Errorf("models: the estimator %T cannot restore its state (encoding.BinaryUnmarshaler) from checkpoints", tr.est)
 		}
 		if err := s.UnmarshalBinary(ck.Estimator); err != nil {
-			return false, fmt.Errorf("%s: estimator state: %w", path, err)
+			return fmt.Errorf("%s: estimator state: %w", path, err)
 		}
 	}
 	if err := l.shuffle.UnmarshalBinary(ck.Shuffle); err != nil {
-		return false, fmt.Errorf("%s: shuffle state: %w", path, err)
+		return fmt.Errorf("%s: shuffle state: %w", path, err)
 	}
 	if err := tr.negSrc.UnmarshalBinary(ck.Negatives); err != nil {
-		return false, fmt.Errorf("%s: negative sampler state: %w", path, err)
+		return fmt.Errorf("%s: negative sampler state: %w", path, err)
 	}
 	if err := tr.m.restore(path, ck.Model); err != nil {
-		return false, err
+		return err
 	}
 	tr.opt.t = ck.OptStep
 	copy(l.order, ck.Order)
 	l.step, l.curve, l.sum, l.since = ck.Step, ck.Curve, ck.Sum, ck.Since
-	return true, nil
+	return nil
 }
 
 // restoreState copies a saved optimiser state into st.

@@ -146,7 +146,7 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 		if _, err := stateOf(est); err != nil {
 			return nil, err
 		}
-		if _, err := resume(ck.path, ck.id, tr, l); err != nil {
+		if err := resume(ck.path, ck.id, tr, l); err != nil {
 			return nil, err
 		}
 	}
