@@ -339,6 +339,9 @@ func (s *Settings) Resolve() error {
 		if s.Temperature != 0 {
 			return fmt.Errorf("temperature: variant mse_gramian works on the raw scores; leave it 0, got %v", s.Temperature)
 		}
+		if s.LearnTemperature {
+			return fmt.Errorf("learn_temperature: variant %s has no temperature; leave it false", v)
+		}
 	} else {
 		if s.Temperature == 0 {
 			s.Temperature = DefaultTemperature

@@ -4,8 +4,18 @@
 // A tower mean-pools (weighted) the embeddings of its entity's categorical feature bags (one table
 // per datasets.Field, hashed vocabularies included; optionally shared between the towers for
 // equally named fields, as in the paper), concatenates the dense features, applies an MLP with
-// ReLU between layers and L2-normalises the output with an epsilon. The score of a query and an
-// item is ⟨u, v⟩; the loss (package losses) divides it by the temperature τ.
+// an activation between layers (Settings.Activation: relu, identity, tanh, gelu, swish;
+// optionally residual, h ← h + act(h·W + b)) and L2-normalises the output with an epsilon. The
+// score of a query and an item is ⟨u, v⟩; the loss (package losses) divides it by the
+// temperature τ.
+//
+// A tower has one forward definition (fwd in tower.go), from which both the training graph and
+// the inference graphs of EmbedQueries, EmbedItems and the LSH estimator's keys are built, so
+// that they cannot drift apart. Each activation is defined once, in the table activations, by
+// its expression in stock Gorgonia ops; the fused dense op (x·W + b with ReLU or identity in one
+// op with a hand-written gradient) and the L2-normalisation op are fast paths, tested equal to
+// the tower written entirely in stock ops and differentiated by autodiff
+// (TestTowerFusedMatchesExpression).
 //
 // Training (Train) runs a Gorgonia tape machine over custom ops: a dense layer with fused bias and
 // ReLU, the L2 normalisation, the score matrix U·Vᵀ as one Gemm, and the loss op of package
@@ -25,6 +35,12 @@
 // machines would need each tower's forward and backward in separate programs joined by the score
 // machine, and with both cores already busy inside each heavy op it could only overlap the
 // small element-wise ops.
+//
+// Save writes model.bin, Load reads it; TrainResumable writes training checkpoints (parameters,
+// optimiser state, estimator state, random-number states, position in the epoch, curve) every
+// TrainSettings.CheckpointEvery steps or every epoch, and resumes from one so that the run ends
+// bit-identical to an uninterrupted one. Both files are written atomically and carry a CRC-32C
+// of their contents: a flipped bit is an error naming the file.
 //
 // The default build is pure Go (gonum's BLAS, which parallelises large products itself). With
 // -tags openblas the BLAS calls go to OpenBLAS at one thread and large products are split across

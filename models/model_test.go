@@ -78,11 +78,68 @@ func TestSaveLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := New(Settings{}, ds, tensor.Float32, 1)
-	if err := m.Load(bad); err == nil || !strings.Contains(err.Error(), "not a saved model") {
+	if err := m.Load(bad); err == nil || !strings.Contains(err.Error(), "not a model file") {
 		t.Errorf("loading garbage: %v", err)
 	}
 	if err := m.Save(filepath.Join(t.TempDir(), "missing", "dir", "m.gob")); err == nil {
 		t.Error("saving into a missing directory succeeded")
+	}
+}
+
+// TestModelFileBitFlips flips, one at a time, every bit of a saved model file (the header, the
+// gob payload and the trailer holding the payload length and CRC-32C): every flip is an error
+// naming the file (one flip per byte is written to a file and loaded with Load, the others are
+// decoded from memory by the same code), and the model being loaded keeps its parameters.
+func TestModelFileBitFlips(t *testing.T) {
+	ds := tinyDataset()
+	s := Settings{EmbeddingDim: 2, Hidden: []int{3, 2}, ShareEmbeddings: true}
+	m := must(New(s, ds, tensor.Float32, 1))
+	dir := t.TempDir()
+	path := filepath.Join(dir, "model.bin")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := must(New(s, ds, tensor.Float32, 2))
+	before := must(target.EmbedItems([]int32{0, 1, 2, 3, 4}))
+	bad := filepath.Join(dir, "flipped.bin")
+	regions := map[string]int{}
+	for i := range good {
+		region := "payload"
+		switch {
+		case i < len(modelMagic):
+			region = "header"
+		case i >= len(good)-trailerSize:
+			region = "trailer"
+		}
+		for bit := range 8 {
+			b := slices.Clone(good)
+			b[i] ^= 1 << bit
+			var sm savedModel
+			err := decodeChecksummed(bad, b, modelMagic, "model", &sm)
+			if bit == i%8 { // one flip per byte through the file and Load
+				if err := os.WriteFile(bad, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				err = target.Load(bad)
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), bad+": ") {
+				t.Fatalf("%s byte %d bit %d flipped: error %v", region, i, bit, err)
+			}
+			regions[region]++
+		}
+	}
+	if regions["header"] != 64 || regions["trailer"] != 96 || regions["payload"] < 800 {
+		t.Errorf("flips per region %v", regions)
+	}
+	if after := must(target.EmbedItems([]int32{0, 1, 2, 3, 4})); !slices.Equal(before, after) {
+		t.Error("a failed load changed the model")
+	}
+	if err := target.Load(path); err != nil {
+		t.Errorf("the intact file: %v", err)
 	}
 }
 
@@ -132,7 +189,7 @@ func TestNew(t *testing.T) {
 	if _, err := New(Settings{}, bad, tensor.Float32, 1); err == nil || !strings.Contains(err.Error(), "out of range") {
 		t.Errorf("id out of the vocabulary: %v", err)
 	}
-	if _, err := New(Settings{Activation: "gelu"}, ds, tensor.Float32, 1); err == nil || !strings.HasPrefix(err.Error(), "activation: unknown") {
+	if _, err := New(Settings{Activation: "elu"}, ds, tensor.Float32, 1); err == nil || !strings.HasPrefix(err.Error(), "activation: unknown") {
 		t.Errorf("bad settings: %v", err)
 	}
 	if _, err := New(Settings{}, ds, tensor.Int, 1); err == nil {
@@ -162,7 +219,9 @@ func TestSettingsResolve(t *testing.T) {
 	}{
 		{Settings{EmbeddingDim: -1}, "embedding_dim: "},
 		{Settings{Hidden: []int{4, 0}}, "hidden: "},
-		{Settings{Activation: "tanh"}, `activation: unknown "tanh" (allowed: relu, identity)`},
+		{Settings{Activation: "elu"}, `activation: unknown "elu" (allowed: relu, identity, tanh, gelu, swish)`},
+		{Settings{Hidden: []int{8}, Residual: true}, "residual: needs at least two layers"},
+		{Settings{Hidden: []int{8, 8, 4}, Residual: true}, "residual: needs layers of equal sizes"},
 		{Settings{InitStd: -1}, "init_std: "},
 		{Settings{NormEpsilon: -1}, "norm_epsilon: "},
 	} {
@@ -189,6 +248,7 @@ func TestSettingsResolve(t *testing.T) {
 		{TrainSettings{Order: "random"}, `order: unknown "random" (allowed: shuffled, sequential)`},
 		{TrainSettings{LogEvery: -1}, "log_every: "},
 		{TrainSettings{LogSeconds: -1}, "log_seconds: "},
+		{TrainSettings{CheckpointEvery: -1}, "checkpoint_every: "},
 	} {
 		if err := c.s.Resolve(); err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want prefix %q", c.s, err, c.want)

@@ -6,12 +6,6 @@ import (
 	"strings"
 )
 
-// Activations of the hidden layers.
-const (
-	ActivationReLU     = "relu"
-	ActivationIdentity = "identity"
-)
-
 // Optimisers.
 const (
 	OptimizerSGD      = "sgd"
@@ -35,8 +29,13 @@ type Settings struct {
 	// Hidden lists the output sizes of the layers of each tower's MLP; the last one is the
 	// dimension of the embeddings u and v. Default [512, 128] (Yi et al. section 6, Wikipedia).
 	Hidden []int `toml:"hidden"`
-	// Activation follows every layer but the last: "relu" (default) or "identity".
-	Activation string `toml:"activation"`
+	// Activation follows every layer but the last: "relu" (default), "identity", "tanh",
+	// "gelu" or "swish" (see the Activation constants).
+	Activation Activation `toml:"activation"`
+	// Residual adds every layer's input to its output, h ← h + act(h·W + b), for every layer
+	// after the first (the first maps the input features to the hidden width). It needs at least
+	// two layers, all of the same size. Default false.
+	Residual bool `toml:"residual"`
 	// ShareEmbeddings makes the query and item towers share the embedding table of equally named
 	// fields, as Yi et al. do (section 5 and 6). Default false: every field of every tower has
 	// its own table. The MLPs are never shared.
@@ -73,8 +72,18 @@ func (s *Settings) Resolve() error {
 			return fmt.Errorf("hidden: layer %d must have a positive size, got %d", i, h)
 		}
 	}
-	if err := oneOf("activation", s.Activation, ActivationReLU, ActivationIdentity); err != nil {
+	if err := oneOf("activation", string(s.Activation), activationNames()...); err != nil {
 		return err
+	}
+	if s.Residual {
+		if len(s.Hidden) < 2 {
+			return fmt.Errorf("residual: needs at least two layers (hidden = %v): the first maps the input to the hidden width", s.Hidden)
+		}
+		for i, h := range s.Hidden[1:] {
+			if h != s.Hidden[0] {
+				return fmt.Errorf("residual: needs layers of equal sizes, hidden = %v has %d at layer %d and %d at layer 0", s.Hidden, h, i+1, s.Hidden[0])
+			}
+		}
 	}
 	if !(s.InitStd > 0) || math.IsInf(s.InitStd, 0) {
 		return fmt.Errorf("init_std: must be a positive number, got %v", s.InitStd)
@@ -120,6 +129,10 @@ type TrainSettings struct {
 	Order string `toml:"order"`
 	// LogEvery is the number of steps per point of the training curve; default 100.
 	LogEvery int `toml:"log_every"`
+	// CheckpointEvery is the number of steps between two training checkpoints when training
+	// writes them (TrainResumable with a checkpoint file); default 0: at the end of every
+	// epoch. A checkpoint is also written after the last step.
+	CheckpointEvery int `toml:"checkpoint_every"`
 	// LogSeconds is the minimum time between two plain progress lines when progress does not
 	// go to a terminal; default 10.
 	LogSeconds float64 `toml:"log_seconds"`
@@ -207,6 +220,8 @@ func (s *TrainSettings) Resolve() error {
 		return fmt.Errorf("steps: set epochs or steps, not both (epochs %d, steps %d)", s.Epochs, s.Steps)
 	case s.LogEvery < 1:
 		return fmt.Errorf("log_every: must be positive, got %d", s.LogEvery)
+	case s.CheckpointEvery < 0:
+		return fmt.Errorf("checkpoint_every: must be >= 0 (0 = every epoch), got %d", s.CheckpointEvery)
 	case !(s.LogSeconds > 0) || math.IsInf(s.LogSeconds, 0):
 		return fmt.Errorf("log_seconds: must be a positive number, got %v", s.LogSeconds)
 	}

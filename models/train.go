@@ -26,6 +26,9 @@ type Point struct {
 	Epoch          int     // epoch (1-based) of that step
 	Loss           float64 // mean training loss over the steps of the interval
 	ExamplesPerSec float64 // training throughput over the interval (wall clock)
+	// Temperature is the loss's τ at the step: the learned value with
+	// losses.Settings.LearnTemperature, else the fixed one (0 for a loss without τ).
+	Temperature float64
 }
 
 // Curve is the training curve: one Point every TrainSettings.LogEvery steps and one at the
@@ -72,10 +75,30 @@ type Curve []Point
 // steps with ctx.Err(). progress receives a live progress bar when it is a terminal and a plain
 // line at most every ts.LogSeconds otherwise; nil discards it.
 func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ts TrainSettings, seed int64, progress io.Writer) (Curve, error) {
+	return TrainResumable(ctx, m, ds, est, ls, ts, seed, "", progress)
+}
+
+// TrainResumable is Train with checkpoints: with a non-empty checkpointPath it writes the full
+// training state to that file (atomically, with a checksum) every ts.CheckpointEvery steps (every
+// epoch when 0) and after the last step, and, when the file exists as it starts, resumes from
+// it. A run resumed from a checkpoint ends bit-identical to a run that was never interrupted
+// (parameters, optimiser and estimator state, curve losses; ExamplesPerSec is measured anew).
+//
+// The checkpoint holds the parameters, the optimiser state (Adam's moments, Adagrad's
+// accumulators, momentum velocities and the step count), the estimator's state (est must
+// implement encoding.BinaryMarshaler and encoding.BinaryUnmarshaler, as every estimator of
+// package estimators does; nil is allowed for the samplers that need none), the random-number
+// states, the position in the epoch and the curve so far. It identifies its run: a checkpoint of
+// other settings (model, train, loss), dtype, seed or training data is an error naming the file
+// and the difference, never silently resumed; so is a corrupt one. m must be freshly built by New
+// for the run (its parameters are replaced by the checkpoint's). The file is left in place after
+// the last step: a caller removes it once it has saved what it needs (model.bin, metrics), so
+// that a run killed in between resumes without training again.
+func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ts TrainSettings, seed int64, checkpointPath string, progress io.Writer) (Curve, error) {
 	if err := ts.Resolve(); err != nil {
 		return nil, err
 	}
-	loss, err := losses.New(ls, m.dt)
+	loss, err := trainLoss(m, ls)
 	if err != nil {
 		return nil, err
 	}
@@ -98,28 +121,43 @@ func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.E
 	if n := len(ds.Train); n < ts.BatchSize {
 		return nil, fmt.Errorf("batch_size: %d exceeds the %d training interactions of %q", ts.BatchSize, n, ds.Name)
 	}
-	if m.dt == tensor.Float64 {
-		return train[float64](ctx, m, ds, est, loss, ts, seed, progress)
+	var ck checkpointing
+	if checkpointPath == "" && ts.CheckpointEvery > 0 {
+		return nil, fmt.Errorf("checkpoint_every: %d, but this training writes no checkpoints (no checkpoint file)", ts.CheckpointEvery)
 	}
-	return train[float32](ctx, m, ds, est, loss, ts, seed, progress)
+	if checkpointPath != "" {
+		ck = checkpointing{path: checkpointPath, id: newRunIdentity(m, ds, ls, ts, seed)}
+	}
+	if m.dt == tensor.Float64 {
+		return train[float64](ctx, m, ds, est, loss, ts, seed, ck, progress)
+	}
+	return train[float32](ctx, m, ds, est, loss, ts, seed, ck, progress)
 }
 
-func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, ts TrainSettings, seed int64, progress io.Writer) (Curve, error) {
-	tr, err := newTrainer[T](m, ds, est, loss, ts, seed)
+func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, ts TrainSettings, seed int64, ck checkpointing, progress io.Writer) (Curve, error) {
+	tr, err := newTrainer[T](m, ds, est, loss, ts, seed, towerFused)
 	if err != nil {
 		return nil, err
 	}
-	order := make([]int32, len(ds.Train))
-	for i := range order {
-		order[i] = int32(i)
+	l := &loop{order: make([]int32, len(ds.Train)), shuffle: rand.NewPCG(uint64(seed), 0x73687566666c65)} // "shuffle"
+	for i := range l.order {
+		l.order[i] = int32(i)
 	}
 	if ts.Order == OrderSequential {
-		slices.SortStableFunc(order, func(a, b int32) int {
+		slices.SortStableFunc(l.order, func(a, b int32) int {
 			x, y := ds.Train[a], ds.Train[b]
 			return cmp.Or(cmp.Compare(x.Day, y.Day), cmp.Compare(x.Time, y.Time))
 		})
 	}
-	shuffle := rand.New(rand.NewPCG(uint64(seed), 0x73687566666c65)) // "shuffle"
+	if ck.path != "" {
+		if _, err := stateOf(est); err != nil {
+			return nil, err
+		}
+		if err := resume(ck.path, ck.id, tr, l); err != nil {
+			return nil, err
+		}
+	}
+	shuffle := rand.New(l.shuffle)
 	perEpoch := len(ds.Train) / ts.BatchSize
 	total := ts.Steps
 	if total == 0 {
@@ -128,40 +166,61 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 	rep := newReporter(progress, total, ts.BatchSize, ts.LogSeconds)
 	defer rep.close()
 
-	var curve Curve
 	batch := make([]datasets.Interaction, ts.BatchSize)
-	var sum float64
-	var since int
 	mark := time.Now()
-	for step := 1; step <= total; step++ {
+	for step := l.step + 1; step <= total; step++ {
 		if err := ctx.Err(); err != nil {
-			return curve, err
+			return l.curve, err
 		}
 		epoch := (step-1)/perEpoch + 1
 		k := (step - 1) % perEpoch
 		if k == 0 && ts.Order == OrderShuffled {
-			shuffle.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			shuffle.Shuffle(len(l.order), func(i, j int) { l.order[i], l.order[j] = l.order[j], l.order[i] })
 		}
-		for i, idx := range order[k*ts.BatchSize : (k+1)*ts.BatchSize] {
+		for i, idx := range l.order[k*ts.BatchSize : (k+1)*ts.BatchSize] {
 			batch[i] = ds.Train[idx]
 		}
-		l, err := tr.step(int64(step), batch)
+		loss, err := tr.step(int64(step), batch)
 		if err != nil {
-			return curve, fmt.Errorf("models: step %d (epoch %d): %w", step, epoch, err)
+			return l.curve, fmt.Errorf("models: step %d (epoch %d): %w", step, epoch, err)
 		}
-		sum += l
-		since++
-		rep.step(step, l)
+		l.step = step
+		l.sum += loss
+		l.since++
+		rep.step(step, loss)
 		if step%ts.LogEvery == 0 || step == total {
 			now := time.Now()
-			p := Point{Step: step, Epoch: epoch, Loss: sum / float64(since),
-				ExamplesPerSec: float64(since*ts.BatchSize) / now.Sub(mark).Seconds()}
-			curve = append(curve, p)
+			p := Point{Step: step, Epoch: epoch, Loss: l.sum / float64(l.since),
+				ExamplesPerSec: float64(l.since*ts.BatchSize) / now.Sub(mark).Seconds(), Temperature: tr.temperature()}
+			l.curve = append(l.curve, p)
 			rep.point(p, step == total)
-			sum, since, mark = 0, 0, now
+			l.sum, l.since, mark = 0, 0, now
+		}
+		if ck.due(step, perEpoch, total, ts.CheckpointEvery) {
+			if err := writeCheckpoint(ck.path, ck.id, tr, l); err != nil {
+				return l.curve, err
+			}
 		}
 	}
-	return curve, nil
+	return l.curve, nil
+}
+
+// checkpointing says where and for which run training writes checkpoints (no path: none).
+type checkpointing struct {
+	path string
+	id   runIdentity
+}
+
+// due says whether a checkpoint is written after step: every `every` steps (every epoch when
+// every is 0) and after the last step.
+func (c checkpointing) due(step, perEpoch, total, every int) bool {
+	if c.path == "" {
+		return false
+	}
+	if every == 0 {
+		every = perEpoch
+	}
+	return step%every == 0 || step == total
 }
 
 // trainer holds the training graph of one run and everything a step reuses.
@@ -179,11 +238,13 @@ type trainer[T float] struct {
 	nTrain   int       // N, the number of training interactions
 	qFromEst bool      // q̂ = DrawProb(p̂, B) (q_source = "estimator") rather than count/N
 	negRNG   *rand.Rand
+	negSrc   *rand.PCG // negRNG's source, whose state checkpoints save
 
 	vm        gorgonia.VM
 	x         [2][]T            // tower inputs: the backing arrays of the graph's input nodes
 	ids       [2][]int32        // entity of each tower input row
 	dx        [2]*gorgonia.Node // gradient w.r.t. the tower inputs (nil for a side without fields)
+	outs      [2]*gorgonia.Node // the towers' normalised outputs
 	dense     []*param
 	denseGrad []*gorgonia.Node
 	lossNode  *gorgonia.Node
@@ -194,18 +255,22 @@ type trainer[T float] struct {
 	clip  float64
 
 	keys []uint64 // estimator keys of the item rows
-	fwd  forwardBuffers[T]
+	tau  float64  // the loss's fixed τ (without a learned one)
+	impl towerImpl
+	keyf *inference[T] // the item tower's inference graph of the estimator keys
 	emb  []float32
 }
 
-func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, ts TrainSettings, seed int64) (*trainer[T], error) {
+// newTrainer builds the trainer of one run; impl is towerFused except in tests.
+func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, ts TrainSettings, seed int64, impl towerImpl) (*trainer[T], error) {
 	ls := loss.Settings()
 	tr := &trainer[T]{
 		m: m, est: est, layout: loss.Layout(), b: ts.BatchSize, neg: ls.Negatives,
 		mixed: ls.Sampler == losses.SamplerMixed, items: ds.Items,
-		negRNG: rand.New(rand.NewPCG(uint64(seed), 0x6e65676174697665)), // "negative"
-		opt:    newOptimizer[T](ts, m.params()), clip: ts.Clip,
+		negSrc: rand.NewPCG(uint64(seed), 0x6e65676174697665), // "negative"
+		opt:    newOptimizer[T](ts, m.params()), clip: ts.Clip, impl: impl, tau: ls.Temperature,
 	}
+	tr.negRNG = rand.New(tr.negSrc)
 	if tr.layout == losses.Diagonal && est == nil {
 		return nil, fmt.Errorf("models: sampler %s needs an estimator of p̂", ls.Sampler)
 	}
@@ -267,6 +332,14 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	return tr, tr.build(loss)
 }
 
+// temperature returns the loss's current τ.
+func (tr *trainer[T]) temperature() float64 {
+	if tau, ok := tr.m.Temperature(); ok {
+		return tau
+	}
+	return tr.tau
+}
+
 // build constructs the training graph: both towers on their input matrices, the score matrix,
 // the loss and the gradients of every dense weight and of the tower inputs.
 func (tr *trainer[T]) build(loss *losses.Loss) error {
@@ -277,31 +350,31 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 	var inputs [2]*gorgonia.Node
 	for side, t := range m.towers {
 		rows := len(tr.ids[side])
-		tr.x[side] = make([]T, rows*t.in)
-		x := gorgonia.NewMatrix(g, m.dt, gorgonia.WithShape(rows, t.in), gorgonia.WithName(sideNames[side]+".x"),
-			gorgonia.WithValue(tensor.New(tensor.WithShape(rows, t.in), tensor.WithBacking(tr.x[side]))))
-		h := x
-		for i, l := range t.layers {
-			w := gorgonia.NewMatrix(g, m.dt, gorgonia.WithShape(l.in, l.out), gorgonia.WithName(l.w.name),
-				gorgonia.WithValue(tensor.New(tensor.WithShape(l.in, l.out), tensor.WithBacking(values[T](l.w)))))
-			bias := gorgonia.NewVector(g, m.dt, gorgonia.WithShape(l.out), gorgonia.WithName(l.b.name),
-				gorgonia.WithValue(tensor.New(tensor.WithShape(l.out), tensor.WithBacking(values[T](l.b)))))
-			op := &denseOp[T]{name: fmt.Sprintf("%s.%d", sideNames[side], i), relu: m.relu(i, len(t.layers)),
-				needDX: i > 0 || len(t.fields) > 0}
-			var err error
-			if h, err = gorgonia.ApplyOp(op, h, w, bias); err != nil {
-				return err
-			}
-			wrt = append(wrt, w, bias)
-			tr.dense = append(tr.dense, l.w, l.b)
-		}
-		var err error
-		if outs[side], err = gorgonia.ApplyOp(&l2NormOp[T]{name: sideNames[side], eps: m.s.NormEpsilon}, h); err != nil {
+		tn, err := fwd[T](m, t, g, rows, tr.impl, len(t.fields) > 0)
+		if err != nil {
 			return err
 		}
+		tr.x[side] = tn.xData.([]T)
+		outs[side] = tn.out
+		tr.outs[side] = tn.out
+		wrt = append(wrt, tn.params...)
+		tr.dense = append(tr.dense, tn.of...)
 		if len(t.fields) > 0 {
-			inputs[side] = x
+			inputs[side] = tn.x
 		}
+	}
+	scores, err := gorgonia.ApplyOp(&scoresOp[T]{first: tr.layout == losses.First}, outs[sideQuery], outs[sideItem])
+	if err != nil {
+		return err
+	}
+	var logTau *gorgonia.Node
+	if m.logTau != nil {
+		var lt *gorgonia.Node
+		if logTau, lt, err = logTemperatureNode[T](m, g); err != nil {
+			return err
+		}
+		wrt = append(wrt, lt)
+		tr.dense = append(tr.dense, m.logTau)
 	}
 	nDense := len(wrt)
 	for _, x := range inputs {
@@ -309,11 +382,7 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 			wrt = append(wrt, x)
 		}
 	}
-	scores, err := gorgonia.ApplyOp(&scoresOp[T]{first: tr.layout == losses.First}, outs[sideQuery], outs[sideItem])
-	if err != nil {
-		return err
-	}
-	if tr.lossNode, err = loss.Node(losses.Inputs{Scores: scores, U: outs[sideQuery], V: outs[sideItem]}, &tr.st); err != nil {
+	if tr.lossNode, err = loss.Node(losses.Inputs{Scores: scores, U: outs[sideQuery], V: outs[sideItem], LogTemperature: logTau}, &tr.st); err != nil {
 		return err
 	}
 	grads, err := gorgonia.Grad(tr.lossNode, wrt...)
@@ -493,7 +562,16 @@ func (tr *trainer[T]) estimatorKeys() ([]uint64, error) {
 		}
 		return tr.keys, nil
 	}
-	y := tr.fwd.forward(tr.m, tr.m.towers[sideItem], ids)
+	if tr.keyf == nil {
+		var err error
+		if tr.keyf, err = newInference[T](tr.m, tr.m.towers[sideItem], len(ids), tr.impl); err != nil {
+			return nil, err
+		}
+	}
+	y, err := tr.keyf.run(ids)
+	if err != nil {
+		return nil, err
+	}
 	tr.emb = grow(tr.emb, len(y))
 	for i, v := range y {
 		tr.emb[i] = float32(v)
