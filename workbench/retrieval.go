@@ -101,6 +101,13 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSteps(cfg.Train, len(ds.Train)); err != nil {
+		return nil, err
+	}
+	limit, source := machineMemory()
+	if err := checkMemory(cfg, ds, limit, source); err != nil {
+		return nil, err
+	}
 	counts := ds.ItemCounts()
 	m, err := models.New(cfg.Model, ds, tensor.Float32, r.Seed)
 	if err != nil {

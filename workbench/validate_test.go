@@ -1,6 +1,7 @@
 package workbench
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -102,5 +103,24 @@ func TestAblationOverNonRunSettings(t *testing.T) {
 	for _, tt := range tests {
 		_, err := loadAndPlan(t, tt.body)
 		wantError(t, err, tt.want)
+	}
+}
+
+// TestShippedConfigsPlan: every config in configs/ still loads and plans under the stricter
+// checks (written zeros, axis keys); wiki.toml writes temperature 0.0 for mse_gramian, a zero
+// that resolving keeps.
+func TestShippedConfigsPlan(t *testing.T) {
+	files, err := filepath.Glob("../configs/*.toml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no configs: %v", err)
+	}
+	for _, f := range files {
+		raw, cfg, err := loadConfig(f, nil)
+		if err == nil && cfg.Experiment == experimentRetrieval {
+			_, err = plan(raw, cfg)
+		}
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
 	}
 }
