@@ -88,6 +88,11 @@ func loadConfig(path string, sets []string) (raw, resolved *Config, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return parseConfig(path, data, sets)
+}
+
+// parseConfig is loadConfig of the file path whose content is data.
+func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config, err error) {
 	var cfg Config
 	md, err := toml.Decode(string(data), &cfg)
 	if err != nil {
