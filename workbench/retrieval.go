@@ -22,6 +22,7 @@ import (
 // runRetrieval trains and evaluates every run of the grid that is not finished yet, then writes
 // the experiment's metrics.csv, summary.md and figures from every finished run.
 func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Writer) error {
+	begin := time.Now()
 	runs, err := plan(raw, cfg)
 	if err != nil {
 		return err
@@ -40,13 +41,21 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 		}
 		return runOne(ctx, r, old, cache, progress)
 	})
+	// The error that stopped the runs is the one reported (on a full disk, writing the
+	// folder-level files fails too). After a failure, folder-level files that exist are kept: the
+	// finished runs may then be a subset of those they summarise (a failed re-evaluation).
 	recs, err := records(runs)
 	if err != nil {
-		return err
+		return firstError(runErr, err)
+	}
+	if runErr != nil && exists(filepath.Join(cfg.Out, "metrics.csv")) {
+		fmt.Fprintf(stdout, "%s keeps its previous metrics.csv, summary.md and figures: a run failed\n", cfg.Out)
+		return runErr
 	}
 	if len(recs) > 0 {
+		removeStale(cfg.Out, begin)
 		if err := writeRetrievalOutputs(cfg, recs); err != nil {
-			return err
+			return firstError(runErr, err)
 		}
 		fmt.Fprintf(stdout, "results of %d runs in %s (metrics.csv, summary.md, figures)\n", len(recs), cfg.Out)
 	}
@@ -94,6 +103,7 @@ func writeRunConfig(r plannedRun) error {
 // is evaluated again instead of retrained, and old's training summary and curve are kept.
 func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache, progress io.Writer) (*runRecord, error) {
 	cfg := r.cfg
+	removeStale(r.dir, time.Now())
 	if err := writeRunConfig(r); err != nil {
 		return nil, err
 	}
