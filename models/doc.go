@@ -4,8 +4,18 @@
 // A tower mean-pools (weighted) the embeddings of its entity's categorical feature bags (one table
 // per datasets.Field, hashed vocabularies included; optionally shared between the towers for
 // equally named fields, as in the paper), concatenates the dense features, applies an MLP with
-// ReLU between layers and L2-normalises the output with an epsilon. The score of a query and an
-// item is ⟨u, v⟩; the loss (package losses) divides it by the temperature τ.
+// an activation between layers (Settings.Activation: relu, identity, tanh, gelu, swish;
+// optionally residual, h ← h + act(h·W + b)) and L2-normalises the output with an epsilon. The
+// score of a query and an item is ⟨u, v⟩; the loss (package losses) divides it by the
+// temperature τ.
+//
+// A tower has one forward definition (fwd in tower.go), from which both the training graph and
+// the inference graphs of EmbedQueries, EmbedItems and the LSH estimator's keys are built, so
+// that they cannot drift apart. Each activation is defined once, in the table activations, by
+// its expression in stock Gorgonia ops; the fused dense op (x·W + b with ReLU or identity in one
+// op with a hand-written gradient) and the L2-normalisation op are fast paths, tested equal to
+// the tower written entirely in stock ops and differentiated by autodiff
+// (TestTowerFusedMatchesExpression).
 //
 // Training (Train) runs a Gorgonia tape machine over custom ops: a dense layer with fused bias and
 // ReLU, the L2 normalisation, the score matrix U·Vᵀ as one Gemm, and the loss op of package

@@ -73,11 +73,21 @@ func newTestTrainer(t *testing.T, ds *datasets.Dataset, ls losses.Settings, batc
 
 func newTestTrainerWith(t *testing.T, s Settings, ds *datasets.Dataset, ls losses.Settings, batch int, seed int64) (*Model, *trainer[float64]) {
 	t.Helper()
-	m, err := New(s, ds, tensor.Float64, seed)
+	return newTestTrainerT[float64](t, s, ds, ls, batch, seed, towerFused)
+}
+
+// newTestTrainerT builds a trainer of element type T whose towers are built as impl says.
+func newTestTrainerT[T float](t *testing.T, s Settings, ds *datasets.Dataset, ls losses.Settings, batch int, seed int64, impl towerImpl) (*Model, *trainer[T]) {
+	t.Helper()
+	dt := tensor.Float64
+	if _, ok := any(T(0)).(float32); ok {
+		dt = tensor.Float32
+	}
+	m, err := New(s, ds, dt, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	loss, err := losses.New(ls, tensor.Float64)
+	loss, err := losses.New(ls, dt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +95,7 @@ func newTestTrainerWith(t *testing.T, s Settings, ds *datasets.Dataset, ls losse
 	if err := ts.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := newTrainer[float64](m, ds, newCountEstimator(ds, batch), loss, ts, seed)
+	tr, err := newTrainer[T](m, ds, newCountEstimator(ds, batch), loss, ts, seed, impl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +104,9 @@ func newTestTrainerWith(t *testing.T, s Settings, ds *datasets.Dataset, ls losse
 
 // TestGradientsFiniteDifferences checks the gradient of the training loss w.r.t. every
 // parameter (embedding rows of shared and unshared tables, used or not by the batch, and every
-// MLP weight and bias) against central finite differences, for every layout, and for a model
-// without ReLU whose query tower has dense features only.
+// MLP weight and bias) against central finite differences, for every layout, for every
+// activation with and without residual connections, and for a model without ReLU whose query
+// tower has dense features only.
 func TestGradientsFiniteDifferences(t *testing.T) {
 	type gradCase struct {
 		name string
@@ -109,6 +120,13 @@ func TestGradientsFiniteDifferences(t *testing.T) {
 	}
 	denseOnly := tinyDataset()
 	denseOnly.QueryFeatures.Fields = nil
+	for _, a := range activations {
+		s := testSettings
+		s.Activation = a.name
+		cases = append(cases, gradCase{"activation-" + string(a.name), s, tinyDataset(), losses.Settings{Variant: losses.LogQ}})
+		s.Hidden, s.Residual = []int{6, 6, 6}, true
+		cases = append(cases, gradCase{"residual-" + string(a.name), s, tinyDataset(), losses.Settings{Variant: losses.LogQ}})
+	}
 	cases = append(cases, gradCase{"identity-dense-only", Settings{EmbeddingDim: 3, Hidden: []int{4, 3}, Activation: ActivationIdentity, InitStd: 0.5},
 		denseOnly, losses.Settings{Variant: losses.LogQ}})
 	for _, c := range cases {
@@ -173,8 +191,26 @@ func TestGradientsFiniteDifferences(t *testing.T) {
 	}
 }
 
+// refActivation is the activation a of x written from its definition.
+func refActivation(a Activation, x float64) float64 {
+	switch a {
+	case ActivationReLU:
+		return math.Max(x, 0)
+	case ActivationIdentity:
+		return x
+	case ActivationTanh:
+		return math.Tanh(x)
+	case ActivationGELU: // Hendrycks and Gimpel (2016), section 2, the tanh approximation
+		return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
+	case ActivationSwish: // x·σ(x)
+		return x / (1 + math.Exp(-x))
+	}
+	panic("refActivation: no reference for activation " + string(a))
+}
+
 // refEmbed is an independent float64 forward pass of one entity, straight from the model's
-// definition: weighted mean of each bag's rows, dense features, MLP with ReLU between layers,
+// definition: weighted mean of each bag's rows, dense features, MLP with the activation between
+// layers (and the residual sum h + act(h·W + b) after the first layer when asked),
 // u/sqrt(‖u‖²+ε²).
 func refEmbed(m *Model, side int, e int) []float64 {
 	u, _ := refEmbedNorm(m, side, e)
@@ -221,7 +257,10 @@ func refEmbedNorm(m *Model, side int, e int) ([]float64, float64) {
 				s += x[i] * w[i*l.out+o]
 			}
 			if li < len(tw.layers)-1 {
-				s = math.Max(s, 0)
+				s = refActivation(m.s.Activation, s)
+			}
+			if m.s.Residual && li > 0 {
+				s += x[o]
 			}
 			y[o] = s
 		}

@@ -250,8 +250,8 @@ func (m *Model) NumParams() int {
 const inferenceRows = 2048
 
 // EmbedQueries returns the L2-normalised query embeddings u of the given query ids, row-major
-// len(ids) × Dim(). It runs the same forward kernels as the training graph, in chunks, without
-// building a graph.
+// len(ids) × Dim(). It runs the tower's forward definition (the one the training graph is built
+// from) in an inference graph, in chunks.
 func (m *Model) EmbedQueries(ids []int32) ([]float32, error) { return m.embed(sideQuery, ids) }
 
 // EmbedItems returns the L2-normalised item embeddings v of the given item ids, row-major
@@ -266,58 +266,31 @@ func (m *Model) embed(side int, ids []int32) ([]float32, error) {
 		}
 	}
 	if m.dt == tensor.Float64 {
-		return embedT[float64](m, t, ids), nil
+		return embedT[float64](m, t, ids, towerFused)
 	}
-	return embedT[float32](m, t, ids), nil
+	return embedT[float32](m, t, ids, towerFused)
 }
 
-func embedT[T float](m *Model, t *tower, ids []int32) []float32 {
+func embedT[T float](m *Model, t *tower, ids []int32, impl towerImpl) ([]float32, error) {
 	d := m.Dim()
 	out := make([]float32, len(ids)*d)
-	var f forwardBuffers[T]
+	if len(ids) == 0 {
+		return out, nil
+	}
+	f, err := newInference[T](m, t, min(len(ids), inferenceRows), impl)
+	if err != nil {
+		return nil, err
+	}
 	for lo := 0; lo < len(ids); lo += inferenceRows {
-		chunk := ids[lo:min(lo+inferenceRows, len(ids))]
-		y := f.forward(m, t, chunk)
+		y, err := f.run(ids[lo:min(lo+inferenceRows, len(ids))])
+		if err != nil {
+			return nil, err
+		}
 		for i, v := range y {
 			out[lo*d+i] = float32(v)
 		}
 	}
-	return out
-}
-
-// forwardBuffers holds the activations of one tower's forward pass, reused across calls.
-type forwardBuffers[T float] struct {
-	x    []T
-	acts [][]T
-	y    []T
-}
-
-// forward computes the normalised tower outputs of ids and returns them (n × Dim, reused).
-func (f *forwardBuffers[T]) forward(m *Model, t *tower, ids []int32) []T {
-	n := len(ids)
-	f.x = grow(f.x, n*t.in)
-	gather(m, t, ids, f.x)
-	if len(f.acts) < len(t.layers) {
-		f.acts = make([][]T, len(t.layers))
-	}
-	x := f.x
-	for i, l := range t.layers {
-		f.acts[i] = grow(f.acts[i], n*l.out)
-		denseForward(x, values[T](l.w), values[T](l.b), f.acts[i], n, l.in, l.out, m.relu(i, len(t.layers)))
-		x = f.acts[i]
-	}
-	f.y = grow(f.y, len(x))
-	l2Norm(f.y, x, m.Dim(), m.s.NormEpsilon)
-	return f.y
-}
-
-// relu says whether layer i of n is followed by the ReLU.
-func (m *Model) relu(i, n int) bool { return m.s.Activation == ActivationReLU && i < n-1 }
-
-// denseForward sets y = act(x·w + b) for x n×in, w in×out.
-func denseForward[T float](x, w, b, y []T, n, in, out int, relu bool) {
-	gemm(false, false, n, out, in, 1, x, in, w, out, 0, y, out)
-	biasAct(y[:n*out], b, out, relu)
+	return out, nil
 }
 
 // grow returns s resized to n elements, reallocating only when its capacity is too small.

@@ -132,7 +132,7 @@ func TestNew(t *testing.T) {
 	if _, err := New(Settings{}, bad, tensor.Float32, 1); err == nil || !strings.Contains(err.Error(), "out of range") {
 		t.Errorf("id out of the vocabulary: %v", err)
 	}
-	if _, err := New(Settings{Activation: "gelu"}, ds, tensor.Float32, 1); err == nil || !strings.HasPrefix(err.Error(), "activation: unknown") {
+	if _, err := New(Settings{Activation: "elu"}, ds, tensor.Float32, 1); err == nil || !strings.HasPrefix(err.Error(), "activation: unknown") {
 		t.Errorf("bad settings: %v", err)
 	}
 	if _, err := New(Settings{}, ds, tensor.Int, 1); err == nil {
@@ -162,7 +162,9 @@ func TestSettingsResolve(t *testing.T) {
 	}{
 		{Settings{EmbeddingDim: -1}, "embedding_dim: "},
 		{Settings{Hidden: []int{4, 0}}, "hidden: "},
-		{Settings{Activation: "tanh"}, `activation: unknown "tanh" (allowed: relu, identity)`},
+		{Settings{Activation: "elu"}, `activation: unknown "elu" (allowed: relu, identity, tanh, gelu, swish)`},
+		{Settings{Hidden: []int{8}, Residual: true}, "residual: needs at least two layers"},
+		{Settings{Hidden: []int{8, 8, 4}, Residual: true}, "residual: needs layers of equal sizes"},
 		{Settings{InitStd: -1}, "init_std: "},
 		{Settings{NormEpsilon: -1}, "norm_epsilon: "},
 	} {

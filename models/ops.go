@@ -140,6 +140,12 @@ func (op *denseOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (g
 	return gorgonia.Nodes{dx, dw, db}, nil
 }
 
+// denseForward sets y = act(x·w + b) for x n×in, w in×out (act = ReLU when relu, else identity).
+func denseForward[T float](x, w, b, y []T, n, in, out int, relu bool) {
+	gemm(false, false, n, out, in, 1, x, in, w, out, 0, y, out)
+	biasAct(y[:n*out], b, out, relu)
+}
+
 // ---- reluGradOp ----
 
 // reluGradOp computes G ⊙ [Y > 0] from (Y, G).

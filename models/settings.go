@@ -6,12 +6,6 @@ import (
 	"strings"
 )
 
-// Activations of the hidden layers.
-const (
-	ActivationReLU     = "relu"
-	ActivationIdentity = "identity"
-)
-
 // Optimisers.
 const (
 	OptimizerSGD      = "sgd"
@@ -37,8 +31,13 @@ type Settings struct {
 	// A tower has at least one layer, so hidden = [] written in a config is an error rather than
 	// "no hidden layer": hidden = [d] is the shallowest tower, one linear layer to dimension d.
 	Hidden []int `toml:"hidden"`
-	// Activation follows every layer but the last: "relu" (default) or "identity".
-	Activation string `toml:"activation"`
+	// Activation follows every layer but the last: "relu" (default), "identity", "tanh",
+	// "gelu" or "swish" (see the Activation constants).
+	Activation Activation `toml:"activation"`
+	// Residual adds every layer's input to its output, h ← h + act(h·W + b), for every layer
+	// after the first (the first maps the input features to the hidden width). It needs at least
+	// two layers, all of the same size. Default false.
+	Residual bool `toml:"residual"`
 	// ShareEmbeddings makes the query and item towers share the embedding table of equally named
 	// fields, as Yi et al. do (section 5 and 6). Default false: every field of every tower has
 	// its own table. The MLPs are never shared.
@@ -75,8 +74,18 @@ func (s *Settings) Resolve() error {
 			return fmt.Errorf("hidden: layer %d must have a positive size, got %d", i, h)
 		}
 	}
-	if err := oneOf("activation", s.Activation, ActivationReLU, ActivationIdentity); err != nil {
+	if err := oneOf("activation", string(s.Activation), activationNames()...); err != nil {
 		return err
+	}
+	if s.Residual {
+		if len(s.Hidden) < 2 {
+			return fmt.Errorf("residual: needs at least two layers (hidden = %v): the first maps the input to the hidden width", s.Hidden)
+		}
+		for i, h := range s.Hidden[1:] {
+			if h != s.Hidden[0] {
+				return fmt.Errorf("residual: needs layers of equal sizes, hidden = %v has %d at layer %d and %d at layer 0", s.Hidden, h, i+1, s.Hidden[0])
+			}
+		}
 	}
 	if !(s.InitStd > 0) || math.IsInf(s.InitStd, 0) {
 		return fmt.Errorf("init_std: must be a positive number, got %v", s.InitStd)

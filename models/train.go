@@ -98,7 +98,7 @@ func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.E
 }
 
 func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, ts TrainSettings, seed int64, progress io.Writer) (Curve, error) {
-	tr, err := newTrainer[T](m, ds, est, loss, ts, seed)
+	tr, err := newTrainer[T](m, ds, est, loss, ts, seed, towerFused)
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +173,7 @@ type trainer[T float] struct {
 	x         [2][]T            // tower inputs: the backing arrays of the graph's input nodes
 	ids       [2][]int32        // entity of each tower input row
 	dx        [2]*gorgonia.Node // gradient w.r.t. the tower inputs (nil for a side without fields)
+	outs      [2]*gorgonia.Node // the towers' normalised outputs
 	dense     []*param
 	denseGrad []*gorgonia.Node
 	lossNode  *gorgonia.Node
@@ -183,17 +184,19 @@ type trainer[T float] struct {
 	clip  float64
 
 	keys []uint64 // estimator keys of the item rows
-	fwd  forwardBuffers[T]
+	impl towerImpl
+	keyf *inference[T] // the item tower's inference graph of the estimator keys
 	emb  []float32
 }
 
-func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, ts TrainSettings, seed int64) (*trainer[T], error) {
+// newTrainer builds the trainer of one run; impl is towerFused except in tests.
+func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, ts TrainSettings, seed int64, impl towerImpl) (*trainer[T], error) {
 	ls := loss.Settings()
 	tr := &trainer[T]{
 		m: m, est: est, layout: loss.Layout(), b: ts.BatchSize, neg: ls.Negatives,
 		mixed: ls.Sampler == losses.SamplerMixed, items: ds.Items,
 		negRNG: rand.New(rand.NewPCG(uint64(seed), 0x6e65676174697665)), // "negative"
-		opt:    newOptimizer[T](ts, m.params()), clip: ts.Clip,
+		opt:    newOptimizer[T](ts, m.params()), clip: ts.Clip, impl: impl,
 	}
 	if tr.layout == losses.Diagonal && est == nil {
 		return nil, fmt.Errorf("models: sampler %s needs an estimator of p̂", ls.Sampler)
@@ -263,30 +266,17 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 	var inputs [2]*gorgonia.Node
 	for side, t := range m.towers {
 		rows := len(tr.ids[side])
-		tr.x[side] = make([]T, rows*t.in)
-		x := gorgonia.NewMatrix(g, m.dt, gorgonia.WithShape(rows, t.in), gorgonia.WithName(sideNames[side]+".x"),
-			gorgonia.WithValue(tensor.New(tensor.WithShape(rows, t.in), tensor.WithBacking(tr.x[side]))))
-		h := x
-		for i, l := range t.layers {
-			w := gorgonia.NewMatrix(g, m.dt, gorgonia.WithShape(l.in, l.out), gorgonia.WithName(l.w.name),
-				gorgonia.WithValue(tensor.New(tensor.WithShape(l.in, l.out), tensor.WithBacking(values[T](l.w)))))
-			bias := gorgonia.NewVector(g, m.dt, gorgonia.WithShape(l.out), gorgonia.WithName(l.b.name),
-				gorgonia.WithValue(tensor.New(tensor.WithShape(l.out), tensor.WithBacking(values[T](l.b)))))
-			op := &denseOp[T]{name: fmt.Sprintf("%s.%d", sideNames[side], i), relu: m.relu(i, len(t.layers)),
-				needDX: i > 0 || len(t.fields) > 0}
-			var err error
-			if h, err = gorgonia.ApplyOp(op, h, w, bias); err != nil {
-				return err
-			}
-			wrt = append(wrt, w, bias)
-			tr.dense = append(tr.dense, l.w, l.b)
-		}
-		var err error
-		if outs[side], err = gorgonia.ApplyOp(&l2NormOp[T]{name: sideNames[side], eps: m.s.NormEpsilon}, h); err != nil {
+		tn, err := fwd[T](m, t, g, rows, tr.impl, len(t.fields) > 0)
+		if err != nil {
 			return err
 		}
+		tr.x[side] = tn.xData.([]T)
+		outs[side] = tn.out
+		tr.outs[side] = tn.out
+		wrt = append(wrt, tn.params...)
+		tr.dense = append(tr.dense, tn.of...)
 		if len(t.fields) > 0 {
-			inputs[side] = x
+			inputs[side] = tn.x
 		}
 	}
 	nDense := len(wrt)
@@ -462,7 +452,16 @@ func (tr *trainer[T]) estimatorKeys() ([]uint64, error) {
 		}
 		return tr.keys, nil
 	}
-	y := tr.fwd.forward(tr.m, tr.m.towers[sideItem], ids)
+	if tr.keyf == nil {
+		var err error
+		if tr.keyf, err = newInference[T](tr.m, tr.m.towers[sideItem], len(ids), tr.impl); err != nil {
+			return nil, err
+		}
+	}
+	y, err := tr.keyf.run(ids)
+	if err != nil {
+		return nil, err
+	}
 	tr.emb = grow(tr.emb, len(y))
 	for i, v := range y {
 		tr.emb[i] = float32(v)
