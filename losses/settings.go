@@ -83,6 +83,10 @@ type Settings struct {
 	// Temperature τ > 0 divides the scores: f = s/τ (default 0.05). Must be 0
 	// for mse_gramian, which works on the raw scores.
 	Temperature float64 `toml:"temperature"`
+	// LearnTemperature makes τ a learnable scalar of the model, parameterised
+	// as log τ, initialised at Temperature and trained with the towers
+	// (package models). Not for mse_gramian.
+	LearnTemperature bool `toml:"learn_temperature"`
 	// CorrectAt says where an additive logit correction c (−log p̂ for logq,
 	// nce and sampled_logistic; log w for the Rawat weightings in softmax form;
 	// la_tau·log π for logit_adjusted) is applied: "logits" (default) gives
@@ -217,6 +221,9 @@ func (s *Settings) Resolve() error {
 	if v == MSEGramian {
 		if s.Temperature != 0 {
 			return fmt.Errorf("temperature: variant mse_gramian works on the raw scores; leave it 0, got %v", s.Temperature)
+		}
+		if s.LearnTemperature {
+			return fmt.Errorf("learn_temperature: variant %s has no temperature; leave it false", v)
 		}
 	} else {
 		if s.Temperature == 0 {

@@ -79,6 +79,11 @@ type Inputs struct {
 	// reads them: mse_gramian computes its Gramian term <UᵀU, VᵀV> = ‖UVᵀ‖²_F
 	// exactly from the scores, and its gradient reaches U and V through them.
 	U, V *gorgonia.Node
+	// LogTemperature is the optional scalar node log τ of a learned
+	// temperature (Settings.LearnTemperature). The losses of this package do
+	// not read it: package models trains a learned τ by passing Scores already
+	// divided by exp(log τ) to a loss built at τ = 1, and leaves it nil.
+	LogTemperature *gorgonia.Node
 }
 
 // NegativeCount is the convention for the number of negatives m of a row of a

@@ -87,7 +87,7 @@ func newTestTrainerT[T float](t *testing.T, s Settings, ds *datasets.Dataset, ls
 	if err != nil {
 		t.Fatal(err)
 	}
-	loss, err := losses.New(ls, dt)
+	loss, err := trainLoss(m, ls)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,8 +105,8 @@ func newTestTrainerT[T float](t *testing.T, s Settings, ds *datasets.Dataset, ls
 // TestGradientsFiniteDifferences checks the gradient of the training loss w.r.t. every
 // parameter (embedding rows of shared and unshared tables, used or not by the batch, and every
 // MLP weight and bias) against central finite differences, for every layout, for every
-// activation with and without residual connections, and for a model without ReLU whose query
-// tower has dense features only.
+// activation with and without residual connections, with a learned temperature (log τ among
+// the parameters), and for a model without ReLU whose query tower has dense features only.
 func TestGradientsFiniteDifferences(t *testing.T) {
 	type gradCase struct {
 		name string
@@ -127,6 +127,8 @@ func TestGradientsFiniteDifferences(t *testing.T) {
 		s.Hidden, s.Residual = []int{6, 6, 6}, true
 		cases = append(cases, gradCase{"residual-" + string(a.name), s, tinyDataset(), losses.Settings{Variant: losses.LogQ}})
 	}
+	cases = append(cases, gradCase{"learned-temperature", testSettings, tinyDataset(), losses.Settings{Variant: losses.LogQ, Temperature: 0.3, LearnTemperature: true}},
+		gradCase{"learned-temperature-tail-uniform", testSettings, tinyDataset(), losses.Settings{Variant: losses.Tail, Sampler: losses.SamplerUniform, Negatives: 3, LearnTemperature: true}})
 	cases = append(cases, gradCase{"identity-dense-only", Settings{EmbeddingDim: 3, Hidden: []int{4, 3}, Activation: ActivationIdentity, InitStd: 0.5},
 		denseOnly, losses.Settings{Variant: losses.LogQ}})
 	for _, c := range cases {

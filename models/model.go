@@ -76,6 +76,7 @@ type Model struct {
 	dt     tensor.Dtype
 	tables []*param // embedding tables
 	towers [2]*tower
+	logTau *param // learned log τ (losses.Settings.LearnTemperature), else nil
 }
 
 // New builds a model for the features of ds with seeded initialisation: embedding rows from
@@ -188,13 +189,17 @@ func (m *Model) newParam(name string, shape ...int) *param {
 	return p
 }
 
-// params lists every parameter in a fixed order: tables, then query layers, then item layers.
+// params lists every parameter in a fixed order: tables, then query layers, then item layers,
+// then the learned log τ if any.
 func (m *Model) params() []*param {
 	ps := append([]*param(nil), m.tables...)
 	for _, t := range m.towers {
 		for _, l := range t.layers {
 			ps = append(ps, l.w, l.b)
 		}
+	}
+	if m.logTau != nil {
+		ps = append(ps, m.logTau)
 	}
 	return ps
 }

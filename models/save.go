@@ -51,7 +51,8 @@ func (m *Model) Save(path string) error {
 }
 
 // Load reads parameters written by Save into m, which must have been built by New with the same
-// settings, dtype and dataset features (every parameter's name and shape must match).
+// settings, dtype and dataset features (every parameter's name and shape must match). A learned
+// temperature in the file is added to m.
 func (m *Model) Load(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -73,6 +74,11 @@ func (m *Model) Load(path string) error {
 		return fmt.Errorf("%s: saved with model settings %+v, the model has %+v", path, sm.Settings, m.s)
 	}
 	ps := m.params()
+	var logTau *param // a learned temperature the model does not have yet
+	if m.logTau == nil && len(sm.Params) == len(ps)+1 && sm.Params[len(ps)].Name == logTemperatureName {
+		logTau = m.newParam(logTemperatureName, 1)
+		ps = append(ps, logTau)
+	}
 	if len(sm.Params) != len(ps) {
 		return fmt.Errorf("%s: %d parameter arrays, the model has %d", path, len(sm.Params), len(ps))
 	}
@@ -88,6 +94,9 @@ func (m *Model) Load(path string) error {
 		if got != p.size() {
 			return fmt.Errorf("%s: parameter %s has %d values, want %d", path, p.name, got, p.size())
 		}
+	}
+	if logTau != nil {
+		m.logTau = logTau
 	}
 	for i, p := range ps {
 		switch d := p.data.(type) {

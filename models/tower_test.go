@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -176,4 +177,76 @@ func TestResidualTrains(t *testing.T) {
 func ExampleActivation() {
 	fmt.Println(activationNames())
 	// Output: [relu identity tanh gelu swish]
+}
+
+// TestLearnedTemperature checks the learned temperature: at its initial value the loss equals
+// the loss at that fixed τ; training moves τ, the curve records it, Save and Load keep it; the
+// settings that cannot use it are errors naming learn_temperature.
+func TestLearnedTemperature(t *testing.T) {
+	ds := tinyDataset()
+	fixed := losses.Settings{Variant: losses.LogQ, Temperature: 0.3}
+	learned := fixed
+	learned.LearnTemperature = true
+	_, trF := newTestTrainerWith(t, testSettings, ds, fixed, 4, 3)
+	m, trL := newTestTrainerWith(t, testSettings, ds, learned, 4, 3)
+	if tau, ok := m.Temperature(); !ok || math.Abs(tau-0.3) > 1e-15 {
+		t.Fatalf("initial learned τ %v (%v), want 0.3", tau, ok)
+	}
+	lf, err := trF.forwardBackward(1, ds.Train[:4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ll, err := trL.forwardBackward(1, ds.Train[:4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(lf-ll) > 1e-12*math.Abs(lf) {
+		t.Errorf("loss at learned τ = 0.3: %.15g, at fixed τ = 0.3: %.15g", ll, lf)
+	}
+
+	m, err = New(testSettings, ds, tensor.Float32, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	curve, err := Train(context.Background(), m, ds, newCountEstimator(ds, 4), learned, TrainSettings{BatchSize: 4, Steps: 20, LogEvery: 5, LearningRate: 0.05}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tau, ok := m.Temperature()
+	if !ok || tau == 0.3 || math.Abs(tau-0.3) > 0.3 {
+		t.Errorf("τ after training %v (%v): want it moved from 0.3 by a few learning rates", tau, ok)
+	}
+	if last := curve[len(curve)-1]; last.Temperature != tau || curve[0].Temperature == tau {
+		t.Errorf("curve temperatures %v … %v, model τ %v", curve[0].Temperature, last.Temperature, tau)
+	}
+	path := t.TempDir() + "/model.bin"
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	m2, _ := New(testSettings, ds, tensor.Float32, 2)
+	if err := m2.Load(path); err != nil {
+		t.Fatal(err)
+	}
+	if tau2, ok := m2.Temperature(); !ok || tau2 != tau {
+		t.Errorf("loaded τ %v (%v), saved %v", tau2, ok, tau)
+	}
+	fixedCurve, err := Train(context.Background(), must(New(testSettings, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 4), fixed, TrainSettings{BatchSize: 4, Steps: 5}, 1, nil)
+	if err != nil || fixedCurve[0].Temperature != 0.3 {
+		t.Errorf("fixed τ in the curve: %v, %v", fixedCurve, err)
+	}
+
+	for _, c := range []struct {
+		m    *Model
+		ls   losses.Settings
+		want string
+	}{
+		{must(New(testSettings, ds, tensor.Float32, 1)), losses.Settings{Variant: losses.LogQ, CorrectAt: losses.CorrectScores, LearnTemperature: true}, "learn_temperature: not with correct_at"},
+		{must(New(testSettings, ds, tensor.Float32, 1)), losses.Settings{Variant: losses.MSEGramian, LearnTemperature: true}, "learn_temperature: variant mse_gramian"},
+		{m, fixed, "learn_temperature: the model has a learned temperature"},
+	} {
+		_, err := Train(context.Background(), c.m, ds, newCountEstimator(ds, 4), c.ls, TrainSettings{BatchSize: 4, Steps: 1}, 1, nil)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want prefix %q", c.ls, err, c.want)
+		}
+	}
 }

@@ -26,6 +26,9 @@ type Point struct {
 	Epoch          int     // epoch (1-based) of that step
 	Loss           float64 // mean training loss over the steps of the interval
 	ExamplesPerSec float64 // training throughput over the interval (wall clock)
+	// Temperature is the loss's τ at the step: the learned value with
+	// losses.Settings.LearnTemperature, else the fixed one (0 for a loss without τ).
+	Temperature float64
 }
 
 // Curve is the training curve: one Point every TrainSettings.LogEvery steps and one at the
@@ -70,7 +73,7 @@ func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.E
 	if err := ts.Resolve(); err != nil {
 		return nil, err
 	}
-	loss, err := losses.New(ls, m.dt)
+	loss, err := trainLoss(m, ls)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +151,7 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 		if step%ts.LogEvery == 0 || step == total {
 			now := time.Now()
 			p := Point{Step: step, Epoch: epoch, Loss: sum / float64(since),
-				ExamplesPerSec: float64(since*ts.BatchSize) / now.Sub(mark).Seconds()}
+				ExamplesPerSec: float64(since*ts.BatchSize) / now.Sub(mark).Seconds(), Temperature: tr.temperature()}
 			curve = append(curve, p)
 			rep.point(p, step == total)
 			sum, since, mark = 0, 0, now
@@ -184,6 +187,7 @@ type trainer[T float] struct {
 	clip  float64
 
 	keys []uint64 // estimator keys of the item rows
+	tau  float64  // the loss's fixed τ (without a learned one)
 	impl towerImpl
 	keyf *inference[T] // the item tower's inference graph of the estimator keys
 	emb  []float32
@@ -196,7 +200,7 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 		m: m, est: est, layout: loss.Layout(), b: ts.BatchSize, neg: ls.Negatives,
 		mixed: ls.Sampler == losses.SamplerMixed, items: ds.Items,
 		negRNG: rand.New(rand.NewPCG(uint64(seed), 0x6e65676174697665)), // "negative"
-		opt:    newOptimizer[T](ts, m.params()), clip: ts.Clip, impl: impl,
+		opt:    newOptimizer[T](ts, m.params()), clip: ts.Clip, impl: impl, tau: ls.Temperature,
 	}
 	if tr.layout == losses.Diagonal && est == nil {
 		return nil, fmt.Errorf("models: sampler %s needs an estimator of p̂", ls.Sampler)
@@ -256,6 +260,14 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	return tr, tr.build(loss)
 }
 
+// temperature returns the loss's current τ.
+func (tr *trainer[T]) temperature() float64 {
+	if tau, ok := tr.m.Temperature(); ok {
+		return tau
+	}
+	return tr.tau
+}
+
 // build constructs the training graph: both towers on their input matrices, the score matrix,
 // the loss and the gradients of every dense weight and of the tower inputs.
 func (tr *trainer[T]) build(loss *losses.Loss) error {
@@ -279,15 +291,23 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 			inputs[side] = tn.x
 		}
 	}
+	scores, err := gorgonia.ApplyOp(&scoresOp[T]{first: tr.layout == losses.First}, outs[sideQuery], outs[sideItem])
+	if err != nil {
+		return err
+	}
+	if m.logTau != nil {
+		var lt *gorgonia.Node
+		if scores, lt, err = scaledScores[T](m, scores); err != nil {
+			return err
+		}
+		wrt = append(wrt, lt)
+		tr.dense = append(tr.dense, m.logTau)
+	}
 	nDense := len(wrt)
 	for _, x := range inputs {
 		if x != nil {
 			wrt = append(wrt, x)
 		}
-	}
-	scores, err := gorgonia.ApplyOp(&scoresOp[T]{first: tr.layout == losses.First}, outs[sideQuery], outs[sideItem])
-	if err != nil {
-		return err
 	}
 	if tr.lossNode, err = loss.Node(losses.Inputs{Scores: scores, U: outs[sideQuery], V: outs[sideItem]}, &tr.st); err != nil {
 		return err

@@ -186,9 +186,13 @@ func evaluate(m *models.Model, ds *datasets.Dataset, counts []int64, cfg *Config
 	if err != nil {
 		return nil, err
 	}
-	// Rank by the model's logits s/τ: the ranking is the same as by s, and post-hoc logit
+	// Rank by the model's logits s/τ (τ learned with the towers or fixed): the ranking is the same as by s, and post-hoc logit
 	// adjustment subtracts τ_la·log π from logits (Menon et al.), not from cosines in [-1, 1].
-	if tau := cfg.Loss.Temperature; tau > 0 {
+	tau := cfg.Loss.Temperature
+	if learned, ok := m.Temperature(); ok {
+		tau = learned
+	}
+	if tau > 0 {
 		for i := range u {
 			u[i] /= float32(tau)
 		}
@@ -238,11 +242,11 @@ func logPrior(counts []int64) []float64 {
 
 func writeCurve(w io.Writer, curve models.Curve) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"step", "epoch", "loss", "examples_per_sec"}); err != nil {
+	if err := cw.Write([]string{"step", "epoch", "loss", "examples_per_sec", "temperature"}); err != nil {
 		return err
 	}
 	for _, p := range curve {
-		if err := cw.Write([]string{strconv.Itoa(p.Step), strconv.Itoa(p.Epoch), strconv.FormatFloat(p.Loss, 'g', 8, 64), strconv.FormatFloat(p.ExamplesPerSec, 'f', 0, 64)}); err != nil {
+		if err := cw.Write([]string{strconv.Itoa(p.Step), strconv.Itoa(p.Epoch), strconv.FormatFloat(p.Loss, 'g', 8, 64), strconv.FormatFloat(p.ExamplesPerSec, 'f', 0, 64), strconv.FormatFloat(p.Temperature, 'g', 8, 64)}); err != nil {
 			return err
 		}
 	}
