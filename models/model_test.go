@@ -78,11 +78,68 @@ func TestSaveLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := New(Settings{}, ds, tensor.Float32, 1)
-	if err := m.Load(bad); err == nil || !strings.Contains(err.Error(), "not a saved model") {
+	if err := m.Load(bad); err == nil || !strings.Contains(err.Error(), "not a model file") {
 		t.Errorf("loading garbage: %v", err)
 	}
 	if err := m.Save(filepath.Join(t.TempDir(), "missing", "dir", "m.gob")); err == nil {
 		t.Error("saving into a missing directory succeeded")
+	}
+}
+
+// TestModelFileBitFlips flips, one at a time, every bit of a saved model file (the header, the
+// gob payload and the trailer holding the payload length and CRC-32C): every flip is an error
+// naming the file (one flip per byte is written to a file and loaded with Load, the others are
+// decoded from memory by the same code), and the model being loaded keeps its parameters.
+func TestModelFileBitFlips(t *testing.T) {
+	ds := tinyDataset()
+	s := Settings{EmbeddingDim: 2, Hidden: []int{3, 2}, ShareEmbeddings: true}
+	m := must(New(s, ds, tensor.Float32, 1))
+	dir := t.TempDir()
+	path := filepath.Join(dir, "model.bin")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := must(New(s, ds, tensor.Float32, 2))
+	before := must(target.EmbedItems([]int32{0, 1, 2, 3, 4}))
+	bad := filepath.Join(dir, "flipped.bin")
+	regions := map[string]int{}
+	for i := range good {
+		region := "payload"
+		switch {
+		case i < len(modelMagic):
+			region = "header"
+		case i >= len(good)-trailerSize:
+			region = "trailer"
+		}
+		for bit := range 8 {
+			b := slices.Clone(good)
+			b[i] ^= 1 << bit
+			var sm savedModel
+			err := decodeChecksummed(bad, b, modelMagic, "model", &sm)
+			if bit == i%8 { // one flip per byte through the file and Load
+				if err := os.WriteFile(bad, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				err = target.Load(bad)
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), bad+": ") {
+				t.Fatalf("%s byte %d bit %d flipped: error %v", region, i, bit, err)
+			}
+			regions[region]++
+		}
+	}
+	if regions["header"] != 64 || regions["trailer"] != 96 || regions["payload"] < 800 {
+		t.Errorf("flips per region %v", regions)
+	}
+	if after := must(target.EmbedItems([]int32{0, 1, 2, 3, 4})); !slices.Equal(before, after) {
+		t.Error("a failed load changed the model")
+	}
+	if err := target.Load(path); err != nil {
+		t.Errorf("the intact file: %v", err)
 	}
 }
 

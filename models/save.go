@@ -1,9 +1,12 @@
 package models
 
 import (
-	"bufio"
+	"bytes"
+	"encoding/binary"
 	"encoding/gob"
 	"fmt"
+	"hash"
+	"hash/crc32"
 	"io"
 	"os"
 	"reflect"
@@ -12,15 +15,89 @@ import (
 	"github.com/samplingbias/workbench/internal/atomicfile"
 )
 
-// File format of Save: a gob-encoded savedModel.
+// Files written by Save and by training checkpoints have one layout:
+//
+//	magic    8 bytes: the kind and version of the file (modelMagic, checkpointMagic)
+//	payload  gob encoding of the content
+//	length   8 bytes: the payload's length, little-endian
+//	checksum 4 bytes: CRC-32C (Castagnoli) of magic, payload and length, little-endian
+//
+// The trailer is written after the payload, which is streamed to the file without being held
+// in memory. CRC-32C detects every single-bit flip and every burst of up to 32 bits.
 const (
-	fileFormat  = "samplingbias-workbench two-tower model"
-	fileVersion = 1
+	modelMagic      = "SBWBmod2" // version 2: version 1 was the bare gob of savedModel
+	checkpointMagic = "SBWBckp1"
+	trailerSize     = 12
 )
 
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// countingWriter passes writes on and counts them into a hash.
+type countingWriter struct {
+	w io.Writer
+	h hash.Hash32
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.h.Write(p[:n])
+	c.n += int64(n)
+	return n, err
+}
+
+// writeChecksummed writes v (gob) to path atomically, framed by magic and the checksummed trailer.
+func writeChecksummed(path, magic string, v any) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		cw := &countingWriter{w: w, h: crc32.New(castagnoli)}
+		if _, err := io.WriteString(cw, magic); err != nil {
+			return err
+		}
+		start := cw.n
+		if err := gob.NewEncoder(cw).Encode(v); err != nil {
+			return err
+		}
+		var trailer [trailerSize]byte
+		binary.LittleEndian.PutUint64(trailer[:8], uint64(cw.n-start))
+		cw.h.Write(trailer[:8])
+		binary.LittleEndian.PutUint32(trailer[8:], cw.h.Sum32())
+		_, err := w.Write(trailer[:])
+		return err
+	})
+}
+
+// readChecksummed reads a file written by writeChecksummed with the given magic into v; what
+// names the kind of file in errors. Every error names the file.
+func readChecksummed(path, magic, what string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return decodeChecksummed(path, b, magic, what, v)
+}
+
+// decodeChecksummed is readChecksummed on the file's contents b.
+func decodeChecksummed(path string, b []byte, magic, what string, v any) error {
+	if len(b) < len(magic)+trailerSize || string(b[:len(magic)]) != magic {
+		return fmt.Errorf("%s: not a %s file of this version (no %q header)", path, what, magic)
+	}
+	body, trailer := b[:len(b)-trailerSize], b[len(b)-trailerSize:]
+	if n := binary.LittleEndian.Uint64(trailer[:8]); n != uint64(len(body)-len(magic)) {
+		return fmt.Errorf("%s: corrupt %s file: the trailer gives a payload of %d bytes, the file holds %d", path, what, n, len(body)-len(magic))
+	}
+	h := crc32.New(castagnoli)
+	h.Write(b[:len(b)-4])
+	if got, want := h.Sum32(), binary.LittleEndian.Uint32(trailer[8:]); got != want {
+		return fmt.Errorf("%s: corrupt %s file: CRC-32C %08x, the file records %08x", path, what, got, want)
+	}
+	if err := gob.NewDecoder(bytes.NewReader(body[len(magic):])).Decode(v); err != nil {
+		return fmt.Errorf("%s: corrupt %s file: %w", path, what, err)
+	}
+	return nil
+}
+
+// savedModel is the payload of a model file.
 type savedModel struct {
-	Format   string
-	Version  int
 	Settings Settings
 	Dtype    string
 	Params   []savedParam
@@ -33,10 +110,10 @@ type savedParam struct {
 	F64   []float64
 }
 
-// Save writes the model's settings and parameters to path (atomically: a temporary file in the
-// same directory, then a rename). Optimiser state is not saved: a saved model is for evaluation.
-func (m *Model) Save(path string) error {
-	sm := savedModel{Format: fileFormat, Version: fileVersion, Settings: m.Settings(), Dtype: m.dt.String()}
+// saved returns the model's settings and parameters as a savedModel (sharing the parameters'
+// memory).
+func (m *Model) saved() savedModel {
+	sm := savedModel{Settings: m.Settings(), Dtype: m.dt.String()}
 	for _, p := range m.params() {
 		sp := savedParam{Name: p.name, Shape: p.shape}
 		switch d := p.data.(type) {
@@ -47,27 +124,32 @@ func (m *Model) Save(path string) error {
 		}
 		sm.Params = append(sm.Params, sp)
 	}
-	return atomicfile.Write(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(sm) })
+	return sm
+}
+
+// Save writes the model's settings and parameters (a learned temperature included) to path,
+// atomically (a temporary file in the same directory, then a rename) and with a checksum that
+// Load verifies. Optimiser state is not saved: a saved model is for evaluation (training state
+// is in checkpoints, see TrainSettings.CheckpointEvery).
+func (m *Model) Save(path string) error {
+	return writeChecksummed(path, modelMagic, m.saved())
 }
 
 // Load reads parameters written by Save into m, which must have been built by New with the same
 // settings, dtype and dataset features (every parameter's name and shape must match). A learned
-// temperature in the file is added to m.
+// temperature in the file is added to m. A file whose checksum does not match, as after a
+// flipped bit, is an error naming the file, and m is left unchanged.
 func (m *Model) Load(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
+	var sm savedModel
+	if err := readChecksummed(path, modelMagic, "model", &sm); err != nil {
 		return err
 	}
-	defer f.Close()
-	var sm savedModel
-	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(&sm); err != nil {
-		return fmt.Errorf("%s: not a saved model: %w", path, err)
-	}
+	return m.restore(path, sm)
+}
+
+// restore copies the parameters of sm into m after checking that they fit.
+func (m *Model) restore(path string, sm savedModel) error {
 	switch {
-	case sm.Format != fileFormat:
-		return fmt.Errorf("%s: not a saved model (format %q)", path, sm.Format)
-	case sm.Version != fileVersion:
-		return fmt.Errorf("%s: format version %d, this build reads %d", path, sm.Version, fileVersion)
 	case sm.Dtype != m.dt.String():
 		return fmt.Errorf("%s: parameters are %s, the model is %s", path, sm.Dtype, m.dt)
 	case !reflect.DeepEqual(sm.Settings, m.s):
