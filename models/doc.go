@@ -36,6 +36,12 @@
 // machine, and with both cores already busy inside each heavy op it could only overlap the
 // small element-wise ops.
 //
+// Save writes model.bin, Load reads it; TrainResumable writes training checkpoints (parameters,
+// optimiser state, estimator state, random-number states, position in the epoch, curve) every
+// TrainSettings.CheckpointEvery steps or every epoch, and resumes from one so that the run ends
+// bit-identical to an uninterrupted one. Both files are written atomically and carry a CRC-32C
+// of their contents: a flipped bit is an error naming the file.
+//
 // The default build is pure Go (gonum's BLAS, which parallelises large products itself). With
 // -tags openblas the BLAS calls go to OpenBLAS at one thread and large products are split across
 // goroutines in Go.

@@ -1,6 +1,8 @@
 package models
 
 import (
+	"encoding/binary"
+	"fmt"
 	"math"
 
 	"github.com/samplingbias/workbench/datasets"
@@ -25,3 +27,23 @@ func newCountEstimator(ds *datasets.Dataset, batch int) *countEstimator {
 
 func (e *countEstimator) Observe(t int64, _ []uint64) { e.observed = append(e.observed, t) }
 func (e *countEstimator) Prob(y uint64) float64       { return e.p[y] }
+
+// MarshalBinary and UnmarshalBinary save the steps observed, the estimator's only state.
+func (e *countEstimator) MarshalBinary() ([]byte, error) {
+	b := make([]byte, 8*len(e.observed))
+	for i, t := range e.observed {
+		binary.LittleEndian.PutUint64(b[8*i:], uint64(t))
+	}
+	return b, nil
+}
+
+func (e *countEstimator) UnmarshalBinary(b []byte) error {
+	if len(b)%8 != 0 {
+		return fmt.Errorf("countEstimator: state of %d bytes", len(b))
+	}
+	e.observed = e.observed[:0]
+	for i := 0; i < len(b); i += 8 {
+		e.observed = append(e.observed, int64(binary.LittleEndian.Uint64(b[i:])))
+	}
+	return nil
+}

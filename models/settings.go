@@ -131,6 +131,10 @@ type TrainSettings struct {
 	Order string `toml:"order"`
 	// LogEvery is the number of steps per point of the training curve; default 100.
 	LogEvery int `toml:"log_every"`
+	// CheckpointEvery is the number of steps between two training checkpoints when training
+	// writes them (TrainResumable with a checkpoint file); default 0: at the end of every
+	// epoch. A checkpoint is also written after the last step.
+	CheckpointEvery int `toml:"checkpoint_every"`
 	// LogSeconds is the minimum time between two plain progress lines when progress does not
 	// go to a terminal; default 10.
 	LogSeconds float64 `toml:"log_seconds"`
@@ -218,6 +222,8 @@ func (s *TrainSettings) Resolve() error {
 		return fmt.Errorf("steps: set epochs or steps, not both (epochs %d, steps %d)", s.Epochs, s.Steps)
 	case s.LogEvery < 1:
 		return fmt.Errorf("log_every: must be positive, got %d", s.LogEvery)
+	case s.CheckpointEvery < 0:
+		return fmt.Errorf("checkpoint_every: must be >= 0 (0 = every epoch), got %d", s.CheckpointEvery)
 	case !(s.LogSeconds > 0) || math.IsInf(s.LogSeconds, 0):
 		return fmt.Errorf("log_seconds: must be a positive number, got %v", s.LogSeconds)
 	}

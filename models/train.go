@@ -70,6 +70,26 @@ type Curve []Point
 // steps with ctx.Err(). progress receives a live progress bar when it is a terminal and a plain
 // line at most every ts.LogSeconds otherwise; nil discards it.
 func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ts TrainSettings, seed int64, progress io.Writer) (Curve, error) {
+	return TrainResumable(ctx, m, ds, est, ls, ts, seed, "", progress)
+}
+
+// TrainResumable is Train with checkpoints: with a non-empty checkpointPath it writes the full
+// training state to that file (atomically, with a checksum) every ts.CheckpointEvery steps (every
+// epoch when 0) and after the last step, and, when the file exists as it starts, resumes from
+// it. A run resumed from a checkpoint ends bit-identical to a run that was never interrupted
+// (parameters, optimiser and estimator state, curve losses; ExamplesPerSec is measured anew).
+//
+// The checkpoint holds the parameters, the optimiser state (Adam's moments, Adagrad's
+// accumulators, momentum velocities and the step count), the estimator's state (est must
+// implement encoding.BinaryMarshaler and encoding.BinaryUnmarshaler, as every estimator of
+// package estimators does; nil is allowed for the samplers that need none), the random-number
+// states, the position in the epoch and the curve so far. It identifies its run: a checkpoint of
+// other settings (model, train, loss), dtype, seed or training data is an error naming the file
+// and the difference, never silently resumed; so is a corrupt one. m must be freshly built by New
+// for the run (its parameters are replaced by the checkpoint's). The file is left in place after
+// the last step: a caller removes it once it has saved what it needs (model.bin, metrics), so
+// that a run killed in between resumes without training again.
+func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ts TrainSettings, seed int64, checkpointPath string, progress io.Writer) (Curve, error) {
 	if err := ts.Resolve(); err != nil {
 		return nil, err
 	}
@@ -94,28 +114,40 @@ func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.E
 	if n := len(ds.Train); n < ts.BatchSize {
 		return nil, fmt.Errorf("batch_size: %d exceeds the %d training interactions of %q", ts.BatchSize, n, ds.Name)
 	}
-	if m.dt == tensor.Float64 {
-		return train[float64](ctx, m, ds, est, loss, ts, seed, progress)
+	var ck checkpointing
+	if checkpointPath != "" {
+		ck = checkpointing{path: checkpointPath, id: newRunIdentity(m, ds, ls, ts, seed)}
 	}
-	return train[float32](ctx, m, ds, est, loss, ts, seed, progress)
+	if m.dt == tensor.Float64 {
+		return train[float64](ctx, m, ds, est, loss, ts, seed, ck, progress)
+	}
+	return train[float32](ctx, m, ds, est, loss, ts, seed, ck, progress)
 }
 
-func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, ts TrainSettings, seed int64, progress io.Writer) (Curve, error) {
+func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, ts TrainSettings, seed int64, ck checkpointing, progress io.Writer) (Curve, error) {
 	tr, err := newTrainer[T](m, ds, est, loss, ts, seed, towerFused)
 	if err != nil {
 		return nil, err
 	}
-	order := make([]int32, len(ds.Train))
-	for i := range order {
-		order[i] = int32(i)
+	l := &loop{order: make([]int32, len(ds.Train)), shuffle: rand.NewPCG(uint64(seed), 0x73687566666c65)} // "shuffle"
+	for i := range l.order {
+		l.order[i] = int32(i)
 	}
 	if ts.Order == OrderSequential {
-		slices.SortStableFunc(order, func(a, b int32) int {
+		slices.SortStableFunc(l.order, func(a, b int32) int {
 			x, y := ds.Train[a], ds.Train[b]
 			return cmp.Or(cmp.Compare(x.Day, y.Day), cmp.Compare(x.Time, y.Time))
 		})
 	}
-	shuffle := rand.New(rand.NewPCG(uint64(seed), 0x73687566666c65)) // "shuffle"
+	if ck.path != "" {
+		if _, err := stateOf(est); err != nil {
+			return nil, err
+		}
+		if _, err := resume(ck.path, ck.id, tr, l); err != nil {
+			return nil, err
+		}
+	}
+	shuffle := rand.New(l.shuffle)
 	perEpoch := len(ds.Train) / ts.BatchSize
 	total := ts.Steps
 	if total == 0 {
@@ -124,40 +156,61 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 	rep := newReporter(progress, total, ts.BatchSize, ts.LogSeconds)
 	defer rep.close()
 
-	var curve Curve
 	batch := make([]datasets.Interaction, ts.BatchSize)
-	var sum float64
-	var since int
 	mark := time.Now()
-	for step := 1; step <= total; step++ {
+	for step := l.step + 1; step <= total; step++ {
 		if err := ctx.Err(); err != nil {
-			return curve, err
+			return l.curve, err
 		}
 		epoch := (step-1)/perEpoch + 1
 		k := (step - 1) % perEpoch
 		if k == 0 && ts.Order == OrderShuffled {
-			shuffle.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			shuffle.Shuffle(len(l.order), func(i, j int) { l.order[i], l.order[j] = l.order[j], l.order[i] })
 		}
-		for i, idx := range order[k*ts.BatchSize : (k+1)*ts.BatchSize] {
+		for i, idx := range l.order[k*ts.BatchSize : (k+1)*ts.BatchSize] {
 			batch[i] = ds.Train[idx]
 		}
-		l, err := tr.step(int64(step), batch)
+		loss, err := tr.step(int64(step), batch)
 		if err != nil {
-			return curve, fmt.Errorf("models: step %d (epoch %d): %w", step, epoch, err)
+			return l.curve, fmt.Errorf("models: step %d (epoch %d): %w", step, epoch, err)
 		}
-		sum += l
-		since++
-		rep.step(step, l)
+		l.step = step
+		l.sum += loss
+		l.since++
+		rep.step(step, loss)
 		if step%ts.LogEvery == 0 || step == total {
 			now := time.Now()
-			p := Point{Step: step, Epoch: epoch, Loss: sum / float64(since),
-				ExamplesPerSec: float64(since*ts.BatchSize) / now.Sub(mark).Seconds(), Temperature: tr.temperature()}
-			curve = append(curve, p)
+			p := Point{Step: step, Epoch: epoch, Loss: l.sum / float64(l.since),
+				ExamplesPerSec: float64(l.since*ts.BatchSize) / now.Sub(mark).Seconds(), Temperature: tr.temperature()}
+			l.curve = append(l.curve, p)
 			rep.point(p, step == total)
-			sum, since, mark = 0, 0, now
+			l.sum, l.since, mark = 0, 0, now
+		}
+		if ck.due(step, perEpoch, total, ts.CheckpointEvery) {
+			if err := writeCheckpoint(ck.path, ck.id, tr, l); err != nil {
+				return l.curve, err
+			}
 		}
 	}
-	return curve, nil
+	return l.curve, nil
+}
+
+// checkpointing says where and for which run training writes checkpoints (no path: none).
+type checkpointing struct {
+	path string
+	id   runIdentity
+}
+
+// due says whether a checkpoint is written after step: every `every` steps (every epoch when
+// every is 0) and after the last step.
+func (c checkpointing) due(step, perEpoch, total, every int) bool {
+	if c.path == "" {
+		return false
+	}
+	if every == 0 {
+		every = perEpoch
+	}
+	return step%every == 0 || step == total
 }
 
 // trainer holds the training graph of one run and everything a step reuses.
@@ -171,6 +224,7 @@ type trainer[T float] struct {
 	items    int
 	logPrior []float64 // per item
 	negRNG   *rand.Rand
+	negSrc   *rand.PCG // negRNG's source, whose state checkpoints save
 
 	vm        gorgonia.VM
 	x         [2][]T            // tower inputs: the backing arrays of the graph's input nodes
@@ -199,9 +253,10 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	tr := &trainer[T]{
 		m: m, est: est, layout: loss.Layout(), b: ts.BatchSize, neg: ls.Negatives,
 		mixed: ls.Sampler == losses.SamplerMixed, items: ds.Items,
-		negRNG: rand.New(rand.NewPCG(uint64(seed), 0x6e65676174697665)), // "negative"
+		negSrc: rand.NewPCG(uint64(seed), 0x6e65676174697665), // "negative"
 		opt:    newOptimizer[T](ts, m.params()), clip: ts.Clip, impl: impl, tau: ls.Temperature,
 	}
+	tr.negRNG = rand.New(tr.negSrc)
 	if tr.layout == losses.Diagonal && est == nil {
 		return nil, fmt.Errorf("models: sampler %s needs an estimator of p̂", ls.Sampler)
 	}

@@ -1,0 +1,220 @@
+package models
+
+import (
+	"encoding"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"math"
+	"math/rand/v2"
+	"reflect"
+
+	"github.com/samplingbias/workbench/datasets"
+	"github.com/samplingbias/workbench/estimators"
+	"github.com/samplingbias/workbench/losses"
+)
+
+// A training checkpoint (TrainResumable) holds everything a run needs to continue as if it had
+// never stopped: the parameters, the optimiser's state and step count, the estimator's state,
+// the states of the random-number generators (the epoch shuffle and the uniform negatives), the
+// batch order of the current epoch, the number of steps done and the training curve so far. It
+// is written atomically in the checksummed layout of model files (save.go), with its own magic.
+
+// runIdentity is what a checkpoint must share with the run that resumes from it.
+type runIdentity struct {
+	Model Settings
+	Train TrainSettings // LogSeconds and CheckpointEvery zeroed: they do not change the result
+	Loss  losses.Settings
+	Dtype string
+	Seed  int64
+	Data  dataIdentity
+}
+
+type dataIdentity struct {
+	Name                  string
+	Queries, Items, Train int
+	Hash                  uint64 // FNV-64a of the training interactions
+}
+
+func newRunIdentity(m *Model, ds *datasets.Dataset, ls losses.Settings, ts TrainSettings, seed int64) runIdentity {
+	ts.LogSeconds, ts.CheckpointEvery = 0, 0
+	h := fnv.New64a()
+	var b [28]byte
+	for _, a := range ds.Train {
+		binary.LittleEndian.PutUint32(b[0:], uint32(a.Query))
+		binary.LittleEndian.PutUint32(b[4:], uint32(a.Item))
+		binary.LittleEndian.PutUint64(b[8:], uint64(a.Time))
+		binary.LittleEndian.PutUint32(b[16:], uint32(a.Day))
+		binary.LittleEndian.PutUint32(b[20:], math.Float32bits(a.Reward))
+		h.Write(b[:24])
+	}
+	return runIdentity{Model: m.Settings(), Train: ts, Loss: ls, Dtype: m.dt.String(), Seed: seed,
+		Data: dataIdentity{Name: ds.Name, Queries: ds.Queries, Items: ds.Items, Train: len(ds.Train), Hash: h.Sum64()}}
+}
+
+// differs names the first part of id that differs from o, or returns "".
+func (id runIdentity) differs(o runIdentity) string {
+	switch {
+	case !reflect.DeepEqual(id.Model, o.Model):
+		return fmt.Sprintf("model settings %+v, this run %+v", o.Model, id.Model)
+	case !reflect.DeepEqual(id.Train, o.Train):
+		return fmt.Sprintf("train settings %+v, this run %+v", o.Train, id.Train)
+	case !reflect.DeepEqual(id.Loss, o.Loss):
+		return fmt.Sprintf("loss settings %+v, this run %+v", o.Loss, id.Loss)
+	case id.Dtype != o.Dtype:
+		return fmt.Sprintf("dtype %s, this run %s", o.Dtype, id.Dtype)
+	case id.Seed != o.Seed:
+		return fmt.Sprintf("seed %d, this run %d", o.Seed, id.Seed)
+	case id.Data != o.Data:
+		return fmt.Sprintf("data %+v, this run %+v", o.Data, id.Data)
+	}
+	return ""
+}
+
+// checkpoint is the payload of a checkpoint file.
+type checkpoint struct {
+	Run       runIdentity
+	Step      int // steps completed
+	Model     savedModel
+	OptStep   int          // the optimiser's completed steps
+	OptState  []savedParam // per parameter of Model.Params (empty for SGD)
+	Estimator []byte       // the estimator's MarshalBinary (nil without an estimator)
+	Shuffle   []byte       // PCG state of the epoch shuffle
+	Negatives []byte       // PCG state of the uniform negatives
+	Order     []int32      // the batch order of the current epoch
+	Curve     Curve
+	Sum       float64 // sum of the losses of the curve's current interval
+	Since     int     // steps in the curve's current interval
+}
+
+// loop is the state of a training loop that a checkpoint saves and restores.
+type loop struct {
+	step    int // steps completed
+	order   []int32
+	shuffle *rand.PCG
+	curve   Curve
+	sum     float64
+	since   int
+}
+
+// stateOf returns the estimator's state, nil for a nil estimator.
+func stateOf(est estimators.Estimator) ([]byte, error) {
+	if est == nil {
+		return nil, nil
+	}
+	s, ok := est.(encoding.BinaryMarshaler)
+	if !ok {
+		return nil, fmt.Errorf("models: the estimator %T cannot save its state (encoding.BinaryMarshaler) for checkpoints", est)
+	}
+	return s.MarshalBinary()
+}
+
+// writeCheckpoint writes the state of the trainer and the loop to path.
+func writeCheckpoint[T float](path string, id runIdentity, tr *trainer[T], l *loop) error {
+	est, err := stateOf(tr.est)
+	if err != nil {
+		return err
+	}
+	ck := checkpoint{Run: id, Step: l.step, Model: tr.m.saved(), OptStep: tr.opt.t, Estimator: est,
+		Order: l.order, Curve: l.curve, Sum: l.sum, Since: l.since}
+	for _, p := range tr.m.params() {
+		if st, ok := tr.opt.state[p]; ok {
+			ck.OptState = append(ck.OptState, savedState(p, st))
+		}
+	}
+	if ck.Shuffle, err = l.shuffle.MarshalBinary(); err != nil {
+		return err
+	}
+	if ck.Negatives, err = tr.negSrc.MarshalBinary(); err != nil {
+		return err
+	}
+	if err := writeChecksummed(path, checkpointMagic, ck); err != nil {
+		return fmt.Errorf("models: writing the checkpoint: %w", err)
+	}
+	return nil
+}
+
+// savedState wraps the optimiser state st of p as a savedParam.
+func savedState[T float](p *param, st []T) savedParam {
+	sp := savedParam{Name: p.name, Shape: []int{len(st)}}
+	switch d := any(st).(type) {
+	case []float32:
+		sp.F32 = d
+	case []float64:
+		sp.F64 = d
+	}
+	return sp
+}
+
+// resume restores the trainer and the loop from the checkpoint at path. It reports false, with
+// nothing changed, when there is no file at path. After an error the model, the optimiser and
+// the estimator may be partly restored: the run must not continue.
+func resume[T float](path string, id runIdentity, tr *trainer[T], l *loop) (bool, error) {
+	var ck checkpoint
+	if err := readChecksummed(path, checkpointMagic, "checkpoint", &ck); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	if d := id.differs(ck.Run); d != "" {
+		return false, fmt.Errorf("%s: a checkpoint of another run (%s); remove it to train from the start", path, d)
+	}
+	ps := tr.m.params()
+	if len(ck.OptState) != len(tr.opt.state) || len(ck.Order) != len(l.order) || ck.Step < 0 {
+		return false, fmt.Errorf("%s: corrupt checkpoint: %d optimiser states for %d, an order of %d for %d", path, len(ck.OptState), len(tr.opt.state), len(ck.Order), len(l.order))
+	}
+	k := 0
+	for _, p := range ps {
+		st, ok := tr.opt.state[p]
+		if !ok {
+			continue
+		}
+		sp := ck.OptState[k]
+		k++
+		if err := restoreState(st, sp); err != nil || sp.Name != p.name {
+			return false, fmt.Errorf("%s: corrupt checkpoint: optimiser state %q for parameter %q (%v)", path, sp.Name, p.name, err)
+		}
+	}
+	if tr.est != nil {
+		s, ok := tr.est.(encoding.BinaryUnmarshaler)
+		if !ok {
+			return false, fmt.Errorf("models: the estimator %T cannot restore its state (encoding.BinaryUnmarshaler) from checkpoints", tr.est)
+		}
+		if err := s.UnmarshalBinary(ck.Estimator); err != nil {
+			return false, fmt.Errorf("%s: estimator state: %w", path, err)
+		}
+	}
+	if err := l.shuffle.UnmarshalBinary(ck.Shuffle); err != nil {
+		return false, fmt.Errorf("%s: shuffle state: %w", path, err)
+	}
+	if err := tr.negSrc.UnmarshalBinary(ck.Negatives); err != nil {
+		return false, fmt.Errorf("%s: negative sampler state: %w", path, err)
+	}
+	if err := tr.m.restore(path, ck.Model); err != nil {
+		return false, err
+	}
+	tr.opt.t = ck.OptStep
+	copy(l.order, ck.Order)
+	l.step, l.curve, l.sum, l.since = ck.Step, ck.Curve, ck.Sum, ck.Since
+	return true, nil
+}
+
+// restoreState copies a saved optimiser state into st.
+func restoreState[T float](st []T, sp savedParam) error {
+	switch d := any(st).(type) {
+	case []float32:
+		if len(sp.F32) != len(d) {
+			return fmt.Errorf("%d values for %d", len(sp.F32), len(d))
+		}
+		copy(d, sp.F32)
+	case []float64:
+		if len(sp.F64) != len(d) {
+			return fmt.Errorf("%d values for %d", len(sp.F64), len(d))
+		}
+		copy(d, sp.F64)
+	}
+	return nil
+}

@@ -1,0 +1,216 @@
+package models
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/estimators"
+	"github.com/samplingbias/workbench/losses"
+)
+
+// stopAfter is a context whose Err reports cancellation from its (n+1)-th call on: Train asks
+// once before every step, so training stops after n steps, as a run killed there would.
+type stopAfter struct {
+	context.Context
+	n, calls int
+}
+
+func (c *stopAfter) Err() error {
+	c.calls++
+	if c.calls > c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCheckpointResume stops training after a step, resumes it from its last checkpoint in a
+// freshly built model (of another initialisation seed) with a fresh estimator, and checks that
+// it ends bit-identical to a run never interrupted: every parameter (the learned temperature
+// included), the estimator's p̂ of every item and the losses of the curve. The cases cover every
+// optimiser, both batch orders, the three layouts' samplers (uniform negatives from a saved
+// random-number state), checkpoints per epoch and every N steps, both dtypes and the LSH
+// estimator, whose keys come from the item tower.
+func TestCheckpointResume(t *testing.T) {
+	ds := idDataset(200, 100, 1000, 7) // batch 50: 20 steps per epoch
+	type ckCase struct {
+		name  string
+		dt    tensor.Dtype
+		ls    losses.Settings
+		ts    TrainSettings
+		est   *estimators.Settings
+		stop  int // steps done when the run is killed
+		saved int // the step of the last checkpoint before it
+	}
+	streaming := &estimators.Settings{Kind: estimators.KindStreaming, Buckets: 256}
+	cases := []ckCase{
+		{"adam-epochs", tensor.Float32, losses.Settings{Variant: losses.LogQ}, TrainSettings{Epochs: 3}, streaming, 33, 20},
+		{"adagrad-every-7-mixed", tensor.Float32, losses.Settings{Variant: losses.LogQ, Sampler: losses.SamplerMixed, Negatives: 5},
+			TrainSettings{Optimizer: OptimizerAdagrad, Steps: 50, CheckpointEvery: 7}, streaming, 30, 28},
+		{"momentum-uniform-learned-tau", tensor.Float32, losses.Settings{Variant: losses.Tail, Sampler: losses.SamplerUniform, Negatives: 8, LearnTemperature: true},
+			TrainSettings{Optimizer: OptimizerMomentum, Epochs: 2, CheckpointEvery: 5, Clip: 0.5}, nil, 17, 15},
+		{"sgd-sequential-lsh", tensor.Float32, losses.Settings{Variant: losses.LogQ}, TrainSettings{Optimizer: OptimizerSGD, Order: OrderSequential, Epochs: 2},
+			&estimators.Settings{Kind: estimators.KindLSH, Buckets: 256}, 25, 20},
+		{"adam-float64-exact", tensor.Float64, losses.Settings{Variant: losses.LogQ}, TrainSettings{Epochs: 2, CheckpointEvery: 3},
+			&estimators.Settings{Kind: estimators.KindExact, Mode: estimators.ModeOnline}, 10, 9},
+	}
+	s := Settings{EmbeddingDim: 8, Hidden: []int{16, 8}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.ts.BatchSize, c.ts.LogEvery = 50, 4
+			newEst := func(m *Model) estimators.Estimator {
+				if c.est == nil {
+					return nil
+				}
+				e, err := estimators.New(*c.est, estimators.Env{BatchSize: 50, CorpusSize: ds.Items, EmbeddingDim: m.Dim()}, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return e
+			}
+			m1 := must(New(s, ds, c.dt, 1))
+			est1 := newEst(m1)
+			want, err := Train(context.Background(), m1, ds, est1, c.ls, c.ts, 5, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			path := filepath.Join(t.TempDir(), "checkpoint")
+			m2 := must(New(s, ds, c.dt, 1))
+			ctx := &stopAfter{Context: context.Background(), n: c.stop}
+			if _, err := TrainResumable(ctx, m2, ds, newEst(m2), c.ls, c.ts, 5, path, nil); err != context.Canceled {
+				t.Fatalf("stopped run: error %v", err)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Fatalf("no checkpoint after %d steps: %v", c.stop, err)
+			}
+
+			m3 := must(New(s, ds, c.dt, 2))
+			est3 := newEst(m3)
+			ctx = &stopAfter{Context: context.Background(), n: 1 << 30}
+			got, err := TrainResumable(ctx, m3, ds, est3, c.ls, c.ts, 5, path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total := want[len(want)-1].Step
+			if ctx.calls != total-c.saved {
+				t.Errorf("the resumed run ran %d steps, want %d (from the checkpoint of step %d)", ctx.calls, total-c.saved, c.saved)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("curve of %d points, uninterrupted %d", len(got), len(want))
+			}
+			for i, p := range want {
+				q := got[i]
+				if p.Step != q.Step || p.Epoch != q.Epoch || p.Loss != q.Loss || p.Temperature != q.Temperature {
+					t.Errorf("curve point %d: resumed %+v, uninterrupted %+v", i, q, p)
+				}
+			}
+			ps1, ps3 := m1.params(), m3.params()
+			if len(ps1) != len(ps3) {
+				t.Fatalf("%d and %d parameters", len(ps1), len(ps3))
+			}
+			for i, p := range ps1 {
+				if !equalBits(p.data, ps3[i].data) {
+					t.Errorf("parameter %s differs from the uninterrupted run's", p.name)
+				}
+			}
+			if _, ok := m1.Temperature(); ok != (c.ls.LearnTemperature) {
+				t.Errorf("learned temperature %v", ok)
+			}
+			if est1 != nil {
+				for y := range uint64(ds.Items) {
+					if a, b := est1.Prob(y), est3.Prob(y); a != b {
+						t.Fatalf("estimator p̂(%d): resumed %v, uninterrupted %v", y, b, a)
+					}
+				}
+			}
+		})
+	}
+}
+
+// equalBits compares two parameter arrays bit for bit.
+func equalBits(a, b any) bool {
+	switch a := a.(type) {
+	case []float32:
+		return slices.Equal(a, b.([]float32))
+	case []float64:
+		return slices.Equal(a, b.([]float64))
+	}
+	return false
+}
+
+// TestCheckpointRefused checks that a checkpoint is resumed only by its own run: other
+// settings, another seed or other data are errors naming the file and what differs; so are a
+// corrupt checkpoint and an estimator that cannot save its state.
+func TestCheckpointRefused(t *testing.T) {
+	ds := idDataset(50, 40, 200, 7)
+	s := Settings{EmbeddingDim: 4, Hidden: []int{4}}
+	ls := losses.Settings{Variant: losses.LogQ}
+	ts := TrainSettings{BatchSize: 20, Epochs: 1}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "checkpoint")
+	if _, err := TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, ts, 1, path, nil); err != nil {
+		t.Fatal(err)
+	}
+	other := idDataset(50, 40, 200, 8)
+	moreLR := ts
+	moreLR.LearningRate = 0.01
+	everyStep := ts
+	everyStep.CheckpointEvery, everyStep.LogSeconds = 1, 3 // neither changes the result: accepted
+	for _, c := range []struct {
+		name string
+		ts   TrainSettings
+		ls   losses.Settings
+		seed int64
+		data bool
+		want string
+	}{
+		{"learning rate", moreLR, ls, 1, false, "train settings"},
+		{"loss", ts, losses.Settings{Variant: losses.Plain}, 1, false, "loss settings"},
+		{"seed", ts, ls, 2, false, "seed 1, this run 2"},
+		{"data", ts, ls, 1, true, "data"},
+		{"checkpoint frequency", everyStep, ls, 1, false, ""},
+	} {
+		d := ds
+		if c.data {
+			d = other
+		}
+		_, err := TrainResumable(context.Background(), must(New(s, d, tensor.Float32, 1)), d, newCountEstimator(d, 20), c.ls, c.ts, c.seed, path, nil)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			continue
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), path+": a checkpoint of another run ("+c.want) {
+			t.Errorf("%s: error %v", c.name, err)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 4
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, ts, 1, path, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), path+": corrupt checkpoint file") {
+		t.Errorf("flipped bit: %v", err)
+	}
+	_, err = TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, opaqueEstimator{newCountEstimator(ds, 20)}, ls, ts, 1, filepath.Join(dir, "new"), nil)
+	if err == nil || !strings.Contains(err.Error(), "cannot save its state") {
+		t.Errorf("estimator without state: %v", err)
+	}
+}
+
+// opaqueEstimator hides the state methods of its estimator.
+type opaqueEstimator struct{ e *countEstimator }
+
+func (o opaqueEstimator) Observe(t int64, items []uint64) { o.e.Observe(t, items) }
+func (o opaqueEstimator) Prob(y uint64) float64           { return o.e.Prob(y) }
