@@ -75,7 +75,9 @@ func TestCheckpointResume(t *testing.T) {
 			}
 			m1 := must(New(s, ds, c.dt, 1))
 			est1 := newEst(m1)
-			want, err := Train(context.Background(), m1, ds, est1, c.ls, c.ts, 5, nil)
+			plain := c.ts // the uninterrupted run writes no checkpoints
+			plain.CheckpointEvery = 0
+			want, err := Train(context.Background(), m1, ds, est1, c.ls, plain, 5, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +148,8 @@ func equalBits(a, b any) bool {
 
 // TestCheckpointRefused checks that a checkpoint is resumed only by its own run: other
 // settings, another seed or other data are errors naming the file and what differs; so are a
-// corrupt checkpoint and an estimator that cannot save its state.
+// corrupt checkpoint, an estimator that cannot save its state and checkpoint_every without a
+// checkpoint file.
 func TestCheckpointRefused(t *testing.T) {
 	ds := idDataset(50, 40, 200, 7)
 	s := Settings{EmbeddingDim: 4, Hidden: []int{4}}
@@ -202,6 +205,10 @@ func TestCheckpointRefused(t *testing.T) {
 	_, err = TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, ts, 1, path, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), path+": corrupt checkpoint file") {
 		t.Errorf("flipped bit: %v", err)
+	}
+	_, err = Train(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, everyStep, 1, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "checkpoint_every: 1, but this training writes no checkpoints") {
+		t.Errorf("checkpoint_every without a checkpoint file: %v", err)
 	}
 	_, err = TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, opaqueEstimator{newCountEstimator(ds, 20)}, ls, ts, 1, filepath.Join(dir, "new"), nil)
 	if err == nil || !strings.Contains(err.Error(), "cannot save its state") {

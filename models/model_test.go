@@ -248,6 +248,7 @@ func TestSettingsResolve(t *testing.T) {
 		{TrainSettings{Order: "random"}, `order: unknown "random" (allowed: shuffled, sequential)`},
 		{TrainSettings{LogEvery: -1}, "log_every: "},
 		{TrainSettings{LogSeconds: -1}, "log_seconds: "},
+		{TrainSettings{CheckpointEvery: -1}, "checkpoint_every: "},
 	} {
 		if err := c.s.Resolve(); err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want prefix %q", c.s, err, c.want)

@@ -250,3 +250,36 @@ func TestLearnedTemperature(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbedConcurrent calls EmbedQueries and EmbedItems from several goroutines at once (each
+// call builds its own inference graph) for a fused and an expression activation: every call
+// returns the embeddings of a call made alone. Run with -race.
+func TestEmbedConcurrent(t *testing.T) {
+	ds := tinyDataset()
+	for _, a := range []Activation{ActivationReLU, ActivationGELU} {
+		m := must(New(Settings{EmbeddingDim: 3, Hidden: []int{6, 6, 4}, Activation: a}, ds, tensor.Float32, 1))
+		ids := []int32{4, 0, 3, 3, 1, 2}
+		want := [2][]float32{must(m.EmbedQueries(ids)), must(m.EmbedItems(ids[:5]))}
+		errs := make(chan error, 16)
+		for g := range 16 {
+			go func() {
+				var got []float32
+				var err error
+				if g%2 == 0 {
+					got, err = m.EmbedQueries(ids)
+				} else {
+					got, err = m.EmbedItems(ids[:5])
+				}
+				if err == nil && !slices.Equal(got, want[g%2]) {
+					err = fmt.Errorf("goroutine %d: %v, alone %v", g, got, want[g%2])
+				}
+				errs <- err
+			}()
+		}
+		for range 16 {
+			if err := <-errs; err != nil {
+				t.Errorf("%s: %v", a, err)
+			}
+		}
+	}
+}

@@ -115,6 +115,9 @@ func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est est
 		return nil, fmt.Errorf("batch_size: %d exceeds the %d training interactions of %q", ts.BatchSize, n, ds.Name)
 	}
 	var ck checkpointing
+	if checkpointPath == "" && ts.CheckpointEvery > 0 {
+		return nil, fmt.Errorf("checkpoint_every: %d, but this training writes no checkpoints (no checkpoint file)", ts.CheckpointEvery)
+	}
 	if checkpointPath != "" {
 		ck = checkpointing{path: checkpointPath, id: newRunIdentity(m, ds, ls, ts, seed)}
 	}
