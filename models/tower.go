@@ -75,10 +75,10 @@ func (a Activation) definition() *activationDef {
 	return nil
 }
 
-// relu is x ⊙ [x > 0] in stock ops, with a constant of its own graph (gorgonia.Rectify, whose
-// zero is one node shared by every graph, gave a wrong bias gradient in a residual tower).
+// relu is x ⊙ [x > 0] in stock ops, with a zero node of its own (gorgonia.Rectify, whose zero is
+// one package-level node shared by every graph, gave a wrong bias gradient in a residual tower).
 func relu(x *gorgonia.Node) (*gorgonia.Node, error) {
-	mask, err := gorgonia.Gt(x, constant(x.Graph(), x.Dtype(), 0), true)
+	mask, err := gorgonia.Gt(x, constant(x.Dtype(), 0), true)
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +87,7 @@ func relu(x *gorgonia.Node) (*gorgonia.Node, error) {
 
 // gelu is 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) in stock ops.
 func gelu(x *gorgonia.Node) (*gorgonia.Node, error) {
-	g := x.Graph()
-	c := func(v float64) *gorgonia.Node { return constant(g, x.Dtype(), v) }
+	c := func(v float64) *gorgonia.Node { return constant(x.Dtype(), v) }
 	x3, err := gorgonia.Cube(x)
 	if err != nil {
 		return nil, err
@@ -115,8 +114,8 @@ func gelu(x *gorgonia.Node) (*gorgonia.Node, error) {
 	return gorgonia.Mul(inner, c(0.5))
 }
 
-// constant is a scalar constant of dtype dt.
-func constant(g *gorgonia.ExprGraph, dt tensor.Dtype, v float64) *gorgonia.Node {
+// constant is a new scalar constant node of dtype dt.
+func constant(dt tensor.Dtype, v float64) *gorgonia.Node {
 	if dt == tensor.Float32 {
 		return gorgonia.NewConstant(float32(v), gorgonia.WithName(fmt.Sprint(float32(v))))
 	}
@@ -139,12 +138,11 @@ const (
 
 // towerNodes are the nodes of one tower in a graph.
 type towerNodes struct {
-	out    *gorgonia.Node   // L2-normalised output, rows × Dim
-	params gorgonia.Nodes   // w0, b0, w1, b1, … bound to the Model's parameters
-	of     []*param         // the parameter of each node of params
-	x      *gorgonia.Node   // input, rows × in
-	xData  any              // []T backing x
-	layers []*gorgonia.Node // output of every layer (after activation and residual sum)
+	out    *gorgonia.Node // L2-normalised output, rows × Dim
+	params gorgonia.Nodes // w0, b0, w1, b1, … bound to the Model's parameters
+	of     []*param       // the parameter of each node of params
+	x      *gorgonia.Node // input, rows × in
+	xData  any            // []T backing x
 }
 
 // paramNode returns a node of g bound to the memory of p (a matrix or a vector).
@@ -185,7 +183,6 @@ func fwd[T float](m *Model, t *tower, g *gorgonia.ExprGraph, rows int, impl towe
 			}
 		}
 		h = y
-		tn.layers = append(tn.layers, h)
 	}
 	var err error
 	if impl == towerExpression {
@@ -231,7 +228,7 @@ func l2NormExpr(h *gorgonia.Node, eps float64) (*gorgonia.Node, error) {
 	}
 	ss, err := gorgonia.Sum(sq, 1)
 	if err == nil {
-		ss, err = gorgonia.Add(ss, constant(h.Graph(), h.Dtype(), eps*eps))
+		ss, err = gorgonia.Add(ss, constant(h.Dtype(), eps*eps))
 	}
 	if err == nil {
 		ss, err = gorgonia.Sqrt(ss)
