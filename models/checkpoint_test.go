@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -221,3 +222,37 @@ type opaqueEstimator struct{ e *countEstimator }
 
 func (o opaqueEstimator) Observe(t int64, items []uint64) { o.e.Observe(t, items) }
 func (o opaqueEstimator) Prob(y uint64) float64           { return o.e.Prob(y) }
+
+// ExampleTrainResumable trains with a checkpoint at the end of every epoch. Called again with
+// the same checkpoint file, as a run restarted after being killed would be, training resumes
+// from the checkpoint: here the last one, so no step is run again and the curve is the same.
+func ExampleTrainResumable() {
+	ds := idDataset(200, 100, 1000, 7)
+	dir, err := os.MkdirTemp("", "checkpoint")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "train.checkpoint")
+	ls := losses.Settings{Variant: losses.LogQ, LearnTemperature: true}
+	ts := TrainSettings{BatchSize: 50, Epochs: 2}
+	var curves [2]Curve
+	for i := range curves {
+		m, err := New(Settings{EmbeddingDim: 8, Hidden: []int{8}}, ds, tensor.Float32, 1)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if curves[i], err = TrainResumable(context.Background(), m, ds, newCountEstimator(ds, 50), ls, ts, 1, path, nil); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	last := [2]Point{curves[0][len(curves[0])-1], curves[1][len(curves[1])-1]}
+	fmt.Println("steps:", last[0].Step)
+	fmt.Println("same loss and temperature:", last[0].Loss == last[1].Loss && last[0].Temperature == last[1].Temperature)
+	// Output:
+	// steps: 40
+	// same loss and temperature: true
+}
