@@ -3,9 +3,12 @@ package workbench
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -128,19 +131,37 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 	if old != nil {
 		fmt.Fprintf(progress, "%s: training unchanged, evaluating its saved model again\n", r.ID)
 		if err := m.Load(r.modelPath()); err != nil {
+			// A corrupt or unreadable model is trained again, never evaluated.
+			fmt.Fprintf(progress, "%s: %v: training it again\n", r.ID, err)
+			if m, err = models.New(cfg.Model, ds, tensor.Float32, r.Seed); err != nil {
+				return nil, err
+			}
+			old = nil
+		} else {
+			summary, curve = old.Train, old.Curve
+		}
+	}
+	if old == nil {
+		if summary, curve, err = train(ctx, r, m, ds, counts, progress); err != nil {
 			return nil, err
 		}
-		summary, curve = old.Train, old.Curve
-	} else if summary, curve, err = train(ctx, r, m, ds, counts, progress); err != nil {
-		return nil, err
 	}
 	rec, err := evaluate(m, ds, counts, cfg, r.Seed)
 	if err != nil {
 		return nil, err
 	}
+	// The checkpoint has served: the run's model.bin is saved and its record complete (the
+	// scheduler writes it next; a run killed in between trains again).
+	if err := os.Remove(r.checkpointPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
 	rec.Train, rec.Curve = summary, curve
 	return rec, nil
 }
+
+// checkpointPath is where the run's training state is saved while it trains (see
+// models.TrainResumable), so that a run killed mid-training resumes from its last checkpoint.
+func (r plannedRun) checkpointPath() string { return filepath.Join(r.dir, "checkpoint.bin") }
 
 // train trains m with the run's estimator and loss, and saves its curve and parameters.
 func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Dataset, counts []int64, progress io.Writer) (trainSummary, models.Curve, error) {
@@ -150,10 +171,13 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	if err != nil {
 		return trainSummary{}, nil, err
 	}
+	if exists(r.checkpointPath()) {
+		fmt.Fprintf(progress, "%s: resuming training from %s\n", r.ID, r.checkpointPath())
+	}
 	start := time.Now()
-	curve, err := models.Train(ctx, m, ds, est, cfg.Loss, cfg.Train, r.Seed, progress)
+	curve, err := models.TrainResumable(ctx, m, ds, est, cfg.Loss, cfg.Train, r.Seed, r.checkpointPath(), progress)
 	if err != nil {
-		return trainSummary{}, nil, err
+		return trainSummary{}, nil, trainError(err, cfg)
 	}
 	seconds := time.Since(start).Seconds()
 	if err := writeAtomic(filepath.Join(r.dir, "curve.csv"), func(w io.Writer) error { return writeCurve(w, curve) }); err != nil {
@@ -164,6 +188,18 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	}
 	last := curve[len(curve)-1]
 	return trainSummary{Steps: last.Step, Seconds: seconds, ExamplesPerSec: float64(last.Step*cfg.Train.BatchSize) / seconds, FinalLoss: last.Loss}, curve, nil
+}
+
+// trainError turns a training step that diverged (a NaN or infinite loss or gradient) into a
+// message that names the step, the value and what to try; other errors pass unchanged.
+func trainError(err error, cfg *Config) error {
+	var nf *models.NonFiniteError
+	if !errors.As(err, &nf) {
+		return err
+	}
+	return fmt.Errorf("training diverged at step %d (epoch %d): the %s is %v; try a smaller train.learning_rate (now %g), "+
+		"gradient clipping (train.clip, now %g), or a larger loss.temperature (now %g)",
+		nf.Step, nf.Epoch, nf.Quantity, nf.Value, cfg.Train.LearningRate, cfg.Train.Clip, cfg.Loss.Temperature)
 }
 
 // evaluate embeds the test queries and the whole corpus and ranks every item for every test pair;
