@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,6 +42,7 @@ type summary struct {
 	values map[aggKey]agg
 	sizes  map[string][2]int // slice -> items, test pairs (of the first run)
 	seeds  map[string]int    // group -> number of finished seeds
+	notes  []string          // the runs' notices of empty slices, each once
 }
 
 func summarize(recs []*runRecord) *summary {
@@ -54,6 +56,11 @@ func summarize(recs []*runRecord) *summary {
 			s.groups = append(s.groups, rec.Group)
 		}
 		s.seeds[rec.Group]++
+		for _, n := range rec.Data.SliceNotes {
+			if !slices.Contains(s.notes, n) {
+				s.notes = append(s.notes, n)
+			}
+		}
 		for _, r := range rec.Results {
 			k := aggKey{rec.Group, r.Tau, r.Slice, r.Metric, r.K}
 			if _, ok := samples[k]; !ok {
@@ -149,6 +156,9 @@ func writeSummary(w io.Writer, title string, s *summary) error {
 		if sz, ok := s.sizes[sl]; ok {
 			fmt.Fprintf(w, " %s %d / %d;", sl, sz[0], sz[1])
 		}
+	}
+	for _, n := range s.notes {
+		fmt.Fprintf(w, "\n\nNote: %s.", n)
 	}
 	fmt.Fprintf(w, "\n\nSeeds per row:")
 	for _, g := range s.groups {

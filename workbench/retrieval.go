@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -122,6 +123,10 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 		return nil, err
 	}
 	counts := ds.ItemCounts()
+	notes := emptySlices(counts, metrics.AssignSlices(counts, cfg.Slices), cfg.Slices)
+	for _, n := range notes {
+		fmt.Fprintf(progress, "%s: %s\n", r.ID, n)
+	}
 	m, err := models.New(cfg.Model, ds, tensor.Float32, r.Seed)
 	if err != nil {
 		return nil, err
@@ -156,7 +161,40 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 		return nil, err
 	}
 	rec.Train, rec.Curve = summary, curve
+	rec.Data.SliceNotes = notes
 	return rec, nil
+}
+
+// emptySlices says which slices hold no item of the corpus, and why: the results have no rows
+// for such a slice, which must not pass without a word.
+func emptySlices(counts []int64, assign []metrics.Slice, s metrics.SliceSettings) []string {
+	if len(counts) == 0 {
+		return nil
+	}
+	items := map[metrics.Slice]int{}
+	for _, sl := range assign {
+		items[sl]++
+	}
+	lo, hi := slices.Min(counts), slices.Max(counts)
+	var notes []string
+	for _, sl := range []metrics.Slice{metrics.Head, metrics.Torso, metrics.Tail} {
+		if items[sl] > 0 {
+			continue
+		}
+		why := fmt.Sprintf("under slices.method = %q with %d items", s.Method, len(counts))
+		if s.Method == metrics.SliceCount {
+			switch sl {
+			case metrics.Head:
+				why = fmt.Sprintf("no item has slices.head_min = %d training pairs or more (the most frequent has %d)", s.HeadMin, hi)
+			case metrics.Torso:
+				why = fmt.Sprintf("no item has from slices.tail_max = %d to slices.head_min = %d training pairs", s.TailMax, s.HeadMin)
+			case metrics.Tail:
+				why = fmt.Sprintf("no item has fewer than slices.tail_max = %d training pairs (the rarest has %d)", s.TailMax, lo)
+			}
+		}
+		notes = append(notes, fmt.Sprintf("slice %s is empty: %s; its results are left out", sl, why))
+	}
+	return notes
 }
 
 // checkpointPath is where the run's training state is saved while it trains (see
