@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,19 +12,21 @@ import (
 	"testing"
 )
 
-// stopAfter is a context whose Err reports cancellation from its (n+1)-th call on: training
-// asks once before every step, so a run given it stops after n steps, as one killed there.
-type stopAfter struct {
-	context.Context
-	n, calls int
+// cancelAt cancels a run's context when its progress shows a line holding mark: training asks
+// its context before every step, so a run whose progress prints "step 25/" stops after step 25,
+// as one killed there.
+type cancelAt struct {
+	mark   string
+	cancel context.CancelFunc
+	seen   strings.Builder
 }
 
-func (c *stopAfter) Err() error {
-	c.calls++
-	if c.calls > c.n {
-		return context.Canceled
+func (c *cancelAt) Write(b []byte) (int, error) {
+	c.seen.Write(b)
+	if strings.Contains(c.seen.String(), c.mark) {
+		c.cancel()
 	}
-	return nil
+	return len(b), nil
 }
 
 // timeless is a metrics.json without what measures wall-clock time.
@@ -46,16 +47,17 @@ func timeless(t *testing.T, path string) []byte {
 	return b
 }
 
-// TestKilledMidTrainingResumes: a run killed at step 25 of 112 (checkpoints every 10 steps)
+// TestKilledMidTrainingResumes: a run killed after step 25 of 112 (checkpoints every 10 steps)
 // resumes from its checkpoint of step 20 and ends with a model.bin bit-identical to that of a
 // run never interrupted, and the same metrics.json but for the times it measures; the
 // checkpoint is removed once the run is finished.
 func TestKilledMidTrainingResumes(t *testing.T) {
 	const only = "^variant=logq,seed=1$"
-	// A progress line at every point of the curve (every 10 steps), to see where training starts.
-	sets := []string{"train.checkpoint_every=10", "train.log_seconds=1e-9"}
+	// A progress line at every point of the curve (every 5 steps), to kill the run at a step and
+	// to see where training starts again.
+	sets := []string{"train.checkpoint_every=10", "train.log_every=5", "train.log_seconds=1e-9"}
 	args := func(out string) []string {
-		return []string{"-config", smokeConfig, "-out", out, "-only", only, "-set", sets[0], "-set", sets[1]}
+		return []string{"-config", smokeConfig, "-out", out, "-only", only, "-set", sets[0], "-set", sets[1], "-set", sets[2]}
 	}
 	whole, cut := t.TempDir(), t.TempDir()
 	out, err := runCommand(t, args(whole)...)
@@ -85,7 +87,9 @@ func TestKilledMidTrainingResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := &dataCache{sets: map[string]*cachedData{}}
-	_, err = runOne(&stopAfter{Context: context.Background(), n: 25}, r, nil, cache, io.Discard)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = runOne(ctx, r, nil, cache, &cancelAt{mark: "step 25/112", cancel: cancel})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("killed run: error %v, want context.Canceled", err)
 	}
@@ -103,7 +107,7 @@ func TestKilledMidTrainingResumes(t *testing.T) {
 	if !strings.Contains(out, "resuming training from") {
 		t.Errorf("the run did not resume:\n%s", out)
 	}
-	if strings.Contains(out, "step 20/112") || !strings.Contains(out, "step 30/112") {
+	if strings.Contains(out, "step 20/112") || !strings.Contains(out, "step 25/112") {
 		t.Errorf("the resumed run trained its first steps again:\n%s", out)
 	}
 	for _, dir := range []string{whole, cut} {
