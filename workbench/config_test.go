@@ -46,21 +46,7 @@ func TestLoadConfigErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := loadConfig(writeConfig(t, tt.body), tt.sets)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			msg := err.Error()
-			if strings.Contains(msg, "\n") {
-				t.Errorf("error is not one line: %q", msg)
-			}
-			at := 0
-			for _, w := range tt.want {
-				i := strings.Index(msg[at:], w)
-				if i < 0 {
-					t.Fatalf("error %q lacks %q (after position %d)", msg, w, at)
-				}
-				at += i + len(w)
-			}
+			wantError(t, err, tt.want...)
 		})
 	}
 }
