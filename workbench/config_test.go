@@ -40,6 +40,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"set unknown key", "", []string{"loss.temprature=0.1"}, []string{"-set loss.temprature=0.1: unknown key loss.temprature"}},
 		{"set wrong type", "", []string{"train.batch_size=big"}, []string{"-set train.batch_size=big", "train.batch_size", "incompatible types"}},
 		{"set bad value", "", []string{"train.batch_size=-3"}, []string{"train.batch_size:"}},
+		{"set a float count", "", []string{"train.epochs=1e18"}, []string{"-set train.epochs=1e18", "train.epochs", "incompatible types"}},
 		{"set without value", "", []string{"loss.variant"}, []string{"-set loss.variant: want section.key=value"}},
 		{"set ablation", "", []string{"ablation=1"}, []string{"ablation axes cannot be overridden"}},
 	}
