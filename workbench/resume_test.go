@@ -1,11 +1,15 @@
 package workbench
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -174,5 +178,70 @@ func TestDivergedMessage(t *testing.T) {
 		if err == nil || !re.MatchString(err.Error()) {
 			t.Errorf("-set %s: error %v, want one matching %s", set, err, re)
 		}
+	}
+}
+
+// TestKilledProcessResumes: the command in another process, killed (SIGKILL, no chance to clean
+// up) once its progress passes step 25, leaves a folder from which the next invocation resumes
+// training at its last checkpoint and ends with the model.bin of a run never interrupted.
+func TestKilledProcessResumes(t *testing.T) {
+	args := func(out string) []string {
+		return []string{"-config", smokeConfig, "-out", out, "-only", "^variant=plain,seed=2$",
+			"-set", "train.checkpoint_every=10", "-set", "train.log_every=5", "-set", "train.log_seconds=1e-9"}
+	}
+	if out := os.Getenv("WORKBENCH_KILLED_CHILD_OUT"); out != "" {
+		if err := Main(args(out), os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	whole, cut := t.TempDir(), t.TempDir()
+	if _, err := runCommand(t, args(whole)...); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledProcessResumes$")
+	cmd.Env = append(os.Environ(), "WORKBENCH_KILLED_CHILD_OUT="+cut)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	killed := false
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "step 25/112") {
+			killed = cmd.Process.Kill() == nil
+			break
+		}
+	}
+	go io.Copy(io.Discard, stdout)
+	cmd.Wait()
+	if !killed {
+		t.Fatal("the child process ended before step 25")
+	}
+	runDir := filepath.Join(cut, "runs", "variant=plain,seed=2")
+	if _, err := os.Stat(filepath.Join(runDir, "model.bin")); err == nil {
+		t.Fatal("the killed process saved its model")
+	}
+	out, err := runCommand(t, args(cut)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "resuming training from") || strings.Contains(out, "step 5/112") {
+		t.Errorf("the run did not resume from a checkpoint:\n%s", out)
+	}
+	a, err := os.ReadFile(filepath.Join(whole, "runs", "variant=plain,seed=2", "model.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(runDir, "model.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Error("model.bin of the resumed run differs from the uninterrupted one")
 	}
 }
