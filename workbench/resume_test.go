@@ -172,11 +172,15 @@ func TestCorruptModelRetrained(t *testing.T) {
 // TestDivergedMessage: a NaN or infinite loss stops the run with the step, the value and what
 // to try, without the graph machine's internal text.
 func TestDivergedMessage(t *testing.T) {
-	re := regexp.MustCompile(`^run variant=logq,seed=1: training diverged at step \d+ \(epoch \d+\): the (loss|gradient norm) is (NaN|[+-]Inf); try a smaller train.learning_rate \(now [^)]+\), gradient clipping \(train.clip, now 0\), or a larger loss.temperature \(now [^)]+\)$`)
-	for _, set := range []string{"train.learning_rate=1e30", "loss.temperature=1e-40"} {
-		_, err := runCommand(t, "-config", smokeConfig, "-out", t.TempDir(), "-only", "^variant=logq,seed=1$", "-set", set)
+	for _, tt := range []struct{ set, try string }{
+		{"train.clip=5", `a smaller train.learning_rate \(now 1e\+30\), a smaller train.clip \(now 5\) or a larger loss.temperature \(now 0.1\)`},
+		{"train.learning_rate=1e30", `a smaller train.learning_rate \(now 1e\+30\), gradient clipping \(train.clip, e.g. 1\) or a larger loss.temperature \(now 0.1\)`},
+		{"loss.temperature=1e-40", `a smaller train.learning_rate \(now 1e\+30\), gradient clipping \(train.clip, e.g. 1\) or a larger loss.temperature \(now 1e-40\)`},
+	} {
+		re := regexp.MustCompile(`^run variant=logq,seed=1: training diverged at step \d+ \(epoch \d+\): the (loss|gradient norm) is (NaN|[+-]Inf); try ` + tt.try + `$`)
+		_, err := runCommand(t, "-config", smokeConfig, "-out", t.TempDir(), "-only", "^variant=logq,seed=1$", "-set", "train.learning_rate=1e30", "-set", tt.set)
 		if err == nil || !re.MatchString(err.Error()) {
-			t.Errorf("-set %s: error %v, want one matching %s", set, err, re)
+			t.Errorf("-set %s: error %v, want one matching %s", tt.set, err, re)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -235,9 +236,17 @@ func trainError(err error, cfg *Config) error {
 	if !errors.As(err, &nf) {
 		return err
 	}
-	return fmt.Errorf("training diverged at step %d (epoch %d): the %s is %v; try a smaller train.learning_rate (now %g), "+
-		"gradient clipping (train.clip, now %g), or a larger loss.temperature (now %g)",
-		nf.Step, nf.Epoch, nf.Quantity, nf.Value, cfg.Train.LearningRate, cfg.Train.Clip, cfg.Loss.Temperature)
+	try := []string{fmt.Sprintf("a smaller train.learning_rate (now %g)", cfg.Train.LearningRate)}
+	if c := cfg.Train.Clip; c > 0 {
+		try = append(try, fmt.Sprintf("a smaller train.clip (now %g)", c))
+	} else {
+		try = append(try, "gradient clipping (train.clip, e.g. 1)")
+	}
+	if tau := cfg.Loss.Temperature; tau > 0 {
+		try = append(try, fmt.Sprintf("a larger loss.temperature (now %g)", tau))
+	}
+	return fmt.Errorf("training diverged at step %d (epoch %d): the %s is %v; try %s or %s",
+		nf.Step, nf.Epoch, nf.Quantity, nf.Value, strings.Join(try[:len(try)-1], ", "), try[len(try)-1])
 }
 
 // evaluate embeds the test queries and the whole corpus and ranks every item for every test pair;
