@@ -2,6 +2,8 @@ package workbench
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/samplingbias/workbench/models"
@@ -40,8 +42,10 @@ func TestCheckSteps(t *testing.T) {
 
 // TestRunRefusedBeforeAllocating: the inputs that crashed with an out-of-memory dump or
 // an index panic are each one error naming the key, through the whole command. The sizes
-// asked for (terabytes and more) exceed any machine's memory.
+// asked for (terabytes and more) exceed any machine's memory. A refused run does not claim its
+// folder: the corrected command then runs there.
 func TestRunRefusedBeforeAllocating(t *testing.T) {
+	dir := t.TempDir()
 	tests := []struct {
 		set  string
 		want []string
@@ -54,9 +58,15 @@ func TestRunRefusedBeforeAllocating(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {
-			_, err := runCommand(t, "-config", smokeConfig, "-out", t.TempDir(), "-only", "variant=plain,seed=1", "-set", tt.set)
+			_, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "variant=plain,seed=1", "-set", tt.set)
 			wantError(t, err, append([]string{"run variant=plain,seed=1: "}, tt.want...)...)
 		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "config.toml")); err == nil {
+		t.Error("a refused run claimed the folder")
+	}
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "variant=plain,seed=1"); err != nil {
+		t.Errorf("the corrected command: %v", err)
 	}
 }
 

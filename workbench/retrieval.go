@@ -32,10 +32,13 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	if err != nil {
 		return err
 	}
+	cache := &dataCache{sets: map[string]*cachedData{}}
+	if err := preflight(runs, o, cache); err != nil {
+		return err
+	}
 	if err := claimOutput(cfg.Out, cfg); err != nil {
 		return err
 	}
-	cache := &dataCache{sets: map[string]*cachedData{}}
 	runErr := schedule(ctx, runs, o, stdout, func(ctx context.Context, r plannedRun, progress io.Writer) (*runRecord, error) {
 		var old *runRecord
 		if !o.force {
@@ -65,6 +68,34 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 		fmt.Fprintf(stdout, "results of %d runs in %s (metrics.csv, summary.md, figures)\n", len(recs), cfg.Out)
 	}
 	return runErr
+}
+
+// preflight loads the data of every run this invocation will run (each distinct data set once,
+// into cache, for the runs to use) and refuses a run whose step count overflows or whose memory
+// estimate exceeds the machine's memory: all before the folder is claimed or anything trained.
+func preflight(runs []plannedRun, o options, cache *dataCache) error {
+	limit, source := machineMemory()
+	for _, r := range runs {
+		if o.only != nil && !o.only.MatchString(r.ID) {
+			continue
+		}
+		if !o.force {
+			if rec, err := r.finished(); err != nil || rec != nil {
+				continue // finished, or reported by the schedule
+			}
+		}
+		ds, err := cache.load(r.cfg.Data, r.cfg.DataSeed)
+		if err == nil {
+			err = checkSteps(r.cfg.Train, len(ds.Train))
+		}
+		if err == nil {
+			err = checkMemory(r.cfg, ds, limit, source)
+		}
+		if err != nil {
+			return fmt.Errorf("run %s: %w", r.ID, err)
+		}
+	}
+	return nil
 }
 
 // cachedData is a dataset loaded once for all the runs that share its settings and seed.
@@ -114,13 +145,6 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 	}
 	ds, err := cache.load(cfg.Data, cfg.DataSeed)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkSteps(cfg.Train, len(ds.Train)); err != nil {
-		return nil, err
-	}
-	limit, source := machineMemory()
-	if err := checkMemory(cfg, ds, limit, source); err != nil {
 		return nil, err
 	}
 	counts := ds.ItemCounts()
