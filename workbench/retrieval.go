@@ -136,7 +136,11 @@ func writeRunConfig(r plannedRun) error {
 // runOne is one run: data, model, training (estimator in the loop), full-corpus evaluation. It
 // writes the run's config.toml, curve.csv and model.bin; the scheduler writes metrics.json. When
 // old is the record of the same training (only [eval] or [slices] changed), the run's saved model
-// is evaluated again instead of retrained, and old's training summary and curve are kept.
+// is evaluated again instead of retrained, and old's training summary and curve are kept; a saved
+// model that does not load (a flipped bit fails its checksum) is trained again. Training writes
+// checkpoint.bin into the run's folder (every train.checkpoint_every steps, default every epoch):
+// a run killed mid-training resumes from it, to the same model.bin and metrics, and the file is
+// removed once the run is finished.
 func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache, progress io.Writer) (*runRecord, error) {
 	cfg := r.cfg
 	removeStale(r.dir, time.Now())
