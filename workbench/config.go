@@ -30,7 +30,9 @@ const (
 )
 
 // Config is one experiment: a TOML file with the sections below. Every section's zero value works;
-// the comments of each section's settings type state its defaults.
+// the comments of each section's settings type state its defaults. An absent key takes its
+// default; a key written with its zero value ("", 0, false, []) where the default would replace
+// it is an error naming the key (see checkWritten), in the file, in -set and in ablation values.
 type Config struct {
 	// Experiment is "retrieval" (default: train two-tower models, evaluate Recall@K by slice) or
 	// "freq_sim" (Yi et al. section 6 frequency-estimation simulation).
