@@ -51,7 +51,8 @@ type memoryTerm struct {
 
 // memoryEstimate estimates the bytes a run allocates beyond its dataset: the parameters with
 // their gradients and optimiser state, the activations and score matrix of a training step,
-// and the evaluation's embeddings, scores, ranks and bootstrap resamples. It is computed in
+// and the evaluation's embeddings, ranks and bootstrap resamples (the scoring workers' tiles are
+// small and left out). It is computed in
 // float64, so that no product of counts overflows; it errs on the high side for the parts it
 // simplifies (every activation kept three times: forward, backward and a buffer).
 func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTerm, error) {
@@ -102,7 +103,7 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 		{"model.hidden", "tower weights, gradients and optimiser state", weights * (2 + slots) * elem},
 		{"model.hidden", "activations of a training step and of the item tower at evaluation", (3*(b+cols) + math.Min(float64(ds.Items), inferenceChunk)) * width * elem},
 		{"train.batch_size", "score matrix of a training step", 3 * b * cols * elem},
-		{"eval.workers", "item embeddings and each worker's scores", (float64(ds.Items)*dim + float64(es.Workers)*float64(ds.Items)) * elem},
+		{"model.hidden", "embeddings at evaluation (the items' twice: as computed and packed for scoring)", (2*float64(ds.Items) + float64(len(ds.Test))) * dim * elem},
 		{"eval.logit_adjust", "ranks of the test pairs", ranks * 8},
 		{"eval.bootstrap", "bootstrap resamples", resamples * (means + 1) * 8},
 	}, nil

@@ -105,6 +105,12 @@ func TestMemoryLimit(t *testing.T) {
 		t.Errorf("limit = estimate: %v", err)
 	}
 	wantError(t, checkMemory(rc, ds, 1<<10, "a test limit"), "the run needs about", "of memory", "more than the 1.0 KiB of a test limit")
+	// Scoring workers are clamped to the blocks of queries: many of them need no more memory.
+	many := *rc
+	many.Eval.Workers = 1 << 40
+	if err := checkMemory(&many, ds, total, "test limit"); err != nil {
+		t.Errorf("eval.workers = 2^40: %v", err)
+	}
 }
 
 func TestMemTotal(t *testing.T) {
