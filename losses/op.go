@@ -191,7 +191,7 @@ func (op *lossOp) forward(t *tensor.Dense, withGrad bool) (float64, error) {
 	}
 	if math.IsNaN(total) || math.IsInf(total, 0) {
 		st.gradSrc = nil
-		return 0, fmt.Errorf("losses: %s loss is %v (non-finite scores?)", op.s.Variant, total)
+		return 0, &NonFiniteError{Variant: op.s.Variant, Value: total}
 	}
 	return total, nil
 }

@@ -28,6 +28,8 @@ type Settings struct {
 	EmbeddingDim int `toml:"embedding_dim"`
 	// Hidden lists the output sizes of the layers of each tower's MLP; the last one is the
 	// dimension of the embeddings u and v. Default [512, 128] (Yi et al. section 6, Wikipedia).
+	// A tower has at least one layer, so hidden = [] written in a config is an error rather than
+	// "no hidden layer": hidden = [d] is the shallowest tower, one linear layer to dimension d.
 	Hidden []int `toml:"hidden"`
 	// Activation follows every layer but the last: "relu" (default), "identity", "tanh",
 	// "gelu" or "swish" (see the Activation constants).

@@ -181,6 +181,10 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 			batch[i] = ds.Train[idx]
 		}
 		loss, err := tr.step(int64(step), batch)
+		if nf := (*NonFiniteError)(nil); errors.As(err, &nf) {
+			nf.Step, nf.Epoch = step, epoch
+			return l.curve, nf
+		}
 		if err != nil {
 			return l.curve, fmt.Errorf("models: step %d (epoch %d): %w", step, epoch, err)
 		}
@@ -442,6 +446,9 @@ func (tr *trainer[T]) run() (float64, error) {
 	}
 	defer tr.vm.Reset()
 	if err := tr.vm.RunAll(); err != nil {
+		if lf := (*losses.NonFiniteError)(nil); errors.As(opError(err), &lf) {
+			return lf.Value, &NonFiniteError{Quantity: "loss", Value: lf.Value}
+		}
 		return 0, err
 	}
 	l, err := scalar(tr.lossNode.Value())
@@ -449,7 +456,7 @@ func (tr *trainer[T]) run() (float64, error) {
 		return 0, err
 	}
 	if math.IsNaN(l) || math.IsInf(l, 0) {
-		return l, fmt.Errorf("loss is %v", l)
+		return l, &NonFiniteError{Quantity: "loss", Value: l}
 	}
 	return l, nil
 }
@@ -594,7 +601,7 @@ func (tr *trainer[T]) apply() error {
 	}()
 	norm := tr.gradients()
 	if math.IsNaN(norm) || math.IsInf(norm, 0) {
-		return fmt.Errorf("gradient norm is %v", norm)
+		return &NonFiniteError{Quantity: "gradient norm", Value: norm}
 	}
 	scale := T(1)
 	if tr.clip > 0 && norm > tr.clip {

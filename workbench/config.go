@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -27,10 +28,12 @@ const (
 )
 
 // Config is one experiment: a TOML file with the sections below. Every section's zero value works;
-// the comments of each section's settings type state its defaults. The `affects` tag of each
-// field declares what a change of it changes (training, evaluation, figures, the grid's runs, or
-// nothing): the hashes that identify runs and results folders are built from it (see
-// Config.canonical).
+// the comments of each section's settings type state its defaults. An absent key takes its
+// default; a key written with its zero value ("", 0, false, []) where the default would replace
+// it is an error naming the key (see checkWritten), in the file, in -set and in ablation values.
+// The `affects` tag of each field declares what a change of it changes (training, evaluation,
+// figures, the grid's runs, or nothing): the hashes that identify runs and results folders are
+// built from it (see Config.canonical).
 type Config struct {
 	// Experiment is "retrieval" (default: train two-tower models, evaluate Recall@K by slice) or
 	// "freq_sim" (Yi et al. section 6 frequency-estimation simulation).
@@ -56,8 +59,12 @@ type Config struct {
 	Report    ReportSettings        `toml:"report" affects:"figures"`
 	FreqSim   freqsim.Settings      `toml:"freq_sim" affects:"training"`
 
-	// Ablation lists the axes of the grid; the grid is their cartesian product.
+	// Ablation lists the axes of the grid; the grid is their cartesian product. An axis is over
+	// a run setting: a key of the sections data, slices, model, train, estimator, loss or eval.
 	Ablation []Axis `toml:"ablation" affects:"grid"`
+
+	// written lists the dotted keys the config file and the -set flags write (see checkWritten).
+	written []string `affects:"nothing"`
 }
 
 // Axis is one [[ablation]] entry: either one key with a list of values, or several keys zipped
@@ -85,6 +92,11 @@ func loadConfig(path string, sets []string) (raw, resolved *Config, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return parseConfig(path, data, sets)
+}
+
+// parseConfig is loadConfig of the file path whose content is data.
+func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config, err error) {
 	var cfg Config
 	md, err := toml.Decode(string(data), &cfg)
 	if err != nil {
@@ -92,6 +104,9 @@ func loadConfig(path string, sets []string) (raw, resolved *Config, err error) {
 	}
 	if err := undecoded(md, path); err != nil {
 		return nil, nil, err
+	}
+	for _, k := range md.Keys() {
+		cfg.written = append(cfg.written, k.String())
 	}
 	// A data path written in a config file is relative to the file, so that a config runs from
 	// any working directory; one given with -set is relative to the working directory.
@@ -106,18 +121,88 @@ func loadConfig(path string, sets []string) (raw, resolved *Config, err error) {
 		if err := assign(&cfg, strings.TrimSpace(k), parseValue(v)); err != nil {
 			return nil, nil, fmt.Errorf("-set %s: %w", s, err)
 		}
-	}
-	if cfg.Out == "" {
-		cfg.Out = filepath.Join("results", strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+		cfg.written = append(cfg.written, strings.TrimSpace(k))
 	}
 	resolved, err = cfg.clone()
 	if err != nil {
 		return nil, nil, err
 	}
+	if resolved.Out == "" {
+		resolved.Out = filepath.Join("results", strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	}
 	if err := resolved.resolve(md); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := checkWritten(&cfg, resolved, cfg.written); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	cfg.Out = resolved.Out
 	return &cfg, resolved, nil
+}
+
+// zeroMeans lists the keys whose zero value, written, is a documented choice rather than a
+// request for the default: eval.workers = 0 means GOMAXPROCS.
+var zeroMeans = map[string]bool{"eval.workers": true}
+
+// checkWritten rejects an explicit zero that resolving replaced: a key the config writes (in
+// keys: the file's keys, -set keys and a run's axis keys) with the zero value of its field ("",
+// 0, false, []) is an error when the resolved value differs, since the zero of an absent key
+// means the default but a written one would be silently replaced by it. A written zero that
+// resolving keeps (loss.negatives = 0 with the in_batch sampler, train.clip = 0) is a valid
+// setting.
+func checkWritten(asWritten, resolved *Config, keys []string) error {
+	for _, key := range keys {
+		if zeroMeans[key] {
+			continue
+		}
+		w, ok := valueAt(asWritten, key)
+		if !ok || !isZero(w) {
+			continue
+		}
+		r, _ := valueAt(resolved, key)
+		if isZero(r) || reflect.DeepEqual(w.Interface(), r.Interface()) {
+			continue
+		}
+		return fmt.Errorf("%s: %s is not allowed (omit the key for the default %s)", key, showValue(w), showValue(r))
+	}
+	return nil
+}
+
+// valueAt returns the field of cfg that the dotted key names through the toml tags, if it is a
+// value (not a table, nor inside an array of tables).
+func valueAt(cfg *Config, key string) (reflect.Value, bool) {
+	v := reflect.ValueOf(cfg).Elem()
+	for _, part := range strings.Split(key, ".") {
+		f, ok := fieldByKey(v, part)
+		if !ok {
+			return reflect.Value{}, false
+		}
+		v = f
+	}
+	return v, v.Kind() != reflect.Struct
+}
+
+// isZero reports the zero value of a setting; an empty list is zero whether nil or not.
+func isZero(v reflect.Value) bool {
+	if v.Kind() == reflect.Slice {
+		return v.Len() == 0
+	}
+	return v.IsZero()
+}
+
+// showValue writes a setting's value as in a TOML file.
+func showValue(v reflect.Value) string {
+	switch v.Kind() {
+	case reflect.String:
+		return strconv.Quote(v.String())
+	case reflect.Slice:
+		parts := make([]string, v.Len())
+		for i := range parts {
+			parts[i] = showValue(v.Index(i))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return fmt.Sprint(v.Interface())
 }
 
 // tomlError names the file (and line and column, for syntax errors) of a TOML decoding error.
@@ -186,6 +271,9 @@ func (c *Config) resolve(md toml.MetaData) error {
 	if len(c.Seeds) == 0 {
 		c.Seeds = []int64{1}
 	}
+	if err := checkAxes(c.Ablation); err != nil {
+		return err
+	}
 	seen := map[int64]bool{}
 	for _, s := range c.Seeds {
 		if seen[s] {
@@ -213,6 +301,31 @@ func (c *Config) resolve(md toml.MetaData) error {
 		section("plots", c.Plots.Resolve()),
 		section("report", c.Report.Resolve()),
 	)
+}
+
+// runSections are the sections whose keys may be ablation axes: the settings of a run. An axis
+// over any other key (seeds, out, data_seed, experiment, ablation, plots.*) would repeat
+// identical runs or mix data splits, and is an error.
+var runSections = []string{"data", "slices", "model", "train", "estimator", "loss", "eval"}
+
+// checkAxes rejects ablation axes over keys that are not run settings.
+func checkAxes(axes []Axis) error {
+	for i, a := range axes {
+		keys := a.Keys
+		if a.Key != "" {
+			keys = append([]string{a.Key}, keys...)
+		}
+		for _, k := range keys {
+			first, _, _ := strings.Cut(k, ".")
+			switch {
+			case first == "seeds":
+				return fmt.Errorf("ablation[%d]: %s is not a run setting: list the seeds in seeds = [...], every cell runs once per seed", i, k)
+			case !contains(runSections, first):
+				return fmt.Errorf("ablation[%d]: %s is not a run setting (an axis is a key of the sections %s)", i, k, strings.Join(runSections, ", "))
+			}
+		}
+	}
+	return nil
 }
 
 func isSection(name string) bool {

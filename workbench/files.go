@@ -23,6 +23,29 @@ func writeAtomic(path string, write func(w io.Writer) error) error {
 	return atomicfile.Write(path, write)
 }
 
+// removeStale removes the temporary files of atomic writes (".name.tmp*") in dir that were last
+// modified before since: those of a process killed while writing. A run's folder is cleaned when
+// the run starts (the run is this process's, so since is then); the experiment's folder before
+// its folder-level files are written, of files older than this invocation, so that another
+// process writing there now keeps its own.
+func removeStale(dir string, since time.Time) {
+	entries, _ := os.ReadDir(dir) // a missing folder has nothing to clean
+	for _, e := range entries {
+		if ok, _ := filepath.Match(".*.tmp*", e.Name()); !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.ModTime().Before(since) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// exists reports whether path exists.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 // writeBytes writes b to path atomically.
 func writeBytes(path string, b []byte) error {
 	return writeAtomic(path, func(w io.Writer) error {

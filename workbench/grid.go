@@ -172,12 +172,21 @@ func cellConfig(raw *Config, c cell) (*Config, error) {
 	}
 	cfg.Ablation = nil
 	cfg.Seeds = []int64{c.Seed}
+	written := append([]string(nil), raw.written...)
 	for _, s := range c.Settings {
 		if err := assign(cfg, s.Key, s.Value); err != nil {
 			return nil, fmt.Errorf("ablation %s: %w", s.Key, err)
 		}
+		written = append(written, s.Key)
+	}
+	asWritten, err := cfg.clone()
+	if err != nil {
+		return nil, err
 	}
 	if err := cfg.resolve(toml.MetaData{}); err != nil {
+		return nil, fmt.Errorf("run %s: %w", c.ID, err)
+	}
+	if err := checkWritten(asWritten, cfg, written); err != nil {
 		return nil, fmt.Errorf("run %s: %w", c.ID, err)
 	}
 	return cfg, nil

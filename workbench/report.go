@@ -51,6 +51,7 @@ type summary struct {
 	sizes  map[string][2]int // slice -> items, test pairs (of the first run)
 	seeds  map[string]int    // group -> number of finished seeds
 	label  func(group string) string
+	notes  []string // the runs' notices of empty slices, each once
 }
 
 // summarize aggregates recs across seeds; labels (plots.labels) name the groups.
@@ -66,6 +67,11 @@ func summarize(recs []*runRecord, labels map[string]string) *summary {
 			s.groups = append(s.groups, rec.Group)
 		}
 		s.seeds[rec.Group]++
+		for _, n := range rec.Data.SliceNotes {
+			if !slices.Contains(s.notes, n) {
+				s.notes = append(s.notes, n)
+			}
+		}
 		for _, r := range rec.Results {
 			k := aggKey{rec.Group, r.Tau, r.Slice, r.Metric, r.K}
 			if _, ok := samples[k]; !ok {
@@ -203,6 +209,9 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
 		if sz, ok := s.sizes[sl]; ok {
 			fmt.Fprintf(w, " %s %d / %d;", sl, sz[0], sz[1])
 		}
+	}
+	for _, n := range s.notes {
+		fmt.Fprintf(w, "\n\nNote: %s.", n)
 	}
 	fmt.Fprintf(w, "\n\nSeeds per row:")
 	for _, g := range s.groups {

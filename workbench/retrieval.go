@@ -3,11 +3,16 @@ package workbench
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +27,7 @@ import (
 // runRetrieval trains and evaluates every run of the grid that is not finished yet, then writes
 // the experiment's metrics.csv, summary.md and figures from every finished run.
 func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Writer) error {
+	begin := time.Now()
 	runs, err := plan(raw, cfg)
 	if err != nil {
 		return err
@@ -35,6 +41,10 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	if err := checkReport(cfg, runs, stdout); err != nil {
 		return err
 	}
+	cache := &dataCache{sets: map[string]*cachedData{}}
+	if err := preflight(runs, o, cache, stdout); err != nil {
+		return err
+	}
 	if err := claimFolder(cfg.Out, cfg, axisKeyList(cfg.Ablation)); err != nil {
 		return err
 	}
@@ -43,7 +53,6 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 			return err
 		}
 	}
-	cache := &dataCache{sets: map[string]*cachedData{}}
 	runErr := schedule(ctx, runs, o, stdout, func(ctx context.Context, r plannedRun, progress io.Writer) (*runRecord, error) {
 		var old *runRecord
 		if !o.force {
@@ -61,17 +70,50 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 		}
 		return runErr
 	}
+	// The error that stopped the runs is the one reported (on a full disk, writing the
+	// folder-level files fails too). After a failure, folder-level files that exist are kept: the
+	// finished runs may then be a subset of those they summarise (a failed re-evaluation).
 	recs, err := records(runs)
 	if err != nil {
-		return err
+		return firstError(runErr, err)
+	}
+	if runErr != nil && exists(filepath.Join(cfg.Out, "metrics.csv")) {
+		fmt.Fprintf(stdout, "%s keeps its previous metrics.csv, summary.md and figures: a run failed\n", cfg.Out)
+		return runErr
 	}
 	if len(recs) > 0 {
+		removeStale(cfg.Out, begin)
 		if err := writeRetrievalOutputs(cfg, recs, stdout); err != nil {
-			return err
+			return firstError(runErr, err)
 		}
 		fmt.Fprintf(stdout, "results of %d runs in %s (metrics.csv, summary.md, figures)\n", len(recs), cfg.Out)
 	}
 	return runErr
+}
+
+// preflight loads the data of every run this invocation will run (each distinct data set once,
+// into cache, for the runs to use) and refuses a run whose step count overflows or whose memory
+// estimate exceeds the machine's memory: all before the folder is claimed or anything trained.
+func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer) error {
+	limit, source := machineMemory()
+	for _, r := range selected(runs, o) {
+		if !o.force {
+			if rec, err := r.finished(); err != nil || rec != nil {
+				continue // finished, or reported by the schedule
+			}
+		}
+		ds, err := cache.load(r.cfg.Data, r.cfg.DataSeed, stdout)
+		if err == nil {
+			err = checkSteps(r.cfg.Train, len(ds.Train))
+		}
+		if err == nil {
+			err = checkMemory(r.cfg, ds, limit, source)
+		}
+		if err != nil {
+			return fmt.Errorf("run %s: %w", r.ID, err)
+		}
+	}
+	return nil
 }
 
 // cachedData is a dataset loaded once for all the runs that share its settings and seed.
@@ -149,9 +191,14 @@ func writeRunConfig(r plannedRun) error {
 // runOne is one run: data, model, training (estimator in the loop), full-corpus evaluation. It
 // writes the run's config.toml, curve.csv and model.bin; the scheduler writes metrics.json. When
 // old is the record of the same training (only [eval] or [slices] changed), the run's saved model
-// is evaluated again instead of retrained, and old's training summary and curve are kept.
+// is evaluated again instead of retrained, and old's training summary and curve are kept; a saved
+// model that does not load (a flipped bit fails its checksum) is trained again. Training writes
+// checkpoint.bin into the run's folder (every train.checkpoint_every steps, default every epoch):
+// a run killed mid-training resumes from it, to the same model.bin and metrics, and the file is
+// removed once the run is finished.
 func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache, progress io.Writer) (*runRecord, error) {
 	cfg := r.cfg
+	removeStale(r.dir, time.Now())
 	if err := writeRunConfig(r); err != nil {
 		return nil, err
 	}
@@ -160,6 +207,10 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 		return nil, err
 	}
 	counts := ds.ItemCounts()
+	notes := emptySlices(counts, metrics.AssignSlices(counts, cfg.Slices), cfg.Slices)
+	for _, n := range notes {
+		fmt.Fprintf(progress, "%s: %s\n", r.ID, n)
+	}
 	m, err := models.New(cfg.Model, ds, tensor.Float32, r.Seed)
 	if err != nil {
 		return nil, err
@@ -169,19 +220,70 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 	if old != nil {
 		fmt.Fprintf(progress, "%s: training unchanged, evaluating its saved model again\n", r.ID)
 		if err := m.Load(r.modelPath()); err != nil {
+			// A corrupt or unreadable model is trained again, never evaluated.
+			fmt.Fprintf(progress, "%s: %v: training it again\n", r.ID, err)
+			if m, err = models.New(cfg.Model, ds, tensor.Float32, r.Seed); err != nil {
+				return nil, err
+			}
+			old = nil
+		} else {
+			summary, curve = old.Train, old.Curve
+		}
+	}
+	if old == nil {
+		if summary, curve, err = train(ctx, r, m, ds, counts, progress); err != nil {
 			return nil, err
 		}
-		summary, curve = old.Train, old.Curve
-	} else if summary, curve, err = train(ctx, r, m, ds, counts, progress); err != nil {
-		return nil, err
 	}
 	rec, err := evaluate(m, ds, counts, cfg, r.Seed)
 	if err != nil {
 		return nil, err
 	}
+	// The checkpoint has served: the run's model.bin is saved and its record complete (the
+	// scheduler writes it next; a run killed in between trains again).
+	if err := os.Remove(r.checkpointPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
 	rec.Train, rec.Curve = summary, curve
+	rec.Data.SliceNotes = notes
 	return rec, nil
 }
+
+// emptySlices says which slices hold no item of the corpus, and why: the results have no rows
+// for such a slice, which must not pass without a word.
+func emptySlices(counts []int64, assign []metrics.Slice, s metrics.SliceSettings) []string {
+	if len(counts) == 0 {
+		return nil
+	}
+	items := map[metrics.Slice]int{}
+	for _, sl := range assign {
+		items[sl]++
+	}
+	lo, hi := slices.Min(counts), slices.Max(counts)
+	var notes []string
+	for _, sl := range []metrics.Slice{metrics.Head, metrics.Torso, metrics.Tail} {
+		if items[sl] > 0 {
+			continue
+		}
+		why := fmt.Sprintf("under slices.method = %q with %d items", s.Method, len(counts))
+		if s.Method == metrics.SliceCount {
+			switch sl {
+			case metrics.Head:
+				why = fmt.Sprintf("no item has slices.head_min = %d training pairs or more (the most frequent has %d)", s.HeadMin, hi)
+			case metrics.Torso:
+				why = fmt.Sprintf("no item has from slices.tail_max = %d to slices.head_min = %d training pairs", s.TailMax, s.HeadMin)
+			case metrics.Tail:
+				why = fmt.Sprintf("no item has fewer than slices.tail_max = %d training pairs (the rarest has %d)", s.TailMax, lo)
+			}
+		}
+		notes = append(notes, fmt.Sprintf("slice %s is empty: %s; its results are left out", sl, why))
+	}
+	return notes
+}
+
+// checkpointPath is where the run's training state is saved while it trains (see
+// models.TrainResumable), so that a run killed mid-training resumes from its last checkpoint.
+func (r plannedRun) checkpointPath() string { return filepath.Join(r.dir, "checkpoint.bin") }
 
 // train trains m with the run's estimator and loss, and saves its curve and parameters.
 func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Dataset, counts []int64, progress io.Writer) (trainSummary, models.Curve, error) {
@@ -191,10 +293,13 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	if err != nil {
 		return trainSummary{}, nil, err
 	}
+	if exists(r.checkpointPath()) {
+		fmt.Fprintf(progress, "%s: resuming training from %s\n", r.ID, r.checkpointPath())
+	}
 	start := time.Now()
-	curve, err := models.Train(ctx, m, ds, est, cfg.Loss, cfg.Train, r.Seed, progress)
+	curve, err := models.TrainResumable(ctx, m, ds, est, cfg.Loss, cfg.Train, r.Seed, r.checkpointPath(), progress)
 	if err != nil {
-		return trainSummary{}, nil, err
+		return trainSummary{}, nil, trainError(err, cfg)
 	}
 	seconds := time.Since(start).Seconds()
 	if err := writeAtomic(filepath.Join(r.dir, "curve.csv"), func(w io.Writer) error { return writeCurve(w, curve) }); err != nil {
@@ -205,6 +310,26 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	}
 	last := curve[len(curve)-1]
 	return trainSummary{Steps: last.Step, Seconds: seconds, ExamplesPerSec: float64(last.Step*cfg.Train.BatchSize) / seconds, FinalLoss: last.Loss}, curve, nil
+}
+
+// trainError turns a training step that diverged (a NaN or infinite loss or gradient) into a
+// message that names the step, the value and what to try; other errors pass unchanged.
+func trainError(err error, cfg *Config) error {
+	var nf *models.NonFiniteError
+	if !errors.As(err, &nf) {
+		return err
+	}
+	try := []string{fmt.Sprintf("a smaller train.learning_rate (now %g)", cfg.Train.LearningRate)}
+	if c := cfg.Train.Clip; c > 0 {
+		try = append(try, fmt.Sprintf("a smaller train.clip (now %g)", c))
+	} else {
+		try = append(try, "gradient clipping (train.clip, e.g. 1)")
+	}
+	if tau := cfg.Loss.Temperature; tau > 0 {
+		try = append(try, fmt.Sprintf("a larger loss.temperature (now %g)", tau))
+	}
+	return fmt.Errorf("training diverged at step %d (epoch %d): the %s is %v; try %s or %s",
+		nf.Step, nf.Epoch, nf.Quantity, nf.Value, strings.Join(try[:len(try)-1], ", "), try[len(try)-1])
 }
 
 // evaluate embeds the test queries and the whole corpus and ranks every item for every test pair;

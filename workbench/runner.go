@@ -42,6 +42,8 @@ type dataSummary struct {
 	Test        int    `json:"test"`
 	TestQueries int    `json:"test_queries"`
 	Report      string `json:"report"`
+	// SliceNotes says which popularity slices are empty, and why (see emptySlices).
+	SliceNotes []string `json:"slice_notes,omitempty"`
 }
 
 // trainSummary records how training went.

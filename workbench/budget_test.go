@@ -1,0 +1,125 @@
+package workbench
+
+import (
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/samplingbias/workbench/models"
+)
+
+// TestCheckSteps: a step count or example count that overflows an int is an error naming the
+// key (issue 12, fault 1: epochs × steps per epoch wrapped to a negative count and panicked).
+func TestCheckSteps(t *testing.T) {
+	tests := []struct {
+		name string
+		ts   models.TrainSettings
+		n    int
+		want string // "" for no error
+	}{
+		{"ordinary", models.TrainSettings{BatchSize: 128, Epochs: 10}, 8000, ""},
+		{"max int epochs", models.TrainSettings{BatchSize: 128, Epochs: math.MaxInt}, 8000, "train.epochs: 9223372036854775807 epochs of 62 steps overflow the step count"},
+		{"1e18 epochs", models.TrainSettings{BatchSize: 128, Epochs: 1e18}, 8000, "train.epochs: 1000000000000000000 epochs of 62 steps"},
+		{"largest epochs that fit steps but not examples", models.TrainSettings{BatchSize: 128, Epochs: math.MaxInt / 62}, 8000, "train.epochs: 9223372036854775800 steps of batch_size 128 overflow"},
+		{"steps × batch", models.TrainSettings{BatchSize: 128, Steps: math.MaxInt / 64}, 8000, "train.steps: 144115188075855871 steps of batch_size 128"},
+		{"steps that fit", models.TrainSettings{BatchSize: 128, Steps: math.MaxInt / 128}, 8000, ""},
+		{"data smaller than a batch is models.Train's error", models.TrainSettings{BatchSize: 128, Epochs: math.MaxInt}, 100, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := checkSteps(tt.ts, tt.n)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			wantError(t, err, tt.want)
+		})
+	}
+}
+
+// TestRunRefusedBeforeAllocating: the issue's inputs that crashed with an out-of-memory dump or
+// an index panic are each one error naming the key, through the whole command. The sizes
+// asked for (terabytes and more) exceed any machine's memory. A refused run does not claim its
+// folder: the corrected command then runs there.
+func TestRunRefusedBeforeAllocating(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		set  string
+		want []string
+	}{
+		{"model.embedding_dim=1000000000", []string{"model.embedding_dim: the run needs about", "TiB of memory", "embedding tables", "more than the"}},
+		{"model.hidden=[2000000000]", []string{"model.hidden: the run needs about", "more than the"}},
+		{"eval.bootstrap=1000000000000", []string{"eval.bootstrap: the run needs about", "bootstrap resamples", "more than the"}},
+		{"train.epochs=9223372036854775807", []string{"train.epochs: 9223372036854775807 epochs of 56 steps overflow the step count"}},
+		{"train.epochs=1000000000000000000", []string{"train.epochs: 1000000000000000000 epochs of 56 steps overflow"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.set, func(t *testing.T) {
+			_, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "variant=plain,seed=1", "-set", tt.set)
+			wantError(t, err, append([]string{"run variant=plain,seed=1: "}, tt.want...)...)
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "config.toml")); err == nil {
+		t.Error("a refused run claimed the folder")
+	}
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "variant=plain,seed=1"); err != nil {
+		t.Errorf("the corrected command: %v", err)
+	}
+}
+
+// TestMemoryLimit: the estimate of the smoke run fits in 1 GiB and not in 1 MiB; the error
+// names the limit's source. (The smoke run: 56 steps per epoch of 128 pairs; 700 embedding rows
+// of 16 floats with Adam's two moments; 300 items.)
+func TestMemoryLimit(t *testing.T) {
+	raw, cfg, err := loadConfig(smokeConfig, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := plan(raw, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := &dataCache{sets: map[string]*cachedData{}}
+	rc := runs[0].cfg
+	ds, err := cache.load(rc.Data, rc.DataSeed, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms, err := memoryEstimate(rc, ds, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total float64
+	for _, m := range terms {
+		total += m.bytes
+	}
+	t.Logf("estimate %s: %+v", formatBytes(total), terms)
+	// The tables alone: 700 rows × 16 × (1 + 2 Adam moments) × 4 bytes.
+	if want := float64(700 * 16 * 3 * 4); terms[0].bytes != want {
+		t.Errorf("embedding tables: %v bytes, want %v", terms[0].bytes, want)
+	}
+	if err := checkMemory(rc, ds, total, "test limit"); err != nil {
+		t.Errorf("limit = estimate: %v", err)
+	}
+	wantError(t, checkMemory(rc, ds, 1<<10, "a test limit"), "the run needs about", "of memory", "more than the 1.0 KiB of a test limit")
+	// Scoring workers are clamped to the blocks of queries: many of them need no more memory.
+	many := *rc
+	many.Eval.Workers = 1 << 40
+	if err := checkMemory(&many, ds, total, "test limit"); err != nil {
+		t.Errorf("eval.workers = 2^40: %v", err)
+	}
+}
+
+func TestMemTotal(t *testing.T) {
+	kb, ok := memTotal([]byte("MemTotal:       16309684 kB\nMemFree:         1 kB\n"))
+	if !ok || kb != 16309684 {
+		t.Errorf("memTotal = %v, %v", kb, ok)
+	}
+	if _, ok := memTotal([]byte("MemFree: 1 kB\n")); ok {
+		t.Error("memTotal found a value without a MemTotal line")
+	}
+}

@@ -1,0 +1,251 @@
+package workbench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// cancelAt cancels a run's context when its progress shows a line holding mark: training asks
+// its context before every step, so a run whose progress prints "step 25/" stops after step 25,
+// as one killed there.
+type cancelAt struct {
+	mark   string
+	cancel context.CancelFunc
+	seen   strings.Builder
+}
+
+func (c *cancelAt) Write(b []byte) (int, error) {
+	c.seen.Write(b)
+	if strings.Contains(c.seen.String(), c.mark) {
+		c.cancel()
+	}
+	return len(b), nil
+}
+
+// timeless is a metrics.json without what measures wall-clock time.
+func timeless(t *testing.T, path string) []byte {
+	t.Helper()
+	var rec runRecord
+	if err := readJSON(path, &rec); err != nil {
+		t.Fatal(err)
+	}
+	rec.Train.Seconds, rec.Train.ExamplesPerSec, rec.EvalSeconds = 0, 0, 0
+	for i := range rec.Curve {
+		rec.Curve[i].ExamplesPerSec = 0
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestKilledMidTrainingResumes: a run killed after step 25 of 112 (checkpoints every 10 steps)
+// resumes from its checkpoint of step 20 and ends with a model.bin bit-identical to that of a
+// run never interrupted, and the same metrics.json but for the times it measures; the
+// checkpoint is removed once the run is finished.
+func TestKilledMidTrainingResumes(t *testing.T) {
+	const only = "^variant=logq,seed=1$"
+	// A progress line at every point of the curve (every 5 steps), to kill the run at a step and
+	// to see where training starts again.
+	sets := []string{"train.checkpoint_every=10", "train.log_every=5", "train.log_seconds=1e-9"}
+	args := func(out string) []string {
+		return []string{"-config", smokeConfig, "-out", out, "-only", only, "-set", sets[0], "-set", sets[1], "-set", sets[2]}
+	}
+	whole, cut := t.TempDir(), t.TempDir()
+	out, err := runCommand(t, args(whole)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "step 10/112") {
+		t.Fatalf("no progress line at step 10:\n%s", out)
+	}
+
+	raw, cfg, err := loadConfig(smokeConfig, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.Out, cfg.Out = cut, cut
+	runs, err := plan(raw, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r plannedRun
+	for _, x := range runs {
+		if regexp.MustCompile(only).MatchString(x.ID) {
+			r = x
+		}
+	}
+	if err := claimOutput(cut, cfg); err != nil {
+		t.Fatal(err)
+	}
+	cache := &dataCache{sets: map[string]*cachedData{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = runOne(ctx, r, nil, cache, &cancelAt{mark: "step 25/112", cancel: cancel})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("killed run: error %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(r.checkpointPath()); err != nil {
+		t.Fatalf("no checkpoint after 25 steps: %v", err)
+	}
+	if _, err := os.Stat(r.modelPath()); err == nil {
+		t.Fatal("a killed run saved its model")
+	}
+
+	out, err = runCommand(t, args(cut)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "resuming training from") {
+		t.Errorf("the run did not resume:\n%s", out)
+	}
+	if strings.Contains(out, "step 20/112") || !strings.Contains(out, "step 25/112") {
+		t.Errorf("the resumed run trained its first steps again:\n%s", out)
+	}
+	for _, dir := range []string{whole, cut} {
+		if _, err := os.Stat(filepath.Join(dir, "runs", r.ID, "checkpoint.bin")); err == nil {
+			t.Errorf("%s: the checkpoint of a finished run is still there", dir)
+		}
+	}
+	a, err := os.ReadFile(filepath.Join(whole, "runs", r.ID, "model.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(r.modelPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Error("model.bin of the resumed run differs from the uninterrupted one")
+	}
+	if x, y := timeless(t, filepath.Join(whole, "runs", r.ID, "metrics.json")), timeless(t, filepath.Join(r.dir, "metrics.json")); !bytes.Equal(x, y) {
+		t.Errorf("metrics.json of the resumed run differs:\n%s\nvs uninterrupted\n%s", y, x)
+	}
+}
+
+// TestCorruptModelRetrained: a re-evaluation whose saved model fails its checksum trains the
+// run again (to the same model) rather than evaluating a corrupt one, and says so.
+func TestCorruptModelRetrained(t *testing.T) {
+	dir := t.TempDir()
+	const only = "^variant=plain,seed=1$"
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", only); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "runs", "variant=plain,seed=1", "model.bin")
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Clone(good)
+	bad[len(bad)/2] ^= 1 << 3
+	if err := os.WriteFile(path, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", only, "-set", "eval.k=[5]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "model.bin: corrupt model file") || !strings.Contains(out, "training it again") {
+		t.Errorf("output does not report the corrupt model:\n%s", out)
+	}
+	now, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(now, good) {
+		t.Error("the retrained model differs from the first training's")
+	}
+}
+
+// TestDivergedMessage: a NaN or infinite loss stops the run with the step, the value and what
+// to try, without the graph machine's internal text.
+func TestDivergedMessage(t *testing.T) {
+	for _, tt := range []struct{ set, try string }{
+		{"train.clip=5", `a smaller train.learning_rate \(now 1e\+30\), a smaller train.clip \(now 5\) or a larger loss.temperature \(now 0.1\)`},
+		{"train.learning_rate=1e30", `a smaller train.learning_rate \(now 1e\+30\), gradient clipping \(train.clip, e.g. 1\) or a larger loss.temperature \(now 0.1\)`},
+		{"loss.temperature=1e-40", `a smaller train.learning_rate \(now 1e\+30\), gradient clipping \(train.clip, e.g. 1\) or a larger loss.temperature \(now 1e-40\)`},
+	} {
+		re := regexp.MustCompile(`^run variant=logq,seed=1: training diverged at step \d+ \(epoch \d+\): the (loss|gradient norm) is (NaN|[+-]Inf); try ` + tt.try + `$`)
+		_, err := runCommand(t, "-config", smokeConfig, "-out", t.TempDir(), "-only", "^variant=logq,seed=1$", "-set", "train.learning_rate=1e30", "-set", tt.set)
+		if err == nil || !re.MatchString(err.Error()) {
+			t.Errorf("-set %s: error %v, want one matching %s", tt.set, err, re)
+		}
+	}
+}
+
+// TestKilledProcessResumes: the command in another process, killed (SIGKILL, no chance to clean
+// up) once its progress passes step 25, leaves a folder from which the next invocation resumes
+// training at its last checkpoint and ends with the model.bin of a run never interrupted.
+func TestKilledProcessResumes(t *testing.T) {
+	args := func(out string) []string {
+		return []string{"-config", smokeConfig, "-out", out, "-only", "^variant=plain,seed=2$",
+			"-set", "train.checkpoint_every=10", "-set", "train.log_every=5", "-set", "train.log_seconds=1e-9"}
+	}
+	if out := os.Getenv("WORKBENCH_KILLED_CHILD_OUT"); out != "" {
+		if err := Main(args(out), os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	whole, cut := t.TempDir(), t.TempDir()
+	if _, err := runCommand(t, args(whole)...); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledProcessResumes$")
+	cmd.Env = append(os.Environ(), "WORKBENCH_KILLED_CHILD_OUT="+cut)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	killed := false
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "step 25/112") {
+			killed = cmd.Process.Kill() == nil
+			break
+		}
+	}
+	go io.Copy(io.Discard, stdout)
+	cmd.Wait()
+	if !killed {
+		t.Fatal("the child process ended before step 25")
+	}
+	runDir := filepath.Join(cut, "runs", "variant=plain,seed=2")
+	if _, err := os.Stat(filepath.Join(runDir, "model.bin")); err == nil {
+		t.Fatal("the killed process saved its model")
+	}
+	out, err := runCommand(t, args(cut)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "resuming training from") || strings.Contains(out, "step 5/112") {
+		t.Errorf("the run did not resume from a checkpoint:\n%s", out)
+	}
+	a, err := os.ReadFile(filepath.Join(whole, "runs", "variant=plain,seed=2", "model.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(runDir, "model.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Error("model.bin of the resumed run differs from the uninterrupted one")
+	}
+}
