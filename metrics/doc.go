@@ -4,23 +4,28 @@
 //
 // # Metrics
 //
-// For a test pair (x, y) every item j of the corpus gets the score s_j = U[x]·V[j], computed in
-// float32, and, for a logit-adjustment strength τ (Menon et al., "Long-tail learning via logit
-// adjustment", ICLR 2021, post-hoc form), the adjusted score x_j = s_j + a_j with
-// a_j = float32(-τ·log π_j) (a_j = 0 for τ = 0). The rank of y is
+// For a test pair (x, y) every item j of the corpus gets the score s_j = U[x]·V[j] and, for a
+// logit-adjustment strength τ (Menon et al., "Long-tail learning via logit adjustment", ICLR 2021,
+// post-hoc form), the adjusted score x_j = s_j + a_j with a_j = float32(-τ·log π_j) (a_j = 0 for
+// τ = 0). The rank of y is
 //
-//	rank = 1 + #{j ≠ y, j not removed : x_j ≥ x_y}
+//	rank = 1 + #{j ≠ y, j not removed : x̂_j ≥ x̂_y}
 //
-// so ties count against the positive (pessimistic): an item whose score equals the positive's is
-// ranked ahead of it whatever its index, and a model that scores every item alike gets rank M.
-// With Settings.Filter the items of Input.Exclude[x] other than y itself are removed, the
-// standard "filtered" protocol of link prediction. Items whose score is NaN are never ahead (the
-// embeddings are checked to be finite, so NaN needs an overflow).
+// # Ties
+//
+// x̂ is the decision score: Σ_l U[x][l]·V[j][l] + a_j evaluated in float64, over l in increasing
+// order, from the float32 embeddings. Every product of two float32 numbers is exact in float64,
+// so x̂ is the same on every processor, with or without fused multiply-adds, and does not depend
+// on the BLAS or kernel that computed the float32 scores: the ranks are identical under the
+// pure-Go, assembly, noasm and OpenBLAS builds. A tie is x̂_j = x̂_y exactly (items with equal
+// embeddings and priors always tie), and ties count against the positive (pessimistic): an item
+// tied with the positive is ranked ahead of it whatever its index, and a model that scores every
+// item alike gets rank M. With Settings.Filter the items of Input.Exclude[x] other than y itself
+// are removed, the standard "filtered" protocol of link prediction.
 //
 // Each test pair has one relevant item, so every metric is a function of its rank:
 //
-//	Recall@K = 1 if rank ≤ K else 0  (y is among the K highest-scoring items; problem 21 of
-//	                                  logq-problems-and-derivations.md with |pos_set| = 1)
+//	Recall@K = 1 if rank ≤ K else 0  (y is among the K highest-scoring items)
 //	NDCG@K   = 1/log2(rank+1) if rank ≤ K else 0  (the ideal DCG is 1)
 //	MRR      = 1/rank, with the full rank, not truncated at any K
 //
@@ -42,10 +47,9 @@
 // blas32 is called in the U·Vᵀ layout, gonum's faster one. The threshold counts of the scan use
 // AVX2 too where available.
 //
-// The ranks are exact for the computed float32 scores, whichever backend computed them: each
-// pair's threshold x_y is bracketed before scanning by a rigorous float32 rounding bound, items
-// above the bracket are counted while the tiles stream past, and the few inside it are compared
-// with the computed x_y once the row is complete.
+// The float32 product decides almost every item; x̂ is computed only for the few items whose
+// float32 score lies within a rigorous bound on float32 and float64 rounding of x̂_y (see Ties),
+// so the ranks are exact for x̂ at the cost of the float32 product.
 //
 // # Slices
 //
