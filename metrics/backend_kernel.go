@@ -3,8 +3,7 @@
 package metrics
 
 import (
-	"sync"
-
+	"github.com/samplingbias/workbench/internal/parallel"
 	"github.com/samplingbias/workbench/internal/simd"
 )
 
@@ -37,23 +36,16 @@ func newKernelBackend(u, v []float32, d, workers int) *kernelBackend {
 	m := len(v) / d
 	panels := (m + panelCols - 1) / panelCols
 	vp := make([]float32, panels*panelCols*d)
-	var wg sync.WaitGroup
-	per := (panels + workers - 1) / workers
-	for p0 := 0; p0 < panels; p0 += per {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := p0; p < min(panels, p0+per); p++ {
-				dst := vp[p*panelCols*d : (p+1)*panelCols*d]
-				for jj := range min(panelCols, m-p*panelCols) {
-					for l, x := range v[(p*panelCols+jj)*d : (p*panelCols+jj+1)*d] {
-						dst[l*panelCols+jj] = x
-					}
+	parallel.Split(panels, workers, func(_, p0, p1 int) {
+		for p := p0; p < p1; p++ {
+			dst := vp[p*panelCols*d : (p+1)*panelCols*d]
+			for jj := range min(panelCols, m-p*panelCols) {
+				for l, x := range v[(p*panelCols+jj)*d : (p*panelCols+jj+1)*d] {
+					dst[l*panelCols+jj] = x
 				}
 			}
-		}()
-	}
-	wg.Wait()
+		}
+	})
 	return &kernelBackend{u: u, vp: vp, d: d, rows: 192, cols: 1024}
 }
 

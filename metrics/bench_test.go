@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -68,7 +69,7 @@ func BenchmarkRankBackends(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := r.run(be, s.Workers); err != nil {
+				if err := r.run(context.Background(), be, s.Workers); err != nil {
 					b.Fatal(err)
 				}
 			}

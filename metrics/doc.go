@@ -59,6 +59,23 @@
 // the training interactions) or by item-rank thirds. Every Result carries its slice's size in
 // test pairs and corpus items.
 //
+// # Sampled evaluation
+//
+// With Settings.MaxPairs = P below the number N of test pairs, Evaluate ranks a seeded sample of
+// P pairs (SamplePairs), stratified by the slice of the pair's item: a slice holding n_s pairs
+// gets its share P·n_s/N rounded by largest remainder, within one pair of it, and a uniform
+// sample of its pairs; each sampled pair is still ranked exactly against the whole corpus.
+// Result.Pairs is the sample's size and Result.TestPairs the slice's test pairs. The sample is a
+// uniform random subsample of each slice's test pairs, themselves a sample of the population, so
+// the bootstrap intervals below, computed on the sample, include the sampling: they widen as
+// 1/√P.
+//
+// # Progress and cancellation
+//
+// EvaluateContext reports ranked pairs, pairs/s and the ETA (a live bar on a terminal, plain
+// lines otherwise, through internal/progress as training does) and stops within one tile of
+// scores or one bootstrap resample of its context being done.
+//
 // # Confidence intervals
 //
 // Lo and Hi of a Result are the 2.5% and 97.5% empirical quantiles (the smallest resampled mean

@@ -48,6 +48,8 @@ func TestSettingsResolve(t *testing.T) {
 		{Settings{LogitAdjust: []float64{1, 0, 1}}, Settings{}, "logit_adjust: duplicate value 1"},
 		{Settings{Bootstrap: -2}, Settings{}, "bootstrap: must be a number of resamples >= 1 (0 means 1000) or -1 for none, got -2"},
 		{Settings{Workers: -1}, Settings{}, "workers: must be positive (0 means GOMAXPROCS), got -1"},
+		{Settings{MaxPairs: -5}, Settings{}, "max_pairs: must be a number of test pairs >= 1 (0 means all), got -5"},
+		{Settings{LogSeconds: math.Inf(1)}, Settings{}, "log_seconds: must be a positive number, got +Inf"},
 	}, func(a, b Settings) bool {
 		return slices.Equal(a.K, b.K) && slices.Equal(a.LogitAdjust, b.LogitAdjust) &&
 			a.Filter == b.Filter && a.Bootstrap == b.Bootstrap && a.Workers == b.Workers

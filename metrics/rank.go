@@ -2,13 +2,13 @@ package metrics
 
 import (
 	"cmp"
-	"errors"
+	"context"
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 	"sync/atomic"
 
+	"github.com/samplingbias/workbench/internal/parallel"
 	"github.com/samplingbias/workbench/internal/simd"
 )
 
@@ -56,8 +56,9 @@ type ranker struct {
 	spExcl  []bool
 	spScore []float32
 
-	state []bandState // per pair p and τ k: state[p*nt+k]
-	ranks []int32     // per τ k and pair p: ranks[k*len(pair)+p]
+	state []bandState  // per pair p and τ k: state[p*nt+k]
+	ranks []int32      // per τ k and pair p: ranks[k*len(pair)+p]
+	done  atomic.Int64 // pairs ranked so far, for progress
 }
 
 // bandState is the running count of one (pair, τ).
@@ -269,45 +270,29 @@ type tileScorer interface {
 	score(j0, n int, c []float32, ldc int)
 }
 
-// run ranks every pair, parallel over blocks of queries.
-func (r *ranker) run(be backend, workers int) error {
+// run ranks every pair, parallel over blocks of queries, and returns ctx.Err() within one tile
+// of ctx being done.
+func (r *ranker) run(ctx context.Context, be backend, workers int) error {
 	rows, cols := be.geometry()
 	if per := (len(r.queries) + workers - 1) / workers; per < rows {
 		// Too few queries to give every worker a block: make the blocks smaller.
 		rows = max(blockAlign, (per+blockAlign-1)/blockAlign*blockAlign)
 	}
 	blocks := (len(r.queries) + rows - 1) / rows
-	workers = max(1, min(workers, blocks))
-	var next atomic.Int64
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			wk := &rankWorker{
+	wks := make([]*rankWorker, max(1, min(workers, blocks)))
+	return parallel.Each(ctx, blocks, len(wks), func(w, b int) error {
+		if wks[w] == nil {
+			wks[w] = &rankWorker{
 				ts:     be.worker(rows),
 				c:      make([]float32, rows*cols),
 				x:      make([]float32, cols),
 				cursor: make([]int32, rows),
 				ldc:    cols,
 			}
-			for {
-				b := int(next.Add(1) - 1)
-				if b >= blocks {
-					return
-				}
-				a0 := b * rows
-				a1 := min(len(r.queries), a0+rows)
-				if err := r.block(wk, a0, a1); err != nil {
-					errs[w] = err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+		}
+		a0 := b * rows
+		return r.block(ctx, wks[w], a0, min(len(r.queries), a0+rows))
+	})
 }
 
 // rankWorker holds one goroutine's buffers.
@@ -321,13 +306,16 @@ type rankWorker struct {
 }
 
 // block ranks the pairs of queries[a0:a1].
-func (r *ranker) block(wk *rankWorker, a0, a1 int) error {
+func (r *ranker) block(ctx context.Context, wk *rankWorker, a0, a1 int) error {
 	wk.ts.load(r.queries[a0:a1])
 	for i := range a1 - a0 {
 		wk.cursor[i] = r.spOff[a0+i]
 	}
 	ldc := wk.ldc
 	for j0 := 0; j0 < r.m; j0 += ldc {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		n := min(ldc, r.m-j0)
 		wk.ts.score(j0, n, wk.c, ldc)
 		for i := range a1 - a0 {
@@ -362,6 +350,7 @@ func (r *ranker) block(wk *rankWorker, a0, a1 int) error {
 			return err
 		}
 	}
+	r.done.Add(int64(r.pairOff[a1] - r.pairOff[a0]))
 	return nil
 }
 

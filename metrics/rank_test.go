@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -43,7 +44,7 @@ func ranksWith(t *testing.T, in Input, s Settings, be backend, workers int) []in
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.run(be, workers); err != nil {
+	if err := r.run(context.Background(), be, workers); err != nil {
 		t.Fatal(err)
 	}
 	return r.ranks

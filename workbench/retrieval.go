@@ -117,7 +117,7 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 	} else if summary, curve, err = train(ctx, r, m, ds, counts, progress); err != nil {
 		return nil, err
 	}
-	rec, err := evaluate(m, ds, counts, cfg, r.Seed)
+	rec, err := evaluate(ctx, m, ds, counts, cfg, r.Seed, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 
 // evaluate embeds the test queries and the whole corpus and ranks every item for every test pair;
 // the record it returns holds the results, the data's sizes and report, and the evaluation time.
-func evaluate(m *models.Model, ds *datasets.Dataset, counts []int64, cfg *Config, seed int64) (*runRecord, error) {
+func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts []int64, cfg *Config, seed int64, progress io.Writer) (*runRecord, error) {
 	start := time.Now()
 	row := map[int32]int32{}
 	var queries []int32
@@ -192,7 +192,7 @@ func evaluate(m *models.Model, ds *datasets.Dataset, counts []int64, cfg *Config
 			in.Exclude[r] = known[q]
 		}
 	}
-	results, err := metrics.Evaluate(in, cfg.Eval, seed)
+	results, err := metrics.EvaluateContext(ctx, in, cfg.Eval, seed, progress)
 	if err != nil {
 		return nil, err
 	}
