@@ -36,8 +36,8 @@ type Input struct {
 // Result is one number of an evaluation.
 type Result struct {
 	Tau    float64 // post-hoc logit-adjustment tau (0 = none)
-	Slice  string  // "all", "head", "torso", "tail"
-	Metric string  // "recall", "ndcg", "mrr"
+	Slice  Slice   // SliceAll, SliceHead, SliceTorso, SliceTail
+	Metric Metric  // MetricRecall, MetricNDCG, MetricMRR
 	K      int     // 0 for mrr
 	// Value is the mean over the slice's test pairs; Lo and Hi bound its bootstrap 95%
 	// percentile interval (Lo = Hi = Value when Settings.Bootstrap is -1).
@@ -95,10 +95,11 @@ func EvaluateContext(ctx context.Context, in Input, s Settings, seed int64, w io
 		return nil, err
 	}
 	// The slices' sizes before sampling.
-	before := map[string]int{"all": len(full)}
+	var before [len(sliceNames)]int
+	before[SliceAll] = len(full)
 	if in.ItemSlice != nil {
 		for _, p := range full {
-			before[in.ItemSlice[p.Item].String()]++
+			before[in.ItemSlice[p.Item]]++
 		}
 	}
 	for i := range res {
@@ -233,7 +234,7 @@ func checkInput(in *Input, s *Settings) error {
 		if len(in.ItemSlice) != m {
 			return fmt.Errorf("metrics: len(ItemSlice) = %d, want %d items", len(in.ItemSlice), m)
 		}
-		if j := slices.IndexFunc(in.ItemSlice, func(s Slice) bool { return s > Tail }); j >= 0 {
+		if j := slices.IndexFunc(in.ItemSlice, func(s Slice) bool { return s > SliceTail }); j >= 0 {
 			return fmt.Errorf("metrics: ItemSlice[%d] = %v is not head, torso or tail", j, in.ItemSlice[j])
 		}
 	}

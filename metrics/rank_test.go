@@ -60,7 +60,7 @@ func handInput() Input {
 		Pairs: []Pair{{0, 2}, {0, 0}, {1, 4}, {1, 1}},
 		// Known positives, unsorted and with a duplicate, including the pairs' own items.
 		Exclude:   [][]int32{{5, 0, 2, 0}, {4}},
-		ItemSlice: []Slice{Head, Tail, Torso, Torso, Tail, Head},
+		ItemSlice: []Slice{SliceHead, SliceTail, SliceTorso, SliceTorso, SliceTail, SliceHead},
 	}
 }
 
@@ -152,7 +152,7 @@ func TestMetricsByHand(t *testing.T) {
 		}
 		got := map[key]Result{}
 		for _, r := range res {
-			got[key{r.Slice, r.Metric, r.K}] = r
+			got[key{r.Slice.String(), string(r.Metric), r.K}] = r
 		}
 		for k, want := range c.want {
 			r, ok := got[k]
@@ -165,7 +165,7 @@ func TestMetricsByHand(t *testing.T) {
 		}
 		sizes := map[string][2]int{"all": {4, 6}, "head": {1, 2}, "torso": {1, 2}, "tail": {2, 2}}
 		for _, r := range res {
-			if sz := sizes[r.Slice]; r.Pairs != sz[0] || r.Items != sz[1] {
+			if sz := sizes[r.Slice.String()]; r.Pairs != sz[0] || r.Items != sz[1] {
 				t.Errorf("%s: %d pairs and %d items, want %v", r.Slice, r.Pairs, r.Items, sz)
 			}
 		}

@@ -24,11 +24,11 @@ func TestSamplePairs(t *testing.T) {
 		for j := range itemSlice {
 			switch x := rng.IntN(w[0] + w[1] + w[2]); {
 			case x < w[0]:
-				itemSlice[j] = Head
+				itemSlice[j] = SliceHead
 			case x < w[0]+w[1]:
-				itemSlice[j] = Torso
+				itemSlice[j] = SliceTorso
 			default:
-				itemSlice[j] = Tail
+				itemSlice[j] = SliceTail
 			}
 		}
 		n := 1 + rng.IntN(500)
@@ -111,12 +111,12 @@ func TestEvaluateSampled(t *testing.T) {
 		t.Fatal(err)
 	}
 	ranks := refRanks(&sub, &rs)
-	full := map[string]int{"all": len(in.Pairs)}
+	full := map[Slice]int{SliceAll: len(in.Pairs)}
 	for _, p := range in.Pairs {
-		full[in.ItemSlice[p.Item].String()]++
+		full[in.ItemSlice[p.Item]]++
 	}
 	for _, r := range res {
-		want, n := refMetric(ranks, &sub, r.Slice, r.Metric, r.K)
+		want, n := refMetric(ranks, &sub, r.Slice.String(), string(r.Metric), r.K)
 		if math.Abs(r.Value-want) > 1e-12 || r.Pairs != n || r.TestPairs != full[r.Slice] {
 			t.Errorf("%s %s@%d: %v of %d pairs (test %d), want %v of %d (test %d)",
 				r.Slice, r.Metric, r.K, r.Value, r.Pairs, r.TestPairs, want, n, full[r.Slice])

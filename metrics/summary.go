@@ -55,7 +55,7 @@ func summarize(ctx context.Context, ranks []int32, pairs []Pair, itemSlice []Sli
 
 	// The pairs and items of each slice: "all" first, then head, torso, tail.
 	type group struct {
-		name  string
+		name  Slice
 		pairs []int32
 		items int
 	}
@@ -63,10 +63,10 @@ func summarize(ctx context.Context, ranks []int32, pairs []Pair, itemSlice []Sli
 	for p := range all {
 		all[p] = int32(p)
 	}
-	groups := []group{{name: "all", pairs: all, items: m}}
+	groups := []group{{name: SliceAll, pairs: all, items: m}}
 	if itemSlice != nil {
-		for _, sl := range []Slice{Head, Torso, Tail} {
-			g := group{name: sl.String()}
+		for _, sl := range []Slice{SliceHead, SliceTorso, SliceTail} {
+			g := group{name: sl}
 			for p, pr := range pairs {
 				if itemSlice[pr.Item] == sl {
 					g.pairs = append(g.pairs, int32(p))
@@ -103,11 +103,11 @@ func summarize(ctx context.Context, ranks []int32, pairs []Pair, itemSlice []Sli
 		}
 		for k, tau := range s.LogitAdjust {
 			for i := range w {
-				metric, K := "mrr", 0
+				metric, K := MetricMRR, 0
 				if i < 2*len(s.K) {
-					metric, K = "recall", s.K[i%len(s.K)]
+					metric, K = MetricRecall, s.K[i%len(s.K)]
 					if i >= len(s.K) {
-						metric = "ndcg"
+						metric = MetricNDCG
 					}
 				}
 				j := k*w + i

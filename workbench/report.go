@@ -55,7 +55,8 @@ func summarize(recs []*runRecord) *summary {
 		}
 		s.seeds[rec.Group]++
 		for _, r := range rec.Results {
-			k := aggKey{rec.Group, r.Tau, r.Slice, r.Metric, r.K}
+			slice, metric := r.Slice.String(), string(r.Metric)
+			k := aggKey{rec.Group, r.Tau, slice, metric, r.K}
 			if _, ok := samples[k]; !ok {
 				keys = append(keys, k)
 			}
@@ -64,15 +65,15 @@ func summarize(recs []*runRecord) *summary {
 				seenTau[r.Tau] = true
 				s.taus = append(s.taus, r.Tau)
 			}
-			if seenK[r.Metric] == nil {
-				seenK[r.Metric] = map[int]bool{}
+			if seenK[metric] == nil {
+				seenK[metric] = map[int]bool{}
 			}
-			if !seenK[r.Metric][r.K] {
-				seenK[r.Metric][r.K] = true
-				s.ks[r.Metric] = append(s.ks[r.Metric], r.K)
+			if !seenK[metric][r.K] {
+				seenK[metric][r.K] = true
+				s.ks[metric] = append(s.ks[metric], r.K)
 			}
-			if _, ok := s.sizes[r.Slice]; !ok {
-				s.sizes[r.Slice] = [2]int{r.Items, r.Pairs}
+			if _, ok := s.sizes[slice]; !ok {
+				s.sizes[slice] = [2]int{r.Items, r.Pairs}
 			}
 		}
 	}
@@ -122,7 +123,7 @@ func writeMetricsCSV(w io.Writer, recs []*runRecord, axes []string) error {
 	}
 	for _, rec := range recs {
 		for _, r := range rec.Results {
-			row := []string{rec.ID, strconv.FormatInt(rec.Seed, 10), r.Slice, r.Metric, strconv.Itoa(r.K)}
+			row := []string{rec.ID, strconv.FormatInt(rec.Seed, 10), r.Slice.String(), string(r.Metric), strconv.Itoa(r.K)}
 			if withTau {
 				row = append(row, strconv.FormatFloat(r.Tau, 'g', -1, 64))
 			}
