@@ -2,6 +2,6 @@
 
 package metrics
 
-// preferBLAS is false without the openblas tag: the assembly kernel, where available, is much
-// faster than gonum's pure-Go Sgemm.
-const preferBLAS = false
+// blasCandidate is false without the openblas tag: blas32 is then gonum's pure-Go Sgemm, several
+// times slower than the assembly kernel, which is used wherever the processor has it.
+const blasCandidate = false

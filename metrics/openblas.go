@@ -8,8 +8,9 @@ import (
 	"github.com/samplingbias/workbench/internal/openblas"
 )
 
-// preferBLAS makes Evaluate score with blas32, here OpenBLAS, rather than the assembly kernel.
-const preferBLAS = true
+// blasCandidate makes Evaluate calibrate blas32, here OpenBLAS, against the assembly kernel and
+// rank with the faster (see newBackend).
+const blasCandidate = true
 
 // init routes blas32 to OpenBLAS, at one thread (Evaluate parallelises in Go).
 func init() {
