@@ -8,18 +8,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/samplingbias/workbench/internal/parallel"
 	"github.com/samplingbias/workbench/internal/simd"
 )
 
 // newBackend returns blas32 when the processor lacks AVX2 or FMA. Otherwise it returns the
 // assembly micro-kernel, unless blas32 is a candidate (see blasCandidate: OpenBLAS, under the
 // openblas tag) and a calibration at this dimension found it faster.
-func newBackend(u, v []float32, d, workers int) backend {
+func newBackend(u, v []float32, d int) backend {
 	if !simd.Kernel() || blasCandidate && calibrated.blasFaster(d, measureBackends) {
 		return newBLASBackend(u, v, d)
 	}
-	return newKernelBackend(u, v, d, workers)
+	return newKernelBackend(u, v, d)
 }
 
 // calibrated is the process's memo of backend calibrations, one per embedding dimension.
@@ -71,7 +70,7 @@ func measureBackends(d int) (blas, kernel time.Duration) {
 		best time.Duration
 	}
 	var cands [2]candidate
-	for i, be := range []backend{newBLASBackend(u, v, d), newKernelBackend(u, v, d, 1)} {
+	for i, be := range []backend{newBLASBackend(u, v, d), newKernelBackend(u, v, d)} {
 		_, cols := be.geometry()
 		cands[i] = candidate{ts: be.worker(n), cols: cols, c: make([]float32, n*cols), best: math.MaxInt64}
 	}
@@ -95,42 +94,29 @@ const (
 	panelCols = 16
 )
 
-// kernelBackend scores tiles with simd.Kernel6x16 from packed copies of the queries and items.
-// Its geometry must keep rows a multiple of 6 and cols a multiple of 16.
+// kernelBackend scores tiles with simd.Kernel6x16 from packed copies of the queries of a block
+// and of the items of a tile (never of the whole corpus). Its geometry must keep rows a multiple
+// of 6 and cols a multiple of 16.
 type kernelBackend struct {
-	u          []float32
-	vp         []float32 // V packed: panel p, items 16p..16p+15, at vp[16p·d:], zero past the last item
+	u, v       []float32
 	d          int
 	rows, cols int
 }
 
-// newKernelBackend packs V, on workers goroutines.
-func newKernelBackend(u, v []float32, d, workers int) *kernelBackend {
-	m := len(v) / d
-	panels := (m + panelCols - 1) / panelCols
-	vp := make([]float32, panels*panelCols*d)
-	parallel.Split(panels, workers, func(_, p0, p1 int) {
-		for p := p0; p < p1; p++ {
-			dst := vp[p*panelCols*d : (p+1)*panelCols*d]
-			for jj := range min(panelCols, m-p*panelCols) {
-				for l, x := range v[(p*panelCols+jj)*d : (p*panelCols+jj+1)*d] {
-					dst[l*panelCols+jj] = x
-				}
-			}
-		}
-	})
-	return &kernelBackend{u: u, vp: vp, d: d, rows: 192, cols: 1024}
+func newKernelBackend(u, v []float32, d int) *kernelBackend {
+	return &kernelBackend{u: u, v: v, d: d, rows: 192, cols: 1024}
 }
 
 func (b *kernelBackend) geometry() (rows, cols int) { return b.rows, b.cols }
 
 func (b *kernelBackend) worker(rows int) tileScorer {
-	return &kernelScorer{be: b, ap: make([]float32, rows*b.d)}
+	return &kernelScorer{be: b, ap: make([]float32, rows*b.d), bp: make([]float32, b.cols*b.d)}
 }
 
 type kernelScorer struct {
 	be   *kernelBackend
 	ap   []float32 // the block's queries in panels of 6 (zero rows pad the last one)
+	bp   []float32 // the tile's items in panels of 16: panel p, items 16p..16p+15, at bp[16p·d:]
 	rows int       // queries in the block rounded up to a multiple of 6
 }
 
@@ -154,9 +140,21 @@ func (s *kernelScorer) load(queries []int32) {
 }
 
 func (s *kernelScorer) score(j0, n int, c []float32, ldc int) {
-	d := s.be.d
+	d, v := s.be.d, s.be.v
 	for jp := 0; jp < n; jp += panelCols {
-		bp := s.be.vp[(j0+jp)*d : (j0+jp+panelCols)*d]
+		dst := s.bp[jp*d : (jp+panelCols)*d]
+		cols := min(panelCols, n-jp)
+		if cols < panelCols {
+			clear(dst)
+		}
+		for jj := range cols {
+			for l, x := range v[(j0+jp+jj)*d : (j0+jp+jj+1)*d] {
+				dst[l*panelCols+jj] = x
+			}
+		}
+	}
+	for jp := 0; jp < n; jp += panelCols {
+		bp := s.bp[jp*d : (jp+panelCols)*d]
 		for ip := 0; ip < s.rows; ip += panelRows {
 			simd.Kernel6x16(d, s.ap[ip*d:(ip+panelRows)*d], bp, c[ip*ldc+jp:], ldc)
 		}

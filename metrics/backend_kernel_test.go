@@ -37,7 +37,7 @@ func TestCalibration(t *testing.T) {
 		return
 	}
 	in := benchInput(10, 100, 24)
-	be := newBackend(in.U, in.V, 24, 2)
+	be := newBackend(in.U, in.V, 24)
 	_, isBLAS := be.(*blasBackend)
 	if want := blasCandidate && calibrated.faster[24]; isBLAS != want {
 		t.Errorf("newBackend gave %T; blas32 candidate %v, calibrated faster %v", be, blasCandidate, calibrated.faster[24])

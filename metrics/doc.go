@@ -79,6 +79,17 @@
 // lines otherwise, through internal/progress as training does) and stops within one tile of
 // scores or one bootstrap resample of its context being done.
 //
+// # Memory
+//
+// Evaluate reads the caller's U, V, ItemSlice and LogPrior in place and allocates nothing in
+// proportion to the corpus: per goroutine, one block of queries and one tile of items (packed for
+// the kernel) and a tile of scores and adjustments (192×1024 float32 scores, under 1 MB); per
+// test pair and τ, about 120 bytes (its running count and band, its rank and its metric values,
+// measured by TestEvaluateMemory, which bounds it at 160); per query row of U, 8 bytes; per
+// dimension, 8 bytes. The bootstrap adds Bootstrap × (2·len(K)+1) float64 per τ. For a million
+// items of dimension 64 the caller's V is 256 MB and Evaluate's own memory for 50,000 sampled
+// pairs and one τ about 6 MB.
+//
 // # Confidence intervals
 //
 // Lo and Hi of a Result are the 2.5% and 97.5% empirical quantiles (the smallest resampled mean

@@ -85,7 +85,7 @@ func EvaluateContext(ctx context.Context, in Input, s Settings, seed int64, w io
 		return nil, err
 	}
 	stop := r.report(w, &s)
-	err = r.run(ctx, newBackend(in.U, in.V, in.Dim, s.Workers), s.Workers)
+	err = r.run(ctx, newBackend(in.U, in.V, in.Dim), s.Workers)
 	stop()
 	if err != nil {
 		return nil, err
@@ -265,21 +265,21 @@ func checkInput(in *Input, s *Settings) error {
 
 func notFinite32(x float32) bool { return math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) }
 
-// adjustments returns, per τ, the float32 term -τ·log π(j) added to every score (nil for τ = 0).
-func adjustments(taus, logPrior []float64) ([][]float32, error) {
-	out := make([][]float32, len(taus))
+// checkAdjustments checks that every adjustment a_j = float32(-τ·log π_j) is finite and returns,
+// per τ, max_j |a_j| (0 for τ = 0).
+func checkAdjustments(taus, logPrior []float64) ([]float64, error) {
+	out := make([]float64, len(taus))
 	for k, t := range taus {
 		if t == 0 {
 			continue
 		}
-		b := make([]float32, len(logPrior))
 		for j, lp := range logPrior {
-			b[j] = float32(-t * lp)
-			if notFinite32(b[j]) {
+			a := float32(-t * lp)
+			if notFinite32(a) {
 				return nil, fmt.Errorf("metrics: logit adjustment -%v·LogPrior[%d] = %v overflows float32", t, j, -t*lp)
 			}
+			out[k] = max(out[k], math.Abs(float64(a)))
 		}
-		out[k] = b
 	}
 	return out, nil
 }

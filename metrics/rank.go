@@ -34,8 +34,9 @@ import (
 type ranker struct {
 	u, v []float32
 	d, m int
-	nt   int         // number of τ
-	adj  [][]float32 // per τ: a_j, nil for τ = 0
+	nt   int       // number of τ
+	taus []float64 // τ per k
+	lp   []float64 // log π, when some τ is not 0
 	pair []Pair
 	// vmax[l] is max_j |V[j][l]|, vnorm max_j ‖V[j]‖₂ and amax[k] max_j |a_j| for τ k: the
 	// ingredients of the rounding bound of setBands.
@@ -74,12 +75,12 @@ func newRanker(in Input, s *Settings) (*ranker, error) {
 	if err := checkInput(&in, s); err != nil {
 		return nil, err
 	}
-	adj, err := adjustments(s.LogitAdjust, in.LogPrior)
+	amax, err := checkAdjustments(s.LogitAdjust, in.LogPrior)
 	if err != nil {
 		return nil, err
 	}
 	d := in.Dim
-	r := &ranker{u: in.U, v: in.V, d: d, m: len(in.V) / d, nt: len(s.LogitAdjust), adj: adj, pair: in.Pairs}
+	r := &ranker{u: in.U, v: in.V, d: d, m: len(in.V) / d, nt: len(s.LogitAdjust), taus: s.LogitAdjust, lp: in.LogPrior, amax: amax, pair: in.Pairs}
 	n := len(in.U) / d
 
 	// Group the pairs by query (counting sort, so pairs keep their order within a query).
@@ -176,9 +177,7 @@ func (r *ranker) setBands() {
 		dot := r.dot(pr.Query, pr.Item)
 		for k := range r.nt {
 			xy := dot
-			if r.adj[k] != nil {
-				xy += float64(r.adj[k][pr.Item])
-			}
+			xy += float64(r.adjOf(k, pr.Item))
 			st := &r.state[p*r.nt+k]
 			st.xy = xy
 			st.lo = down32(xy - bound[k])
@@ -202,13 +201,11 @@ func (r *ranker) dot(q, j int32) float64 {
 // decision is x̂_j for query q under τ k.
 func (r *ranker) decision(q, j int32, k int) float64 {
 	x := r.dot(q, j)
-	if r.adj[k] != nil {
-		x += float64(r.adj[k][j])
-	}
+	x += float64(r.adjOf(k, j))
 	return x
 }
 
-// corpusBounds sets vmax, vnorm and amax.
+// corpusBounds sets vmax and vnorm.
 func (r *ranker) corpusBounds() {
 	r.vmax = make([]float64, r.d)
 	for j := range r.m {
@@ -222,12 +219,14 @@ func (r *ranker) corpusBounds() {
 		r.vnorm = max(r.vnorm, norm)
 	}
 	r.vnorm = math.Sqrt(r.vnorm)
-	r.amax = make([]float64, r.nt)
-	for k, adj := range r.adj {
-		for _, a := range adj {
-			r.amax[k] = max(r.amax[k], math.Abs(float64(a)))
-		}
+}
+
+// adjOf is a_j = float32(-τ·log π_j) for τ k (0 for τ = 0).
+func (r *ranker) adjOf(k int, j int32) float32 {
+	if r.taus[k] == 0 {
+		return 0
 	}
+	return float32(-r.taus[k] * r.lp[j])
 }
 
 // down32 is the largest float32 not above x; up32 the smallest not below.
@@ -286,6 +285,7 @@ func (r *ranker) run(ctx context.Context, be backend, workers int) error {
 				ts:     be.worker(rows),
 				c:      make([]float32, rows*cols),
 				x:      make([]float32, cols),
+				a:      make([]float32, r.nt*cols),
 				cursor: make([]int32, rows),
 				ldc:    cols,
 			}
@@ -300,6 +300,7 @@ type rankWorker struct {
 	ts     tileScorer
 	c      []float32 // score tile, rows × ldc
 	x      []float32 // adjusted scores of one tile row
+	a      []float32 // a_j of the tile's items, per τ k at a[k*ldc:]
 	cursor []int32   // per query of the block: its next special item
 	ldc    int
 	sx, ex []float32 // finish's adjusted scores of special items, and of the excluded ones
@@ -318,6 +319,11 @@ func (r *ranker) block(ctx context.Context, wk *rankWorker, a0, a1 int) error {
 		}
 		n := min(ldc, r.m-j0)
 		wk.ts.score(j0, n, wk.c, ldc)
+		for k := range r.nt {
+			for i := range n {
+				wk.a[k*ldc+i] = r.adjOf(k, int32(j0+i))
+			}
+		}
 		for i := range a1 - a0 {
 			a := a0 + i
 			row := wk.c[i*ldc : i*ldc+n]
@@ -326,11 +332,11 @@ func (r *ranker) block(ctx context.Context, wk *rankWorker, a0, a1 int) error {
 				r.spScore[e] = row[int(r.spItem[e])-j0]
 			}
 			wk.cursor[i] = e
-			for k, adj := range r.adj {
+			for k, tau := range r.taus {
 				x := row
-				if adj != nil {
+				if tau != 0 {
 					x = wk.x[:n]
-					simd.Add(x, row, adj[j0:j0+n])
+					simd.Add(x, row, wk.a[k*ldc:k*ldc+n])
 				}
 				for _, p := range r.pairIdx[r.pairOff[a]:r.pairOff[a+1]] {
 					st := &r.state[int(p)*r.nt+k]
@@ -358,14 +364,12 @@ func (r *ranker) block(ctx context.Context, wk *rankWorker, a0, a1 int) error {
 func (r *ranker) finish(wk *rankWorker, a int) error {
 	sp, sq := r.spOff[a], r.spOff[a+1]
 	items, excl := r.spItem[sp:sq], r.spExcl[sp:sq]
-	for k, adj := range r.adj {
+	for k := range r.taus {
 		// The adjusted scores of the special items, as the scan computed them, and those of the
 		// excluded ones, sorted.
 		wk.sx, wk.ex = wk.sx[:0], wk.ex[:0]
 		for e, s := range r.spScore[sp:sq] {
-			if adj != nil {
-				s += adj[items[e]]
-			}
+			s += r.adjOf(k, items[e])
 			wk.sx = append(wk.sx, s)
 			if excl[e] {
 				wk.ex = append(wk.ex, s)

@@ -23,7 +23,7 @@ func (g geomBackend) geometry() (int, int) { return g.rows, g.cols }
 // blas32) and blas32 (gonum, or OpenBLAS under the openblas tag), each with the default geometry
 // and with a small one.
 func testBackends(in *Input) map[string]backend {
-	prod := newBackend(in.U, in.V, in.Dim, 2)
+	prod := newBackend(in.U, in.V, in.Dim)
 	blas := newBLASBackend(in.U, in.V, in.Dim)
 	return map[string]backend{
 		fmt.Sprintf("%T", prod):         prod,
@@ -365,7 +365,7 @@ func TestRanksRounded(t *testing.T) {
 	}
 	backends := testBackends(&in)
 	backends["perturbed blas32"] = &perturbed{backend: geomBackend{newBLASBackend(in.U, in.V, d), 12, 32}, in: &in}
-	backends["perturbed production"] = &perturbed{backend: geomBackend{newBackend(in.U, in.V, d, 2), 12, 32}, in: &in}
+	backends["perturbed production"] = &perturbed{backend: geomBackend{newBackend(in.U, in.V, d), 12, 32}, in: &in}
 	for _, filter := range []bool{false, true} {
 		s := Settings{Filter: filter, LogitAdjust: []float64{0, 0.7}}
 		want := refRanks(&in, &s)
