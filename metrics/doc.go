@@ -86,7 +86,8 @@
 // the kernel) and a tile of scores and adjustments (192×1024 float32 scores, under 1 MB); per
 // test pair and τ, about 120 bytes (its running count and band, its rank and its metric values,
 // measured by TestEvaluateMemory, which bounds it at 160); per query row of U, 8 bytes; per
-// dimension, 8 bytes. The bootstrap adds Bootstrap × (2·len(K)+1) float64 per τ. For a million
+// dimension, 8 bytes. (gonum's pure-Go Sgemm, the blas32 backend without the kernel, also makes
+// short-lived garbage, its goroutine closures, for every tile product.) The bootstrap adds Bootstrap × (2·len(K)+1) float64 per τ. For a million
 // items of dimension 64 the caller's V is 256 MB and Evaluate's own memory for 50,000 sampled
 // pairs and one τ about 6 MB.
 //
