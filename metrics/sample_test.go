@@ -142,36 +142,55 @@ func TestEvaluateProgress(t *testing.T) {
 	}
 }
 
-// TestEvaluateCancel checks that a cancelled evaluation returns ctx.Err() promptly, during the
-// ranking (a corpus that takes seconds to rank) and during the bootstrap (a million resamples),
-// and at once when ctx is already done.
+// cancelOnWrite cancels a context at its first write: the first progress line, written once
+// the ranking has started.
+type cancelOnWrite struct {
+	cancel context.CancelFunc
+	at     time.Time
+}
+
+func (c *cancelOnWrite) Write(b []byte) (int, error) {
+	if c.at.IsZero() {
+		c.at = time.Now()
+		c.cancel()
+	}
+	return len(b), nil
+}
+
+// TestEvaluateCancel checks that a cancelled evaluation returns ctx.Err() promptly: during the
+// ranking (cancelled at the first progress line, on a corpus that takes seconds to rank), during
+// the bootstrap (a million resamples, cancelled after 300 ms), and at once when ctx is already
+// done.
 func TestEvaluateCancel(t *testing.T) {
 	cases := []struct {
 		name  string
 		in    Input
 		s     Settings
-		after time.Duration
+		after time.Duration // 0: at the first progress line; < 0: before the call
 	}{
-		{"ranking", benchInput(3000, 100000, 64), Settings{Bootstrap: -1}, 200 * time.Millisecond},
+		{"ranking", benchInput(3000, 100000, 64), Settings{Bootstrap: -1}, 0},
 		{"bootstrap", benchInput(2000, 100, 8), Settings{Bootstrap: 1_000_000}, 300 * time.Millisecond},
-		{"before", benchInput(10, 100, 8), Settings{}, 0},
+		{"before", benchInput(10, 100, 8), Settings{}, -1},
 	}
 	for _, c := range cases {
 		ctx, cancel := context.WithCancel(context.Background())
-		if c.after == 0 {
-			cancel()
-		} else {
-			time.AfterFunc(c.after, cancel)
-		}
+		w := &cancelOnWrite{cancel: cancel}
 		start := time.Now()
-		_, err := EvaluateContext(ctx, c.in, c.s, 1, nil)
-		took := time.Since(start)
+		switch {
+		case c.after < 0:
+			w.Write(nil)
+		case c.after > 0:
+			time.AfterFunc(c.after, func() { w.Write(nil) })
+		}
+		_, err := EvaluateContext(ctx, c.in, c.s, 1, w)
+		end := time.Now()
 		cancel()
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: error %v, want context.Canceled", c.name, err)
 		}
-		if took > c.after+time.Second {
-			t.Errorf("%s: returned %v after the cancel, want well within a second", c.name, took-c.after)
+		if w.at.IsZero() || end.Sub(w.at) > time.Second {
+			t.Errorf("%s: returned %v after the cancel (%v after the start), want well within a second",
+				c.name, end.Sub(w.at), end.Sub(start))
 		}
 	}
 }
