@@ -8,11 +8,8 @@ import (
 	"github.com/samplingbias/workbench/internal/openblas"
 )
 
-// blasCandidate makes Evaluate calibrate blas32, here OpenBLAS, against the assembly kernel and
-// rank with the faster (see newBackend).
-const blasCandidate = true
-
-// init routes blas32 to OpenBLAS, at one thread (Evaluate parallelises in Go).
+// init routes blas32 to OpenBLAS, at one thread (Evaluate parallelises in Go): the backend of
+// processors without AVX2 and FMA (see newBackend).
 func init() {
 	blas32.Use(openblas.Implementation{})
 }
