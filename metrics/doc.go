@@ -41,7 +41,8 @@
 //     micro-kernel (package internal/simd; 6 queries × 16 items from operands packed tile by
 //     tile, one fused multiply-add per term). On a tile it is about as fast as OpenBLAS, and the
 //     ranking is faster with it (no cgo call per tile): 14,100 against 9,400 queries/s in
-//     BenchmarkRankBackends on an AMD EPYC, 13,000 against 10,300–11,000 on an Intel Xeon;
+//     BenchmarkRankBackends on an AMD EPYC, 13,000 against 10,300–11,000 in BenchmarkRecallAtK on an
+//     Intel Xeon;
 //   - on processors without AVX2 or FMA (or with them hidden by GODEBUG=cpu.avx2=off): gonum's
 //     blas32 Sgemm, which the openblas tag switches to OpenBLAS (gonum.org/v1/netlib, cgo,
 //     -lopenblas) kept to one thread;
