@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -68,11 +70,34 @@ func BenchmarkRankBackends(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := r.run(be, s.Workers); err != nil {
+				if err := r.run(context.Background(), be, s.Workers); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "queries/s")
 		})
+	}
+}
+
+// BenchmarkEvalGrowth measures the cost growth of sampled evaluation (README, "Scale"): the
+// ranking of P sampled test pairs (one per query) against M items of dimension 64, for M in
+// {50k, 200k} and P in {1k, 4k}, no bootstrap, reporting ns per item × pair, which stays flat
+// when the time is linear in items × sampled pairs.
+func BenchmarkEvalGrowth(b *testing.B) {
+	const d = 64
+	for _, m := range []int{50_000, 200_000} {
+		for _, p := range []int{1000, 4000} {
+			b.Run(fmt.Sprintf("items=%d/pairs=%d", m, p), func(b *testing.B) {
+				in := benchInput(p, m, d)
+				s := Settings{K: []int{100}, Bootstrap: -1}
+				b.ResetTimer()
+				for range b.N {
+					if _, err := Evaluate(in, s, 1); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(m)/float64(p), "ns/item-pair")
+			})
+		}
 	}
 }

@@ -4,18 +4,24 @@
 //
 // # Metrics
 //
-// For a test pair (x, y) every item j of the corpus gets the score s_j = U[x]·V[j], computed in
-// float32, and, for a logit-adjustment strength τ (Menon et al., "Long-tail learning via logit
-// adjustment", ICLR 2021, post-hoc form), the adjusted score x_j = s_j + a_j with
-// a_j = float32(-τ·log π_j) (a_j = 0 for τ = 0). The rank of y is
+// For a test pair (x, y) every item j of the corpus gets the score s_j = U[x]·V[j] and, for a
+// logit-adjustment strength τ (Menon et al., "Long-tail learning via logit adjustment", ICLR 2021,
+// post-hoc form), the adjusted score x_j = s_j + a_j with a_j = float32(-τ·log π_j) (a_j = 0 for
+// τ = 0). The rank of y is
 //
-//	rank = 1 + #{j ≠ y, j not removed : x_j ≥ x_y}
+//	rank = 1 + #{j ≠ y, j not removed : x̂_j ≥ x̂_y}
 //
-// so ties count against the positive (pessimistic): an item whose score equals the positive's is
-// ranked ahead of it whatever its index, and a model that scores every item alike gets rank M.
-// With Settings.Filter the items of Input.Exclude[x] other than y itself are removed, the
-// standard "filtered" protocol of link prediction. Items whose score is NaN are never ahead (the
-// embeddings are checked to be finite, so NaN needs an overflow).
+// # Ties
+//
+// x̂ is the decision score: Σ_l U[x][l]·V[j][l] + a_j evaluated in float64, over l in increasing
+// order, from the float32 embeddings. Every product of two float32 numbers is exact in float64,
+// so x̂ is the same on every processor, with or without fused multiply-adds, and does not depend
+// on the BLAS or kernel that computed the float32 scores: the ranks are identical under the
+// pure-Go, assembly, noasm and OpenBLAS builds. A tie is x̂_j = x̂_y exactly (items with equal
+// embeddings and priors always tie), and ties count against the positive (pessimistic): an item
+// tied with the positive is ranked ahead of it whatever its index, and a model that scores every
+// item alike gets rank M. With Settings.Filter the items of Input.Exclude[x] other than y itself
+// are removed, the standard "filtered" protocol of link prediction.
 //
 // Each test pair has one relevant item, so every metric is a function of its rank:
 //
@@ -32,20 +38,25 @@
 // The score matrix U·Vᵀ is computed in blocks of queries × tiles of items, never whole, in
 // parallel over Settings.Workers goroutines, and each tile is scanned while it is in cache. The
 // product is computed by
-//   - by default on amd64 with AVX2 and FMA: an assembly micro-kernel (package
-//     internal/simd; 6 queries × 16 items from packed operands, one fused multiply-add
-//     per term), which matched OpenBLAS on the development machine (AMD EPYC, Zen 4);
-//   - with the openblas build tag: gonum's blas32 Sgemm, which the tag switches to OpenBLAS
-//     (gonum.org/v1/netlib, cgo, -lopenblas) kept to one thread;
-//   - elsewhere (other architectures, or the noasm tag): gonum's pure-Go blas32 Sgemm.
+//   - on amd64 with AVX2 and FMA, in every build (the openblas tag included): an assembly
+//     micro-kernel (package internal/simd; 6 queries × 16 items from operands packed tile by
+//     tile, one fused multiply-add per term). On a tile it is about as fast as OpenBLAS, and the
+//     ranking is faster with it (no cgo call per tile): 14,100 against 9,400 queries/s in
+//     BenchmarkRankBackends on an AMD EPYC, 13,000 against 10,300–11,000 in BenchmarkRecallAtK on an
+//     Intel Xeon;
+//   - on processors without AVX2 or FMA (or with them hidden by GODEBUG=cpu.avx2=off): gonum's
+//     blas32 Sgemm, which the openblas tag switches to OpenBLAS (gonum.org/v1/netlib, cgo,
+//     -lopenblas) kept to one thread;
+//   - on other architectures, or with the noasm tag: gonum's pure-Go blas32 Sgemm.
+//
+// Every backend gives the same ranks (see Ties): the choice changes the speed only.
 //
 // blas32 is called in the U·Vᵀ layout, gonum's faster one. The threshold counts of the scan use
 // AVX2 too where available.
 //
-// The ranks are exact for the computed float32 scores, whichever backend computed them: each
-// pair's threshold x_y is bracketed before scanning by a rigorous float32 rounding bound, items
-// above the bracket are counted while the tiles stream past, and the few inside it are compared
-// with the computed x_y once the row is complete.
+// The float32 product decides almost every item; x̂ is computed only for the few items whose
+// float32 score lies within a rigorous bound on float32 and float64 rounding of x̂_y (see Ties),
+// so the ranks are exact for x̂ at the cost of the float32 product.
 //
 // # Slices
 //
@@ -54,6 +65,35 @@
 // ICML 2021, long-tail setting: ≥ 100 head, < 20 tail), by cumulative interaction mass (thirds of
 // the training interactions) or by item-rank thirds. Every Result carries its slice's size in
 // test pairs and corpus items.
+//
+// # Sampled evaluation
+//
+// With Settings.MaxPairs = P below the number N of test pairs, Evaluate ranks a seeded sample of
+// P pairs (SamplePairs), stratified by the slice of the pair's item: a slice holding n_s pairs
+// gets its share P·n_s/N rounded by largest remainder, within one pair of it, and a uniform
+// sample of its pairs; each sampled pair is still ranked exactly against the whole corpus.
+// Result.Pairs is the sample's size and Result.TestPairs the slice's test pairs. The sample is a
+// uniform random subsample of each slice's test pairs, themselves a sample of the population, so
+// the bootstrap intervals below, computed on the sample, include the sampling: they widen as
+// 1/√P.
+//
+// # Progress and cancellation
+//
+// EvaluateContext reports ranked pairs, pairs/s and the ETA (a live bar on a terminal, plain
+// lines otherwise, through internal/progress as training does) and stops within one tile of
+// scores or one bootstrap resample of its context being done.
+//
+// # Memory
+//
+// Evaluate reads the caller's U, V, ItemSlice and LogPrior in place and allocates nothing in
+// proportion to the corpus: per goroutine, one block of queries and one tile of items (packed for
+// the kernel) and a tile of scores and adjustments (384×1024 float32 scores, 1.5 MB); per
+// test pair and τ, about 120 bytes (its running count and band, its rank and its metric values,
+// measured by TestEvaluateMemory, which bounds it at 160); per query row of U, 8 bytes; per
+// dimension, 8 bytes. (gonum's pure-Go Sgemm, the blas32 backend without the kernel, also makes
+// short-lived garbage, its goroutine closures, for every tile product.) The bootstrap adds Bootstrap × (2·len(K)+1) float64 per τ. For a million
+// items of dimension 64 the caller's V is 256 MB and Evaluate's own memory for 50,000 sampled
+// pairs and one τ about 6 MB.
 //
 // # Confidence intervals
 //

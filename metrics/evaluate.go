@@ -1,9 +1,15 @@
 package metrics
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"math"
+	"math/rand/v2"
 	"slices"
+	"time"
+
+	"github.com/samplingbias/workbench/internal/progress"
 )
 
 // Pair is a test pair: Query indexes a row of Input.U, Item a row of Input.V.
@@ -30,15 +36,18 @@ type Input struct {
 // Result is one number of an evaluation.
 type Result struct {
 	Tau    float64 // post-hoc logit-adjustment tau (0 = none)
-	Slice  string  // "all", "head", "torso", "tail"
-	Metric string  // "recall", "ndcg", "mrr"
+	Slice  Slice   // SliceAll, SliceHead, SliceTorso, SliceTail
+	Metric Metric  // MetricRecall, MetricNDCG, MetricMRR
 	K      int     // 0 for mrr
 	// Value is the mean over the slice's test pairs; Lo and Hi bound its bootstrap 95%
 	// percentile interval (Lo = Hi = Value when Settings.Bootstrap is -1).
 	Value, Lo, Hi float64
-	// Pairs and Items are the slice sizes: test pairs whose item is in the slice, and corpus
-	// items in the slice.
+	// Pairs and Items are the slice sizes: test pairs whose item is in the slice (the evaluated
+	// ones: the sample's, under Settings.MaxPairs), and corpus items in the slice.
 	Pairs, Items int
+	// TestPairs is the number of the slice's test pairs before sampling (= Pairs when every
+	// pair is evaluated).
+	TestPairs int
 }
 
 // Evaluate ranks the whole corpus for every test pair and returns Recall@K and NDCG@K for every K
@@ -50,17 +59,145 @@ type Result struct {
 // "tail"; a slice with no test pair is left out, and only "all" is reported when
 // in.ItemSlice is nil), then metric: recall for each K (in s.K order), ndcg for each K, mrr.
 func Evaluate(in Input, s Settings, seed int64) ([]Result, error) {
+	return EvaluateContext(context.Background(), in, s, seed, nil)
+}
+
+// EvaluateContext is Evaluate that stops, returning ctx.Err(), within one tile of scoring or one
+// bootstrap resample of ctx being done, and reports its progress to w (nil discards it): a live
+// bar with pairs/s and ETA when w is a terminal, else a plain line at most every
+// s.LogSeconds and one at the end.
+func EvaluateContext(ctx context.Context, in Input, s Settings, seed int64, w io.Writer) ([]Result, error) {
 	if err := s.Resolve(); err != nil {
 		return nil, fmt.Errorf("metrics: eval settings: %w", err)
+	}
+	if err := checkInput(&in, &s); err != nil {
+		return nil, err
+	}
+	full := in.Pairs
+	if keep := SamplePairs(in.Pairs, in.ItemSlice, s.MaxPairs, seed); keep != nil {
+		in.Pairs = make([]Pair, len(keep))
+		for i, p := range keep {
+			in.Pairs[i] = full[p]
+		}
 	}
 	r, err := newRanker(in, &s)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.run(newBackend(in.U, in.V, in.Dim, s.Workers), s.Workers); err != nil {
+	stop := r.report(w, &s)
+	err = r.run(ctx, newBackend(in.U, in.V, in.Dim), s.Workers)
+	stop()
+	if err != nil {
 		return nil, err
 	}
-	return summarize(r.ranks, in.Pairs, in.ItemSlice, r.m, &s, seed), nil
+	res, err := summarize(ctx, r.ranks, in.Pairs, in.ItemSlice, r.m, &s, seed)
+	if err != nil {
+		return nil, err
+	}
+	// The slices' sizes before sampling.
+	var before [len(sliceNames)]int
+	before[SliceAll] = len(full)
+	if in.ItemSlice != nil {
+		for _, p := range full {
+			before[in.ItemSlice[p.Item]]++
+		}
+	}
+	for i := range res {
+		res[i].TestPairs = before[res[i].Slice]
+	}
+	return res, nil
+}
+
+// report shows the ranking's progress on w, from a goroutine polling r.done, until the
+// returned function is called.
+func (r *ranker) report(w io.Writer, s *Settings) (stop func()) {
+	if w == nil {
+		return func() {}
+	}
+	total := int64(len(r.pair))
+	m := progress.New(w, total, "pairs", time.Duration(s.LogSeconds*float64(time.Second)))
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		var shown int64
+		update := func(last bool) {
+			done := r.done.Load()
+			m.Add(done-shown, fmt.Sprintf("eval pairs %d/%d", done, total))
+			m.Line(done, last, fmt.Sprintf("eval pairs %d/%d", done, total))
+			shown = done
+		}
+		for {
+			select {
+			case <-tick.C:
+				update(false)
+			case <-quit:
+				update(true)
+				m.Close()
+				return
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-finished
+	}
+}
+
+// SamplePairs returns the indices, ascending, of a seeded random sample of size of the pairs,
+// stratified by the slice of the pair's item (one stratum when itemSlice is nil), or nil when size
+// is 0 or not below len(pairs) (every pair is kept). A slice with n_s of the N pairs gets its
+// share size·n_s/N rounded by largest remainder (Hamilton's method: the floors, then one more pair
+// for the strata of the largest fractional parts, ties to the earlier slice), so every slice keeps
+// its share within one pair and the sample has exactly size pairs; within a slice the pairs are a
+// uniform sample without replacement. The source is a PCG seeded with (seed, 1<<62), a stream no
+// bootstrap resample uses.
+func SamplePairs(pairs []Pair, itemSlice []Slice, size int, seed int64) []int32 {
+	n := len(pairs)
+	if size <= 0 || size >= n {
+		return nil
+	}
+	const strata = 3
+	var members [strata][]int32
+	for p, pr := range pairs {
+		st := 0
+		if itemSlice != nil {
+			st = int(itemSlice[pr.Item])
+		}
+		members[st] = append(members[st], int32(p))
+	}
+	var quota [strata]int
+	var frac [strata]float64
+	left := size
+	for st, mem := range members {
+		share := float64(size) * float64(len(mem)) / float64(n)
+		quota[st] = int(share)
+		frac[st] = share - float64(quota[st])
+		left -= quota[st]
+	}
+	for ; left > 0; left-- {
+		best := -1
+		for st := range strata {
+			if quota[st] < len(members[st]) && (best < 0 || frac[st] > frac[best]) {
+				best = st
+			}
+		}
+		quota[best]++
+		frac[best] = -1
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 1<<62))
+	var out []int32
+	for st, mem := range members {
+		// Partial Fisher–Yates: the first quota[st] positions get a uniform sample.
+		for i := range quota[st] {
+			j := i + rng.IntN(len(mem)-i)
+			mem[i], mem[j] = mem[j], mem[i]
+		}
+		out = append(out, mem[:quota[st]]...)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // checkInput validates everything Evaluate reads; s must be resolved.
@@ -97,7 +234,7 @@ func checkInput(in *Input, s *Settings) error {
 		if len(in.ItemSlice) != m {
 			return fmt.Errorf("metrics: len(ItemSlice) = %d, want %d items", len(in.ItemSlice), m)
 		}
-		if j := slices.IndexFunc(in.ItemSlice, func(s Slice) bool { return s > Tail }); j >= 0 {
+		if j := slices.IndexFunc(in.ItemSlice, func(s Slice) bool { return s > SliceTail }); j >= 0 {
 			return fmt.Errorf("metrics: ItemSlice[%d] = %v is not head, torso or tail", j, in.ItemSlice[j])
 		}
 	}
@@ -128,21 +265,21 @@ func checkInput(in *Input, s *Settings) error {
 
 func notFinite32(x float32) bool { return math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) }
 
-// adjustments returns, per τ, the float32 term -τ·log π(j) added to every score (nil for τ = 0).
-func adjustments(taus, logPrior []float64) ([][]float32, error) {
-	out := make([][]float32, len(taus))
+// checkAdjustments checks that every adjustment a_j = float32(-τ·log π_j) is finite and returns,
+// per τ, max_j |a_j| (0 for τ = 0).
+func checkAdjustments(taus, logPrior []float64) ([]float64, error) {
+	out := make([]float64, len(taus))
 	for k, t := range taus {
 		if t == 0 {
 			continue
 		}
-		b := make([]float32, len(logPrior))
 		for j, lp := range logPrior {
-			b[j] = float32(-t * lp)
-			if notFinite32(b[j]) {
+			a := float32(-t * lp)
+			if notFinite32(a) {
 				return nil, fmt.Errorf("metrics: logit adjustment -%v·LogPrior[%d] = %v overflows float32", t, j, -t*lp)
 			}
+			out[k] = max(out[k], math.Abs(float64(a)))
 		}
-		out[k] = b
 	}
 	return out, nil
 }

@@ -48,6 +48,8 @@ func TestSettingsResolve(t *testing.T) {
 		{Settings{LogitAdjust: []float64{1, 0, 1}}, Settings{}, "logit_adjust: duplicate value 1"},
 		{Settings{Bootstrap: -2}, Settings{}, "bootstrap: must be a number of resamples >= 1 (0 means 1000) or -1 for none, got -2"},
 		{Settings{Workers: -1}, Settings{}, "workers: must be positive (0 means GOMAXPROCS), got -1"},
+		{Settings{MaxPairs: -5}, Settings{}, "max_pairs: must be a number of test pairs >= 1 (0 means all), got -5"},
+		{Settings{LogSeconds: math.Inf(1)}, Settings{}, "log_seconds: must be a positive number, got +Inf"},
 	}, func(a, b Settings) bool {
 		return slices.Equal(a.K, b.K) && slices.Equal(a.LogitAdjust, b.LogitAdjust) &&
 			a.Filter == b.Filter && a.Bootstrap == b.Bootstrap && a.Workers == b.Workers
@@ -72,7 +74,8 @@ func TestEvaluateErrors(t *testing.T) {
 		{"query range", func(in *Input, s *Settings) { in.Pairs[1].Query = 2 }, "Pairs[1] = (2, 0) out of range"},
 		{"item range", func(in *Input, s *Settings) { in.Pairs[0].Item = -1 }, "Pairs[0] = (0, -1) out of range"},
 		{"slice length", func(in *Input, s *Settings) { in.ItemSlice = in.ItemSlice[:5] }, "len(ItemSlice) = 5, want 6"},
-		{"slice value", func(in *Input, s *Settings) { in.ItemSlice[2] = 3 }, "ItemSlice[2] = Slice(3) is not head, torso or tail"},
+		{"slice value", func(in *Input, s *Settings) { in.ItemSlice[2] = SliceAll }, "ItemSlice[2] = all is not head, torso or tail"},
+		{"slice range", func(in *Input, s *Settings) { in.ItemSlice[2] = 9 }, "ItemSlice[2] = Slice(9) is not head, torso or tail"},
 		{"no prior", func(in *Input, s *Settings) { s.LogitAdjust = []float64{0, 1} }, "LogPrior needs 6 items, got 0"},
 		{"prior NaN", func(in *Input, s *Settings) {
 			s.LogitAdjust = []float64{1}
@@ -109,8 +112,8 @@ func TestEvaluateReference(t *testing.T) {
 	in := dyadicInput(rng, 60, 200, 300)
 	// Leave the torso without test pairs: its results must be left out.
 	for p := range in.Pairs {
-		if in.ItemSlice[in.Pairs[p].Item] == Torso {
-			in.ItemSlice[in.Pairs[p].Item] = Tail
+		if in.ItemSlice[in.Pairs[p].Item] == SliceTorso {
+			in.ItemSlice[in.Pairs[p].Item] = SliceTail
 		}
 	}
 	s := Settings{K: []int{20, 1, 5}, Filter: true, LogitAdjust: []float64{0.5, 0}, Bootstrap: -1}
@@ -139,7 +142,11 @@ func TestEvaluateReference(t *testing.T) {
 				k      int
 			}{{"recall", 20}, {"recall", 1}, {"recall", 5}, {"ndcg", 20}, {"ndcg", 1}, {"ndcg", 5}, {"mrr", 0}} {
 				v, n := refMetric(ranks[k*len(in.Pairs):(k+1)*len(in.Pairs)], &in, sl, mk.metric, mk.k)
-				want = append(want, Result{Tau: tau, Slice: sl, Metric: mk.metric, K: mk.k, Value: v, Lo: v, Hi: v, Pairs: n, Items: items})
+				var slice Slice
+				if err := slice.UnmarshalText([]byte(sl)); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, Result{Tau: tau, Slice: slice, Metric: Metric(mk.metric), K: mk.k, Value: v, Lo: v, Hi: v, Pairs: n, Items: items})
 			}
 		}
 	}

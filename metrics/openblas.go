@@ -8,10 +8,8 @@ import (
 	"github.com/samplingbias/workbench/internal/openblas"
 )
 
-// preferBLAS makes Evaluate score with blas32, here OpenBLAS, rather than the assembly kernel.
-const preferBLAS = true
-
-// init routes blas32 to OpenBLAS, at one thread (Evaluate parallelises in Go).
+// init routes blas32 to OpenBLAS, at one thread (Evaluate parallelises in Go): the backend of
+// processors without AVX2 and FMA (see newBackend).
 func init() {
 	blas32.Use(openblas.Implementation{})
 }

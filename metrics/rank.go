@@ -2,37 +2,47 @@ package metrics
 
 import (
 	"cmp"
-	"errors"
+	"context"
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 	"sync/atomic"
 
+	"github.com/samplingbias/workbench/internal/parallel"
 	"github.com/samplingbias/workbench/internal/simd"
 )
 
 // ranker computes, for every test pair and τ, the rank of the pair's item in its query's score
 // row over the whole corpus:
 //
-//	rank = 1 + #{j ≠ y, j not excluded : x_j ≥ x_y},  x_j = s_j + a_j,
+//	rank = 1 + #{j ≠ y, j not excluded : x̂_j ≥ x̂_y},  x̂_j = Σ_l u_l·v_jl + a_j,
 //
-// where s is the float32 score row produced by the backend's blocked product and a_j the float32
-// adjustment -τ·log π(j) (absent for τ = 0). Ties count against the pair's item.
+// where x̂ is the decision score: evaluated in float64 from the float32 embeddings, summing over
+// l in increasing order, plus the float32 adjustment a_j = float32(-τ·log π_j) (absent for τ = 0).
+// Every product of two float32 is exact in float64, so x̂ is the same on every processor and with
+// every BLAS; two items with equal embeddings and priors get equal x̂ and tie. Ties count
+// against the pair's item.
 //
-// The rows are never stored whole and the threshold x_y is not known before the tile holding y
-// has been scored, so each (pair, τ) is given, before scoring, an interval [lo, hi) that provably
-// contains the computed x_y (its float64 value widened by a bound on float32 rounding in any
-// summation order). While the tiles stream past, items with x ≥ hi are counted and the rare
-// items with lo ≤ x < hi are kept; once the row is complete, x_y is known and the kept items
-// are compared with it exactly. The ranks are therefore exact for the computed float32 scores,
-// whatever BLAS computed them.
+// x̂ is never computed for the whole corpus: the backend's float32 product s_j (any summation
+// order, with or without fused multiply-adds) and x_j = s_j + a_j in float32 sort out almost
+// every item. Each (pair, τ) gets, before scoring, an interval [lo, hi) around x̂_y wider than
+// twice the largest possible gap |x_j − x̂_j| over all items j of the corpus (a bound on float32
+// and float64 rounding, see setBands). An item with x_j ≥ hi then surely has x̂_j > x̂_y and one
+// with x_j < lo surely has x̂_j < x̂_y; while the tiles stream past, the first are counted and
+// the rare items inside [lo, hi) are kept, and once the row is complete their x̂ is computed and
+// compared with x̂_y. The ranks are therefore those of x̂, whatever BLAS computed the tiles.
 type ranker struct {
 	u, v []float32
 	d, m int
-	nt   int         // number of τ
-	adj  [][]float32 // per τ: a_j, nil for τ = 0
+	nt   int       // number of τ
+	taus []float64 // τ per k
+	lp   []float64 // log π, when some τ is not 0
 	pair []Pair
+	// vmax[l] is max_j |V[j][l]|, vnorm max_j ‖V[j]‖₂ and amax[k] max_j |a_j| for τ k: the
+	// ingredients of the rounding bound of setBands.
+	vmax  []float64
+	vnorm float64
+	amax  []float64
 
 	// Queries with at least one pair, ascending; the pairs of queries[a] are
 	// pairIdx[pairOff[a]:pairOff[a+1]].
@@ -47,20 +57,17 @@ type ranker struct {
 	spExcl  []bool
 	spScore []float32
 
-	state []bandState // per pair p and τ k: state[p*nt+k]
-	ranks []int32     // per τ k and pair p: ranks[k*len(pair)+p]
+	state []bandState  // per pair p and τ k: state[p*nt+k]
+	ranks []int32      // per τ k and pair p: ranks[k*len(pair)+p]
+	done  atomic.Int64 // pairs ranked so far, for progress
 }
 
 // bandState is the running count of one (pair, τ).
 type bandState struct {
+	xy     float64 // x̂_y
 	lo, hi float32
-	above  int64      // items with x ≥ hi
-	band   []bandItem // items with lo ≤ x < hi
-}
-
-type bandItem struct {
-	j int32
-	x float32
+	above  int64   // items with x ≥ hi
+	band   []int32 // items with lo ≤ x < hi
 }
 
 // newRanker validates the input and prepares the ranking; s must be resolved.
@@ -68,12 +75,12 @@ func newRanker(in Input, s *Settings) (*ranker, error) {
 	if err := checkInput(&in, s); err != nil {
 		return nil, err
 	}
-	adj, err := adjustments(s.LogitAdjust, in.LogPrior)
+	amax, err := checkAdjustments(s.LogitAdjust, in.LogPrior)
 	if err != nil {
 		return nil, err
 	}
 	d := in.Dim
-	r := &ranker{u: in.U, v: in.V, d: d, m: len(in.V) / d, nt: len(s.LogitAdjust), adj: adj, pair: in.Pairs}
+	r := &ranker{u: in.U, v: in.V, d: d, m: len(in.V) / d, nt: len(s.LogitAdjust), taus: s.LogitAdjust, lp: in.LogPrior, amax: amax, pair: in.Pairs}
 	n := len(in.U) / d
 
 	// Group the pairs by query (counting sort, so pairs keep their order within a query).
@@ -128,42 +135,98 @@ func newRanker(in Input, s *Settings) (*ranker, error) {
 	r.spScore = make([]float32, len(r.spItem))
 
 	r.state = make([]bandState, len(in.Pairs)*r.nt)
+	r.corpusBounds()
 	r.setBands()
 	r.ranks = make([]int32, len(in.Pairs)*r.nt)
 	return r, nil
 }
 
-// setBands gives every (pair, τ) its interval [lo, hi] around the computed x_y. A float32 dot
-// product of length d, summed in any order, with or without fused multiply-adds, is within
-// γ_d·Σ|u_l v_l| of the exact value, γ_d = d·u/(1-d·u), u = 2⁻²⁴ (Higham, Accuracy and Stability
-// of Numerical Algorithms, 2nd ed., §3.1); adding a_y rounds once more (relative u), and the
-// float64 estimate is exact to far better than that. The bound is doubled, so x_y lies strictly
-// below hi, and an absolute term covers underflow.
+// setBands gives every (pair, τ) its decision score x̂_y and its interval [lo, hi).
+//
+// The gap between an item's float32 score x_j and its decision score x̂_j is bounded for every
+// item at once. A dot product of length d summed in any order, with or without fused
+// multiply-adds, is within γ_d·Σ_l|u_l v_jl| of the exact value, γ_d = d·ε/(1−d·ε), with
+// ε = 2⁻²⁴ in float32 and 2⁻⁵³ in float64 (Higham, Accuracy and Stability of Numerical
+// Algorithms, 2nd ed., §3.1), and adding a_j rounds once more (relative ε). With
+// A = min(Σ_l |u_l|·max_j|v_jl|, ‖u‖₂·max_j‖v_j‖₂) ≥ Σ_l|u_l v_jl| and a = max_j|a_j|,
+//
+//	|x_j − x̂_j| ≤ E = (γ32+γ64)·A + (ε32+ε64)·((1+γ32)·A + a) + an absolute term for underflow.
+//
+// The interval is x̂_y ± 2E rounded outwards to float32: x_j ≥ hi gives x̂_j ≥ x̂_y + E > x̂_y,
+// x_j < lo gives x̂_j < x̂_y − E, and the computed x_y itself lies inside.
 func (r *ranker) setBands() {
-	const unit = 0x1p-24
+	const unit32, unit64 = 0x1p-24, 0x1p-53
 	d := float64(r.d)
-	gamma := d * unit / (1 - d*unit)
+	gamma32 := d * unit32 / (1 - d*unit32)
+	gamma64 := d * unit64 / (1 - d*unit64)
 	tiny := (d + 2) * 0x1p-148
+	var bound []float64 // per τ, for the current query
 	for p, pr := range r.pair {
 		uq := r.u[int(pr.Query)*r.d:][:r.d]
-		vy := r.v[int(pr.Item)*r.d:][:r.d]
-		var dot, abs float64
+		var byCoord, norm float64
 		for l, x := range uq {
-			t := float64(x) * float64(vy[l])
-			dot += t
-			abs += math.Abs(t)
+			byCoord += math.Abs(float64(x)) * r.vmax[l]
+			norm += float64(x) * float64(x)
 		}
+		a := min(byCoord, math.Sqrt(norm)*r.vnorm) * (1 + 4*d*unit64) // rounding of the bound itself
+		bound = bound[:0]
 		for k := range r.nt {
-			est := dot
-			if r.adj[k] != nil {
-				est += float64(r.adj[k][pr.Item])
-			}
-			delta := 2*(gamma*abs+unit*(math.Abs(est)+gamma*abs)) + tiny
+			e := (gamma32+gamma64)*a + (unit32+unit64)*((1+gamma32)*a+r.amax[k]) + tiny
+			bound = append(bound, 2*e)
+		}
+		dot := r.dot(pr.Query, pr.Item)
+		for k := range r.nt {
+			xy := dot
+			xy += float64(r.adjOf(k, pr.Item))
 			st := &r.state[p*r.nt+k]
-			st.lo = down32(est - delta)
-			st.hi = up32(est + delta)
+			st.xy = xy
+			st.lo = down32(xy - bound[k])
+			st.hi = up32(xy + bound[k])
 		}
 	}
+}
+
+// dot is Σ_l U[q][l]·V[j][l] in float64, l in increasing order: each product is exact, so the
+// sum is the same on every processor, fused multiply-add or not.
+func (r *ranker) dot(q, j int32) float64 {
+	uq := r.u[int(q)*r.d:][:r.d]
+	vj := r.v[int(j)*r.d:][:r.d]
+	var s float64
+	for l, x := range uq {
+		s += float64(x) * float64(vj[l])
+	}
+	return s
+}
+
+// decision is x̂_j for query q under τ k.
+func (r *ranker) decision(q, j int32, k int) float64 {
+	x := r.dot(q, j)
+	x += float64(r.adjOf(k, j))
+	return x
+}
+
+// corpusBounds sets vmax and vnorm.
+func (r *ranker) corpusBounds() {
+	r.vmax = make([]float64, r.d)
+	for j := range r.m {
+		vj := r.v[j*r.d:][:r.d]
+		var norm float64
+		for l, x := range vj {
+			ax := math.Abs(float64(x))
+			r.vmax[l] = max(r.vmax[l], ax)
+			norm += ax * ax
+		}
+		r.vnorm = max(r.vnorm, norm)
+	}
+	r.vnorm = math.Sqrt(r.vnorm)
+}
+
+// adjOf is a_j = float32(-τ·log π_j) for τ k (0 for τ = 0).
+func (r *ranker) adjOf(k int, j int32) float32 {
+	if r.taus[k] == 0 {
+		return 0
+	}
+	return float32(-r.taus[k] * r.lp[j])
 }
 
 // down32 is the largest float32 not above x; up32 the smallest not below.
@@ -206,45 +269,30 @@ type tileScorer interface {
 	score(j0, n int, c []float32, ldc int)
 }
 
-// run ranks every pair, parallel over blocks of queries.
-func (r *ranker) run(be backend, workers int) error {
+// run ranks every pair, parallel over blocks of queries, and returns ctx.Err() within one tile
+// of ctx being done.
+func (r *ranker) run(ctx context.Context, be backend, workers int) error {
 	rows, cols := be.geometry()
 	if per := (len(r.queries) + workers - 1) / workers; per < rows {
 		// Too few queries to give every worker a block: make the blocks smaller.
 		rows = max(blockAlign, (per+blockAlign-1)/blockAlign*blockAlign)
 	}
 	blocks := (len(r.queries) + rows - 1) / rows
-	workers = max(1, min(workers, blocks))
-	var next atomic.Int64
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			wk := &rankWorker{
+	wks := make([]*rankWorker, max(1, min(workers, blocks)))
+	return parallel.Each(ctx, blocks, len(wks), func(w, b int) error {
+		if wks[w] == nil {
+			wks[w] = &rankWorker{
 				ts:     be.worker(rows),
 				c:      make([]float32, rows*cols),
 				x:      make([]float32, cols),
+				a:      make([]float32, r.nt*cols),
 				cursor: make([]int32, rows),
 				ldc:    cols,
 			}
-			for {
-				b := int(next.Add(1) - 1)
-				if b >= blocks {
-					return
-				}
-				a0 := b * rows
-				a1 := min(len(r.queries), a0+rows)
-				if err := r.block(wk, a0, a1); err != nil {
-					errs[w] = err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+		}
+		a0 := b * rows
+		return r.block(ctx, wks[w], a0, min(len(r.queries), a0+rows))
+	})
 }
 
 // rankWorker holds one goroutine's buffers.
@@ -252,21 +300,30 @@ type rankWorker struct {
 	ts     tileScorer
 	c      []float32 // score tile, rows × ldc
 	x      []float32 // adjusted scores of one tile row
+	a      []float32 // a_j of the tile's items, per τ k at a[k*ldc:]
 	cursor []int32   // per query of the block: its next special item
 	ldc    int
 	sx, ex []float32 // finish's adjusted scores of special items, and of the excluded ones
 }
 
 // block ranks the pairs of queries[a0:a1].
-func (r *ranker) block(wk *rankWorker, a0, a1 int) error {
+func (r *ranker) block(ctx context.Context, wk *rankWorker, a0, a1 int) error {
 	wk.ts.load(r.queries[a0:a1])
 	for i := range a1 - a0 {
 		wk.cursor[i] = r.spOff[a0+i]
 	}
 	ldc := wk.ldc
 	for j0 := 0; j0 < r.m; j0 += ldc {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		n := min(ldc, r.m-j0)
 		wk.ts.score(j0, n, wk.c, ldc)
+		for k := range r.nt {
+			for i := range n {
+				wk.a[k*ldc+i] = r.adjOf(k, int32(j0+i))
+			}
+		}
 		for i := range a1 - a0 {
 			a := a0 + i
 			row := wk.c[i*ldc : i*ldc+n]
@@ -275,11 +332,11 @@ func (r *ranker) block(wk *rankWorker, a0, a1 int) error {
 				r.spScore[e] = row[int(r.spItem[e])-j0]
 			}
 			wk.cursor[i] = e
-			for k, adj := range r.adj {
+			for k, tau := range r.taus {
 				x := row
-				if adj != nil {
+				if tau != 0 {
 					x = wk.x[:n]
-					simd.Add(x, row, adj[j0:j0+n])
+					simd.Add(x, row, wk.a[k*ldc:k*ldc+n])
 				}
 				for _, p := range r.pairIdx[r.pairOff[a]:r.pairOff[a+1]] {
 					st := &r.state[int(p)*r.nt+k]
@@ -287,7 +344,7 @@ func (r *ranker) block(wk *rankWorker, a0, a1 int) error {
 					st.above += int64(nhi)
 					for off := 0; nlo > nhi; nlo-- { // nlo − nhi items lie in [lo, hi)
 						at := off + simd.IndexIn(x[off:], st.lo, st.hi)
-						st.band = append(st.band, bandItem{int32(j0 + at), x[at]})
+						st.band = append(st.band, int32(j0+at))
 						off = at + 1
 					}
 				}
@@ -299,6 +356,7 @@ func (r *ranker) block(wk *rankWorker, a0, a1 int) error {
 			return err
 		}
 	}
+	r.done.Add(int64(r.pairOff[a1] - r.pairOff[a0]))
 	return nil
 }
 
@@ -306,14 +364,12 @@ func (r *ranker) block(wk *rankWorker, a0, a1 int) error {
 func (r *ranker) finish(wk *rankWorker, a int) error {
 	sp, sq := r.spOff[a], r.spOff[a+1]
 	items, excl := r.spItem[sp:sq], r.spExcl[sp:sq]
-	for k, adj := range r.adj {
+	for k := range r.taus {
 		// The adjusted scores of the special items, as the scan computed them, and those of the
 		// excluded ones, sorted.
 		wk.sx, wk.ex = wk.sx[:0], wk.ex[:0]
 		for e, s := range r.spScore[sp:sq] {
-			if adj != nil {
-				s += adj[items[e]]
-			}
+			s += r.adjOf(k, items[e])
 			wk.sx = append(wk.sx, s)
 			if excl[e] {
 				wk.ex = append(wk.ex, s)
@@ -330,17 +386,18 @@ func (r *ranker) finish(wk *rankWorker, a int) error {
 					t, p, r.pair[p].Query, y, st.lo, st.hi)
 			}
 			// The items at or above hi, y not among them, were all counted: take out the
-			// excluded ones.
+			// excluded ones. The items of the band are decided by x̂.
 			above, _ := slices.BinarySearch(wk.ex, st.hi)
 			ahead := st.above - int64(len(wk.ex)-above)
-			for _, b := range st.band {
-				if b.j == y {
+			q := r.pair[p].Query
+			for _, j := range st.band {
+				if j == y {
 					continue
 				}
-				if e, ok := slices.BinarySearch(items, b.j); ok && excl[e] {
+				if e, ok := slices.BinarySearch(items, j); ok && excl[e] {
 					continue
 				}
-				if b.x >= t {
+				if r.decision(q, j, k) >= st.xy {
 					ahead++
 				}
 			}

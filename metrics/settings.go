@@ -27,6 +27,14 @@ type Settings struct {
 	// Workers is the number of goroutines scoring and resampling (default runtime.GOMAXPROCS(0),
 	// filled in by Resolve).
 	Workers int `toml:"workers"`
+	// MaxPairs, when positive and smaller than the number of test pairs, evaluates a seeded
+	// random sample of MaxPairs test pairs, stratified by the slice of the pair's item (see
+	// "Sampled evaluation" in the package documentation); each sampled pair is still ranked
+	// exactly against the whole corpus. 0 (the default) evaluates every test pair.
+	MaxPairs int `toml:"max_pairs"`
+	// LogSeconds is the minimum time between two plain progress lines when progress does not
+	// go to a terminal; default 10.
+	LogSeconds float64 `toml:"log_seconds"`
 }
 
 // Resolve fills the defaults in place and validates the settings.
@@ -58,6 +66,15 @@ func (s *Settings) Resolve() error {
 		s.Bootstrap = 1000
 	case s.Bootstrap < -1:
 		return fmt.Errorf("bootstrap: must be a number of resamples >= 1 (0 means 1000) or -1 for none, got %d", s.Bootstrap)
+	}
+	if s.MaxPairs < 0 {
+		return fmt.Errorf("max_pairs: must be a number of test pairs >= 1 (0 means all), got %d", s.MaxPairs)
+	}
+	if s.LogSeconds == 0 {
+		s.LogSeconds = 10
+	}
+	if !(s.LogSeconds > 0) || math.IsInf(s.LogSeconds, 0) {
+		return fmt.Errorf("log_seconds: must be a positive number, got %v", s.LogSeconds)
 	}
 	switch {
 	case s.Workers == 0:

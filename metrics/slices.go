@@ -3,29 +3,65 @@ package metrics
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
-// Slice is the popularity slice of an item: head, torso or tail.
+// Slice is a popularity slice: the slice of an item (head, torso or tail, by its training
+// count) or, in a Result, the group of test pairs a number is over (a slice's pairs, or all).
+// It marshals as its name, so JSON and TOML hold "head", "torso", "tail" or "all".
 type Slice uint8
 
+// Slices, in the order of Slices().
 const (
-	Head Slice = iota
-	Torso
-	Tail
+	SliceHead Slice = iota
+	SliceTorso
+	SliceTail
+	SliceAll // every test pair; never the slice of an item
 )
 
-// String returns "head", "torso" or "tail".
+// Slices returns every Slice in reporting order: head, torso, tail, all.
+func Slices() []Slice { return []Slice{SliceHead, SliceTorso, SliceTail, SliceAll} }
+
+var sliceNames = [...]string{SliceHead: "head", SliceTorso: "torso", SliceTail: "tail", SliceAll: "all"}
+
+// String returns "head", "torso", "tail" or "all".
 func (s Slice) String() string {
-	switch s {
-	case Head:
-		return "head"
-	case Torso:
-		return "torso"
-	case Tail:
-		return "tail"
+	if int(s) < len(sliceNames) {
+		return sliceNames[s]
 	}
 	return fmt.Sprintf("Slice(%d)", uint8(s))
 }
+
+// MarshalText returns the slice's name; an unknown Slice is an error.
+func (s Slice) MarshalText() ([]byte, error) {
+	if int(s) >= len(sliceNames) {
+		return nil, fmt.Errorf("metrics: unknown slice %d", uint8(s))
+	}
+	return []byte(sliceNames[s]), nil
+}
+
+// UnmarshalText sets s from its name.
+func (s *Slice) UnmarshalText(b []byte) error {
+	i := slices.Index(sliceNames[:], string(b))
+	if i < 0 {
+		return fmt.Errorf("metrics: unknown slice %q (allowed: %s)", b, strings.Join(sliceNames[:], ", "))
+	}
+	*s = Slice(i)
+	return nil
+}
+
+// Metric names a metric of a Result. It marshals as its string.
+type Metric string
+
+// Metrics, in the order of Metrics().
+const (
+	MetricRecall Metric = "recall" // Recall@K
+	MetricNDCG   Metric = "ndcg"   // NDCG@K
+	MetricMRR    Metric = "mrr"    // mean reciprocal rank (K = 0)
+)
+
+// Metrics returns every Metric in reporting order: recall, ndcg, mrr.
+func Metrics() []Metric { return []Metric{MetricRecall, MetricNDCG, MetricMRR} }
 
 // Slice methods of SliceSettings.Method.
 const (
@@ -113,11 +149,11 @@ func AssignSlices(counts []int64, s SliceSettings) []Slice {
 		for j, c := range counts {
 			switch {
 			case c >= int64(s.HeadMin):
-				out[j] = Head
+				out[j] = SliceHead
 			case c < int64(s.TailMax):
-				out[j] = Tail
+				out[j] = SliceTail
 			default:
-				out[j] = Torso
+				out[j] = SliceTorso
 			}
 		}
 		return out
@@ -146,11 +182,11 @@ func AssignSlices(counts []int64, s SliceSettings) []Slice {
 	for _, j := range order {
 		switch {
 		case 3*before < whole:
-			out[j] = Head
+			out[j] = SliceHead
 		case 3*before < 2*whole:
-			out[j] = Torso
+			out[j] = SliceTorso
 		default:
-			out[j] = Tail
+			out[j] = SliceTail
 		}
 		if s.Method == SliceRank {
 			before++

@@ -1,13 +1,15 @@
 package metrics
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 )
 
 // TestAssignSlices checks each method on toy frequency tables worked out by hand.
 func TestAssignSlices(t *testing.T) {
-	H, T, L := Head, Torso, Tail
+	H, T, L := SliceHead, SliceTorso, SliceTail
 	cases := []struct {
 		name   string
 		counts []int64
@@ -65,8 +67,8 @@ func TestAssignSlicesPanics(t *testing.T) {
 }
 
 func TestSliceString(t *testing.T) {
-	got := []string{Head.String(), Torso.String(), Tail.String(), Slice(7).String()}
-	if want := []string{"head", "torso", "tail", "Slice(7)"}; !slices.Equal(got, want) {
+	got := []string{SliceHead.String(), SliceTorso.String(), SliceTail.String(), SliceAll.String(), Slice(7).String()}
+	if want := []string{"head", "torso", "tail", "all", "Slice(7)"}; !slices.Equal(got, want) {
 		t.Errorf("%v, want %v", got, want)
 	}
 }
@@ -84,4 +86,38 @@ func TestSliceSettingsResolve(t *testing.T) {
 		{SliceSettings{HeadMin: -1}, SliceSettings{}, "head_min: must be positive, got -1"},
 		{SliceSettings{TailMax: -3}, SliceSettings{}, "tail_max: must be positive, got -3"},
 	}, func(a, b SliceSettings) bool { return a == b })
+}
+
+// TestSliceText checks that a Slice marshals as its name, round trip, through JSON too, and that
+// unknown names and values are errors.
+func TestSliceText(t *testing.T) {
+	for _, s := range Slices() {
+		b, err := s.MarshalText()
+		if err != nil || string(b) != s.String() {
+			t.Errorf("%v: %q, %v", s, b, err)
+		}
+		var back Slice
+		if err := back.UnmarshalText(b); err != nil || back != s {
+			t.Errorf("%q: back %v, %v", b, back, err)
+		}
+	}
+	r := Result{Slice: SliceTail, Metric: MetricNDCG, K: 10}
+	b, err := json.Marshal(r)
+	if err != nil || !strings.Contains(string(b), `"Slice":"tail","Metric":"ndcg"`) {
+		t.Errorf("JSON %s, %v", b, err)
+	}
+	var back Result
+	if err := json.Unmarshal(b, &back); err != nil || back != r {
+		t.Errorf("JSON back %+v, %v", back, err)
+	}
+	var s Slice
+	if err := s.UnmarshalText([]byte("middle")); err == nil || err.Error() != `metrics: unknown slice "middle" (allowed: head, torso, tail, all)` {
+		t.Errorf("unknown name: %v", err)
+	}
+	if _, err := Slice(4).MarshalText(); err == nil {
+		t.Error("Slice(4) marshalled")
+	}
+	if got := Metrics(); !slices.Equal(got, []Metric{"recall", "ndcg", "mrr"}) {
+		t.Errorf("Metrics() = %v", got)
+	}
 }

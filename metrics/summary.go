@@ -1,11 +1,12 @@
 package metrics
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
-	"sync/atomic"
+
+	"github.com/samplingbias/workbench/internal/parallel"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -45,7 +46,8 @@ func (t *tally) add(sum []float64, p int32) {
 }
 
 // summarize turns ranks (per τ k and pair p at ranks[k*len(pairs)+p]) into Results.
-func summarize(ranks []int32, pairs []Pair, itemSlice []Slice, m int, s *Settings, seed int64) []Result {
+// It returns ctx.Err() within one bootstrap resample of ctx being done.
+func summarize(ctx context.Context, ranks []int32, pairs []Pair, itemSlice []Slice, m int, s *Settings, seed int64) ([]Result, error) {
 	t := &tally{ks: s.K, nt: len(s.LogitAdjust), np: len(pairs), vals: make([]pairValue, len(ranks))}
 	for i, r := range ranks {
 		t.vals[i] = pairValue{rank: r, gain: 1 / math.Log2(float64(r)+1), rr: 1 / float64(r)}
@@ -53,7 +55,7 @@ func summarize(ranks []int32, pairs []Pair, itemSlice []Slice, m int, s *Setting
 
 	// The pairs and items of each slice: "all" first, then head, torso, tail.
 	type group struct {
-		name  string
+		name  Slice
 		pairs []int32
 		items int
 	}
@@ -61,10 +63,10 @@ func summarize(ranks []int32, pairs []Pair, itemSlice []Slice, m int, s *Setting
 	for p := range all {
 		all[p] = int32(p)
 	}
-	groups := []group{{name: "all", pairs: all, items: m}}
+	groups := []group{{name: SliceAll, pairs: all, items: m}}
 	if itemSlice != nil {
-		for _, sl := range []Slice{Head, Torso, Tail} {
-			g := group{name: sl.String()}
+		for _, sl := range []Slice{SliceHead, SliceTorso, SliceTail} {
+			g := group{name: sl}
 			for p, pr := range pairs {
 				if itemSlice[pr.Item] == sl {
 					g.pairs = append(g.pairs, int32(p))
@@ -94,15 +96,18 @@ func summarize(ranks []int32, pairs []Pair, itemSlice []Slice, m int, s *Setting
 		}
 		lo, hi := mean, mean
 		if s.Bootstrap > 0 {
-			lo, hi = t.bootstrap(g.pairs, s.Bootstrap, s.Workers, seed, uint64(gi))
+			var err error
+			if lo, hi, err = t.bootstrap(ctx, g.pairs, s.Bootstrap, s.Workers, seed, uint64(gi)); err != nil {
+				return nil, err
+			}
 		}
 		for k, tau := range s.LogitAdjust {
 			for i := range w {
-				metric, K := "mrr", 0
+				metric, K := MetricMRR, 0
 				if i < 2*len(s.K) {
-					metric, K = "recall", s.K[i%len(s.K)]
+					metric, K = MetricRecall, s.K[i%len(s.K)]
 					if i >= len(s.K) {
-						metric = "ndcg"
+						metric = MetricNDCG
 					}
 				}
 				j := k*w + i
@@ -111,41 +116,35 @@ func summarize(ranks []int32, pairs []Pair, itemSlice []Slice, m int, s *Setting
 			}
 		}
 	}
-	return slices.Concat(perTau...)
+	return slices.Concat(perTau...), nil
 }
 
 // bootstrap returns the 2.5% and 97.5% empirical quantiles of the metric means over b resamples
 // (with replacement, of size len(pairs)) of pairs. Resample i of group g draws from a PCG seeded
 // with (seed, g<<32 | i), so the result does not depend on the number of workers.
-func (t *tally) bootstrap(pairs []int32, b, workers int, seed int64, g uint64) (lo, hi []float64) {
+func (t *tally) bootstrap(ctx context.Context, pairs []int32, b, workers int, seed int64, g uint64) (lo, hi []float64, err error) {
 	w := t.nt * t.width()
 	means := make([]float64, b*w) // resample i at means[i*w:]
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range max(1, min(workers, b)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			src := &rand.PCG{}
-			rng := rand.New(src)
-			n := len(pairs)
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= b {
-					return
-				}
-				src.Seed(uint64(seed), g<<32|uint64(i))
-				sum := means[i*w : (i+1)*w]
-				for range n {
-					t.add(sum, pairs[rng.IntN(n)])
-				}
-				for j := range sum {
-					sum[j] /= float64(n)
-				}
-			}
-		}()
+	n := len(pairs)
+	src := make([]*rand.PCG, max(1, min(workers, b)))
+	err = parallel.Each(ctx, b, len(src), func(wk, i int) error {
+		if src[wk] == nil {
+			src[wk] = &rand.PCG{}
+		}
+		src[wk].Seed(uint64(seed), g<<32|uint64(i))
+		rng := rand.New(src[wk])
+		sum := means[i*w : (i+1)*w]
+		for range n {
+			t.add(sum, pairs[rng.IntN(n)])
+		}
+		for j := range sum {
+			sum[j] /= float64(n)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	wg.Wait()
 
 	lo, hi = make([]float64, w), make([]float64, w)
 	col := make([]float64, b)
@@ -157,7 +156,7 @@ func (t *tally) bootstrap(pairs []int32, b, workers int, seed int64, g uint64) (
 		lo[j] = stat.Quantile(0.025, stat.Empirical, col, nil)
 		hi[j] = stat.Quantile(0.975, stat.Empirical, col, nil)
 	}
-	return lo, hi
+	return lo, hi, nil
 }
 
 // MeanCI aggregates one metric across seeds: its mean and the 95% Student-t confidence interval

@@ -73,7 +73,8 @@ func summarize(recs []*runRecord, labels map[string]string) *summary {
 			}
 		}
 		for _, r := range rec.Results {
-			k := aggKey{rec.Group, r.Tau, r.Slice, r.Metric, r.K}
+			slice, metric := r.Slice.String(), string(r.Metric)
+			k := aggKey{rec.Group, r.Tau, slice, metric, r.K}
 			if _, ok := samples[k]; !ok {
 				keys = append(keys, k)
 				boot[k] = [2]float64{r.Lo, r.Hi}
@@ -83,15 +84,15 @@ func summarize(recs []*runRecord, labels map[string]string) *summary {
 				seenTau[r.Tau] = true
 				s.taus = append(s.taus, r.Tau)
 			}
-			if seenK[r.Metric] == nil {
-				seenK[r.Metric] = map[int]bool{}
+			if seenK[metric] == nil {
+				seenK[metric] = map[int]bool{}
 			}
-			if !seenK[r.Metric][r.K] {
-				seenK[r.Metric][r.K] = true
-				s.ks[r.Metric] = append(s.ks[r.Metric], r.K)
+			if !seenK[metric][r.K] {
+				seenK[metric][r.K] = true
+				s.ks[metric] = append(s.ks[metric], r.K)
 			}
-			if _, ok := s.sizes[r.Slice]; !ok {
-				s.sizes[r.Slice] = [2]int{r.Items, r.Pairs}
+			if _, ok := s.sizes[slice]; !ok {
+				s.sizes[slice] = [2]int{r.Items, r.Pairs}
 			}
 		}
 	}
@@ -180,7 +181,7 @@ func writeMetricsCSV(w io.Writer, recs []*runRecord, axes []string) error {
 	}
 	for _, rec := range recs {
 		for _, r := range rec.Results {
-			row := []string{rec.ID, strconv.FormatInt(rec.Seed, 10), r.Slice, r.Metric, strconv.Itoa(r.K)}
+			row := []string{rec.ID, strconv.FormatInt(rec.Seed, 10), r.Slice.String(), string(r.Metric), strconv.Itoa(r.K)}
 			if withTau {
 				row = append(row, strconv.FormatFloat(r.Tau, 'g', -1, 64))
 			}
@@ -329,9 +330,9 @@ func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 			rec.Axes[st.Key] = formatValue(st.Value)
 		}
 		for _, tau := range r.cfg.Eval.LogitAdjust {
-			for _, sl := range sliceOrder {
+			for _, sl := range metrics.Slices() {
 				for _, k := range r.cfg.Eval.K {
-					rec.Results = append(rec.Results, metrics.Result{Tau: tau, Slice: sl, Metric: "recall", K: k})
+					rec.Results = append(rec.Results, metrics.Result{Tau: tau, Slice: sl, Metric: metrics.MetricRecall, K: k})
 				}
 			}
 		}

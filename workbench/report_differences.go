@@ -220,7 +220,7 @@ func pairedDifferences(recs []*runRecord, cmps []comparison) (map[diffKey]differ
 		}
 		vals := map[resKey]float64{}
 		for _, r := range rec.Results {
-			k := resKey{r.Tau, r.Slice, r.Metric, r.K}
+			k := resKey{r.Tau, r.Slice.String(), string(r.Metric), r.K}
 			vals[k] = r.Value
 			if !seenKey[k] {
 				seenKey[k] = true

@@ -26,9 +26,9 @@ func recordsOf(values map[string]map[int64]map[string]float64, order []string) [
 				continue
 			}
 			rec := &runRecord{ID: g + ",seed=" + strconv.FormatInt(seed, 10), Group: g, Seed: seed}
-			for _, sl := range sliceOrder {
-				if v, ok := vals[sl]; ok {
-					rec.Results = append(rec.Results, metrics.Result{Slice: sl, Metric: "recall", K: 10, Value: v,
+			for _, sl := range metrics.Slices() {
+				if v, ok := vals[sl.String()]; ok {
+					rec.Results = append(rec.Results, metrics.Result{Slice: sl, Metric: metrics.MetricRecall, K: 10, Value: v,
 						Lo: v - 0.01, Hi: v + 0.02, Pairs: 100, Items: 10})
 				}
 			}
@@ -391,9 +391,9 @@ func TestTradeoffSeries(t *testing.T) {
 	rec := func(g string, seed int64, vals map[float64][2]float64) *runRecord { // τ -> head, tail
 		r := &runRecord{ID: g + ",seed=" + strconv.FormatInt(seed, 10), Group: g, Seed: seed}
 		for _, tau := range []float64{-0.5, 0, 1} {
-			for i, sl := range []string{"head", "tail"} {
+			for i, sl := range []metrics.Slice{metrics.SliceHead, metrics.SliceTail} {
 				v := vals[tau][i]
-				r.Results = append(r.Results, metrics.Result{Tau: tau, Slice: sl, Metric: "recall", K: 10, Value: v, Lo: v, Hi: v})
+				r.Results = append(r.Results, metrics.Result{Tau: tau, Slice: sl, Metric: metrics.MetricRecall, K: 10, Value: v, Lo: v, Hi: v})
 			}
 		}
 		return r

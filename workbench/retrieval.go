@@ -235,7 +235,7 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 			return nil, err
 		}
 	}
-	rec, err := evaluate(m, ds, counts, cfg, r.Seed)
+	rec, err := evaluate(ctx, m, ds, counts, cfg, r.Seed, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -261,18 +261,18 @@ func emptySlices(counts []int64, assign []metrics.Slice, s metrics.SliceSettings
 	}
 	lo, hi := slices.Min(counts), slices.Max(counts)
 	var notes []string
-	for _, sl := range []metrics.Slice{metrics.Head, metrics.Torso, metrics.Tail} {
+	for _, sl := range []metrics.Slice{metrics.SliceHead, metrics.SliceTorso, metrics.SliceTail} {
 		if items[sl] > 0 {
 			continue
 		}
 		why := fmt.Sprintf("under slices.method = %q with %d items", s.Method, len(counts))
 		if s.Method == metrics.SliceCount {
 			switch sl {
-			case metrics.Head:
+			case metrics.SliceHead:
 				why = fmt.Sprintf("no item has slices.head_min = %d training pairs or more (the most frequent has %d)", s.HeadMin, hi)
-			case metrics.Torso:
+			case metrics.SliceTorso:
 				why = fmt.Sprintf("no item has from slices.tail_max = %d to slices.head_min = %d training pairs", s.TailMax, s.HeadMin)
-			case metrics.Tail:
+			case metrics.SliceTail:
 				why = fmt.Sprintf("no item has fewer than slices.tail_max = %d training pairs (the rarest has %d)", s.TailMax, lo)
 			}
 		}
@@ -334,7 +334,7 @@ func trainError(err error, cfg *Config) error {
 
 // evaluate embeds the test queries and the whole corpus and ranks every item for every test pair;
 // the record it returns holds the results, the data's sizes and report, and the evaluation time.
-func evaluate(m *models.Model, ds *datasets.Dataset, counts []int64, cfg *Config, seed int64) (*runRecord, error) {
+func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts []int64, cfg *Config, seed int64, progress io.Writer) (*runRecord, error) {
 	start := time.Now()
 	row := map[int32]int32{}
 	var queries []int32
@@ -379,7 +379,7 @@ func evaluate(m *models.Model, ds *datasets.Dataset, counts []int64, cfg *Config
 			in.Exclude[r] = known[q]
 		}
 	}
-	results, err := metrics.Evaluate(in, cfg.Eval, seed)
+	results, err := metrics.EvaluateContext(ctx, in, cfg.Eval, seed, progress)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/samplingbias/workbench/internal/parallel"
 	"github.com/samplingbias/workbench/internal/simd"
 )
 
@@ -38,24 +39,13 @@ func (p *product) run() bool {
 		tiles = rowTiles
 	}
 	parts := min(runtime.GOMAXPROCS(0), tiles, p.m*p.n*p.k/partWork)
-	if parts <= 1 {
-		p.block(0, p.m, 0, p.n)
-		return true
-	}
-	var wg sync.WaitGroup
-	for q := range parts {
-		lo, hi := q*tiles/parts, (q+1)*tiles/parts
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if byRows {
-				p.block(lo*mr, min(hi*mr, p.m), 0, p.n)
-			} else {
-				p.block(0, p.m, lo*nr, min(hi*nr, p.n))
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Split(tiles, parts, func(_, lo, hi int) {
+		if byRows {
+			p.block(lo*mr, min(hi*mr, p.m), 0, p.n)
+		} else {
+			p.block(0, p.m, lo*nr, min(hi*nr, p.n))
+		}
+	})
 	return true
 }
 

@@ -5,4 +5,11 @@
 // cgo, as metrics and models do under the openblas build tag), with plain-Go counts on processors
 // without them (Kernel then reports false). On other architectures, and with the noasm build tag,
 // the counts are plain Go and the kernels do not exist.
+//
+// Forcing the portable fallbacks: the noasm build tag (go test -tags noasm ./...) compiles every
+// CPU-specific path of the module out (this package, internal/gemm, metrics' kernel backend, and
+// the assembly of gonum and gorgonia's tensor, which honour the same tag); GODEBUG=cpu.avx2=off
+// (read by golang.org/x/sys/cpu at start-up) makes a normal build take its run-time fallbacks,
+// as on a processor without AVX2. The tests compare the vector routines with plain-Go loops and
+// the kernels with float64 sums, so both builds check the same statements; CI runs both.
 package simd

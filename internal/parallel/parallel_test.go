@@ -1,0 +1,99 @@
+package parallel
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestSplit checks that the parts cover [0, n) once, in order, contiguous, and are as documented.
+func TestSplit(t *testing.T) {
+	for _, c := range []struct{ n, parts int }{{0, 3}, {1, 4}, {5, 1}, {7, 3}, {10, 10}, {3, 8}, {100, 7}, {9, 0}} {
+		var mu sync.Mutex
+		seen := make([]int, max(c.n, 0))
+		var got [][2]int
+		Split(c.n, c.parts, func(p, lo, hi int) {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, [2]int{lo, hi})
+			for i := lo; i < hi; i++ {
+				seen[i]++
+			}
+		})
+		for i, s := range seen {
+			if s != 1 {
+				t.Errorf("n %d parts %d: index %d seen %d times", c.n, c.parts, i, s)
+			}
+		}
+		want := max(1, min(c.parts, c.n))
+		if c.n == 0 {
+			want = 0
+		}
+		if len(got) != want {
+			t.Errorf("n %d parts %d: %d parts, want %d", c.n, c.parts, len(got), want)
+		}
+		slices.SortFunc(got, func(a, b [2]int) int { return a[0] - b[0] })
+		for p, g := range got {
+			if g != [2]int{p * c.n / want, (p + 1) * c.n / want} {
+				t.Errorf("n %d parts %d: part %d = %v", c.n, c.parts, p, g)
+			}
+		}
+	}
+}
+
+// TestEach checks that every index runs once, that the worker ids are in range, and that errors
+// and cancellation stop the handing out.
+func TestEach(t *testing.T) {
+	for _, workers := range []int{1, 3, 50} {
+		seen := make([]atomic.Int32, 40)
+		err := Each(context.Background(), len(seen), workers, func(w, i int) error {
+			if w < 0 || w >= min(workers, len(seen)) {
+				t.Errorf("worker %d of %d", w, workers)
+			}
+			seen[i].Add(1)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range seen {
+			if seen[i].Load() != 1 {
+				t.Errorf("%d workers: index %d ran %d times", workers, i, seen[i].Load())
+			}
+		}
+	}
+
+	boom := errors.New("boom")
+	var ran atomic.Int32
+	err := Each(context.Background(), 1000, 2, func(w, i int) error {
+		ran.Add(1)
+		if i == 5 {
+			return boom
+		}
+		return nil
+	})
+	if !errors.Is(err, boom) || ran.Load() > 10 {
+		t.Errorf("error: %v after %d calls, want boom after at most 10", err, ran.Load())
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	ran.Store(0)
+	start := time.Now()
+	err = Each(ctx, 1_000_000, 2, func(w, i int) error {
+		if ran.Add(1) == 3 {
+			cancel()
+		}
+		time.Sleep(time.Microsecond)
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || ran.Load() > 10 || time.Since(start) > time.Second {
+		t.Errorf("cancel: %v after %d calls and %v", err, ran.Load(), time.Since(start))
+	}
+	if err := Each(ctx, 0, 2, nil); err != nil {
+		t.Errorf("n = 0 after cancel: %v", err)
+	}
+}
