@@ -137,8 +137,12 @@ func MainEnv(args []string, stdout, stderr io.Writer, lookupEnv func(string) (st
 	if o.jobs == 0 {
 		o.jobs = defaultJobs(cfg.Experiment)
 	}
+	// The first SIGINT or SIGTERM cancels ctx: training and evaluation stop at their next step or
+	// tile, and finished runs and checkpoints are kept. Once it has arrived the default handling is
+	// restored, so that a second Ctrl-C ends the process at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	context.AfterFunc(ctx, stop)
 	switch cfg.Experiment {
 	case experimentFreqSim:
 		switch {
