@@ -41,7 +41,7 @@ type activationDef struct {
 }
 
 // activations is the one place where an activation is defined: adding a value here is all it
-// takes (Settings.Resolve accepts the names listed here).
+// takes (Settings.Resolve and Activation.UnmarshalText accept the names listed here).
 var activations = []activationDef{
 	{ActivationReLU, relu, kernelReLU},
 	{ActivationIdentity, func(x *gorgonia.Node) (*gorgonia.Node, error) { return x, nil }, kernelIdentity},
@@ -57,10 +57,10 @@ var activations = []activationDef{
 }
 
 // activationNames lists the allowed values of Settings.Activation.
-func activationNames() []string {
-	names := make([]string, len(activations))
+func activationNames() []Activation {
+	names := make([]Activation, len(activations))
 	for i, a := range activations {
-		names[i] = string(a.name)
+		names[i] = a.name
 	}
 	return names
 }

@@ -152,7 +152,7 @@ func TestSequentialEstimatorTracksDrift(t *testing.T) {
 		}
 	}
 	truth := ratio(func(item int) float64 { return 1 - math.Pow(1-day9[item]/n, batch) })
-	estimated := func(order string) float64 {
+	estimated := func(order Order) float64 {
 		m, err := New(Settings{EmbeddingDim: 4, Hidden: []int{4}}, ds, tensor.Float32, 1)
 		if err != nil {
 			t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/estimators/freqsim"
+	isetting "github.com/samplingbias/workbench/internal/setting"
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
@@ -205,11 +206,16 @@ func showValue(v reflect.Value) string {
 	return fmt.Sprint(v.Interface())
 }
 
-// tomlError names the file (and line and column, for syntax errors) of a TOML decoding error.
+// tomlError names the file (and line and column, for syntax errors and unknown enum names) of
+// a TOML decoding error.
 func tomlError(path string, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("%s:%d:%d: %s", path, pe.Position.Line, pe.Position.Col, pe.Message)
+		msg := pe.Message
+		if pe.LastKey != "" && strings.HasPrefix(msg, isetting.UnknownPrefix) {
+			msg = pe.LastKey + ": " + msg // an enum's UnmarshalText does not know its key
+		}
+		return fmt.Errorf("%s:%d:%d: %s", path, pe.Position.Line, pe.Position.Col, msg)
 	}
 	return fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "toml: "))
 }
