@@ -206,6 +206,8 @@ func refActivation(a Activation, x float64) float64 {
 		return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
 	case ActivationSwish: // x·σ(x)
 		return x / (1 + math.Exp(-x))
+	case ActivationSigmoid:
+		return 1 / (1 + math.Exp(-x))
 	}
 	panic("refActivation: no reference for activation " + string(a))
 }

@@ -219,7 +219,7 @@ func TestSettingsResolve(t *testing.T) {
 	}{
 		{Settings{EmbeddingDim: -1}, "embedding_dim: "},
 		{Settings{Hidden: []int{4, 0}}, "hidden: "},
-		{Settings{Activation: "elu"}, `activation: unknown "elu" (allowed: relu, identity, tanh, gelu, swish)`},
+		{Settings{Activation: "elu"}, `activation: unknown "elu" (allowed: relu, identity, tanh, gelu, swish, sigmoid)`},
 		{Settings{Hidden: []int{8}, Residual: true}, "residual: needs at least two layers"},
 		{Settings{Hidden: []int{8, 8, 4}, Residual: true}, "residual: needs layers of equal sizes"},
 		{Settings{InitStd: -1}, "init_std: "},

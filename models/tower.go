@@ -21,6 +21,8 @@ const (
 	ActivationGELU Activation = "gelu"
 	// ActivationSwish is x·σ(x) (Ramachandran et al. 2017, "Searching for Activation Functions").
 	ActivationSwish Activation = "swish"
+	// ActivationSigmoid is the logistic σ(x) = 1/(1 + e^(−x)).
+	ActivationSigmoid Activation = "sigmoid"
 )
 
 // kernelAct is the activation computed inside the fused dense kernel (denseOp), if any.
@@ -54,6 +56,7 @@ var activations = []activationDef{
 		}
 		return gorgonia.HadamardProd(x, s)
 	}, kernelNone},
+	{ActivationSigmoid, gorgonia.Sigmoid, kernelNone},
 }
 
 // activationNames lists the allowed values of Settings.Activation.

@@ -176,7 +176,7 @@ func TestResidualTrains(t *testing.T) {
 // ExampleActivation lists the activations a tower accepts.
 func ExampleActivation() {
 	fmt.Println(activationNames())
-	// Output: [relu identity tanh gelu swish]
+	// Output: [relu identity tanh gelu swish sigmoid]
 }
 
 // TestLearnedTemperature checks the learned temperature: at its initial value the loss equals
