@@ -146,6 +146,16 @@ func Range[T Number](key string, v T, r Interval[T]) error {
 	return fmt.Errorf("%s: must be in %v, got %v", key, r, v)
 }
 
+// EachIn requires every element of list in r: `key: element i must be in r, got v`.
+func EachIn[T Number](key string, list []T, r Interval[T]) error {
+	for i, v := range list {
+		if !r.Contains(v) {
+			return fmt.Errorf("%s: element %d must be in %v, got %v", key, i, r, v)
+		}
+	}
+	return nil
+}
+
 // OnlyFor rejects a value written for an option that the chosen variant does not use: when set
 // and not used it returns the error "key: " followed by the formatted reason, e.g.
 // OnlyFor("la_tau", s.LATau != 0, v == "logit_adjusted", "only for logit_adjusted, not

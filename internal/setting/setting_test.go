@@ -72,6 +72,8 @@ func TestChecks(t *testing.T) {
 		{"only for, unused and unset", OnlyFor("k", false, false, "only for x, not %s; leave it 0", "y"), ""},
 		{"only for, used", OnlyFor("k", true, true, "only for x, not %s; leave it 0", "x"), ""},
 		{"only for, set but unused", OnlyFor("k", true, false, "only for x, not %s; leave it 0", "y"), "k: only for x, not y; leave it 0"},
+		{"each in", EachIn("l", []int{1, 2}, Closed(1, 2)), ""},
+		{"each in, one out", EachIn("l", []float64{0.5, 0}, OpenClosed(0.0, 1)), "l: element 1 must be in (0, 1], got 0"},
 		{"first", First(nil, errors.New("a"), errors.New("b")), "a"},
 		{"first of none", First(nil, nil), ""},
 	} {
