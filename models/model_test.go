@@ -286,7 +286,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	curve, err := Train(context.Background(), m, ds, est, losses.Settings{Variant: losses.LogQ}, ts, 1, nil)
+	curve, err := Train(context.Background(), m, ds, est, losses.Settings{Variant: losses.VariantLogQ}, ts, 1, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

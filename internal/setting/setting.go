@@ -167,6 +167,16 @@ func OnlyFor(key string, set, used bool, format string, args ...any) error {
 	return nil
 }
 
+// EnumFor checks an enum setting that only some variants use: when used, v must be one of
+// values; otherwise it must be empty, and the error is "key: " followed by the formatted
+// reason, as OnlyFor's.
+func EnumFor[T ~string](key string, v T, values []T, used bool, format string, args ...any) error {
+	if used {
+		return OneOf(key, v, values)
+	}
+	return OnlyFor(key, v != "", false, format, args...)
+}
+
 // First returns the first non-nil error of errs, or nil. Resolve lists its checks as
 // First(check1, check2, ...); every check is evaluated, so a check must not depend on an
 // earlier one having passed.

@@ -74,6 +74,10 @@ func TestChecks(t *testing.T) {
 		{"only for, set but unused", OnlyFor("k", true, false, "only for x, not %s; leave it 0", "y"), "k: only for x, not y; leave it 0"},
 		{"each in", EachIn("l", []int{1, 2}, Closed(1, 2)), ""},
 		{"each in, one out", EachIn("l", []float64{0.5, 0}, OpenClosed(0.0, 1)), "l: element 1 must be in (0, 1], got 0"},
+		{"enum for, used", EnumFor("c", colorRed, colors, true, "unused"), ""},
+		{"enum for, used, unknown", EnumFor("c", color("x"), colors, true, "unused"), `c: unknown "x" (allowed: red, blue)`},
+		{"enum for, unused and empty", EnumFor("c", color(""), colors, false, "unused"), ""},
+		{"enum for, unused but set", EnumFor("c", colorRed, colors, false, "not for %s", "y"), "c: not for y"},
 		{"first", First(nil, errors.New("a"), errors.New("b")), "a"},
 		{"first of none", First(nil, nil), ""},
 	} {
