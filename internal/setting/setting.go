@@ -71,10 +71,14 @@ func finite[T Number](v T) bool {
 	return !math.IsNaN(f) && !math.IsInf(f, 0)
 }
 
-// Positive requires v > 0 and finite: `key: must be positive, got v`.
+// Positive requires v > 0 and finite: `key: must be positive, got v` for an integer, `key: must
+// be a positive number, got v` for a float.
 func Positive[T Number](key string, v T) error {
 	if v > 0 && finite(v) {
 		return nil
+	}
+	if float64(T(1)/2) != 0 {
+		return fmt.Errorf("%s: must be a positive number, got %v", key, v)
 	}
 	return fmt.Errorf("%s: must be positive, got %v", key, v)
 }
@@ -156,15 +160,21 @@ func EachIn[T Number](key string, list []T, r Interval[T]) error {
 	return nil
 }
 
+// Require returns nil if ok, and otherwise the error "key: " followed by the formatted reason:
+// the rule of a setting that no other helper states.
+func Require(key string, ok bool, format string, args ...any) error {
+	if ok {
+		return nil
+	}
+	return fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...))
+}
+
 // OnlyFor rejects a value written for an option that the chosen variant does not use: when set
 // and not used it returns the error "key: " followed by the formatted reason, e.g.
 // OnlyFor("la_tau", s.LATau != 0, v == "logit_adjusted", "only for logit_adjusted, not
 // variant %s; leave it 0", v).
 func OnlyFor(key string, set, used bool, format string, args ...any) error {
-	if set && !used {
-		return fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...))
-	}
-	return nil
+	return Require(key, !set || used, format, args...)
 }
 
 // EnumFor checks an enum setting that only some variants use: when used, v must be one of
