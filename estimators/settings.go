@@ -221,34 +221,23 @@ func (s *Settings) resolveHashing() error {
 		setting.AtLeast("hashes", s.Hashes, 1),
 		setting.OnlyFor("hashes", s.Hashes > 1, !single,
 			"streaming uses one hash, got %d (use kind multihash, or lsh.inner = multihash)", s.Hashes),
-		s.checkHashes(),
+		setting.Require("hashes", s.Hashes <= s.Buckets, "must be at most buckets (%d), got %d", s.Buckets, s.Hashes),
 		setting.OneOf("init", s.Init, inits),
 		setting.OneOf("first_arrival", s.FirstArrival, firstArrivals),
 	)
-}
-
-// checkHashes requires no more hash arrays than buckets.
-func (s *Settings) checkHashes() error {
-	if s.Hashes > s.Buckets {
-		return fmt.Errorf("hashes: must be at most buckets (%d), got %d", s.Buckets, s.Hashes)
-	}
-	return nil
 }
 
 func (l *LSHSettings) resolve() error {
 	setting.Default(&l.Projections, DefaultLSHProjections)
 	setting.Default(&l.Bins, DefaultLSHBins)
 	setting.Default(&l.Inner, DefaultLSHInner)
-	if err := setting.First(
+	return setting.First(
 		setting.AtLeast("lsh.projections", l.Projections, 1),
 		setting.AtLeast("lsh.bins", l.Bins, 2),
-	); err != nil {
-		return err
-	}
-	if float64(l.Projections)*math.Log2(float64(l.Bins)) > 64 {
-		return fmt.Errorf("lsh.projections: bins^projections = %d^%d does not fit in 64 bits", l.Bins, l.Projections)
-	}
-	return setting.OneOf("lsh.inner", l.Inner, innerKinds)
+		setting.Require("lsh.projections", float64(l.Projections)*math.Log2(float64(max(l.Bins, 1))) <= 64,
+			"bins^projections = %d^%d does not fit in 64 bits", l.Bins, l.Projections),
+		setting.OneOf("lsh.inner", l.Inner, innerKinds),
+	)
 }
 
 // Env is what the data gives an estimator.

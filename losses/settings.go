@@ -361,7 +361,7 @@ func (s *Settings) Resolve() error {
 		setting.EnumFor("sampler", s.Sampler, samplers, !corpus, ""),
 		setting.OnlyFor("negatives", s.Negatives != 0, s.Sampler != SamplerInBatch,
 			"sampler in_batch uses the batch as negatives; leave it 0, got %d", s.Negatives),
-		s.checkNegatives(),
+		setting.Require("negatives", s.Negatives >= 0, "must be > 0, got %d", s.Negatives),
 		setting.OnlyFor("temperature", s.Temperature != 0, v != VariantMSEGramian,
 			"variant mse_gramian works on the raw scores; leave it 0, got %v", s.Temperature),
 		setting.OnlyFor("learn_temperature", s.LearnTemperature, v != VariantMSEGramian,
@@ -404,14 +404,6 @@ func (s *Settings) Resolve() error {
 	}
 	_, err := s.decodeOptions()
 	return err
-}
-
-// checkNegatives requires a positive number of uniform negatives.
-func (s *Settings) checkNegatives() error {
-	if s.Negatives < 0 {
-		return fmt.Errorf("negatives: must be > 0, got %d", s.Negatives)
-	}
-	return nil
 }
 
 // checkTemperature requires a finite positive temperature where there is one.

@@ -18,13 +18,16 @@ const (
 	OptimizerAdam     Optimizer = "adam"
 )
 
+// optimizerDef declares an optimiser: its name and its defaults (epsilon 0: it has none).
+type optimizerDef struct {
+	name                  Optimizer
+	learningRate, epsilon float64
+}
+
 // optimizers is the one place an optimiser is declared: its name (TrainSettings.Resolve and
 // UnmarshalText accept the names listed here), its default learning rate and its default
 // epsilon (0: it has none).
-var optimizers = []struct {
-	name                  Optimizer
-	learningRate, epsilon float64
-}{
+var optimizers = []optimizerDef{
 	{OptimizerSGD, 0.1, 0},
 	{OptimizerMomentum, 0.1, 0},
 	{OptimizerAdagrad, 0.05, 1e-10},
@@ -32,11 +35,7 @@ var optimizers = []struct {
 }
 
 func optimizerNames() []Optimizer {
-	out := make([]Optimizer, len(optimizers))
-	for i, o := range optimizers {
-		out[i] = o.name
-	}
-	return out
+	return setting.Column(optimizers, func(o optimizerDef) Optimizer { return o.name })
 }
 
 // UnmarshalText sets o from its name; an unknown name is an error that lists the allowed ones.
@@ -244,18 +243,10 @@ func (s *TrainSettings) Resolve() error {
 		setting.Positive("batch_size", s.BatchSize),
 		setting.NotNegative("epochs", s.Epochs, ""),
 		setting.NotNegative("steps", s.Steps, ""),
-		s.checkLength(),
+		setting.Require("steps", s.Epochs == 0 || s.Steps == 0, "set epochs or steps, not both (epochs %d, steps %d)", s.Epochs, s.Steps),
 		setting.Positive("log_every", s.LogEvery),
 		setting.NotNegative("checkpoint_every", s.CheckpointEvery, "every epoch"),
 		setting.Positive("log_seconds", s.LogSeconds),
 		setting.OneOf("order", s.Order, orders),
 	)
-}
-
-// checkLength requires one of epochs and steps, not both.
-func (s *TrainSettings) checkLength() error {
-	if s.Epochs > 0 && s.Steps > 0 {
-		return fmt.Errorf("steps: set epochs or steps, not both (epochs %d, steps %d)", s.Epochs, s.Steps)
-	}
-	return nil
 }

@@ -6,6 +6,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/internal/setting"
 )
 
 // Activation is the nonlinearity that follows every layer of a tower but the last.
@@ -61,11 +63,7 @@ var activations = []activationDef{
 
 // activationNames lists the allowed values of Settings.Activation.
 func activationNames() []Activation {
-	names := make([]Activation, len(activations))
-	for i, a := range activations {
-		names[i] = a.name
-	}
-	return names
+	return setting.Column(activations, func(a activationDef) Activation { return a.name })
 }
 
 // definition returns the definition of a (nil when a is not an activation).

@@ -47,18 +47,15 @@ const (
 )
 
 // fonts is the one place a font is declared: its name and its Liberation variant.
-var fonts = []struct {
+var fonts = []fontDef{{FontSerif, "Serif"}, {FontSans, "Sans"}}
+
+// fontDef declares a font: its name and its Liberation variant.
+type fontDef struct {
 	name    Font
 	variant string
-}{{FontSerif, "Serif"}, {FontSans, "Sans"}}
-
-func fontNames() []Font {
-	out := make([]Font, len(fonts))
-	for i, f := range fonts {
-		out[i] = f.name
-	}
-	return out
 }
+
+func fontNames() []Font { return setting.Column(fonts, func(f fontDef) Font { return f.name }) }
 
 // UnmarshalText sets f from its name; an unknown name is an error that lists the allowed ones.
 func (f *Font) UnmarshalText(b []byte) error { return setting.Unmarshal(f, b, fontNames()) }

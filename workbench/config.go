@@ -35,11 +35,7 @@ const (
 )
 
 func experimentNames() []Experiment {
-	out := make([]Experiment, len(experiments))
-	for i, e := range experiments {
-		out[i] = e.name
-	}
-	return out
+	return isetting.Column(experiments, func(e experimentDef) Experiment { return e.name })
 }
 
 // UnmarshalText sets e from its name; an unknown name is an error that lists the allowed ones.
@@ -95,13 +91,16 @@ type Axis struct {
 	Values []any    `toml:"values"`
 }
 
+// experimentDef declares an experiment kind: its name and the config sections it reads.
+type experimentDef struct {
+	name     Experiment
+	sections []string
+}
+
 // experiments is the one place an experiment kind is declared: its name and the config sections
 // it reads; a section of another kind in a config is an error rather than an option silently
 // ignored.
-var experiments = []struct {
-	name     Experiment
-	sections []string
-}{
+var experiments = []experimentDef{
 	{ExperimentRetrieval, []string{"data", "slices", "model", "train", "estimator", "loss", "eval", "plots", "report", "ablation"}},
 	{ExperimentFreqSim, []string{"freq_sim", "plots"}},
 }

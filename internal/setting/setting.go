@@ -31,6 +31,16 @@ func Names[T ~string](values []T) []string {
 	return out
 }
 
+// Column returns f of every row of rows, in order: the names of an enum whose values are
+// declared in a table of their properties.
+func Column[R, T any](rows []R, f func(R) T) []T {
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		out[i] = f(r)
+	}
+	return out
+}
+
 // Unmarshal is the body of an enum type's UnmarshalText: it sets *v to text if text is one of
 // values, and returns an *UnknownError otherwise. The empty text, which Resolve replaces by
 // the default, is accepted (the workbench rejects a written empty value, see Default).

@@ -95,6 +95,19 @@ func TestChecks(t *testing.T) {
 	}
 }
 
+type colorDef struct {
+	name color
+	rgb  int
+}
+
+func TestColumn(t *testing.T) {
+	rows := []colorDef{{colorRed, 0xff0000}, {colorBlue, 0xff}}
+	got := Column(rows, func(r colorDef) color { return r.name })
+	if len(got) != 2 || got[0] != colorRed || got[1] != colorBlue {
+		t.Errorf("got %v, want [red blue]", got)
+	}
+}
+
 func TestDefault(t *testing.T) {
 	n, s := 0, "set"
 	Default(&n, 5)
