@@ -24,11 +24,7 @@ func (e *UnknownError) Error() string {
 
 // Names returns the names of an enum's values as strings, in order.
 func Names[T ~string](values []T) []string {
-	out := make([]string, len(values))
-	for i, v := range values {
-		out[i] = string(v)
-	}
-	return out
+	return Column(values, func(v T) string { return string(v) })
 }
 
 // Column returns f of every row of rows, in order: the names of an enum whose values are
