@@ -220,7 +220,7 @@ func (fs *Features) validate(side string, n int) error {
 // Report is what a loader counted while reading. Every count says in its comment what
 // happened to the records it counts.
 type Report struct {
-	Source string
+	Source Source
 	Files  []string // files read, as "name (N lines)"
 	// Records is the number of data records read: links, labelled examples, CSV rows or
 	// generated interactions.

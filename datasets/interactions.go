@@ -29,7 +29,7 @@ func readInteractionData(src files, file, name string, s Settings) (*Unsplit, er
 	if file == "" {
 		file = is.File
 	}
-	rep := Report{Source: "interactions"}
+	rep := Report{Source: SourceInteractions}
 	users := newSide("user_id")
 	items := newSide("item_id")
 	for _, fs := range []struct {
@@ -403,11 +403,11 @@ func readInteractions(src files, file string, is InteractionsSettings, users, it
 				return nil, t.errorf("column %d: rating %q is not a finite number", rcol, rec[rcol])
 			}
 			switch is.Reward {
-			case "scale", "raw":
+			case RewardScale, RewardRaw:
 				if p.Reward, err = ratingReward(r, is); err != nil {
 					return nil, t.errorf("column %d: %v", rcol, err)
 				}
-			case "threshold":
+			case RewardThreshold:
 				if r < is.Threshold {
 					line, _ := t.r.FieldPos(0)
 					rep.count(&rep.BelowThreshold, "%s:%d: rating %v below %v (dropped)", t.name, line, r, is.Threshold)
@@ -444,7 +444,7 @@ func readInteractions(src files, file string, is InteractionsSettings, users, it
 // the pair more (the "raw" mapping of 1-5 star ratings gives such weights on purpose).
 func ratingReward(r float64, is InteractionsSettings) (float32, error) {
 	v := r
-	if is.Reward == "scale" {
+	if is.Reward == RewardScale {
 		v = r / is.RatingScale
 	}
 	switch w := float32(v); {

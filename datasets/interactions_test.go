@@ -133,7 +133,7 @@ func TestInteractionsFixture(t *testing.T) {
 		t.Errorf("temporal test %v", d.Test)
 	}
 	for _, c := range []struct {
-		mode   string
+		mode   Reward
 		dedupe bool
 		want   []pr
 	}{

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+
+	"github.com/samplingbias/workbench/internal/setting"
 )
 
 // Load resolves a copy of s, reads (or generates) the dataset it describes and splits it into
@@ -27,16 +29,16 @@ func Load(s Settings, seed int64) (*Dataset, error) {
 // a case here; a name without one is an error, not a nil dataset.
 func load(s Settings, seed int64) (*Unsplit, error) {
 	switch s.Source {
-	case "wikilinks":
+	case SourceWikilinks:
 		return loadWikilinks(s)
-	case "xmc":
+	case SourceXMC:
 		return loadXMC(s)
-	case "interactions":
+	case SourceInteractions:
 		return loadInteractions(s)
-	case "synthetic":
+	case SourceSynthetic:
 		return synthesize(s.Synthetic, seed), nil
 	default:
-		return nil, fmt.Errorf("source: %q has no loader (datasets/load.go dispatches %s)", s.Source, strings.Join(sources, ", "))
+		return nil, fmt.Errorf("source: %q has no loader (datasets/load.go dispatches %s)", s.Source, strings.Join(setting.Names(sources), ", "))
 	}
 }
 
@@ -84,7 +86,7 @@ func (u *Unsplit) Split(s SplitSettings, seed int64) (*Dataset, error) {
 			return nil, err
 		}
 	}
-	if s.Kind == "temporal" && !u.Timed {
+	if s.Kind == SplitTemporal && !u.Timed {
 		return nil, fmt.Errorf("split.kind: temporal needs timestamps, which %s does not have", d.Name)
 	}
 	test := u.testMask(s, rand.New(rand.NewPCG(uint64(seed), streamSplit)))
@@ -157,9 +159,9 @@ func (u *Unsplit) testMask(s SplitSettings, rng *rand.Rand) []bool {
 	n := len(u.Pairs)
 	test := make([]bool, n)
 	switch s.Kind {
-	case "random":
+	case SplitRandom:
 		test = choose(n, fraction(n, s.TestFraction), rng)
-	case "query":
+	case SplitQuery:
 		has := make([]bool, u.Dataset.Queries)
 		for _, p := range u.Pairs {
 			has[p.Query] = true
@@ -178,7 +180,7 @@ func (u *Unsplit) testMask(s SplitSettings, rng *rand.Rand) []bool {
 		for i, p := range u.Pairs {
 			test[i] = inTest[p.Query]
 		}
-	case "temporal":
+	case SplitTemporal:
 		if s.TestDays > 0 {
 			for i, p := range u.Pairs {
 				test[i] = int(p.Day) >= u.Dataset.Days-s.TestDays
@@ -198,7 +200,7 @@ func (u *Unsplit) testMask(s SplitSettings, rng *rand.Rand) []bool {
 		for i, p := range u.Pairs {
 			test[i] = p.Time >= cut
 		}
-	case "files":
+	case SplitFiles:
 		for i := u.TestFrom; i < n; i++ {
 			test[i] = true
 		}

@@ -2,16 +2,105 @@ package datasets
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
+
+	"github.com/samplingbias/workbench/internal/setting"
 )
+
+// Source is the loader of a dataset, Settings.Source.
+type Source string
+
+// Sources (see the package documentation for each). Every one has a loader in load.go.
+const (
+	SourceWikilinks    Source = "wikilinks"
+	SourceXMC          Source = "xmc"
+	SourceInteractions Source = "interactions"
+	SourceSynthetic    Source = "synthetic"
+)
+
+var sources = []Source{SourceWikilinks, SourceXMC, SourceInteractions, SourceSynthetic}
+
+// UnmarshalText sets s from its name; an unknown name is an error that lists the allowed ones.
+func (s *Source) UnmarshalText(b []byte) error { return setting.Unmarshal(s, b, sources) }
+
+// SplitKind is how pairs are split into train and test, SplitSettings.Kind.
+type SplitKind string
+
+// Split kinds (see SplitSettings.Kind).
+const (
+	SplitRandom   SplitKind = "random"
+	SplitQuery    SplitKind = "query"
+	SplitTemporal SplitKind = "temporal"
+	SplitFiles    SplitKind = "files"
+)
+
+var splitKinds = []SplitKind{SplitRandom, SplitQuery, SplitTemporal, SplitFiles}
+
+// UnmarshalText sets k from its name; an unknown name is an error that lists the allowed ones.
+func (k *SplitKind) UnmarshalText(b []byte) error { return setting.Unmarshal(k, b, splitKinds) }
+
+// XMCFormat is the file format of an xmc source, XMCSettings.Format.
+type XMCFormat string
+
+// XMC formats (see XMCSettings.Format).
+const (
+	XMCFormatARFF XMCFormat = "arff"
+	XMCFormatText XMCFormat = "text"
+)
+
+var xmcFormats = []XMCFormat{XMCFormatARFF, XMCFormatText}
+
+// UnmarshalText sets f from its name; an unknown name is an error that lists the allowed ones.
+func (f *XMCFormat) UnmarshalText(b []byte) error { return setting.Unmarshal(f, b, xmcFormats) }
+
+// Reward maps a rating to a pair's reward, InteractionsSettings.Reward.
+type Reward string
+
+// Reward mappings (see InteractionsSettings.Reward).
+const (
+	RewardScale     Reward = "scale"
+	RewardThreshold Reward = "threshold"
+	RewardRaw       Reward = "raw"
+	RewardOne       Reward = "one"
+)
+
+var rewards = []Reward{RewardScale, RewardThreshold, RewardRaw, RewardOne}
+
+// UnmarshalText sets r from its name; an unknown name is an error that lists the allowed ones.
+func (r *Reward) UnmarshalText(b []byte) error { return setting.Unmarshal(r, b, rewards) }
+
+// Defaults filled in by Resolve; a field's comment names its constant.
+const (
+	DefaultSource         = SourceWikilinks
+	DefaultMinCount       = 2
+	DefaultOOVBuckets     = 1000
+	DefaultTestFraction   = 0.1
+	DefaultFile           = "ratings.csv"
+	DefaultUser           = "userId"
+	DefaultItem           = "movieId"
+	DefaultTime           = "timestamp"
+	DefaultRating         = "rating"
+	DefaultReward         = RewardScale
+	DefaultRatingScale    = 5
+	DefaultThreshold      = 4
+	DefaultSeparator      = "|"
+	DefaultSyntheticItems = 2000
+	DefaultQueries        = 5000
+	DefaultInteractions   = 100000
+	DefaultZipf           = 1
+	DefaultClusters       = 20
+	DefaultAffinity       = 0.9
+	DefaultDays           = 10
+)
+
+// columnNone is the column spec that names no column.
+const columnNone = "none"
 
 // Settings is the [data] section. The zero value loads the embedded Wikispeedia link graph
 // with a seeded random 90/10 split of its links.
 type Settings struct {
-	// Source is the loader: "wikilinks" (default), "xmc", "interactions" or "synthetic".
-	Source string `toml:"source"`
+	// Source is the loader: one of the Source constants; default DefaultSource.
+	Source Source `toml:"source"`
 	// Path is the data directory, or a file: the links file (wikilinks), the train file (xmc)
 	// or the interactions file (interactions), the other files then being looked up in its
 	// directory. Empty with wikilinks loads the Wikispeedia graph embedded in the module;
@@ -21,10 +110,10 @@ type Settings struct {
 	// MinCount: in a hashed field built from tokens (title n-grams, categories, feature-file
 	// values), a token held by fewer than MinCount entities has no id of its own and goes to an
 	// out-of-vocabulary hash bucket. Id fields (page_id, user_id, item_id) keep every token.
-	// Default 2.
+	// Default DefaultMinCount.
 	MinCount int `toml:"min_count"`
 	// OOVBuckets is the number of out-of-vocabulary hash buckets of every hashed field.
-	// Default 1000.
+	// Default DefaultOOVBuckets.
 	OOVBuckets int `toml:"oov_buckets"`
 
 	Split        SplitSettings        `toml:"split"`
@@ -38,11 +127,11 @@ type Settings struct {
 type SplitSettings struct {
 	// Kind is "random" (by interaction), "query" (all pairs of a random TestFraction of the
 	// queries that have pairs go to test), "temporal" or "files" (the xmc train/test files).
-	// Default: "files" for xmc, "random" otherwise.
-	Kind string `toml:"kind"`
+	// Default: SplitFiles for xmc, SplitRandom otherwise.
+	Kind SplitKind `toml:"kind"`
 	// TestFraction is the fraction of pairs (random), of queries (query) or of the latest
 	// pairs by time (temporal; pairs tied with the first test time go to test too) put in test.
-	// Default 0.1.
+	// Default DefaultTestFraction.
 	TestFraction float64 `toml:"test_fraction"`
 	// TestDays, when > 0 with kind temporal, puts the last TestDays day buckets in test instead
 	// of the latest TestFraction of pairs. Default 0.
@@ -61,7 +150,7 @@ type XMCSettings struct {
 	// Format is "arff" (Mulan sparse or dense ARFF) or "text" (Extreme Classification
 	// Repository: an "N F L" header, then "l1,l2 f:v f:v" rows, 0-based ids). Default: arff
 	// when the train file's name ends in .arff (or .arff.gz), text otherwise.
-	Format string `toml:"format"`
+	Format XMCFormat `toml:"format"`
 	// Train and Test are the file names inside Path. Default: the single file in Path whose
 	// name matches *train*.arff or *train*.txt (*test*... for Test), optionally gzipped; when
 	// Path is a file, it is the train file. Test is needed only by split kind "files"; with
@@ -79,8 +168,8 @@ type XMCSettings struct {
 // InteractionsSettings is the [data.interactions] table. The defaults read MovieLens's
 // ratings.csv.
 type InteractionsSettings struct {
-	// File is the interactions file inside Path. Default "ratings.csv" (or Path itself when it
-	// is a file).
+	// File is the interactions file inside Path. Default DefaultFile (or Path itself when it is
+	// a file).
 	File string `toml:"file"`
 	// Delimiter is the one-character column delimiter, or "tab". Default: tab for *.tsv (and
 	// *.tsv.gz), comma otherwise. Comma-separated files may quote fields (RFC 4180).
@@ -89,20 +178,20 @@ type InteractionsSettings struct {
 	// Default false: the first row names the columns.
 	NoHeader bool `toml:"no_header"`
 	// User, Item, Time and Rating name columns, by header name or 0-based index. Defaults
-	// "userId", "movieId", "timestamp" (unix seconds) and "rating". Time and Rating may be
-	// "none": no timestamps (no day buckets) / no rating.
+	// DefaultUser, DefaultItem, DefaultTime (unix seconds) and DefaultRating. Time and Rating
+	// may be "none": no timestamps (no day buckets) / no rating.
 	User   string `toml:"user"`
 	Item   string `toml:"item"`
 	Time   string `toml:"time"`
 	Rating string `toml:"rating"`
 	// Reward maps a rating to the pair's reward: "scale" (reward = rating/RatingScale),
 	// "threshold" (rows with rating >= Threshold are kept with reward 1, the others dropped and
-	// counted), "raw" (reward = rating) or "one" (reward 1). Default "scale", or "one" when
-	// Rating is "none".
-	Reward string `toml:"reward"`
-	// RatingScale divides ratings under "scale". Default 5.
+	// counted), "raw" (reward = rating) or "one" (reward 1). Default DefaultReward, or
+	// RewardOne when Rating is "none".
+	Reward Reward `toml:"reward"`
+	// RatingScale divides ratings under "scale". Default DefaultRatingScale.
 	RatingScale float64 `toml:"rating_scale"`
-	// Threshold is the lowest kept rating under "threshold". Default 4.
+	// Threshold is the lowest kept rating under "threshold". Default DefaultThreshold.
 	Threshold float64 `toml:"threshold"`
 	// Dedupe drops repeated (user, item) rows, keeping the earliest (the first in file order
 	// without timestamps). Default false: repeats are kept and counted in Report.Duplicates.
@@ -128,7 +217,7 @@ type FeatureFile struct {
 	// named after its header (or "column<i>" without a header). Required.
 	Columns []string `toml:"columns"`
 	// Separator splits a value into several tokens ("Adventure|Animation"); "none" keeps the
-	// value whole. Default "|".
+	// value whole. Default DefaultSeparator.
 	Separator string `toml:"separator"`
 }
 
@@ -141,18 +230,19 @@ type FeatureFile struct {
 // cluster has no query) a query uniformly from all queries. The item marginal of every day is thus exactly Zipf. Pairs are
 // spread evenly over Days days, at uniformly random seconds of the day.
 type SyntheticSettings struct {
-	// Items, Queries and Interactions are the sizes. Defaults 2000, 5000, 100000.
+	// Items, Queries and Interactions are the sizes. Defaults DefaultSyntheticItems,
+	// DefaultQueries, DefaultInteractions.
 	Items        int `toml:"items"`
 	Queries      int `toml:"queries"`
 	Interactions int `toml:"interactions"`
-	// Zipf is the popularity exponent s > 0. Default 1.
+	// Zipf is the popularity exponent s > 0. Default DefaultZipf.
 	Zipf float64 `toml:"zipf"`
-	// Clusters is the number of planted clusters. Default 20.
+	// Clusters is the number of planted clusters. Default DefaultClusters.
 	Clusters int `toml:"clusters"`
 	// Affinity in (0, 1] is the probability that a pair's query comes from its item's
-	// cluster. Default 0.9.
+	// cluster. Default DefaultAffinity.
 	Affinity float64 `toml:"affinity"`
-	// Days is the number of day buckets. Default 10.
+	// Days is the number of day buckets. Default DefaultDays.
 	Days int `toml:"days"`
 	// Drift in [0, 1) is the fraction of the popularity ranking that rotates per day. Default 0.
 	Drift float64 `toml:"drift"`
@@ -160,117 +250,84 @@ type SyntheticSettings struct {
 	ClusterFeature bool `toml:"cluster_feature"`
 }
 
-var sources = []string{"wikilinks", "xmc", "interactions", "synthetic"}
-
 // Resolve fills zero fields with their defaults, in place, and validates. Errors start with
 // the TOML key relative to the [data] section.
 func (s *Settings) Resolve() error {
-	if s.Source == "" {
-		s.Source = "wikilinks"
-	}
-	if !slices.Contains(sources, s.Source) {
-		return enumError("source", s.Source, sources)
-	}
-	if s.Path == "" && (s.Source == "xmc" || s.Source == "interactions") {
-		return fmt.Errorf("path: required for source %s", s.Source)
-	}
-	setDefault(&s.MinCount, 2)
-	setDefault(&s.OOVBuckets, 1000)
-	if s.MinCount < 1 {
-		return fmt.Errorf("min_count: must be >= 1, got %d", s.MinCount)
-	}
-	if s.OOVBuckets < 1 || s.OOVBuckets > 1<<24 {
-		return fmt.Errorf("oov_buckets: must be in [1, %d], got %d", 1<<24, s.OOVBuckets)
-	}
-	if err := s.Split.resolve(s.Source); err != nil {
+	setting.Default(&s.Source, DefaultSource)
+	setting.Default(&s.MinCount, DefaultMinCount)
+	setting.Default(&s.OOVBuckets, DefaultOOVBuckets)
+	if err := setting.First(
+		setting.OneOf("source", s.Source, sources),
+		setting.Require("path", s.Path != "" || (s.Source != SourceXMC && s.Source != SourceInteractions),
+			"required for source %s", s.Source),
+		setting.Require("min_count", s.MinCount >= 1, "must be >= 1, got %d", s.MinCount),
+		setting.Range("oov_buckets", s.OOVBuckets, setting.Closed(1, 1<<24)),
+		s.Split.resolve(s.Source),
+	); err != nil {
 		return err
 	}
 	switch s.Source {
-	case "xmc":
+	case SourceXMC:
 		return s.XMC.resolve()
-	case "interactions":
+	case SourceInteractions:
 		return s.Interactions.resolve()
-	case "synthetic":
+	case SourceSynthetic:
 		return s.Synthetic.resolve()
 	}
 	return nil
 }
 
-func (s *SplitSettings) resolve(source string) error {
-	kinds := []string{"random", "query", "temporal", "files"}
-	if s.Kind == "" {
-		s.Kind = "random"
-		if source == "xmc" {
-			s.Kind = "files"
-		}
+func (s *SplitSettings) resolve(source Source) error {
+	if source == SourceXMC {
+		setting.Default(&s.Kind, SplitFiles)
 	}
-	if !slices.Contains(kinds, s.Kind) {
-		return enumError("split.kind", s.Kind, kinds)
-	}
-	if s.Kind == "files" && source != "xmc" {
-		return fmt.Errorf("split.kind: files is only for source xmc (source is %s)", source)
-	}
-	if s.Kind == "temporal" && (source == "xmc" || source == "wikilinks") {
-		return fmt.Errorf("split.kind: temporal needs timestamps, which source %s does not have", source)
-	}
-	setDefault(&s.TestFraction, 0.1)
-	if !(s.TestFraction > 0 && s.TestFraction < 1) {
-		return fmt.Errorf("split.test_fraction: must be in (0, 1), got %v", s.TestFraction)
-	}
-	if s.TestDays < 0 {
-		return fmt.Errorf("split.test_days: must be >= 0, got %d", s.TestDays)
-	}
-	if s.TestDays > 0 && s.Kind != "temporal" {
-		return fmt.Errorf("split.test_days: only for kind temporal (kind is %s)", s.Kind)
-	}
-	return nil
+	setting.Default(&s.Kind, SplitRandom)
+	setting.Default(&s.TestFraction, DefaultTestFraction)
+	return setting.First(
+		setting.OneOf("split.kind", s.Kind, splitKinds),
+		setting.Require("split.kind", s.Kind != SplitFiles || source == SourceXMC,
+			"files is only for source xmc (source is %s)", source),
+		setting.Require("split.kind", s.Kind != SplitTemporal || (source != SourceXMC && source != SourceWikilinks),
+			"temporal needs timestamps, which source %s does not have", source),
+		setting.Range("split.test_fraction", s.TestFraction, setting.Open(0.0, 1)),
+		setting.NotNegative("split.test_days", s.TestDays, ""),
+		setting.OnlyFor("split.test_days", s.TestDays > 0, s.Kind == SplitTemporal, "only for kind temporal (kind is %s)", s.Kind),
+	)
 }
 
 func (s *XMCSettings) resolve() error {
-	formats := []string{"arff", "text"}
-	if s.Format != "" && !slices.Contains(formats, s.Format) {
-		return enumError("xmc.format", s.Format, formats)
-	}
-	if s.Labels < 0 {
-		return fmt.Errorf("xmc.labels: must be >= 0, got %d", s.Labels)
-	}
-	return nil
+	return setting.First(
+		setting.EnumFor("xmc.format", s.Format, xmcFormats, s.Format != "", ""), // empty: by the file name
+		setting.NotNegative("xmc.labels", s.Labels, ""),
+	)
 }
 
 func (s *InteractionsSettings) resolve() error {
-	setDefault(&s.File, "ratings.csv")
-	setDefault(&s.User, "userId")
-	setDefault(&s.Item, "movieId")
-	setDefault(&s.Time, "timestamp")
-	setDefault(&s.Rating, "rating")
-	if s.Rating == "none" {
-		setDefault(&s.Reward, "one")
+	setting.Default(&s.File, DefaultFile)
+	setting.Default(&s.User, DefaultUser)
+	setting.Default(&s.Item, DefaultItem)
+	setting.Default(&s.Time, DefaultTime)
+	setting.Default(&s.Rating, DefaultRating)
+	if s.Rating == columnNone {
+		setting.Default(&s.Reward, RewardOne)
 	}
-	setDefault(&s.Reward, "scale")
-	setDefault(&s.RatingScale, 5)
-	setDefault(&s.Threshold, 4)
-	if err := checkDelimiter("interactions.delimiter", s.Delimiter); err != nil {
+	setting.Default(&s.Reward, DefaultReward)
+	setting.Default(&s.RatingScale, DefaultRatingScale)
+	setting.Default(&s.Threshold, DefaultThreshold)
+	if err := setting.First(
+		checkDelimiter("interactions.delimiter", s.Delimiter),
+		setting.Require("interactions.user", s.User != columnNone, "required (cannot be none)"),
+		checkColumn("interactions.user", s.User, s.NoHeader),
+		setting.Require("interactions.item", s.Item != columnNone, "required (cannot be none)"),
+		checkColumn("interactions.item", s.Item, s.NoHeader),
+		checkColumn("interactions.time", s.Time, s.NoHeader),
+		checkColumn("interactions.rating", s.Rating, s.NoHeader),
+		setting.OneOf("interactions.reward", s.Reward, rewards),
+		setting.Require("interactions.reward", s.Reward == RewardOne || s.Rating != columnNone,
+			"%s needs a rating column (interactions.rating is none)", s.Reward),
+		setting.Require("interactions.rating_scale", s.RatingScale > 0, "must be > 0, got %v", s.RatingScale),
+	); err != nil {
 		return err
-	}
-	for _, c := range []struct{ key, spec string }{
-		{"user", s.User}, {"item", s.Item}, {"time", s.Time}, {"rating", s.Rating},
-	} {
-		if (c.key == "user" || c.key == "item") && c.spec == "none" {
-			return fmt.Errorf("interactions.%s: required (cannot be none)", c.key)
-		}
-		if err := checkColumn("interactions."+c.key, c.spec, s.NoHeader); err != nil {
-			return err
-		}
-	}
-	rewards := []string{"scale", "threshold", "raw", "one"}
-	if !slices.Contains(rewards, s.Reward) {
-		return enumError("interactions.reward", s.Reward, rewards)
-	}
-	if s.Reward != "one" && s.Rating == "none" {
-		return fmt.Errorf("interactions.reward: %s needs a rating column (interactions.rating is none)", s.Reward)
-	}
-	if !(s.RatingScale > 0) {
-		return fmt.Errorf("interactions.rating_scale: must be > 0, got %v", s.RatingScale)
 	}
 	for _, side := range []struct {
 		key, column string
@@ -286,22 +343,20 @@ func (s *InteractionsSettings) resolve() error {
 }
 
 func (f *FeatureFile) resolve(prefix, key string) error {
-	setDefault(&f.Key, key)
-	setDefault(&f.Separator, "|")
-	if f.File == "" {
-		return fmt.Errorf("%s.file: required", prefix)
-	}
-	if len(f.Columns) == 0 {
-		return fmt.Errorf("%s.columns: required (at least one column)", prefix)
-	}
-	if err := checkDelimiter(prefix+".delimiter", f.Delimiter); err != nil {
+	setting.Default(&f.Key, key)
+	setting.Default(&f.Separator, DefaultSeparator)
+	if err := setting.First(
+		setting.Require(prefix+".file", f.File != "", "required"),
+		setting.Require(prefix+".columns", len(f.Columns) > 0, "required (at least one column)"),
+		checkDelimiter(prefix+".delimiter", f.Delimiter),
+	); err != nil {
 		return err
 	}
 	for _, c := range append([]string{f.Key}, f.Columns...) {
-		if c == "none" {
-			return fmt.Errorf("%s: column none is not allowed here", prefix)
-		}
-		if err := checkColumn(prefix, c, f.NoHeader); err != nil {
+		if err := setting.First(
+			setting.Require(prefix, c != columnNone, "column none is not allowed here"),
+			checkColumn(prefix, c, f.NoHeader),
+		); err != nil {
 			return err
 		}
 	}
@@ -309,44 +364,26 @@ func (f *FeatureFile) resolve(prefix, key string) error {
 }
 
 func (s *SyntheticSettings) resolve() error {
-	setDefault(&s.Items, 2000)
-	setDefault(&s.Queries, 5000)
-	setDefault(&s.Interactions, 100000)
-	setDefault(&s.Zipf, 1)
-	setDefault(&s.Clusters, 20)
-	setDefault(&s.Affinity, 0.9)
-	setDefault(&s.Days, 10)
-	const maxSize = 1 << 30
-	for _, c := range []struct {
-		key string
-		v   int
-	}{{"items", s.Items}, {"queries", s.Queries}, {"interactions", s.Interactions}, {"clusters", s.Clusters}, {"days", s.Days}} {
-		if c.v < 1 || c.v > maxSize {
-			return fmt.Errorf("synthetic.%s: must be in [1, %d], got %d", c.key, maxSize, c.v)
-		}
-	}
-	switch {
-	case s.Interactions < s.Days:
-		return fmt.Errorf("synthetic.interactions: must be >= synthetic.days (%d), got %d", s.Days, s.Interactions)
-	case !(s.Zipf > 0 && s.Zipf <= 10):
-		return fmt.Errorf("synthetic.zipf: must be in (0, 10], got %v", s.Zipf)
-	case !(s.Affinity > 0 && s.Affinity <= 1):
-		return fmt.Errorf("synthetic.affinity: must be in (0, 1], got %v", s.Affinity)
-	case !(s.Drift >= 0 && s.Drift < 1):
-		return fmt.Errorf("synthetic.drift: must be in [0, 1), got %v", s.Drift)
-	}
-	return nil
-}
-
-func setDefault[T comparable](p *T, v T) {
-	var zero T
-	if *p == zero {
-		*p = v
-	}
-}
-
-func enumError(key, got string, allowed []string) error {
-	return fmt.Errorf("%s: unknown %q (allowed: %s)", key, got, strings.Join(allowed, ", "))
+	setting.Default(&s.Items, DefaultSyntheticItems)
+	setting.Default(&s.Queries, DefaultQueries)
+	setting.Default(&s.Interactions, DefaultInteractions)
+	setting.Default(&s.Zipf, DefaultZipf)
+	setting.Default(&s.Clusters, DefaultClusters)
+	setting.Default(&s.Affinity, DefaultAffinity)
+	setting.Default(&s.Days, DefaultDays)
+	size := setting.Closed(1, 1<<30)
+	return setting.First(
+		setting.Range("synthetic.items", s.Items, size),
+		setting.Range("synthetic.queries", s.Queries, size),
+		setting.Range("synthetic.interactions", s.Interactions, size),
+		setting.Range("synthetic.clusters", s.Clusters, size),
+		setting.Range("synthetic.days", s.Days, size),
+		setting.Require("synthetic.interactions", s.Interactions >= s.Days,
+			"must be >= synthetic.days (%d), got %d", s.Days, s.Interactions),
+		setting.Range("synthetic.zipf", s.Zipf, setting.OpenClosed(0.0, 10)),
+		setting.Range("synthetic.affinity", s.Affinity, setting.OpenClosed(0.0, 1)),
+		setting.Range("synthetic.drift", s.Drift, setting.ClosedOpen(0.0, 1)),
+	)
 }
 
 func checkDelimiter(key, d string) error {
@@ -363,7 +400,7 @@ func checkDelimiter(key, d string) error {
 // checkColumn checks a column spec: a 0-based index, "none", or a header name when the file
 // has a header.
 func checkColumn(key, spec string, noHeader bool) error {
-	if spec == "none" {
+	if spec == columnNone {
 		return nil
 	}
 	if n, err := strconv.Atoi(spec); err == nil {

@@ -12,7 +12,7 @@ func byPair(a, b Interaction) int {
 }
 
 func TestSplitSeeded(t *testing.T) {
-	for _, kind := range []string{"random", "query", "temporal"} {
+	for _, kind := range []SplitKind{SplitRandom, SplitQuery, SplitTemporal} {
 		s := Settings{Source: "synthetic", Split: SplitSettings{Kind: kind, TestFraction: 0.2}, Synthetic: SyntheticSettings{Interactions: 20000}}
 		a, b := mustLoad(t, s, 11), mustLoad(t, s, 11)
 		if !slices.Equal(a.Test, b.Test) || !slices.Equal(a.Train, b.Train) {

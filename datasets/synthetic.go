@@ -50,7 +50,7 @@ func synthesize(s SyntheticSettings, seed int64) *Unsplit {
 			})
 		}
 	}
-	rep := Report{Source: "synthetic", Records: int64(len(pairs))}
+	rep := Report{Source: SourceSynthetic, Records: int64(len(pairs))}
 	keys := make([]uint64, len(pairs))
 	for i, p := range pairs {
 		keys[i] = uint64(p.Query)<<32 | uint64(p.Item)

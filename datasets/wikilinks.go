@@ -88,7 +88,7 @@ func (g *wikiGraph) add(name string) int32 {
 
 // readWikilinks reads articles (optional), links and categories (optional) from src.
 func readWikilinks(src files, links, name string, s Settings) (*Unsplit, error) {
-	g := &wikiGraph{index: map[string]int32{}, cats: map[string]int32{}, rep: Report{Source: "wikilinks"}}
+	g := &wikiGraph{index: map[string]int32{}, cats: map[string]int32{}, rep: Report{Source: SourceWikilinks}}
 	if src.find(articlesFile) != "" {
 		if err := g.readArticles(src); err != nil {
 			return nil, err

@@ -103,24 +103,24 @@ func readXMC(src files, file, name string, s Settings, maxLabels int) (*Unsplit,
 		}
 	}
 	if test == "" && file == "" {
-		if test, err = findOne(src, "xmc.test", s.Split.Kind == "files", "*test*.arff", "*test*.txt"); err != nil {
+		if test, err = findOne(src, "xmc.test", s.Split.Kind == SplitFiles, "*test*.arff", "*test*.txt"); err != nil {
 			return nil, err
 		}
 	}
-	if test == "" && s.Split.Kind == "files" {
+	if test == "" && s.Split.Kind == SplitFiles {
 		return nil, fmt.Errorf("xmc.test: required by split kind files when path is a file")
 	}
 	format := x.Format
 	if format == "" {
-		format = "text"
+		format = XMCFormatText
 		if strings.HasSuffix(strings.TrimSuffix(train, ".gz"), ".arff") {
-			format = "arff"
+			format = XMCFormatARFF
 		}
 	}
-	rep := Report{Source: "xmc"}
+	rep := Report{Source: SourceXMC}
 	data := newXMCData(&rep)
 	var read func(string) error
-	if format == "text" {
+	if format == XMCFormatText {
 		read = func(f string) error { return readXMCText(src, f, data, maxLabels) }
 	} else {
 		spec, err := labelSpec(src, x)

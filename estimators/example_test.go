@@ -40,7 +40,7 @@ func Example() {
 // p = 1-(5/8)² = 39/64 by the binomial formula and min(1, 2·3/8) = 3/4 by the linear one.
 func Example_unigram() {
 	env := estimators.Env{BatchSize: 2, CorpusSize: 4, Counts: []int64{1, 3, 0, 4}}
-	for _, formula := range []string{"binomial", "linear"} {
+	for _, formula := range []estimators.Formula{estimators.FormulaBinomial, estimators.FormulaLinear} {
 		est, err := estimators.New(estimators.Settings{Kind: "unigram", Formula: formula}, env, 1)
 		if err != nil {
 			fmt.Println(err)

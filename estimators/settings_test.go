@@ -13,7 +13,7 @@ func TestResolveDefaults(t *testing.T) {
 	}
 	want := Settings{
 		Kind: KindStreaming, Alpha: 0.01, Buckets: 1 << 20, Hashes: 1, Init: InitUniform,
-		FirstArrival: FirstZero,
+		FirstArrival: FirstArrivalZero,
 	}
 	if s != want {
 		t.Errorf("zero value resolved to %+v, want %+v", s, want)
@@ -23,7 +23,7 @@ func TestResolveDefaults(t *testing.T) {
 		{Settings{Kind: KindExact}, Settings{Kind: KindExact, Mode: ModeOnline, Formula: FormulaBinomial}},
 		{Settings{Kind: KindUnigram}, Settings{Kind: KindUnigram, Formula: FormulaBinomial}},
 		{Settings{Kind: KindLSH}, Settings{Kind: KindLSH, Alpha: 0.01, Buckets: 1 << 20, Hashes: 4, Init: InitUniform,
-			FirstArrival: FirstZero, LSH: LSHSettings{Projections: 8, Bins: 4, Inner: KindMultihash}}},
+			FirstArrival: FirstArrivalZero, LSH: LSHSettings{Projections: 8, Bins: 4, Inner: KindMultihash}}},
 	} {
 		if err := c.s.Resolve(); err != nil || c.s != c.want {
 			t.Errorf("kind %s resolved to %+v (%v), want %+v", c.want.Kind, c.s, err, c.want)
@@ -125,7 +125,7 @@ func TestNewErrors(t *testing.T) {
 			t.Errorf("New(%+v, %+v) = %v, want %q", c.s, e, err, c.want)
 		}
 	}
-	for _, kind := range []string{KindExact, KindUnigram, KindStreaming, KindMultihash, KindLSH} {
+	for _, kind := range []Kind{KindExact, KindUnigram, KindStreaming, KindMultihash, KindLSH} {
 		for _, conc := range []bool{false, true} {
 			s := Settings{Kind: kind, Concurrent: conc}
 			if kind != KindExact && kind != KindUnigram {

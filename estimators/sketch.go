@@ -36,7 +36,7 @@ func newSketchConfig(s Settings, env Env, seed int64) (sketchConfig, error) {
 		hashes:    newHashes(s.Hashes, s.Buckets, seed),
 		init:      init,
 		alpha:     s.Alpha,
-		skipFirst: s.FirstArrival == FirstSkip,
+		skipFirst: s.FirstArrival == FirstArrivalSkip,
 	}, nil
 }
 

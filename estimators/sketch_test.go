@@ -58,13 +58,15 @@ func (r *refSketch) prob(y uint64) float64 {
 // random stream with many collisions (50 items in 24 buckets), duplicates and repeated steps.
 func TestSketchMatchesReference(t *testing.T) {
 	for _, c := range []struct {
-		kind, init, first string
-		hashes            int
+		kind   Kind
+		init   Init
+		first  FirstArrival
+		hashes int
 	}{
-		{KindStreaming, InitOne, FirstZero, 1},
-		{KindStreaming, InitUniform, FirstSkip, 1},
-		{KindMultihash, InitUniform, FirstZero, 2},
-		{KindMultihash, InitOne, FirstSkip, 3},
+		{KindStreaming, InitOne, FirstArrivalZero, 1},
+		{KindStreaming, InitUniform, FirstArrivalSkip, 1},
+		{KindMultihash, InitUniform, FirstArrivalZero, 2},
+		{KindMultihash, InitOne, FirstArrivalSkip, 3},
 	} {
 		s := Settings{Kind: c.kind, Alpha: 0.1, Buckets: 24, Hashes: c.hashes, Init: c.init, FirstArrival: c.first}
 		env := Env{BatchSize: 4, CorpusSize: 50}
@@ -81,7 +83,7 @@ func TestSketchMatchesReference(t *testing.T) {
 		if c.init == InitUniform {
 			b0 = 50.0 / 4
 		}
-		ref := &refSketch{h: plain.(*sketch).hashes, a: map[int]int64{}, b: map[int]float64{}, b0: b0, alpha: 0.1, skipFirst: c.first == FirstSkip}
+		ref := &refSketch{h: plain.(*sketch).hashes, a: map[int]int64{}, b: map[int]float64{}, b0: b0, alpha: 0.1, skipFirst: c.first == FirstArrivalSkip}
 		rng := rand.New(rand.NewPCG(8, 9))
 		batch := make([]uint64, 4)
 		var step int64
@@ -128,8 +130,8 @@ func TestSketchByHand(t *testing.T) {
 		// the same step observed twice is one arrival.
 		{"same step twice", Settings{}, []obs{{5, []uint64{7}}, {5, []uint64{7}}, {7, []uint64{7}}, {7, []uint64{7}}}, 98.0795},
 		// skip: the first arrival only sets A = 5; then 0.99·100 + 0.01·2 = 99.02.
-		{"skip", Settings{FirstArrival: FirstSkip}, []obs{{5, []uint64{7}}}, 100},
-		{"skip second arrival", Settings{FirstArrival: FirstSkip}, []obs{{5, []uint64{7}}, {7, []uint64{7}}}, 99.02},
+		{"skip", Settings{FirstArrival: FirstArrivalSkip}, []obs{{5, []uint64{7}}}, 100},
+		{"skip second arrival", Settings{FirstArrival: FirstArrivalSkip}, []obs{{5, []uint64{7}}, {7, []uint64{7}}}, 99.02},
 		// B0 = 1: 0.99·1 + 0.01·3 = 1.02.
 		{"one", Settings{Init: InitOne}, []obs{{3, []uint64{7}}}, 1.02},
 		// One bucket: items 1 and 2 collide; at one step they are one arrival (a literal per-item
@@ -229,7 +231,7 @@ func TestHashUniform(t *testing.T) {
 func TestNoAllocs(t *testing.T) {
 	items := []uint64{1, 5, 5, 99, 1 << 40}
 	for _, conc := range []bool{false, true} {
-		for _, kind := range []string{KindStreaming, KindMultihash} {
+		for _, kind := range []Kind{KindStreaming, KindMultihash} {
 			e, err := New(Settings{Kind: kind, Buckets: 5000, Concurrent: conc}, Env{BatchSize: 5, CorpusSize: 100}, 1)
 			if err != nil {
 				t.Fatal(err)

@@ -27,7 +27,7 @@ func checkHand(t *testing.T, name string, e Estimator, want []float64) {
 
 func TestTableByHand(t *testing.T) {
 	for _, f := range []struct {
-		formula string
+		formula Formula
 		want    []float64
 	}{{FormulaBinomial, handBinomial}, {FormulaLinear, handLinear}} {
 		env := Env{BatchSize: 2, CorpusSize: 4, Counts: handCounts}
@@ -40,7 +40,7 @@ func TestTableByHand(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.Observe(1, []uint64{0, 0, 0}) // ignored
-			checkHand(t, s.Kind+" "+s.Mode+" "+f.formula, e, f.want)
+			checkHand(t, string(s.Kind)+" "+string(s.Mode)+" "+string(f.formula), e, f.want)
 		}
 		// Online exact, with a count table (M = 4) and with a map only (M = 0), after the same
 		// data: occurrences count, duplicates within a batch included.
@@ -55,7 +55,7 @@ func TestTableByHand(t *testing.T) {
 			e.Observe(1, []uint64{3, 1, 3})
 			e.Observe(2, []uint64{1, 0})
 			e.Observe(2, []uint64{3, 1, 3})
-			checkHand(t, "exact online "+f.formula, e, f.want)
+			checkHand(t, "exact online "+string(f.formula), e, f.want)
 		}
 	}
 }

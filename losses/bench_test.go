@@ -41,16 +41,16 @@ func report(b *testing.B, cpu0 time.Duration) {
 // Gorgonia ops and differentiated by autodiff), to show what the fused op saves.
 func BenchmarkLoss(b *testing.B) {
 	for _, s := range []Settings{
-		{Variant: Plain},
-		{Variant: LogQ},
-		{Variant: LogQ, RemoveAccidentalHits: true},
-		{Variant: Importance},
-		{Variant: Tail, Sampler: SamplerMixed, Negatives: 256},
-		{Variant: NCE},
-		{Variant: Tail, Form: FormDecoupled},
-		{Variant: MSEGramian},
-		{Variant: LogQ, Impl: ImplExpression},
-		{Variant: NCE, Impl: ImplExpression},
+		{Variant: VariantPlain},
+		{Variant: VariantLogQ},
+		{Variant: VariantLogQ, RemoveAccidentalHits: true},
+		{Variant: VariantImportance},
+		{Variant: VariantTail, Sampler: SamplerMixed, Negatives: 256},
+		{Variant: VariantNCE},
+		{Variant: VariantTail, Form: FormDecoupled},
+		{Variant: VariantMSEGramian},
+		{Variant: VariantLogQ, Impl: ImplExpression},
+		{Variant: VariantNCE, Impl: ImplExpression},
 	} {
 		l, p := benchProblem(b, s)
 		b.Run(name(l.Settings()), func(b *testing.B) {

@@ -19,10 +19,10 @@ import (
 // (1/(2e))/(1 + 1/(2e))/2 = 0.07768.
 func Example() {
 	logP := []float64{math.Log(0.5), math.Log(0.25)}
-	for _, variant := range []string{losses.Plain, losses.LogQ} {
+	for _, variant := range []losses.Variant{losses.VariantPlain, losses.VariantLogQ} {
 		s := losses.Settings{Variant: variant, Temperature: 1}
-		if variant == losses.LogQ {
-			s.LogQProbability = losses.ProbInclusion
+		if variant == losses.VariantLogQ {
+			s.LogQProbability = losses.LogQProbabilityInclusion
 		}
 		l, err := losses.New(s, tensor.Float64)
 		if err != nil {

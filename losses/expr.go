@@ -92,7 +92,7 @@ func (e *Expr) Logits() *G.Node { return G.Must(G.HadamardDiv(e.Scores, e.Tau)) 
 // Correct returns the additive correction c as it enters the logits: c
 // (correct_at = logits, s/τ + c) or c/τ (correct_at = scores, (s + c)/τ).
 func (e *Expr) Correct(c *G.Node) *G.Node {
-	if e.Settings.CorrectAt == CorrectScores {
+	if e.Settings.CorrectAt == CorrectAtScores {
 		return G.Must(G.HadamardDiv(c, e.Tau))
 	}
 	return c
@@ -172,7 +172,7 @@ func (e *Expr) Reduce(rowLoss *G.Node) *G.Node {
 }
 
 func (e *Expr) scale() float64 {
-	if e.Settings.Reduction == ReduceMean {
+	if e.Settings.Reduction == ReductionMean {
 		return 1 / float64(e.B)
 	}
 	return 1
@@ -192,9 +192,9 @@ func softmaxExpr(e *Expr) (*G.Node, error) {
 	f := e.Logits()
 	zPos, zNeg := e.AtPos(f), f
 	switch s.Variant {
-	case LogQ:
+	case VariantLogQ:
 		zNeg, zPos = logQCorrection(e, f, zPos)
-	case LogitAdjusted:
+	case VariantLogitAdjusted:
 		la := e.Const(s.LATau)
 		zNeg = AddCols(f, e.Correct(G.Must(G.Mul(e.LogPrior(), la))))
 		zPos = G.Must(G.Add(zPos, e.Correct(G.Must(G.Mul(e.PosLogPrior(), la)))))
@@ -209,11 +209,11 @@ func softmaxExpr(e *Expr) (*G.Node, error) {
 func rawatLogWeight(e *Expr) (a, col, row *G.Node) {
 	minusLogM := e.Const(-math.Log(float64(NegativeCount(e.C))))
 	switch e.Settings.Variant {
-	case Constant:
+	case VariantConstant:
 		return minusLogM, nil, nil
-	case Importance:
+	case VariantImportance:
 		return minusLogM, G.Must(G.Neg(e.LogQ())), nil
-	case Relative:
+	case VariantRelative:
 		return nil, G.Must(G.Neg(e.LogQ())), e.PosLogQ()
 	}
 	return minusLogM, G.Must(G.Sub(e.LogPrior(), e.LogQ())), G.Must(G.Neg(e.PosLogPrior()))
@@ -277,7 +277,7 @@ func rawatDecoupledExpr(e *Expr) (*G.Node, error) {
 func logisticExpr(e *Expr) (*G.Node, error) {
 	f := e.Logits()
 	gPos, gNeg := e.AtPos(f), f
-	if e.Settings.Variant != NegativeSampling {
+	if e.Settings.Variant != VariantNegativeSampling {
 		gNeg, gPos = logQCorrection(e, f, gPos)
 	}
 	return e.Reduce(LogisticLoss(gPos, gNeg, e.Neg())), nil
@@ -300,7 +300,7 @@ func logQCorrection(e *Expr, f, fPos *G.Node) (z, zPos *G.Node) {
 	s := &e.Settings
 	col, pos := e.LogP, e.PosLogP
 	minusLogQ := func(logP *G.Node) *G.Node { return G.Must(G.Neg(logP)) }
-	if s.LogQProbability == ProbExpectedCount {
+	if s.LogQProbability == LogQProbabilityExpectedCount {
 		col, pos = e.LogQ, e.PosLogQ
 		logM := e.Const(math.Log(float64(NegativeCount(e.C))))
 		minusLogQ = func(logQ *G.Node) *G.Node { return G.Must(G.Neg(G.Must(G.Add(logQ, logM)))) }
@@ -356,11 +356,11 @@ func logqCorrectedExpr(e *Expr) (*G.Node, error) {
 // builtinExpr is the expression of a built-in variant.
 func builtinExpr(e *Expr) (*G.Node, error) {
 	switch v := e.Settings.Variant; {
-	case v == MSEGramian:
+	case v == VariantMSEGramian:
 		return mseGramianExpr(e)
-	case v == LogQCorrected:
+	case v == VariantLogQCorrected:
 		return logqCorrectedExpr(e)
-	case v == NCE || v == NegativeSampling || v == SampledLogistic:
+	case v == VariantNCE || v == VariantNegativeSampling || v == VariantSampledLogistic:
 		return logisticExpr(e)
 	case isRawat(v) && e.Settings.Form == FormDecoupled:
 		return rawatDecoupledExpr(e)

@@ -242,29 +242,29 @@ func allSettings(t testing.TB) []Settings {
 	t.Helper()
 	var out []Settings
 	seen := map[string]bool{}
-	perVariant := map[string]int{}
+	perVariant := map[Variant]int{}
 	perForm := map[LogQProbability]int{}
 	for _, v := range Variants() {
-		for _, form := range []string{"", FormDecoupled} {
-			for _, sampler := range []string{"", SamplerInBatch, SamplerUniform, SamplerMixed} {
-				for _, at := range []string{"", CorrectScores} {
+		for _, form := range []Form{"", FormDecoupled} {
+			for _, sampler := range []Sampler{"", SamplerInBatch, SamplerUniform, SamplerMixed} {
+				for _, at := range []CorrectAt{"", CorrectAtScores} {
 					for _, unc := range []bool{false, true} {
 						for _, hits := range []bool{false, true} {
-							for _, red := range []string{"", ReduceSum} {
-								for _, prob := range []LogQProbability{"", ProbInclusion, ProbDedupe} {
+							for _, red := range []Reduction{"", ReductionSum} {
+								for _, prob := range []LogQProbability{"", LogQProbabilityInclusion, LogQProbabilityDedupe} {
 									s := Settings{Variant: v, Form: form, Sampler: sampler, CorrectAt: at,
 										UncorrectedPositive: unc, RemoveAccidentalHits: hits, Reduction: red,
 										LogQProbability: prob}
-									if v != MSEGramian {
+									if v != VariantMSEGramian {
 										s.Temperature = 0.7
 									}
 									if sampler == SamplerUniform || sampler == SamplerMixed {
 										s.Negatives = 5
 									}
-									if v == LogitAdjusted {
+									if v == VariantLogitAdjusted {
 										s.LATau = 1.5
 									}
-									if v == MSEGramian {
+									if v == VariantMSEGramian {
 										s.GramianWeight = 0.3
 									}
 									if s.Resolve() == nil && !seen[name(s)] {
@@ -297,7 +297,7 @@ func allSettings(t testing.TB) []Settings {
 	}
 	// logq, nce and sampled_logistic in each logq_probability (dedupe always
 	// removing accidental hits): 3 samplers × 2 reductions at least each.
-	for _, prob := range []LogQProbability{ProbExpectedCount, ProbInclusion, ProbDedupe} {
+	for _, prob := range []LogQProbability{LogQProbabilityExpectedCount, LogQProbabilityInclusion, LogQProbabilityDedupe} {
 		if perForm[prob] < 3*3*2 {
 			t.Fatalf("logq_probability %s: only %d valid settings combinations", prob, perForm[prob])
 		}

@@ -132,12 +132,12 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 		p.rowItem, p.colItem = st.RowItem, st.ColItem
 	}
 	p.dup = nil
-	if s.subtractsLogQ() && s.LogQProbability == ProbDedupe {
+	if s.subtractsLogQ() && s.LogQProbability == LogQProbabilityDedupe {
 		p.markDuplicates()
 	}
 
 	scale := 1.0
-	if s.Reduction == ReduceMean {
+	if s.Reduction == ReductionMean {
 		scale = 1 / float64(b)
 	}
 	p.coef = grow(p.coef, b)
@@ -166,19 +166,19 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 	logM := math.Log(float64(NegativeCount(c)))
 
 	switch s.Variant {
-	case Plain, Full:
+	case VariantPlain, VariantFull:
 		p.kind = kindSoftmax
-	case NegativeSampling:
+	case VariantNegativeSampling:
 		p.kind = kindLogistic
-	case LogQ, NCE, SampledLogistic:
+	case VariantLogQ, VariantNCE, VariantSampledLogistic:
 		p.kind = kindSoftmax
-		if s.Variant != LogQ {
+		if s.Variant != VariantLogQ {
 			p.kind = kindLogistic
 		}
 		if err := p.logQOffsets(s, st, logM); err != nil {
 			return err
 		}
-	case LogitAdjusted:
+	case VariantLogitAdjusted:
 		p.kind = kindSoftmax
 		if err := checkLogs("LogPrior", st.LogPrior, c, "C", true); err != nil {
 			return err
@@ -194,11 +194,11 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 		for i, v := range st.PosLogPrior {
 			p.posOff[i] = s.LATau * v
 		}
-	case Constant, Importance, Relative, Tail:
+	case VariantConstant, VariantImportance, VariantRelative, VariantTail:
 		if err := p.rawatLogWeights(s, st, logM); err != nil {
 			return err
 		}
-	case MSEGramian:
+	case VariantMSEGramian:
 		p.kind = kindMSE
 		p.invTau = 1
 		p.gramCoef = scale * s.GramianWeight / float64(c-p.gramFrom)
@@ -207,7 +207,7 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 				return err
 			}
 		}
-	case LogQCorrected:
+	case VariantLogQCorrected:
 		// No fused kernel: the plan only checks what the expression reads.
 		if err := checkLogs("LogQ", st.LogQ, c, "C", false); err != nil {
 			return err
@@ -222,7 +222,7 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 		}
 	}
 
-	if s.CorrectAt == CorrectScores {
+	if s.CorrectAt == CorrectAtScores {
 		for _, off := range [][]float64{p.colOff, p.rowOff, p.posOff} {
 			for k := range off {
 				off[k] *= p.invTau
@@ -238,7 +238,7 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 // (inclusion and dedupe: Step.LogP, PosLogP).
 func (p *plan) logQOffsets(s *Settings, st *Step, logM float64) error {
 	colName, posName, col, pos, shift := "LogP", "PosLogP", st.LogP, st.PosLogP, 0.0
-	if s.LogQProbability == ProbExpectedCount {
+	if s.LogQProbability == LogQProbabilityExpectedCount {
 		colName, posName, col, pos, shift = "LogQ", "PosLogQ", st.LogQ, st.PosLogQ, logM
 	}
 	if err := checkLogs(colName, col, p.c, "C", false); err != nil {
@@ -305,22 +305,22 @@ func (p *plan) markDuplicates() {
 // in decoupled form they become the multiplicative weights colW·rowW.
 func (p *plan) rawatLogWeights(s *Settings, st *Step, logM float64) error {
 	c, b := p.c, p.b
-	if s.Variant != Constant {
+	if s.Variant != VariantConstant {
 		if err := checkLogs("LogQ", st.LogQ, c, "C", false); err != nil {
 			return err
 		}
 	}
 	p.colOff = take(&p.bufCol, c)
 	switch s.Variant {
-	case Constant:
+	case VariantConstant:
 		for j := range p.colOff {
 			p.colOff[j] = -logM
 		}
-	case Importance:
+	case VariantImportance:
 		for j, v := range st.LogQ {
 			p.colOff[j] = -logM - v
 		}
-	case Relative:
+	case VariantRelative:
 		if err := checkLogs("PosLogQ", st.PosLogQ, b, "B", false); err != nil {
 			return err
 		}
@@ -329,7 +329,7 @@ func (p *plan) rawatLogWeights(s *Settings, st *Step, logM float64) error {
 		}
 		p.rowOff = take(&p.bufRow, b)
 		copy(p.rowOff, st.PosLogQ)
-	case Tail:
+	case VariantTail:
 		if err := checkLogs("LogPrior", st.LogPrior, c, "C", true); err != nil {
 			return err
 		}

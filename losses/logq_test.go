@@ -66,7 +66,7 @@ func (m *mcMoments) se(k int) float64 {
 // query, so row i is the example (x, y_i).
 func (mc *inBatchMC) run(t *testing.T, prob LogQProbability, im Impl, b, R int, rng *rand.Rand) *mcMoments {
 	t.Helper()
-	s := Settings{Variant: LogQ, Temperature: 1, LogQProbability: prob, Impl: im}
+	s := Settings{Variant: VariantLogQ, Temperature: 1, LogQProbability: prob, Impl: im}
 	l := mustNew(t, s, tensor.Float64)
 	st := &Step{Layout: Diagonal, RowItem: make([]int64, b), ColItem: make([]int64, b),
 		LogP: make([]float64, b), LogQ: make([]float64, b), PosLogP: make([]float64, b), PosLogQ: make([]float64, b)}
@@ -109,7 +109,7 @@ func (mc *inBatchMC) run(t *testing.T, prob LogQProbability, im Impl, b, R int, 
 				err[st.ColItem[j]] += g[i*b+j]
 			}
 		}
-		if prob != ProbExpectedCount {
+		if prob != LogQProbabilityExpectedCount {
 			kappa = 0
 		}
 		err[mc.L] = v - full - kappa
@@ -156,7 +156,7 @@ func TestLogQConsistency(t *testing.T) {
 		return worst, se, k
 	}
 	for _, im := range []Impl{ImplFused, ImplExpression} {
-		for _, prob := range []LogQProbability{ProbExpectedCount, ProbDedupe, ProbInclusion} {
+		for _, prob := range []LogQProbability{LogQProbabilityExpectedCount, LogQProbabilityDedupe, LogQProbabilityInclusion} {
 			rng := rand.New(rand.NewPCG(2, 3))
 			var grad, loss []float64
 			var gradSE, lossSE float64
@@ -168,7 +168,7 @@ func TestLogQConsistency(t *testing.T) {
 				t.Logf("%s %s B=%d: gradient: max |mean error| %.4f at item %d (se %.4f); loss: mean error %.4f (se %.4f)",
 					im, prob, b, worst, k, se, mom.mean(mc.L), mom.se(mc.L))
 			}
-			if prob == ProbInclusion {
+			if prob == LogQProbabilityInclusion {
 				if grad[1] < 20*gradSE || grad[1] <= grad[0] {
 					t.Errorf("%s: inclusion converges: gradient error %.4f at B=16, %.4f (se %.4f) at B=256", im, grad[0], grad[1], gradSE)
 				}
@@ -231,12 +231,12 @@ func bigExp(x float64) *big.Float {
 // the expression (SoftmaxLoss).
 func TestNearZeroLoss(t *testing.T) {
 	for _, gap := range []float64{41.4465316738928, 23.2, 60} { // row-0 losses ≈ 1e-18, 8e-11, 9e-27
-		for _, s := range []Settings{{}, {Variant: LogQ, LogQProbability: ProbInclusion}, {Variant: LogQ},
-			{Variant: LogQ, LogQProbability: ProbDedupe}, {Variant: Importance}, {Variant: Relative},
-			{Impl: ImplExpression}, {Variant: LogQ, LogQProbability: ProbInclusion, Impl: ImplExpression},
-			{Variant: LogQ, Impl: ImplExpression}, {Variant: LogQ, LogQProbability: ProbDedupe, Impl: ImplExpression},
-			{Variant: Importance, Impl: ImplExpression}, {Variant: Relative, Impl: ImplExpression}} {
-			s.Temperature, s.Reduction = 1, ReduceSum
+		for _, s := range []Settings{{}, {Variant: VariantLogQ, LogQProbability: LogQProbabilityInclusion}, {Variant: VariantLogQ},
+			{Variant: VariantLogQ, LogQProbability: LogQProbabilityDedupe}, {Variant: VariantImportance}, {Variant: VariantRelative},
+			{Impl: ImplExpression}, {Variant: VariantLogQ, LogQProbability: LogQProbabilityInclusion, Impl: ImplExpression},
+			{Variant: VariantLogQ, Impl: ImplExpression}, {Variant: VariantLogQ, LogQProbability: LogQProbabilityDedupe, Impl: ImplExpression},
+			{Variant: VariantImportance, Impl: ImplExpression}, {Variant: VariantRelative, Impl: ImplExpression}} {
+			s.Temperature, s.Reduction = 1, ReductionSum
 			l := mustNew(t, s, tensor.Float64)
 			const b = 3
 			st := &Step{Layout: Diagonal, RowItem: []int64{0, 1, 2}, ColItem: []int64{0, 1, 2},
@@ -259,7 +259,7 @@ func TestNearZeroLoss(t *testing.T) {
 					switch {
 					case isRawat(s.Variant):
 						lw = math.Log(refWeight(&l.s, st, i, j, b-1))
-					case s.Variant == LogQ:
+					case s.Variant == VariantLogQ:
 						lw = -refLogQ(&l.s, st, i, j, false) + refLogQ(&l.s, st, i, i, true)
 					}
 					// e^{s_j − s_p + lw}: the scores are exact, lw is a float64.
@@ -285,8 +285,8 @@ func TestNearZeroLoss(t *testing.T) {
 func TestExpectedCountIsRelative(t *testing.T) {
 	gen := newCaseGen(11, 9)
 	for _, im := range []Impl{ImplFused, ImplExpression} {
-		for _, sampler := range []string{SamplerInBatch, SamplerUniform, SamplerMixed} {
-			for _, at := range []string{CorrectLogits, CorrectScores} {
+		for _, sampler := range []Sampler{SamplerInBatch, SamplerUniform, SamplerMixed} {
+			for _, at := range []CorrectAt{CorrectAtLogits, CorrectAtScores} {
 				for _, hits := range []bool{false, true} {
 					expectedCountIsRelative(t, gen, im, sampler, at, hits)
 				}
@@ -295,16 +295,16 @@ func TestExpectedCountIsRelative(t *testing.T) {
 	}
 }
 
-func expectedCountIsRelative(t *testing.T, gen *caseGen, im Impl, sampler, at string, hits bool) {
+func expectedCountIsRelative(t *testing.T, gen *caseGen, im Impl, sampler Sampler, at CorrectAt, hits bool) {
 	t.Helper()
 	neg := 0
 	if sampler != SamplerInBatch {
 		neg = 5
 	}
 	what := fmt.Sprintf("%s %s hits=%v %s", sampler, at, hits, im)
-	logq := mustNew(t, Settings{Variant: LogQ, Sampler: sampler, Negatives: neg, CorrectAt: at,
+	logq := mustNew(t, Settings{Variant: VariantLogQ, Sampler: sampler, Negatives: neg, CorrectAt: at,
 		RemoveAccidentalHits: hits, Temperature: 0.3, Impl: im}, tensor.Float64)
-	rel := mustNew(t, Settings{Variant: Relative, Sampler: sampler, Negatives: neg, CorrectAt: at,
+	rel := mustNew(t, Settings{Variant: VariantRelative, Sampler: sampler, Negatives: neg, CorrectAt: at,
 		RemoveAccidentalHits: hits, Temperature: 0.3, Impl: im}, tensor.Float64)
 	p := gen.gen(logq.Settings(), logq.Layout(), 6, false)
 	v1, g1, err := newHarness(t, logq, p.st, p.b, p.c, true).run(p.S)
@@ -317,8 +317,8 @@ func expectedCountIsRelative(t *testing.T, gen *caseGen, im Impl, sampler, at st
 	}
 	checkClose(t, "expected_count logq vs relative "+what, v1, v2, g1, g2, 1e-13)
 	// inclusion differs from relative as soon as a column's p̂ ≠ m·q.
-	inc := mustNew(t, Settings{Variant: LogQ, Sampler: sampler, Negatives: neg, CorrectAt: at,
-		RemoveAccidentalHits: hits, Temperature: 0.3, LogQProbability: ProbInclusion, Impl: im}, tensor.Float64)
+	inc := mustNew(t, Settings{Variant: VariantLogQ, Sampler: sampler, Negatives: neg, CorrectAt: at,
+		RemoveAccidentalHits: hits, Temperature: 0.3, LogQProbability: LogQProbabilityInclusion, Impl: im}, tensor.Float64)
 	v3, _, err := newHarness(t, inc, p.st, p.b, p.c, false).run(p.S)
 	if err != nil {
 		t.Fatal(err)
@@ -355,12 +355,12 @@ func TestLogQProbabilityByHand(t *testing.T) {
 		prob LogQProbability
 		want float64
 	}{
-		{ProbInclusion, 2*math.Log(4) + math.Log(2)},
-		{ProbExpectedCount, 2*math.Log(4) + math.Log(2)},
-		{ProbDedupe, 2*math.Log(3) + math.Log(1.5)},
+		{LogQProbabilityInclusion, 2*math.Log(4) + math.Log(2)},
+		{LogQProbabilityExpectedCount, 2*math.Log(4) + math.Log(2)},
+		{LogQProbabilityDedupe, 2*math.Log(3) + math.Log(1.5)},
 	} {
 		for _, im := range []Impl{ImplFused, ImplExpression} {
-			l := mustNew(t, Settings{Variant: LogQ, Temperature: 1, Reduction: ReduceSum, LogQProbability: tc.prob,
+			l := mustNew(t, Settings{Variant: VariantLogQ, Temperature: 1, Reduction: ReductionSum, LogQProbability: tc.prob,
 				Impl: im}, tensor.Float64)
 			got, _, err := newHarness(t, l, st, 3, 3, false).run(S)
 			if err != nil {

@@ -15,7 +15,7 @@ import (
 func TestLogQCorrectedFiniteDifferences(t *testing.T) {
 	gen := newCaseGen(5, 9)
 	for _, s := range allSettings(t) {
-		if s.Variant != LogQCorrected {
+		if s.Variant != VariantLogQCorrected {
 			continue
 		}
 		l := mustNew(t, s, tensor.Float64)
@@ -61,7 +61,7 @@ func logqCorrectedWeights(s *Settings, st *Step, S []float64, b, c int) []float6
 // logqCorrectedFrozen is scale·Σ_i r_i·w_i·ℓ_i(S) with the weights w given.
 func logqCorrectedFrozen(s *Settings, st *Step, S []float64, b, c int, w []float64) float64 {
 	scale := 1.0
-	if s.Reduction == ReduceMean {
+	if s.Reduction == ReductionMean {
 		scale = 1 / float64(b)
 	}
 	total := 0.0
@@ -87,12 +87,12 @@ func TestLogQCorrectedIsFullSoftmax(t *testing.T) {
 	const L = 7
 	gen := newCaseGen(6, L)
 	for _, tc := range []struct {
-		at  string
+		at  CorrectAt
 		tau float64
-	}{{CorrectLogits, 0.5}, {CorrectScores, 1}} {
+	}{{CorrectAtLogits, 0.5}, {CorrectAtScores, 1}} {
 		at, tau := tc.at, tc.tau
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-			s := Settings{Variant: LogQCorrected, Temperature: tau, CorrectAt: at}
+			s := Settings{Variant: VariantLogQCorrected, Temperature: tau, CorrectAt: at}
 			l := mustNew(t, s, dt)
 			p := gen.gen(l.Settings(), l.Layout(), L, false)
 			st := p.st
@@ -109,7 +109,7 @@ func TestLogQCorrectedIsFullSoftmax(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			full := mustNew(t, Settings{Variant: Plain, Temperature: tau}, tensor.Float64)
+			full := mustNew(t, Settings{Variant: VariantPlain, Temperature: tau}, tensor.Float64)
 			_, gFull, err := newHarness(t, full, st, L, L, true).run(S)
 			if err != nil {
 				t.Fatal(err)

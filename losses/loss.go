@@ -132,7 +132,7 @@ func (l *Loss) expression(in Inputs, step *Step, b, c int) (node *gorgonia.Node,
 	} else {
 		e.Tau = e.Const(l.s.Temperature)
 	}
-	if l.s.Variant == MSEGramian {
+	if l.s.Variant == VariantMSEGramian {
 		e.Tau = nil // raw scores: no temperature
 	}
 	if node, err = build(e); err != nil {

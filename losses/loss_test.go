@@ -60,7 +60,7 @@ func TestAgainstReference(t *testing.T) {
 func TestFiniteDifferences(t *testing.T) {
 	gen := newCaseGen(2, 9)
 	for _, s0 := range allSettings(t) {
-		if s0.Variant == LogQCorrected {
+		if s0.Variant == VariantLogQCorrected {
 			continue // its row weight is a stop-gradient: TestLogQCorrectedFiniteDifferences
 		}
 		for _, im := range impls(s0) {
@@ -105,12 +105,12 @@ func TestFiniteDifferences(t *testing.T) {
 // placements of the correction and both implementations.
 func TestLogQConstantIsPlain(t *testing.T) {
 	gen := newCaseGen(3, 9)
-	for _, at := range []string{CorrectLogits, CorrectScores} {
+	for _, at := range []CorrectAt{CorrectAtLogits, CorrectAtScores} {
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 			for _, im := range []Impl{ImplFused, ImplExpression} {
 				what := fmt.Sprintf("%s %v %s", at, dt, im)
 				plain := mustNew(t, Settings{Impl: im}, dt)
-				logq := mustNew(t, Settings{Variant: LogQ, CorrectAt: at, LogQProbability: ProbInclusion, Impl: im}, dt)
+				logq := mustNew(t, Settings{Variant: VariantLogQ, CorrectAt: at, LogQProbability: LogQProbabilityInclusion, Impl: im}, dt)
 				p := gen.gen(plain.Settings(), Diagonal, 8, false)
 				for j := range p.st.LogP {
 					p.st.LogP[j] = math.Log(0.03)
@@ -132,8 +132,8 @@ func TestLogQConstantIsPlain(t *testing.T) {
 				}
 				checkClose(t, "logq(const p̂) vs plain "+what, v2, v1, g2, g1, tol)
 				// The uncorrected positive breaks the invariance.
-				unc := mustNew(t, Settings{Variant: LogQ, CorrectAt: at, UncorrectedPositive: true,
-					LogQProbability: ProbInclusion, Impl: im}, dt)
+				unc := mustNew(t, Settings{Variant: VariantLogQ, CorrectAt: at, UncorrectedPositive: true,
+					LogQProbability: LogQProbabilityInclusion, Impl: im}, dt)
 				v3, _, err := newHarness(t, unc, p.st, p.b, p.c, false).run(p.S)
 				if err != nil {
 					t.Fatal(err)
@@ -153,23 +153,23 @@ func TestCorrectAtPlacement(t *testing.T) {
 		PosLogP: []float64{math.Log(0.5), math.Log(0.25)}}
 	S := []float64{1, 0, 0, 0}
 	for _, tc := range []struct {
-		at   string
+		at   CorrectAt
 		want float64
 	}{
 		// logits: z = s/τ − log p̂ = (2 + ln 2, 0 + ln 4); −log P = log(1 + e^{ln 4 − 2 − ln 2}) = log(1 + 2e^{−2}).
-		{CorrectLogits, math.Log(1 + 2*math.Exp(-2))},
+		{CorrectAtLogits, math.Log(1 + 2*math.Exp(-2))},
 		// scores: z = (s − log p̂)/τ = (2 + 2 ln 2, 4 ln 2); −log P = log(1 + e^{2 ln 2 − 2}) = log(1 + 4e^{−2}).
-		{CorrectScores, math.Log(1 + 4*math.Exp(-2))},
+		{CorrectAtScores, math.Log(1 + 4*math.Exp(-2))},
 	} {
 		// Row 1 has scores (0, 0): z = (ln 2, ln 4) or (2 ln 2, 4 ln 2); its loss is
 		// log(1 + e^{ln 2 − ln 4}) = log 1.5 or log(1 + e^{2 ln 2 − 4 ln 2}) = log 1.25.
 		row1 := math.Log(1.5)
-		if tc.at == CorrectScores {
+		if tc.at == CorrectAtScores {
 			row1 = math.Log(1.25)
 		}
 		for _, im := range []Impl{ImplFused, ImplExpression} {
-			l := mustNew(t, Settings{Variant: LogQ, Temperature: 0.5, CorrectAt: tc.at, Reduction: ReduceSum,
-				LogQProbability: ProbInclusion, Impl: im}, tensor.Float64)
+			l := mustNew(t, Settings{Variant: VariantLogQ, Temperature: 0.5, CorrectAt: tc.at, Reduction: ReductionSum,
+				LogQProbability: LogQProbabilityInclusion, Impl: im}, tensor.Float64)
 			got, _, err := newHarness(t, l, st, 2, 2, false).run(S)
 			if err != nil {
 				t.Fatal(err)
@@ -187,7 +187,7 @@ func TestCorrectAtPlacement(t *testing.T) {
 // log 4. The sign printed in Remark 3 (f − log w) would give log(1 + 1 + 1/2).
 func TestImportanceSign(t *testing.T) {
 	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-		l := mustNew(t, Settings{Variant: Importance, Sampler: SamplerUniform, Negatives: 2, Temperature: 1}, dt)
+		l := mustNew(t, Settings{Variant: VariantImportance, Sampler: SamplerUniform, Negatives: 2, Temperature: 1}, dt)
 		st := &Step{Layout: First, LogQ: []float64{0, math.Log(0.5), math.Log(0.25)}}
 		got, _, err := newHarness(t, l, st, 1, 3, false).run([]float64{0, 0, 0})
 		if err != nil {
@@ -203,7 +203,7 @@ func TestImportanceSign(t *testing.T) {
 // gradients for 1, 2, 3 and 7 worker goroutines and on repeated runs.
 func TestDeterministic(t *testing.T) {
 	gen := newCaseGen(4, 50)
-	for _, s := range []Settings{{Variant: LogQ, RemoveAccidentalHits: true}, {Variant: NCE}, {Variant: MSEGramian}} {
+	for _, s := range []Settings{{Variant: VariantLogQ, RemoveAccidentalHits: true}, {Variant: VariantNCE}, {Variant: VariantMSEGramian}} {
 		l := mustNew(t, s, tensor.Float32)
 		p := gen.gen(l.Settings(), l.Layout(), 256, false)
 		h := newHarness(t, l, p.st, p.b, p.c, true)
@@ -237,7 +237,7 @@ func TestDeterministic(t *testing.T) {
 func TestGradientScaling(t *testing.T) {
 	gen := newCaseGen(5, 9)
 	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-		l := mustNew(t, Settings{Variant: Tail, Temperature: 0.3}, dt)
+		l := mustNew(t, Settings{Variant: VariantTail, Temperature: 0.3}, dt)
 		p := gen.gen(l.Settings(), Diagonal, 5, false)
 		g := gorgonia.NewGraph()
 		scores := gorgonia.NewMatrix(g, dt, gorgonia.WithShape(p.b, p.c), gorgonia.WithName("s"))
@@ -302,7 +302,7 @@ func TestGradientScaling(t *testing.T) {
 func TestMSEGramianFromEmbeddings(t *testing.T) {
 	gen := newCaseGen(6, 9)
 	const b, d = 5, 3
-	p := gen.gen(mustNew(t, Settings{Variant: MSEGramian, GramianWeight: 0.7}, tensor.Float64).Settings(), Diagonal, b, false)
+	p := gen.gen(mustNew(t, Settings{Variant: VariantMSEGramian, GramianWeight: 0.7}, tensor.Float64).Settings(), Diagonal, b, false)
 	p.st.Rewards = nil
 	rng := gen.rng
 	U, V := make([]float64, b*d), make([]float64, b*d)
@@ -335,7 +335,7 @@ func TestMSEGramianFromEmbeddings(t *testing.T) {
 	}
 	want := mse/b + 0.7*inner/(b*b)
 	for _, im := range []Impl{ImplFused, ImplExpression} {
-		l := mustNew(t, Settings{Variant: MSEGramian, GramianWeight: 0.7, Impl: im}, tensor.Float64)
+		l := mustNew(t, Settings{Variant: VariantMSEGramian, GramianWeight: 0.7, Impl: im}, tensor.Float64)
 		got, _, err := newHarness(t, l, p.st, b, b, false).run(S)
 		if err != nil {
 			t.Fatal(err)
@@ -356,26 +356,26 @@ func TestExecutionErrors(t *testing.T) {
 		break_ func(st *Step)
 		want   string
 	}{
-		{Settings{Variant: LogQ, LogQProbability: ProbInclusion}, func(st *Step) { st.LogP = st.LogP[:2] }, "step.LogP has length 2"},
-		{Settings{Variant: LogQ, LogQProbability: ProbInclusion}, func(st *Step) { st.PosLogP = nil }, "step.PosLogP has length 0"},
-		{Settings{Variant: LogQ}, func(st *Step) { st.LogQ = st.LogQ[:2] }, "step.LogQ has length 2"},
-		{Settings{Variant: NCE}, func(st *Step) { st.PosLogQ[1] = math.NaN() }, "step.PosLogQ[1] = NaN"},
-		{Settings{Variant: LogQ, LogQProbability: ProbDedupe}, func(st *Step) { st.ColItem = nil }, "step.ColItem"},
-		{Settings{Variant: Plain}, func(st *Step) { st.Rewards[3] = -0.5 }, "step.Rewards[3] = -0.5 is negative"},
-		{Settings{Variant: Importance}, func(st *Step) { st.LogQ[1] = math.NaN() }, "step.LogQ[1] = NaN"},
-		{Settings{Variant: Importance}, func(st *Step) { st.LogQ[1] = math.Inf(-1) }, "step.LogQ[1] = -Inf"},
-		{Settings{Variant: Tail}, func(st *Step) { st.PosLogPrior[0] = math.Inf(1) }, "step.PosLogPrior[0] = +Inf"},
-		{Settings{Variant: Relative}, func(st *Step) { st.PosLogQ = st.PosLogQ[:1] }, "step.PosLogQ has length 1"},
-		{Settings{Variant: Plain, RemoveAccidentalHits: true}, func(st *Step) { st.RowItem = nil }, "step.RowItem"},
-		{Settings{Variant: Plain, RemoveAccidentalHits: true}, func(st *Step) { st.ColItem = nil }, "step.ColItem"},
-		{Settings{Variant: Plain}, func(st *Step) { st.Rewards = []float64{1} }, "step.Rewards has length 1"},
-		{Settings{Variant: Plain}, func(st *Step) { st.Rewards[2] = math.Inf(1) }, "step.Rewards[2] = +Inf"},
-		{Settings{Variant: Plain}, func(st *Step) { st.Layout = First }, "step.Layout is first"},
-		{Settings{Variant: Full}, func(st *Step) { st.PosCol[3] = 99 }, "step.PosCol[3] = 99"},
-		{Settings{Variant: Full}, func(st *Step) { st.PosCol = nil }, "step.PosCol has length 0"},
-		{Settings{Variant: LogitAdjusted}, func(st *Step) { st.LogPrior[0] = math.NaN() }, "step.LogPrior[0] = NaN"},
-		{Settings{Variant: MSEGramian}, func(st *Step) { st.Items = 0 }, "step.Items = 0"},
-		{Settings{Variant: MSEGramian}, func(st *Step) { st.LogQ = nil }, "step.LogQ has length 0"},
+		{Settings{Variant: VariantLogQ, LogQProbability: LogQProbabilityInclusion}, func(st *Step) { st.LogP = st.LogP[:2] }, "step.LogP has length 2"},
+		{Settings{Variant: VariantLogQ, LogQProbability: LogQProbabilityInclusion}, func(st *Step) { st.PosLogP = nil }, "step.PosLogP has length 0"},
+		{Settings{Variant: VariantLogQ}, func(st *Step) { st.LogQ = st.LogQ[:2] }, "step.LogQ has length 2"},
+		{Settings{Variant: VariantNCE}, func(st *Step) { st.PosLogQ[1] = math.NaN() }, "step.PosLogQ[1] = NaN"},
+		{Settings{Variant: VariantLogQ, LogQProbability: LogQProbabilityDedupe}, func(st *Step) { st.ColItem = nil }, "step.ColItem"},
+		{Settings{Variant: VariantPlain}, func(st *Step) { st.Rewards[3] = -0.5 }, "step.Rewards[3] = -0.5 is negative"},
+		{Settings{Variant: VariantImportance}, func(st *Step) { st.LogQ[1] = math.NaN() }, "step.LogQ[1] = NaN"},
+		{Settings{Variant: VariantImportance}, func(st *Step) { st.LogQ[1] = math.Inf(-1) }, "step.LogQ[1] = -Inf"},
+		{Settings{Variant: VariantTail}, func(st *Step) { st.PosLogPrior[0] = math.Inf(1) }, "step.PosLogPrior[0] = +Inf"},
+		{Settings{Variant: VariantRelative}, func(st *Step) { st.PosLogQ = st.PosLogQ[:1] }, "step.PosLogQ has length 1"},
+		{Settings{Variant: VariantPlain, RemoveAccidentalHits: true}, func(st *Step) { st.RowItem = nil }, "step.RowItem"},
+		{Settings{Variant: VariantPlain, RemoveAccidentalHits: true}, func(st *Step) { st.ColItem = nil }, "step.ColItem"},
+		{Settings{Variant: VariantPlain}, func(st *Step) { st.Rewards = []float64{1} }, "step.Rewards has length 1"},
+		{Settings{Variant: VariantPlain}, func(st *Step) { st.Rewards[2] = math.Inf(1) }, "step.Rewards[2] = +Inf"},
+		{Settings{Variant: VariantPlain}, func(st *Step) { st.Layout = First }, "step.Layout is first"},
+		{Settings{Variant: VariantFull}, func(st *Step) { st.PosCol[3] = 99 }, "step.PosCol[3] = 99"},
+		{Settings{Variant: VariantFull}, func(st *Step) { st.PosCol = nil }, "step.PosCol has length 0"},
+		{Settings{Variant: VariantLogitAdjusted}, func(st *Step) { st.LogPrior[0] = math.NaN() }, "step.LogPrior[0] = NaN"},
+		{Settings{Variant: VariantMSEGramian}, func(st *Step) { st.Items = 0 }, "step.Items = 0"},
+		{Settings{Variant: VariantMSEGramian}, func(st *Step) { st.LogQ = nil }, "step.LogQ has length 0"},
 	}
 	for _, tc := range cases {
 		for _, im := range []Impl{ImplFused, ImplExpression} {
@@ -425,7 +425,7 @@ func TestNodeErrors(t *testing.T) {
 		{Settings{}, tensor.Float32, Inputs{Scores: m32(4, 5)}, st, "needs 4 score columns"},
 		{Settings{Sampler: SamplerMixed, Negatives: 3}, tensor.Float32, Inputs{Scores: m32(4, 4)}, st, "needs 7 score columns"},
 		{Settings{Sampler: SamplerUniform, Negatives: 3}, tensor.Float32, Inputs{Scores: m32(4, 7)}, st, "needs 4 score columns"},
-		{Settings{Variant: Constant}, tensor.Float32, Inputs{Scores: m32(1, 1)}, st, "at least one negative"},
+		{Settings{Variant: VariantConstant}, tensor.Float32, Inputs{Scores: m32(1, 1)}, st, "at least one negative"},
 		{Settings{}, tensor.Float32, Inputs{Scores: gorgonia.NewVector(g, tensor.Float32, gorgonia.WithShape(4))}, st, "B×C matrix"},
 	}
 	for _, tc := range cases {
@@ -447,11 +447,11 @@ func TestLayout(t *testing.T) {
 		want Layout
 	}{
 		{Settings{}, Diagonal},
-		{Settings{Variant: Tail, Sampler: SamplerMixed}, Diagonal},
-		{Settings{Variant: NCE, Sampler: SamplerUniform}, First},
-		{Settings{Variant: MSEGramian, Sampler: SamplerUniform}, First},
-		{Settings{Variant: Full}, Indexed},
-		{Settings{Variant: LogitAdjusted}, Indexed},
+		{Settings{Variant: VariantTail, Sampler: SamplerMixed}, Diagonal},
+		{Settings{Variant: VariantNCE, Sampler: SamplerUniform}, First},
+		{Settings{Variant: VariantMSEGramian, Sampler: SamplerUniform}, First},
+		{Settings{Variant: VariantFull}, Indexed},
+		{Settings{Variant: VariantLogitAdjusted}, Indexed},
 	} {
 		if got := mustNew(t, tc.s, tensor.Float32).Layout(); got != tc.want {
 			t.Errorf("%+v: layout %v, want %v", tc.s, got, tc.want)
@@ -500,7 +500,7 @@ func TestProbabilities(t *testing.T) {
 // set; otherwise every exponential underflows.
 func TestStaleMaximum(t *testing.T) {
 	gen := newCaseGen(10, 9)
-	l := mustNew(t, Settings{Variant: LogQ, CorrectAt: CorrectScores}, tensor.Float64)
+	l := mustNew(t, Settings{Variant: VariantLogQ, CorrectAt: CorrectAtScores}, tensor.Float64)
 	p := gen.gen(l.Settings(), Diagonal, 6, false)
 	for j := range p.st.LogP {
 		p.st.LogP[j] = math.Log(1e-300)
@@ -543,7 +543,7 @@ func TestLispMachine(t *testing.T) {
 	gen := newCaseGen(11, 9)
 	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 		for _, im := range []Impl{ImplFused, ImplExpression} {
-			l := mustNew(t, Settings{Variant: Relative, RemoveAccidentalHits: true, Temperature: 0.4, Impl: im}, dt)
+			l := mustNew(t, Settings{Variant: VariantRelative, RemoveAccidentalHits: true, Temperature: 0.4, Impl: im}, dt)
 			p := gen.gen(l.Settings(), Diagonal, 5, false)
 			S := p.S
 			if dt == tensor.Float32 {

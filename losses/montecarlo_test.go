@@ -66,15 +66,15 @@ func (p *mcProblem) mcStats(t *testing.T, s Settings, m, R int, rng *rand.Rand) 
 
 // rho is ρ_yy' = m·q_y'·w_yy' in closed form (Rawat et al. Table 2; eq. 13-14):
 // constant q_y', importance 1, relative m·q_y, tail π_y'/π_y.
-func (p *mcProblem) rho(variant string, m, y2 int) float64 {
+func (p *mcProblem) rho(variant Variant, m, y2 int) float64 {
 	switch variant {
-	case Constant:
+	case VariantConstant:
 		return p.q[y2]
-	case Importance:
+	case VariantImportance:
 		return 1
-	case Relative:
+	case VariantRelative:
 		return float64(m) * p.q[p.y]
-	case Tail:
+	case VariantTail:
 		return p.pi[y2] / p.pi[p.y]
 	}
 	panic(variant)
@@ -102,7 +102,7 @@ func TestImplicitLossSoftmax(t *testing.T) {
 	if testing.Short() {
 		R = 2000
 	}
-	for _, v := range []string{Constant, Importance, Relative, Tail} {
+	for _, v := range []Variant{VariantConstant, VariantImportance, VariantRelative, VariantTail} {
 		var gaps []float64
 		for _, m := range []int{4, 32, 256} {
 			mean, se := p.mcStats(t, Settings{Variant: v}, m, R, rng)
@@ -131,7 +131,7 @@ func TestImportanceApproachesFullSoftmax(t *testing.T) {
 		p.q[k] = 1 / float64(p.L)
 	}
 	const m = 256
-	mean, se := p.mcStats(t, Settings{Variant: Importance}, m, 2000, rand.New(rand.NewPCG(4, 5)))
+	mean, se := p.mcStats(t, Settings{Variant: VariantImportance}, m, 2000, rand.New(rand.NewPCG(4, 5)))
 	ce := p.implicitSoftmax(func(int) float64 { return 1 })
 	mq := float64(m) / float64(p.L)
 	wrong := p.implicitSoftmax(func(int) float64 { return mq * mq })
@@ -150,7 +150,7 @@ func TestImplicitLossDecoupled(t *testing.T) {
 	p := newMCProblem(5, 40)
 	rng := rand.New(rand.NewPCG(6, 7))
 	phi := func(z float64) float64 { return math.Log1p(math.Exp(-z)) }
-	for _, v := range []string{Constant, Importance, Relative, Tail} {
+	for _, v := range []Variant{VariantConstant, VariantImportance, VariantRelative, VariantTail} {
 		for _, m := range []int{4, 64} {
 			mean, se := p.mcStats(t, Settings{Variant: v, Form: FormDecoupled}, m, 2000, rng)
 			want := phi(p.f[p.y])
@@ -194,7 +194,7 @@ func gramianIsUniform(t *testing.T, im Impl) {
 		uniform += lambda * sc[y] * sc[y] / L
 		weighted += lambda * q[y] * sc[y] * sc[y]
 	}
-	l := mustNew(t, Settings{Variant: MSEGramian, GramianWeight: lambda, Impl: im}, tensor.Float64)
+	l := mustNew(t, Settings{Variant: VariantMSEGramian, GramianWeight: lambda, Impl: im}, tensor.Float64)
 	st := &Step{Layout: Diagonal, Items: L, LogQ: make([]float64, b)}
 	h := newHarness(t, l, st, b, b, false)
 	S := make([]float64, b*b)

@@ -5,7 +5,7 @@ import "fmt"
 // NonFiniteError is the error of a fused loss whose value is NaN or infinite (non-finite scores,
 // or scores whose scale overflows the exponential).
 type NonFiniteError struct {
-	Variant string
+	Variant Variant
 	Value   float64
 }
 

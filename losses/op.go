@@ -71,7 +71,7 @@ func (op *lossOp) Hashcode() uint32 {
 	return h.Sum32()
 }
 
-func (op *lossOp) String() string { return "losses." + op.s.Variant }
+func (op *lossOp) String() string { return "losses." + string(op.s.Variant) }
 
 func (op *lossOp) Do(inputs ...gorgonia.Value) (gorgonia.Value, error) {
 	if len(inputs) != 1 {
@@ -243,7 +243,7 @@ func (op *lossGradOp) Hashcode() uint32 {
 	return h.Sum32()
 }
 
-func (op *lossGradOp) String() string { return "losses.grad." + op.fwd.s.Variant }
+func (op *lossGradOp) String() string { return "losses.grad." + string(op.fwd.s.Variant) }
 
 func (op *lossGradOp) Do(inputs ...gorgonia.Value) (gorgonia.Value, error) {
 	if len(inputs) != 3 {

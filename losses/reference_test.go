@@ -29,7 +29,7 @@ func refNegatives(s *Settings, st *Step, i, c int) []int {
 		if s.RemoveAccidentalHits && st.ColItem[j] == st.RowItem[i] {
 			continue
 		}
-		if s.LogQProbability == ProbDedupe && refSeenBefore(st.ColItem, j) {
+		if s.LogQProbability == LogQProbabilityDedupe && refSeenBefore(st.ColItem, j) {
 			continue
 		}
 		n = append(n, j)
@@ -50,7 +50,7 @@ func refSeenBefore(items []int64, j int) bool {
 // refLogQ is log Q of column j (the positive's when pos) for logq, nce and
 // sampled_logistic: log(m·q_j), m = C−1, for expected_count; log p̂_j otherwise.
 func refLogQ(s *Settings, st *Step, i, j int, pos bool) float64 {
-	if s.LogQProbability == ProbExpectedCount {
+	if s.LogQProbability == LogQProbabilityExpectedCount {
 		m := float64(len(st.LogQ) - 1)
 		if pos {
 			return math.Log(m * math.Exp(st.PosLogQ[i]))
@@ -69,13 +69,13 @@ func refWeight(s *Settings, st *Step, i, j, m int) float64 {
 	fm := float64(m)
 	qj := math.Exp(st.LogQ[j])
 	switch s.Variant {
-	case Constant:
+	case VariantConstant:
 		return 1 / fm
-	case Importance:
+	case VariantImportance:
 		return 1 / (fm * qj)
-	case Relative:
+	case VariantRelative:
 		return math.Exp(st.PosLogQ[i]) / qj
-	case Tail:
+	case VariantTail:
 		return math.Exp(st.LogPrior[j]) / (fm * qj * math.Exp(st.PosLogPrior[i]))
 	}
 	panic("refWeight: not a Rawat weighting")
@@ -116,7 +116,7 @@ func refSigmoid(x float64) float64 {
 // correct applies an additive logit correction c to raw score sc: s/τ + c
 // (correct_at = logits) or (s + c)/τ (correct_at = scores).
 func correct(s *Settings, sc, c float64) float64 {
-	if s.CorrectAt == CorrectScores {
+	if s.CorrectAt == CorrectAtScores {
 		return (sc + c) / s.Temperature
 	}
 	return sc/s.Temperature + c
@@ -126,7 +126,7 @@ func correct(s *Settings, sc, c float64) float64 {
 func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) {
 	grad := make([]float64, b*c)
 	scale := 1.0
-	if s.Reduction == ReduceMean {
+	if s.Reduction == ReductionMean {
 		scale = 1 / float64(b)
 	}
 	m := c - 1
@@ -143,7 +143,7 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 		neg := refNegatives(s, st, i, c)
 		var li float64
 		switch s.Variant {
-		case Plain, Full, LogQ, LogitAdjusted:
+		case VariantPlain, VariantFull, VariantLogQ, VariantLogitAdjusted:
 			// Yi et al. eq. (3)/(4), Menon et al.: −log P, P = e^{z_p}/Σ_{j∈{p}∪N} e^{z_j}.
 			z := make([]float64, c)
 			for j := 0; j < c; j++ {
@@ -160,7 +160,7 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 				gr[j] += k / s.Temperature * math.Exp(z[j]-lse)
 			}
 			gr[p] -= k / s.Temperature
-		case Constant, Importance, Relative, Tail:
+		case VariantConstant, VariantImportance, VariantRelative, VariantTail:
 			f := func(j int) float64 { return row[j] / s.Temperature }
 			if s.Form == FormDecoupled {
 				// Rawat et al. eq. (6): φ(f_y) + Σ_{y'∈N} w φ(−f_y'), φ(z) = log(1+e^{−z}).
@@ -185,7 +185,7 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 				gr[j] += k / s.Temperature * d
 				gr[p] -= k / s.Temperature * d
 			}
-		case NCE, NegativeSampling, SampledLogistic:
+		case VariantNCE, VariantNegativeSampling, VariantSampledLogistic:
 			// Candidate-sampling table: logistic loss on G, positive label 1, negatives 0.
 			gp := correctedLogit(s, st, row, i, p, p)
 			li = -refLogSigmoid(gp)
@@ -195,14 +195,14 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 				li += -refLogSigmoid(-g)
 				gr[j] = k / s.Temperature * refSigmoid(g)
 			}
-		case LogQCorrected:
+		case VariantLogQCorrected:
 			r := refLogQCorrectedRow(s, st, row, i, c)
 			li = r.w * r.loss
 			for t, j := range r.neg {
 				gr[j] += k * r.w / s.Temperature * r.softmax[t]
 			}
 			gr[p] -= k * r.w / s.Temperature
-		case MSEGramian:
+		case VariantMSEGramian:
 			// Krichene et al.: (s_ip − 1)² + λ/(B·C_g) Σ_{i,j∈gram} w_j s_ij² (times B for sum).
 			d := row[p] - 1
 			li = d * d
@@ -228,7 +228,7 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 // nce, negative_sampling, sampled_logistic.
 func correctedLogit(s *Settings, st *Step, row []float64, i, j, p int) float64 {
 	switch s.Variant {
-	case LogQ, NCE, SampledLogistic:
+	case VariantLogQ, VariantNCE, VariantSampledLogistic:
 		if j == p {
 			if s.UncorrectedPositive {
 				return row[j] / s.Temperature
@@ -236,7 +236,7 @@ func correctedLogit(s *Settings, st *Step, row []float64, i, j, p int) float64 {
 			return correct(s, row[j], -refLogQ(s, st, i, j, true))
 		}
 		return correct(s, row[j], -refLogQ(s, st, i, j, false))
-	case LogitAdjusted:
+	case VariantLogitAdjusted:
 		if j == p {
 			return correct(s, row[j], s.LATau*st.PosLogPrior[i])
 		}

@@ -35,7 +35,7 @@ func marginSoftmax(e *losses.Expr) (*gorgonia.Node, error) {
 // The package's tests run every registered variant too (finite differences,
 // samplers × options), so this one is registered for the whole test binary.
 func init() {
-	if err := losses.Register("margin_softmax", losses.Variant{
+	if err := losses.Register("margin_softmax", losses.Custom{
 		Expr:    marginSoftmax,
 		Options: func() any { return new(marginOptions) },
 	}); err != nil {

@@ -3,6 +3,7 @@ package losses
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -13,7 +14,7 @@ import (
 	"gorgonia.org/gorgonia"
 )
 
-// Variant is a loss variant added with Register: its expression and the
+// Custom is a loss variant added with Register: its expression and the
 // options it declares. The settings every variant shares keep their meaning:
 // sampler and negatives (which columns the scores have), temperature and
 // learn_temperature (Expr.Tau), correct_at (Expr.Correct, only when
@@ -21,7 +22,7 @@ import (
 // (Expr.Reduce) and impl (auto or expression: a registered variant has no
 // fused kernel). form, uncorrected_positive, la_tau and gramian_weight belong
 // to built-in variants and are rejected.
-type Variant struct {
+type Custom struct {
 	// Expr returns the scalar loss node built from e (see Expr). It may use
 	// gorgonia.Must: a panic with an error while building is returned by
 	// Loss.Node as that error.
@@ -45,13 +46,13 @@ type Variant struct {
 // init functions and goroutines. Names are unique and never replaced.
 var registry = struct {
 	sync.Mutex
-	m map[string]Variant
-}{m: map[string]Variant{}}
+	m map[Variant]Custom
+}{m: map[Variant]Custom{}}
 
 // Register adds a loss variant under name, to be selected with
 // loss.variant = name. The name must be lower-case snake_case, not a
 // built-in variant's and not registered before; v.Expr must be set.
-func Register(name string, v Variant) error {
+func Register(name string, v Custom) error {
 	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
 		return fmt.Errorf("losses: variant name %q must be non-empty lower-case snake_case", name)
 	}
@@ -64,20 +65,20 @@ func Register(name string, v Variant) error {
 			return fmt.Errorf("losses: variant %s: Options must return a pointer to a struct, got %T", name, o)
 		}
 	}
-	if isBuiltin(name) {
+	if isBuiltin(Variant(name)) {
 		return fmt.Errorf("losses: variant %s is built in", name)
 	}
 	registry.Lock()
 	defer registry.Unlock()
-	if _, ok := registry.m[name]; ok {
+	if _, ok := registry.m[Variant(name)]; ok {
 		return fmt.Errorf("losses: variant %s is already registered", name)
 	}
-	registry.m[name] = v
+	registry.m[Variant(name)] = v
 	return nil
 }
 
 // registered returns the variant added under name, if any.
-func registered(name string) (Variant, bool) {
+func registered(name Variant) (Custom, bool) {
 	registry.Lock()
 	defer registry.Unlock()
 	v, ok := registry.m[name]
@@ -86,14 +87,10 @@ func registered(name string) (Variant, bool) {
 
 // Variants returns the names of every variant: the built-in ones in their
 // documented order, then the registered ones sorted.
-func Variants() []string {
+func Variants() []Variant {
 	registry.Lock()
-	extra := make([]string, 0, len(registry.m))
-	for n := range registry.m {
-		extra = append(extra, n)
-	}
+	extra := slices.Sorted(maps.Keys(registry.m))
 	registry.Unlock()
-	sort.Strings(extra)
 	return append(slices.Clone(variantNames), extra...)
 }
 

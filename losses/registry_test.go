@@ -14,15 +14,15 @@ func TestRegisterErrors(t *testing.T) {
 	expr := func(e *Expr) (*gorgonia.Node, error) { return softmaxExpr(e) }
 	for _, tc := range []struct {
 		name string
-		v    Variant
+		v    Custom
 		want string
 	}{
-		{"logq", Variant{Expr: expr}, "losses: variant logq is built in"},
-		{"margin_softmax", Variant{Expr: expr}, "losses: variant margin_softmax is already registered"},
-		{"Bad-Name", Variant{Expr: expr}, `losses: variant name "Bad-Name" must be non-empty lower-case snake_case`},
-		{"", Variant{Expr: expr}, `losses: variant name "" must be non-empty`},
-		{"no_expr", Variant{}, "losses: variant no_expr has no Expr"},
-		{"bad_opts", Variant{Expr: expr, Options: func() any { return 3 }}, "losses: variant bad_opts: Options must return a pointer to a struct, got int"},
+		{"logq", Custom{Expr: expr}, "losses: variant logq is built in"},
+		{"margin_softmax", Custom{Expr: expr}, "losses: variant margin_softmax is already registered"},
+		{"Bad-Name", Custom{Expr: expr}, `losses: variant name "Bad-Name" must be non-empty lower-case snake_case`},
+		{"", Custom{Expr: expr}, `losses: variant name "" must be non-empty`},
+		{"no_expr", Custom{}, "losses: variant no_expr has no Expr"},
+		{"bad_opts", Custom{Expr: expr, Options: func() any { return 3 }}, "losses: variant bad_opts: Options must return a pointer to a struct, got int"},
 	} {
 		if err := Register(tc.name, tc.v); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("Register(%q) = %v, want %q", tc.name, err, tc.want)
@@ -42,10 +42,10 @@ func TestOptionErrors(t *testing.T) {
 			"options.beta: unknown option of variant margin_softmax (it has: margin)"},
 		{Settings{Variant: "margin_softmax", Options: map[string]any{"margin": "x"}}, "options: variant margin_softmax:"},
 		{Settings{Variant: "margin_softmax", Options: map[string]any{"margin": -1.0}}, "options.margin: must be finite and ≥ 0, got -1"},
-		{Settings{Variant: "margin_softmax", CorrectAt: CorrectScores}, "correct_at: variant margin_softmax"},
-		{Settings{Variant: LogQ, Options: map[string]any{"alpha": 1.0}}, "options.alpha: variant logq has no options"},
+		{Settings{Variant: "margin_softmax", CorrectAt: CorrectAtScores}, "correct_at: variant margin_softmax"},
+		{Settings{Variant: VariantLogQ, Options: map[string]any{"alpha": 1.0}}, "options.alpha: variant logq has no options"},
 		{Settings{Variant: "margin_softmax", Impl: ImplFused}, "impl: variant margin_softmax has no fused kernel"},
-		{Settings{Variant: LogQCorrected, Impl: ImplFused}, "impl: variant logq_corrected has no fused kernel"},
+		{Settings{Variant: VariantLogQCorrected, Impl: ImplFused}, "impl: variant logq_corrected has no fused kernel"},
 		{Settings{Variant: "margin_softmax", Form: FormDecoupled}, "form: only for constant"},
 		{Settings{Variant: "margin_softmax", LATau: 2}, "la_tau: only for logit_adjusted"},
 		{Settings{Variant: "margin_softmax", UncorrectedPositive: true}, "uncorrected_positive: only for"},
@@ -67,14 +67,14 @@ func TestOptionErrors(t *testing.T) {
 }
 
 // registerForTest registers v under name for one test only.
-func registerForTest(t *testing.T, name string, v Variant) {
+func registerForTest(t *testing.T, name string, v Custom) {
 	t.Helper()
 	if err := Register(name, v); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		registry.Lock()
-		delete(registry.m, name)
+		delete(registry.m, Variant(name))
 		registry.Unlock()
 	})
 }
@@ -97,8 +97,8 @@ func TestBrokenVariant(t *testing.T) {
 			return nil, nil
 		}, "losses: building variant no_options: interface conversion"},
 	} {
-		registerForTest(t, tc.name, Variant{Expr: tc.expr})
-		l := mustNew(t, Settings{Variant: tc.name}, tensor.Float64)
+		registerForTest(t, tc.name, Custom{Expr: tc.expr})
+		l := mustNew(t, Settings{Variant: Variant(tc.name)}, tensor.Float64)
 		g := gorgonia.NewGraph()
 		scores := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(2, 2), gorgonia.WithName("s"))
 		_, err := l.Node(Inputs{Scores: scores}, &Step{Layout: Diagonal})

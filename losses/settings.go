@@ -4,25 +4,35 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
+	"slices"
+
+	"github.com/samplingbias/workbench/internal/setting"
 )
 
-// Variant names (the values of Settings.Variant).
+// Variant is the name of a loss, Settings.Variant: one of the Variant constants or the name of
+// a variant added with Register.
+type Variant string
+
+// Built-in variants, in their documented order (the package documentation gives each formula).
 const (
-	Plain            = "plain"
-	LogQ             = "logq"
-	Constant         = "constant"
-	Importance       = "importance"
-	Relative         = "relative"
-	Tail             = "tail"
-	Full             = "full"
-	LogitAdjusted    = "logit_adjusted"
-	MSEGramian       = "mse_gramian"
-	NCE              = "nce"
-	NegativeSampling = "negative_sampling"
-	SampledLogistic  = "sampled_logistic"
-	LogQCorrected    = "logq_corrected"
+	VariantPlain            Variant = "plain"
+	VariantLogQ             Variant = "logq"
+	VariantConstant         Variant = "constant"
+	VariantImportance       Variant = "importance"
+	VariantRelative         Variant = "relative"
+	VariantTail             Variant = "tail"
+	VariantFull             Variant = "full"
+	VariantLogitAdjusted    Variant = "logit_adjusted"
+	VariantMSEGramian       Variant = "mse_gramian"
+	VariantNCE              Variant = "nce"
+	VariantNegativeSampling Variant = "negative_sampling"
+	VariantSampledLogistic  Variant = "sampled_logistic"
+	VariantLogQCorrected    Variant = "logq_corrected"
 )
+
+// UnmarshalText sets v from its name, a built-in or a registered variant's; an unknown name is
+// an error that lists the allowed ones.
+func (v *Variant) UnmarshalText(b []byte) error { return setting.Unmarshal(v, b, Variants()) }
 
 // Impl is how a loss node is computed (the value of Settings.Impl).
 type Impl string
@@ -40,28 +50,72 @@ const (
 	ImplFused Impl = "fused"
 )
 
-// Form, sampler, correction-placement and reduction names.
+// UnmarshalText sets i from its name; an unknown name is an error that lists the allowed ones.
+func (i *Impl) UnmarshalText(b []byte) error { return setting.Unmarshal(i, b, implNames) }
+
+// Form is the form of Rawat et al.'s weightings, Settings.Form.
+type Form string
+
+// Forms.
 const (
-	FormSoftmax   = "softmax"
-	FormDecoupled = "decoupled"
-
-	SamplerInBatch = "in_batch"
-	SamplerUniform = "uniform"
-	SamplerMixed   = "mixed"
-
-	CorrectLogits = "logits"
-	CorrectScores = "scores"
-
-	ReduceMean = "mean"
-	ReduceSum  = "sum"
+	FormSoftmax   Form = "softmax"   // Rawat et al. eq. 5
+	FormDecoupled Form = "decoupled" // Rawat et al. eq. 6, the logistic margin loss
 )
+
+// UnmarshalText sets f from its name; an unknown name is an error that lists the allowed ones.
+func (f *Form) UnmarshalText(b []byte) error { return setting.Unmarshal(f, b, forms) }
+
+// Sampler is how the negatives were drawn, Settings.Sampler.
+type Sampler string
+
+// Samplers (see Settings.Sampler).
+const (
+	SamplerInBatch Sampler = "in_batch"
+	SamplerUniform Sampler = "uniform"
+	SamplerMixed   Sampler = "mixed"
+)
+
+// UnmarshalText sets s from its name; an unknown name is an error that lists the allowed ones.
+func (s *Sampler) UnmarshalText(b []byte) error { return setting.Unmarshal(s, b, samplers) }
+
+// CorrectAt is where an additive logit correction is applied, Settings.CorrectAt.
+type CorrectAt string
+
+// Correction placements.
+const (
+	CorrectAtLogits CorrectAt = "logits" // s/τ + c
+	CorrectAtScores CorrectAt = "scores" // (s + c)/τ
+)
+
+// UnmarshalText sets c from its name; an unknown name is an error that lists the allowed ones.
+func (c *CorrectAt) UnmarshalText(b []byte) error { return setting.Unmarshal(c, b, correctAts) }
+
+// Reduction is how the rows' losses are reduced, Settings.Reduction.
+type Reduction string
+
+// Reductions.
+const (
+	ReductionMean Reduction = "mean" // (1/B)·Σ_i
+	ReductionSum  Reduction = "sum"  // Σ_i
+)
+
+// UnmarshalText sets r from its name; an unknown name is an error that lists the allowed ones.
+func (r *Reduction) UnmarshalText(b []byte) error { return setting.Unmarshal(r, b, reductions) }
 
 // Defaults filled in by Resolve.
 const (
-	DefaultTemperature   = 0.05
-	DefaultNegatives     = 64
-	DefaultLATau         = 1.0
-	DefaultGramianWeight = 1.0
+	DefaultVariant         = VariantPlain
+	DefaultForm            = FormSoftmax
+	DefaultSampler         = SamplerInBatch
+	DefaultNegatives       = 64
+	DefaultTemperature     = 0.05
+	DefaultCorrectAt       = CorrectAtLogits
+	DefaultLATau           = 1.0
+	DefaultGramianWeight   = 1.0
+	DefaultLogQProbability = LogQProbabilityExpectedCount
+	DefaultQSource         = QSourceCounts
+	DefaultReduction       = ReductionMean
+	DefaultImpl            = ImplAuto
 )
 
 // LogQProbability is the probability Q whose log the logq, nce and sampled_logistic
@@ -71,7 +125,7 @@ const (
 type LogQProbability string
 
 const (
-	// ProbExpectedCount (the default): Q_j = m·q_j, the expected number of copies of
+	// LogQProbabilityExpectedCount (the default): Q_j = m·q_j, the expected number of copies of
 	// column j's item among a row's m = C−1 negative draws (Step.LogQ): (B−1)·q̂ in-batch,
 	// m/M uniform, (B−1)·q̂ + m/M mixed. Each copy then counts once in
 	// expectation, Σ_{j∈N} e^{f_j}/(m·q_j) is an unbiased estimate of the
@@ -85,18 +139,18 @@ const (
 	// columns; expected_count keeps every column, is the sampled-softmax
 	// correction of the candidate-sampling table, and its q is known exactly
 	// from the training counts (q_source).
-	ProbExpectedCount LogQProbability = "expected_count"
-	// ProbInclusion: Q_j = p̂_j = P(item j is in the step) (Step.LogP), Yi et al.'s
+	LogQProbabilityExpectedCount LogQProbability = "expected_count"
+	// LogQProbabilityInclusion: Q_j = p̂_j = P(item j is in the step) (Step.LogP), Yi et al.'s
 	// Algorithm 2 as written. p̂ saturates at 1, so an item filling k columns is
 	// corrected as if it filled one: not a consistent estimate of the full softmax
 	// once B·q > 1 for some item (its k copies weigh k times too much).
-	ProbInclusion LogQProbability = "inclusion"
-	// ProbDedupe: one column per distinct item, the other copies masked from every
+	LogQProbabilityInclusion LogQProbability = "inclusion"
+	// LogQProbabilityDedupe: one column per distinct item, the other copies masked from every
 	// row (the row's own positive column always stays; the copies of the row's
 	// positive item are masked as accidental hits), each kept column corrected
 	// by its inclusion probability Q_j = p̂_j (Step.LogP): the Horvitz–Thompson
 	// estimate Σ_{distinct y} e^{f_y}/p̂_y of the partition function, consistent.
-	ProbDedupe LogQProbability = "dedupe"
+	LogQProbabilityDedupe LogQProbability = "dedupe"
 )
 
 // QSource says where the per-draw probability q of the in-batch and mixed
@@ -116,54 +170,68 @@ const (
 	QSourceEstimator QSource = "estimator"
 )
 
+// The names of each enum, in their documented order: the one list of its values, which
+// Resolve and UnmarshalText check against.
 var (
-	probabilityNames = []string{string(ProbExpectedCount), string(ProbInclusion), string(ProbDedupe)}
-	qSourceNames     = []string{string(QSourceCounts), string(QSourceEstimator)}
-	variantNames     = []string{Plain, LogQ, Constant, Importance, Relative, Tail, Full, LogitAdjusted,
-		MSEGramian, NCE, NegativeSampling, SampledLogistic, LogQCorrected}
-	implNames      = []string{string(ImplAuto), string(ImplExpression), string(ImplFused)}
-	formNames      = []string{FormSoftmax, FormDecoupled}
-	samplerNames   = []string{SamplerInBatch, SamplerUniform, SamplerMixed}
-	correctNames   = []string{CorrectLogits, CorrectScores}
-	reductionNames = []string{ReduceMean, ReduceSum}
+	variantNames = []Variant{VariantPlain, VariantLogQ, VariantConstant, VariantImportance, VariantRelative,
+		VariantTail, VariantFull, VariantLogitAdjusted, VariantMSEGramian, VariantNCE, VariantNegativeSampling,
+		VariantSampledLogistic, VariantLogQCorrected}
+	implNames     = []Impl{ImplAuto, ImplExpression, ImplFused}
+	forms         = []Form{FormSoftmax, FormDecoupled}
+	samplers      = []Sampler{SamplerInBatch, SamplerUniform, SamplerMixed}
+	correctAts    = []CorrectAt{CorrectAtLogits, CorrectAtScores}
+	reductions    = []Reduction{ReductionMean, ReductionSum}
+	probabilities = []LogQProbability{LogQProbabilityExpectedCount, LogQProbabilityInclusion, LogQProbabilityDedupe}
+	qSources      = []QSource{QSourceCounts, QSourceEstimator}
 )
 
+// UnmarshalText sets p from its name; an unknown name is an error that lists the allowed ones.
+func (p *LogQProbability) UnmarshalText(b []byte) error {
+	return setting.Unmarshal(p, b, probabilities)
+}
+
+// UnmarshalText sets q from its name; an unknown name is an error that lists the allowed ones.
+func (q *QSource) UnmarshalText(b []byte) error { return setting.Unmarshal(q, b, qSources) }
+
 // Settings is the [loss] section of a config. The zero value is the plain
-// in-batch batch softmax (Yi et al. eq. 3) with temperature 0.05 and mean reduction.
+// in-batch batch softmax (Yi et al. eq. 3) with temperature
+// DefaultTemperature and mean reduction. Each field's default is the
+// constant its comment names, the one place the value is written.
 //
 // An option that a variant does not use must be left at its zero value: Resolve
 // rejects it rather than ignore it silently.
 type Settings struct {
-	// Variant selects the loss (default "plain"): plain | logq | constant |
-	// importance | relative | tail | full | logit_adjusted | mse_gramian | nce |
-	// negative_sampling | sampled_logistic | logq_corrected, or the name of a
-	// variant added with Register. See the package documentation for the
-	// formula of each.
-	Variant string `toml:"variant"`
-	// Form is, for constant, importance, relative and tail only, "softmax"
-	// (default: Rawat et al. eq. 5) or "decoupled" (eq. 6 with the logistic
-	// margin loss).
-	Form string `toml:"form"`
-	// Sampler is how the negatives were drawn (default "in_batch"):
+	// Variant selects the loss (default DefaultVariant): one of the Variant
+	// constants, or the name of a variant added with Register. See the package
+	// documentation for the formula of each.
+	Variant Variant `toml:"variant"`
+	// Form is, for constant, importance, relative and tail only, FormSoftmax
+	// (Rawat et al. eq. 5) or FormDecoupled (eq. 6 with the logistic margin
+	// loss); default DefaultForm.
+	Form Form `toml:"form"`
+	// Sampler is how the negatives were drawn (default DefaultSampler):
 	// in_batch (the other positives of the batch, Layout Diagonal, C = B),
 	// uniform (Negatives items drawn uniformly from the corpus and shared by
 	// all rows, Layout First, C = 1+Negatives) or mixed (in-batch plus
 	// Negatives uniform extras, Layout Diagonal, C = B+Negatives). Must be
 	// empty for full and logit_adjusted, which score the whole corpus.
-	Sampler string `toml:"sampler"`
+	Sampler Sampler `toml:"sampler"`
 	// Negatives is the number m of uniform negatives drawn per step for the
-	// uniform and mixed samplers (default 64); it must be 0 for in_batch.
+	// uniform and mixed samplers (default DefaultNegatives); it must be 0 for
+	// in_batch.
 	Negatives int `toml:"negatives"`
-	// Temperature τ > 0 divides the scores: f = s/τ (default 0.05). Must be 0
-	// for mse_gramian, which works on the raw scores.
+	// Temperature τ > 0 divides the scores: f = s/τ (default
+	// DefaultTemperature). Must be 0 for mse_gramian, which works on the raw
+	// scores.
 	Temperature float64 `toml:"temperature"`
 	// CorrectAt says where an additive logit correction c (−log Q for logq,
 	// nce and sampled_logistic; log w for the Rawat weightings in softmax form;
 	// la_tau·log π for logit_adjusted; −log Q' for logq_corrected; Expr.Correct
-	// for a registered variant with Correction) is applied: "logits" (default)
-	// gives s/τ + c, "scores" gives (s + c)/τ, i.e. τ divides the correction
-	// too. Must be empty for variants without a correction.
-	CorrectAt string `toml:"correct_at"`
+	// for a registered variant with Correction) is applied: CorrectAtLogits
+	// gives s/τ + c, CorrectAtScores gives (s + c)/τ, i.e. τ divides the
+	// correction too; default DefaultCorrectAt. Must be empty for variants
+	// without a correction.
+	CorrectAt CorrectAt `toml:"correct_at"`
 	// UncorrectedPositive leaves the positive's own logit uncorrected (a
 	// zeroed diagonal correction, docs/logq.md §4). Default false: every column,
 	// the positive included, is corrected (Yi et al. eq. 4). Only for logq,
@@ -178,29 +246,29 @@ type Settings struct {
 	// (Resolve sets it: it is part of their definitions).
 	// Not for full, logit_adjusted and mse_gramian.
 	RemoveAccidentalHits bool `toml:"remove_accidental_hits"`
-	// LATau is τ_la of logit_adjusted, logits f_j + τ_la·log π_j (default 1).
-	// Only for logit_adjusted.
+	// LATau is τ_la of logit_adjusted, logits f_j + τ_la·log π_j (default
+	// DefaultLATau). Only for logit_adjusted.
 	LATau float64 `toml:"la_tau"`
-	// GramianWeight is λ of mse_gramian (default 1). Only for mse_gramian.
+	// GramianWeight is λ of mse_gramian (default DefaultGramianWeight). Only
+	// for mse_gramian.
 	GramianWeight float64 `toml:"gramian_weight"`
 	// LogQProbability is, for logq, nce and sampled_logistic only, which
-	// probability Q their −log Q correction uses: "expected_count" (default),
-	// "inclusion" or "dedupe"; see the constants ProbExpectedCount,
-	// ProbInclusion and ProbDedupe for what each column's correction means.
+	// probability Q their −log Q correction uses: one of the LogQProbability
+	// constants, which say what each column's correction means; default
+	// DefaultLogQProbability.
 	LogQProbability LogQProbability `toml:"logq_probability"`
 	// QSource is where the per-draw q of the in_batch and mixed samplers comes
-	// from: "counts" (default, the exact training frequency) or "estimator"
-	// (inverted from p̂). Only for the variants that read q (importance,
+	// from: QSourceCounts (the exact training frequency) or QSourceEstimator
+	// (inverted from p̂); default DefaultQSource. Only for the variants that read q (importance,
 	// relative, tail, mse_gramian, logq_corrected; logq, nce and
 	// sampled_logistic with logq_probability = expected_count) with sampler in_batch or mixed: the
 	// uniform sampler's q = 1/M is exact.
 	QSource QSource `toml:"q_source"`
-	// Reduction over the rows of the batch: "mean" (default, (1/B)·Σ_i) or
-	// "sum" (Σ_i, B times the mean).
-	Reduction string `toml:"reduction"`
-	// Impl is "auto" (default: the fused kernel where the variant and options
-	// have one, else the expression), "expression" or "fused" (an error where
-	// there is no fused kernel). Both compute the same loss (tested).
+	// Reduction over the rows of the batch: ReductionMean ((1/B)·Σ_i) or
+	// ReductionSum (Σ_i, B times the mean); default DefaultReduction.
+	Reduction Reduction `toml:"reduction"`
+	// Impl is one of the Impl constants; default DefaultImpl. Both the fused
+	// kernel and the expression compute the same loss (tested).
 	Impl Impl `toml:"impl"`
 	// LearnTemperature makes τ a learnable scalar, log-parameterised
 	// (Inputs.LogTemperature), with Temperature its initial value (default
@@ -215,33 +283,26 @@ type Settings struct {
 }
 
 // isRawat reports whether v is one of Rawat et al.'s Table 1 weightings.
-func isRawat(v string) bool {
-	return v == Constant || v == Importance || v == Relative || v == Tail
+func isRawat(v Variant) bool {
+	return v == VariantConstant || v == VariantImportance || v == VariantRelative || v == VariantTail
 }
 
 // isCorpus reports whether v scores the whole corpus (no sampler).
-func isCorpus(v string) bool { return v == Full || v == LogitAdjusted }
+func isCorpus(v Variant) bool { return v == VariantFull || v == VariantLogitAdjusted }
 
 // isBuiltin reports whether v is one of the package's own variants.
-func isBuiltin(v string) bool {
-	for _, n := range variantNames {
-		if v == n {
-			return true
-		}
-	}
-	return false
-}
+func isBuiltin(v Variant) bool { return slices.Contains(variantNames, v) }
 
 // hasFused reports whether the resolved settings have a fused kernel: every
 // built-in variant but logq_corrected, without learn_temperature.
 func (s *Settings) hasFused() bool {
-	return isBuiltin(s.Variant) && s.Variant != LogQCorrected && !s.LearnTemperature
+	return isBuiltin(s.Variant) && s.Variant != VariantLogQCorrected && !s.LearnTemperature
 }
 
 // hasCorrection reports whether the resolved settings apply an additive logit correction.
 func (s *Settings) hasCorrection() bool {
 	switch s.Variant {
-	case LogQ, NCE, SampledLogistic, LogitAdjusted, LogQCorrected:
+	case VariantLogQ, VariantNCE, VariantSampledLogistic, VariantLogitAdjusted, VariantLogQCorrected:
 		return true
 	}
 	if v, ok := registered(s.Variant); ok {
@@ -250,15 +311,7 @@ func (s *Settings) hasCorrection() bool {
 	return isRawat(s.Variant) && s.Form != FormDecoupled
 }
 
-func oneOf(key, v string, allowed []string) error {
-	for _, a := range allowed {
-		if v == a {
-			return nil
-		}
-	}
-	return fmt.Errorf("%s: unknown %q (allowed: %s)", key, v, strings.Join(allowed, ", "))
-}
-
+// finitePositive requires v finite and > 0.
 func finitePositive(key string, v float64) error {
 	if !(v > 0) || math.IsInf(v, 1) {
 		return fmt.Errorf("%s: must be finite and > 0, got %v", key, v)
@@ -266,188 +319,140 @@ func finitePositive(key string, v float64) error {
 	return nil
 }
 
-// onlyFor resolves a positive numeric option *x of variant owner: filled with
-// def when zero, validated, and required to be zero for any other variant v.
-func onlyFor(key string, x *float64, def float64, v, owner string) error {
-	if v != owner {
-		if *x != 0 {
-			return fmt.Errorf("%s: only for %s, not variant %s; leave it 0", key, owner, v)
-		}
-		return nil
+// ownOption resolves a positive numeric option *x of variant owner: filled with
+// def when it is owner's, and required to be zero for any other variant.
+func (s *Settings) ownOption(key string, x *float64, def float64, owner Variant) error {
+	if s.Variant == owner {
+		setting.Default(x, def)
+		return finitePositive(key, *x)
 	}
-	if *x == 0 {
-		*x = def
-	}
-	return finitePositive(key, *x)
+	return setting.OnlyFor(key, *x != 0, false, "only for %s, not variant %s; leave it 0", owner, s.Variant)
 }
 
 // Resolve fills the zero fields with their documented defaults in place and
 // validates the settings. Errors start with the TOML key, e.g.
 // `variant: unknown "lgoq" (allowed: plain, logq, ...)`.
 func (s *Settings) Resolve() error {
-	if s.Variant == "" {
-		s.Variant = Plain
-	}
-	if err := oneOf("variant", s.Variant, Variants()); err != nil {
+	setting.Default(&s.Variant, DefaultVariant)
+	if err := setting.OneOf("variant", s.Variant, Variants()); err != nil {
 		return err
 	}
 	v := s.Variant
-
-	// form
-	if isRawat(v) {
-		if s.Form == "" {
-			s.Form = FormSoftmax
-		}
-		if err := oneOf("form", s.Form, formNames); err != nil {
-			return err
-		}
-	} else if s.Form != "" {
-		return fmt.Errorf("form: only for constant, importance, relative and tail, not variant %s; leave it empty", v)
+	rawat, corpus := isRawat(v), isCorpus(v)
+	if rawat {
+		setting.Default(&s.Form, DefaultForm)
+	}
+	if !corpus {
+		setting.Default(&s.Sampler, DefaultSampler)
+	}
+	if s.Sampler == SamplerUniform || s.Sampler == SamplerMixed {
+		setting.Default(&s.Negatives, DefaultNegatives)
+	}
+	if v != VariantMSEGramian {
+		setting.Default(&s.Temperature, DefaultTemperature)
+	}
+	if err := setting.First(
+		setting.EnumFor("form", s.Form, forms, rawat,
+			"only for constant, importance, relative and tail, not variant %s; leave it empty", v),
+		setting.OnlyFor("sampler", s.Sampler != "", !corpus,
+			"variant %s scores the whole corpus and uses no sampler; leave it empty", v),
+		setting.OnlyFor("negatives", s.Negatives != 0, !corpus,
+			"variant %s scores the whole corpus and draws no negatives; leave it 0", v),
+		setting.EnumFor("sampler", s.Sampler, samplers, !corpus, ""),
+		setting.OnlyFor("negatives", s.Negatives != 0, s.Sampler != SamplerInBatch,
+			"sampler in_batch uses the batch as negatives; leave it 0, got %d", s.Negatives),
+		setting.Require("negatives", s.Negatives >= 0, "must be > 0, got %d", s.Negatives),
+		setting.OnlyFor("temperature", s.Temperature != 0, v != VariantMSEGramian,
+			"variant mse_gramian works on the raw scores; leave it 0, got %v", s.Temperature),
+		setting.OnlyFor("learn_temperature", s.LearnTemperature, v != VariantMSEGramian,
+			"variant %s has no temperature; leave it false", v),
+		s.checkTemperature(),
+	); err != nil {
+		return err
 	}
 
-	// sampler and negatives
-	if isCorpus(v) {
-		if s.Sampler != "" {
-			return fmt.Errorf("sampler: variant %s scores the whole corpus and uses no sampler; leave it empty", v)
-		}
-		if s.Negatives != 0 {
-			return fmt.Errorf("negatives: variant %s scores the whole corpus and draws no negatives; leave it 0", v)
-		}
-	} else {
-		if s.Sampler == "" {
-			s.Sampler = SamplerInBatch
-		}
-		if err := oneOf("sampler", s.Sampler, samplerNames); err != nil {
-			return err
-		}
-		if s.Sampler == SamplerInBatch {
-			if s.Negatives != 0 {
-				return fmt.Errorf("negatives: sampler in_batch uses the batch as negatives; leave it 0, got %d", s.Negatives)
-			}
-		} else {
-			if s.Negatives == 0 {
-				s.Negatives = DefaultNegatives
-			}
-			if s.Negatives < 0 {
-				return fmt.Errorf("negatives: must be > 0, got %d", s.Negatives)
-			}
-		}
+	correction := s.hasCorrection()
+	if correction {
+		setting.Default(&s.CorrectAt, DefaultCorrectAt)
 	}
-
-	// temperature
-	if v == MSEGramian {
-		if s.Temperature != 0 {
-			return fmt.Errorf("temperature: variant mse_gramian works on the raw scores; leave it 0, got %v", s.Temperature)
-		}
-		if s.LearnTemperature {
-			return fmt.Errorf("learn_temperature: variant %s has no temperature; leave it false", v)
-		}
-	} else {
-		if s.Temperature == 0 {
-			s.Temperature = DefaultTemperature
-		}
-		if err := finitePositive("temperature", s.Temperature); err != nil {
-			return err
-		}
-	}
-
-	// correct_at
-	if s.hasCorrection() {
-		if s.CorrectAt == "" {
-			s.CorrectAt = CorrectLogits
-		}
-		if err := oneOf("correct_at", s.CorrectAt, correctNames); err != nil {
-			return err
-		}
-	} else if s.CorrectAt != "" {
-		return fmt.Errorf("correct_at: variant %s (form %q) applies no logit correction; leave it empty", v, s.Form)
-	}
-
-	// uncorrected_positive
-	if s.UncorrectedPositive && v != LogQ && v != NCE && v != SampledLogistic {
-		return fmt.Errorf("uncorrected_positive: only for logq, nce and sampled_logistic, not variant %s", v)
-	}
-
-	// remove_accidental_hits
-	if v == SampledLogistic || v == LogQCorrected || (s.subtractsLogQ() && s.LogQProbability == ProbDedupe) {
+	if v == VariantSampledLogistic || v == VariantLogQCorrected ||
+		(s.subtractsLogQ() && s.LogQProbability == LogQProbabilityDedupe) {
 		s.RemoveAccidentalHits = true
 	}
-	if s.RemoveAccidentalHits && (isCorpus(v) || v == MSEGramian) {
-		return fmt.Errorf("remove_accidental_hits: variant %s has no sampled negatives to mask", v)
-	}
-
-	if err := onlyFor("la_tau", &s.LATau, DefaultLATau, v, LogitAdjusted); err != nil {
-		return err
-	}
-	if err := onlyFor("gramian_weight", &s.GramianWeight, DefaultGramianWeight, v, MSEGramian); err != nil {
-		return err
-	}
-
-	if err := s.resolveProbabilities(); err != nil {
-		return err
-	}
-
-	// reduction
-	if s.Reduction == "" {
-		s.Reduction = ReduceMean
-	}
-	if err := oneOf("reduction", s.Reduction, reductionNames); err != nil {
+	if err := setting.First(
+		setting.EnumFor("correct_at", s.CorrectAt, correctAts, correction,
+			"variant %s (form %q) applies no logit correction; leave it empty", v, s.Form),
+		setting.OnlyFor("uncorrected_positive", s.UncorrectedPositive, s.subtractsLogQ(),
+			"only for logq, nce and sampled_logistic, not variant %s", v),
+		setting.OnlyFor("remove_accidental_hits", s.RemoveAccidentalHits, !corpus && v != VariantMSEGramian,
+			"variant %s has no sampled negatives to mask", v),
+		s.ownOption("la_tau", &s.LATau, DefaultLATau, VariantLogitAdjusted),
+		s.ownOption("gramian_weight", &s.GramianWeight, DefaultGramianWeight, VariantMSEGramian),
+		s.resolveProbabilities(),
+	); err != nil {
 		return err
 	}
 
-	if s.LearnTemperature && v == MSEGramian {
-		return errors.New("learn_temperature: variant mse_gramian works on the raw scores and has no temperature")
-	}
-	if s.Impl == "" {
-		s.Impl = ImplAuto
-	}
-	if err := oneOf("impl", string(s.Impl), implNames); err != nil {
+	setting.Default(&s.Reduction, DefaultReduction)
+	setting.Default(&s.Impl, DefaultImpl)
+	if err := setting.First(
+		setting.OneOf("reduction", s.Reduction, reductions),
+		setting.OneOf("impl", s.Impl, implNames),
+		s.checkFused(),
+	); err != nil {
 		return err
-	}
-	if s.Impl == ImplFused && !s.hasFused() {
-		if s.LearnTemperature {
-			return errors.New("impl: fused has no learned temperature; use auto or expression with learn_temperature")
-		}
-		return fmt.Errorf("impl: variant %s has no fused kernel; use auto or expression", v)
 	}
 	_, err := s.decodeOptions()
 	return err
 }
 
+// checkTemperature requires a finite positive temperature where there is one.
+func (s *Settings) checkTemperature() error {
+	if s.Variant == VariantMSEGramian {
+		return nil
+	}
+	return finitePositive("temperature", s.Temperature)
+}
+
+// checkFused rejects impl fused where there is no fused kernel.
+func (s *Settings) checkFused() error {
+	switch {
+	case s.Impl != ImplFused || s.hasFused():
+		return nil
+	case s.LearnTemperature:
+		return errors.New("impl: fused has no learned temperature; use auto or expression with learn_temperature")
+	}
+	return fmt.Errorf("impl: variant %s has no fused kernel; use auto or expression", s.Variant)
+}
+
 // subtractsLogQ reports whether the variant subtracts a log Q whose meaning
 // logq_probability chooses (logq, nce, sampled_logistic).
 func (s *Settings) subtractsLogQ() bool {
-	return s.Variant == LogQ || s.Variant == NCE || s.Variant == SampledLogistic
+	return s.Variant == VariantLogQ || s.Variant == VariantNCE || s.Variant == VariantSampledLogistic
 }
 
 // readsQ reports whether the resolved settings read the per-draw q (Step.LogQ).
 func (s *Settings) readsQ() bool {
-	return s.Variant == Importance || s.Variant == Relative || s.Variant == Tail || s.Variant == MSEGramian ||
-		s.Variant == LogQCorrected ||
-		(s.subtractsLogQ() && s.LogQProbability == ProbExpectedCount)
+	return s.Variant == VariantImportance || s.Variant == VariantRelative || s.Variant == VariantTail ||
+		s.Variant == VariantMSEGramian || s.Variant == VariantLogQCorrected ||
+		(s.subtractsLogQ() && s.LogQProbability == LogQProbabilityExpectedCount)
 }
 
 // resolveProbabilities fills and checks logq_probability and q_source.
 func (s *Settings) resolveProbabilities() error {
-	if s.subtractsLogQ() {
-		if s.LogQProbability == "" {
-			s.LogQProbability = ProbExpectedCount
-		}
-		if err := oneOf("logq_probability", string(s.LogQProbability), probabilityNames); err != nil {
-			return err
-		}
-	} else if s.LogQProbability != "" {
-		return fmt.Errorf("logq_probability: only for logq, nce and sampled_logistic, not variant %s; leave it empty", s.Variant)
+	subtracts := s.subtractsLogQ()
+	if subtracts {
+		setting.Default(&s.LogQProbability, DefaultLogQProbability)
 	}
-	if s.readsQ() && (s.Sampler == SamplerInBatch || s.Sampler == SamplerMixed) {
-		if s.QSource == "" {
-			s.QSource = QSourceCounts
-		}
-		return oneOf("q_source", string(s.QSource), qSourceNames)
+	readsQ := s.readsQ() && (s.Sampler == SamplerInBatch || s.Sampler == SamplerMixed)
+	if readsQ {
+		setting.Default(&s.QSource, DefaultQSource)
 	}
-	if s.QSource != "" {
-		return fmt.Errorf("q_source: variant %s (sampler %q, logq_probability %q) reads no data frequency q; leave it empty",
-			s.Variant, s.Sampler, s.LogQProbability)
-	}
-	return nil
+	return setting.First(
+		setting.EnumFor("logq_probability", s.LogQProbability, probabilities, subtracts,
+			"only for logq, nce and sampled_logistic, not variant %s; leave it empty", s.Variant),
+		setting.EnumFor("q_source", s.QSource, qSources, readsQ,
+			"variant %s (sampler %q, logq_probability %q) reads no data frequency q; leave it empty",
+			s.Variant, s.Sampler, s.LogQProbability),
+	)
 }

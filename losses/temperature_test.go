@@ -58,7 +58,7 @@ func (h *tauHarness) run(t *testing.T, S []float64, logTau float64) (loss float6
 func TestLearnedTemperature(t *testing.T) {
 	gen := newCaseGen(11, 9)
 	for _, s := range allSettings(t) {
-		if s.Variant == MSEGramian {
+		if s.Variant == VariantMSEGramian {
 			continue
 		}
 		fixed := mustNew(t, withImpl(s, ImplExpression), tensor.Float64)
@@ -77,7 +77,7 @@ func TestLearnedTemperature(t *testing.T) {
 		logTau := math.Log(s.Temperature)
 		got, gGot, dLogTau := h.run(t, p.S, logTau)
 		checkClose(t, "learned τ vs fixed "+name(s), got, want, gGot, gWant, 1e-12)
-		if s.Variant == LogQCorrected {
+		if s.Variant == VariantLogQCorrected {
 			continue
 		}
 		const eps = 1e-6
@@ -93,11 +93,11 @@ func TestLearnedTemperature(t *testing.T) {
 // TestLearnedTemperatureErrors: learn_temperature needs the LogTemperature
 // input and has no fused kernel; the input without the option is an error.
 func TestLearnedTemperatureErrors(t *testing.T) {
-	s := Settings{Variant: LogQ, LearnTemperature: true, Impl: ImplFused}
+	s := Settings{Variant: VariantLogQ, LearnTemperature: true, Impl: ImplFused}
 	if err := s.Resolve(); err == nil || err.Error() != "impl: fused has no learned temperature; use auto or expression with learn_temperature" {
 		t.Errorf("impl fused with learn_temperature: %v", err)
 	}
-	s = Settings{Variant: MSEGramian, LearnTemperature: true}
+	s = Settings{Variant: VariantMSEGramian, LearnTemperature: true}
 	if err := s.Resolve(); err == nil {
 		t.Error("mse_gramian accepted learn_temperature")
 	}
@@ -105,11 +105,11 @@ func TestLearnedTemperatureErrors(t *testing.T) {
 	scores := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(2, 2), gorgonia.WithName("s"))
 	logTau := gorgonia.NewScalar(g, tensor.Float64, gorgonia.WithName("logTau"))
 	step := &Step{Layout: Diagonal, LogP: []float64{-1, -1}, PosLogP: []float64{-1, -1}}
-	learned := mustNew(t, Settings{Variant: LogQ, LearnTemperature: true}, tensor.Float64)
+	learned := mustNew(t, Settings{Variant: VariantLogQ, LearnTemperature: true}, tensor.Float64)
 	if _, err := learned.Node(Inputs{Scores: scores}, step); err == nil {
 		t.Error("learn_temperature without Inputs.LogTemperature accepted")
 	}
-	fixed := mustNew(t, Settings{Variant: LogQ}, tensor.Float64)
+	fixed := mustNew(t, Settings{Variant: VariantLogQ}, tensor.Float64)
 	if _, err := fixed.Node(Inputs{Scores: scores, LogTemperature: logTau}, step); err == nil {
 		t.Error("Inputs.LogTemperature without learn_temperature accepted")
 	}

@@ -5,14 +5,25 @@ import (
 	"math"
 	"runtime"
 	"slices"
+
+	"github.com/samplingbias/workbench/internal/setting"
 )
 
-// Settings is the [eval] section. The zero value evaluates Recall@K and NDCG@K at K = 10, 50 and
-// 100 and MRR, unfiltered, without logit adjustment, with 1000 bootstrap resamples, on
-// GOMAXPROCS workers.
+// Defaults of Settings, filled in by Resolve.
+const (
+	DefaultBootstrap  = 1000
+	DefaultLogSeconds = 10
+)
+
+// DefaultK returns the default Settings.K, [10, 50, 100].
+func DefaultK() []int { return []int{10, 50, 100} }
+
+// Settings is the [eval] section. The zero value evaluates Recall@K and NDCG@K at the cut-offs
+// DefaultK() and MRR, unfiltered, without logit adjustment, with DefaultBootstrap bootstrap
+// resamples, on GOMAXPROCS workers.
 type Settings struct {
 	// K lists the cut-offs of Recall@K and NDCG@K, each at least 1 and no two equal
-	// (default [10, 50, 100]).
+	// (default DefaultK()).
 	K []int `toml:"k"`
 	// Filter removes, from the ranking of each test pair, the other known positives of its query
 	// (Input.Exclude); the pair's own item is never removed (default false).
@@ -22,7 +33,7 @@ type Settings struct {
 	// finite and distinct (default [0]).
 	LogitAdjust []float64 `toml:"logit_adjust"`
 	// Bootstrap is the number of bootstrap resamples of the test pairs behind the 95% intervals
-	// (default 1000; 0 means the default; -1 computes no interval: Lo = Hi = Value).
+	// (default DefaultBootstrap; 0 means the default; -1 computes no interval: Lo = Hi = Value).
 	Bootstrap int `toml:"bootstrap"`
 	// Workers is the number of goroutines scoring and resampling (default runtime.GOMAXPROCS(0),
 	// filled in by Resolve).
@@ -33,54 +44,55 @@ type Settings struct {
 	// exactly against the whole corpus. 0 (the default) evaluates every test pair.
 	MaxPairs int `toml:"max_pairs"`
 	// LogSeconds is the minimum time between two plain progress lines when progress does not
-	// go to a terminal; default 10.
+	// go to a terminal; default DefaultLogSeconds.
 	LogSeconds float64 `toml:"log_seconds"`
 }
 
 // Resolve fills the defaults in place and validates the settings.
 func (s *Settings) Resolve() error {
 	if len(s.K) == 0 {
-		s.K = []int{10, 50, 100}
-	}
-	for i, k := range s.K {
-		if k < 1 {
-			return fmt.Errorf("k: must be positive, got %d", k)
-		}
-		if slices.Contains(s.K[:i], k) {
-			return fmt.Errorf("k: duplicate value %d", k)
-		}
+		s.K = DefaultK()
 	}
 	if len(s.LogitAdjust) == 0 {
 		s.LogitAdjust = []float64{0}
 	}
-	for i, t := range s.LogitAdjust {
+	setting.Default(&s.Bootstrap, DefaultBootstrap)
+	setting.Default(&s.LogSeconds, DefaultLogSeconds)
+	setting.Default(&s.Workers, runtime.GOMAXPROCS(0))
+	return setting.First(
+		checkK(s.K),
+		checkLogitAdjust(s.LogitAdjust),
+		setting.Require("bootstrap", s.Bootstrap >= -1,
+			"must be a number of resamples >= 1 (0 means %d) or -1 for none, got %d", DefaultBootstrap, s.Bootstrap),
+		setting.Require("max_pairs", s.MaxPairs >= 0,
+			"must be a number of test pairs >= 1 (0 means all), got %d", s.MaxPairs),
+		setting.Positive("log_seconds", s.LogSeconds),
+		setting.Require("workers", s.Workers >= 0, "must be positive (0 means GOMAXPROCS), got %d", s.Workers),
+	)
+}
+
+// checkK requires positive, distinct cut-offs.
+func checkK(ks []int) error {
+	for i, k := range ks {
+		if k < 1 {
+			return fmt.Errorf("k: must be positive, got %d", k)
+		}
+		if slices.Contains(ks[:i], k) {
+			return fmt.Errorf("k: duplicate value %d", k)
+		}
+	}
+	return nil
+}
+
+// checkLogitAdjust requires finite, distinct strengths.
+func checkLogitAdjust(taus []float64) error {
+	for i, t := range taus {
 		if math.IsNaN(t) || math.IsInf(t, 0) {
 			return fmt.Errorf("logit_adjust: must be finite, got %v", t)
 		}
-		if slices.Contains(s.LogitAdjust[:i], t) {
+		if slices.Contains(taus[:i], t) {
 			return fmt.Errorf("logit_adjust: duplicate value %v", t)
 		}
-	}
-	switch {
-	case s.Bootstrap == 0:
-		s.Bootstrap = 1000
-	case s.Bootstrap < -1:
-		return fmt.Errorf("bootstrap: must be a number of resamples >= 1 (0 means 1000) or -1 for none, got %d", s.Bootstrap)
-	}
-	if s.MaxPairs < 0 {
-		return fmt.Errorf("max_pairs: must be a number of test pairs >= 1 (0 means all), got %d", s.MaxPairs)
-	}
-	if s.LogSeconds == 0 {
-		s.LogSeconds = 10
-	}
-	if !(s.LogSeconds > 0) || math.IsInf(s.LogSeconds, 0) {
-		return fmt.Errorf("log_seconds: must be a positive number, got %v", s.LogSeconds)
-	}
-	switch {
-	case s.Workers == 0:
-		s.Workers = runtime.GOMAXPROCS(0)
-	case s.Workers < 0:
-		return fmt.Errorf("workers: must be positive (0 means GOMAXPROCS), got %d", s.Workers)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/samplingbias/workbench/internal/setting"
 )
 
 // Slice is a popularity slice: the slice of an item (head, torso or tail, by its training
@@ -63,70 +65,69 @@ const (
 // Metrics returns every Metric in reporting order: recall, ndcg, mrr.
 func Metrics() []Metric { return []Metric{MetricRecall, MetricNDCG, MetricMRR} }
 
-// Slice methods of SliceSettings.Method.
+// SliceMethod is how items are assigned to slices, SliceSettings.Method.
+type SliceMethod string
+
+// Slice methods (see SliceSettings.Method).
 const (
-	SliceCount = "count"
-	SliceMass  = "mass"
-	SliceRank  = "rank"
+	SliceMethodCount SliceMethod = "count"
+	SliceMethodMass  SliceMethod = "mass"
+	SliceMethodRank  SliceMethod = "rank"
 )
 
-var sliceMethods = []string{SliceCount, SliceMass, SliceRank}
+var sliceMethods = []SliceMethod{SliceMethodCount, SliceMethodMass, SliceMethodRank}
+
+// UnmarshalText sets m from its name; an unknown name is an error that lists the allowed ones.
+func (m *SliceMethod) UnmarshalText(b []byte) error { return setting.Unmarshal(m, b, sliceMethods) }
+
+// Defaults of SliceSettings: Rawat et al.'s long-tail thresholds.
+const (
+	DefaultSliceMethod = SliceMethodCount
+	DefaultHeadMin     = 100
+	DefaultTailMax     = 20
+)
 
 // SliceSettings is the [slices] section: how items are assigned to head, torso and tail by their
-// training frequency. The zero value is method "count" with Rawat et al.'s long-tail thresholds.
+// training frequency. The zero value is method DefaultSliceMethod with Rawat et al.'s long-tail
+// thresholds.
 type SliceSettings struct {
 	// Method is one of
-	//   - "count" (default): head if the item has at least HeadMin training examples, tail if it
+	//   - SliceMethodCount: head if the item has at least HeadMin training examples, tail if it
 	//     has fewer than TailMax, torso otherwise;
-	//   - "mass": items ordered by decreasing count; head is the shortest prefix covering a third
-	//     of all training interactions, torso the next third, tail the rest (items never seen in
-	//     training are always tail);
-	//   - "rank": items ordered by decreasing count and cut into thirds by rank: of M items, head
-	//     is the first ceil(M/3), torso the next ones up to rank ceil(2M/3), tail the rest.
+	//   - SliceMethodMass: items ordered by decreasing count; head is the shortest prefix
+	//     covering a third of all training interactions, torso the next third, tail the rest
+	//     (items never seen in training are always tail);
+	//   - SliceMethodRank: items ordered by decreasing count and cut into thirds by rank: of M
+	//     items, head is the first ceil(M/3), torso the next ones up to rank ceil(2M/3), tail the
+	//     rest.
 	// "mass" and "rank" order items of equal count by increasing item index, so items of equal
-	// count can straddle a boundary; "count" depends on the count only.
-	Method string `toml:"method"`
-	// HeadMin is the minimum training count of a head item for method "count" (default 100;
-	// 0 means the default).
+	// count can straddle a boundary; "count" depends on the count only. Default
+	// DefaultSliceMethod.
+	Method SliceMethod `toml:"method"`
+	// HeadMin is the minimum training count of a head item for method "count" (default
+	// DefaultHeadMin; 0 means the default).
 	HeadMin int `toml:"head_min"`
-	// TailMax is the count below which an item is tail for method "count" (default 20; 0 means
-	// the default). It must not exceed HeadMin.
+	// TailMax is the count below which an item is tail for method "count" (default
+	// DefaultTailMax; 0 means the default). It must not exceed HeadMin.
 	TailMax int `toml:"tail_max"`
 }
 
 // Resolve fills the defaults in place and validates the settings.
 func (s *SliceSettings) Resolve() error {
-	if s.Method == "" {
-		s.Method = SliceCount
+	setting.Default(&s.Method, DefaultSliceMethod)
+	count := s.Method == SliceMethodCount
+	if count {
+		setting.Default(&s.HeadMin, DefaultHeadMin)
+		setting.Default(&s.TailMax, DefaultTailMax)
 	}
-	if !slices.Contains(sliceMethods, s.Method) {
-		return fmt.Errorf("method: unknown %q (allowed: count, mass, rank)", s.Method)
-	}
-	if s.Method != SliceCount {
-		if s.HeadMin != 0 {
-			return fmt.Errorf("head_min: only used with method \"count\", not %q; leave it 0", s.Method)
-		}
-		if s.TailMax != 0 {
-			return fmt.Errorf("tail_max: only used with method \"count\", not %q; leave it 0", s.Method)
-		}
-		return nil
-	}
-	if s.HeadMin == 0 {
-		s.HeadMin = 100
-	}
-	if s.TailMax == 0 {
-		s.TailMax = 20
-	}
-	if s.HeadMin < 0 {
-		return fmt.Errorf("head_min: must be positive, got %d", s.HeadMin)
-	}
-	if s.TailMax < 0 {
-		return fmt.Errorf("tail_max: must be positive, got %d", s.TailMax)
-	}
-	if s.TailMax > s.HeadMin {
-		return fmt.Errorf("tail_max: must not exceed head_min (%d), got %d", s.HeadMin, s.TailMax)
-	}
-	return nil
+	return setting.First(
+		setting.OneOf("method", s.Method, sliceMethods),
+		setting.OnlyFor("head_min", s.HeadMin != 0, count, "only used with method \"count\", not %q; leave it 0", s.Method),
+		setting.OnlyFor("tail_max", s.TailMax != 0, count, "only used with method \"count\", not %q; leave it 0", s.Method),
+		setting.Require("head_min", s.HeadMin >= 0, "must be positive, got %d", s.HeadMin),
+		setting.Require("tail_max", s.TailMax >= 0, "must be positive, got %d", s.TailMax),
+		setting.Require("tail_max", s.TailMax <= s.HeadMin, "must not exceed head_min (%d), got %d", s.HeadMin, s.TailMax),
+	)
 }
 
 // AssignSlices returns the slice of every item given its training count counts[j]. The settings
@@ -145,7 +146,7 @@ func AssignSlices(counts []int64, s SliceSettings) []Slice {
 		total += c
 	}
 	out := make([]Slice, len(counts))
-	if s.Method == SliceCount {
+	if s.Method == SliceMethodCount {
 		for j, c := range counts {
 			switch {
 			case c >= int64(s.HeadMin):
@@ -176,7 +177,7 @@ func AssignSlices(counts []int64, s SliceSettings) []Slice {
 	// An item goes to head while what precedes it is below a third of the whole (mass of
 	// interactions or number of items), to torso while below two thirds, else to tail.
 	var before, whole int64 = 0, total
-	if s.Method == SliceRank {
+	if s.Method == SliceMethodRank {
 		whole = int64(len(counts))
 	}
 	for _, j := range order {
@@ -188,7 +189,7 @@ func AssignSlices(counts []int64, s SliceSettings) []Slice {
 		default:
 			out[j] = SliceTail
 		}
-		if s.Method == SliceRank {
+		if s.Method == SliceMethodRank {
 			before++
 		} else {
 			before += counts[j]

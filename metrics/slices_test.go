@@ -25,23 +25,23 @@ func TestAssignSlices(t *testing.T) {
 			[]Slice{L, H, H}},
 		// Decreasing order 1 (9), 3 (9), 6 (7), 0 (5), 5 (3), 2 (1), 4 (0); 7 items: head is the
 		// first ceil(7/3) = 3, torso up to rank ceil(14/3) = 5, tail the last 2.
-		{"rank", []int64{5, 9, 1, 9, 0, 3, 7}, SliceSettings{Method: SliceRank},
+		{"rank", []int64{5, 9, 1, 9, 0, 3, 7}, SliceSettings{Method: SliceMethodRank},
 			[]Slice{T, H, L, H, L, T, H}},
 		// Same order, total 34: before item 1 lies 0 (< 34/3: head), before item 3 lies 9 (head),
 		// before item 6 lies 18 (≥ 34/3, < 68/3: torso), before item 0 lies 25 (≥ 68/3: tail).
-		{"mass", []int64{5, 9, 1, 9, 0, 3, 7}, SliceSettings{Method: SliceMass},
+		{"mass", []int64{5, 9, 1, 9, 0, 3, 7}, SliceSettings{Method: SliceMethodMass},
 			[]Slice{L, H, L, H, L, L, T}},
 		// One item holds half the mass: it alone is head, the next one covers up to 3/4: torso.
-		{"mass skewed", []int64{10, 50, 20, 20, 0, 100}, SliceSettings{Method: SliceMass},
+		{"mass skewed", []int64{10, 50, 20, 20, 0, 100}, SliceSettings{Method: SliceMethodMass},
 			[]Slice{L, T, L, L, L, H}},
 		// Equal counts: ties go by index, and mass and rank agree.
-		{"mass ties", []int64{30, 30, 30, 30, 30, 30}, SliceSettings{Method: SliceMass},
+		{"mass ties", []int64{30, 30, 30, 30, 30, 30}, SliceSettings{Method: SliceMethodMass},
 			[]Slice{H, H, T, T, L, L}},
-		{"rank ties", []int64{30, 30, 30, 30, 30, 30}, SliceSettings{Method: SliceRank},
+		{"rank ties", []int64{30, 30, 30, 30, 30, 30}, SliceSettings{Method: SliceMethodRank},
 			[]Slice{H, H, T, T, L, L}},
-		{"mass no interactions", []int64{0, 0, 0}, SliceSettings{Method: SliceMass},
+		{"mass no interactions", []int64{0, 0, 0}, SliceSettings{Method: SliceMethodMass},
 			[]Slice{L, L, L}},
-		{"empty", nil, SliceSettings{Method: SliceRank}, []Slice{}},
+		{"empty", nil, SliceSettings{Method: SliceMethodRank}, []Slice{}},
 	}
 	for _, c := range cases {
 		if got := AssignSlices(c.counts, c.s); !slices.Equal(got, c.want) {

@@ -64,7 +64,7 @@ func benchStep(b *testing.B, batch int, ds *datasets.Dataset) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	loss, err := losses.New(losses.Settings{Variant: losses.LogQ, Temperature: 0.05}, tensor.Float32)
+	loss, err := losses.New(losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.05}, tensor.Float32)
 	if err != nil {
 		b.Fatal(err)
 	}

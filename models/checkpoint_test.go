@@ -50,14 +50,14 @@ func TestCheckpointResume(t *testing.T) {
 	}
 	streaming := &estimators.Settings{Kind: estimators.KindStreaming, Buckets: 256}
 	cases := []ckCase{
-		{"adam-epochs", tensor.Float32, losses.Settings{Variant: losses.LogQ}, TrainSettings{Epochs: 3}, streaming, 33, 20},
-		{"adagrad-every-7-mixed", tensor.Float32, losses.Settings{Variant: losses.LogQ, Sampler: losses.SamplerMixed, Negatives: 5},
+		{"adam-epochs", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Epochs: 3}, streaming, 33, 20},
+		{"adagrad-every-7-mixed", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ, Sampler: losses.SamplerMixed, Negatives: 5},
 			TrainSettings{Optimizer: OptimizerAdagrad, Steps: 50, CheckpointEvery: 7}, streaming, 30, 28},
-		{"momentum-uniform-learned-tau", tensor.Float32, losses.Settings{Variant: losses.Tail, Sampler: losses.SamplerUniform, Negatives: 8, LearnTemperature: true},
+		{"momentum-uniform-learned-tau", tensor.Float32, losses.Settings{Variant: losses.VariantTail, Sampler: losses.SamplerUniform, Negatives: 8, LearnTemperature: true},
 			TrainSettings{Optimizer: OptimizerMomentum, Epochs: 2, CheckpointEvery: 5, Clip: 0.5}, nil, 17, 15},
-		{"sgd-sequential-lsh", tensor.Float32, losses.Settings{Variant: losses.LogQ}, TrainSettings{Optimizer: OptimizerSGD, Order: OrderSequential, Epochs: 2},
+		{"sgd-sequential-lsh", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Optimizer: OptimizerSGD, Order: OrderSequential, Epochs: 2},
 			&estimators.Settings{Kind: estimators.KindLSH, Buckets: 256}, 25, 20},
-		{"adam-float64-exact", tensor.Float64, losses.Settings{Variant: losses.LogQ}, TrainSettings{Epochs: 2, CheckpointEvery: 3},
+		{"adam-float64-exact", tensor.Float64, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Epochs: 2, CheckpointEvery: 3},
 			&estimators.Settings{Kind: estimators.KindExact, Mode: estimators.ModeOnline}, 10, 9},
 	}
 	s := Settings{EmbeddingDim: 8, Hidden: []int{16, 8}}
@@ -154,7 +154,7 @@ func equalBits(a, b any) bool {
 func TestCheckpointRefused(t *testing.T) {
 	ds := idDataset(50, 40, 200, 7)
 	s := Settings{EmbeddingDim: 4, Hidden: []int{4}}
-	ls := losses.Settings{Variant: losses.LogQ}
+	ls := losses.Settings{Variant: losses.VariantLogQ}
 	ts := TrainSettings{BatchSize: 20, Epochs: 1}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "checkpoint")
@@ -175,7 +175,7 @@ func TestCheckpointRefused(t *testing.T) {
 		want string
 	}{
 		{"learning rate", moreLR, ls, 1, false, "train settings"},
-		{"loss", ts, losses.Settings{Variant: losses.Plain}, 1, false, "loss settings"},
+		{"loss", ts, losses.Settings{Variant: losses.VariantPlain}, 1, false, "loss settings"},
 		{"seed", ts, ls, 2, false, "seed 1, this run 2"},
 		{"data", ts, ls, 1, true, "data"},
 		{"checkpoint frequency", everyStep, ls, 1, false, ""},
@@ -235,7 +235,7 @@ func ExampleTrainResumable() {
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "train.checkpoint")
-	ls := losses.Settings{Variant: losses.LogQ, LearnTemperature: true}
+	ls := losses.Settings{Variant: losses.VariantLogQ, LearnTemperature: true}
 	ts := TrainSettings{BatchSize: 50, Epochs: 2}
 	var curves [2]Curve
 	for i := range curves {

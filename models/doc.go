@@ -4,7 +4,7 @@
 // A tower mean-pools (weighted) the embeddings of its entity's categorical feature bags (one table
 // per datasets.Field, hashed vocabularies included; optionally shared between the towers for
 // equally named fields, as in the paper), concatenates the dense features, applies an MLP with
-// an activation between layers (Settings.Activation: relu, identity, tanh, gelu, swish;
+// an activation between layers (Settings.Activation: one of the Activation constants;
 // optionally residual, h ← h + act(h·W + b)) and L2-normalises the output with an epsilon. The
 // score of a query and an item is ⟨u, v⟩; the loss (package losses) divides it by the
 // temperature τ.

@@ -55,11 +55,11 @@ func tinyDataset() *datasets.Dataset {
 
 // gradCase is one loss layout of the gradient checks.
 var gradCases = []losses.Settings{
-	{Variant: losses.LogQ},
-	{Variant: losses.Plain, Sampler: losses.SamplerUniform, Negatives: 3},
-	{Variant: losses.LogQ, Sampler: losses.SamplerMixed, Negatives: 2},
-	{Variant: losses.Full},
-	{Variant: losses.MSEGramian},
+	{Variant: losses.VariantLogQ},
+	{Variant: losses.VariantPlain, Sampler: losses.SamplerUniform, Negatives: 3},
+	{Variant: losses.VariantLogQ, Sampler: losses.SamplerMixed, Negatives: 2},
+	{Variant: losses.VariantFull},
+	{Variant: losses.VariantMSEGramian},
 }
 
 // testSettings is the model of the float64 tests: small, with shared embeddings.
@@ -123,14 +123,14 @@ func TestGradientsFiniteDifferences(t *testing.T) {
 	for _, a := range activations {
 		s := testSettings
 		s.Activation = a.name
-		cases = append(cases, gradCase{"activation-" + string(a.name), s, tinyDataset(), losses.Settings{Variant: losses.LogQ}})
+		cases = append(cases, gradCase{"activation-" + string(a.name), s, tinyDataset(), losses.Settings{Variant: losses.VariantLogQ}})
 		s.Hidden, s.Residual = []int{6, 6, 6}, true
-		cases = append(cases, gradCase{"residual-" + string(a.name), s, tinyDataset(), losses.Settings{Variant: losses.LogQ}})
+		cases = append(cases, gradCase{"residual-" + string(a.name), s, tinyDataset(), losses.Settings{Variant: losses.VariantLogQ}})
 	}
-	cases = append(cases, gradCase{"learned-temperature", testSettings, tinyDataset(), losses.Settings{Variant: losses.LogQ, Temperature: 0.3, LearnTemperature: true}},
-		gradCase{"learned-temperature-tail-uniform", testSettings, tinyDataset(), losses.Settings{Variant: losses.Tail, Sampler: losses.SamplerUniform, Negatives: 3, LearnTemperature: true}})
+	cases = append(cases, gradCase{"learned-temperature", testSettings, tinyDataset(), losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.3, LearnTemperature: true}},
+		gradCase{"learned-temperature-tail-uniform", testSettings, tinyDataset(), losses.Settings{Variant: losses.VariantTail, Sampler: losses.SamplerUniform, Negatives: 3, LearnTemperature: true}})
 	cases = append(cases, gradCase{"identity-dense-only", Settings{EmbeddingDim: 3, Hidden: []int{4, 3}, Activation: ActivationIdentity, InitStd: 0.5},
-		denseOnly, losses.Settings{Variant: losses.LogQ}})
+		denseOnly, losses.Settings{Variant: losses.VariantLogQ}})
 	for _, c := range cases {
 		ds := c.ds
 		t.Run(c.name, func(t *testing.T) {
@@ -206,6 +206,8 @@ func refActivation(a Activation, x float64) float64 {
 		return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
 	case ActivationSwish: // x·σ(x)
 		return x / (1 + math.Exp(-x))
+	case ActivationSigmoid:
+		return 1 / (1 + math.Exp(-x))
 	}
 	panic("refActivation: no reference for activation " + string(a))
 }
@@ -284,7 +286,7 @@ func refEmbedNorm(m *Model, side int, e int) ([]float64, float64) {
 // L = -(1/B) Σ_i r_i log softmax_j(⟨u_i, v_j⟩/τ − log p̂_j)[i].
 func TestForwardMatchesReference(t *testing.T) {
 	ds := tinyDataset()
-	m, tr := newTestTrainer(t, ds, losses.Settings{Variant: losses.LogQ, Temperature: 0.2, LogQProbability: losses.ProbInclusion}, 4, 5)
+	m, tr := newTestTrainer(t, ds, losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.2, LogQProbability: losses.LogQProbabilityInclusion}, 4, 5)
 	batch := ds.Train[2:6]
 	got, err := tr.forwardBackward(1, batch)
 	if err != nil {

@@ -219,7 +219,7 @@ func TestSettingsResolve(t *testing.T) {
 	}{
 		{Settings{EmbeddingDim: -1}, "embedding_dim: "},
 		{Settings{Hidden: []int{4, 0}}, "hidden: "},
-		{Settings{Activation: "elu"}, `activation: unknown "elu" (allowed: relu, identity, tanh, gelu, swish)`},
+		{Settings{Activation: "elu"}, `activation: unknown "elu" (allowed: relu, identity, tanh, gelu, swish, sigmoid)`},
 		{Settings{Hidden: []int{8}, Residual: true}, "residual: needs at least two layers"},
 		{Settings{Hidden: []int{8, 8, 4}, Residual: true}, "residual: needs layers of equal sizes"},
 		{Settings{InitStd: -1}, "init_std: "},
@@ -254,7 +254,7 @@ func TestSettingsResolve(t *testing.T) {
 			t.Errorf("%+v: error %v, want prefix %q", c.s, err, c.want)
 		}
 	}
-	for opt, lr := range map[string]float64{"sgd": 0.1, "momentum": 0.1, "adagrad": 0.05} {
+	for opt, lr := range map[Optimizer]float64{"sgd": 0.1, "momentum": 0.1, "adagrad": 0.05} {
 		s := TrainSettings{Optimizer: opt}
 		if err := s.Resolve(); err != nil || s.LearningRate != lr {
 			t.Errorf("%s: learning rate %v, error %v", opt, s.LearningRate, err)
@@ -286,7 +286,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	curve, err := Train(context.Background(), m, ds, est, losses.Settings{Variant: losses.LogQ}, ts, 1, nil)
+	curve, err := Train(context.Background(), m, ds, est, losses.Settings{Variant: losses.VariantLogQ}, ts, 1, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -307,4 +307,26 @@ func Example() {
 	// steps: 210
 	// loss fell: true
 	// item embeddings: 200 × 16
+}
+
+// TestOptimizerDefaults ties TrainSettings' doc comment (learning rate 0.001 for adam, 0.05 for
+// adagrad, 0.1 for sgd and momentum; epsilon 1e-8 for adam, 1e-10 for adagrad) to the table of
+// optimisers.
+func TestOptimizerDefaults(t *testing.T) {
+	want := map[Optimizer][2]float64{
+		OptimizerAdam: {0.001, 1e-8}, OptimizerAdagrad: {0.05, 1e-10},
+		OptimizerSGD: {0.1, 0}, OptimizerMomentum: {0.1, 0},
+	}
+	if len(optimizers) != len(want) {
+		t.Fatalf("%d optimisers, the comment documents %d", len(optimizers), len(want))
+	}
+	for _, o := range optimizers {
+		s := TrainSettings{Optimizer: o.name}
+		if err := s.Resolve(); err != nil {
+			t.Fatal(err)
+		}
+		if got := [2]float64{s.LearningRate, s.Epsilon}; got != want[o.name] {
+			t.Errorf("%s: learning rate and epsilon %v, documented %v", o.name, got, want[o.name])
+		}
+	}
 }

@@ -45,8 +45,8 @@ func (r *refOptimizer) step(w, g []float64) {
 // reference of the optimiser.
 func TestSparseMatchesDense(t *testing.T) {
 	const rows, dim, steps = 6, 4, 5
-	for _, name := range []string{OptimizerSGD, OptimizerMomentum, OptimizerAdagrad, OptimizerAdam} {
-		t.Run(name, func(t *testing.T) {
+	for _, name := range []Optimizer{OptimizerSGD, OptimizerMomentum, OptimizerAdagrad, OptimizerAdam} {
+		t.Run(string(name), func(t *testing.T) {
 			ts := TrainSettings{Optimizer: name, LearningRate: 0.05}
 			if err := ts.Resolve(); err != nil {
 				t.Fatal(err)

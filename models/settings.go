@@ -2,37 +2,101 @@ package models
 
 import (
 	"fmt"
-	"math"
-	"strings"
+	"slices"
+
+	"github.com/samplingbias/workbench/internal/setting"
 )
 
-// Optimisers.
+// Optimizer is the optimisation algorithm of TrainSettings.Optimizer.
+type Optimizer string
+
+// Optimisers. The table optimizers declares each one with its defaults.
 const (
-	OptimizerSGD      = "sgd"
-	OptimizerMomentum = "momentum"
-	OptimizerAdagrad  = "adagrad"
-	OptimizerAdam     = "adam"
+	OptimizerSGD      Optimizer = "sgd"
+	OptimizerMomentum Optimizer = "momentum"
+	OptimizerAdagrad  Optimizer = "adagrad"
+	OptimizerAdam     Optimizer = "adam"
 )
+
+// optimizerDef declares an optimiser: its name and its defaults (epsilon 0: it has none).
+type optimizerDef struct {
+	name                  Optimizer
+	learningRate, epsilon float64
+}
+
+// optimizers is the one place an optimiser is declared: its name (TrainSettings.Resolve and
+// UnmarshalText accept the names listed here), its default learning rate and its default
+// epsilon (0: it has none).
+var optimizers = []optimizerDef{
+	{OptimizerSGD, 0.1, 0},
+	{OptimizerMomentum, 0.1, 0},
+	{OptimizerAdagrad, 0.05, 1e-10},
+	{OptimizerAdam, 0.001, 1e-8},
+}
+
+func optimizerNames() []Optimizer {
+	return setting.Column(optimizers, func(o optimizerDef) Optimizer { return o.name })
+}
+
+// UnmarshalText sets o from its name; an unknown name is an error that lists the allowed ones.
+func (o *Optimizer) UnmarshalText(b []byte) error { return setting.Unmarshal(o, b, optimizerNames()) }
+
+// Order is the order of the training batches, TrainSettings.Order.
+type Order string
 
 // Batch orders.
 const (
-	OrderShuffled   = "shuffled"
-	OrderSequential = "sequential"
+	OrderShuffled   Order = "shuffled"
+	OrderSequential Order = "sequential"
 )
 
+var orders = []Order{OrderShuffled, OrderSequential}
+
+// UnmarshalText sets o from its name; an unknown name is an error that lists the allowed ones.
+func (o *Order) UnmarshalText(b []byte) error { return setting.Unmarshal(o, b, orders) }
+
+// UnmarshalText sets a from its name; an unknown name is an error that lists the allowed ones.
+func (a *Activation) UnmarshalText(b []byte) error {
+	return setting.Unmarshal(a, b, activationNames())
+}
+
+// Defaults of Settings and TrainSettings, filled in by Resolve; the per-optimiser defaults of
+// the learning rate and epsilon are in the table of optimisers (see the Optimizer constants).
+const (
+	DefaultEmbeddingDim = 64
+	DefaultActivation   = ActivationReLU
+	DefaultInitStd      = 0.1
+	DefaultNormEpsilon  = 1e-6
+	DefaultOptimizer    = OptimizerAdam
+	DefaultMomentum     = 0.9
+	DefaultBeta1        = 0.9
+	DefaultBeta2        = 0.999
+	DefaultBatchSize    = 256
+	DefaultEpochs       = 10
+	DefaultOrder        = OrderShuffled
+	DefaultLogEvery     = 100
+	DefaultLogSeconds   = 10
+)
+
+// DefaultHidden returns the default Settings.Hidden, [512, 128] (Yi et al. section 6,
+// Wikipedia).
+func DefaultHidden() []int { return []int{512, 128} }
+
 // Settings is the [model] section of a config: the architecture of the two towers. The zero value
-// is Yi et al.'s Wikipedia model: 64-dimensional input embeddings, towers [512, 128] with ReLU,
-// L2-normalised outputs.
+// is Yi et al.'s Wikipedia model: DefaultEmbeddingDim-dimensional input embeddings, towers
+// DefaultHidden() with DefaultActivation, L2-normalised outputs. Each field's default is the
+// constant its comment names, the one place the value is written.
 type Settings struct {
-	// EmbeddingDim is the dimension of every embedding table; default 64.
+	// EmbeddingDim is the dimension of every embedding table; default DefaultEmbeddingDim.
 	EmbeddingDim int `toml:"embedding_dim"`
 	// Hidden lists the output sizes of the layers of each tower's MLP; the last one is the
-	// dimension of the embeddings u and v. Default [512, 128] (Yi et al. section 6, Wikipedia).
-	// A tower has at least one layer, so hidden = [] written in a config is an error rather than
-	// "no hidden layer": hidden = [d] is the shallowest tower, one linear layer to dimension d.
+	// dimension of the embeddings u and v. Default DefaultHidden() (Yi et al. section 6,
+	// Wikipedia). A tower has at least one layer, so hidden = [] written in a config is an error
+	// rather than "no hidden layer": hidden = [d] is the shallowest tower, one linear layer to
+	// dimension d.
 	Hidden []int `toml:"hidden"`
-	// Activation follows every layer but the last: "relu" (default), "identity", "tanh",
-	// "gelu" or "swish" (see the Activation constants).
+	// Activation follows every layer but the last: one of the Activation constants; default
+	// DefaultActivation.
 	Activation Activation `toml:"activation"`
 	// Residual adds every layer's input to its output, h ← h + act(h·W + b), for every layer
 	// after the first (the first maps the input features to the hidden width). It needs at least
@@ -43,199 +107,146 @@ type Settings struct {
 	// its own table. The MLPs are never shared.
 	ShareEmbeddings bool `toml:"share_embeddings"`
 	// InitStd is the standard deviation of the normal initialisation of embedding rows; default
-	// 0.1. MLP weights use Glorot-uniform initialisation and zero biases.
+	// DefaultInitStd. MLP weights use Glorot-uniform initialisation and zero biases.
 	InitStd float64 `toml:"init_std"`
-	// NormEpsilon is ε of the L2 normalisation u/sqrt(‖u‖²+ε²); default 1e-6.
+	// NormEpsilon is ε of the L2 normalisation u/sqrt(‖u‖²+ε²); default DefaultNormEpsilon.
 	NormEpsilon float64 `toml:"norm_epsilon"`
 }
 
 // Resolve fills the zero fields with their defaults and validates the settings.
 func (s *Settings) Resolve() error {
-	if s.EmbeddingDim == 0 {
-		s.EmbeddingDim = 64
-	}
+	setting.Default(&s.EmbeddingDim, DefaultEmbeddingDim)
 	if len(s.Hidden) == 0 {
-		s.Hidden = []int{512, 128}
+		s.Hidden = DefaultHidden()
 	}
-	if s.Activation == "" {
-		s.Activation = ActivationReLU
-	}
-	if s.InitStd == 0 {
-		s.InitStd = 0.1
-	}
-	if s.NormEpsilon == 0 {
-		s.NormEpsilon = 1e-6
-	}
-	if s.EmbeddingDim < 0 {
-		return fmt.Errorf("embedding_dim: must be positive, got %d", s.EmbeddingDim)
-	}
-	for i, h := range s.Hidden {
+	setting.Default(&s.Activation, DefaultActivation)
+	setting.Default(&s.InitStd, DefaultInitStd)
+	setting.Default(&s.NormEpsilon, DefaultNormEpsilon)
+	return setting.First(
+		setting.Positive("embedding_dim", s.EmbeddingDim),
+		checkHidden(s.Hidden),
+		setting.OneOf("activation", s.Activation, activationNames()),
+		s.checkResidual(),
+		setting.Positive("init_std", s.InitStd),
+		setting.Positive("norm_epsilon", s.NormEpsilon),
+	)
+}
+
+func checkHidden(hidden []int) error {
+	for i, h := range hidden {
 		if h <= 0 {
 			return fmt.Errorf("hidden: layer %d must have a positive size, got %d", i, h)
 		}
 	}
-	if err := oneOf("activation", string(s.Activation), activationNames()...); err != nil {
-		return err
+	return nil
+}
+
+func (s *Settings) checkResidual() error {
+	if !s.Residual {
+		return nil
 	}
-	if s.Residual {
-		if len(s.Hidden) < 2 {
-			return fmt.Errorf("residual: needs at least two layers (hidden = %v): the first maps the input to the hidden width", s.Hidden)
+	if len(s.Hidden) < 2 {
+		return fmt.Errorf("residual: needs at least two layers (hidden = %v): the first maps the input to the hidden width", s.Hidden)
+	}
+	for i, h := range s.Hidden[1:] {
+		if h != s.Hidden[0] {
+			return fmt.Errorf("residual: needs layers of equal sizes, hidden = %v has %d at layer %d and %d at layer 0", s.Hidden, h, i+1, s.Hidden[0])
 		}
-		for i, h := range s.Hidden[1:] {
-			if h != s.Hidden[0] {
-				return fmt.Errorf("residual: needs layers of equal sizes, hidden = %v has %d at layer %d and %d at layer 0", s.Hidden, h, i+1, s.Hidden[0])
-			}
-		}
-	}
-	if !(s.InitStd > 0) || math.IsInf(s.InitStd, 0) {
-		return fmt.Errorf("init_std: must be a positive number, got %v", s.InitStd)
-	}
-	if !(s.NormEpsilon > 0) || math.IsInf(s.NormEpsilon, 0) {
-		return fmt.Errorf("norm_epsilon: must be a positive number, got %v", s.NormEpsilon)
 	}
 	return nil
 }
 
-// TrainSettings is the [train] section of a config. The zero value trains 10 epochs of shuffled
-// batches of 256 with Adam at learning rate 0.001, without gradient clipping.
+// TrainSettings is the [train] section of a config. The zero value trains DefaultEpochs epochs of
+// DefaultOrder batches of DefaultBatchSize with DefaultOptimizer at its default learning rate,
+// without gradient clipping.
 type TrainSettings struct {
-	// Optimizer is "adam" (default), "adagrad", "sgd" or "momentum" (SGD with momentum). Dense
-	// weights are updated every step; embedding rows only when the batch uses them (lazy
+	// Optimizer is one of the Optimizer constants; default DefaultOptimizer. Dense weights are
+	// updated every step; embedding rows only when the batch uses them (lazy
 	// Adam/Adagrad/momentum: the optimiser state of a row moves only when the row is updated).
-	Optimizer string `toml:"optimizer"`
-	// LearningRate is the step size; default 0.001 for adam, 0.05 for adagrad, 0.1 for sgd and
-	// momentum.
+	Optimizer Optimizer `toml:"optimizer"`
+	// LearningRate is the step size; default the optimiser's, in the table of optimisers (0.001
+	// for adam, 0.05 for adagrad, 0.1 for sgd and momentum: TestOptimizerDefaults ties this
+	// comment to the table).
 	LearningRate float64 `toml:"learning_rate"`
-	// Momentum is μ of optimizer "momentum" (v ← μv + g, w ← w − lr·v); default 0.9. Setting it
-	// for another optimizer is an error.
+	// Momentum is μ of optimizer "momentum" (v ← μv + g, w ← w − lr·v); default
+	// DefaultMomentum. Setting it for another optimizer is an error.
 	Momentum float64 `toml:"momentum"`
-	// Beta1 and Beta2 are Adam's moment decays; defaults 0.9 and 0.999. Adam only.
+	// Beta1 and Beta2 are Adam's moment decays; defaults DefaultBeta1 and DefaultBeta2. Adam
+	// only.
 	Beta1 float64 `toml:"beta1"`
 	Beta2 float64 `toml:"beta2"`
-	// Epsilon is the denominator guard of Adam (default 1e-8) and Adagrad (default 1e-10).
+	// Epsilon is the denominator guard of Adam and Adagrad; default the optimiser's, in the
+	// table of optimisers (1e-8 for adam, 1e-10 for adagrad).
 	Epsilon float64 `toml:"epsilon"`
 	// Clip is the maximum global L2 norm of the gradient (all dense weights and all embedding
 	// rows of the step together); a larger gradient is scaled down to it. Default 0: no clipping.
 	Clip float64 `toml:"clip"`
-	// BatchSize is the number of training interactions per step (B); default 256. The last
-	// incomplete batch of every epoch is dropped.
+	// BatchSize is the number of training interactions per step (B); default DefaultBatchSize.
+	// The last incomplete batch of every epoch is dropped.
 	BatchSize int `toml:"batch_size"`
-	// Epochs is the number of passes over the training interactions; default 10 unless Steps is
-	// set. Set Epochs or Steps, not both.
+	// Epochs is the number of passes over the training interactions; default DefaultEpochs
+	// unless Steps is set. Set Epochs or Steps, not both.
 	Epochs int `toml:"epochs"`
 	// Steps, when positive, is the exact number of training steps (epochs repeat as needed).
 	Steps int `toml:"steps"`
-	// Order is "shuffled" (default: a new seeded permutation every epoch) or "sequential" (by
-	// day, then timestamp, then data order: Yi et al.'s sequential training, which the streaming
-	// estimators need to track a drifting distribution).
-	Order string `toml:"order"`
-	// LogEvery is the number of steps per point of the training curve; default 100.
+	// Order is OrderShuffled (a new seeded permutation every epoch) or OrderSequential (by day,
+	// then timestamp, then data order: Yi et al.'s sequential training, which the streaming
+	// estimators need to track a drifting distribution); default DefaultOrder.
+	Order Order `toml:"order"`
+	// LogEvery is the number of steps per point of the training curve; default DefaultLogEvery.
 	LogEvery int `toml:"log_every"`
 	// CheckpointEvery is the number of steps between two training checkpoints when training
 	// writes them (TrainResumable with a checkpoint file); default 0: at the end of every
 	// epoch. A checkpoint is also written after the last step.
 	CheckpointEvery int `toml:"checkpoint_every"`
 	// LogSeconds is the minimum time between two plain progress lines when progress does not
-	// go to a terminal; default 10.
+	// go to a terminal; default DefaultLogSeconds.
 	LogSeconds float64 `toml:"log_seconds"`
 }
 
 // Resolve fills the zero fields with their defaults and validates the settings.
 func (s *TrainSettings) Resolve() error {
-	if s.Optimizer == "" {
-		s.Optimizer = OptimizerAdam
-	}
-	if err := oneOf("optimizer", s.Optimizer, OptimizerSGD, OptimizerMomentum, OptimizerAdagrad, OptimizerAdam); err != nil {
+	setting.Default(&s.Optimizer, DefaultOptimizer)
+	if err := setting.OneOf("optimizer", s.Optimizer, optimizerNames()); err != nil {
 		return err
 	}
-	if s.LearningRate == 0 {
-		switch s.Optimizer {
-		case OptimizerAdam:
-			s.LearningRate = 0.001
-		case OptimizerAdagrad:
-			s.LearningRate = 0.05
-		default:
-			s.LearningRate = 0.1
-		}
-	}
-	if s.Optimizer == OptimizerMomentum && s.Momentum == 0 {
-		s.Momentum = 0.9
+	opt := optimizers[slices.Index(optimizerNames(), s.Optimizer)]
+	setting.Default(&s.LearningRate, opt.learningRate)
+	if s.Optimizer == OptimizerMomentum {
+		setting.Default(&s.Momentum, DefaultMomentum)
 	}
 	if s.Optimizer == OptimizerAdam {
-		if s.Beta1 == 0 {
-			s.Beta1 = 0.9
-		}
-		if s.Beta2 == 0 {
-			s.Beta2 = 0.999
-		}
+		setting.Default(&s.Beta1, DefaultBeta1)
+		setting.Default(&s.Beta2, DefaultBeta2)
 	}
-	if s.Epsilon == 0 {
-		switch s.Optimizer {
-		case OptimizerAdam:
-			s.Epsilon = 1e-8
-		case OptimizerAdagrad:
-			s.Epsilon = 1e-10
-		}
+	setting.Default(&s.Epsilon, opt.epsilon)
+	setting.Default(&s.BatchSize, DefaultBatchSize)
+	if s.Steps == 0 {
+		setting.Default(&s.Epochs, DefaultEpochs)
 	}
-	if s.BatchSize == 0 {
-		s.BatchSize = 256
-	}
-	if s.Epochs == 0 && s.Steps == 0 {
-		s.Epochs = 10
-	}
-	if s.Order == "" {
-		s.Order = OrderShuffled
-	}
-	if s.LogEvery == 0 {
-		s.LogEvery = 100
-	}
-	if s.LogSeconds == 0 {
-		s.LogSeconds = 10
-	}
-
-	switch {
-	case !(s.LearningRate > 0) || math.IsInf(s.LearningRate, 0):
-		return fmt.Errorf("learning_rate: must be a positive number, got %v", s.LearningRate)
-	case s.Momentum != 0 && s.Optimizer != OptimizerMomentum:
-		return fmt.Errorf("momentum: only used by optimizer %q, got optimizer %q", OptimizerMomentum, s.Optimizer)
-	case !(s.Momentum >= 0 && s.Momentum < 1):
-		return fmt.Errorf("momentum: must be in [0, 1), got %v", s.Momentum)
-	case (s.Beta1 != 0 || s.Beta2 != 0) && s.Optimizer != OptimizerAdam:
-		return fmt.Errorf("beta1: beta1 and beta2 are only used by optimizer %q, got optimizer %q", OptimizerAdam, s.Optimizer)
-	case !(s.Beta1 >= 0 && s.Beta1 < 1):
-		return fmt.Errorf("beta1: must be in [0, 1), got %v", s.Beta1)
-	case !(s.Beta2 >= 0 && s.Beta2 < 1):
-		return fmt.Errorf("beta2: must be in [0, 1), got %v", s.Beta2)
-	case s.Epsilon != 0 && s.Optimizer != OptimizerAdam && s.Optimizer != OptimizerAdagrad:
-		return fmt.Errorf("epsilon: only used by optimizers %q and %q, got optimizer %q", OptimizerAdam, OptimizerAdagrad, s.Optimizer)
-	case !(s.Epsilon >= 0) || math.IsInf(s.Epsilon, 0):
-		return fmt.Errorf("epsilon: must be a positive number, got %v", s.Epsilon)
-	case !(s.Clip >= 0) || math.IsInf(s.Clip, 0):
-		return fmt.Errorf("clip: must be >= 0 (0 = no clipping), got %v", s.Clip)
-	case s.BatchSize < 1:
-		return fmt.Errorf("batch_size: must be positive, got %d", s.BatchSize)
-	case s.Epochs < 0:
-		return fmt.Errorf("epochs: must be >= 0, got %d", s.Epochs)
-	case s.Steps < 0:
-		return fmt.Errorf("steps: must be >= 0, got %d", s.Steps)
-	case s.Epochs > 0 && s.Steps > 0:
-		return fmt.Errorf("steps: set epochs or steps, not both (epochs %d, steps %d)", s.Epochs, s.Steps)
-	case s.LogEvery < 1:
-		return fmt.Errorf("log_every: must be positive, got %d", s.LogEvery)
-	case s.CheckpointEvery < 0:
-		return fmt.Errorf("checkpoint_every: must be >= 0 (0 = every epoch), got %d", s.CheckpointEvery)
-	case !(s.LogSeconds > 0) || math.IsInf(s.LogSeconds, 0):
-		return fmt.Errorf("log_seconds: must be a positive number, got %v", s.LogSeconds)
-	}
-	return oneOf("order", s.Order, OrderShuffled, OrderSequential)
-}
-
-// oneOf checks an enum value.
-func oneOf(key, v string, allowed ...string) error {
-	for _, a := range allowed {
-		if v == a {
-			return nil
-		}
-	}
-	return fmt.Errorf("%s: unknown %q (allowed: %s)", key, v, strings.Join(allowed, ", "))
+	setting.Default(&s.Order, DefaultOrder)
+	setting.Default(&s.LogEvery, DefaultLogEvery)
+	setting.Default(&s.LogSeconds, DefaultLogSeconds)
+	return setting.First(
+		setting.Positive("learning_rate", s.LearningRate),
+		setting.OnlyFor("momentum", s.Momentum != 0, s.Optimizer == OptimizerMomentum,
+			"only used by optimizer %q, got optimizer %q", OptimizerMomentum, s.Optimizer),
+		setting.Range("momentum", s.Momentum, setting.ClosedOpen(0.0, 1)),
+		setting.OnlyFor("beta1", s.Beta1 != 0 || s.Beta2 != 0, s.Optimizer == OptimizerAdam,
+			"beta1 and beta2 are only used by optimizer %q, got optimizer %q", OptimizerAdam, s.Optimizer),
+		setting.Range("beta1", s.Beta1, setting.ClosedOpen(0.0, 1)),
+		setting.Range("beta2", s.Beta2, setting.ClosedOpen(0.0, 1)),
+		setting.OnlyFor("epsilon", s.Epsilon != 0, opt.epsilon != 0,
+			"only used by optimizers %q and %q, got optimizer %q", OptimizerAdam, OptimizerAdagrad, s.Optimizer),
+		setting.NotNegative("epsilon", s.Epsilon, ""),
+		setting.NotNegative("clip", s.Clip, "no clipping"),
+		setting.Positive("batch_size", s.BatchSize),
+		setting.NotNegative("epochs", s.Epochs, ""),
+		setting.NotNegative("steps", s.Steps, ""),
+		setting.Require("steps", s.Epochs == 0 || s.Steps == 0, "set epochs or steps, not both (epochs %d, steps %d)", s.Epochs, s.Steps),
+		setting.Positive("log_every", s.LogEvery),
+		setting.NotNegative("checkpoint_every", s.CheckpointEvery, "every epoch"),
+		setting.Positive("log_seconds", s.LogSeconds),
+		setting.OneOf("order", s.Order, orders),
+	)
 }

@@ -6,6 +6,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/internal/setting"
 )
 
 // Activation is the nonlinearity that follows every layer of a tower but the last.
@@ -21,6 +23,8 @@ const (
 	ActivationGELU Activation = "gelu"
 	// ActivationSwish is x·σ(x) (Ramachandran et al. 2017, "Searching for Activation Functions").
 	ActivationSwish Activation = "swish"
+	// ActivationSigmoid is the logistic σ(x) = 1/(1 + e^(−x)).
+	ActivationSigmoid Activation = "sigmoid"
 )
 
 // kernelAct is the activation computed inside the fused dense kernel (denseOp), if any.
@@ -41,7 +45,7 @@ type activationDef struct {
 }
 
 // activations is the one place where an activation is defined: adding a value here is all it
-// takes (Settings.Resolve accepts the names listed here).
+// takes (Settings.Resolve and Activation.UnmarshalText accept the names listed here).
 var activations = []activationDef{
 	{ActivationReLU, relu, kernelReLU},
 	{ActivationIdentity, func(x *gorgonia.Node) (*gorgonia.Node, error) { return x, nil }, kernelIdentity},
@@ -54,15 +58,12 @@ var activations = []activationDef{
 		}
 		return gorgonia.HadamardProd(x, s)
 	}, kernelNone},
+	{ActivationSigmoid, gorgonia.Sigmoid, kernelNone},
 }
 
 // activationNames lists the allowed values of Settings.Activation.
-func activationNames() []string {
-	names := make([]string, len(activations))
-	for i, a := range activations {
-		names[i] = string(a.name)
-	}
-	return names
+func activationNames() []Activation {
+	return setting.Column(activations, func(a activationDef) Activation { return a.name })
 }
 
 // definition returns the definition of a (nil when a is not an activation).

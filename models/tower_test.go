@@ -47,7 +47,7 @@ func TestTrainingInferenceEmbeddingsEqual(t *testing.T) {
 
 func checkTrainingInference[T float](t *testing.T, s Settings) {
 	ds := tinyDataset()
-	m, tr := newTestTrainerT[T](t, s, ds, losses.Settings{Variant: losses.LogQ}, 4, 3, towerFused)
+	m, tr := newTestTrainerT[T](t, s, ds, losses.Settings{Variant: losses.VariantLogQ}, 4, 3, towerFused)
 	if _, err := tr.forwardBackward(1, ds.Train[2:6]); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestTowerFusedMatchesExpression(t *testing.T) {
 	for _, c := range towerCases() {
 		t.Run(c.name, func(t *testing.T) {
 			ds := tinyDataset()
-			ls := losses.Settings{Variant: losses.LogQ}
+			ls := losses.Settings{Variant: losses.VariantLogQ}
 			_, fused := newTestTrainerT[float64](t, c.s, ds, ls, 4, 3, towerFused)
 			_, expr := newTestTrainerT[float64](t, c.s, ds, ls, 4, 3, towerExpression)
 			var loss [2]float64
@@ -159,7 +159,7 @@ func TestResidualTrains(t *testing.T) {
 			t.Fatal(err)
 		}
 		ts := TrainSettings{BatchSize: 64, Epochs: 4, LearningRate: 0.01, LogEvery: 10}
-		if curves[i], err = Train(context.Background(), m, ds, est, losses.Settings{Variant: losses.LogQ}, ts, 1, nil); err != nil {
+		if curves[i], err = Train(context.Background(), m, ds, est, losses.Settings{Variant: losses.VariantLogQ}, ts, 1, nil); err != nil {
 			t.Fatal(err)
 		}
 		embs[i] = must(m.EmbedItems([]int32{0, 1, 2}))
@@ -176,7 +176,7 @@ func TestResidualTrains(t *testing.T) {
 // ExampleActivation lists the activations a tower accepts.
 func ExampleActivation() {
 	fmt.Println(activationNames())
-	// Output: [relu identity tanh gelu swish]
+	// Output: [relu identity tanh gelu swish sigmoid]
 }
 
 // TestLearnedTemperature checks the learned temperature: at its initial value the loss equals
@@ -185,8 +185,8 @@ func ExampleActivation() {
 func TestLearnedTemperature(t *testing.T) {
 	ds := tinyDataset()
 	// At its initial value the learned τ gives the fixed-τ loss, wherever the correction sits.
-	for _, at := range []string{losses.CorrectLogits, losses.CorrectScores} {
-		fixed := losses.Settings{Variant: losses.LogQ, Temperature: 0.3, CorrectAt: at, LogQProbability: losses.ProbInclusion}
+	for _, at := range []losses.CorrectAt{losses.CorrectAtLogits, losses.CorrectAtScores} {
+		fixed := losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.3, CorrectAt: at, LogQProbability: losses.LogQProbabilityInclusion}
 		learned := fixed
 		learned.LearnTemperature = true
 		_, trF := newTestTrainerWith(t, testSettings, ds, fixed, 4, 3)
@@ -207,7 +207,7 @@ func TestLearnedTemperature(t *testing.T) {
 		}
 	}
 
-	fixed := losses.Settings{Variant: losses.LogQ, Temperature: 0.3}
+	fixed := losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.3}
 	learned := fixed
 	learned.LearnTemperature = true
 	m, err := New(testSettings, ds, tensor.Float32, 1)
@@ -246,7 +246,7 @@ func TestLearnedTemperature(t *testing.T) {
 		ls   losses.Settings
 		want string
 	}{
-		{must(New(testSettings, ds, tensor.Float32, 1)), losses.Settings{Variant: losses.MSEGramian, LearnTemperature: true}, "learn_temperature: variant mse_gramian"},
+		{must(New(testSettings, ds, tensor.Float32, 1)), losses.Settings{Variant: losses.VariantMSEGramian, LearnTemperature: true}, "learn_temperature: variant mse_gramian"},
 		{m, fixed, "learn_temperature: the model has a learned temperature"},
 	} {
 		_, err := Train(context.Background(), c.m, ds, newCountEstimator(ds, 4), c.ls, TrainSettings{BatchSize: 4, Steps: 1}, 1, nil)

@@ -111,7 +111,7 @@ func TestTrainLearnsClusters(t *testing.T) {
 	}
 	ts := TrainSettings{BatchSize: 128, Epochs: 4, LearningRate: 0.01, LogEvery: 20}
 	curve, err := Train(context.Background(), m, ds, streaming(t, estimators.Settings{}, ds, 128),
-		losses.Settings{Variant: losses.LogQ, Temperature: 0.1}, ts, 1, nil)
+		losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.1}, ts, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,14 +152,14 @@ func TestSequentialEstimatorTracksDrift(t *testing.T) {
 		}
 	}
 	truth := ratio(func(item int) float64 { return 1 - math.Pow(1-day9[item]/n, batch) })
-	estimated := func(order string) float64 {
+	estimated := func(order Order) float64 {
 		m, err := New(Settings{EmbeddingDim: 4, Hidden: []int{4}}, ds, tensor.Float32, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		est := streaming(t, estimators.Settings{Alpha: 0.2}, ds, batch)
 		ts := TrainSettings{BatchSize: batch, Epochs: 1, Order: order}
-		if _, err := Train(context.Background(), m, ds, est, losses.Settings{Variant: losses.LogQ}, ts, 1, nil); err != nil {
+		if _, err := Train(context.Background(), m, ds, est, losses.Settings{Variant: losses.VariantLogQ}, ts, 1, nil); err != nil {
 			t.Fatal(err)
 		}
 		return ratio(func(item int) float64 { return est.Prob(uint64(item)) })
@@ -193,7 +193,7 @@ func (s *spyEstimator) Prob(y uint64) float64 {
 // LogP holds log p̂ after the observation.
 func TestEstimatorOrder(t *testing.T) {
 	ds := tinyDataset()
-	_, tr := newTestTrainer(t, ds, losses.Settings{Variant: losses.LogQ}, 4, 1)
+	_, tr := newTestTrainer(t, ds, losses.Settings{Variant: losses.VariantLogQ}, 4, 1)
 	inner := streaming(t, estimators.Settings{Alpha: 0.5}, ds, 4)
 	spy := &spyEstimator{Estimator: inner}
 	tr.est = spy
@@ -237,10 +237,10 @@ func TestStepSideInformation(t *testing.T) {
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*(1+math.Abs(b)) }
 	cases := append(slices.Clone(gradCases[:4]),
-		losses.Settings{Variant: losses.Relative, QSource: losses.QSourceEstimator},
-		losses.Settings{Variant: losses.LogQ, Sampler: losses.SamplerMixed, Negatives: 2, QSource: losses.QSourceEstimator})
+		losses.Settings{Variant: losses.VariantRelative, QSource: losses.QSourceEstimator},
+		losses.Settings{Variant: losses.VariantLogQ, Sampler: losses.SamplerMixed, Negatives: 2, QSource: losses.QSourceEstimator})
 	for _, ls := range cases {
-		t.Run(ls.Variant+"-"+ls.Sampler+"-"+string(ls.QSource), func(t *testing.T) {
+		t.Run(string(ls.Variant)+"-"+string(ls.Sampler)+"-"+string(ls.QSource), func(t *testing.T) {
 			_, tr := newTestTrainer(t, ds, ls, b, 1)
 			if _, err := tr.forwardBackward(1, batch); err != nil {
 				t.Fatal(err)
@@ -260,7 +260,7 @@ func TestStepSideInformation(t *testing.T) {
 					if (j == 0) != (item == -1) {
 						t.Fatalf("column %d has item %d", j, item)
 					}
-				case ls.Variant == losses.Full:
+				case ls.Variant == losses.VariantFull:
 					wantP, wantQ = 0, -math.Log(mItems)
 					if item != int64(j) {
 						t.Fatalf("column %d has item %d", j, item)
@@ -291,7 +291,7 @@ func TestStepSideInformation(t *testing.T) {
 			}
 			for i, a := range batch {
 				switch {
-				case ls.Variant == losses.Full:
+				case ls.Variant == losses.VariantFull:
 					if st.PosCol[i] != int(a.Item) || st.PosLogP[i] != 0 || !near(st.PosLogQ[i], -math.Log(mItems)) {
 						t.Errorf("row %d: PosCol %d PosLogP %v PosLogQ %v", i, st.PosCol[i], st.PosLogP[i], st.PosLogQ[i])
 					}
@@ -341,7 +341,7 @@ func (k *keyEstimator) Observe(t int64, items []uint64) {
 // columns and the estimator observes and is queried with their keys.
 func TestEmbeddingKeyer(t *testing.T) {
 	ds := tinyDataset()
-	m, tr := newTestTrainer(t, ds, losses.Settings{Variant: losses.LogQ}, 4, 1)
+	m, tr := newTestTrainer(t, ds, losses.Settings{Variant: losses.VariantLogQ}, 4, 1)
 	inner := streaming(t, estimators.Settings{}, ds, 4)
 	k := &keyEstimator{Estimator: inner}
 	tr.est, tr.keyer = k, k
@@ -394,7 +394,7 @@ func trainTiny(t *testing.T, ds *datasets.Dataset, ls losses.Settings, ts TrainS
 func TestDeterministic(t *testing.T) {
 	ds := loadSynthetic(t, datasets.SyntheticSettings{Items: 300, Queries: 300, Interactions: 6000}, 3)
 	ts := TrainSettings{BatchSize: 256, Epochs: 2, LogEvery: 1}
-	for _, ls := range []losses.Settings{{Variant: losses.LogQ, Sampler: losses.SamplerMixed, Negatives: 32}, {Variant: losses.Plain, Sampler: losses.SamplerUniform}} {
+	for _, ls := range []losses.Settings{{Variant: losses.VariantLogQ, Sampler: losses.SamplerMixed, Negatives: 32}, {Variant: losses.VariantPlain, Sampler: losses.SamplerUniform}} {
 		m1, c1, err := trainTiny(t, ds, ls, ts, 5)
 		if err != nil {
 			t.Fatal(err)
@@ -542,7 +542,7 @@ func TestClipGlobalNorm(t *testing.T) {
 		before = append(before, slices.Clone(values[float64](p)))
 	}
 	ts := TrainSettings{Optimizer: OptimizerSGD, LearningRate: 1, Clip: 1e-3, BatchSize: 4, Steps: 1}
-	if _, err := Train(context.Background(), m, ds, newCountEstimator(ds, 4), losses.Settings{Variant: losses.LogQ}, ts, 1, nil); err != nil {
+	if _, err := Train(context.Background(), m, ds, newCountEstimator(ds, 4), losses.Settings{Variant: losses.VariantLogQ}, ts, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	var ss float64
@@ -606,7 +606,7 @@ func (badEstimator) Prob(uint64) float64     { return 0 }
 func TestConcurrentRuns(t *testing.T) {
 	ds := loadSynthetic(t, datasets.SyntheticSettings{Items: 100, Queries: 100, Interactions: 2000}, 4)
 	ts := TrainSettings{BatchSize: 64, Epochs: 2, LogEvery: 1}
-	ls := losses.Settings{Variant: losses.LogQ}
+	ls := losses.Settings{Variant: losses.VariantLogQ}
 	_, alone, err := trainTiny(t, ds, ls, ts, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -642,10 +642,10 @@ func TestSaturatedProbability(t *testing.T) {
 	counts := ds.ItemCounts()
 	env := estimators.Env{BatchSize: 4, CorpusSize: ds.Items, Counts: counts}
 	for k, ls := range []losses.Settings{
-		{Variant: losses.Importance, QSource: losses.QSourceEstimator},
-		{Variant: losses.LogQ, QSource: losses.QSourceEstimator},
-		{Variant: losses.Tail, Sampler: losses.SamplerMixed, Negatives: 2, QSource: losses.QSourceEstimator},
-		{Variant: losses.Relative, QSource: losses.QSourceEstimator},
+		{Variant: losses.VariantImportance, QSource: losses.QSourceEstimator},
+		{Variant: losses.VariantLogQ, QSource: losses.QSourceEstimator},
+		{Variant: losses.VariantTail, Sampler: losses.SamplerMixed, Negatives: 2, QSource: losses.QSourceEstimator},
+		{Variant: losses.VariantRelative, QSource: losses.QSourceEstimator},
 	} {
 		newEst := func() estimators.Estimator { return streaming(t, estimators.Settings{Init: estimators.InitOne}, ds, 4) }
 		if k == 3 {

@@ -35,7 +35,7 @@ func ExampleGroupedBars() {
 		fmt.Println(err)
 		return
 	}
-	s := plots.Settings{Formats: []string{"png", "pdf"}} // the [plots] section; zero fields take defaults
+	s := plots.Settings{Formats: []plots.Format{"png", "pdf"}} // the [plots] section; zero fields take defaults
 	p, err := plots.GroupedBars(d, plots.Labels{Y: "Recall@10"}, s)
 	if err != nil {
 		fmt.Println(err)

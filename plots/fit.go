@@ -58,7 +58,7 @@ func Fit(build func(Settings) (*plot.Plot, error), s Settings) (*plot.Plot, Sett
 }
 
 // placementName describes a legend placement in a sentence.
-func placementName(legend string) string {
+func placementName(legend Legend) string {
 	if legend == LegendRight {
 		return "beside the plot"
 	}

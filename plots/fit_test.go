@@ -38,7 +38,7 @@ func TestFitNeverFails(t *testing.T) {
 		build      func(Settings) (*plot.Plot, error)
 		s          Settings
 		wantNote   string // "" for none
-		wantLegend string
+		wantLegend Legend
 		bigger     bool // drawn larger than asked
 	}{
 		{"fits", bars(names("v%d", 4), Labels{Y: "Recall@10"}), Settings{}, "", LegendTop, false},
@@ -134,7 +134,7 @@ func TestTradeoffErrors(t *testing.T) {
 // from 0 with "zero".
 func TestYRange(t *testing.T) {
 	for _, tc := range []struct {
-		yr             string
+		yr             YRange
 		barLo, barHi   float64
 		lineLo, lineHi float64
 	}{

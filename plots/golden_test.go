@@ -230,7 +230,7 @@ func TestGoldenDetectsChange(t *testing.T) {
 // renderPNG saves p as PNG in a temporary directory and returns the file's bytes.
 func renderPNG(t *testing.T, p *plot.Plot, s Settings) []byte {
 	t.Helper()
-	s.Formats = []string{"png"}
+	s.Formats = []Format{"png"}
 	paths, err := Save(p, filepath.Join(t.TempDir(), "fig"), s)
 	if err != nil {
 		t.Fatal(err)

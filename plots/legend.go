@@ -42,10 +42,10 @@ type legend struct {
 const (
 	// LegendTop puts the legend in a band above the data area, in as many columns as fit the
 	// figure's width.
-	LegendTop = "top"
+	LegendTop Legend = "top"
 	// LegendRight puts the legend beside the data area, on its right, in as few columns as the
 	// data area's height allows.
-	LegendRight = "right"
+	LegendRight Legend = "right"
 )
 
 // Shares of the figure a legend may take.

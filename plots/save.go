@@ -33,7 +33,7 @@ func Save(p *plot.Plot, path string, s Settings) ([]string, error) {
 	}
 	var written []string
 	for _, f := range s.Formats {
-		name := path + "." + f
+		name := path + "." + string(f)
 		c := canvas(p, f, s)
 		if err := atomicfile.Write(name, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
 			return written, fmt.Errorf("plots: save %s: %w", name, err)
@@ -45,13 +45,13 @@ func Save(p *plot.Plot, path string, s Settings) ([]string, error) {
 
 // canvas draws p on a new canvas of format f (an allowed Settings.Formats entry), sized by s
 // and with a blank margin of s.margin() around the plot.
-func canvas(p *plot.Plot, f string, s Settings) vg.CanvasWriterTo {
+func canvas(p *plot.Plot, f Format, s Settings) vg.CanvasWriterTo {
 	w, h := vg.Length(s.Width)*vg.Inch, vg.Length(s.Height)*vg.Inch
 	var c vg.CanvasWriterTo
 	switch f {
-	case "png":
+	case FormatPNG:
 		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(s.DPI))}
-	case "svg":
+	case FormatSVG:
 		c = vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(true))
 	default: // pdf; vgpdf embeds fonts by default
 		c = vgpdf.New(w, h)

@@ -38,7 +38,7 @@ func TestSaveFormats(t *testing.T) {
 	}
 	dir := t.TempDir()
 	base := filepath.Join(dir, "recall_at_10")
-	s := Settings{Formats: []string{"png", "svg", "pdf"}}
+	s := Settings{Formats: []Format{"png", "svg", "pdf"}}
 	paths, err := Save(p, base, s)
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +190,7 @@ func TestSaveErrors(t *testing.T) {
 		{"extension", func() ([]string, error) { return Save(p, filepath.Join(dir, "fig.png"), Settings{}) },
 			"give the path without its extension"},
 		{"bad settings", func() ([]string, error) {
-			return Save(p, filepath.Join(dir, "fig"), Settings{Formats: []string{"gif"}})
+			return Save(p, filepath.Join(dir, "fig"), Settings{Formats: []Format{"gif"}})
 		},
 			`plots: settings: formats: unknown "gif"`},
 		{"missing directory", func() ([]string, error) { return Save(p, missing, Settings{}) }, "plots: save " + missing + ".png: "},
@@ -229,7 +229,7 @@ func TestSaveFailureCleansUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := filepath.Join(dir, "fig")
-	paths, err := Save(p, base, Settings{Formats: []string{"png", "svg", "pdf"}})
+	paths, err := Save(p, base, Settings{Formats: []Format{"png", "svg", "pdf"}})
 	if err == nil || !strings.Contains(err.Error(), "plots: save "+base+".svg: ") {
 		t.Errorf("error %v, want one naming %s.svg", err, base)
 	}
@@ -251,7 +251,7 @@ func TestConcurrent(t *testing.T) {
 		wg.Go(func() {
 			p, err := Lines(tvSeries(), Labels{X: "training step", Y: "TV distance"}, LineOptions{}, Settings{DPI: 72})
 			if err == nil {
-				_, err = Save(p, filepath.Join(dir, "tv"+string(rune('a'+i))), Settings{DPI: 72, Formats: []string{"png", "svg"}})
+				_, err = Save(p, filepath.Join(dir, "tv"+string(rune('a'+i))), Settings{DPI: 72, Formats: []Format{"png", "svg"}})
 			}
 			errs[i] = err
 		})

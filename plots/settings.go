@@ -1,11 +1,13 @@
 package plots
 
 import (
-	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot/vg"
+
+	"github.com/samplingbias/workbench/internal/setting"
 )
 
 // Defaults of Settings.
@@ -23,8 +25,78 @@ const (
 	DefaultFontSize = 8
 	// DefaultFont is the default Settings.Font: a serif metrically compatible with Times, the
 	// body font of most paper templates.
-	DefaultFont = "serif"
+	DefaultFont = FontSerif
+	// DefaultLegend is the default Settings.Legend.
+	DefaultLegend = LegendTop
+	// DefaultYRange is the default Settings.YRange.
+	DefaultYRange = YRangeAuto
 )
+
+// DefaultFormats returns the default Settings.Formats, [png].
+func DefaultFormats() []Format { return []Format{FormatPNG} }
+
+// Font is the typeface of a figure's text, Settings.Font.
+type Font string
+
+// Fonts. The table fonts gives the Liberation variant of each.
+const (
+	// FontSerif is Liberation Serif, metrically compatible with Times.
+	FontSerif Font = "serif"
+	// FontSans is Liberation Sans, metrically compatible with Arial/Helvetica.
+	FontSans Font = "sans"
+)
+
+// fonts is the one place a font is declared: its name and its Liberation variant.
+var fonts = []fontDef{{FontSerif, "Serif"}, {FontSans, "Sans"}}
+
+// fontDef declares a font: its name and its Liberation variant.
+type fontDef struct {
+	name    Font
+	variant string
+}
+
+func fontNames() []Font { return setting.Column(fonts, func(f fontDef) Font { return f.name }) }
+
+// UnmarshalText sets f from its name; an unknown name is an error that lists the allowed ones.
+func (f *Font) UnmarshalText(b []byte) error { return setting.Unmarshal(f, b, fontNames()) }
+
+// Format is a file format of Save, an entry of Settings.Formats.
+type Format string
+
+// Formats.
+const (
+	FormatPNG Format = "png" // raster, at Settings.DPI
+	FormatSVG Format = "svg" // vector, fonts embedded
+	FormatPDF Format = "pdf" // vector, fonts embedded
+)
+
+var formats = []Format{FormatPNG, FormatSVG, FormatPDF}
+
+// UnmarshalText sets f from its name; an unknown name is an error that lists the allowed ones.
+func (f *Format) UnmarshalText(b []byte) error { return setting.Unmarshal(f, b, formats) }
+
+// Legend is the placement of a legend, Settings.Legend.
+type Legend string
+
+var legends = []Legend{LegendTop, LegendRight}
+
+// UnmarshalText sets l from its name; an unknown name is an error that lists the allowed ones.
+func (l *Legend) UnmarshalText(b []byte) error { return setting.Unmarshal(l, b, legends) }
+
+// YRange is how the y axis of a metric figure is set, Settings.YRange.
+type YRange string
+
+// Values of Settings.YRange.
+const (
+	YRangeAuto YRange = "auto" // bars from 0, lines fitted to the data
+	YRangeZero YRange = "zero" // every figure from 0
+	YRangeData YRange = "data" // every figure fitted to its values and intervals
+)
+
+var yRanges = []YRange{YRangeAuto, YRangeZero, YRangeData}
+
+// UnmarshalText sets y from its name; an unknown name is an error that lists the allowed ones.
+func (y *YRange) UnmarshalText(b []byte) error { return setting.Unmarshal(y, b, yRanges) }
 
 // Limits enforced by Settings.Resolve.
 const (
@@ -41,32 +113,33 @@ const (
 // output formats of every figure. Its zero value works: Resolve fills every zero field with the
 // default stated in its comment.
 type Settings struct {
-	// Width of a figure in inches, in [1, 20]; default 3.5 (a column of a two-column paper).
+	// Width of a figure in inches, in [1, 20]; default DefaultWidth (a column of a two-column
+	// paper).
 	Width float64 `toml:"width"`
-	// Height of a figure in inches, in [1, 20]; default 2.6.
+	// Height of a figure in inches, in [1, 20]; default DefaultHeight.
 	Height float64 `toml:"height"`
 	// DPI is the resolution of PNG files in dots per inch, in [50, 1200], with at most 10000
-	// pixels per side; default 300. SVG and PDF are vector formats: for them it only sets the
+	// pixels per side; default DefaultDPI. SVG and PDF are vector formats: for them it only sets the
 	// resolution at which Lines aggregates long series.
 	DPI int `toml:"dpi"`
 	// FontSize in points, in [4, 36], of axis labels and legend entries at the printed size;
-	// tick labels are 7/8 and the title 9/8 of it. Default 8.
+	// tick labels are 7/8 and the title 9/8 of it. Default DefaultFontSize.
 	FontSize float64 `toml:"font_size"`
-	// Font is "serif" (Liberation Serif, metrically compatible with Times) or "sans"
-	// (Liberation Sans, metrically compatible with Arial/Helvetica); default "serif".
-	Font string `toml:"font"`
-	// Formats lists the files Save writes for each figure: any of "png", "svg" (fonts
-	// embedded) and "pdf" (fonts embedded), each at most once; default ["png"].
-	Formats []string `toml:"formats"`
-	// Legend places the legend of a figure of several series: "top" (LegendTop, in a band
-	// above the data) or "right" (LegendRight, beside the data); default "top". A legend that
-	// does not fit where asked is placed the other way, or the figure enlarged, by Fit.
-	Legend string `toml:"legend"`
+	// Font is one of the Font constants; default DefaultFont.
+	Font Font `toml:"font"`
+	// Formats lists the files Save writes for each figure: any of the Format constants, each
+	// at most once; default DefaultFormats().
+	Formats []Format `toml:"formats"`
+	// Legend places the legend of a figure of several series: LegendTop (in a band above the
+	// data) or LegendRight (beside the data); default DefaultLegend. A legend that does not fit
+	// where asked is placed the other way, or the figure enlarged, by Fit.
+	Legend Legend `toml:"legend"`
 	// YRange sets the y axis of metric figures: "auto" (YRangeAuto: bars from 0, lines fitted
 	// to the data), "zero" (YRangeZero: every figure from 0) or "data" (YRangeData: every
 	// figure fitted to its values and intervals, bars drawn from the axis's lower end, which
-	// shows differences between values near 0.9 that an axis from 0 flattens); default "auto".
-	YRange string `toml:"y_range"`
+	// shows differences between values near 0.9 that an axis from 0 flattens); default
+	// DefaultYRange.
+	YRange YRange `toml:"y_range"`
 	// Labels maps the values of ablation axes, as they appear in run ids, to the names legends
 	// and tables show for them, e.g. {in_batch = "in-batch", full = "full softmax"}; a key
 	// "axis=value" (e.g. "negatives=64") applies to that axis only and takes precedence over a
@@ -75,102 +148,66 @@ type Settings struct {
 	Labels map[string]string `toml:"labels"`
 }
 
-// Values of Settings.YRange.
-const (
-	YRangeAuto = "auto"
-	YRangeZero = "zero"
-	YRangeData = "data"
-)
-
 // Resolve fills the zero fields of s with their defaults, in place, and validates every field.
 // An error starts with the TOML key of the offending field.
 func (s *Settings) Resolve() error {
-	if s.Width == 0 {
-		s.Width = DefaultWidth
-	}
-	if s.Height == 0 {
-		s.Height = DefaultHeight
-	}
-	if s.DPI == 0 {
-		s.DPI = DefaultDPI
-	}
-	if s.FontSize == 0 {
-		s.FontSize = DefaultFontSize
-	}
-	if s.Font == "" {
-		s.Font = DefaultFont
-	}
+	setting.Default(&s.Width, DefaultWidth)
+	setting.Default(&s.Height, DefaultHeight)
+	setting.Default(&s.DPI, DefaultDPI)
+	setting.Default(&s.FontSize, DefaultFontSize)
+	setting.Default(&s.Font, DefaultFont)
 	if len(s.Formats) == 0 {
-		s.Formats = []string{"png"}
+		s.Formats = DefaultFormats()
 	}
-	if s.Legend == "" {
-		s.Legend = LegendTop
-	}
-	if s.YRange == "" {
-		s.YRange = YRangeAuto
-	}
+	setting.Default(&s.Legend, DefaultLegend)
+	setting.Default(&s.YRange, DefaultYRange)
+	side := math.Max(s.Width, s.Height)
+	px := math.Round(side * float64(s.DPI))
+	_, emptyLabel := s.Labels[""]
+	return setting.First(
+		s.checkInches("width", s.Width),
+		s.checkInches("height", s.Height),
+		setting.Range("dpi", s.DPI, setting.Closed(minDPI, maxDPI)),
+		setting.Require("dpi", px <= maxPixels, "%d dpi × %v in = %v pixels, more than the %d allowed per side",
+			s.DPI, side, px, maxPixels),
+		setting.Require("font_size", s.FontSize >= minFontSize && s.FontSize <= maxFontSize,
+			"must be in [%d, %d] points, got %v", minFontSize, maxFontSize, s.FontSize),
+		setting.OneOf("font", s.Font, fontNames()),
+		setting.OneOf("legend", s.Legend, legends),
+		setting.OneOf("y_range", s.YRange, yRanges),
+		setting.Require("labels", !emptyLabel,
+			"an empty key (write the axis value, or axis=value)"),
+		checkFormats(s.Formats),
+	)
+}
 
-	for _, d := range []struct {
-		key string
-		v   float64
-	}{{"width", s.Width}, {"height", s.Height}} {
-		if !(d.v >= minInches && d.v <= maxInches) {
-			return fmt.Errorf("%s: must be in [%d, %d] inches, got %v", d.key, minInches, maxInches, d.v)
+// checkInches checks a size in inches.
+func (s *Settings) checkInches(key string, v float64) error {
+	return setting.Require(key, v >= minInches && v <= maxInches, "must be in [%d, %d] inches, got %v", minInches, maxInches, v)
+}
+
+// checkFormats requires known formats, each at most once.
+func checkFormats(fs []Format) error {
+	for i, f := range fs {
+		if err := setting.OneOf("formats", f, formats); err != nil {
+			return err
 		}
-	}
-	if s.DPI < minDPI || s.DPI > maxDPI {
-		return fmt.Errorf("dpi: must be in [%d, %d], got %d", minDPI, maxDPI, s.DPI)
-	}
-	if px := math.Round(math.Max(s.Width, s.Height) * float64(s.DPI)); px > maxPixels {
-		return fmt.Errorf("dpi: %d dpi × %v in = %v pixels, more than the %d allowed per side",
-			s.DPI, math.Max(s.Width, s.Height), px, maxPixels)
-	}
-	if !(s.FontSize >= minFontSize && s.FontSize <= maxFontSize) {
-		return fmt.Errorf("font_size: must be in [%d, %d] points, got %v", minFontSize, maxFontSize, s.FontSize)
-	}
-	if _, ok := fontVariant(s.Font); !ok {
-		return fmt.Errorf("font: unknown %q (allowed: serif, sans)", s.Font)
-	}
-	if s.Legend != LegendTop && s.Legend != LegendRight {
-		return fmt.Errorf("legend: unknown %q (allowed: %s, %s)", s.Legend, LegendTop, LegendRight)
-	}
-	if s.YRange != YRangeAuto && s.YRange != YRangeZero && s.YRange != YRangeData {
-		return fmt.Errorf("y_range: unknown %q (allowed: %s, %s, %s)", s.YRange, YRangeAuto, YRangeZero, YRangeData)
-	}
-	for k := range s.Labels {
-		if k == "" {
-			return errors.New("labels: an empty key (write the axis value, or axis=value)")
-		}
-	}
-	seen := make(map[string]bool)
-	for _, f := range s.Formats {
-		if !isFormat(f) {
-			return fmt.Errorf("formats: unknown %q (allowed: png, svg, pdf)", f)
-		}
-		if seen[f] {
+		if slices.Contains(fs[:i], f) {
 			return fmt.Errorf("formats: %q listed twice", f)
 		}
-		seen[f] = true
 	}
 	return nil
 }
 
 // isFormat reports whether f is an allowed Settings.Formats entry.
-func isFormat(f string) bool {
-	switch f {
-	case "png", "svg", "pdf":
-		return true
-	}
-	return false
-}
+func isFormat(f string) bool { return slices.Contains(formats, Format(f)) }
 
 // fontVariant returns the Liberation font variant of a Settings.Font name.
-func fontVariant(name string) (string, bool) {
-	switch name {
-	case "serif":
-		return "Serif", true
-	case "sans":
-		return "Sans", true
+func fontVariant(name Font) (string, bool) {
+	for _, f := range fonts {
+		if f.name == name {
+			return f.variant, true
+		}
 	}
 	return "", false
 }

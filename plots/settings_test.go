@@ -14,7 +14,7 @@ func TestSettingsResolveDefaults(t *testing.T) {
 	if err := s.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	want := Settings{Width: 3.5, Height: 2.6, DPI: 300, FontSize: 8, Font: "serif", Formats: []string{"png"}, Legend: "top", YRange: "auto"}
+	want := Settings{Width: 3.5, Height: 2.6, DPI: 300, FontSize: 8, Font: "serif", Formats: []Format{"png"}, Legend: "top", YRange: "auto"}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("zero value resolved to %+v, want %+v", s, want)
 	}
@@ -22,11 +22,11 @@ func TestSettingsResolveDefaults(t *testing.T) {
 	if err := s.Resolve(); err != nil || !reflect.DeepEqual(s, want) {
 		t.Errorf("second Resolve: %+v, %v", s, err)
 	}
-	s = Settings{Width: 7, DPI: 150, Font: "sans", Formats: []string{"pdf", "png"}}
+	s = Settings{Width: 7, DPI: 150, Font: "sans", Formats: []Format{"pdf", "png"}}
 	if err := s.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	want = Settings{Width: 7, Height: 2.6, DPI: 150, FontSize: 8, Font: "sans", Formats: []string{"pdf", "png"}, Legend: "top", YRange: "auto"}
+	want = Settings{Width: 7, Height: 2.6, DPI: 150, FontSize: 8, Font: "sans", Formats: []Format{"pdf", "png"}, Legend: "top", YRange: "auto"}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("resolved to %+v, want %+v", s, want)
 	}
@@ -51,9 +51,9 @@ func TestSettingsResolveErrors(t *testing.T) {
 		{Settings{FontSize: 40}, "font_size: must be in [4, 36] points, got 40"},
 		{Settings{FontSize: math.NaN()}, "font_size: must be in [4, 36] points, got NaN"},
 		{Settings{Font: "comic"}, `font: unknown "comic" (allowed: serif, sans)`},
-		{Settings{Formats: []string{"png", "jpg"}}, `formats: unknown "jpg" (allowed: png, svg, pdf)`},
-		{Settings{Formats: []string{"PNG"}}, `formats: unknown "PNG" (allowed: png, svg, pdf)`},
-		{Settings{Formats: []string{"svg", "png", "svg"}}, `formats: "svg" listed twice`},
+		{Settings{Formats: []Format{"png", "jpg"}}, `formats: unknown "jpg" (allowed: png, svg, pdf)`},
+		{Settings{Formats: []Format{"PNG"}}, `formats: unknown "PNG" (allowed: png, svg, pdf)`},
+		{Settings{Formats: []Format{"svg", "png", "svg"}}, `formats: "svg" listed twice`},
 		{Settings{Legend: "inside"}, `legend: unknown "inside" (allowed: top, right)`},
 		{Settings{YRange: "fit"}, `y_range: unknown "fit" (allowed: auto, zero, data)`},
 		{Settings{Labels: map[string]string{"": "x"}}, `labels: an empty key (write the axis value, or axis=value)`},
@@ -87,7 +87,7 @@ labels = { in_batch = "in-batch", "negatives=0" = "" }
 	if u := md.Undecoded(); len(u) != 0 {
 		t.Fatalf("undecoded keys %v", u)
 	}
-	want := Settings{Width: 7, Height: 3, DPI: 600, FontSize: 9, Font: "sans", Formats: []string{"png", "pdf"}, Legend: "right",
+	want := Settings{Width: 7, Height: 3, DPI: 600, FontSize: 9, Font: "sans", Formats: []Format{"png", "pdf"}, Legend: "right",
 		YRange: "data", Labels: map[string]string{"in_batch": "in-batch", "negatives=0": ""}}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("decoded %+v, want %+v", s, want)

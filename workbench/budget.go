@@ -61,7 +61,7 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 		return nil, err
 	}
 	ms, ts, es := cfg.Model, cfg.Train, cfg.Eval
-	slots := map[string]float64{models.OptimizerAdam: 2, models.OptimizerAdagrad: 1, models.OptimizerMomentum: 1}[ts.Optimizer]
+	slots := map[models.Optimizer]float64{models.OptimizerAdam: 2, models.OptimizerAdagrad: 1, models.OptimizerMomentum: 1}[ts.Optimizer]
 	b := float64(ts.BatchSize)
 	cols := b + float64(loss.Settings().Negatives) // columns of the score matrix
 	if loss.Layout() == losses.Indexed {

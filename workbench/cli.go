@@ -144,7 +144,7 @@ func MainEnv(args []string, stdout, stderr io.Writer, lookupEnv func(string) (st
 	defer stop()
 	context.AfterFunc(ctx, stop)
 	switch cfg.Experiment {
-	case experimentFreqSim:
+	case ExperimentFreqSim:
 		switch {
 		case o.only != nil:
 			return errors.New("-only: the freq_sim experiment runs its whole grid at once (in seconds)")
@@ -162,8 +162,8 @@ func MainEnv(args []string, stdout, stderr io.Writer, lookupEnv func(string) (st
 // defaultJobs is the parallelism that keeps every core busy without oversubscribing it: the
 // frequency simulation is single-threaded per run, while a training run already uses every core
 // (its towers and BLAS calls are parallelised in Go), so retrieval runs go one at a time.
-func defaultJobs(experiment string) int {
-	if experiment == experimentFreqSim {
+func defaultJobs(experiment Experiment) int {
+	if experiment == ExperimentFreqSim {
 		return runtime.GOMAXPROCS(0)
 	}
 	return 1

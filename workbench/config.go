@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,17 +16,32 @@ import (
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/estimators/freqsim"
+	isetting "github.com/samplingbias/workbench/internal/setting"
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
 	"github.com/samplingbias/workbench/plots"
 )
 
-// Experiment kinds (the top-level key experiment).
+// Experiment is the kind of an experiment, the top-level key experiment.
+type Experiment string
+
+// Experiment kinds. The table experiments declares each one with the sections it reads.
 const (
-	experimentRetrieval = "retrieval"
-	experimentFreqSim   = "freq_sim"
+	// ExperimentRetrieval trains two-tower models and evaluates Recall@K by slice.
+	ExperimentRetrieval Experiment = "retrieval"
+	// ExperimentFreqSim is Yi et al.'s section 6 frequency-estimation simulation.
+	ExperimentFreqSim Experiment = "freq_sim"
 )
+
+func experimentNames() []Experiment {
+	return isetting.Column(experiments, func(e experimentDef) Experiment { return e.name })
+}
+
+// UnmarshalText sets e from its name; an unknown name is an error that lists the allowed ones.
+func (e *Experiment) UnmarshalText(b []byte) error {
+	return isetting.Unmarshal(e, b, experimentNames())
+}
 
 // Config is one experiment: a TOML file with the sections below. Every section's zero value works;
 // the comments of each section's settings type state its defaults. An absent key takes its
@@ -35,9 +51,8 @@ const (
 // figures, the grid's runs, or nothing): the hashes that identify runs and results folders are
 // built from it (see Config.canonical).
 type Config struct {
-	// Experiment is "retrieval" (default: train two-tower models, evaluate Recall@K by slice) or
-	// "freq_sim" (Yi et al. section 6 frequency-estimation simulation).
-	Experiment string `toml:"experiment" affects:"training"`
+	// Experiment is one of the Experiment constants; default ExperimentRetrieval.
+	Experiment Experiment `toml:"experiment" affects:"training"`
 	// Out is the output directory; default "results/<config file name without .toml>".
 	Out string `toml:"out" affects:"nothing"`
 	// Seeds repeats every cell of the grid once per seed (model initialisation, batch order,
@@ -76,11 +91,18 @@ type Axis struct {
 	Values []any    `toml:"values"`
 }
 
-// sections lists the config sections each experiment kind reads; a section of the other kind in a
-// config is an error rather than an option silently ignored.
-var sections = map[string][]string{
-	experimentRetrieval: {"data", "slices", "model", "train", "estimator", "loss", "eval", "plots", "report", "ablation"},
-	experimentFreqSim:   {"freq_sim", "plots"},
+// experimentDef declares an experiment kind: its name and the config sections it reads.
+type experimentDef struct {
+	name     Experiment
+	sections []string
+}
+
+// experiments is the one place an experiment kind is declared: its name and the config sections
+// it reads; a section of another kind in a config is an error rather than an option silently
+// ignored.
+var experiments = []experimentDef{
+	{ExperimentRetrieval, []string{"data", "slices", "model", "train", "estimator", "loss", "eval", "plots", "report", "ablation"}},
+	{ExperimentFreqSim, []string{"freq_sim", "plots"}},
 }
 
 // loadConfig reads path strictly and applies the -set overrides. It returns the config as written
@@ -205,11 +227,16 @@ func showValue(v reflect.Value) string {
 	return fmt.Sprint(v.Interface())
 }
 
-// tomlError names the file (and line and column, for syntax errors) of a TOML decoding error.
+// tomlError names the file (and line and column, for syntax errors and unknown enum names) of
+// a TOML decoding error.
 func tomlError(path string, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("%s:%d:%d: %s", path, pe.Position.Line, pe.Position.Col, pe.Message)
+		msg := pe.Message
+		if pe.LastKey != "" && strings.HasPrefix(msg, isetting.UnknownPrefix) {
+			msg = pe.LastKey + ": " + msg // an enum's UnmarshalText does not know its key
+		}
+		return fmt.Errorf("%s:%d:%d: %s", path, pe.Position.Line, pe.Position.Col, msg)
 	}
 	return fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "toml: "))
 }
@@ -249,13 +276,12 @@ func assign(cfg *Config, key string, v any) error {
 // resolve fills defaults and validates every section; md (of the file, may be nil) tells which
 // sections the file defines, so that a section the experiment kind does not read is an error.
 func (c *Config) resolve(md toml.MetaData) error {
-	if c.Experiment == "" {
-		c.Experiment = experimentRetrieval
+	isetting.Default(&c.Experiment, ExperimentRetrieval)
+	i := slices.Index(experimentNames(), c.Experiment)
+	if i < 0 {
+		return isetting.OneOf("experiment", c.Experiment, experimentNames())
 	}
-	used, ok := sections[c.Experiment]
-	if !ok {
-		return fmt.Errorf("experiment: unknown %q (allowed: %s, %s)", c.Experiment, experimentRetrieval, experimentFreqSim)
-	}
+	used := experiments[i].sections
 	for _, k := range md.Keys() {
 		if len(k) != 1 {
 			continue
@@ -281,7 +307,7 @@ func (c *Config) resolve(md toml.MetaData) error {
 		}
 		seen[s] = true
 	}
-	if c.Experiment == experimentFreqSim {
+	if c.Experiment == ExperimentFreqSim {
 		if len(c.Ablation) > 0 {
 			return errors.New("ablation: the freq_sim experiment sweeps freq_sim.alphas and freq_sim.hashes itself")
 		}
@@ -329,8 +355,8 @@ func checkAxes(axes []Axis) error {
 }
 
 func isSection(name string) bool {
-	for _, names := range sections {
-		if contains(names, name) {
+	for _, e := range experiments {
+		if contains(e.sections, name) {
 			return true
 		}
 	}

@@ -33,6 +33,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"out of range", "[loss]\ntemperature = -1.0\n", nil, []string{"exp.toml", "loss.temperature:"}},
 		{"bad enum lists the allowed names", "[loss]\nvariant = \"logQ\"\n", nil, []string{"loss.variant:", "logQ", "plain", "logq", "tail"}},
 		{"bad estimator enum", "[estimator]\nkind = \"sketch\"\n", nil, []string{"estimator.kind:", "streaming", "multihash"}},
+		{"typed enum names the line and key", "[train]\noptimizer = \"adamw\"\n", nil, []string{"exp.toml:2:", `train.optimizer: unknown "adamw" (allowed: sgd, momentum, adagrad, adam)`}},
 		{"bad nested enum", "[data.split]\nkind = \"time\"\n", nil, []string{"data.split.kind:", "temporal"}},
 		{"bad experiment", "experiment = \"train\"\n", nil, []string{"experiment: unknown \"train\"", "retrieval", "freq_sim"}},
 		{"section of the other experiment", "experiment = \"freq_sim\"\n[loss]\nvariant = \"logq\"\n", nil, []string{"loss: section not used by experiment \"freq_sim\""}},

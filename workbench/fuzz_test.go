@@ -40,7 +40,7 @@ func FuzzConfig(f *testing.F) {
 			return
 		}
 		configs := []*Config{cfg}
-		if cfg.Experiment == experimentRetrieval {
+		if cfg.Experiment == ExperimentRetrieval {
 			runs, err := plan(raw, cfg)
 			if err != nil {
 				return

@@ -1,11 +1,14 @@
 package workbench
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	isetting "github.com/samplingbias/workbench/internal/setting"
 )
 
 // setting is one key of a cell with its value.
@@ -175,6 +178,10 @@ func cellConfig(raw *Config, c cell) (*Config, error) {
 	written := append([]string(nil), raw.written...)
 	for _, s := range c.Settings {
 		if err := assign(cfg, s.Key, s.Value); err != nil {
+			var unknown *isetting.UnknownError
+			if errors.As(err, &unknown) { // a name the enum does not have: the run's value is wrong
+				return nil, fmt.Errorf("run %s: %w", c.ID, err)
+			}
 			return nil, fmt.Errorf("ablation %s: %w", s.Key, err)
 		}
 		written = append(written, s.Key)

@@ -24,7 +24,7 @@ func (o *scaledOptions) Resolve() error {
 
 // A variant registered for this test binary: factor × the plain batch softmax.
 func init() {
-	err := losses.Register("scaled_plain", losses.Variant{
+	err := losses.Register("scaled_plain", losses.Custom{
 		Expr: func(e *losses.Expr) (*gorgonia.Node, error) {
 			f := e.Logits()
 			l := e.Reduce(losses.SoftmaxLoss(e.AtPos(f), gorgonia.Must(gorgonia.Add(f, e.NegLog()))))

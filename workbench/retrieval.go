@@ -266,7 +266,7 @@ func emptySlices(counts []int64, assign []metrics.Slice, s metrics.SliceSettings
 			continue
 		}
 		why := fmt.Sprintf("under slices.method = %q with %d items", s.Method, len(counts))
-		if s.Method == metrics.SliceCount {
+		if s.Method == metrics.SliceMethodCount {
 			switch sl {
 			case metrics.SliceHead:
 				why = fmt.Sprintf("no item has slices.head_min = %d training pairs or more (the most frequent has %d)", s.HeadMin, hi)

@@ -11,7 +11,7 @@ import (
 )
 
 func TestEmptySlices(t *testing.T) {
-	rawat := metrics.SliceSettings{Method: metrics.SliceCount, HeadMin: 100, TailMax: 20}
+	rawat := metrics.SliceSettings{Method: metrics.SliceMethodCount, HeadMin: 100, TailMax: 20}
 	tests := []struct {
 		name   string
 		counts []int64
@@ -24,7 +24,7 @@ func TestEmptySlices(t *testing.T) {
 		{"head and torso", []int64{1, 5, 19}, rawat, []string{
 			"slice head is empty: no item has slices.head_min = 100 training pairs or more (the most frequent has 19); its results are left out",
 			"slice torso is empty: no item has from slices.tail_max = 20 to slices.head_min = 100 training pairs; its results are left out"}},
-		{"rank of two items", []int64{3, 1}, metrics.SliceSettings{Method: metrics.SliceRank}, []string{`slice tail is empty: under slices.method = "rank" with 2 items; its results are left out`}},
+		{"rank of two items", []int64{3, 1}, metrics.SliceSettings{Method: metrics.SliceMethodRank}, []string{`slice tail is empty: under slices.method = "rank" with 2 items; its results are left out`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -116,7 +116,7 @@ func TestShippedConfigsPlan(t *testing.T) {
 	}
 	for _, f := range files {
 		raw, cfg, err := loadConfig(f, nil)
-		if err == nil && cfg.Experiment == experimentRetrieval {
+		if err == nil && cfg.Experiment == ExperimentRetrieval {
 			_, err = plan(raw, cfg)
 		}
 		if err != nil {

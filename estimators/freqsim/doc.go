@@ -1,10 +1,11 @@
 // Package freqsim reproduces the frequency-estimation simulation of Yi et al. 2019 ("Sampling-Bias-
 // Corrected Neural Modeling for Large Corpus Item Recommendations", RecSys 2019, section 6).
 //
-// M items (default 1000); each step draws a batch of B (128) items independently from q, observes
-// it with a streaming / multihash estimator of H (5000) buckets in total, then reads p̂ of every
-// item (update-then-read, docs/streaming-estimator.md). For the first phase
-// (10,000 steps) q_i ∝ i², for the second q_i ∝ (M-1-i)². The true batch-inclusion probability is
+// M items (Settings.Items); each step draws a batch of B (Settings.Batch) items independently
+// from q, observes it with a streaming / multihash estimator of H (Settings.Buckets) buckets in
+// total, then reads p̂ of every item (update-then-read, docs/streaming-estimator.md). For the
+// first phase (Settings.StepsPerPhase steps) q_i ∝ i², for the second q_i ∝ (M-1-i)². The
+// defaults (DefaultItems, DefaultBatch, DefaultBuckets, DefaultStepsPerPhase) are the paper's. The true batch-inclusion probability is
 // p_i = 1-(1-q_i)^B and the error of a step is Yi's total-variation distance
 //
 //	TV = Σ_i |p̂_i - p_i| / (2B).

@@ -10,86 +10,98 @@ import (
 	"sync/atomic"
 
 	"github.com/samplingbias/workbench/estimators"
+	"github.com/samplingbias/workbench/internal/setting"
 )
 
 // Settings is the [freq_sim] section. Its zero value is Yi et al.'s simulation.
 type Settings struct {
-	// Items is the number of items M; default 1000.
+	// Items is the number of items M; default DefaultItems.
 	Items int `toml:"items"`
-	// Batch is the batch size B; default 128.
+	// Batch is the batch size B; default DefaultBatch.
 	Batch int `toml:"batch"`
-	// Buckets is the total number of buckets H, shared by the m hash arrays; default 5000.
+	// Buckets is the total number of buckets H, shared by the m hash arrays; default
+	// DefaultBuckets.
 	Buckets int `toml:"buckets"`
-	// StepsPerPhase is the length of each of the two phases; default 10,000.
+	// StepsPerPhase is the length of each of the two phases; default DefaultStepsPerPhase.
 	StepsPerPhase int `toml:"steps_per_phase"`
-	// Alphas are the EMA learning rates compared; default [0.01, 0.05, 0.1].
+	// Alphas are the EMA learning rates compared; default DefaultAlphas().
 	Alphas []float64 `toml:"alphas"`
-	// Hashes are the numbers m of hash arrays compared (1 is Algorithm 2); default [1, 2, 4].
+	// Hashes are the numbers m of hash arrays compared (1 is Algorithm 2); default
+	// DefaultHashes().
 	Hashes []int `toml:"hashes"`
-	// Init is the initial value of B, "one" or "uniform" (see estimators.Settings); default uniform.
-	Init string `toml:"init"`
-	// FirstArrival is "zero" or "skip" (see estimators.Settings); default zero.
-	FirstArrival string `toml:"first_arrival"`
+	// Init is the initial value of B (see estimators.Settings.Init); default
+	// estimators.DefaultInit.
+	Init estimators.Init `toml:"init"`
+	// FirstArrival is the first-arrival rule (see estimators.Settings.FirstArrival); default
+	// estimators.DefaultFirstArrival.
+	FirstArrival estimators.FirstArrival `toml:"first_arrival"`
 	// Workers are the numbers of goroutines compared that update one lock-free estimator
 	// (estimators.Settings.Concurrent), Yi et al.'s parameter-server setting: each takes the
 	// next global step, observes that step's batch and reads p̂, at most Workers steps apart
 	// (a worker starts step t once every step up to t − Workers has finished). 1 is the plain
-	// sequential simulation; default [1].
+	// sequential simulation; default [1], one worker.
 	Workers []int `toml:"workers"`
 }
 
 // maxWorkers bounds Settings.Workers.
 const maxWorkers = 256
 
+// Defaults of Settings: Yi et al.'s simulation.
+const (
+	DefaultItems         = 1000
+	DefaultBatch         = 128
+	DefaultBuckets       = 5000
+	DefaultStepsPerPhase = 10000
+)
+
+// DefaultAlphas returns the default Settings.Alphas, [0.01, 0.05, 0.1].
+func DefaultAlphas() []float64 { return []float64{0.01, 0.05, 0.1} }
+
+// DefaultHashes returns the default Settings.Hashes, [1, 2, 4].
+func DefaultHashes() []int { return []int{1, 2, 4} }
+
 // Resolve fills the zero fields with their defaults and validates every field. Errors start with
 // the TOML key of the field.
 func (s *Settings) Resolve() error {
-	for _, f := range []struct {
-		key      string
-		v        *int
-		def, min int
-	}{
-		{"items", &s.Items, 1000, 2},
-		{"batch", &s.Batch, 128, 1},
-		{"buckets", &s.Buckets, 5000, 1},
-		{"steps_per_phase", &s.StepsPerPhase, 10000, 1},
-	} {
-		if *f.v == 0 {
-			*f.v = f.def
-		}
-		if *f.v < f.min {
-			return fmt.Errorf("%s: must be at least %d, got %d", f.key, f.min, *f.v)
-		}
-	}
+	setting.Default(&s.Items, DefaultItems)
+	setting.Default(&s.Batch, DefaultBatch)
+	setting.Default(&s.Buckets, DefaultBuckets)
+	setting.Default(&s.StepsPerPhase, DefaultStepsPerPhase)
 	if len(s.Alphas) == 0 {
-		s.Alphas = []float64{0.01, 0.05, 0.1}
-	}
-	for i, a := range s.Alphas {
-		if !(a > 0 && a <= 1) {
-			return fmt.Errorf("alphas: element %d must be in (0, 1], got %v", i, a)
-		}
+		s.Alphas = DefaultAlphas()
 	}
 	if len(s.Hashes) == 0 {
-		s.Hashes = []int{1, 2, 4}
-	}
-	for i, m := range s.Hashes {
-		if m < 1 || m > s.Buckets {
-			return fmt.Errorf("hashes: element %d must be in [1, buckets = %d], got %d", i, s.Buckets, m)
-		}
+		s.Hashes = DefaultHashes()
 	}
 	if len(s.Workers) == 0 {
 		s.Workers = []int{1}
 	}
-	for i, w := range s.Workers {
-		if w < 1 || w > maxWorkers {
-			return fmt.Errorf("workers: element %d must be in [1, %d], got %d", i, maxWorkers, w)
-		}
+	if err := setting.First(
+		setting.AtLeast("items", s.Items, 2),
+		setting.AtLeast("batch", s.Batch, 1),
+		setting.AtLeast("buckets", s.Buckets, 1),
+		setting.AtLeast("steps_per_phase", s.StepsPerPhase, 1),
+		setting.EachIn("alphas", s.Alphas, setting.OpenClosed(0.0, 1)),
+		s.checkHashes(),
+		setting.EachIn("workers", s.Workers, setting.Closed(1, maxWorkers)),
+	); err != nil {
+		return err
 	}
 	e := s.estimator(s.Alphas[0], s.Hashes[0], 1)
 	if err := e.Resolve(); err != nil {
 		return err
 	}
 	s.Init, s.FirstArrival = e.Init, e.FirstArrival
+	return nil
+}
+
+// checkHashes requires every number of hash arrays in [1, buckets].
+func (s *Settings) checkHashes() error {
+	for i, m := range s.Hashes {
+		if m < 1 || m > s.Buckets {
+			return fmt.Errorf("hashes: element %d must be in [1, buckets = %d], got %d", i, s.Buckets, m)
+		}
+	}
 	return nil
 }
 

@@ -19,7 +19,7 @@ func TestResolve(t *testing.T) {
 	}
 	if s.Items != 1000 || s.Batch != 128 || s.Buckets != 5000 || s.StepsPerPhase != 10000 ||
 		!slices.Equal(s.Alphas, []float64{0.01, 0.05, 0.1}) || !slices.Equal(s.Hashes, []int{1, 2, 4}) ||
-		s.Init != estimators.InitUniform || s.FirstArrival != estimators.FirstZero || !slices.Equal(s.Workers, []int{1}) {
+		s.Init != estimators.InitUniform || s.FirstArrival != estimators.FirstArrivalZero || !slices.Equal(s.Workers, []int{1}) {
 		t.Errorf("zero value resolved to %+v", s)
 	}
 	for _, c := range []struct {

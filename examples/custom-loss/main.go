@@ -42,7 +42,7 @@ func logqTempered(e *losses.Expr) (*G.Node, error) {
 }
 
 func main() {
-	err := losses.Register("logq_tempered", losses.Variant{
+	err := losses.Register("logq_tempered", losses.Custom{
 		Expr: logqTempered, Options: func() any { return new(options) }, Correction: true})
 	if err == nil {
 		err = workbench.Main(os.Args[1:], os.Stdout, os.Stderr)

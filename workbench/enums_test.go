@@ -1,0 +1,76 @@
+package workbench
+
+import (
+	"encoding"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// enumKeys lists the dotted keys of every enum setting of t (a field of string kind whose
+// pointer implements encoding.TextUnmarshaler), and of every list of enums, through the
+// section structs.
+func enumKeys(t reflect.Type, prefix string) (enums, lists []string) {
+	unmarshaler := reflect.TypeFor[encoding.TextUnmarshaler]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() || f.Tag.Get("toml") == "-" {
+			continue
+		}
+		key := prefix + tomlName(f)
+		switch {
+		case f.Type.Kind() == reflect.String && reflect.PointerTo(f.Type).Implements(unmarshaler):
+			enums = append(enums, key)
+		case f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.String &&
+			reflect.PointerTo(f.Type.Elem()).Implements(unmarshaler):
+			lists = append(lists, key)
+		case f.Type.Kind() == reflect.Struct:
+			e, l := enumKeys(f.Type, key+".")
+			enums, lists = append(enums, e...), append(lists, l...)
+		}
+	}
+	return enums, lists
+}
+
+// TestEnumsNameTheLine: every enum setting of a config is a typed name that the decoder checks,
+// so that a misspelled value is reported with the file, its line and the key, and the allowed
+// names; in a file, with -set, and in a list. The keys found are checked against the known
+// enums, so that a setting left as a plain string is noticed.
+func TestEnumsNameTheLine(t *testing.T) {
+	enums, lists := enumKeys(reflect.TypeFor[Config](), "")
+	for _, want := range []string{"experiment", "data.source", "data.split.kind", "data.xmc.format",
+		"data.interactions.reward", "slices.method", "model.activation", "train.optimizer", "train.order",
+		"estimator.kind", "estimator.init", "estimator.first_arrival", "estimator.mode", "estimator.formula",
+		"estimator.lsh.inner", "loss.variant", "loss.form", "loss.sampler", "loss.correct_at",
+		"loss.logq_probability", "loss.q_source", "loss.reduction", "loss.impl", "plots.font", "plots.legend",
+		"plots.y_range", "freq_sim.init", "freq_sim.first_arrival"} {
+		if !contains(enums, want) {
+			t.Errorf("%s is not a typed enum (enums found: %v)", want, enums)
+		}
+	}
+	if !contains(lists, "plots.formats") {
+		t.Errorf("plots.formats is not a list of typed enums (lists found: %v)", lists)
+	}
+	body := func(key, value string) string {
+		i := strings.LastIndex(key, ".")
+		if i < 0 {
+			return fmt.Sprintf("# a comment\n%s = %s\n", key, value)
+		}
+		return fmt.Sprintf("[%s]\n%s = %s\n", key[:i], key[i+1:], value)
+	}
+	for _, key := range enums {
+		t.Run(key, func(t *testing.T) {
+			_, _, err := loadConfig(writeConfig(t, body(key, `"no_such_name"`)), nil)
+			wantError(t, err, "exp.toml:2:", key+`: unknown "no_such_name" (allowed: `)
+			_, _, err = loadConfig(writeConfig(t, ""), []string{key + "=no_such_name"})
+			wantError(t, err, "-set "+key+"=no_such_name: ", key+`: unknown "no_such_name" (allowed: `)
+		})
+	}
+	for _, key := range lists {
+		t.Run(key, func(t *testing.T) {
+			_, _, err := loadConfig(writeConfig(t, body(key, `["png", "no_such_name"]`)), nil)
+			wantError(t, err, "exp.toml:2:", key+`: unknown "no_such_name" (allowed: `)
+		})
+	}
+}
