@@ -199,14 +199,18 @@ func TestImportanceSign(t *testing.T) {
 	}
 }
 
-// TestDeterministic: the float32 B = 256 node gives bit-identical values and
-// gradients for 1, 2, 3 and 7 worker goroutines and on repeated runs.
+// TestDeterministic: the float32 B = 384 node gives bit-identical values and
+// gradients for 1, 2, 3 and 7 worker goroutines and on repeated runs (384² score
+// entries make 9 parts of parallelMin, so every worker count is used in full).
 func TestDeterministic(t *testing.T) {
 	gen := newCaseGen(4, 50)
 	for _, s := range []Settings{{Variant: LogQ, RemoveAccidentalHits: true}, {Variant: NCE}, {Variant: MSEGramian}} {
 		l := mustNew(t, s, tensor.Float32)
-		p := gen.gen(l.Settings(), l.Layout(), 256, false)
+		p := gen.gen(l.Settings(), l.Layout(), 384, false)
 		h := newHarness(t, l, p.st, p.b, p.c, true)
+		if p.b*p.c < 7*parallelMin {
+			t.Fatalf("%d×%d scores make fewer than 7 parts", p.b, p.c)
+		}
 		var v0 float64
 		var g0 []float64
 		for n, w := range []int{1, 2, 3, 7, 2} {
