@@ -17,7 +17,7 @@ import (
 )
 
 // recordsOf builds run records of Recall@10 by slice: values[group][seed][slice].
-func recordsOf(values map[string]map[int64]map[string]float64, order []string) []*runRecord {
+func recordsOf(values map[string]map[int64]map[metrics.Slice]float64, order []string) []*runRecord {
 	var recs []*runRecord
 	for _, g := range order {
 		for seed := int64(1); seed <= 9; seed++ {
@@ -27,7 +27,7 @@ func recordsOf(values map[string]map[int64]map[string]float64, order []string) [
 			}
 			rec := &runRecord{ID: g + ",seed=" + strconv.FormatInt(seed, 10), Group: g, Seed: seed}
 			for _, sl := range metrics.Slices() {
-				if v, ok := vals[sl.String()]; ok {
+				if v, ok := vals[sl]; ok {
 					rec.Results = append(rec.Results, metrics.Result{Slice: sl, Metric: metrics.MetricRecall, K: 10, Value: v,
 						Lo: v - 0.01, Hi: v + 0.02, Pairs: 100, Items: 10})
 				}
@@ -41,13 +41,14 @@ func recordsOf(values map[string]map[int64]map[string]float64, order []string) [
 // TestPairedDifferences checks the paired differences against a table computed by hand.
 func TestPairedDifferences(t *testing.T) {
 	// Seed 4 of the baseline has no partner in plain and must be ignored; logq ran seed 1 only.
-	recs := recordsOf(map[string]map[int64]map[string]float64{
+	head, tail := metrics.SliceHead, metrics.SliceTail
+	recs := recordsOf(map[string]map[int64]map[metrics.Slice]float64{
 		"variant=full": {
-			1: {"head": 0.11, "tail": 0.20}, 2: {"head": 0.10, "tail": 0.25}, 3: {"head": 0.10, "tail": 0.27},
-			4: {"head": 0.90, "tail": 0.99},
+			1: {head: 0.11, tail: 0.20}, 2: {head: 0.10, tail: 0.25}, 3: {head: 0.10, tail: 0.27},
+			4: {head: 0.90, tail: 0.99},
 		},
-		"variant=plain": {1: {"head": 0.10, "tail": 0.30}, 2: {"head": 0.12, "tail": 0.32}, 3: {"head": 0.08, "tail": 0.34}},
-		"variant=logq":  {1: {"head": 0.15, "tail": 0.25}},
+		"variant=plain": {1: {head: 0.10, tail: 0.30}, 2: {head: 0.12, tail: 0.32}, 3: {head: 0.08, tail: 0.34}},
+		"variant=logq":  {1: {head: 0.15, tail: 0.25}},
 	}, []string{"variant=full", "variant=plain", "variant=logq"})
 	s := summarize(recs, nil)
 	d, err := compare(ReportSettings{Baseline: "variant=full"}, recs, s.groups)
@@ -64,21 +65,22 @@ func TestPairedDifferences(t *testing.T) {
 	// row: −0.0033333 ∓ 0.0517114 = [−0.0550448, 0.0483781]; tail: [0.0369735, 0.1230265]).
 	headHalf := t2 * math.Sqrt(0.0078/54)
 	want := []struct {
-		cell, slice string
-		n           int
-		mean, half  float64 // half NaN: no interval
-		excludes    bool
+		cell       string
+		slice      metrics.Slice
+		n          int
+		mean, half float64 // half NaN: no interval
+		excludes   bool
 	}{
-		{"variant=plain", "head", 3, -0.01 / 3, headHalf, false},
-		{"variant=plain", "tail", 3, 0.08, t2 * 0.01, true},
-		{"variant=logq", "head", 1, 0.04, math.NaN(), false},
-		{"variant=logq", "tail", 1, 0.05, math.NaN(), false},
+		{"variant=plain", metrics.SliceHead, 3, -0.01 / 3, headHalf, false},
+		{"variant=plain", metrics.SliceTail, 3, 0.08, t2 * 0.01, true},
+		{"variant=logq", metrics.SliceHead, 1, 0.04, math.NaN(), false},
+		{"variant=logq", metrics.SliceTail, 1, 0.05, math.NaN(), false},
 	}
 	if len(d.keys) != len(want) {
 		t.Fatalf("%d differences, want %d: %v", len(d.keys), len(want), d.keys)
 	}
 	for _, w := range want {
-		k := diffKey{comparison{w.cell, "variant=full"}, 0, w.slice, "recall", 10}
+		k := diffKey{comparison{w.cell, "variant=full"}, coord{0, w.slice, metrics.MetricRecall, 10}}
 		got, ok := d.values[k]
 		if !ok {
 			t.Errorf("%s − full, %s: missing", w.cell, w.slice)
@@ -211,7 +213,7 @@ func TestSingleSeedInterval(t *testing.T) {
 			t.Errorf("%+v: %q, want %q", tc.v, got, tc.want)
 		}
 	}
-	recs := recordsOf(map[string]map[int64]map[string]float64{"variant=plain": {1: {"all": 0.3}}}, []string{"variant=plain"})
+	recs := recordsOf(map[string]map[int64]map[metrics.Slice]float64{"variant=plain": {1: {metrics.SliceAll: 0.3}}}, []string{"variant=plain"})
 	var buf bytes.Buffer
 	if err := writeSummary(&buf, "test", summarize(recs, nil), nil); err != nil {
 		t.Fatal(err)
