@@ -293,14 +293,6 @@ func metricLabel(metric metrics.Metric, k int) string {
 	return fmt.Sprintf("%s@%d", metric, k)
 }
 
-// axisLabel names an axis key on a figure: its last component, the temperature as in the papers.
-func axisLabel(key string) string {
-	if last(key) == "temperature" {
-		return "Temperature τ"
-	}
-	return last(key)
-}
-
 // writeRetrievalOutputs writes metrics.csv, differences.csv, summary.md and the figures of the
 // finished runs, printing a warning line to stdout for every figure drawn otherwise than asked.
 func writeRetrievalOutputs(cfg *Config, recs []*runRecord, stdout io.Writer) error {

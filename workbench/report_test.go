@@ -271,6 +271,24 @@ func TestLabeler(t *testing.T) {
 	}
 }
 
+// TestAxisLabel checks the one rule for every numeric axis: words from the key's last component,
+// capitalised, and the papers' symbol where there is one (the same symbol as in legends).
+func TestAxisLabel(t *testing.T) {
+	for key, want := range map[string]string{
+		"loss.temperature":    "Temperature τ",
+		"loss.negatives":      "Negatives",
+		"model.embedding_dim": "Embedding dim",
+		"seeds":               "Seeds",
+	} {
+		if got := axisLabel(key); got != want {
+			t.Errorf("axisLabel(%q) = %q, want %q", key, got, want)
+		}
+	}
+	if got := newLabeler(nil, nil).label("temperature=0.5,negatives=4"); got != "τ=0.5, negatives=4" {
+		t.Errorf("legend %q, want %q", got, "τ=0.5, negatives=4")
+	}
+}
+
 // TestFigureLayoutNeverFails: a finished experiment whose legend cannot fit the figure asked
 // for still writes every figure, drawn another way, with a warning before training and after.
 func TestFigureLayoutNeverFails(t *testing.T) {
