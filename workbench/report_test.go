@@ -311,10 +311,7 @@ func TestFigureLayoutNeverFails(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	summary := readFile(t, filepath.Join(dir, "summary.md"))
 	if !strings.Contains(string(summary), "| in-batch softmax with the logQ correction of Yi et al. (2019) |") {
 		t.Errorf("summary.md does not use plots.labels:\n%s", summary)
 	}
@@ -347,10 +344,7 @@ func TestDifferencesEndToEnd(t *testing.T) {
 	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", "report.baseline=variant=plain"); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "differences.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(dir, "differences.csv"))
 	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -364,7 +358,7 @@ func TestDifferencesEndToEnd(t *testing.T) {
 			t.Errorf("row %v", r)
 		}
 	}
-	summary, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+	summary := readFile(t, filepath.Join(dir, "summary.md"))
 	if !strings.Contains(string(summary), "| logq − plain | 2 |") {
 		t.Errorf("summary.md lacks the differences:\n%s", summary)
 	}
