@@ -138,52 +138,42 @@ func TestComparisons(t *testing.T) {
 		"variant=full,temperature=0.05", "variant=full,temperature=0.1",
 		"variant=plain,temperature=0.05", "variant=plain,temperature=0.1", "variant=logq,temperature=0.2",
 	}
-	got, alone, err := comparisons(ReportSettings{Baseline: "variant=full"}, groups)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"variant=logq,temperature=0.2"}; !reflect.DeepEqual(alone, want) {
-		t.Errorf("not compared: %v, want %v", alone, want)
-	}
-	want := []comparison{
-		{"variant=plain,temperature=0.05", "variant=full,temperature=0.05"},
-		{"variant=plain,temperature=0.1", "variant=full,temperature=0.1"},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("baseline variant=full: %v, want %v", got, want)
-	}
-	got, _, err = comparisons(ReportSettings{Baseline: "variant=full,temperature=0.1"}, groups[:4])
-	if err != nil {
-		t.Fatal(err)
-	}
-	want = []comparison{
-		{"variant=full,temperature=0.05", "variant=full,temperature=0.1"},
-		{"variant=plain,temperature=0.05", "variant=full,temperature=0.1"},
-		{"variant=plain,temperature=0.1", "variant=full,temperature=0.1"},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("baseline of both axes: %v, want %v", got, want)
-	}
-	got, _, err = comparisons(ReportSettings{AllPairs: true}, groups[:3])
-	if err != nil {
-		t.Fatal(err)
-	}
-	want = []comparison{
-		{groups[1], groups[0]}, {groups[2], groups[0]}, {groups[2], groups[1]},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("all pairs: %v, want %v", got, want)
-	}
-	// Both: each pair once, the baselines' first.
-	got, _, err = comparisons(ReportSettings{Baseline: "temperature=0.05", AllPairs: true}, groups[:3])
-	if err != nil {
-		t.Fatal(err)
-	}
-	want = []comparison{
-		{groups[1], groups[0]}, {groups[2], groups[0]}, {groups[2], groups[1]},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("baseline and all pairs: %v, want %v", got, want)
+	for _, tc := range []struct {
+		name   string
+		rs     ReportSettings
+		groups []string
+		want   []comparison
+		alone  []string
+	}{
+		{"baseline variant=full", ReportSettings{Baseline: "variant=full"}, groups, []comparison{
+			{"variant=plain,temperature=0.05", "variant=full,temperature=0.05"},
+			{"variant=plain,temperature=0.1", "variant=full,temperature=0.1"},
+		}, []string{"variant=logq,temperature=0.2"}},
+		{"baseline of both axes", ReportSettings{Baseline: "variant=full,temperature=0.1"}, groups[:4], []comparison{
+			{"variant=full,temperature=0.05", "variant=full,temperature=0.1"},
+			{"variant=plain,temperature=0.05", "variant=full,temperature=0.1"},
+			{"variant=plain,temperature=0.1", "variant=full,temperature=0.1"},
+		}, nil},
+		{"all pairs", ReportSettings{AllPairs: true}, groups[:3], []comparison{
+			{groups[1], groups[0]}, {groups[2], groups[0]}, {groups[2], groups[1]},
+		}, nil},
+		// Both: each pair once, the baselines' first.
+		{"baseline and all pairs", ReportSettings{Baseline: "temperature=0.05", AllPairs: true}, groups[:3], []comparison{
+			{groups[1], groups[0]}, {groups[2], groups[0]}, {groups[2], groups[1]},
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, alone, err := comparisons(tc.rs, tc.groups)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("compared %v, want %v", got, tc.want)
+			}
+			if !reflect.DeepEqual(alone, tc.alone) {
+				t.Errorf("not compared: %v, want %v", alone, tc.alone)
+			}
+		})
 	}
 	for _, tc := range []struct{ baseline, want string }{
 		{"loss=full", `report.baseline: "loss" is not an axis of the grid (its axes, as in run ids: temperature, variant)`},
