@@ -24,14 +24,8 @@ func TestFusedEqualsExpression(t *testing.T) {
 			fused := mustNew(t, withImpl(s, ImplFused), dt)
 			expr := mustNew(t, withImpl(s, ImplExpression), dt)
 			p := gen.gen(fused.Settings(), fused.Layout(), 5, false)
-			want, gWant, err := newHarness(t, fused, p.st, p.b, p.c, true).run(p.S)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, gGot, err := newHarness(t, expr, p.st, p.b, p.c, true).run(p.S)
-			if err != nil {
-				t.Fatal(err)
-			}
+			want, gWant := mustRun(t, fused, p.st, p.b, p.c, true, p.S)
+			got, gGot := mustRun(t, expr, p.st, p.b, p.c, true, p.S)
 			tol := 1e-9
 			if dt == tensor.Float32 {
 				tol = 1e-4

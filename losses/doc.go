@@ -135,7 +135,7 @@
 // the loss, and leaves the gradient in a buffer that the gradient op scales
 // in place, so a forward + backward of the B = 1024 in-batch softmax takes
 // two passes over the matrix and allocates no B×C buffer per step. Rows are
-// split among GOMAXPROCS goroutines; each row is computed by one goroutine
+// split among up to GOMAXPROCS goroutines, one per 2¹⁴ score entries; each row is computed by one goroutine
 // and the row losses are summed in row order, so results are bit-identical
 // whatever the split. All arithmetic is float64 whatever the dtype. The tests
 // check every variant, both ways, against an independent plain-Go reference,

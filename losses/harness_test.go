@@ -86,6 +86,17 @@ func values(v gorgonia.Value) []float64 {
 	panic(fmt.Sprintf("values: %T", v.Data()))
 }
 
+// mustRun is newHarness(t, l, st, b, c, withGrad).run(S), failing the test at an error: the
+// loss and, with withGrad, its gradient.
+func mustRun(t testing.TB, l *Loss, st *Step, b, c int, withGrad bool, S []float64) (float64, []float64) {
+	t.Helper()
+	v, g, err := newHarness(t, l, st, b, c, withGrad).run(S)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, g
+}
+
 // run evaluates the loss (and gradient, if the harness has one) at S.
 func (h *harness) run(S []float64) (float64, []float64, error) {
 	if err := gorgonia.Let(h.scores, dense(h.dt, S, h.b, h.c)); err != nil {

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
+
+	"github.com/samplingbias/workbench/internal/parallel"
 )
 
 // kind is the shape of a loss: every variant is one of three row kernels.
@@ -375,33 +376,11 @@ func gramianFrom(layout Layout) int {
 // floats are the element types of the score matrix.
 type floats interface{ ~float32 | ~float64 }
 
-// parallelMin is the number of score entries below which a single goroutine is used.
+// parallelMin is the number of score entries from which a part of the rows is worth a goroutine.
 const parallelMin = 1 << 14
 
 // defaultWorkers is the number of goroutines a loss node uses.
 func defaultWorkers() int { return runtime.GOMAXPROCS(0) }
-
-// parallel calls f(w, lo, hi) on contiguous row ranges [lo, hi) of b rows of
-// c entries, one range per worker w, and waits for all of them.
-func parallel(b, c, workers int, f func(w, lo, hi int)) {
-	nw := min(workers, b)
-	if b*c < parallelMin || nw < 1 {
-		nw = 1
-	}
-	if nw == 1 {
-		f(0, 0, b)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := range nw {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			f(w, lo, hi)
-		}(w*b/nw, (w+1)*b/nw)
-	}
-	wg.Wait()
-}
 
 // execute evaluates the loss of the b×c row-major scores s under plan p and,
 // when g is not nil, fills the gradient representation: ∂L/∂s_ij =
@@ -413,7 +392,7 @@ func execute[T floats](p *plan, s, g []T, rowLoss []float64, scratch [][]float64
 		p.rowScale = grow(p.rowScale, p.b)
 		p.posAdd = grow(p.posAdd, p.b)
 	}
-	parallel(p.b, p.c, workers, func(w, lo, hi int) {
+	parallel.Split(p.b, parallel.Parts(p.b*p.c, parallelMin, workers), func(w, lo, hi int) {
 		switch p.kind {
 		case kindSoftmax:
 			softmaxRows(p, s, g, rowLoss, lo, hi, scratch[w])
@@ -434,7 +413,7 @@ func execute[T floats](p *plan, s, g []T, rowLoss []float64, scratch [][]float64
 // in p into gin·∂L/∂s, in place.
 func gradInPlace[T floats](p *plan, g []T, gin float64, workers int) {
 	c := p.c
-	parallel(p.b, c, workers, func(_, lo, hi int) {
+	parallel.Split(p.b, parallel.Parts(p.b*c, parallelMin, workers), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			d := g[i*c : (i+1)*c]
 			pc := p.pos(i)

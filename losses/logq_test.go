@@ -246,10 +246,7 @@ func TestNearZeroLoss(t *testing.T) {
 			// Row 0: positive score 0, negatives −gap and −gap−1; rows 1 and 2
 			// positive-dominated alike. Every row's loss is log(1 + Σ a_j).
 			S := []float64{0, -gap, -gap - 1, -gap, 0, -gap - 2, -gap - 1, -gap, 0}
-			got, _, err := newHarness(t, l, st, b, b, false).run(S)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, _ := mustRun(t, l, st, b, b, false, S)
 			want := 0.0
 			for i := range b {
 				// a_j = e^{z_j − z_p} with the corrected logits of the reference.
@@ -307,22 +304,13 @@ func expectedCountIsRelative(t *testing.T, gen *caseGen, im Impl, sampler Sample
 	rel := mustNew(t, Settings{Variant: VariantRelative, Sampler: sampler, Negatives: neg, CorrectAt: at,
 		RemoveAccidentalHits: hits, Temperature: 0.3, Impl: im}, tensor.Float64)
 	p := gen.gen(logq.Settings(), logq.Layout(), 6, false)
-	v1, g1, err := newHarness(t, logq, p.st, p.b, p.c, true).run(p.S)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v2, g2, err := newHarness(t, rel, p.st, p.b, p.c, true).run(p.S)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v1, g1 := mustRun(t, logq, p.st, p.b, p.c, true, p.S)
+	v2, g2 := mustRun(t, rel, p.st, p.b, p.c, true, p.S)
 	checkClose(t, "expected_count logq vs relative "+what, v1, v2, g1, g2, 1e-13)
 	// inclusion differs from relative as soon as a column's p̂ ≠ m·q.
 	inc := mustNew(t, Settings{Variant: VariantLogQ, Sampler: sampler, Negatives: neg, CorrectAt: at,
 		RemoveAccidentalHits: hits, Temperature: 0.3, LogQProbability: LogQProbabilityInclusion, Impl: im}, tensor.Float64)
-	v3, _, err := newHarness(t, inc, p.st, p.b, p.c, false).run(p.S)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v3, _ := mustRun(t, inc, p.st, p.b, p.c, false, p.S)
 	if sampler != SamplerUniform && math.Abs(v3-v2) < 1e-6 {
 		t.Errorf("%s: inclusion logq %v equals relative %v", what, v3, v2)
 	}
@@ -362,10 +350,7 @@ func TestLogQProbabilityByHand(t *testing.T) {
 		for _, im := range []Impl{ImplFused, ImplExpression} {
 			l := mustNew(t, Settings{Variant: VariantLogQ, Temperature: 1, Reduction: ReductionSum, LogQProbability: tc.prob,
 				Impl: im}, tensor.Float64)
-			got, _, err := newHarness(t, l, st, 3, 3, false).run(S)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, _ := mustRun(t, l, st, 3, 3, false, S)
 			if math.Abs(got-tc.want) > 1e-14*tc.want {
 				t.Errorf("%s %s: loss %.17g, want %.17g", tc.prob, im, got, tc.want)
 			}

@@ -20,10 +20,7 @@ func TestLogQCorrectedFiniteDifferences(t *testing.T) {
 		}
 		l := mustNew(t, s, tensor.Float64)
 		p := gen.gen(l.Settings(), l.Layout(), 4, false)
-		_, g, err := newHarness(t, l, p.st, p.b, p.c, true).run(p.S)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, g := mustRun(t, l, p.st, p.b, p.c, true, p.S)
 		frozen := logqCorrectedWeights(&p.s, p.st, p.S, p.b, p.c)
 		const eps = 1e-5
 		x := append([]float64(nil), p.S...)
@@ -105,15 +102,9 @@ func TestLogQCorrectedIsFullSoftmax(t *testing.T) {
 			if dt == tensor.Float32 {
 				S = round32(S)
 			}
-			got, g, err := newHarness(t, l, st, L, L, true).run(p.S)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, g := mustRun(t, l, st, L, L, true, p.S)
 			full := mustNew(t, Settings{Variant: VariantPlain, Temperature: tau}, tensor.Float64)
-			_, gFull, err := newHarness(t, full, st, L, L, true).run(S)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, gFull := mustRun(t, full, st, L, L, true, S)
 			tol := 1e-12
 			if dt == tensor.Float32 {
 				tol = 1e-5

@@ -118,14 +118,8 @@ func TestLogQConstantIsPlain(t *testing.T) {
 				for i := range p.st.PosLogP {
 					p.st.PosLogP[i] = math.Log(0.03)
 				}
-				v1, g1, err := newHarness(t, plain, p.st, p.b, p.c, true).run(p.S)
-				if err != nil {
-					t.Fatal(err)
-				}
-				v2, g2, err := newHarness(t, logq, p.st, p.b, p.c, true).run(p.S)
-				if err != nil {
-					t.Fatal(err)
-				}
+				v1, g1 := mustRun(t, plain, p.st, p.b, p.c, true, p.S)
+				v2, g2 := mustRun(t, logq, p.st, p.b, p.c, true, p.S)
 				tol := 1e-12
 				if dt == tensor.Float32 {
 					tol = 1e-6
@@ -134,10 +128,7 @@ func TestLogQConstantIsPlain(t *testing.T) {
 				// The uncorrected positive breaks the invariance.
 				unc := mustNew(t, Settings{Variant: VariantLogQ, CorrectAt: at, UncorrectedPositive: true,
 					LogQProbability: LogQProbabilityInclusion, Impl: im}, dt)
-				v3, _, err := newHarness(t, unc, p.st, p.b, p.c, false).run(p.S)
-				if err != nil {
-					t.Fatal(err)
-				}
+				v3, _ := mustRun(t, unc, p.st, p.b, p.c, false, p.S)
 				if math.Abs(v3-v1) < 0.1 {
 					t.Errorf("%s: uncorrected positive gives %v, plain %v: the option has no effect", what, v3, v1)
 				}
@@ -170,10 +161,7 @@ func TestCorrectAtPlacement(t *testing.T) {
 		for _, im := range []Impl{ImplFused, ImplExpression} {
 			l := mustNew(t, Settings{Variant: VariantLogQ, Temperature: 0.5, CorrectAt: tc.at, Reduction: ReductionSum,
 				LogQProbability: LogQProbabilityInclusion, Impl: im}, tensor.Float64)
-			got, _, err := newHarness(t, l, st, 2, 2, false).run(S)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, _ := mustRun(t, l, st, 2, 2, false, S)
 			if math.Abs(got-(tc.want+row1)) > 1e-14 {
 				t.Errorf("correct_at = %s %s: loss %.17g, want %.17g", tc.at, im, got, tc.want+row1)
 			}
@@ -189,10 +177,7 @@ func TestImportanceSign(t *testing.T) {
 	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 		l := mustNew(t, Settings{Variant: VariantImportance, Sampler: SamplerUniform, Negatives: 2, Temperature: 1}, dt)
 		st := &Step{Layout: First, LogQ: []float64{0, math.Log(0.5), math.Log(0.25)}}
-		got, _, err := newHarness(t, l, st, 1, 3, false).run([]float64{0, 0, 0})
-		if err != nil {
-			t.Fatal(err)
-		}
+		got, _ := mustRun(t, l, st, 1, 3, false, []float64{0, 0, 0})
 		if math.Abs(got-math.Log(4)) > 1e-6 {
 			t.Errorf("%v: importance loss %.9g, want log 4 = %.9g (log 2.5 = %.9g is the wrong sign)", dt, got, math.Log(4), math.Log(2.5))
 		}
@@ -336,10 +321,7 @@ func TestMSEGramianFromEmbeddings(t *testing.T) {
 	want := mse/b + 0.7*inner/(b*b)
 	for _, im := range []Impl{ImplFused, ImplExpression} {
 		l := mustNew(t, Settings{Variant: VariantMSEGramian, GramianWeight: 0.7, Impl: im}, tensor.Float64)
-		got, _, err := newHarness(t, l, p.st, b, b, false).run(S)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got, _ := mustRun(t, l, p.st, b, b, false, S)
 		if math.Abs(got-want) > 1e-12*want {
 			t.Errorf("%s: mse_gramian %.17g, want %.17g", im, got, want)
 		}
@@ -508,10 +490,7 @@ func TestStaleMaximum(t *testing.T) {
 	for i := range p.st.PosLogP {
 		p.st.PosLogP[i] = math.Log(0.5)
 	}
-	got, g, err := newHarness(t, l, p.st, p.b, p.c, true).run(p.S)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, g := mustRun(t, l, p.st, p.b, p.c, true, p.S)
 	want, gWant := refLoss(&p.s, p.st, p.S, p.b, p.c)
 	checkClose(t, "stale maximum", got, want, g, gWant, 1e-9)
 }

@@ -253,9 +253,9 @@ func (op *lossGradOp) Do(inputs ...gorgonia.Value) (gorgonia.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	gin, err := scalarOf(inputs[2])
-	if err != nil {
-		return nil, err
+	gin, ok := Scalar(inputs[2])
+	if !ok {
+		return nil, fmt.Errorf("losses: the incoming gradient must be a float scalar, got %T", inputs[2])
 	}
 	st := op.fwd.st
 	var first any
@@ -280,26 +280,25 @@ func (op *lossGradOp) Do(inputs ...gorgonia.Value) (gorgonia.Value, error) {
 	return st.grad, nil
 }
 
-// scalarOf reads the incoming gradient, a scalar value.
-func scalarOf(v gorgonia.Value) (float64, error) {
-	switch x := v.(type) {
-	case *gorgonia.F32:
-		return float64(*x), nil
-	case *gorgonia.F64:
-		return float64(*x), nil
-	case tensor.Tensor:
-		if x.Size() == 1 {
-			switch d := x.Data().(type) {
-			case float32:
-				return float64(d), nil
-			case float64:
-				return d, nil
-			case []float32:
-				return float64(d[0]), nil
-			case []float64:
-				return d[0], nil
-			}
+// Scalar reads v, a float32 or float64 scalar (a loss node's value, or the gradient flowing
+// into one), as float64; false if v is not one.
+func Scalar(v gorgonia.Value) (float64, bool) {
+	if v == nil {
+		return 0, false
+	}
+	switch x := v.Data().(type) {
+	case float32:
+		return float64(x), true
+	case float64:
+		return x, true
+	case []float32:
+		if len(x) == 1 {
+			return float64(x[0]), true
+		}
+	case []float64:
+		if len(x) == 1 {
+			return x[0], true
 		}
 	}
-	return 0, fmt.Errorf("losses: the incoming gradient must be a float scalar, got %T", v)
+	return 0, false
 }

@@ -69,10 +69,7 @@ func TestLearnedTemperature(t *testing.T) {
 			t.Fatalf("%s: learn_temperature with impl auto must be the expression", name(s))
 		}
 		p := gen.gen(fixed.Settings(), fixed.Layout(), 4, false)
-		want, gWant, err := newHarness(t, fixed, p.st, p.b, p.c, true).run(p.S)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want, gWant := mustRun(t, fixed, p.st, p.b, p.c, true, p.S)
 		h := newTauHarness(t, learned, p.st, p.b, p.c)
 		logTau := math.Log(s.Temperature)
 		got, gGot, dLogTau := h.run(t, p.S, logTau)

@@ -27,17 +27,11 @@ const (
 // kernelBackend scores tiles with simd.Kernel6x16 from packed copies of the queries of a block
 // and of the items of a tile (never of the whole corpus). Its geometry must keep rows a multiple
 // of 6 and cols a multiple of 16.
-type kernelBackend struct {
-	u, v       []float32
-	d          int
-	rows, cols int
-}
+type kernelBackend struct{ embeddings }
 
 func newKernelBackend(u, v []float32, d int) *kernelBackend {
-	return &kernelBackend{u: u, v: v, d: d, rows: 384, cols: 1024}
+	return &kernelBackend{embeddings{u: u, v: v, d: d, rows: 384, cols: 1024}}
 }
-
-func (b *kernelBackend) geometry() (rows, cols int) { return b.rows, b.cols }
 
 func (b *kernelBackend) worker(rows int) tileScorer {
 	return &kernelScorer{be: b, ap: make([]float32, rows*b.d), bp: make([]float32, b.cols*b.d)}

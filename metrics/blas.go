@@ -8,17 +8,11 @@ import (
 // blasBackend scores tiles with blas32's Sgemm in the U·Vᵀ layout (the queries of a block
 // gathered into a contiguous matrix, V used in place). It is the backend under the openblas
 // build tag, where blas32 is OpenBLAS, and wherever the assembly kernel is unavailable.
-type blasBackend struct {
-	u, v       []float32
-	d          int
-	rows, cols int
-}
+type blasBackend struct{ embeddings }
 
 func newBLASBackend(u, v []float32, d int) *blasBackend {
-	return &blasBackend{u: u, v: v, d: d, rows: 512, cols: 512}
+	return &blasBackend{embeddings{u: u, v: v, d: d, rows: 512, cols: 512}}
 }
-
-func (b *blasBackend) geometry() (rows, cols int) { return b.rows, b.cols }
 
 func (b *blasBackend) worker(rows int) tileScorer {
 	return &blasScorer{be: b, block: make([]float32, rows*b.d)}

@@ -259,6 +259,16 @@ type backend interface {
 	worker(rows int) tileScorer
 }
 
+// embeddings is what every backend holds: the query and item embeddings U and V (row-major, d
+// columns) and its geometry.
+type embeddings struct {
+	u, v       []float32
+	d          int
+	rows, cols int
+}
+
+func (e *embeddings) geometry() (rows, cols int) { return e.rows, e.cols }
+
 // tileScorer scores one block of queries against tiles of items.
 type tileScorer interface {
 	// load makes queries the current block.

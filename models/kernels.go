@@ -3,10 +3,11 @@ package models
 import (
 	"math"
 	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/samplingbias/workbench/internal/parallel"
 )
 
 // float is the element type of a model: float32 (the default) or float64 (gradient checks).
@@ -44,43 +45,29 @@ func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb
 		return
 	}
 	parts := 1
-	if splitGemm && m*n*k >= 2*gemmWork {
-		parts = min(gemmMaxParts, max(m, n)/32, m*n*k/gemmWork)
+	if splitGemm {
+		parts = parallel.Parts(m*n*k, gemmWork, min(gemmMaxParts, max(m, n)/32))
 	}
-	if parts <= 1 {
-		gemmCall(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
-	}
-	var wg sync.WaitGroup
 	byRows := m >= n
 	size := n
 	if byRows {
 		size = m
 	}
-	for p := range parts {
-		lo, hi := p*size/parts, (p+1)*size/parts
-		if lo == hi {
-			continue
+	parallel.Split(size, parts, func(_, lo, hi int) {
+		if byRows {
+			aOff := lo * lda
+			if tA {
+				aOff = lo
+			}
+			gemmCall(tA, tB, hi-lo, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[lo*ldc:], ldc)
+			return
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if byRows {
-				aOff := lo * lda
-				if tA {
-					aOff = lo
-				}
-				gemmCall(tA, tB, hi-lo, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[lo*ldc:], ldc)
-				return
-			}
-			bOff := lo
-			if tB {
-				bOff = lo * ldb
-			}
-			gemmCall(tA, tB, m, hi-lo, k, alpha, a, lda, b[bOff:], ldb, beta, c[lo:], ldc)
-		}()
-	}
-	wg.Wait()
+		bOff := lo
+		if tB {
+			bOff = lo * ldb
+		}
+		gemmCall(tA, tB, m, hi-lo, k, alpha, a, lda, b[bOff:], ldb, beta, c[lo:], ldc)
+	})
 }
 
 func trans(t bool) blas.Transpose {
@@ -113,28 +100,16 @@ func gemmCall[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T,
 	}
 }
 
-// parallelGrain is the number of elements below which a row-wise kernel runs in one goroutine.
+// parallelGrain is the number of elements from which a part of a row-wise kernel is worth a
+// goroutine.
 const parallelGrain = 1 << 14
 
-// parallelRows runs f on contiguous blocks of the rows [0, n) of a matrix with width columns, in
-// up to GOMAXPROCS goroutines. The kernels it runs compute every output row from its own input
-// rows only, so the result does not depend on the split.
+// parallelRows runs f on contiguous blocks of the rows [0, n) of a matrix with width columns, one
+// block per parallelGrain elements in up to GOMAXPROCS goroutines (parallel.Split and
+// parallel.Parts). The kernels it runs compute every output row from its own input rows only, so
+// the result does not depend on the split.
 func parallelRows(n, width int, f func(lo, hi int)) {
-	parts := min(runtime.GOMAXPROCS(0), n*width/parallelGrain)
-	if parts <= 1 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for p := range parts {
-		lo, hi := p*n/parts, (p+1)*n/parts
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
-	}
-	wg.Wait()
+	parallel.Split(n, parallel.Parts(n*width, parallelGrain, runtime.GOMAXPROCS(0)), func(_, lo, hi int) { f(lo, hi) })
 }
 
 // biasAct sets y[i,:] = act(y[i,:] + b) for an n×h matrix y.

@@ -451,32 +451,14 @@ func (tr *trainer[T]) run() (float64, error) {
 		}
 		return 0, err
 	}
-	l, err := scalar(tr.lossNode.Value())
-	if err != nil {
-		return 0, err
+	l, ok := losses.Scalar(tr.lossNode.Value())
+	if !ok {
+		return 0, fmt.Errorf("models: the loss is not a scalar: %v", tr.lossNode.Value())
 	}
 	if math.IsNaN(l) || math.IsInf(l, 0) {
 		return l, &NonFiniteError{Quantity: "loss", Value: l}
 	}
 	return l, nil
-}
-
-func scalar(v gorgonia.Value) (float64, error) {
-	switch x := v.Data().(type) {
-	case float32:
-		return float64(x), nil
-	case float64:
-		return x, nil
-	case []float32:
-		if len(x) == 1 {
-			return float64(x[0]), nil
-		}
-	case []float64:
-		if len(x) == 1 {
-			return x[0], nil
-		}
-	}
-	return 0, fmt.Errorf("models: the loss is not a scalar: %v", v)
 }
 
 // fillStep overwrites the loss's side information for the current columns.

@@ -13,10 +13,7 @@ func TestFreqSimEndToEnd(t *testing.T) {
 		"-set", "freq_sim.steps_per_phase=300", "-set", "freq_sim.alphas=[0.05, 0.1]"); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "tv.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(dir, "tv.csv"))
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if lines[0] != "alpha,hashes,workers,seed,step,tv" {
 		t.Errorf("tv.csv header %q", lines[0])
@@ -28,10 +25,7 @@ func TestFreqSimEndToEnd(t *testing.T) {
 	if !strings.HasPrefix(lines[1], "0.05,1,1,1,1,") {
 		t.Errorf("first row %q", lines[1])
 	}
-	summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	summary := readFile(t, filepath.Join(dir, "summary.md"))
 	// One worker loses no update.
 	if !strings.Contains(string(summary), "| 0.05 | 4 | 1 |") || !strings.Contains(string(summary), "| 0.0% |\n| 0.05 | 4 | 2 |") {
 		t.Errorf("summary.md has no rows per worker count, or one worker lost updates:\n%s", summary)

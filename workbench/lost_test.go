@@ -53,10 +53,7 @@ func TestFailedReevaluationKeepsFolderFiles(t *testing.T) {
 	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "seed=1$"); err != nil {
 		t.Fatal(err)
 	}
-	before, err := os.ReadFile(filepath.Join(dir, "metrics.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := readFile(t, filepath.Join(dir, "metrics.csv"))
 	// The second run to re-evaluate fails: its config.toml cannot be replaced.
 	cfgPath := filepath.Join(dir, "runs", "variant=logq,seed=1", "config.toml")
 	if err := os.Remove(cfgPath); err != nil {
@@ -70,10 +67,7 @@ func TestFailedReevaluationKeepsFolderFiles(t *testing.T) {
 	if !strings.Contains(out, "[1/2] variant=plain,seed=1 finished") {
 		t.Fatalf("the first run was not re-evaluated:\n%s", out)
 	}
-	after, err := os.ReadFile(filepath.Join(dir, "metrics.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := readFile(t, filepath.Join(dir, "metrics.csv"))
 	if !bytes.Equal(before, after) {
 		t.Errorf("metrics.csv changed after a failed re-evaluation:\n%s\nwas\n%s", after, before)
 	}

@@ -21,16 +21,32 @@ import (
 	"github.com/samplingbias/workbench/plots"
 )
 
-// sliceOrder is the order slices appear in tables and figures.
-var sliceOrder = [...]string{"head", "torso", "tail", "all"}
+// coord names one number of a run's results: the strength τ of post-hoc logit adjustment, the
+// slice of test pairs, the metric and its K.
+type coord struct {
+	Tau    float64
+	Slice  metrics.Slice
+	Metric metrics.Metric
+	K      int
+}
+
+// coordOf is the coordinate of r.
+func coordOf(r metrics.Result) coord { return coord{r.Tau, r.Slice, r.Metric, r.K} }
+
+// sliceColumns is the header row of a table with a column per slice, after the first columns
+// (e.g. "| run |"), and its rule row after the first columns' (e.g. "|---|").
+func sliceColumns() (header, rule string) {
+	names := make([]string, len(metrics.Slices()))
+	for i, sl := range metrics.Slices() {
+		names[i] = sl.String()
+	}
+	return " " + strings.Join(names, " | ") + " |", strings.Repeat("---|", len(names))
+}
 
 // aggKey names one aggregated number: a group (cell without seed) and one result coordinate.
 type aggKey struct {
-	Group  string
-	Tau    float64
-	Slice  string
-	Metric string
-	K      int
+	Group string
+	coord
 }
 
 // agg is a metric across the seeds of a group: mean and 95% Student-t interval. With a single
@@ -46,22 +62,22 @@ type agg struct {
 type summary struct {
 	groups []string // in grid order
 	taus   []float64
-	ks     map[string][]int // metric -> Ks in order
+	ks     map[metrics.Metric][]int // metric -> Ks in order
 	values map[aggKey]agg
-	sizes  map[string][2]int // slice -> items, test pairs (of the first run)
-	seeds  map[string]int    // group -> number of finished seeds
+	sizes  map[metrics.Slice][2]int // slice -> items, test pairs (of the first run)
+	seeds  map[string]int           // group -> number of finished seeds
 	label  func(group string) string
 	notes  []string // the runs' notices of empty slices, each once
 }
 
 // summarize aggregates recs across seeds; labels (plots.labels) name the groups.
 func summarize(recs []*runRecord, labels map[string]string) *summary {
-	s := &summary{ks: map[string][]int{}, values: map[aggKey]agg{}, sizes: map[string][2]int{}, seeds: map[string]int{}}
+	s := &summary{ks: map[metrics.Metric][]int{}, values: map[aggKey]agg{}, sizes: map[metrics.Slice][2]int{}, seeds: map[string]int{}}
 	samples := map[aggKey][]float64{}
 	boot := map[aggKey][2]float64{} // the first run's bootstrap interval
 	var keys []aggKey
 	seenTau := map[float64]bool{}
-	seenK := map[string]map[int]bool{}
+	seenK := map[metrics.Metric]map[int]bool{}
 	for _, rec := range recs {
 		if s.seeds[rec.Group] == 0 {
 			s.groups = append(s.groups, rec.Group)
@@ -73,8 +89,8 @@ func summarize(recs []*runRecord, labels map[string]string) *summary {
 			}
 		}
 		for _, r := range rec.Results {
-			slice, metric := r.Slice.String(), string(r.Metric)
-			k := aggKey{rec.Group, r.Tau, slice, metric, r.K}
+			slice, metric := r.Slice, r.Metric
+			k := aggKey{rec.Group, coordOf(r)}
 			if _, ok := samples[k]; !ok {
 				keys = append(keys, k)
 				boot[k] = [2]float64{r.Lo, r.Hi}
@@ -111,7 +127,7 @@ func summarize(recs []*runRecord, labels map[string]string) *summary {
 // eachTable calls table for every table of summary.md, in order: every τ of post-hoc logit
 // adjustment, metric and K, with the table's name (e.g. "Recall@10, post-hoc logit adjustment
 // τ = 0.5").
-func (s *summary) eachTable(table func(tau float64, metric string, k int, name string)) {
+func (s *summary) eachTable(table func(tau float64, metric metrics.Metric, k int, name string)) {
 	for _, tau := range s.taus {
 		for _, m := range s.metricNames() {
 			for _, k := range s.ks[m] {
@@ -141,15 +157,15 @@ func (s *summary) refTau() float64 {
 // when only logit-adjusted rankings were evaluated.
 func (s *summary) refMetric(k int) string {
 	if tau := s.refTau(); tau != 0 {
-		return fmt.Sprintf("%s (τ_LA = %g)", metricLabel("recall", k), tau)
+		return fmt.Sprintf("%s (τ_LA = %g)", metricLabel(metrics.MetricRecall, k), tau)
 	}
-	return metricLabel("recall", k)
+	return metricLabel(metrics.MetricRecall, k)
 }
 
-// metricNames lists the metrics present, recall first.
-func (s *summary) metricNames() []string {
-	var out []string
-	for _, m := range []string{"recall", "ndcg", "mrr"} {
+// metricNames lists the metrics present, in the order of metrics.Metrics.
+func (s *summary) metricNames() []metrics.Metric {
+	var out []metrics.Metric
+	for _, m := range metrics.Metrics() {
 		if len(s.ks[m]) > 0 {
 			out = append(out, m)
 		}
@@ -206,7 +222,7 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
 		"A row of a single seed has no interval across seeds: it shows [lo, hi]ᵇ, the run's 95%% bootstrap percentile interval "+
 		"over test pairs (the spread of evaluation, not of training), or no interval when evaluation made none.\n\n")
 	fmt.Fprintf(w, "Slice sizes (items in the corpus, test pairs):")
-	for _, sl := range sliceOrder {
+	for _, sl := range metrics.Slices() {
 		if sz, ok := s.sizes[sl]; ok {
 			fmt.Fprintf(w, " %s %d / %d;", sl, sz[0], sz[1])
 		}
@@ -219,21 +235,22 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
 		fmt.Fprintf(w, " %s %d;", s.label(g), s.seeds[g])
 	}
 	fmt.Fprintln(w)
-	s.eachTable(func(tau float64, m string, k int, name string) {
-		fmt.Fprintf(w, "\n## %s\n\n| run | %s |\n|---|%s\n", name, strings.Join(sliceOrder[:], " | "), strings.Repeat("---|", len(sliceOrder)))
-		best := map[string]float64{}
-		for _, sl := range sliceOrder {
+	header, rule := sliceColumns()
+	s.eachTable(func(tau float64, m metrics.Metric, k int, name string) {
+		fmt.Fprintf(w, "\n## %s\n\n| run |%s\n|---|%s\n", name, header, rule)
+		best := map[metrics.Slice]float64{}
+		for _, sl := range metrics.Slices() {
 			best[sl] = math.Inf(-1)
 			for _, g := range s.groups {
-				if v, ok := s.values[aggKey{g, tau, sl, m, k}]; ok && v.Mean > best[sl] {
+				if v, ok := s.values[aggKey{g, coord{tau, sl, m, k}}]; ok && v.Mean > best[sl] {
 					best[sl] = v.Mean
 				}
 			}
 		}
 		for _, g := range s.groups {
 			fmt.Fprintf(w, "| %s |", s.label(g))
-			for _, sl := range sliceOrder {
-				v, ok := s.values[aggKey{g, tau, sl, m, k}]
+			for _, sl := range metrics.Slices() {
+				v, ok := s.values[aggKey{g, coord{tau, sl, m, k}}]
 				if !ok {
 					fmt.Fprint(w, " – |")
 					continue
@@ -264,24 +281,16 @@ func (v agg) text() string {
 }
 
 // metricLabel names a metric at K as in papers: Recall@10, NDCG@10, MRR.
-func metricLabel(metric string, k int) string {
+func metricLabel(metric metrics.Metric, k int) string {
 	switch metric {
-	case "recall":
+	case metrics.MetricRecall:
 		return fmt.Sprintf("Recall@%d", k)
-	case "ndcg":
+	case metrics.MetricNDCG:
 		return fmt.Sprintf("NDCG@%d", k)
-	case "mrr":
+	case metrics.MetricMRR:
 		return "MRR"
 	}
 	return fmt.Sprintf("%s@%d", metric, k)
-}
-
-// axisLabel names an axis key on a figure: its last component, the temperature as in the papers.
-func axisLabel(key string) string {
-	if last(key) == "temperature" {
-		return "Temperature τ"
-	}
-	return last(key)
 }
 
 // writeRetrievalOutputs writes metrics.csv, differences.csv, summary.md and the figures of the
@@ -410,8 +419,8 @@ func axisKeyList(axes []Axis) []string {
 // the head-against-tail trade-off of Recall@K across the logit-adjustment strengths.
 func retrievalFigures(cfg *Config, recs []*runRecord, s *summary) []figure {
 	var figs []figure
-	for _, k := range s.ks["recall"] {
-		figs = append(figs, figure{fmt.Sprintf("recall_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
+	for _, k := range s.ks[metrics.MetricRecall] {
+		figs = append(figs, figure{fmt.Sprintf("%s_at_%d", metrics.MetricRecall, k), func(ps plots.Settings) (*plot.Plot, error) {
 			return recallBars(s, k, ps)
 		}})
 	}
@@ -419,8 +428,8 @@ func retrievalFigures(cfg *Config, recs []*runRecord, s *summary) []figure {
 		figs = append(figs, lf)
 	}
 	figs = append(figs, sweepFigures(cfg, recs, s)...)
-	if slices.Contains(presentSlices(s), "head") && slices.Contains(presentSlices(s), "tail") {
-		for _, k := range s.ks["recall"] {
+	if slices.Contains(presentSlices(s), metrics.SliceHead) && slices.Contains(presentSlices(s), metrics.SliceTail) {
+		for _, k := range s.ks[metrics.MetricRecall] {
 			figs = append(figs, figure{fmt.Sprintf("tradeoff_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
 				return tradeoff(s, k, ps)
 			}})
@@ -438,7 +447,7 @@ func tradeoff(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 	if len(series) == 0 {
 		return nil, fmt.Errorf("no group has both head and tail Recall@%d", k)
 	}
-	return plots.Tradeoff(series, plots.Labels{X: "Tail " + metricLabel("recall", k), Y: "Head " + metricLabel("recall", k)}, ps)
+	return plots.Tradeoff(series, plots.Labels{X: "Tail " + metricLabel(metrics.MetricRecall, k), Y: "Head " + metricLabel(metrics.MetricRecall, k)}, ps)
 }
 
 // tradeoffSeries returns the series of the trade-off figure of Recall@K.
@@ -449,8 +458,8 @@ func tradeoffSeries(s *summary, k int) []plots.TradeoffSeries {
 		intervals := true
 		var taus []float64
 		for _, tau := range s.taus { // in increasing order
-			head, okH := s.values[aggKey{g, tau, "head", "recall", k}]
-			tail, okT := s.values[aggKey{g, tau, "tail", "recall", k}]
+			head, okH := s.values[aggKey{g, coord{tau, metrics.SliceHead, metrics.MetricRecall, k}}]
+			tail, okT := s.values[aggKey{g, coord{tau, metrics.SliceTail, metrics.MetricRecall, k}}]
 			if !okH || !okT {
 				continue
 			}
@@ -485,20 +494,24 @@ func tradeoffSeries(s *summary, k int) []plots.TradeoffSeries {
 func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 	var points []plots.BarPoint
 	for _, g := range s.groups {
-		for _, sl := range sliceOrder {
-			v, ok := s.values[aggKey{g, s.refTau(), sl, "recall", k}]
+		for _, sl := range metrics.Slices() {
+			v, ok := s.values[aggKey{g, coord{s.refTau(), sl, metrics.MetricRecall, k}}]
 			if !ok {
 				continue
 			}
 			// Every metric lies in [0, 1]; so does the interval drawn.
-			p := plots.BarPoint{Series: s.label(g), Group: sl, Value: v.Mean, Lo: max(v.Lo, 0), Hi: min(v.Hi, 1)}
+			p := plots.BarPoint{Series: s.label(g), Group: sl.String(), Value: v.Mean, Lo: max(v.Lo, 0), Hi: min(v.Hi, 1)}
 			if v.N < 2 {
 				p.Lo, p.Hi = math.NaN(), math.NaN()
 			}
 			points = append(points, p)
 		}
 	}
-	data, err := plots.NewBarData(presentSlices(s), points)
+	var groups []string
+	for _, sl := range presentSlices(s) {
+		groups = append(groups, sl.String())
+	}
+	data, err := plots.NewBarData(groups, points)
 	if err != nil {
 		return nil, err
 	}
@@ -506,9 +519,9 @@ func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 }
 
 // presentSlices lists the slices that have results, in figure order.
-func presentSlices(s *summary) []string {
-	var out []string
-	for _, sl := range sliceOrder {
+func presentSlices(s *summary) []metrics.Slice {
+	var out []metrics.Slice
+	for _, sl := range metrics.Slices() {
 		if _, ok := s.sizes[sl]; ok {
 			out = append(out, sl)
 		}
@@ -599,7 +612,7 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) []figure {
 			continue
 		}
 		label := newLabeler(cfg.Plots.Labels, order).label
-		for _, k := range s.ks["recall"] {
+		for _, k := range s.ks[metrics.MetricRecall] {
 			var series []plots.LineSeries
 			for _, name := range order {
 				pts := lines[name]
@@ -609,7 +622,7 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) []figure {
 				sort.Slice(pts, func(i, j int) bool { return pts[i].x < pts[j].x })
 				ls := plots.LineSeries{Name: label(name)}
 				for _, pt := range pts {
-					v := s.values[aggKey{pt.group, s.refTau(), "all", "recall", k}]
+					v := s.values[aggKey{pt.group, coord{s.refTau(), metrics.SliceAll, metrics.MetricRecall, k}}]
 					ls.X, ls.Y = append(ls.X, pt.x), append(ls.Y, v.Mean)
 					ls.Lo, ls.Hi = append(ls.Lo, max(v.Lo, 0)), append(ls.Hi, min(v.Hi, 1))
 				}
@@ -621,7 +634,7 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) []figure {
 			if len(series) == 1 {
 				series[0].Name = ""
 			}
-			figs = append(figs, figure{fmt.Sprintf("recall_at_%d_vs_%s", k, last(key)), func(ps plots.Settings) (*plot.Plot, error) {
+			figs = append(figs, figure{fmt.Sprintf("%s_at_%d_vs_%s", metrics.MetricRecall, k, last(key)), func(ps plots.Settings) (*plot.Plot, error) {
 				return plots.Lines(series, plots.Labels{X: axisLabel(key), Y: s.refMetric(k) + ", all pairs"}, plots.LineOptions{Markers: true}, ps)
 			}})
 		}

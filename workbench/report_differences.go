@@ -164,10 +164,7 @@ func specHas(spec [][2]string, key string) bool {
 // diffKey names one paired difference: a comparison and one result coordinate.
 type diffKey struct {
 	comparison
-	Tau    float64
-	Slice  string
-	Metric string
-	K      int
+	coord
 }
 
 // difference is the mean over common seeds of cell − baseline with its 95% Student-t interval
@@ -205,22 +202,16 @@ func compare(rs ReportSettings, recs []*runRecord, groups []string) (*difference
 // cells report, the differences paired by seed over the seeds both cells ran. A coordinate with
 // no common seed is left out.
 func pairedDifferences(recs []*runRecord, cmps []comparison) (map[diffKey]difference, []diffKey) {
-	type resKey struct {
-		Tau    float64
-		Slice  string
-		Metric string
-		K      int
-	}
-	bySeed := map[string]map[int64]map[resKey]float64{} // group -> seed -> value
-	var order []resKey                                  // first-seen order of coordinates
-	seenKey := map[resKey]bool{}
+	bySeed := map[string]map[int64]map[coord]float64{} // group -> seed -> value
+	var order []coord                                  // first-seen order of coordinates
+	seenKey := map[coord]bool{}
 	for _, rec := range recs {
 		if bySeed[rec.Group] == nil {
-			bySeed[rec.Group] = map[int64]map[resKey]float64{}
+			bySeed[rec.Group] = map[int64]map[coord]float64{}
 		}
-		vals := map[resKey]float64{}
+		vals := map[coord]float64{}
 		for _, r := range rec.Results {
-			k := resKey{r.Tau, r.Slice.String(), string(r.Metric), r.K}
+			k := coordOf(r)
 			vals[k] = r.Value
 			if !seenKey[k] {
 				seenKey[k] = true
@@ -257,7 +248,7 @@ func pairedDifferences(recs []*runRecord, cmps []comparison) (map[diffKey]differ
 			if len(d) < 2 {
 				lo, hi = math.NaN(), math.NaN()
 			}
-			dk := diffKey{c, k.Tau, k.Slice, k.Metric, k.K}
+			dk := diffKey{c, k}
 			out[dk] = difference{mean, lo, hi, len(d)}
 			keys = append(keys, dk)
 		}
@@ -282,7 +273,7 @@ func writeDifferencesCSV(w io.Writer, d *differences) error {
 	}
 	for _, k := range d.keys {
 		v := d.values[k]
-		row := []string{k.Cell, k.Base, strconv.FormatFloat(k.Tau, 'g', -1, 64), k.Slice, k.Metric, strconv.Itoa(k.K),
+		row := []string{k.Cell, k.Base, strconv.FormatFloat(k.Tau, 'g', -1, 64), k.Slice.String(), string(k.Metric), strconv.Itoa(k.K),
 			strconv.Itoa(v.N), num(v.Mean), num(v.Lo), num(v.Hi), strconv.FormatBool(v.excludesZero())}
 		if err := cw.Write(row); err != nil {
 			return err
@@ -309,14 +300,14 @@ func writeDifferencesSummary(w io.Writer, s *summary, d *differences, labels fun
 		}
 		fmt.Fprintf(w, "\nNot compared, for want of a baseline cell with the same other settings: %s.\n", strings.Join(names, "; "))
 	}
-	s.eachTable(func(tau float64, m string, k int, name string) {
-		fmt.Fprintf(w, "\n### %s, differences\n\n| cell − baseline | seeds | %s |\n|---|---|%s\n", name,
-			strings.Join(sliceOrder[:], " | "), strings.Repeat("---|", len(sliceOrder)))
+	header, rule := sliceColumns()
+	s.eachTable(func(tau float64, m metrics.Metric, k int, name string) {
+		fmt.Fprintf(w, "\n### %s, differences\n\n| cell − baseline | seeds |%s\n|---|---|%s\n", name, header, rule)
 		for _, c := range d.cmps {
 			n := 0
 			var cells []string
-			for _, sl := range sliceOrder {
-				v, ok := d.values[diffKey{c, tau, sl, m, k}]
+			for _, sl := range metrics.Slices() {
+				v, ok := d.values[diffKey{c, coord{tau, sl, m, k}}]
 				if !ok {
 					cells = append(cells, "–")
 					continue

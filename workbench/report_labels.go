@@ -55,16 +55,41 @@ func (lb labeler) label(g string) string {
 		case err != nil:
 			parts = append(parts, v)
 		case x == 0 && lb.dropZeros:
-		case k == "temperature":
-			parts = append(parts, "τ="+v)
 		default:
-			parts = append(parts, p)
+			parts = append(parts, axisSymbol(k)+"="+v)
 		}
 	}
 	if len(parts) == 0 {
 		return g
 	}
 	return strings.Join(parts, ", ")
+}
+
+// axisSymbols are the papers' symbols of the numeric settings that have one, by the last
+// component of the setting's key: the temperature τ of Yi et al. 2019 (s(x, y) = ⟨u, v⟩/τ).
+var axisSymbols = map[string]string{"temperature": "τ"}
+
+// axisSymbol is how a legend names numeric axis k: its symbol if it has one, else k
+// ("τ=0.05", "negatives=64").
+func axisSymbol(k string) string {
+	if sym, ok := axisSymbols[k]; ok {
+		return sym
+	}
+	return k
+}
+
+// axisLabel names the numeric axis key on a figure: its last component in words, capitalised,
+// followed by its symbol if it has one ("Temperature τ", "Negatives", "Embedding dim").
+func axisLabel(key string) string {
+	k := last(key)
+	words := strings.ReplaceAll(k, "_", " ")
+	if words != "" {
+		words = strings.ToUpper(words[:1]) + words[1:]
+	}
+	if sym, ok := axisSymbols[k]; ok {
+		return words + " " + sym
+	}
+	return words
 }
 
 // named returns the plots.labels name of value v of axis k, if it has one.

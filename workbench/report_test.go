@@ -17,7 +17,7 @@ import (
 )
 
 // recordsOf builds run records of Recall@10 by slice: values[group][seed][slice].
-func recordsOf(values map[string]map[int64]map[string]float64, order []string) []*runRecord {
+func recordsOf(values map[string]map[int64]map[metrics.Slice]float64, order []string) []*runRecord {
 	var recs []*runRecord
 	for _, g := range order {
 		for seed := int64(1); seed <= 9; seed++ {
@@ -27,7 +27,7 @@ func recordsOf(values map[string]map[int64]map[string]float64, order []string) [
 			}
 			rec := &runRecord{ID: g + ",seed=" + strconv.FormatInt(seed, 10), Group: g, Seed: seed}
 			for _, sl := range metrics.Slices() {
-				if v, ok := vals[sl.String()]; ok {
+				if v, ok := vals[sl]; ok {
 					rec.Results = append(rec.Results, metrics.Result{Slice: sl, Metric: metrics.MetricRecall, K: 10, Value: v,
 						Lo: v - 0.01, Hi: v + 0.02, Pairs: 100, Items: 10})
 				}
@@ -41,13 +41,14 @@ func recordsOf(values map[string]map[int64]map[string]float64, order []string) [
 // TestPairedDifferences checks the paired differences against a table computed by hand.
 func TestPairedDifferences(t *testing.T) {
 	// Seed 4 of the baseline has no partner in plain and must be ignored; logq ran seed 1 only.
-	recs := recordsOf(map[string]map[int64]map[string]float64{
+	head, tail := metrics.SliceHead, metrics.SliceTail
+	recs := recordsOf(map[string]map[int64]map[metrics.Slice]float64{
 		"variant=full": {
-			1: {"head": 0.11, "tail": 0.20}, 2: {"head": 0.10, "tail": 0.25}, 3: {"head": 0.10, "tail": 0.27},
-			4: {"head": 0.90, "tail": 0.99},
+			1: {head: 0.11, tail: 0.20}, 2: {head: 0.10, tail: 0.25}, 3: {head: 0.10, tail: 0.27},
+			4: {head: 0.90, tail: 0.99},
 		},
-		"variant=plain": {1: {"head": 0.10, "tail": 0.30}, 2: {"head": 0.12, "tail": 0.32}, 3: {"head": 0.08, "tail": 0.34}},
-		"variant=logq":  {1: {"head": 0.15, "tail": 0.25}},
+		"variant=plain": {1: {head: 0.10, tail: 0.30}, 2: {head: 0.12, tail: 0.32}, 3: {head: 0.08, tail: 0.34}},
+		"variant=logq":  {1: {head: 0.15, tail: 0.25}},
 	}, []string{"variant=full", "variant=plain", "variant=logq"})
 	s := summarize(recs, nil)
 	d, err := compare(ReportSettings{Baseline: "variant=full"}, recs, s.groups)
@@ -64,21 +65,22 @@ func TestPairedDifferences(t *testing.T) {
 	// row: −0.0033333 ∓ 0.0517114 = [−0.0550448, 0.0483781]; tail: [0.0369735, 0.1230265]).
 	headHalf := t2 * math.Sqrt(0.0078/54)
 	want := []struct {
-		cell, slice string
-		n           int
-		mean, half  float64 // half NaN: no interval
-		excludes    bool
+		cell       string
+		slice      metrics.Slice
+		n          int
+		mean, half float64 // half NaN: no interval
+		excludes   bool
 	}{
-		{"variant=plain", "head", 3, -0.01 / 3, headHalf, false},
-		{"variant=plain", "tail", 3, 0.08, t2 * 0.01, true},
-		{"variant=logq", "head", 1, 0.04, math.NaN(), false},
-		{"variant=logq", "tail", 1, 0.05, math.NaN(), false},
+		{"variant=plain", metrics.SliceHead, 3, -0.01 / 3, headHalf, false},
+		{"variant=plain", metrics.SliceTail, 3, 0.08, t2 * 0.01, true},
+		{"variant=logq", metrics.SliceHead, 1, 0.04, math.NaN(), false},
+		{"variant=logq", metrics.SliceTail, 1, 0.05, math.NaN(), false},
 	}
 	if len(d.keys) != len(want) {
 		t.Fatalf("%d differences, want %d: %v", len(d.keys), len(want), d.keys)
 	}
 	for _, w := range want {
-		k := diffKey{comparison{w.cell, "variant=full"}, 0, w.slice, "recall", 10}
+		k := diffKey{comparison{w.cell, "variant=full"}, coord{0, w.slice, metrics.MetricRecall, 10}}
 		got, ok := d.values[k]
 		if !ok {
 			t.Errorf("%s − full, %s: missing", w.cell, w.slice)
@@ -136,52 +138,42 @@ func TestComparisons(t *testing.T) {
 		"variant=full,temperature=0.05", "variant=full,temperature=0.1",
 		"variant=plain,temperature=0.05", "variant=plain,temperature=0.1", "variant=logq,temperature=0.2",
 	}
-	got, alone, err := comparisons(ReportSettings{Baseline: "variant=full"}, groups)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"variant=logq,temperature=0.2"}; !reflect.DeepEqual(alone, want) {
-		t.Errorf("not compared: %v, want %v", alone, want)
-	}
-	want := []comparison{
-		{"variant=plain,temperature=0.05", "variant=full,temperature=0.05"},
-		{"variant=plain,temperature=0.1", "variant=full,temperature=0.1"},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("baseline variant=full: %v, want %v", got, want)
-	}
-	got, _, err = comparisons(ReportSettings{Baseline: "variant=full,temperature=0.1"}, groups[:4])
-	if err != nil {
-		t.Fatal(err)
-	}
-	want = []comparison{
-		{"variant=full,temperature=0.05", "variant=full,temperature=0.1"},
-		{"variant=plain,temperature=0.05", "variant=full,temperature=0.1"},
-		{"variant=plain,temperature=0.1", "variant=full,temperature=0.1"},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("baseline of both axes: %v, want %v", got, want)
-	}
-	got, _, err = comparisons(ReportSettings{AllPairs: true}, groups[:3])
-	if err != nil {
-		t.Fatal(err)
-	}
-	want = []comparison{
-		{groups[1], groups[0]}, {groups[2], groups[0]}, {groups[2], groups[1]},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("all pairs: %v, want %v", got, want)
-	}
-	// Both: each pair once, the baselines' first.
-	got, _, err = comparisons(ReportSettings{Baseline: "temperature=0.05", AllPairs: true}, groups[:3])
-	if err != nil {
-		t.Fatal(err)
-	}
-	want = []comparison{
-		{groups[1], groups[0]}, {groups[2], groups[0]}, {groups[2], groups[1]},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("baseline and all pairs: %v, want %v", got, want)
+	for _, tc := range []struct {
+		name   string
+		rs     ReportSettings
+		groups []string
+		want   []comparison
+		alone  []string
+	}{
+		{"baseline variant=full", ReportSettings{Baseline: "variant=full"}, groups, []comparison{
+			{"variant=plain,temperature=0.05", "variant=full,temperature=0.05"},
+			{"variant=plain,temperature=0.1", "variant=full,temperature=0.1"},
+		}, []string{"variant=logq,temperature=0.2"}},
+		{"baseline of both axes", ReportSettings{Baseline: "variant=full,temperature=0.1"}, groups[:4], []comparison{
+			{"variant=full,temperature=0.05", "variant=full,temperature=0.1"},
+			{"variant=plain,temperature=0.05", "variant=full,temperature=0.1"},
+			{"variant=plain,temperature=0.1", "variant=full,temperature=0.1"},
+		}, nil},
+		{"all pairs", ReportSettings{AllPairs: true}, groups[:3], []comparison{
+			{groups[1], groups[0]}, {groups[2], groups[0]}, {groups[2], groups[1]},
+		}, nil},
+		// Both: each pair once, the baselines' first.
+		{"baseline and all pairs", ReportSettings{Baseline: "temperature=0.05", AllPairs: true}, groups[:3], []comparison{
+			{groups[1], groups[0]}, {groups[2], groups[0]}, {groups[2], groups[1]},
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, alone, err := comparisons(tc.rs, tc.groups)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("compared %v, want %v", got, tc.want)
+			}
+			if !reflect.DeepEqual(alone, tc.alone) {
+				t.Errorf("not compared: %v, want %v", alone, tc.alone)
+			}
+		})
 	}
 	for _, tc := range []struct{ baseline, want string }{
 		{"loss=full", `report.baseline: "loss" is not an axis of the grid (its axes, as in run ids: temperature, variant)`},
@@ -211,7 +203,7 @@ func TestSingleSeedInterval(t *testing.T) {
 			t.Errorf("%+v: %q, want %q", tc.v, got, tc.want)
 		}
 	}
-	recs := recordsOf(map[string]map[int64]map[string]float64{"variant=plain": {1: {"all": 0.3}}}, []string{"variant=plain"})
+	recs := recordsOf(map[string]map[int64]map[metrics.Slice]float64{"variant=plain": {1: {metrics.SliceAll: 0.3}}}, []string{"variant=plain"})
 	var buf bytes.Buffer
 	if err := writeSummary(&buf, "test", summarize(recs, nil), nil); err != nil {
 		t.Fatal(err)
@@ -269,6 +261,24 @@ func TestLabeler(t *testing.T) {
 	}
 }
 
+// TestAxisLabel checks the one rule for every numeric axis: words from the key's last component,
+// capitalised, and the papers' symbol where there is one (the same symbol as in legends).
+func TestAxisLabel(t *testing.T) {
+	for key, want := range map[string]string{
+		"loss.temperature":    "Temperature τ",
+		"loss.negatives":      "Negatives",
+		"model.embedding_dim": "Embedding dim",
+		"seeds":               "Seeds",
+	} {
+		if got := axisLabel(key); got != want {
+			t.Errorf("axisLabel(%q) = %q, want %q", key, got, want)
+		}
+	}
+	if got := newLabeler(nil, nil).label("temperature=0.5,negatives=4"); got != "τ=0.5, negatives=4" {
+		t.Errorf("legend %q, want %q", got, "τ=0.5, negatives=4")
+	}
+}
+
 // TestFigureLayoutNeverFails: a finished experiment whose legend cannot fit the figure asked
 // for still writes every figure, drawn another way, with a warning before training and after.
 func TestFigureLayoutNeverFails(t *testing.T) {
@@ -291,10 +301,7 @@ func TestFigureLayoutNeverFails(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	summary := readFile(t, filepath.Join(dir, "summary.md"))
 	if !strings.Contains(string(summary), "| in-batch softmax with the logQ correction of Yi et al. (2019) |") {
 		t.Errorf("summary.md does not use plots.labels:\n%s", summary)
 	}
@@ -327,10 +334,7 @@ func TestDifferencesEndToEnd(t *testing.T) {
 	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", "report.baseline=variant=plain"); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "differences.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(dir, "differences.csv"))
 	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -344,7 +348,7 @@ func TestDifferencesEndToEnd(t *testing.T) {
 			t.Errorf("row %v", r)
 		}
 	}
-	summary, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+	summary := readFile(t, filepath.Join(dir, "summary.md"))
 	if !strings.Contains(string(summary), "| logq − plain | 2 |") {
 		t.Errorf("summary.md lacks the differences:\n%s", summary)
 	}

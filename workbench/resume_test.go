@@ -119,14 +119,8 @@ func TestKilledMidTrainingResumes(t *testing.T) {
 			t.Errorf("%s: the checkpoint of a finished run is still there", dir)
 		}
 	}
-	a, err := os.ReadFile(filepath.Join(whole, "runs", r.ID, "model.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(r.modelPath())
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := readFile(t, filepath.Join(whole, "runs", r.ID, "model.bin"))
+	b := readFile(t, r.modelPath())
 	if !bytes.Equal(a, b) {
 		t.Error("model.bin of the resumed run differs from the uninterrupted one")
 	}
@@ -144,10 +138,7 @@ func TestCorruptModelRetrained(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "runs", "variant=plain,seed=1", "model.bin")
-	good, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := readFile(t, path)
 	bad := bytes.Clone(good)
 	bad[len(bad)/2] ^= 1 << 3
 	if err := os.WriteFile(path, bad, 0o644); err != nil {
@@ -160,10 +151,7 @@ func TestCorruptModelRetrained(t *testing.T) {
 	if !strings.Contains(out, "model.bin: corrupt model file") || !strings.Contains(out, "training it again") {
 		t.Errorf("output does not report the corrupt model:\n%s", out)
 	}
-	now, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	now := readFile(t, path)
 	if !bytes.Equal(now, good) {
 		t.Error("the retrained model differs from the first training's")
 	}
@@ -237,14 +225,8 @@ func TestKilledProcessResumes(t *testing.T) {
 	if !strings.Contains(out, "resuming training from") || strings.Contains(out, "step 5/112") {
 		t.Errorf("the run did not resume from a checkpoint:\n%s", out)
 	}
-	a, err := os.ReadFile(filepath.Join(whole, "runs", "variant=plain,seed=2", "model.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(runDir, "model.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := readFile(t, filepath.Join(whole, "runs", "variant=plain,seed=2", "model.bin"))
+	b := readFile(t, filepath.Join(runDir, "model.bin"))
 	if !bytes.Equal(a, b) {
 		t.Error("model.bin of the resumed run differs from the uninterrupted one")
 	}

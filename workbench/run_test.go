@@ -57,10 +57,7 @@ func TestSmokeEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	csv, err := os.ReadFile(filepath.Join(dir, "metrics.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	csv := readFile(t, filepath.Join(dir, "metrics.csv"))
 	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
 	if lines[0] != "run,seed,slice,metric,k,value,loss.variant" {
 		t.Errorf("metrics.csv header %q", lines[0])
@@ -69,10 +66,7 @@ func TestSmokeEndToEnd(t *testing.T) {
 	if got, want := len(lines)-1, 4*4*5; got != want {
 		t.Errorf("metrics.csv has %d rows, want %d", got, want)
 	}
-	summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	summary := readFile(t, filepath.Join(dir, "summary.md"))
 	for _, want := range []string{"## Recall@10", "| plain |", "| logq |", "Slice sizes", "head 100 /", "**"} {
 		if !strings.Contains(string(summary), want) {
 			t.Errorf("summary.md lacks %q", want)
@@ -110,14 +104,8 @@ func TestResume(t *testing.T) {
 	if !strings.Contains(out, "4 runs: 1 already finished, 3 to run") {
 		t.Errorf("resumed output:\n%s", out)
 	}
-	a, err := os.ReadFile(filepath.Join(whole, "metrics.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(cut, "metrics.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := readFile(t, filepath.Join(whole, "metrics.csv"))
+	b := readFile(t, filepath.Join(cut, "metrics.csv"))
 	if !bytes.Equal(a, b) {
 		t.Errorf("resumed metrics.csv differs from the uninterrupted one:\n%s\nvs\n%s", a, b)
 	}
@@ -278,10 +266,7 @@ func TestEvalChangeReevaluates(t *testing.T) {
 	if !after.ModTime().Equal(before.ModTime()) {
 		t.Error("the run was retrained: its curve.csv was rewritten")
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "metrics.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(dir, "metrics.csv"))
 	csv := string(b)
 	if !strings.Contains(csv, ",recall,5,") || strings.Contains(csv, ",recall,10,") {
 		t.Errorf("metrics.csv does not hold the new evaluation alone:\n%s", csv)

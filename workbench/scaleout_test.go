@@ -23,6 +23,7 @@ func runEnv(env map[string]string, args ...string) (string, error) {
 	return out.String(), err
 }
 
+// readFile returns the contents of the file at path, failing the test if it cannot be read.
 func readFile(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)

@@ -1,7 +1,6 @@
 package workbench
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -60,10 +59,7 @@ func TestEmptySliceNotice(t *testing.T) {
 	if len(rec.Data.SliceNotes) != 1 || !strings.HasPrefix(rec.Data.SliceNotes[0], want) {
 		t.Errorf("metrics.json slice notes %q", rec.Data.SliceNotes)
 	}
-	summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	summary := readFile(t, filepath.Join(dir, "summary.md"))
 	if !strings.Contains(string(summary), "Note: "+want) {
 		t.Errorf("summary.md lacks the notice:\n%s", summary)
 	}

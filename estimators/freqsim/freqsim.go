@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/internal/setting"
 )
@@ -155,8 +157,9 @@ type Result struct {
 
 // RunGrid runs the jobs on workers goroutines (GOMAXPROCS if workers < 1) and returns their
 // results in the order of jobs. done, if not nil, is called after each job (from the worker
-// goroutines, one at a time). When ctx is cancelled no further job starts and RunGrid returns
-// ctx.Err() once the running ones have finished.
+// goroutines, one at a time). The first job to fail stops the grid: no further job starts and
+// RunGrid returns that job's error once the running ones have finished. When ctx is cancelled
+// no further job starts either, and RunGrid returns ctx.Err().
 func RunGrid(ctx context.Context, s Settings, jobs []Job, workers int, done func(Job)) ([]Result, error) {
 	if err := s.Resolve(); err != nil {
 		return nil, err
@@ -165,40 +168,35 @@ func RunGrid(ctx context.Context, s Settings, jobs []Job, workers int, done func
 		workers = runtime.GOMAXPROCS(0)
 	}
 	res := make([]Result, len(jobs))
-	errs := make([]error, len(jobs))
-	next := make(chan int)
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for range min(workers, len(jobs)) {
-		wg.Go(func() {
-			for i := range next {
-				j := jobs[i]
-				res[i], errs[i] = Run(s, j)
-				if done != nil {
-					mu.Lock()
-					done(j)
-					mu.Unlock()
-				}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for i, j := range jobs {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
 			}
+			r, err := Run(s, j)
+			if err != nil {
+				return fmt.Errorf("freq_sim job %+v: %w", j, err)
+			}
+			res[i] = r
+			if done != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				done(j)
+			}
+			return nil
 		})
 	}
-dispatch:
-	for i := range jobs {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break dispatch
-		}
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

@@ -2,6 +2,7 @@ package freqsim
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -150,6 +151,34 @@ func TestRunGrid(t *testing.T) {
 	cancel()
 	if _, err := RunGrid(ctx, s, jobs, 2, nil); err != context.Canceled {
 		t.Errorf("RunGrid with a cancelled context: %v", err)
+	}
+}
+
+// TestRunGridStops checks that the first failing job and a cancelled context each stop the grid:
+// with one worker, no job after the failing one (or after the one during which ctx was cancelled)
+// runs, and RunGrid returns that job's error (or ctx's).
+func TestRunGridStops(t *testing.T) {
+	s := Settings{Items: 50, Batch: 8, Buckets: 64, StepsPerPhase: 10}
+	good := Job{Alpha: 0.1, Hashes: 1, Seed: 1}
+	bad := Job{Alpha: 2, Hashes: 1, Seed: 1} // α must be in (0, 1]
+	if _, err := Run(s, bad); err == nil {
+		t.Fatal("Run accepts alpha = 2")
+	}
+	ran := 0
+	_, err := RunGrid(context.Background(), s, []Job{good, bad, good, good, good}, 1, func(Job) { ran++ })
+	if err == nil || errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "Alpha:2") {
+		t.Errorf("a failing job: error %v, want the job's", err)
+	}
+	if ran != 1 {
+		t.Errorf("a failing job: %d jobs finished, want 1 (the one before it)", ran)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ran = 0
+	_, err = RunGrid(ctx, s, []Job{good, good, good, good}, 1, func(Job) { ran++; cancel() })
+	if !errors.Is(err, context.Canceled) || ran != 1 {
+		t.Errorf("cancelled during the first job: %v after %d jobs, want context.Canceled after 1", err, ran)
 	}
 }
 

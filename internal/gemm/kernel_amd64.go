@@ -38,8 +38,7 @@ func (p *product) run() bool {
 	if byRows {
 		tiles = rowTiles
 	}
-	parts := min(runtime.GOMAXPROCS(0), tiles, p.m*p.n*p.k/partWork)
-	parallel.Split(tiles, parts, func(_, lo, hi int) {
+	parallel.Split(tiles, parallel.Parts(p.m*p.n*p.k, partWork, runtime.GOMAXPROCS(0)), func(_, lo, hi int) {
 		if byRows {
 			p.block(lo*mr, min(hi*mr, p.m), 0, p.n)
 		} else {

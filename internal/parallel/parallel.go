@@ -33,6 +33,12 @@ func Split(n, parts int, f func(part, lo, hi int)) {
 	wg.Wait()
 }
 
+// Parts is the number of parts Split should make of work elements of even cost when a part is
+// worth a goroutine from grain elements on: work/grain, at least 1 and at most limit.
+func Parts(work, grain, limit int) int {
+	return max(1, min(limit, work/grain))
+}
+
 // Each calls f(worker, i) for every i in [0, n), handing the indices out in increasing order to
 // workers goroutines (clamped to [1, n]) as each finishes its previous one. It stops handing out
 // indices at the first error of f or when ctx is done, waits for the calls under way, and

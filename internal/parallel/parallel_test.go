@@ -45,6 +45,18 @@ func TestSplit(t *testing.T) {
 	}
 }
 
+// TestParts checks the rule work/grain clamped to [1, limit].
+func TestParts(t *testing.T) {
+	for _, c := range []struct{ work, grain, limit, want int }{
+		{0, 16, 4, 1}, {15, 16, 4, 1}, {16, 16, 4, 1}, {32, 16, 4, 2}, {47, 16, 4, 2},
+		{1 << 20, 16, 4, 4}, {1 << 20, 16, 0, 1}, {64, 16, 1, 1},
+	} {
+		if got := Parts(c.work, c.grain, c.limit); got != c.want {
+			t.Errorf("Parts(%d, %d, %d) = %d, want %d", c.work, c.grain, c.limit, got, c.want)
+		}
+	}
+}
+
 // TestEach checks that every index runs once, that the worker ids are in range, and that errors
 // and cancellation stop the handing out.
 func TestEach(t *testing.T) {
