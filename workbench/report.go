@@ -124,11 +124,18 @@ func summarize(recs []*runRecord, labels map[string]string) *summary {
 	return s
 }
 
-// eachTable calls table for every table of summary.md, in order: every τ of post-hoc logit
-// adjustment, metric and K, with the table's name (e.g. "Recall@10, post-hoc logit adjustment
-// τ = 0.5").
+// eachTable calls table for every table of summary.md, in order: the ranking as trained (refTau)
+// first, then every other τ of post-hoc logit adjustment in increasing order; within each, every
+// metric and K, with the table's name (e.g. "Recall@10, post-hoc logit adjustment τ = 0.5").
 func (s *summary) eachTable(table func(tau float64, metric metrics.Metric, k int, name string)) {
+	ref := s.refTau()
+	taus := []float64{ref}
 	for _, tau := range s.taus {
+		if tau != ref {
+			taus = append(taus, tau)
+		}
+	}
+	for _, tau := range taus {
 		for _, m := range s.metricNames() {
 			for _, k := range s.ks[m] {
 				name := metricLabel(m, k)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -367,9 +368,11 @@ func TestDifferencesEndToEnd(t *testing.T) {
 
 // TestTradeoffFigures: the report draws the head-against-tail trade-off of Recall@K for every
 // K, each variant's logit-adjustment strengths joined as a curve; without τ = 0 among the
-// strengths, the other figures show the smallest one rather than fail.
+// strengths, the other figures show the smallest one rather than fail. summary.md puts the
+// tables of the ranking as trained before those of the adjusted rankings, whatever the order of
+// the strengths.
 func TestTradeoffFigures(t *testing.T) {
-	for _, taus := range []string{"[0,0.5,1]", "[0.5,1]"} {
+	for _, taus := range []string{"[0,0.5,1]", "[0.5,1]", "[-0.5,0,0.5]"} {
 		dir := t.TempDir()
 		if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "seed=1$", "-set", "eval.logit_adjust="+taus); err != nil {
 			t.Fatalf("logit_adjust = %s: %v", taus, err)
@@ -384,6 +387,20 @@ func TestTradeoffFigures(t *testing.T) {
 			if err != nil {
 				t.Errorf("logit_adjust = %s: %s.png: %v", taus, name, err)
 			}
+		}
+		if taus != "[-0.5,0,0.5]" {
+			continue
+		}
+		var headings []string
+		for _, line := range strings.Split(string(readFile(t, filepath.Join(dir, "summary.md"))), "\n") {
+			if strings.HasPrefix(line, "## ") && !strings.HasPrefix(line, "## Paired") {
+				headings = append(headings, line)
+			}
+		}
+		adjusted := slices.IndexFunc(headings, func(h string) bool { return strings.Contains(h, "post-hoc") })
+		if adjusted < 1 || slices.ContainsFunc(headings[adjusted:], func(h string) bool { return !strings.Contains(h, "post-hoc") }) ||
+			!strings.Contains(headings[adjusted], "τ = -0.5") {
+			t.Errorf("summary.md tables in the order %q: want the ranking as trained first, then τ = -0.5 and 0.5", headings)
 		}
 	}
 }
