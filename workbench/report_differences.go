@@ -36,7 +36,8 @@ func (s *ReportSettings) Resolve() error {
 	return nil
 }
 
-// parseCellSpec reads "key=value,key=value" into its pairs, in order; "" is no pair.
+// parseCellSpec reads "key=value,key=value" into its pairs, in order; "" is no pair. A value may
+// be empty, as in a run id whose cell leaves a zipped key unset ("logq_probability=").
 func parseCellSpec(spec string) ([][2]string, error) {
 	if spec == "" {
 		return nil, nil
@@ -45,7 +46,7 @@ func parseCellSpec(spec string) ([][2]string, error) {
 	seen := map[string]bool{}
 	for _, part := range strings.Split(spec, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if !ok || k == "" || v == "" {
+		if !ok || k == "" {
 			return nil, fmt.Errorf("%q: want axis=value pairs separated by commas, as in a run id (e.g. \"variant=full\")", spec)
 		}
 		if seen[k] {

@@ -155,6 +155,13 @@ func TestComparisons(t *testing.T) {
 			{"variant=plain,temperature=0.05", "variant=full,temperature=0.1"},
 			{"variant=plain,temperature=0.1", "variant=full,temperature=0.1"},
 		}, nil},
+		// A zipped key that the baseline cell leaves empty is named with an empty value.
+		{"baseline with an empty value", ReportSettings{Baseline: "variant=full,probability="}, []string{
+			"variant=full,probability=", "variant=logq,probability=inclusion", "variant=logq,probability=dedupe",
+		}, []comparison{
+			{"variant=logq,probability=inclusion", "variant=full,probability="},
+			{"variant=logq,probability=dedupe", "variant=full,probability="},
+		}, nil},
 		{"all pairs", ReportSettings{AllPairs: true}, groups[:3], []comparison{
 			{groups[1], groups[0]}, {groups[2], groups[0]}, {groups[2], groups[1]},
 		}, nil},
