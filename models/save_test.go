@@ -57,15 +57,9 @@ func TestSaveLoadStreams(t *testing.T) {
 // TestModelFileRefused: files of an earlier version, truncated files and files whose header
 // describes arrays the file does not hold (checksummed correctly) are errors naming the file.
 func TestModelFileRefused(t *testing.T) {
-	ds := tinyDataset()
-	s := Settings{EmbeddingDim: 2, Hidden: []int{3, 2}, ShareEmbeddings: true}
-	m := must(New(s, ds, tensor.Float32, 1))
-	dir := t.TempDir()
-	path := filepath.Join(dir, "model.bin")
-	if err := m.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	good := must(os.ReadFile(path))
+	ds, s := idDataset(20, 30, 100, 1), Settings{EmbeddingDim: 4, Hidden: []int{3}}
+	m, dir := must(New(s, ds, tensor.Float32, 1)), t.TempDir()
+	good := saveBytes(t, m, filepath.Join(dir, "model.bin"))
 	short := m.saved()
 	short.Params = short.Params[:len(short.Params)-1]
 	tests := []struct {
@@ -103,4 +97,13 @@ func TestModelFileRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// saveBytes saves m to path and returns the file's contents.
+func saveBytes(t *testing.T, m *Model, path string) []byte {
+	t.Helper()
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	return must(os.ReadFile(path))
 }
