@@ -1,6 +1,7 @@
 package models
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -106,4 +107,44 @@ func saveBytes(t *testing.T, m *Model, path string) []byte {
 		t.Fatal(err)
 	}
 	return must(os.ReadFile(path))
+}
+
+// changingFile is a file whose byte at flip changes once the whole file has been read once, as
+// a file rewritten in place between the two passes of reading.
+type changingFile struct {
+	b    []byte
+	read int
+	flip int
+}
+
+func (f *changingFile) ReadAt(p []byte, off int64) (int, error) {
+	if f.read >= len(f.b) && f.flip >= 0 {
+		f.b[f.flip] ^= 1
+		f.flip = -1
+	}
+	n := copy(p, f.b[off:])
+	f.read += n
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// TestModelFileChangedWhileRead: the second pass checksums what it reads again, so a file that
+// changes after the checksum was verified is an error naming the file, not a silently different
+// model.
+func TestModelFileChangedWhileRead(t *testing.T) {
+	m := must(New(Settings{EmbeddingDim: 4, Hidden: []int{3}}, idDataset(20, 30, 100, 1), tensor.Float32, 1))
+	good := saveBytes(t, m, filepath.Join(t.TempDir(), "model.bin"))
+	for _, flip := range []int{-1, len(good) - trailerSize - 1} { // none; the last array's last byte
+		var sm savedModel
+		f := &changingFile{b: slices.Clone(good), flip: flip}
+		err := decodeFrom("model.bin", f, int64(len(good)), modelMagic, "model", &sm, sm.arrays)
+		switch {
+		case flip < 0 && err != nil:
+			t.Errorf("unchanged file: %v", err)
+		case flip >= 0 && (err == nil || !strings.HasPrefix(err.Error(), "model.bin: the model file changed while it was read")):
+			t.Errorf("changed file: error %v", err)
+		}
+	}
 }
