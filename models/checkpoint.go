@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
@@ -73,17 +74,18 @@ func (id runIdentity) differs(o runIdentity) string {
 	return ""
 }
 
-// checkpoint is the payload of a checkpoint file.
+// checkpoint is the header of a checkpoint file. The arrays stored after it are the model's
+// parameters, the optimiser's states and the batch order, in this order.
 type checkpoint struct {
 	Run       runIdentity
 	Step      int // steps completed
 	Model     savedModel
 	OptStep   int          // the optimiser's completed steps
-	OptState  []savedParam // per parameter of Model.Params (empty for SGD)
+	OptState  []savedParam // per parameter of Model.Params that has one (none for SGD)
 	Estimator []byte       // the estimator's MarshalBinary (nil without an estimator)
 	Shuffle   []byte       // PCG state of the epoch shuffle
 	Negatives []byte       // PCG state of the uniform negatives
-	Order     []int32      // the batch order of the current epoch
+	Order     int          // the length of the batch order of the current epoch
 	Curve     Curve
 	Sum       float64 // sum of the losses of the curve's current interval
 	Since     int     // steps in the curve's current interval
@@ -118,65 +120,67 @@ func writeCheckpoint[T float](path string, id runIdentity, tr *trainer[T], l *lo
 		return err
 	}
 	ck := checkpoint{Run: id, Step: l.step, Model: tr.m.saved(), OptStep: tr.opt.t, Estimator: est,
-		Order: l.order, Curve: l.curve, Sum: l.sum, Since: l.since}
+		Order: len(l.order), Curve: l.curve, Sum: l.sum, Since: l.since}
+	arrays := ck.Model.values()
 	for _, p := range tr.m.params() {
 		if st, ok := tr.opt.state[p]; ok {
-			ck.OptState = append(ck.OptState, savedState(p, st))
+			ck.OptState = append(ck.OptState, savedParam{Name: p.name, Shape: []int{len(st)}})
+			arrays = append(arrays, st)
 		}
 	}
+	arrays = append(arrays, l.order)
 	if ck.Shuffle, err = l.shuffle.MarshalBinary(); err != nil {
 		return err
 	}
 	if ck.Negatives, err = tr.negSrc.MarshalBinary(); err != nil {
 		return err
 	}
-	if err := writeChecksummed(path, checkpointMagic, ck); err != nil {
+	if err := writeChecksummed(path, checkpointMagic, ck, arrays); err != nil {
 		return fmt.Errorf("models: writing the checkpoint: %w", err)
 	}
 	return nil
 }
 
-// savedState wraps the optimiser state st of p as a savedParam.
-func savedState[T float](p *param, st []T) savedParam {
-	sp := savedParam{Name: p.name, Shape: []int{len(st)}}
-	switch d := any(st).(type) {
-	case []float32:
-		sp.F32 = d
-	case []float64:
-		sp.F64 = d
-	}
-	return sp
-}
-
 // resume restores the trainer and the loop from the checkpoint at path; without a file at path
-// it changes nothing. After an error the model, the optimiser and
+// it changes nothing. The parameters, the optimiser's states and the batch order are read
+// straight into the trainer's and the loop's. After an error the model, the optimiser and
 // the estimator may be partly restored: the run must not continue.
 func resume[T float](path string, id runIdentity, tr *trainer[T], l *loop) error {
 	var ck checkpoint
-	if err := readChecksummed(path, checkpointMagic, "checkpoint", &ck); err != nil {
+	var logTau *param
+	err := readChecksummed(path, checkpointMagic, "checkpoint", &ck, func(int64) ([]any, error) {
+		if d := id.differs(ck.Run); d != "" {
+			return nil, fmt.Errorf("%s: a checkpoint of another run (%s); remove it to train from the start", path, d)
+		}
+		if len(ck.OptState) != len(tr.opt.state) || ck.Order != len(l.order) || ck.Step < 0 {
+			return nil, fmt.Errorf("%s: corrupt checkpoint: %d optimiser states for %d, an order of %d for %d", path, len(ck.OptState), len(tr.opt.state), ck.Order, len(l.order))
+		}
+		ps, tau, err := tr.m.fit(path, ck.Model)
+		if err != nil {
+			return nil, err
+		}
+		logTau = tau
+		arrays := paramData(ps)
+		k := 0
+		for _, p := range tr.m.params() {
+			st, ok := tr.opt.state[p]
+			if !ok {
+				continue
+			}
+			sp := ck.OptState[k]
+			k++
+			if sp.Name != p.name || !slices.Equal(sp.Shape, []int{len(st)}) {
+				return nil, fmt.Errorf("%s: corrupt checkpoint: optimiser state %s %v for parameter %s of %d values", path, sp.Name, sp.Shape, p.name, len(st))
+			}
+			arrays = append(arrays, st)
+		}
+		return append(arrays, l.order), nil
+	})
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		return err
-	}
-	if d := id.differs(ck.Run); d != "" {
-		return fmt.Errorf("%s: a checkpoint of another run (%s); remove it to train from the start", path, d)
-	}
-	ps := tr.m.params()
-	if len(ck.OptState) != len(tr.opt.state) || len(ck.Order) != len(l.order) || ck.Step < 0 {
-		return fmt.Errorf("%s: corrupt checkpoint: %d optimiser states for %d, an order of %d for %d", path, len(ck.OptState), len(tr.opt.state), len(ck.Order), len(l.order))
-	}
-	k := 0
-	for _, p := range ps {
-		st, ok := tr.opt.state[p]
-		if !ok {
-			continue
-		}
-		sp := ck.OptState[k]
-		k++
-		if err := restoreState(st, sp); err != nil || sp.Name != p.name {
-			return fmt.Errorf("%s: corrupt checkpoint: optimiser state %q for parameter %q (%v)", path, sp.Name, p.name, err)
-		}
 	}
 	if tr.est != nil {
 		s, ok := tr.est.(encoding.BinaryUnmarshaler)
@@ -193,28 +197,10 @@ func resume[T float](path string, id runIdentity, tr *trainer[T], l *loop) error
 	if err := tr.negSrc.UnmarshalBinary(ck.Negatives); err != nil {
 		return fmt.Errorf("%s: negative sampler state: %w", path, err)
 	}
-	if err := tr.m.restore(path, ck.Model); err != nil {
-		return err
+	if logTau != nil {
+		tr.m.logTau = logTau
 	}
 	tr.opt.t = ck.OptStep
-	copy(l.order, ck.Order)
 	l.step, l.curve, l.sum, l.since = ck.Step, ck.Curve, ck.Sum, ck.Since
-	return nil
-}
-
-// restoreState copies a saved optimiser state into st.
-func restoreState[T float](st []T, sp savedParam) error {
-	switch d := any(st).(type) {
-	case []float32:
-		if len(sp.F32) != len(d) {
-			return fmt.Errorf("%d values for %d", len(sp.F32), len(d))
-		}
-		copy(d, sp.F32)
-	case []float64:
-		if len(sp.F64) != len(d) {
-			return fmt.Errorf("%d values for %d", len(sp.F64), len(d))
-		}
-		copy(d, sp.F64)
-	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/gob"
@@ -8,6 +9,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"reflect"
 	"slices"
@@ -18,19 +20,39 @@ import (
 // Files written by Save and by training checkpoints have one layout:
 //
 //	magic    8 bytes: the kind and version of the file (modelMagic, checkpointMagic)
-//	payload  gob encoding of the content
+//	payload  header length  8 bytes, little-endian
+//	         header         gob encoding of the file's small content (settings, parameter names
+//	                        and shapes, …), which says which arrays follow and how long they are
+//	         arrays         the values of those arrays in order, raw little-endian (float32,
+//	                        float64 or int32), nothing between them
 //	length   8 bytes: the payload's length, little-endian
 //	checksum 4 bytes: CRC-32C (Castagnoli) of magic, payload and length, little-endian
 //
-// The trailer is written after the payload, which is streamed to the file without being held
-// in memory. CRC-32C detects every single-bit flip and every burst of up to 32 bits.
+// The file is streamed: writing, the arrays go from the model to the file through a small buffer
+// with the checksum computed as they pass; reading, the whole file's checksum is verified first
+// (a pass that holds nothing), then the header is decoded and the arrays are read straight into
+// their destinations (the model's own parameters), so that neither side ever holds a second copy
+// of the parameters. CRC-32C detects every single-bit flip and every burst of up to 32 bits.
+//
+// Version 3 of model files (2 of checkpoints) introduced this layout; version 2 held one gob of
+// everything, which gob builds in memory, and version 1 was the bare gob. Files of earlier
+// versions are refused, naming their version (a results folder trains such a model again).
 const (
-	modelMagic      = "SBWBmod2" // version 2: version 1 was the bare gob of savedModel
-	checkpointMagic = "SBWBckp1"
+	modelMagic      = "SBWBmod3"
+	checkpointMagic = "SBWBckp2"
 	trailerSize     = 12
+	headerLenSize   = 8
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// content is the header of a checksummed file when it is read into freshly allocated arrays.
+type content interface {
+	// arrays is called once the header is decoded, with the bytes of array data the file holds:
+	// it checks the header and returns the arrays its values are read into, in order, each a
+	// []float32, []float64 or []int32 of the length the header gives.
+	arrays(bytes int64) ([]any, error)
+}
 
 // countingWriter passes writes on and counts them into a hash.
 type countingWriter struct {
@@ -46,16 +68,46 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// writeChecksummed writes v (gob) to path atomically, framed by magic and the checksummed trailer.
-func writeChecksummed(path, magic string, v any) error {
+// chunk is the size of the buffer arrays are converted through.
+const chunk = 64 << 10
+
+// writeChecksummed writes header (gob) and then arrays (raw) to path atomically, framed by magic
+// and the checksummed trailer. Each array is a []float32, []float64 or []int32.
+func writeChecksummed(path, magic string, header any, arrays []any) error {
+	var hb bytes.Buffer
+	if err := gob.NewEncoder(&hb).Encode(header); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	return atomicfile.Write(path, func(w io.Writer) error {
 		cw := &countingWriter{w: w, h: crc32.New(castagnoli)}
+		var n [8]byte
+		binary.LittleEndian.PutUint64(n[:], uint64(hb.Len()))
 		if _, err := io.WriteString(cw, magic); err != nil {
 			return err
 		}
 		start := cw.n
-		if err := gob.NewEncoder(cw).Encode(v); err != nil {
+		if _, err := cw.Write(n[:]); err != nil {
 			return err
+		}
+		if _, err := cw.Write(hb.Bytes()); err != nil {
+			return err
+		}
+		buf := make([]byte, chunk)
+		for _, a := range arrays {
+			var err error
+			switch d := a.(type) {
+			case []float32:
+				err = putArray(cw, buf, d, 4, func(b []byte, v float32) { binary.LittleEndian.PutUint32(b, math.Float32bits(v)) })
+			case []float64:
+				err = putArray(cw, buf, d, 8, func(b []byte, v float64) { binary.LittleEndian.PutUint64(b, math.Float64bits(v)) })
+			case []int32:
+				err = putArray(cw, buf, d, 4, func(b []byte, v int32) { binary.LittleEndian.PutUint32(b, uint32(v)) })
+			default:
+				err = fmt.Errorf("models: cannot store a %T", a)
+			}
+			if err != nil {
+				return err
+			}
 		}
 		var trailer [trailerSize]byte
 		binary.LittleEndian.PutUint64(trailer[:8], uint64(cw.n-start))
@@ -66,48 +118,187 @@ func writeChecksummed(path, magic string, v any) error {
 	})
 }
 
-// readChecksummed reads a file written by writeChecksummed with the given magic into v; what
-// names the kind of file in errors. Every error names the file.
-func readChecksummed(path, magic, what string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	return decodeChecksummed(path, b, magic, what, v)
-}
-
-// decodeChecksummed is readChecksummed on the file's contents b.
-func decodeChecksummed(path string, b []byte, magic, what string, v any) error {
-	if len(b) < len(magic)+trailerSize || string(b[:len(magic)]) != magic {
-		return fmt.Errorf("%s: not a %s file of this version (no %q header)", path, what, magic)
-	}
-	body, trailer := b[:len(b)-trailerSize], b[len(b)-trailerSize:]
-	if n := binary.LittleEndian.Uint64(trailer[:8]); n != uint64(len(body)-len(magic)) {
-		return fmt.Errorf("%s: corrupt %s file: the trailer gives a payload of %d bytes, the file holds %d", path, what, n, len(body)-len(magic))
-	}
-	h := crc32.New(castagnoli)
-	h.Write(b[:len(b)-4])
-	if got, want := h.Sum32(), binary.LittleEndian.Uint32(trailer[8:]); got != want {
-		return fmt.Errorf("%s: corrupt %s file: CRC-32C %08x, the file records %08x", path, what, got, want)
-	}
-	if err := gob.NewDecoder(bytes.NewReader(body[len(magic):])).Decode(v); err != nil {
-		return fmt.Errorf("%s: corrupt %s file: %w", path, what, err)
+// putArray writes d, size bytes an element encoded by put, to w through buf.
+func putArray[E any](w io.Writer, buf []byte, d []E, size int, put func([]byte, E)) error {
+	for len(d) > 0 {
+		n := min(len(d), len(buf)/size)
+		for i, v := range d[:n] {
+			put(buf[i*size:], v)
+		}
+		if _, err := w.Write(buf[:n*size]); err != nil {
+			return err
+		}
+		d = d[n:]
 	}
 	return nil
 }
 
-// savedModel is the payload of a model file.
+// getArray fills d, size bytes an element decoded by get, from r through buf.
+func getArray[E any](r io.Reader, buf []byte, d []E, size int, get func([]byte) E) error {
+	for len(d) > 0 {
+		n := min(len(d), len(buf)/size)
+		if _, err := io.ReadFull(r, buf[:n*size]); err != nil {
+			return err
+		}
+		for i := range d[:n] {
+			d[i] = get(buf[i*size:])
+		}
+		d = d[n:]
+	}
+	return nil
+}
+
+// arrayBytes returns the bytes that the arrays occupy in a file.
+func arrayBytes(arrays []any) (int64, error) {
+	var n int64
+	for _, a := range arrays {
+		switch d := a.(type) {
+		case []float32:
+			n += 4 * int64(len(d))
+		case []float64:
+			n += 8 * int64(len(d))
+		case []int32:
+			n += 4 * int64(len(d))
+		default:
+			return 0, fmt.Errorf("models: cannot read into a %T", a)
+		}
+	}
+	return n, nil
+}
+
+// readChecksummed reads a file written by writeChecksummed with the given magic: the header into
+// header, then the arrays into those that arrays returns (see content.arrays). What names the
+// kind of file in errors, and every error names the file. The checksum is verified before the
+// header is decoded or anything is read into the arrays; only an I/O error or the file changing
+// while it is read can leave them partly filled (an error too).
+func readChecksummed(path, magic, what string, header any, arrays func(int64) ([]any, error)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return decodeFrom(path, f, st.Size(), magic, what, header, arrays)
+}
+
+// decodeChecksummed decodes the contents b of the file path into v, allocating its arrays.
+func decodeChecksummed(path string, b []byte, magic, what string, v content) error {
+	return decodeFrom(path, bytes.NewReader(b), int64(len(b)), magic, what, v, v.arrays)
+}
+
+// decodeFrom is readChecksummed on the size bytes of r.
+func decodeFrom(path string, r io.ReaderAt, size int64, magic, what string, header any, arrays func(int64) ([]any, error)) error {
+	corrupt := func(format string, a ...any) error {
+		return fmt.Errorf("%s: corrupt %s file: %s", path, what, fmt.Sprintf(format, a...))
+	}
+	head := make([]byte, len(magic))
+	if _, err := r.ReadAt(head, 0); err != nil && size >= int64(len(magic)) {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	switch {
+	case size >= int64(len(magic)) && string(head) != magic && string(head[:len(magic)-1]) == magic[:len(magic)-1]:
+		return fmt.Errorf("%s: not a %s file of this version (written in format %q, this version reads %q)", path, what, head, magic)
+	case size < int64(len(magic)) || string(head) != magic:
+		return fmt.Errorf("%s: not a %s file of this version (no %q header)", path, what, magic)
+	case size < int64(len(magic)+headerLenSize+trailerSize):
+		return corrupt("%d bytes, too short to hold a header and a trailer", size)
+	}
+	var trailer [trailerSize]byte
+	if _, err := r.ReadAt(trailer[:], size-trailerSize); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	payload := size - trailerSize - int64(len(magic))
+	if n := binary.LittleEndian.Uint64(trailer[:8]); n != uint64(payload) {
+		return corrupt("the trailer gives a payload of %d bytes, the file holds %d", n, payload)
+	}
+	want := binary.LittleEndian.Uint32(trailer[8:])
+	h := crc32.New(castagnoli)
+	if _, err := io.Copy(h, io.NewSectionReader(r, 0, size-4)); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if got := h.Sum32(); got != want {
+		return corrupt("CRC-32C %08x, the file records %08x", got, want)
+	}
+
+	// The checksum holds: decode, checksumming again what is read (the file may change between
+	// the two passes).
+	h.Reset()
+	h.Write(head)
+	br := bufio.NewReaderSize(io.TeeReader(io.NewSectionReader(r, int64(len(magic)), payload), h), chunk)
+	var n [headerLenSize]byte
+	if _, err := io.ReadFull(br, n[:]); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	hlen := binary.LittleEndian.Uint64(n[:])
+	if hlen > uint64(payload-headerLenSize) {
+		return corrupt("a header of %d bytes in a payload of %d", hlen, payload)
+	}
+	hb := make([]byte, hlen)
+	if _, err := io.ReadFull(br, hb); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := gob.NewDecoder(bytes.NewReader(hb)).Decode(header); err != nil {
+		return corrupt("%v", err)
+	}
+	left := payload - headerLenSize - int64(hlen)
+	dst, err := arrays(left)
+	if err != nil {
+		return err
+	}
+	if need, err := arrayBytes(dst); err != nil {
+		return err
+	} else if need != left {
+		return corrupt("the header describes %d bytes of arrays, the file holds %d", need, left)
+	}
+	buf := make([]byte, chunk)
+	for _, a := range dst {
+		switch d := a.(type) {
+		case []float32:
+			err = getArray(br, buf, d, 4, func(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) })
+		case []float64:
+			err = getArray(br, buf, d, 8, func(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) })
+		case []int32:
+			err = getArray(br, buf, d, 4, func(b []byte) int32 { return int32(binary.LittleEndian.Uint32(b)) })
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	h.Write(trailer[:8])
+	if got := h.Sum32(); got != want {
+		return fmt.Errorf("%s: the %s file changed while it was read (CRC-32C %08x, then %08x)", path, what, want, got)
+	}
+	return nil
+}
+
+// savedModel is the header of a model file; its parameters' values follow it, in order.
 type savedModel struct {
 	Settings Settings
 	Dtype    string
 	Params   []savedParam
 }
 
+// savedParam names a stored array; its values are stored after the file's header.
 type savedParam struct {
 	Name  string
 	Shape []int
-	F32   []float32
-	F64   []float64
+	data  any // []float32 or []float64; not in the header
+}
+
+// size returns the number of values of the parameter, or -1 for a shape with a negative
+// dimension or more values than limit.
+func (sp savedParam) size(limit int64) int64 {
+	n := int64(1)
+	for _, d := range sp.Shape {
+		if d < 0 || (d > 0 && n > limit/int64(d)) {
+			return -1
+		}
+		n *= int64(d)
+	}
+	return n
 }
 
 // saved returns the model's settings and parameters as a savedModel (sharing the parameters'
@@ -115,78 +306,107 @@ type savedParam struct {
 func (m *Model) saved() savedModel {
 	sm := savedModel{Settings: m.Settings(), Dtype: m.dt.String()}
 	for _, p := range m.params() {
-		sp := savedParam{Name: p.name, Shape: p.shape}
-		switch d := p.data.(type) {
-		case []float32:
-			sp.F32 = d
-		case []float64:
-			sp.F64 = d
-		}
-		sm.Params = append(sm.Params, sp)
+		sm.Params = append(sm.Params, savedParam{Name: p.name, Shape: p.shape, data: p.data})
 	}
 	return sm
 }
 
+// values returns the parameters' values in order.
+func (sm *savedModel) values() []any {
+	vs := make([]any, len(sm.Params))
+	for i, sp := range sm.Params {
+		vs[i] = sp.data
+	}
+	return vs
+}
+
+// arrays allocates the parameters of a decoded header (content.arrays).
+func (sm *savedModel) arrays(bytes int64) ([]any, error) {
+	elem := map[string]int64{"float32": 4, "float64": 8}[sm.Dtype]
+	if elem == 0 {
+		return nil, fmt.Errorf("models: parameters of type %q", sm.Dtype)
+	}
+	for i, sp := range sm.Params {
+		n := sp.size(bytes / elem)
+		if n < 0 {
+			return nil, fmt.Errorf("models: parameter %s of shape %v holds more than the file's %d bytes", sp.Name, sp.Shape, bytes)
+		}
+		bytes -= n * elem
+		if elem == 4 {
+			sm.Params[i].data = make([]float32, n)
+		} else {
+			sm.Params[i].data = make([]float64, n)
+		}
+	}
+	return sm.values(), nil
+}
+
 // Save writes the model's settings and parameters (a learned temperature included) to path,
 // atomically (a temporary file in the same directory, then a rename) and with a checksum that
-// Load verifies. Optimiser state is not saved: a saved model is for evaluation (training state
-// is in checkpoints, see TrainSettings.CheckpointEvery).
+// Load verifies. The parameters are streamed to the file: saving allocates nothing in
+// proportion to the model. Optimiser state is not saved: a saved model is for evaluation
+// (training state is in checkpoints, see TrainSettings.CheckpointEvery).
 func (m *Model) Save(path string) error {
-	return writeChecksummed(path, modelMagic, m.saved())
+	sm := m.saved()
+	return writeChecksummed(path, modelMagic, sm, sm.values())
 }
 
 // Load reads parameters written by Save into m, which must have been built by New with the same
 // settings, dtype and dataset features (every parameter's name and shape must match). A learned
-// temperature in the file is added to m. A file whose checksum does not match, as after a
-// flipped bit, is an error naming the file, and m is left unchanged.
+// temperature in the file is added to m. The parameters are read straight into m's, after the
+// whole file's checksum is verified: a file whose checksum does not match, as after a flipped
+// bit, or that does not fit m, is an error naming the file, and m is left unchanged. (Only an
+// I/O error, or the file being rewritten in place while it is read, can leave m partly loaded;
+// both are errors too.)
 func (m *Model) Load(path string) error {
 	var sm savedModel
-	if err := readChecksummed(path, modelMagic, "model", &sm); err != nil {
+	var logTau *param
+	err := readChecksummed(path, modelMagic, "model", &sm, func(int64) ([]any, error) {
+		ps, tau, err := m.fit(path, sm)
+		logTau = tau
+		return paramData(ps), err
+	})
+	if err != nil {
 		return err
-	}
-	return m.restore(path, sm)
-}
-
-// restore copies the parameters of sm into m after checking that they fit.
-func (m *Model) restore(path string, sm savedModel) error {
-	switch {
-	case sm.Dtype != m.dt.String():
-		return fmt.Errorf("%s: parameters are %s, the model is %s", path, sm.Dtype, m.dt)
-	case !reflect.DeepEqual(sm.Settings, m.s):
-		return fmt.Errorf("%s: saved with model settings %+v, the model has %+v", path, sm.Settings, m.s)
-	}
-	ps := m.params()
-	var logTau *param // a learned temperature the model does not have yet
-	if m.logTau == nil && len(sm.Params) == len(ps)+1 && sm.Params[len(ps)].Name == logTemperatureName {
-		logTau = m.newParam(logTemperatureName, 1)
-		ps = append(ps, logTau)
-	}
-	if len(sm.Params) != len(ps) {
-		return fmt.Errorf("%s: %d parameter arrays, the model has %d", path, len(sm.Params), len(ps))
-	}
-	for i, p := range ps {
-		sp := sm.Params[i]
-		if sp.Name != p.name || !slices.Equal(sp.Shape, p.shape) {
-			return fmt.Errorf("%s: parameter %d is %s %v, the model has %s %v", path, i, sp.Name, sp.Shape, p.name, p.shape)
-		}
-		got := len(sp.F32)
-		if _, ok := p.data.([]float64); ok {
-			got = len(sp.F64)
-		}
-		if got != p.size() {
-			return fmt.Errorf("%s: parameter %s has %d values, want %d", path, p.name, got, p.size())
-		}
 	}
 	if logTau != nil {
 		m.logTau = logTau
 	}
+	return nil
+}
+
+// paramData returns the parameters' values.
+func paramData(ps []*param) []any {
+	d := make([]any, len(ps))
 	for i, p := range ps {
-		switch d := p.data.(type) {
-		case []float32:
-			copy(d, sm.Params[i].F32)
-		case []float64:
-			copy(d, sm.Params[i].F64)
+		d[i] = p.data
+	}
+	return d
+}
+
+// fit checks that the parameters of the header sm fit m and returns m's parameters they are
+// read into: m's own, and a learned temperature that m does not have yet (returned as tau, for
+// the caller to add to m once it is read).
+func (m *Model) fit(path string, sm savedModel) (ps []*param, tau *param, err error) {
+	switch {
+	case sm.Dtype != m.dt.String():
+		return nil, nil, fmt.Errorf("%s: parameters are %s, the model is %s", path, sm.Dtype, m.dt)
+	case !reflect.DeepEqual(sm.Settings, m.s):
+		return nil, nil, fmt.Errorf("%s: saved with model settings %+v, the model has %+v", path, sm.Settings, m.s)
+	}
+	ps = m.params()
+	if m.logTau == nil && len(sm.Params) == len(ps)+1 && sm.Params[len(ps)].Name == logTemperatureName {
+		tau = m.newParam(logTemperatureName, 1)
+		ps = append(ps, tau)
+	}
+	if len(sm.Params) != len(ps) {
+		return nil, nil, fmt.Errorf("%s: %d parameter arrays, the model has %d", path, len(sm.Params), len(ps))
+	}
+	for i, p := range ps {
+		sp := sm.Params[i]
+		if sp.Name != p.name || !slices.Equal(sp.Shape, p.shape) {
+			return nil, nil, fmt.Errorf("%s: parameter %d is %s %v, the model has %s %v", path, i, sp.Name, sp.Shape, p.name, p.shape)
 		}
 	}
-	return nil
+	return ps, tau, nil
 }

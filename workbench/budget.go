@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"gorgonia.org/tensor"
 
@@ -43,16 +46,26 @@ func checkSteps(ts models.TrainSettings, n int) error {
 // inferenceChunk bounds the rows models embeds at once at evaluation (models' inference chunk).
 const inferenceChunk = 2048
 
+// phase says when a part of a run's memory estimate is live.
+type phase int
+
+const (
+	phaseBoth  phase = iota // through training and evaluation (the model's parameters)
+	phaseTrain              // during training only (optimiser state, a step's buffers)
+	phaseEval               // during evaluation only (embeddings, ranks, resamples)
+)
+
 // memoryTerm is one part of a run's memory estimate, with the config key that drives it.
 type memoryTerm struct {
 	key, what string
 	bytes     float64
+	phase     phase
 }
 
 // memoryEstimate estimates the bytes a run allocates beyond its dataset: the parameters with
 // their gradients and optimiser state, the activations and score matrix of a training step,
 // and the evaluation's embeddings, ranks and bootstrap resamples (the scoring workers' tiles are
-// small and left out). It is computed in
+// small and left out), each with the phase in which it is live. It is computed in
 // float64, so that no product of counts overflows; it errs on the high side for the parts it
 // simplifies (every activation kept three times: forward, backward and a buffer).
 func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTerm, error) {
@@ -99,27 +112,72 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 	// head, torso, tail) and logit adjustment, in float64.
 	means := float64(len(es.LogitAdjust)) * float64(2*len(es.K)+1) * 4
 	return []memoryTerm{
-		{"model.embedding_dim", fmt.Sprintf("embedding tables with their %s state", ts.Optimizer), tables * (1 + slots) * elem},
-		{"model.hidden", "tower weights, gradients and optimiser state", weights * (2 + slots) * elem},
-		{"model.hidden", "activations of a training step and of the item tower at evaluation", (3*(b+cols) + math.Min(float64(ds.Items), inferenceChunk)) * width * elem},
-		{"train.batch_size", "score matrix of a training step", 3 * b * cols * elem},
-		{"model.hidden", "embeddings at evaluation (the items' twice: as computed and packed for scoring)", (2*float64(ds.Items) + float64(len(ds.Test))) * dim * elem},
-		{"eval.logit_adjust", "ranks of the test pairs", ranks * 8},
-		{"eval.bootstrap", "bootstrap resamples", resamples * (means + 1) * 8},
+		{"model.embedding_dim", "embedding tables", tables * elem, phaseBoth},
+		{"model.embedding_dim", fmt.Sprintf("%s state of the embedding tables", ts.Optimizer), tables * slots * elem, phaseTrain},
+		{"model.hidden", "tower weights", weights * elem, phaseBoth},
+		{"model.hidden", "tower gradients and optimiser state", weights * (1 + slots) * elem, phaseTrain},
+		{"model.hidden", "activations of a training step", 3 * (b + cols) * width * elem, phaseTrain},
+		{"model.hidden", "activations of the item tower at evaluation", math.Min(float64(ds.Items), inferenceChunk) * width * elem, phaseEval},
+		{"train.batch_size", "score matrix of a training step", 3 * b * cols * elem, phaseTrain},
+		{"model.hidden", "embeddings at evaluation (the items' twice: as computed and packed for scoring)", (2*float64(ds.Items) + float64(len(ds.Test))) * dim * elem, phaseEval},
+		{"eval.logit_adjust", "ranks of the test pairs", ranks * 8, phaseEval},
+		{"eval.bootstrap", "bootstrap resamples", resamples * (means + 1) * 8, phaseEval},
 	}, nil
 }
 
-// checkMemory refuses a run whose memory estimate exceeds limit bytes (the machine's memory,
-// named by source), naming the key of the largest part of the estimate.
-func checkMemory(cfg *Config, ds *datasets.Dataset, limit float64, source string) error {
+// peakBytes is the most memory of terms live at once: the parts live throughout, and the larger
+// of training's and evaluation's (the trainer and its optimiser state are freed before the
+// evaluation allocates).
+func peakBytes(terms []memoryTerm) float64 {
+	var by [3]float64
+	for _, t := range terms {
+		by[t.phase] += t.bytes
+	}
+	return by[phaseBoth] + math.Max(by[phaseTrain], by[phaseEval])
+}
+
+// dataBytes is the memory ds holds: its interactions, features, tokens and names.
+func dataBytes(ds *datasets.Dataset) float64 {
+	strs := func(ss []string) float64 {
+		n := float64(cap(ss)) * float64(unsafe.Sizeof(""))
+		for _, s := range ss {
+			n += float64(len(s))
+		}
+		return n
+	}
+	n := float64(cap(ds.Train)+cap(ds.Test))*float64(unsafe.Sizeof(datasets.Interaction{})) + strs(ds.QueryNames) + strs(ds.ItemNames)
+	for side, fs := range []*datasets.Features{ds.QueryFeatures, ds.ItemFeatures} {
+		if fs == nil || (side == 1 && fs == ds.QueryFeatures) {
+			continue
+		}
+		n += 4 * float64(cap(fs.Dense))
+		for _, f := range fs.Fields {
+			n += 4*float64(cap(f.Offsets)+cap(f.IDs)+cap(f.Weights)) + strs(f.Tokens)
+		}
+	}
+	return n
+}
+
+// runMemory returns the memory a run needs at its peak beyond its dataset (peakBytes of its
+// estimate in float32) and the estimate's terms.
+func runMemory(cfg *Config, ds *datasets.Dataset) (float64, []memoryTerm, error) {
 	terms, err := memoryEstimate(cfg, ds, 4)
+	if err != nil {
+		return 0, nil, err
+	}
+	return peakBytes(terms), terms, nil
+}
+
+// checkMemory refuses a run whose dataset and peak memory (runMemory) exceed limit bytes (the
+// machine's memory, named by source), naming the key of the largest part of the estimate.
+func checkMemory(cfg *Config, ds *datasets.Dataset, limit float64, source string) error {
+	peak, terms, err := runMemory(cfg, ds)
 	if err != nil {
 		return err
 	}
-	var total float64
+	total := peak + dataBytes(ds)
 	big := terms[0]
 	for _, t := range terms {
-		total += t.bytes
 		if t.bytes > big.bytes {
 			big = t
 		}
@@ -129,6 +187,46 @@ func checkMemory(cfg *Config, ds *datasets.Dataset, limit float64, source string
 	}
 	return fmt.Errorf("%s: the run needs about %s of memory (%s of it for the %s), more than the %s of %s",
 		big.key, formatBytes(total), formatBytes(big.bytes), big.what, formatBytes(limit), source)
+}
+
+// The soft memory limit. Go's garbage collector lets the heap grow to twice its live size before
+// it collects (GOGC=100), so a run whose live heap is 2.3 GB would reach 4.6 GB and more with no
+// limit. Unless the environment sets GOMEMLIMIT, the workbench sets the runtime's soft limit
+// (debug.SetMemoryLimit) to limitFactor × the memory of the runs it is about to run (their data
+// and peak estimate, see preflight) + limitSlack, at most the machine's memory: near the limit
+// the collector runs more often instead of letting the heap grow. The factor leaves the collector
+// room to work in (at the limit it collects about every time the live heap grows by half, instead
+// of by all of it), so that a run is not slowed by collections; the slack covers what the
+// estimate leaves out (goroutine stacks, the runtime's own metadata, the scoring workers' tiles,
+// a small run's constant costs). The limit is soft: an estimate that is too low slows the run
+// (the collector then runs often, taking at most about half the CPU) but never stops it.
+const (
+	limitFactor = 1.5
+	limitSlack  = 256 << 20
+)
+
+// memoryLimit is the soft memory limit for runs that need need bytes on a machine of machine
+// bytes.
+func memoryLimit(need, machine float64) int64 {
+	return int64(math.Min(need*limitFactor+limitSlack, machine))
+}
+
+// setMemoryLimit sets the runtime's soft memory limit to memoryLimit(need, machine) (machine
+// bytes of memory, named by source), unless lookupEnv finds GOMEMLIMIT (the runtime then applies
+// it), and says so on w; restore puts the previous limit back.
+func setMemoryLimit(need, machine float64, source string, lookupEnv func(string) (string, bool), w io.Writer) (restore func()) {
+	if v, ok := lookupEnv("GOMEMLIMIT"); ok {
+		fmt.Fprintf(w, "memory: GOMEMLIMIT=%s (the runs' estimate is %s)\n", v, formatBytes(need))
+		return func() {}
+	}
+	limit := memoryLimit(need, machine)
+	how := fmt.Sprintf("%g × the runs' estimate of %s + %s", limitFactor, formatBytes(need), formatBytes(limitSlack))
+	if float64(limit) >= machine {
+		how = source + ", less than " + how
+	}
+	prev := debug.SetMemoryLimit(limit)
+	fmt.Fprintf(w, "memory: Go heap limited to %s (%s; GOMEMLIMIT overrides)\n", formatBytes(float64(limit)), how)
+	return func() { debug.SetMemoryLimit(prev) }
 }
 
 // formatBytes writes a byte count in binary units.

@@ -89,18 +89,18 @@ func TestMemoryLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	terms, err := memoryEstimate(rc, ds, 4)
+	peak, terms, err := runMemory(rc, ds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var total float64
-	for _, m := range terms {
-		total += m.bytes
-	}
+	total := peak + dataBytes(ds)
 	t.Logf("estimate %s: %+v", formatBytes(total), terms)
-	// The tables alone: 700 rows × 16 × (1 + 2 Adam moments) × 4 bytes.
-	if want := float64(700 * 16 * 3 * 4); terms[0].bytes != want {
-		t.Errorf("embedding tables: %v bytes, want %v", terms[0].bytes, want)
+	// The tables: 700 rows × 16 × 4 bytes, and 2 Adam moments of each value while training.
+	if want := float64(700 * 16 * 4); terms[0].bytes != want || terms[0].phase != phaseBoth {
+		t.Errorf("embedding tables: %v bytes in phase %d, want %v throughout", terms[0].bytes, terms[0].phase, want)
+	}
+	if want := float64(700 * 16 * 2 * 4); terms[1].bytes != want || terms[1].phase != phaseTrain {
+		t.Errorf("their Adam state: %v bytes in phase %d, want %v while training", terms[1].bytes, terms[1].phase, want)
 	}
 	if err := checkMemory(rc, ds, total, "test limit"); err != nil {
 		t.Errorf("limit = estimate: %v", err)

@@ -30,6 +30,9 @@ type options struct {
 	// me owns this invocation's run claims; claims are their heartbeat and staleness bound.
 	me     owner
 	claims claimTimes
+	// lookupEnv reads the environment (os.LookupEnv in Main): the job-array engines' variables
+	// and GOMEMLIMIT.
+	lookupEnv func(string) (string, bool)
 }
 
 // setFlags collects repeated -set key=value flags.
@@ -40,7 +43,7 @@ func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
 // parseFlags reads the flags; lookupEnv gives the job-array engines' variables (see shardFromEnv).
 func parseFlags(args []string, stderr io.Writer, lookupEnv func(string) (string, bool)) (options, error) {
-	o := options{claims: defaultClaimTimes}
+	o := options{claims: defaultClaimTimes, lookupEnv: lookupEnv}
 	var sets setFlags
 	var only, shardFlag string
 	var shardCount int

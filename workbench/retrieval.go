@@ -42,8 +42,13 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 		return err
 	}
 	cache := &dataCache{sets: map[string]*cachedData{}}
-	if err := preflight(runs, o, cache, stdout); err != nil {
+	need, err := preflight(runs, o, cache, stdout)
+	if err != nil {
 		return err
+	}
+	if need > 0 {
+		machine, source := machineMemory()
+		defer setMemoryLimit(need, machine, source, o.lookupEnv, stdout)()
 	}
 	if err := claimFolder(cfg.Out, cfg, axisKeyList(cfg.Ablation)); err != nil {
 		return err
@@ -94,8 +99,13 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 // preflight loads the data of every run this invocation will run (each distinct data set once,
 // into cache, for the runs to use) and refuses a run whose step count overflows or whose memory
 // estimate exceeds the machine's memory: all before the folder is claimed or anything trained.
-func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer) error {
+// It returns the memory the runs need together (0 when none is to run): their distinct datasets,
+// and o.jobs runs at the largest peak estimate (runMemory) of any of them.
+func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer) (float64, error) {
 	limit, source := machineMemory()
+	var data, peak float64
+	var n int
+	counted := map[*datasets.Dataset]bool{}
 	for _, r := range selected(runs, o) {
 		if !o.force {
 			if rec, err := r.finished(); err != nil || rec != nil {
@@ -109,11 +119,21 @@ func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer)
 		if err == nil {
 			err = checkMemory(r.cfg, ds, limit, source)
 		}
-		if err != nil {
-			return fmt.Errorf("run %s: %w", r.ID, err)
+		var p float64
+		if err == nil {
+			p, _, err = runMemory(r.cfg, ds)
 		}
+		if err != nil {
+			return 0, fmt.Errorf("run %s: %w", r.ID, err)
+		}
+		if !counted[ds] {
+			counted[ds] = true
+			data += dataBytes(ds)
+		}
+		peak = math.Max(peak, p)
+		n++
 	}
-	return nil
+	return data + float64(min(n, o.jobs))*peak, nil
 }
 
 // cachedData is a dataset loaded once for all the runs that share its settings and seed.
