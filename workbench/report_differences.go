@@ -2,6 +2,7 @@ package workbench
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -113,7 +114,7 @@ func comparisons(rs ReportSettings, groups []string) (out []comparison, alone []
 			}
 		}
 		if len(bases) == 0 {
-			return nil, nil, fmt.Errorf("report.baseline: %q matches no cell of the grid", rs.Baseline)
+			return nil, nil, fmt.Errorf("report.baseline: %q %w", rs.Baseline, errNoBaseline)
 		}
 		for _, g := range groups {
 			if isBase(g) {
@@ -189,9 +190,18 @@ type differences struct {
 	keys   []diffKey
 }
 
-// compare computes the paired differences that rs asks for between the groups of recs.
+// errNoBaseline is the error of a baseline that names no cell of the groups.
+var errNoBaseline = errors.New("matches no cell of the grid")
+
+// compare computes the paired differences that rs asks for between the groups of recs, the
+// finished runs. The baseline was checked against the whole grid before training (checkReport);
+// when none of its runs has finished here (-only, a shard's report, a folder still filling up),
+// no cell can be compared yet and every group is reported as not compared.
 func compare(rs ReportSettings, recs []*runRecord, groups []string) (*differences, error) {
 	cmps, alone, err := comparisons(rs, groups)
+	if errors.Is(err, errNoBaseline) {
+		cmps, alone, err = nil, groups, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +298,7 @@ func writeDifferencesCSV(w io.Writer, d *differences) error {
 // table of cell − baseline by slice, mean ± half-width of the 95% interval, marked where the
 // interval excludes zero.
 func writeDifferencesSummary(w io.Writer, s *summary, d *differences, labels func(string) string) {
-	if d == nil || len(d.cmps) == 0 {
+	if d == nil || len(d.cmps) == 0 && len(d.alone) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\n## Paired differences\n\nCell − baseline, paired by seed: mean over the seeds both ran ± half-width of the "+
@@ -300,6 +310,9 @@ func writeDifferencesSummary(w io.Writer, s *summary, d *differences, labels fun
 			names[i] = labels(g)
 		}
 		fmt.Fprintf(w, "\nNot compared, for want of a baseline cell with the same other settings: %s.\n", strings.Join(names, "; "))
+	}
+	if len(d.cmps) == 0 {
+		return
 	}
 	header, rule := sliceColumns()
 	s.eachTable(func(tau float64, m metrics.Metric, k int, name string) {

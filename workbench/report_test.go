@@ -458,3 +458,20 @@ func TestTradeoffSeries(t *testing.T) {
 		t.Errorf("logq, a single seed, has intervals %v, %v", logq.XLo, logq.YLo)
 	}
 }
+
+// TestBaselineNotFinished: a run of part of the grid (-only) whose baseline cell has no finished
+// run writes its outputs, the cells noted as not compared, instead of failing after training.
+func TestBaselineNotFinished(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "^variant=logq,seed=1$",
+		"-set", `report.baseline="variant=plain"`); err != nil {
+		t.Fatal(err)
+	}
+	if s := string(readFile(t, filepath.Join(dir, "summary.md"))); !strings.Contains(s, "Not compared") {
+		t.Errorf("summary.md does not note the cells left uncompared:\n%s", s)
+	}
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", t.TempDir(), "-only", "^variant=logq,seed=1$",
+		"-set", `report.baseline="variant=softmax"`); err == nil || !strings.Contains(err.Error(), "matches no cell of the grid") {
+		t.Errorf("a baseline that is no cell of the grid: %v", err)
+	}
+}
