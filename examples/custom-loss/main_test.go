@@ -98,3 +98,42 @@ func TestUnknownOption(t *testing.T) {
 		t.Errorf("got %v\n%s\nwant an error containing %q", err, b, want)
 	}
 }
+
+// TestREADMEShowsThisProgram: the README's "Adding a loss variant" shows this program's
+// expression and main, line for line (comments aside), so that following the README is
+// following the program this package's tests build and train.
+func TestREADMEShowsThisProgram(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	program, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(readme)
+	if i := strings.Index(section, "## Adding a loss variant"); i >= 0 {
+		section = section[i:]
+	} else {
+		t.Fatal(`README.md has no section "## Adding a loss variant"`)
+	}
+	code := func(src, fn string) []string {
+		i := strings.Index(src, fn)
+		if i < 0 {
+			return nil
+		}
+		body, _, _ := strings.Cut(src[i:], "\n}\n")
+		var lines []string
+		for _, l := range strings.Split(body, "\n") {
+			l, _, _ = strings.Cut(l, "//")
+			lines = append(lines, strings.TrimRight(l, " \t"))
+		}
+		return lines
+	}
+	for _, fn := range []string{"func logqTempered(", "func main() {"} {
+		want, got := code(string(program), fn), code(section, fn)
+		if want == nil || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("README's %s…} differs from main.go's:\nREADME:\n%s\nmain.go:\n%s", fn, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
