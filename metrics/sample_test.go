@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -143,18 +144,28 @@ func TestEvaluateProgress(t *testing.T) {
 }
 
 // cancelOnWrite cancels a context at its first write: the first progress line, written once
-// the ranking has started.
+// the ranking has started. It may be written from several goroutines.
 type cancelOnWrite struct {
 	cancel context.CancelFunc
+	mu     sync.Mutex
 	at     time.Time
 }
 
 func (c *cancelOnWrite) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.at.IsZero() {
 		c.at = time.Now()
 		c.cancel()
 	}
 	return len(b), nil
+}
+
+// cancelled returns when the context was cancelled (zero if not yet).
+func (c *cancelOnWrite) cancelled() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.at
 }
 
 // TestEvaluateCancel checks that a cancelled evaluation returns ctx.Err() promptly: during the
@@ -188,9 +199,9 @@ func TestEvaluateCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: error %v, want context.Canceled", c.name, err)
 		}
-		if w.at.IsZero() || end.Sub(w.at) > time.Second {
+		if at := w.cancelled(); at.IsZero() || end.Sub(at) > time.Second {
 			t.Errorf("%s: returned %v after the cancel (%v after the start), want well within a second",
-				c.name, end.Sub(w.at), end.Sub(start))
+				c.name, end.Sub(at), end.Sub(start))
 		}
 	}
 }
