@@ -1,9 +1,7 @@
 package workbench
 
 import (
-	"bufio"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -27,21 +25,12 @@ func TestInterruptStopsPromptly(t *testing.T) {
 		os.Exit(0)
 	}
 	for _, signals := range []int{1, 2} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestInterruptStopsPromptly$")
-		cmd.Env = append(os.Environ(), "WORKBENCH_INTERRUPT_CHILD_OUT="+t.TempDir())
 		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
+		cmd, seen := startChild(t, "TestInterruptStopsPromptly", "WORKBENCH_INTERRUPT_CHILD_OUT="+t.TempDir(), "step 10/", &stderr)
+		if !seen {
+			cmd.Wait()
+			t.Fatalf("the child process ended before step 10: %s", stderr.String())
 		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() && !strings.Contains(sc.Text(), "step 10/") {
-		}
-		go io.Copy(io.Discard, stdout)
 		for range signals {
 			if err := cmd.Process.Signal(os.Interrupt); err != nil {
 				t.Fatal(err)

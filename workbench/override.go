@@ -44,8 +44,8 @@ func setMapEntry(m reflect.Value, rest []string, x any, key, table string) error
 	if len(rest) > 1 || t.Key().Kind() != reflect.String {
 		return fmt.Errorf("unknown key %s (%s.%s is not a table)", key, table, rest[0])
 	}
-	elem := reflect.New(t.Elem()).Elem()
-	if err := setValue(elem, x, key); err != nil {
+	elem, err := mapElem(t, x, key)
+	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)
 	}
 	out := reflect.MakeMapWithSize(t, m.Len()+1)
@@ -55,6 +55,12 @@ func setMapEntry(m reflect.Value, rest []string, x any, key, table string) error
 	out.SetMapIndex(reflect.ValueOf(rest[0]).Convert(t.Key()), elem)
 	m.Set(out)
 	return nil
+}
+
+// mapElem is x stored in a new element of the map type t; key names it in errors.
+func mapElem(t reflect.Type, x any, key string) (reflect.Value, error) {
+	elem := reflect.New(t.Elem()).Elem()
+	return elem, setValue(elem, x, key)
 }
 
 // fieldByKey finds the field of struct v whose TOML key is name.
@@ -187,8 +193,8 @@ func setValue(v reflect.Value, x any, key string) error {
 		}
 		out := reflect.MakeMapWithSize(v.Type(), len(table))
 		for name, e := range table {
-			elem := reflect.New(v.Type().Elem()).Elem()
-			if err := setValue(elem, e, key+"."+name); err != nil {
+			elem, err := mapElem(v.Type(), e, key+"."+name)
+			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			out.SetMapIndex(reflect.ValueOf(name).Convert(v.Type().Key()), elem)

@@ -192,24 +192,8 @@ func TestKilledProcessResumes(t *testing.T) {
 	if _, err := runCommand(t, args(whole)...); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledProcessResumes$")
-	cmd.Env = append(os.Environ(), "WORKBENCH_KILLED_CHILD_OUT="+cut)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stdout)
-	killed := false
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), "step 25/112") {
-			killed = cmd.Process.Kill() == nil
-			break
-		}
-	}
-	go io.Copy(io.Discard, stdout)
+	cmd, seen := startChild(t, "TestKilledProcessResumes", "WORKBENCH_KILLED_CHILD_OUT="+cut, "step 25/112", nil)
+	killed := seen && cmd.Process.Kill() == nil
 	cmd.Wait()
 	if !killed {
 		t.Fatal("the child process ended before step 25")
@@ -230,4 +214,28 @@ func TestKilledProcessResumes(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Error("model.bin of the resumed run differs from the uninterrupted one")
 	}
+}
+
+// startChild runs the test named test of this test binary as a child process, with env added to
+// its environment, and returns it once its standard output has printed a line containing line
+// (seen is false if the output ended first); the rest of its output is discarded. Its standard
+// error goes to stderr (nil: discarded). The caller waits for it.
+func startChild(t *testing.T, test, env, line string, stderr io.Writer) (cmd *exec.Cmd, seen bool) {
+	t.Helper()
+	cmd = exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), env)
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	for !seen && sc.Scan() {
+		seen = strings.Contains(sc.Text(), line)
+	}
+	go io.Copy(io.Discard, stdout)
+	return cmd, seen
 }
