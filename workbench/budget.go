@@ -168,12 +168,13 @@ func runMemory(cfg *Config, ds *datasets.Dataset) (float64, []memoryTerm, error)
 	return peakBytes(terms), terms, nil
 }
 
-// checkMemory refuses a run whose dataset and peak memory (runMemory) exceed limit bytes (the
-// machine's memory, named by source), naming the key of the largest part of the estimate.
-func checkMemory(cfg *Config, ds *datasets.Dataset, limit float64, source string) error {
+// checkMemory returns the run's peak memory (runMemory) and refuses a run whose dataset and peak
+// exceed limit bytes (the machine's memory, named by source), naming the key of the largest part
+// of the estimate.
+func checkMemory(cfg *Config, ds *datasets.Dataset, limit float64, source string) (float64, error) {
 	peak, terms, err := runMemory(cfg, ds)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	total := peak + dataBytes(ds)
 	big := terms[0]
@@ -183,9 +184,9 @@ func checkMemory(cfg *Config, ds *datasets.Dataset, limit float64, source string
 		}
 	}
 	if total <= limit {
-		return nil
+		return peak, nil
 	}
-	return fmt.Errorf("%s: the run needs about %s of memory (%s of it for the %s), more than the %s of %s",
+	return 0, fmt.Errorf("%s: the run needs about %s of memory (%s of it for the %s), more than the %s of %s",
 		big.key, formatBytes(total), formatBytes(big.bytes), big.what, formatBytes(limit), source)
 }
 

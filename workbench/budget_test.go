@@ -102,14 +102,17 @@ func TestMemoryLimit(t *testing.T) {
 	if want := float64(700 * 16 * 2 * 4); terms[1].bytes != want || terms[1].phase != phaseTrain {
 		t.Errorf("their Adam state: %v bytes in phase %d, want %v while training", terms[1].bytes, terms[1].phase, want)
 	}
-	if err := checkMemory(rc, ds, total, "test limit"); err != nil {
+	if peak, err := checkMemory(rc, ds, total, "test limit"); err != nil {
 		t.Errorf("limit = estimate: %v", err)
+	} else if want, _, _ := runMemory(rc, ds); peak != want {
+		t.Errorf("checkMemory returned a peak of %v bytes, runMemory %v", peak, want)
 	}
-	wantError(t, checkMemory(rc, ds, 1<<10, "a test limit"), "the run needs about", "of memory", "more than the 1.0 KiB of a test limit")
+	_, err = checkMemory(rc, ds, 1<<10, "a test limit")
+	wantError(t, err, "the run needs about", "of memory", "more than the 1.0 KiB of a test limit")
 	// Scoring workers are clamped to the blocks of queries: many of them need no more memory.
 	many := *rc
 	many.Eval.Workers = 1 << 40
-	if err := checkMemory(&many, ds, total, "test limit"); err != nil {
+	if _, err := checkMemory(&many, ds, total, "test limit"); err != nil {
 		t.Errorf("eval.workers = 2^40: %v", err)
 	}
 }

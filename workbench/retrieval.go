@@ -116,12 +116,9 @@ func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer)
 		if err == nil {
 			err = checkSteps(r.cfg.Train, len(ds.Train))
 		}
-		if err == nil {
-			err = checkMemory(r.cfg, ds, limit, source)
-		}
 		var p float64
 		if err == nil {
-			p, _, err = runMemory(r.cfg, ds)
+			p, err = checkMemory(r.cfg, ds, limit, source)
 		}
 		if err != nil {
 			return 0, fmt.Errorf("run %s: %w", r.ID, err)
