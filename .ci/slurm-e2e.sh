@@ -23,7 +23,7 @@ trap 'fail "command failed: line $LINENO"' ERR
 say() { step=$*; echo "== slurm-e2e: $step"; }
 
 [ "$(id -u)" = 0 ] || { echo "slurm-e2e: needs root (installs packages, starts daemons)" >&2; exit 1; }
-work=$(mktemp -d /tmp/slurm-e2e.XXXXXX)
+work=$(mktemp -d -t slurm-e2e.XXXXXX)
 chmod 755 "$work"
 mkdir -p "$work/log" "$work/out" "$work/state" "$work/spool"
 started_munged=
