@@ -86,9 +86,12 @@ type Config struct {
 // together (values is then a list of tuples, one value per key), e.g. each loss with its own
 // tuned temperature.
 type Axis struct {
-	Key    string   `toml:"key"`
-	Keys   []string `toml:"keys"`
-	Values []any    `toml:"values"`
+	// Key is the dotted key of a run setting the axis sweeps, e.g. "loss.variant".
+	Key string `toml:"key"`
+	// Keys, instead of Key, are several keys whose values move together.
+	Keys []string `toml:"keys"`
+	// Values are the axis' values: one per cell with Key, one tuple per cell with Keys.
+	Values []any `toml:"values"`
 }
 
 // experimentDef declares an experiment kind: its name and the config sections it reads.
