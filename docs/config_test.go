@@ -1,6 +1,3 @@
-// Package docs holds the tests of the repository's documentation: docs/config.md is generated
-// from the settings declarations, every quick command of the README runs, and no tracked file
-// names a path of the machine that produced it.
 package docs
 
 import (

@@ -1,0 +1,10 @@
+// Package docs holds the tests of the repository's documentation: docs/config.md is generated
+// from the settings declarations and checked up to date (TestConfigDoc), every quick command the
+// README shows runs verbatim (TestREADMECommands), its own-data example trains
+// (TestREADMEOwnInteractions), its dependency table matches go.mod, and no tracked file names a
+// path of the machine that produced it (TestNoMachinePaths). The package has no code of its own.
+//
+// Regenerate docs/config.md after changing a setting with
+//
+//	WORKBENCH_WRITE_CONFIG_DOC=1 go test -run TestConfigDoc ./docs/
+package docs
