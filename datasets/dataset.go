@@ -221,7 +221,7 @@ func (fs *Features) validate(side string, n int) error {
 // happened to the records it counts.
 type Report struct {
 	Source Source
-	Files  []string // files read, as "name (N lines)"
+	Files  []string // files read, in order, as "name (N lines)" (or rows, or labels)
 	// Records is the number of data records read: links, labelled examples, CSV rows or
 	// generated interactions.
 	Records int64

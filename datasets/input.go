@@ -30,10 +30,11 @@ const maxLine = 64 << 20
 type files struct {
 	fsys fs.FS
 	dir  string // shown in messages before the file name
+	disk bool   // fsys is directory dir on disk
 }
 
 // dirFiles returns the files of directory dir on disk.
-func dirFiles(dir string) files { return files{fsys: os.DirFS(dir), dir: dir} }
+func dirFiles(dir string) files { return files{fsys: os.DirFS(dir), dir: dir, disk: true} }
 
 // splitPath returns the files of path's directory and path's base name when path is a file
 // (or only path.gz exists), or the files of path and "" when it is a directory.
@@ -67,6 +68,15 @@ func (f files) find(name string) string {
 		}
 	}
 	return ""
+}
+
+// need is find for a file that must exist: a missing one is an error naming it.
+func (f files) need(name string) (string, error) {
+	found := f.find(name)
+	if found == "" {
+		return "", fmt.Errorf("%s: no such file (nor %s.gz)", f.show(name), path.Base(name))
+	}
+	return found, nil
 }
 
 // glob returns the files matching pattern or pattern+".gz", without duplicates of one file in
@@ -126,9 +136,9 @@ func (f files) open(name string) (*lines, error) {
 // it starts with the gzip magic bytes. It returns the name to show in messages and the
 // function that closes the file. A missing file is an error naming it.
 func (f files) reader(name string) (io.Reader, string, func() error, error) {
-	found := f.find(name)
-	if found == "" {
-		return nil, "", nil, fmt.Errorf("%s: no such file (nor %s.gz)", f.show(name), path.Base(name))
+	found, err := f.need(name)
+	if err != nil {
+		return nil, "", nil, err
 	}
 	r, err := f.fsys.Open(found)
 	if err != nil {

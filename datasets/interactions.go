@@ -32,13 +32,13 @@ func readInteractionData(src files, file, name string, s Settings) (*Unsplit, er
 	rep := Report{Source: SourceInteractions}
 	users := newSide("user_id")
 	items := newSide("item_id")
-	for _, fs := range []struct {
-		key  string
-		side *side
-		list []FeatureFile
-	}{{"item_features", items, is.ItemFeatures}, {"query_features", users, is.QueryFeatures}} {
-		for i, ff := range fs.list {
-			if err := fs.side.readFeatures(src, fmt.Sprintf("interactions.%s[%d]", fs.key, i), ff, &rep); err != nil {
+	for _, fl := range featureLists(is) {
+		sd := items
+		if fl.query {
+			sd = users
+		}
+		for i, ff := range fl.list {
+			if err := sd.readFeatures(src, fmt.Sprintf("interactions.%s[%d]", fl.key, i), ff, &rep); err != nil {
 				return nil, err
 			}
 		}
@@ -56,6 +56,18 @@ func readInteractionData(src files, file, name string, s Settings) (*Unsplit, er
 		Report:        rep,
 	}
 	return &Unsplit{Dataset: d, Pairs: pairs, Timed: is.Time != "none"}, nil
+}
+
+// featureList is one list of feature files: of items, or of queries (users).
+type featureList struct {
+	key   string
+	query bool
+	list  []FeatureFile
+}
+
+// featureLists are the feature files of is in the order they are read.
+func featureLists(is InteractionsSettings) []featureList {
+	return []featureList{{"item_features", false, is.ItemFeatures}, {"query_features", true, is.QueryFeatures}}
 }
 
 // table reads a CSV/TSV file record by record. Every record must have as many columns as the

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -27,32 +28,28 @@ const (
 // loadWikilinks reads a link graph in the Wikispeedia layout: query = source page, item =
 // destination page, both with the page's id on either side.
 func loadWikilinks(s Settings) (*Unsplit, error) {
-	var (
-		src   files
-		links = linksFile
-		name  = "wikispeedia"
-	)
+	src, links, name, err := wikilinksSource(s)
+	if err != nil {
+		return nil, err
+	}
+	return readWikilinks(src, links, name, s)
+}
+
+// wikilinksSource returns the files of s.Path (the embedded Wikispeedia graph when it is
+// empty), the name of its links file and the dataset's name.
+func wikilinksSource(s Settings) (src files, links, name string, err error) {
 	if s.Path == "" {
 		sub, err := fs.Sub(wikispeedia, "wikispeedia")
 		if err != nil {
-			return nil, err
+			return files{}, "", "", err
 		}
-		src = files{fsys: sub, dir: "embedded:wikispeedia"}
-	} else {
-		var (
-			file string
-			err  error
-		)
-		src, file, err = splitPath(s.Path)
-		if err != nil {
-			return nil, err
-		}
-		if file != "" {
-			links = file
-		}
-		name = datasetName(s.Path)
+		return files{fsys: sub, dir: "embedded:wikispeedia"}, linksFile, "wikispeedia", nil
 	}
-	return readWikilinks(src, links, name, s)
+	src, file, err := splitPath(s.Path)
+	if err != nil {
+		return files{}, "", "", err
+	}
+	return src, cmp.Or(file, linksFile), datasetName(s.Path), nil
 }
 
 // wikiGraph accumulates pages, links and categories while reading.
