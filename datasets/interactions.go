@@ -216,7 +216,7 @@ func (t *table) errorf(format string, args ...any) error {
 
 // column resolves a column spec (header name or 0-based index) to an index; "none" is -1.
 func (t *table) column(key, spec string) (int, error) {
-	if spec == "none" {
+	if spec == columnNone {
 		return -1, nil
 	}
 	if i, err := strconv.Atoi(spec); err == nil {
@@ -225,7 +225,23 @@ func (t *table) column(key, spec string) (int, error) {
 	if i := slices.Index(t.header, spec); i >= 0 {
 		return i, nil
 	}
-	return 0, fmt.Errorf("%s: no column %q in %s (header: %s)", key, spec, t.name, strings.Join(t.header, ", "))
+	fix := fmt.Sprintf("set data.%s to one of these names or to a 0-based column index", key)
+	if holds := optionalColumn(key); holds != "" {
+		fix = fmt.Sprintf("if the file has no %s, set data.%s = %q; else %s", holds, key, columnNone, fix)
+	}
+	return 0, fmt.Errorf("%s: no column %q in %s (header: %s); %s", key, spec, t.name, strings.Join(t.header, ", "), fix)
+}
+
+// optionalColumn returns what the column of key holds when an interactions file may lack it
+// (column spec "none"), else "".
+func optionalColumn(key string) string {
+	switch key {
+	case "interactions.time":
+		return "timestamps"
+	case "interactions.rating":
+		return "ratings"
+	}
+	return ""
 }
 
 // record returns the next record, checking that it has more than maxCol columns.
