@@ -180,9 +180,76 @@ func (l *lines) next() bool {
 }
 
 // tornError returns the error of a torn last line: the file ends in the middle of the current
-// line, which holds what; a reader whose lines do not mark their own end calls it when l.torn.
+// line, which looks cut for the reason what (see lastValues).
 func (l *lines) tornError(what string) error {
-	return l.errorf("the file ends without a line break in this line, which looks cut (%s); if the line is complete, end the file with a line break", what)
+	return l.errorf("%s", tornMessage(what))
+}
+
+// tornMessage is the message of a torn last line that looks cut for the reason why.
+func tornMessage(why string) string {
+	return fmt.Sprintf("the file ends without a line break in this line, which looks cut (%s); if the line is complete, end the file with a line break", why)
+}
+
+// lastValues judges a file's final line when it ends without a line break, which may be a
+// complete line whose writer left out the last break or a file cut in the middle of its last
+// value (a copy or download stopped short). Such a line is accepted, and counted in
+// Report.Unterminated, only when it has the file's structure (the reader checks its columns and
+// values as for any line) and its last value looks whole: at least as long as the shortest last
+// value of the file's other rows, and not a number ending in '.', 'e' or a sign ("4.", "1e",
+// "2e-"), which no writer leaves. A cut that leaves a value as long as the others cannot be told
+// from a complete line: the load line reports every accepted line so that it can be checked.
+type lastValues struct {
+	rows int // rows seen
+	min  int // the length of the shortest last value among them
+}
+
+// add records the last value v of a row.
+func (lv *lastValues) add(v []byte) {
+	if lv.rows == 0 || len(v) < lv.min {
+		lv.min = len(v)
+	}
+	lv.rows++
+}
+
+// cut returns why v, the last value of a final line without a line break, looks cut, or "".
+func (lv *lastValues) cut(v []byte) string {
+	if lv.rows > 0 && len(v) < lv.min {
+		return fmt.Sprintf("its last value %q is shorter than the last value of every other row (%d or more characters)", v, lv.min)
+	}
+	if n := len(v); n > 0 && strings.IndexByte("0123456789.+-", v[0]) >= 0 && strings.IndexByte(".eE+-", v[n-1]) >= 0 &&
+		len(bytes.Trim(v, "0123456789.eE+-")) == 0 {
+		return fmt.Sprintf("its last value %q ends like a number cut short", v)
+	}
+	return ""
+}
+
+// unterminated checks the current line, which holds the last value v of its row and has been
+// checked as any line: when it is the file's last and has no line break, it is an error if v
+// looks cut (see lastValues), else it is counted in rep; every row's v is then recorded in lv.
+func (l *lines) unterminated(lv *lastValues, v []byte, what string, rep *Report) error {
+	if l.torn {
+		if reason := lv.cut(v); reason != "" {
+			return l.tornError(reason + "; expected " + what)
+		}
+		countUnterminated(rep, l.name, l.line)
+	}
+	lv.add(v)
+	return nil
+}
+
+// tornOr returns err, a ParseError of the current line, as the error of a torn line when the
+// line is the file's last and has no line break: it was probably cut.
+func (l *lines) tornOr(err error) error {
+	var pe *ParseError
+	if l.torn && errors.As(err, &pe) && pe.File == l.name && pe.Line == l.line {
+		return l.tornError(pe.Msg)
+	}
+	return err
+}
+
+// countUnterminated counts a final line without a line break that was kept.
+func countUnterminated(rep *Report, file string, line int) {
+	rep.count(&rep.Unterminated, "%s:%d: the last line has no line break (kept: its columns and last value look complete)", file, line)
 }
 
 // errorf returns a ParseError at the current line.

@@ -83,6 +83,30 @@ type table struct {
 	width  int      // the number of columns of every record (0 until the first is read)
 	close  func() error
 	rows   int // records read, the header included
+	// tail is the stream the reader reads; last, lastLine and before are the last value and
+	// line of the latest record and the lastValues of the records before it, to judge a final
+	// record without a line break (see lastValues).
+	tail     *tailReader
+	last     []byte
+	lastLine int
+	values   lastValues
+	before   lastValues
+	// unterminated says that the last record had no line break and was kept.
+	unterminated bool
+}
+
+// tailReader remembers the last byte read.
+type tailReader struct {
+	r    io.Reader
+	last byte
+}
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.last = p[n-1]
+	}
+	return n, err
 }
 
 // openTable opens file; delim "" means tab for *.tsv(.gz) and comma otherwise.
@@ -91,7 +115,8 @@ func openTable(src files, file, delim string, noHeader bool) (*table, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := csv.NewReader(rd)
+	tail := &tailReader{r: rd}
+	r := csv.NewReader(tail)
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = true
 	switch {
@@ -100,7 +125,7 @@ func openTable(src files, file, delim string, noHeader bool) (*table, error) {
 	case delim != "":
 		r.Comma = []rune(delim)[0]
 	}
-	t := &table{r: r, src: src, file: file, name: shown, close: closer}
+	t := &table{r: r, src: src, file: file, name: shown, close: closer, tail: tail}
 	if noHeader {
 		return t, nil
 	}
@@ -114,6 +139,7 @@ func openTable(src files, file, delim string, noHeader bool) (*table, error) {
 	}
 	t.header = slices.Clone(rec)
 	t.header[0] = strings.TrimPrefix(t.header[0], "\ufeff")
+	t.values, t.lastLine = lastValues{}, 0 // a header's last value says nothing of the records'
 	return t, nil
 }
 
@@ -130,6 +156,12 @@ func (t *table) read() ([]string, error) {
 		}
 		return nil, &ParseError{File: t.name, Line: pe.Line, Msg: fmt.Sprintf("column %d: %v", pe.Column, pe.Err)}
 	case errors.Is(err, io.EOF):
+		if t.lastLine > 0 && t.tail.last != '\n' {
+			if reason := t.before.cut(t.last); reason != "" {
+				return nil, &ParseError{File: t.name, Line: t.lastLine, Msg: tornMessage(reason)}
+			}
+			t.unterminated = true
+		}
 		return nil, err
 	case err != nil: // a read error, e.g. a cut gzip stream
 		line, _ := t.r.FieldPos(0)
@@ -146,7 +178,19 @@ func (t *table) read() ([]string, error) {
 		}
 		return nil, t.errorf("expected %s, got %d", what, len(rec))
 	}
+	t.last = append(t.last[:0], rec[len(rec)-1]...)
+	t.lastLine, _ = t.r.FieldPos(0)
+	t.before = t.values
+	t.values.add(t.last)
 	return rec, nil
+}
+
+// finish adds the file to rep: its summary, and its last record when that had no line break.
+func (t *table) finish(rep *Report) {
+	rep.Files = append(rep.Files, t.summary())
+	if t.unterminated {
+		countUnterminated(rep, t.name, t.lastLine)
+	}
 }
 
 // openQuote returns the line of the quoted field that the record starting at line start leaves
@@ -341,7 +385,7 @@ func (s *side) readFeatures(src files, key string, ff FeatureFile, rep *Report) 
 			}
 		}
 	}
-	rep.Files = append(rep.Files, t.summary())
+	t.finish(rep)
 	return nil
 }
 
@@ -462,7 +506,7 @@ func readInteractions(src files, file string, is InteractionsSettings, users, it
 		}
 		rep.count(&rep.Duplicates, "%s:%d: repeated user %q item %q (%s)", t.name, line, rec[ucol], rec[icol], action)
 	}
-	rep.Files = append(rep.Files, t.summary())
+	t.finish(rep)
 	return pairs, nil
 }
 

@@ -105,7 +105,8 @@ func readWikilinks(src files, links, name string, s Settings) (*Unsplit, error) 
 }
 
 // dataLines calls fn with the fields of every line of file that is neither empty nor a "#"
-// comment, after checking that the line has want tab-separated non-empty fields.
+// comment, after checking that the line has want tab-separated non-empty fields and, for a
+// final line without a line break, that it looks complete (see lastValues).
 func dataLines(src files, file string, rep *Report, want string, fn func(l *lines, f [][]byte) error) error {
 	l, err := src.open(file)
 	if err != nil {
@@ -113,6 +114,7 @@ func dataLines(src files, file string, rep *Report, want string, fn func(l *line
 	}
 	n := strings.Count(want, ",") + 1
 	f := make([][]byte, 0, n)
+	var last lastValues
 	for l.next() {
 		if len(l.text) == 0 || l.text[0] == '#' {
 			continue
@@ -127,12 +129,11 @@ func dataLines(src files, file string, rep *Report, want string, fn func(l *line
 			f = append(f, rest[:i])
 			rest = rest[i+1:]
 		}
-		if l.torn {
-			l.done()
-			return l.tornError(fmt.Sprintf("expected %d tab-separated column(s) (%s), got %d", n, want, len(f)))
-		}
 		if len(f) != n {
 			l.done()
+			if l.torn {
+				return l.tornError(fmt.Sprintf("expected %d tab-separated column(s) (%s), got %d", n, want, len(f)))
+			}
 			return l.errorf("expected %d tab-separated column(s) (%s), got %d", n, want, len(f))
 		}
 		for i, c := range f {
@@ -140,6 +141,10 @@ func dataLines(src files, file string, rep *Report, want string, fn func(l *line
 				l.done()
 				return l.errorf("column %d is empty; expected %s", i+1, want)
 			}
+		}
+		if err := l.unterminated(&last, f[n-1], want, rep); err != nil {
+			l.done()
+			return err
 		}
 		if err := fn(l, f); err != nil {
 			l.done()
@@ -170,6 +175,8 @@ func (g *wikiGraph) readLinks(src files, file string, keepSelf bool) error {
 		from, ok1 := g.page(f[0])
 		to, ok2 := g.page(f[1])
 		switch {
+		case !ok2 && l.torn:
+			return l.tornError(fmt.Sprintf("its target page %q is not in %s", f[1], articlesFile))
 		case !ok1:
 			g.rep.count(&g.rep.UnknownIDs, "%s:%d: unknown source page %q (dropped)", l.name, l.line, f[0])
 		case !ok2:

@@ -278,11 +278,12 @@ func parseXMCText(l *lines, x *xmcData, maxLabels int) error {
 	}
 	x.features, x.labels = feats, labels
 	headerLine, start := l.line, x.rows()
+	var last lastValues
 	for l.next() {
-		if l.torn {
-			return l.tornError(`expected a row "l1,l2 f:v f:v"`)
-		}
 		if err := x.textRow(l); err != nil {
+			return l.tornOr(err)
+		}
+		if err := l.unterminated(&last, lastValue(l.text), `a row "l1,l2 f:v f:v"`, x.rep); err != nil {
 			return err
 		}
 	}
@@ -337,6 +338,14 @@ func (x *xmcData) textRow(l *lines) error {
 	}
 	x.endRow(l)
 	return nil
+}
+
+// lastValue returns the last value of an XMC row: what follows its last separator (space,
+// tab, comma or colon), a sparse ARFF row's closing brace left out.
+func lastValue(row []byte) []byte {
+	row = bytes.TrimRight(bytes.TrimSpace(row), "}")
+	row = bytes.TrimSpace(row)
+	return row[bytes.LastIndexAny(row, " \t,:")+1:]
 }
 
 // nextToken returns the first space- or tab-separated token of b and the rest (nil, nil at
@@ -512,12 +521,16 @@ func parseARFF(l *lines, spec arffLabels, schema *arffSchema, x *xmcData) (*arff
 			}
 		}
 	}
+	var last lastValues
 	for l.next() {
 		t := bytes.TrimSpace(l.text)
 		if len(t) == 0 || t[0] == '%' {
 			continue
 		}
 		if err := x.arffRow(l, t, schema); err != nil {
+			return nil, l.tornOr(err)
+		}
+		if err := l.unterminated(&last, lastValue(t), "a row of comma-separated values or a sparse {index value, ...} row", x.rep); err != nil {
 			return nil, err
 		}
 	}
