@@ -1,8 +1,11 @@
 package workbench
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -259,5 +262,62 @@ func TestDataDifferencesLegacy(t *testing.T) {
 	here.axes = []string{"data.path"}
 	if diff := dataDifferences(here, folder); diff != nil {
 		t.Errorf("data under an axis: %q", diff)
+	}
+}
+
+// TestResumeIgnoresOtherFiles: a run killed mid-training with a checkpoint resumes from it
+// after a README and notes appear beside its data and the data file is touched, and -report
+// then finds the run: neither the folder's claim, nor the checkpoint, nor the report depends on
+// files the loader does not read or on modification times.
+func TestResumeIgnoresOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var csv strings.Builder
+	csv.WriteString("userId,movieId,rating,timestamp\n")
+	for i := range 2000 {
+		fmt.Fprintf(&csv, "%d,%d,%d,%d\n", i%97, (i*i)%61, 1+i%5, 1000000+i)
+	}
+	data := filepath.Join(dir, "data", "ratings.csv")
+	write(t, data, csv.String())
+	config := filepath.Join(dir, "exp.toml")
+	write(t, config, "[data]\nsource = \"interactions\"\npath = \"data/ratings.csv\"\n[model]\nembedding_dim = 8\nhidden = [16]\n[train]\nbatch_size = 64\nepochs = 1\n[eval]\nk = [10]\nbootstrap = 10\n")
+	sets := []string{"train.checkpoint_every=5", "train.log_every=5", "train.log_seconds=1e-9"}
+	out := filepath.Join(dir, "results")
+	raw, cfg, err := loadConfig(config, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.Out, cfg.Out = out, out
+	runs, err := plan(raw, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := claimOutput(out, cfg); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = runOne(ctx, runs[0], nil, &dataCache{sets: map[string]*cachedData{}}, &cancelAt{mark: "step 10/", cancel: cancel})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("killed run: error %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(runs[0].checkpointPath()); err != nil {
+		t.Fatalf("no checkpoint: %v", err)
+	}
+	write(t, filepath.Join(dir, "data", "README.md"), "# ratings\n")
+	write(t, filepath.Join(dir, "data", "NOTES.txt"), "collected in May\n")
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(data, later, later); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-config", config, "-out", out, "-set", sets[0], "-set", sets[1], "-set", sets[2]}
+	o, err := runCommand(t, args...)
+	if err != nil || !strings.Contains(o, "resuming training from") || strings.Contains(o, "step 5/") {
+		t.Errorf("the run did not resume from its checkpoint: %v\n%s", err, o)
+	}
+	if o, err := runCommand(t, append(args, "-report")...); err != nil || !strings.Contains(o, "report: 1 of 1 runs finished") {
+		t.Errorf("-report: %v\n%s", err, o)
 	}
 }

@@ -322,7 +322,7 @@ bootstrap = 10
 		if err != nil || !strings.Contains(o, "1 runs: 1 already finished, 0 to run") {
 			t.Errorf("%s after touching the data and adding notes: %v\n%s", path, err, o)
 		}
-		if o, err := runCommand(t, "-config", path, "-out", out, "-report"); err != nil || strings.Contains(o, "missing") {
+		if o, err := runCommand(t, "-config", path, "-out", out, "-report"); err != nil || !strings.Contains(o, "report: 1 of 1 runs finished") {
 			t.Errorf("%s -report: %v\n%s", path, err, o)
 		}
 	}
