@@ -3,6 +3,7 @@ package workbench
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -32,6 +33,9 @@ const (
 // determine).
 func withDataIdentity(kvs []keyValue, d datasets.Settings) ([]keyValue, error) {
 	id, err := dataIdentity(d)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("data.path: %w", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
 	}

@@ -122,8 +122,8 @@ func TestDataIdentity(t *testing.T) {
 			}
 		})
 	}
-	if _, err := dataIdentity(datasets.Settings{Path: filepath.Join(root, "missing")}); err == nil {
-		t.Error("missing data have an identity")
+	if _, err := withDataIdentity(nil, datasets.Settings{Path: filepath.Join(root, "missing")}); err == nil || !strings.HasPrefix(err.Error(), "data.path: ") {
+		t.Errorf("missing data: %v", err)
 	}
 }
 
