@@ -193,12 +193,18 @@ func parseDataIdentity(v string) ([]dataFile, bool) {
 // one line per file that differs, naming the file and what changed (its size, or its content
 // at the same size, or that only one side reads it). A folder written by an earlier version,
 // which identified data by location and modification times, gets one line saying how to
-// proceed. It returns nothing when the data are the same or either side's data.path is an
-// ablation axis.
+// proceed. It returns nothing when the data are the same or when an ablation axis of either
+// side chooses the files.
 func dataDifferences(here, folder folderSettings) []string {
+	// The settings that choose which files the loader reads: an ablation axis over one of
+	// them gives each run its own data.
+	fileKeys := []string{legacyDataKey, dataContentKey, "data.source", "data.interactions.file",
+		"data.interactions.item_features", "data.interactions.query_features", "data.xmc.train", "data.xmc.test", "data.xmc.labels_xml"}
 	for _, axes := range [][]string{here.axes, folder.axes} {
-		if underAxis(legacyDataKey, axes) || underAxis(dataContentKey, axes) {
-			return nil
+		for _, k := range fileKeys {
+			if underAxis(k, axes) {
+				return nil
+			}
 		}
 	}
 	if old, ok := folder.values[legacyDataKey]; ok {

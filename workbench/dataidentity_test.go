@@ -259,9 +259,15 @@ func TestDataDifferencesLegacy(t *testing.T) {
 	if len(diff) != 1 || !strings.Contains(diff[0], "earlier version") || !strings.Contains(diff[0], "choose another -out, or remove the folder") {
 		t.Errorf("legacy folder: %q", diff)
 	}
-	here.axes = []string{"data.path"}
-	if diff := dataDifferences(here, folder); diff != nil {
-		t.Errorf("data under an axis: %q", diff)
+	for _, axis := range []string{"data.path", "data", "data.interactions.file", "data.xmc"} {
+		here.axes = []string{axis}
+		if diff := dataDifferences(here, folder); diff != nil {
+			t.Errorf("data under the axis %s: %q", axis, diff)
+		}
+	}
+	here.axes = []string{"data.min_count"}
+	if diff := dataDifferences(here, folder); len(diff) != 1 {
+		t.Errorf("an axis that chooses no file: %q", diff)
 	}
 }
 
