@@ -192,8 +192,8 @@ func parseDataIdentity(v string) ([]dataFile, bool) {
 // dataDifferences describes how the data of here differ from those of the folder's settings:
 // one line per file that differs, naming the file and what changed (its size, or its content
 // at the same size, or that only one side reads it). A folder written by an earlier version,
-// which identified data by location and modification times, gets one line saying how to
-// proceed. It returns nothing when the data are the same or when an ablation axis of either
+// which identified data by location and modification times (and the embedded graph by the
+// module's version), gets one line saying how to proceed. It returns nothing when the data are the same or when an ablation axis of either
 // side chooses the files.
 func dataDifferences(here, folder folderSettings) []string {
 	// The settings that choose which files the loader reads: an ablation axis over one of
@@ -207,10 +207,18 @@ func dataDifferences(here, folder folderSettings) []string {
 			}
 		}
 	}
-	if old, ok := folder.values[legacyDataKey]; ok {
-		return []string{fmt.Sprintf("the folder identifies its data by location and modification times (%s, written by an earlier version of the workbench), which cannot be compared with today's identity by content; its runs cannot be reused: choose another -out, or remove the folder to train again", old)}
-	}
 	a, b := here.values[dataContentKey], folder.values[dataContentKey]
+	how := ""
+	if old, ok := folder.values[legacyDataKey]; ok {
+		how = fmt.Sprintf("by location and modification times (%s)", old)
+	} else if a != "" && b == "" && here.values["data.source"] == folder.values["data.source"] {
+		// Data read from files but not identified by content: the embedded graph, whose
+		// identity was the module's.
+		how = "by the module's version (the embedded graph)"
+	}
+	if how != "" {
+		return []string{fmt.Sprintf("the folder identifies its data %s, as earlier versions of the workbench did, which cannot be compared with today's identity by content; its runs cannot be reused: choose another -out, or remove the folder to train again", how)}
+	}
 	if a == b {
 		return nil
 	}

@@ -256,8 +256,16 @@ func TestDataDifferencesLegacy(t *testing.T) {
 	here := folderSettings{values: map[string]string{dataContentKey: "{links.tsv: 4 bytes sha256:00}"}}
 	folder := folderSettings{values: map[string]string{legacyDataKey: `"/data/wiki" {links.tsv: 4 bytes, modified 1}`}}
 	diff := here.differences(folder)
-	if len(diff) != 1 || !strings.Contains(diff[0], "earlier version") || !strings.Contains(diff[0], "choose another -out, or remove the folder") {
+	if len(diff) != 1 || !strings.Contains(diff[0], "earlier versions") || !strings.Contains(diff[0], "choose another -out, or remove the folder") {
 		t.Errorf("legacy folder: %q", diff)
+	}
+	embedded := folderSettings{values: map[string]string{}}
+	if diff := here.differences(embedded); len(diff) != 1 || !strings.Contains(diff[0], "by the module's version") {
+		t.Errorf("legacy folder of the embedded graph: %q", diff)
+	}
+	synthetic := folderSettings{values: map[string]string{"data.source": `"synthetic"`}}
+	if diff := dataDifferences(here, synthetic); len(diff) != 1 || strings.Contains(diff[0], "earlier versions") {
+		t.Errorf("a folder of synthetic data: %q", diff)
 	}
 	for _, axis := range []string{"data.path", "data", "data.interactions.file", "data.xmc"} {
 		here.axes = []string{axis}
