@@ -47,7 +47,9 @@ func TestFinalLineWithoutBreak(t *testing.T) {
 		{"xmc text complete", SourceXMC, map[string]string{"train.txt": "2 2 3\n0 0:1\n1 0:1 1:0.5", "test.txt": "1 2 3\n2 1:1\n"}, "", "train.txt:3"},
 		{"xmc text cut after a colon", SourceXMC, map[string]string{"train.txt": "2 2 3\n0 0:1\n1 0:1 1:", "test.txt": "1 2 3\n2 1:1\n"},
 			`train.txt:3: ` + tornMessage(`feature 1: value "" is not a finite number`), ""},
-		{"arff sparse complete", SourceXMC, map[string]string{"mini.xml": `<labels><label name="L0"/><label name="L1"/></labels>`, "train.arff": arffHead + "{0 1,2 1}\n{1 1,3 1}", "test.arff": arffHead + "{0 1,3 1}\n"}, "", "train.arff:8"},
+		{"arff dense complete", SourceXMC, map[string]string{"mini.xml": `<labels><label name="L0"/><label name="L1"/></labels>`, "train.arff": arffHead + "1,0,1,0\n0,1,0,1", "test.arff": arffHead + "{0 1,3 1}\n"}, "", "train.arff:8"},
+		{"arff dense cut", SourceXMC, map[string]string{"mini.xml": `<labels><label name="L0"/><label name="L1"/></labels>`, "train.arff": arffHead + "1,0,1,0\n0.5,1,0,", "test.arff": arffHead + "{0 1,3 1}\n"},
+			`train.arff:8: ` + tornMessage(`attribute 3 (L1): value "" is not a finite number`), ""},
 		{"arff sparse cut", SourceXMC, map[string]string{"mini.xml": `<labels><label name="L0"/><label name="L1"/></labels>`, "train.arff": arffHead + "{0 1,2 1}\n{1 1,3", "test.arff": arffHead + "{0 1,3 1}\n"},
 			`train.arff:8: ` + tornMessage(`sparse row must end with '}'`), ""},
 	} {
@@ -83,9 +85,14 @@ func TestFinalLineWithoutBreak(t *testing.T) {
 	}
 }
 
-// TestFinalLineBreakCounts: files that end with a line break count nothing.
+// TestFinalLineBreakCounts: files that end with a line break, or with a sparse ARFF row's '}',
+// count nothing.
 func TestFinalLineBreakCounts(t *testing.T) {
-	for _, s := range []Settings{fixture(), {Path: "testdata/wiki", Split: SplitSettings{TestFraction: 0.5}}, {Source: SourceXMC, Path: "testdata/arff"}, {Source: SourceXMC, Path: "testdata/xmctext"}} {
+	// A sparse ARFF row marks its own end with '}', as Delicious's last rows do without a line
+	// break.
+	dir := writeFiles(t, map[string]string{"mini.xml": `<labels><label name="L0"/><label name="L1"/></labels>`,
+		"train.arff": "@attribute f0 numeric\n@attribute L0 {0,1}\n@attribute L1 {0,1}\n@data\n{0 1,1 1}\n{0 2,2 1}", "test.arff": "@attribute f0 numeric\n@attribute L0 {0,1}\n@attribute L1 {0,1}\n@data\n{0 1,2 1}"})
+	for _, s := range []Settings{fixture(), {Source: SourceXMC, Path: dir}, {Path: "testdata/wiki", Split: SplitSettings{TestFraction: 0.5}}, {Source: SourceXMC, Path: "testdata/arff"}, {Source: SourceXMC, Path: "testdata/xmctext"}} {
 		if d := mustLoad(t, s, 1); d.Report.Unterminated != 0 {
 			t.Errorf("%s: %d last lines without a line break", s.Path, d.Report.Unterminated)
 		}

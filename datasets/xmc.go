@@ -530,6 +530,9 @@ func parseARFF(l *lines, spec arffLabels, schema *arffSchema, x *xmcData) (*arff
 		if err := x.arffRow(l, t, schema); err != nil {
 			return nil, l.tornOr(err)
 		}
+		if t[0] == '{' { // a sparse row marks its own end with '}'
+			continue
+		}
 		if err := l.unterminated(&last, lastValue(t), "a row of comma-separated values or a sparse {index value, ...} row", x.rep); err != nil {
 			return nil, err
 		}
