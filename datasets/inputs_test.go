@@ -89,3 +89,13 @@ func TestListInputsMissing(t *testing.T) {
 		t.Errorf("ListInputs: %v; Load: %v; want one error", errInputs, errLoad)
 	}
 }
+
+// TestXMCTrainFileIsNotTheTestFile: one file matching both *train* and *test* is not read as
+// both.
+func TestXMCTrainFileIsNotTheTestFile(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"train_test.txt": "1 1 1\n0 0:1\n"})
+	want := "xmc.test: " + filepath.Join(dir, "train_test.txt") + " is the train file too (set xmc.train and xmc.test)"
+	if _, err := ListInputs(Settings{Source: SourceXMC, Path: dir}); err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+}

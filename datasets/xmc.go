@@ -153,7 +153,7 @@ func xmcFiles(src files, file string, s Settings) (train, test string, err error
 		}
 	}
 	if test == train {
-		return "", "", fmt.Errorf("xmc.test: %s is the train file too", src.show(test))
+		return "", "", fmt.Errorf("xmc.test: %s is the train file too (set xmc.train and xmc.test)", src.show(test))
 	}
 	return train, test, nil
 }
