@@ -221,7 +221,7 @@ func (fs *Features) validate(side string, n int) error {
 // happened to the records it counts.
 type Report struct {
 	Source Source
-	Files  []string // files read, as "name (N lines)"
+	Files  []string // files read, in order, as "name (N lines)" (or rows, or labels)
 	// Records is the number of data records read: links, labelled examples, CSV rows or
 	// generated interactions.
 	Records int64
@@ -246,6 +246,9 @@ type Report struct {
 	// UndecodedNames counts wikilinks titles whose percent-encoding is malformed; their title
 	// n-grams are taken from the raw name.
 	UndecodedNames int64
+	// Unterminated counts files whose last line has no line break and was kept, its structure
+	// saying that it is complete (see the package documentation, "Bad input").
+	Unterminated int64
 	// Train and Test are the split sizes; ColdTestItems and ColdTestQueries count test pairs
 	// whose item (query) has no training pair.
 	Train, Test                    int
@@ -321,5 +324,6 @@ func (r Report) setApart() []reportCount {
 		{"below threshold (dropped)", r.BelowThreshold},
 		{"entities without feature rows", r.NoFeatures},
 		{"undecodable names", r.UndecodedNames},
+		{"last lines without a line break (kept)", r.Unterminated},
 	}
 }

@@ -49,12 +49,18 @@
 // Bad input: a malformed line is a *ParseError naming file:line and what was expected. A CSV/TSV
 // row must have exactly the header's number of columns (without a header, the first row's): a
 // row with an extra column, or a last row cut short, is an error. An unterminated quoted field
-// is reported at the line where it opens. In the line formats that do not mark a record's end
-// (wikilinks TSV, XMC text) a file whose last line has no line break is taken as cut mid-line
-// (a torn file) and is an error naming that line; CSV's last record may omit its line break
-// (RFC 4180), and ARFF's sparse rows end with "}". A reward (interactions) weighs its pair's loss
-// (Yi et al. eq. 4, whose rewards are in [0, 1]): a rating that maps to a negative reward is an
-// error, since it would reverse the pair's gradient; rewards above 1 are kept as weights.
+// is reported at the line where it opens. A file's last line without a line break may be a
+// complete line or a file cut mid-line (a copy stopped short); every loader (CSV/TSV, wikilinks
+// TSV, XMC text and ARFF) keeps it only when its structure says it is complete: the file's
+// number of columns, values that parse, a last value at least as long as the shortest last
+// value of the file's other rows and not a number ending in '.', 'e' or a sign, and (links) a
+// target page that articles.tsv lists (a sparse ARFF row marks its own end with "}"). A kept
+// line is counted in Report.Unterminated and shown in the load line (a cut that leaves a
+// plausible value cannot be told from a complete line); any other is an error naming
+// file:line, e.g. a timestamp 1217676 where the file's others have ten digits. A reward
+// (interactions) weighs its pair's loss (Yi et al. eq. 4, whose rewards are in [0, 1]): a
+// rating that maps to a negative reward is an error, since it would reverse the pair's
+// gradient; rewards above 1 are kept as weights.
 // Records that are well formed but unusable are counted in Dataset.Report with up to five
 // examples each, and dropped or kept as each Report field documents: references to unknown
 // pages (dropped), self-links (dropped unless wikilinks.keep_self_links), repeated links and

@@ -81,3 +81,15 @@ func ExampleUnsplit_Split() {
 	// Output:
 	// by hand: 6 records read, 6 pairs kept (4 train, 2 test)
 }
+
+// ListInputs names the files Load reads for the settings, never the other files beside them:
+// what identifies the data for the workbench's results folders.
+func ExampleListInputs() {
+	in, err := datasets.ListInputs(datasets.Settings{Source: datasets.SourceXMC, Path: "testdata/arff/mini-train.arff"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(in.Dir, in.Names)
+	// Output: testdata/arff [mini.xml mini-train.arff mini-test.arff]
+}

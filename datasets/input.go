@@ -30,10 +30,11 @@ const maxLine = 64 << 20
 type files struct {
 	fsys fs.FS
 	dir  string // shown in messages before the file name
+	disk bool   // fsys is directory dir on disk
 }
 
 // dirFiles returns the files of directory dir on disk.
-func dirFiles(dir string) files { return files{fsys: os.DirFS(dir), dir: dir} }
+func dirFiles(dir string) files { return files{fsys: os.DirFS(dir), dir: dir, disk: true} }
 
 // splitPath returns the files of path's directory and path's base name when path is a file
 // (or only path.gz exists), or the files of path and "" when it is a directory.
@@ -67,6 +68,15 @@ func (f files) find(name string) string {
 		}
 	}
 	return ""
+}
+
+// need is find for a file that must exist: a missing one is an error naming it.
+func (f files) need(name string) (string, error) {
+	found := f.find(name)
+	if found == "" {
+		return "", fmt.Errorf("%s: no such file (nor %s.gz)", f.show(name), path.Base(name))
+	}
+	return found, nil
 }
 
 // glob returns the files matching pattern or pattern+".gz", without duplicates of one file in
@@ -126,9 +136,9 @@ func (f files) open(name string) (*lines, error) {
 // it starts with the gzip magic bytes. It returns the name to show in messages and the
 // function that closes the file. A missing file is an error naming it.
 func (f files) reader(name string) (io.Reader, string, func() error, error) {
-	found := f.find(name)
-	if found == "" {
-		return nil, "", nil, fmt.Errorf("%s: no such file (nor %s.gz)", f.show(name), path.Base(name))
+	found, err := f.need(name)
+	if err != nil {
+		return nil, "", nil, err
 	}
 	r, err := f.fsys.Open(found)
 	if err != nil {
@@ -170,9 +180,76 @@ func (l *lines) next() bool {
 }
 
 // tornError returns the error of a torn last line: the file ends in the middle of the current
-// line, which holds what; a reader whose lines do not mark their own end calls it when l.torn.
+// line, which looks cut for the reason what (see lastValues).
 func (l *lines) tornError(what string) error {
-	return l.errorf("the file ends without a line break in this line, which looks cut (%s); if the line is complete, end the file with a line break", what)
+	return l.errorf("%s", tornMessage(what))
+}
+
+// tornMessage is the message of a torn last line that looks cut for the reason why.
+func tornMessage(why string) string {
+	return fmt.Sprintf("the file ends without a line break in this line, which looks cut (%s); if the line is complete, end the file with a line break", why)
+}
+
+// lastValues judges a file's final line when it ends without a line break, which may be a
+// complete line whose writer left out the last break or a file cut in the middle of its last
+// value (a copy or download stopped short). Such a line is accepted, and counted in
+// Report.Unterminated, only when it has the file's structure (the reader checks its columns and
+// values as for any line) and its last value looks whole: at least as long as the shortest last
+// value of the file's other rows, and not a number ending in '.', 'e' or a sign ("4.", "1e",
+// "2e-"), which no writer leaves. A cut that leaves a value as long as the others cannot be told
+// from a complete line: the load line reports every accepted line so that it can be checked.
+type lastValues struct {
+	rows int // rows seen
+	min  int // the length of the shortest last value among them
+}
+
+// add records the last value v of a row.
+func (lv *lastValues) add(v []byte) {
+	if lv.rows == 0 || len(v) < lv.min {
+		lv.min = len(v)
+	}
+	lv.rows++
+}
+
+// cut returns why v, the last value of a final line without a line break, looks cut, or "".
+func (lv *lastValues) cut(v []byte) string {
+	if lv.rows > 0 && len(v) < lv.min {
+		return fmt.Sprintf("its last value %q is shorter than the last value of every other row (%d or more characters)", v, lv.min)
+	}
+	if n := len(v); n > 0 && strings.IndexByte("0123456789.+-", v[0]) >= 0 && strings.IndexByte(".eE+-", v[n-1]) >= 0 &&
+		len(bytes.Trim(v, "0123456789.eE+-")) == 0 {
+		return fmt.Sprintf("its last value %q ends like a number cut short", v)
+	}
+	return ""
+}
+
+// unterminated checks the current line, which holds the last value v of its row and has been
+// checked as any line: when it is the file's last and has no line break, it is an error if v
+// looks cut (see lastValues), else it is counted in rep; every row's v is then recorded in lv.
+func (l *lines) unterminated(lv *lastValues, v []byte, what string, rep *Report) error {
+	if l.torn {
+		if reason := lv.cut(v); reason != "" {
+			return l.tornError(reason + "; expected " + what)
+		}
+		countUnterminated(rep, l.name, l.line)
+	}
+	lv.add(v)
+	return nil
+}
+
+// tornOr returns err, a ParseError of the current line, as the error of a torn line when the
+// line is the file's last and has no line break: it was probably cut.
+func (l *lines) tornOr(err error) error {
+	var pe *ParseError
+	if l.torn && errors.As(err, &pe) && pe.File == l.name && pe.Line == l.line {
+		return l.tornError(pe.Msg)
+	}
+	return err
+}
+
+// countUnterminated counts a final line without a line break that was kept.
+func countUnterminated(rep *Report, file string, line int) {
+	rep.count(&rep.Unterminated, "%s:%d: the last line has no line break (kept: its columns and last value look complete)", file, line)
 }
 
 // errorf returns a ParseError at the current line.

@@ -32,13 +32,13 @@ func readInteractionData(src files, file, name string, s Settings) (*Unsplit, er
 	rep := Report{Source: SourceInteractions}
 	users := newSide("user_id")
 	items := newSide("item_id")
-	for _, fs := range []struct {
-		key  string
-		side *side
-		list []FeatureFile
-	}{{"item_features", items, is.ItemFeatures}, {"query_features", users, is.QueryFeatures}} {
-		for i, ff := range fs.list {
-			if err := fs.side.readFeatures(src, fmt.Sprintf("interactions.%s[%d]", fs.key, i), ff, &rep); err != nil {
+	for _, fl := range featureLists(is) {
+		sd := items
+		if fl.query {
+			sd = users
+		}
+		for i, ff := range fl.list {
+			if err := sd.readFeatures(src, fmt.Sprintf("interactions.%s[%d]", fl.key, i), ff, &rep); err != nil {
 				return nil, err
 			}
 		}
@@ -58,6 +58,18 @@ func readInteractionData(src files, file, name string, s Settings) (*Unsplit, er
 	return &Unsplit{Dataset: d, Pairs: pairs, Timed: is.Time != "none"}, nil
 }
 
+// featureList is one list of feature files: of items, or of queries (users).
+type featureList struct {
+	key   string
+	query bool
+	list  []FeatureFile
+}
+
+// featureLists are the feature files of is in the order they are read.
+func featureLists(is InteractionsSettings) []featureList {
+	return []featureList{{"item_features", false, is.ItemFeatures}, {"query_features", true, is.QueryFeatures}}
+}
+
 // table reads a CSV/TSV file record by record. Every record must have as many columns as the
 // header (or, without a header, as the first record): a row with an extra column, or a last
 // row cut short, is an error naming its line. As RFC 4180 allows, the last record need not end
@@ -71,6 +83,30 @@ type table struct {
 	width  int      // the number of columns of every record (0 until the first is read)
 	close  func() error
 	rows   int // records read, the header included
+	// tail is the stream the reader reads; last, lastLine and before are the last value and
+	// line of the latest record and the lastValues of the records before it, to judge a final
+	// record without a line break (see lastValues).
+	tail     *tailReader
+	last     []byte
+	lastLine int
+	values   lastValues
+	before   lastValues
+	// unterminated says that the last record had no line break and was kept.
+	unterminated bool
+}
+
+// tailReader remembers the last byte read.
+type tailReader struct {
+	r    io.Reader
+	last byte
+}
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.last = p[n-1]
+	}
+	return n, err
 }
 
 // openTable opens file; delim "" means tab for *.tsv(.gz) and comma otherwise.
@@ -79,7 +115,8 @@ func openTable(src files, file, delim string, noHeader bool) (*table, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := csv.NewReader(rd)
+	tail := &tailReader{r: rd}
+	r := csv.NewReader(tail)
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = true
 	switch {
@@ -88,7 +125,7 @@ func openTable(src files, file, delim string, noHeader bool) (*table, error) {
 	case delim != "":
 		r.Comma = []rune(delim)[0]
 	}
-	t := &table{r: r, src: src, file: file, name: shown, close: closer}
+	t := &table{r: r, src: src, file: file, name: shown, close: closer, tail: tail}
 	if noHeader {
 		return t, nil
 	}
@@ -102,6 +139,7 @@ func openTable(src files, file, delim string, noHeader bool) (*table, error) {
 	}
 	t.header = slices.Clone(rec)
 	t.header[0] = strings.TrimPrefix(t.header[0], "\ufeff")
+	t.values, t.lastLine = lastValues{}, 0 // a header's last value says nothing of the records'
 	return t, nil
 }
 
@@ -118,6 +156,12 @@ func (t *table) read() ([]string, error) {
 		}
 		return nil, &ParseError{File: t.name, Line: pe.Line, Msg: fmt.Sprintf("column %d: %v", pe.Column, pe.Err)}
 	case errors.Is(err, io.EOF):
+		if t.lastLine > 0 && t.tail.last != '\n' {
+			if reason := t.before.cut(t.last); reason != "" {
+				return nil, &ParseError{File: t.name, Line: t.lastLine, Msg: tornMessage(reason)}
+			}
+			t.unterminated = true
+		}
 		return nil, err
 	case err != nil: // a read error, e.g. a cut gzip stream
 		line, _ := t.r.FieldPos(0)
@@ -134,7 +178,19 @@ func (t *table) read() ([]string, error) {
 		}
 		return nil, t.errorf("expected %s, got %d", what, len(rec))
 	}
+	t.last = append(t.last[:0], rec[len(rec)-1]...)
+	t.lastLine, _ = t.r.FieldPos(0)
+	t.before = t.values
+	t.values.add(t.last)
 	return rec, nil
+}
+
+// finish adds the file to rep: its summary, and its last record when that had no line break.
+func (t *table) finish(rep *Report) {
+	rep.Files = append(rep.Files, t.summary())
+	if t.unterminated {
+		countUnterminated(rep, t.name, t.lastLine)
+	}
 }
 
 // openQuote returns the line of the quoted field that the record starting at line start leaves
@@ -204,7 +260,7 @@ func (t *table) errorf(format string, args ...any) error {
 
 // column resolves a column spec (header name or 0-based index) to an index; "none" is -1.
 func (t *table) column(key, spec string) (int, error) {
-	if spec == "none" {
+	if spec == columnNone {
 		return -1, nil
 	}
 	if i, err := strconv.Atoi(spec); err == nil {
@@ -213,7 +269,23 @@ func (t *table) column(key, spec string) (int, error) {
 	if i := slices.Index(t.header, spec); i >= 0 {
 		return i, nil
 	}
-	return 0, fmt.Errorf("%s: no column %q in %s (header: %s)", key, spec, t.name, strings.Join(t.header, ", "))
+	fix := fmt.Sprintf("set data.%s to one of these names or to a 0-based column index", key)
+	if holds := optionalColumn(key); holds != "" {
+		fix = fmt.Sprintf("if the file has no %s, set data.%s = %q; else %s", holds, key, columnNone, fix)
+	}
+	return 0, fmt.Errorf("%s: no column %q in %s (header: %s); %s", key, spec, t.name, strings.Join(t.header, ", "), fix)
+}
+
+// optionalColumn returns what the column of key holds when an interactions file may lack it
+// (column spec "none"), else "".
+func optionalColumn(key string) string {
+	switch key {
+	case "interactions.time":
+		return "timestamps"
+	case "interactions.rating":
+		return "ratings"
+	}
+	return ""
 }
 
 // record returns the next record, checking that it has more than maxCol columns.
@@ -313,7 +385,7 @@ func (s *side) readFeatures(src files, key string, ff FeatureFile, rep *Report) 
 			}
 		}
 	}
-	rep.Files = append(rep.Files, t.summary())
+	t.finish(rep)
 	return nil
 }
 
@@ -434,7 +506,7 @@ func readInteractions(src files, file string, is InteractionsSettings, users, it
 		}
 		rep.count(&rep.Duplicates, "%s:%d: repeated user %q item %q (%s)", t.name, line, rec[ucol], rec[icol], action)
 	}
-	rep.Files = append(rep.Files, t.summary())
+	t.finish(rep)
 	return pairs, nil
 }
 

@@ -214,6 +214,13 @@ func TestInteractionsMalformed(t *testing.T) {
 		{"empty id", hdr + ",2,3,4\n", "", nil, `ratings.csv:2: empty user or item id (columns 0, 1)`},
 		{"empty file", "", "", nil, `ratings.csv:1: empty file; expected a header row`},
 		{"no column", "a,b\n", "", nil, `interactions.user: no column "userId" in `},
+		// Issue 19: a missing column's error says which setting fixes it.
+		{"no user column", "a,movieId,rating,timestamp\n", "", nil,
+			`ratings.csv (header: a, movieId, rating, timestamp); set data.interactions.user to one of these names or to a 0-based column index`},
+		{"no rating column", "userId,movieId,timestamp\n1,2,3\n", "", nil,
+			`ratings.csv (header: userId, movieId, timestamp); if the file has no ratings, set data.interactions.rating = "none"; else set data.interactions.rating to one of these names or to a 0-based column index`},
+		{"no time column", "userId,movieId,rating\n1,2,3\n", "", nil,
+			`ratings.csv (header: userId, movieId, rating); if the file has no timestamps, set data.interactions.time = "none"; else`},
 		{"index out of header", hdr + "1,2,3,4\n", "", func(s *InteractionsSettings) { s.Rating = "9" }, `ratings.csv:2: expected at least 10 columns, got 4`},
 		{"time span", hdr + "1,2,3,0\n1,3,3,99999999999999\n", "", nil, `timestamps 0 to 99999999999999 span 1157407408 days; at most 1048576 day buckets are supported`},
 		{"feature key", hdr + "1,2,3,4\n", "id,genres\n2,a\n", nil, `interactions.item_features[0].key: no column "movieId" in `},

@@ -101,11 +101,12 @@ const columnNone = "none"
 type Settings struct {
 	// Source is the loader: one of the Source constants; default DefaultSource.
 	Source Source `toml:"source"`
-	// Path is the data directory, or a file: the links file (wikilinks), the train file (xmc)
-	// or the interactions file (interactions), the other files then being looked up in its
-	// directory. Empty with wikilinks loads the Wikispeedia graph embedded in the module;
-	// required for xmc and interactions; unused by synthetic. Files may be gzip-compressed
-	// (read transparently; "name.gz" is read when "name" does not exist).
+	// Path is the data directory, or a file: the links file (wikilinks), the train file (xmc;
+	// with split kind files its test file is xmc.test or the one *test* file beside it) or the
+	// interactions file (interactions), the other files then being looked up in its directory.
+	// Empty with wikilinks loads the Wikispeedia graph embedded in the module; required for xmc
+	// and interactions; unused by synthetic. Files may be gzip-compressed (read transparently;
+	// "name.gz" is read when "name" does not exist).
 	Path string `toml:"path"`
 	// MinCount: in a hashed field built from tokens (title n-grams, categories, feature-file
 	// values), a token held by fewer than MinCount entities has no id of its own and goes to an

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -27,32 +28,28 @@ const (
 // loadWikilinks reads a link graph in the Wikispeedia layout: query = source page, item =
 // destination page, both with the page's id on either side.
 func loadWikilinks(s Settings) (*Unsplit, error) {
-	var (
-		src   files
-		links = linksFile
-		name  = "wikispeedia"
-	)
+	src, links, name, err := wikilinksSource(s)
+	if err != nil {
+		return nil, err
+	}
+	return readWikilinks(src, links, name, s)
+}
+
+// wikilinksSource returns the files of s.Path (the embedded Wikispeedia graph when it is
+// empty), the name of its links file and the dataset's name.
+func wikilinksSource(s Settings) (src files, links, name string, err error) {
 	if s.Path == "" {
 		sub, err := fs.Sub(wikispeedia, "wikispeedia")
 		if err != nil {
-			return nil, err
+			return files{}, "", "", err
 		}
-		src = files{fsys: sub, dir: "embedded:wikispeedia"}
-	} else {
-		var (
-			file string
-			err  error
-		)
-		src, file, err = splitPath(s.Path)
-		if err != nil {
-			return nil, err
-		}
-		if file != "" {
-			links = file
-		}
-		name = datasetName(s.Path)
+		return files{fsys: sub, dir: "embedded:wikispeedia"}, linksFile, "wikispeedia", nil
 	}
-	return readWikilinks(src, links, name, s)
+	src, file, err := splitPath(s.Path)
+	if err != nil {
+		return files{}, "", "", err
+	}
+	return src, cmp.Or(file, linksFile), datasetName(s.Path), nil
 }
 
 // wikiGraph accumulates pages, links and categories while reading.
@@ -108,7 +105,8 @@ func readWikilinks(src files, links, name string, s Settings) (*Unsplit, error) 
 }
 
 // dataLines calls fn with the fields of every line of file that is neither empty nor a "#"
-// comment, after checking that the line has want tab-separated non-empty fields.
+// comment, after checking that the line has want tab-separated non-empty fields and, for a
+// final line without a line break, that it looks complete (see lastValues).
 func dataLines(src files, file string, rep *Report, want string, fn func(l *lines, f [][]byte) error) error {
 	l, err := src.open(file)
 	if err != nil {
@@ -116,6 +114,7 @@ func dataLines(src files, file string, rep *Report, want string, fn func(l *line
 	}
 	n := strings.Count(want, ",") + 1
 	f := make([][]byte, 0, n)
+	var last lastValues
 	for l.next() {
 		if len(l.text) == 0 || l.text[0] == '#' {
 			continue
@@ -130,12 +129,11 @@ func dataLines(src files, file string, rep *Report, want string, fn func(l *line
 			f = append(f, rest[:i])
 			rest = rest[i+1:]
 		}
-		if l.torn {
-			l.done()
-			return l.tornError(fmt.Sprintf("expected %d tab-separated column(s) (%s), got %d", n, want, len(f)))
-		}
 		if len(f) != n {
 			l.done()
+			if l.torn {
+				return l.tornError(fmt.Sprintf("expected %d tab-separated column(s) (%s), got %d", n, want, len(f)))
+			}
 			return l.errorf("expected %d tab-separated column(s) (%s), got %d", n, want, len(f))
 		}
 		for i, c := range f {
@@ -143,6 +141,10 @@ func dataLines(src files, file string, rep *Report, want string, fn func(l *line
 				l.done()
 				return l.errorf("column %d is empty; expected %s", i+1, want)
 			}
+		}
+		if err := l.unterminated(&last, f[n-1], want, rep); err != nil {
+			l.done()
+			return err
 		}
 		if err := fn(l, f); err != nil {
 			l.done()
@@ -173,6 +175,8 @@ func (g *wikiGraph) readLinks(src files, file string, keepSelf bool) error {
 		from, ok1 := g.page(f[0])
 		to, ok2 := g.page(f[1])
 		switch {
+		case !ok2 && l.torn:
+			return l.tornError(fmt.Sprintf("its target page %q is not in %s", f[1], articlesFile))
 		case !ok1:
 			g.rep.count(&g.rep.UnknownIDs, "%s:%d: unknown source page %q (dropped)", l.name, l.line, f[0])
 		case !ok2:

@@ -215,11 +215,11 @@ func TestWikilinksMalformed(t *testing.T) {
 			"categories.tsv:3: expected 2 tab-separated column(s) (article, category), got 1"},
 		// Issue 12, fault 5: a links.tsv cut mid-line; the cut line has its two columns.
 		{"torn last line", map[string]string{"articles.tsv": articles, "links.tsv": "A\tB\nB\tA\nA\tB_cu"},
-			"links.tsv:3: the file ends without a line break in this line, which looks cut (expected 2 tab-separated column(s) (linkSource, linkTarget), got 2); if the line is complete, end the file with a line break"},
+			"links.tsv:3: the file ends without a line break in this line, which looks cut (its target page \"B_cu\" is not in articles.tsv); if the line is complete, end the file with a line break"},
 		{"torn last line, one column", map[string]string{"links.tsv": "A\tB\nB\tA\nA"},
 			"links.tsv:3: the file ends without a line break in this line, which looks cut (expected 2 tab-separated column(s) (linkSource, linkTarget), got 1); if the line is complete, end the file with a line break"},
 		{"torn categories", map[string]string{"articles.tsv": articles, "links.tsv": "A\tB\n", "categories.tsv": "A\tsubject\r\nB\tsub"},
-			"categories.tsv:2: the file ends without a line break in this line, which looks cut (expected 2 tab-separated column(s) (article, category), got 2); if the line is complete, end the file with a line break"},
+			"categories.tsv:2: the file ends without a line break in this line, which looks cut (its last value \"sub\" is shorter than the last value of every other row (7 or more characters); expected article, category); if the line is complete, end the file with a line break"},
 		{"no links", map[string]string{"articles.tsv": articles}, "links.tsv: no such file (nor links.tsv.gz)"},
 		{"only self-links", map[string]string{"articles.tsv": articles, "links.tsv": "A\tA\n"}, "wikilinks: no pairs (1 records read)"},
 	} {

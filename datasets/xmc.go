@@ -93,39 +93,27 @@ func loadXMC(s Settings) (*Unsplit, error) {
 // accepting text headers of at most maxLabels labels.
 func readXMC(src files, file, name string, s Settings, maxLabels int) (*Unsplit, error) {
 	x := s.XMC
-	train, test := x.Train, x.Test
-	var err error
-	if train == "" {
-		if train = file; train == "" {
-			if train, err = findOne(src, "xmc.train", true, "*train*.arff", "*train*.txt"); err != nil {
-				return nil, err
-			}
-		}
+	train, test, err := xmcFiles(src, file, s)
+	if err != nil {
+		return nil, err
 	}
-	if test == "" && file == "" {
-		if test, err = findOne(src, "xmc.test", s.Split.Kind == SplitFiles, "*test*.arff", "*test*.txt"); err != nil {
-			return nil, err
-		}
-	}
-	if test == "" && s.Split.Kind == SplitFiles {
-		return nil, fmt.Errorf("xmc.test: required by split kind files when path is a file")
-	}
-	format := x.Format
-	if format == "" {
-		format = XMCFormatText
-		if strings.HasSuffix(strings.TrimSuffix(train, ".gz"), ".arff") {
-			format = XMCFormatARFF
-		}
-	}
+	format := xmcFormat(x, train)
 	rep := Report{Source: SourceXMC}
 	data := newXMCData(&rep)
 	var read func(string) error
 	if format == XMCFormatText {
 		read = func(f string) error { return readXMCText(src, f, data, maxLabels) }
 	} else {
-		spec, err := labelSpec(src, x)
+		xmlFile, err := labelsFile(src, x)
 		if err != nil {
 			return nil, err
+		}
+		spec, err := labelSpec(src, x, xmlFile)
+		if err != nil {
+			return nil, err
+		}
+		if spec.file != "" {
+			rep.Files = append(rep.Files, fmt.Sprintf("%s (%d labels)", spec.file, len(spec.order)))
 		}
 		var schema *arffSchema
 		read = func(f string) (err error) {
@@ -143,6 +131,51 @@ func readXMC(src files, file, name string, s Settings, maxLabels int) (*Unsplit,
 		}
 	}
 	return data.dataset(name, testRow), nil
+}
+
+// xmcFiles returns the train and test files of src: xmc.train and xmc.test, else the one file
+// matching *train* and *test* (.arff or .txt, maybe .gz). When file is not "" it is the train
+// file, and the test file is only looked up when split kind files needs it. test is "" when
+// none is read.
+func xmcFiles(src files, file string, s Settings) (train, test string, err error) {
+	x := s.XMC
+	train, test = x.Train, x.Test
+	if train == "" {
+		if train = file; train == "" {
+			if train, err = findOne(src, "xmc.train", true, "*train*.arff", "*train*.txt"); err != nil {
+				return "", "", err
+			}
+		}
+	}
+	if test == "" && (file == "" || s.Split.Kind == SplitFiles) {
+		if test, err = findOne(src, "xmc.test", s.Split.Kind == SplitFiles, "*test*.arff", "*test*.txt"); err != nil {
+			return "", "", err
+		}
+	}
+	if test == train {
+		return "", "", fmt.Errorf("xmc.test: %s is the train file too (set xmc.train and xmc.test)", src.show(test))
+	}
+	return train, test, nil
+}
+
+// xmcFormat is xmc.format, or the format of the train file's name when unset.
+func xmcFormat(x XMCSettings, train string) XMCFormat {
+	if x.Format != "" {
+		return x.Format
+	}
+	if strings.HasSuffix(strings.TrimSuffix(train, ".gz"), ".arff") {
+		return XMCFormatARFF
+	}
+	return XMCFormatText
+}
+
+// labelsFile is the Mulan label file an ARFF source reads: xmc.labels_xml, else the one *.xml
+// file of src when xmc.labels does not give the label count; "" when none is read.
+func labelsFile(src files, x XMCSettings) (string, error) {
+	if x.LabelsXML != "" || x.Labels != 0 {
+		return x.LabelsXML, nil
+	}
+	return findOne(src, "xmc.labels_xml", true, "*.xml")
 }
 
 // findOne returns the file of src matching one of the patterns (or pattern+".gz"): an error
@@ -245,11 +278,12 @@ func parseXMCText(l *lines, x *xmcData, maxLabels int) error {
 	}
 	x.features, x.labels = feats, labels
 	headerLine, start := l.line, x.rows()
+	var last lastValues
 	for l.next() {
-		if l.torn {
-			return l.tornError(`expected a row "l1,l2 f:v f:v"`)
-		}
 		if err := x.textRow(l); err != nil {
+			return l.tornOr(err)
+		}
+		if err := l.unterminated(&last, lastValue(l.text), `a row "l1,l2 f:v f:v"`, x.rep); err != nil {
 			return err
 		}
 	}
@@ -304,6 +338,14 @@ func (x *xmcData) textRow(l *lines) error {
 	}
 	x.endRow(l)
 	return nil
+}
+
+// lastValue returns the last value of an XMC row: what follows its last separator (space,
+// tab, comma or colon), a sparse ARFF row's closing brace left out.
+func lastValue(row []byte) []byte {
+	row = bytes.TrimRight(bytes.TrimSpace(row), "}")
+	row = bytes.TrimSpace(row)
+	return row[bytes.LastIndexAny(row, " \t,:")+1:]
 }
 
 // nextToken returns the first space- or tab-separated token of b and the rest (nil, nil at
@@ -369,14 +411,7 @@ type arffLabels struct {
 }
 
 // labelSpec finds the label attributes as XMCSettings says.
-func labelSpec(src files, x XMCSettings) (arffLabels, error) {
-	xmlFile := x.LabelsXML
-	if xmlFile == "" && x.Labels == 0 {
-		var err error
-		if xmlFile, err = findOne(src, "xmc.labels_xml", true, "*.xml"); err != nil {
-			return arffLabels{}, err
-		}
-	}
+func labelSpec(src files, x XMCSettings, xmlFile string) (arffLabels, error) {
 	if xmlFile == "" {
 		return arffLabels{count: x.Labels}, nil
 	}
@@ -486,12 +521,19 @@ func parseARFF(l *lines, spec arffLabels, schema *arffSchema, x *xmcData) (*arff
 			}
 		}
 	}
+	var last lastValues
 	for l.next() {
 		t := bytes.TrimSpace(l.text)
 		if len(t) == 0 || t[0] == '%' {
 			continue
 		}
 		if err := x.arffRow(l, t, schema); err != nil {
+			return nil, l.tornOr(err)
+		}
+		if t[0] == '{' { // a sparse row marks its own end with '}'
+			continue
+		}
+		if err := l.unterminated(&last, lastValue(t), "a row of comma-separated values or a sparse {index value, ...} row", x.rep); err != nil {
 			return nil, err
 		}
 	}

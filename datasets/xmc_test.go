@@ -190,7 +190,7 @@ func TestXMCMalformed(t *testing.T) {
 		{"no test", map[string]string{"x-train.arff": hdr, "l.xml": xml},
 			`xmc.test: 0 files in `},
 		{"text torn last row", map[string]string{"train.txt": "2 2 3\n0 0:1\n1 0:1 1:0.", "test.txt": "0 2 3\n"},
-			`train.txt:3: the file ends without a line break in this line, which looks cut (expected a row "l1,l2 f:v f:v"); if the line is complete, end the file with a line break`},
+			`train.txt:3: the file ends without a line break in this line, which looks cut (its last value "0." ends like a number cut short; expected a row "l1,l2 f:v f:v"); if the line is complete, end the file with a line break`},
 		{"text header", map[string]string{"train.txt": "x 1 2\n", "test.txt": "0 1 2\n"},
 			`train.txt:1: expected a header "N F L" (rows, features, labels: three non-negative integers), got "x 1 2"`},
 		{"text header extra", map[string]string{"train.txt": "1 1 2 3\n", "test.txt": "0 1 2\n"},

@@ -4,13 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/samplingbias/workbench/datasets"
 )
 
 // affects is what a config section changes, declared by the `affects` struct tag of each field of
@@ -42,9 +42,9 @@ type keyValue struct {
 // setting added later with a zero default keeps the identity of existing results). Numbers are
 // written by strconv in their shortest exact form (a float64 reads back bit for bit), strings
 // quoted by strconv.Quote, lists in brackets: nothing in it depends on a TOML library. The data
-// path is replaced by the data's identity (see dataIdentity), so that the same data reached by
-// another spelling of its path (relative to another directory, absolute, through a symbolic link)
-// is the same data.
+// are identified by the content of the files their loader reads (data.content, see
+// dataIdentity) in place of data.path, so that the same data reached by another spelling of the
+// path, copied elsewhere or touched are the same data.
 func (c *Config) canonical(roles ...affects) ([]keyValue, error) {
 	var out []keyValue
 	v := reflect.ValueOf(c).Elem()
@@ -55,14 +55,11 @@ func (c *Config) canonical(roles ...affects) ([]keyValue, error) {
 			continue
 		}
 		flatten(tomlName(f), v.Field(i), &out)
-	}
-	for i, kv := range out {
-		if kv.Key == "data.path" {
-			id, err := dataIdentity(c.Data.Path)
-			if err != nil {
-				return nil, fmt.Errorf("data.path: %w", err)
+		if f.Type == reflect.TypeFor[datasets.Settings]() {
+			var err error
+			if out, err = withDataIdentity(out, c.Data); err != nil {
+				return nil, err
 			}
-			out[i].Value = id
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
@@ -165,48 +162,6 @@ func digestOf(kvs []keyValue) string {
 		fmt.Fprintf(h, "%s = %s\n", kv.Key, kv.Value)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
-}
-
-// dataIdentity identifies the data at path by its resolved location and content: the absolute
-// path with symbolic links resolved, and the size and modification time of the file, or of every
-// regular file directly inside the directory. Another spelling of the same path gives the same
-// identity; data rewritten in place gives another.
-func dataIdentity(path string) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	} else if real, err := filepath.EvalSymlinks(abs + ".gz"); err == nil {
-		abs = real // a gzipped file read in place of path (see datasets.Settings.Path)
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return "", err
-	}
-	stamp := func(fi os.FileInfo) string {
-		return fmt.Sprintf("%d bytes, modified %d", fi.Size(), fi.ModTime().UnixNano())
-	}
-	if !st.IsDir() {
-		return strconv.Quote(abs) + " (" + stamp(st) + ")", nil
-	}
-	entries, err := os.ReadDir(abs)
-	if err != nil {
-		return "", err
-	}
-	var files []string
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		fi, err := e.Info()
-		if err != nil {
-			return "", err
-		}
-		files = append(files, e.Name()+": "+stamp(fi))
-	}
-	return strconv.Quote(abs) + " {" + strings.Join(files, "; ") + "}", nil
 }
 
 // deepCopy returns a copy of v sharing no slice, map or pointer with it.

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // TestConfigAffectsDeclared: every field of Config declares what it affects, with a known value.
@@ -36,6 +35,7 @@ func toStrings(as []affects) []string {
 func TestCanonical(t *testing.T) {
 	var c Config
 	c.Experiment = "retrieval"
+	c.Data.Source = "synthetic" // reads no file: no data.content (see TestDataIdentity)
 	c.Out = "results/x"
 	c.Seeds = []int64{3, 1}
 	c.Loss.Temperature = 0.1
@@ -55,6 +55,7 @@ func TestCanonical(t *testing.T) {
 	want := []string{
 		`ablation[0].key = "loss.variant"`,
 		`ablation[0].values = ["plain", "logq"]`,
+		`data.source = "synthetic"`,
 		`experiment = "retrieval"`,
 		`loss.temperature = 0.1`,
 		`model.hidden = [64, 32]`,
@@ -103,52 +104,6 @@ func TestCloneIsDeep(t *testing.T) {
 	d.Eval.K[0] = 99
 	if cfg.Seeds[0] == 99 || cfg.Model.Hidden[0] == 99 || cfg.Ablation[0].Values[0] == "changed" || cfg.Eval.K[0] == 99 {
 		t.Error("changing the clone changed the original")
-	}
-}
-
-// TestDataIdentity: the same file by a relative path from another directory, an absolute path or
-// a symbolic link has one identity; rewriting it changes the identity.
-func TestDataIdentity(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "data", "links.tsv")
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, []byte("a\tb\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(dir, "data"), filepath.Join(dir, "link")); err != nil {
-		t.Fatal(err)
-	}
-	want, err := dataIdentity(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(filepath.Join(dir, "data"))
-	for _, p := range []string{"links.tsv", "../data/links.tsv", filepath.Join(dir, "link", "links.tsv"), "./links.tsv"} {
-		if got, err := dataIdentity(p); err != nil || got != want {
-			t.Errorf("%s: identity %q, %v; want %q", p, got, err, want)
-		}
-	}
-	dirID, err := dataIdentity(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	later := time.Now().Add(time.Minute)
-	if err := os.WriteFile(file, []byte("a\tc\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(file, later, later); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := dataIdentity(file); got == want {
-		t.Error("rewritten data kept its identity")
-	}
-	if got, _ := dataIdentity("."); got == dirID {
-		t.Error("a directory whose file was rewritten kept its identity")
-	}
-	if _, err := dataIdentity("missing.tsv"); err == nil {
-		t.Error("missing data has an identity")
 	}
 }
 

@@ -161,9 +161,9 @@ func (f folderSettings) differences(g folderSettings) []string {
 	for k := range g.values {
 		keys[k] = true
 	}
-	var out []string
+	out := dataDifferences(f, g)
 	for k := range keys {
-		if underAxis(k, f.axes) || underAxis(k, g.axes) || f.values[k] == g.values[k] {
+		if underAxis(k, f.axes) || underAxis(k, g.axes) || f.values[k] == g.values[k] || k == dataContentKey || k == legacyDataKey {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s = %s here, %s in the folder", k, orUnset(f.values[k]), orUnset(g.values[k])))

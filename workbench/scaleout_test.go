@@ -253,7 +253,9 @@ func TestFolderGuard(t *testing.T) {
 
 // TestSameConfigFromAnotherDirectory: a config whose data path is relative to it, run by a
 // relative path from two working directories and by its absolute path, is one config: the
-// second and third invocations find every run finished. Rewriting the data is refused.
+// second and third invocations find every run finished, and so do a copy of the experiment
+// elsewhere and the same data touched or with notes beside them. Rewriting the data is refused,
+// naming the file.
 func TestSameConfigFromAnotherDirectory(t *testing.T) {
 	root := t.TempDir()
 	exp := filepath.Join(root, "exp")
@@ -302,12 +304,37 @@ bootstrap = 10
 			t.Errorf("%s: output\n%s", path, o)
 		}
 	}
+	// Touching the data, a file beside it that the loader does not read, and a copy of the
+	// experiment elsewhere keep the results: the runs are finished and -report finds them all.
 	later := time.Now().Add(time.Hour)
 	if err := os.Chtimes(data, later, later); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(exp, "data", "NOTES.txt"), []byte("MovieLens-like\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(root, "copy")
+	if err := os.CopyFS(copied, os.DirFS(exp)); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"exp.toml", filepath.Join(copied, "exp.toml")} {
+		o, err := runCommand(t, "-config", path, "-out", out)
+		if err != nil || !strings.Contains(o, "1 runs: 1 already finished, 0 to run") {
+			t.Errorf("%s after touching the data and adding notes: %v\n%s", path, err, o)
+		}
+		if o, err := runCommand(t, "-config", path, "-out", out, "-report"); err != nil || !strings.Contains(o, "report: 1 of 1 runs finished") {
+			t.Errorf("%s -report: %v\n%s", path, err, o)
+		}
+	}
+	changed := strings.Replace(csv.String(), "\n1,", "\n2,", 1)
+	if changed == csv.String() {
+		t.Fatal("no row of user 1 to change")
+	}
+	if err := os.WriteFile(data, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, err := runCommand(t, "-config", "exp.toml", "-out", out)
-	if err == nil || !strings.Contains(err.Error(), "data.path = ") {
+	if err == nil || !strings.Contains(err.Error(), "data file ratings.csv: other content at the same size") {
 		t.Errorf("rewritten data: %v", err)
 	}
 }
