@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/gob"
+	"encoding/json"
 	"fmt"
 	"hash"
 	"hash/crc32"
@@ -21,8 +22,9 @@ import (
 //
 //	magic    8 bytes: the kind and version of the file (modelMagic, checkpointMagic)
 //	payload  header length  8 bytes, little-endian
-//	         header         gob encoding of the file's small content (settings, parameter names
-//	                        and shapes, …), which says which arrays follow and how long they are
+//	         header         encoding of the file's small content (settings, parameter names
+//	                        and shapes, …), which says which arrays follow and how long they are:
+//	                        JSON in model files, gob in checkpoints (see encodeHeader)
 //	         arrays         the values of those arrays in order, raw little-endian (float32,
 //	                        float64 or int32), nothing between them
 //	length   8 bytes: the payload's length, little-endian
@@ -34,11 +36,13 @@ import (
 // their destinations (the model's own parameters), so that neither side ever holds a second copy
 // of the parameters. CRC-32C detects every single-bit flip and every burst of up to 32 bits.
 //
-// Version 3 of model files (2 of checkpoints) introduced this layout; version 2 held one gob of
-// everything, which gob builds in memory, and version 1 was the bare gob. Files of earlier
-// versions are refused, naming their version (a results folder trains such a model again).
+// Version 3 of model files (2 of checkpoints) introduced this layout; version 4 of model files
+// has a JSON header instead of gob, so that a model file's bytes depend on the model alone;
+// version 2 held one gob of everything, which gob builds in memory, and version 1 was the bare
+// gob. Files of earlier versions are refused, naming their version (a results folder trains such
+// a model again).
 const (
-	modelMagic      = "SBWBmod3"
+	modelMagic      = "SBWBmod4"
 	checkpointMagic = "SBWBckp2"
 	trailerSize     = 12
 	headerLenSize   = 8
@@ -71,13 +75,37 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // chunk is the size of the buffer arrays are converted through.
 const chunk = 64 << 10
 
-// writeChecksummed writes header (gob) and then arrays (raw) to path atomically, framed by magic
-// and the checksummed trailer. Each array is a []float32, []float64 or []int32.
-func writeChecksummed(path, magic string, header any, arrays []any) error {
+// encodeHeader encodes the header of a file of the given magic. A model file's header is JSON,
+// whose bytes depend on the header alone: gob numbers the types in the order the process first
+// meets them and writes the numbers, so that a model saved by a process that had read a
+// checkpoint before would differ from the same model saved by another process. A checkpoint's
+// header is gob, which also holds what JSON cannot (a curve's non-finite values); a checkpoint is
+// read back by this program alone, and its bytes need not be reproducible.
+func encodeHeader(magic string, header any) ([]byte, error) {
+	if magic == modelMagic {
+		return json.Marshal(header)
+	}
 	var hb bytes.Buffer
-	if err := gob.NewEncoder(&hb).Encode(header); err != nil {
+	err := gob.NewEncoder(&hb).Encode(header)
+	return hb.Bytes(), err
+}
+
+// decodeHeader decodes what encodeHeader encoded.
+func decodeHeader(magic string, b []byte, header any) error {
+	if magic == modelMagic {
+		return json.Unmarshal(b, header)
+	}
+	return gob.NewDecoder(bytes.NewReader(b)).Decode(header)
+}
+
+// writeChecksummed writes header (see encodeHeader) and then arrays (raw) to path atomically,
+// framed by magic and the checksummed trailer. Each array is a []float32, []float64 or []int32.
+func writeChecksummed(path, magic string, header any, arrays []any) error {
+	hbytes, err := encodeHeader(magic, header)
+	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	hb := bytes.NewBuffer(hbytes)
 	return atomicfile.Write(path, func(w io.Writer) error {
 		cw := &countingWriter{w: w, h: crc32.New(castagnoli)}
 		var n [8]byte
@@ -240,7 +268,7 @@ func decodeFrom(path string, r io.ReaderAt, size int64, magic, what string, head
 	if _, err := io.ReadFull(br, hb); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := gob.NewDecoder(bytes.NewReader(hb)).Decode(header); err != nil {
+	if err := decodeHeader(magic, hb, header); err != nil {
 		return corrupt("%v", err)
 	}
 	left := payload - headerLenSize - int64(hlen)

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // cancelAt cancels a run's context when its progress shows a line holding mark: training asks
@@ -174,8 +175,13 @@ func TestDivergedMessage(t *testing.T) {
 }
 
 // TestKilledProcessResumes: the command in another process, killed (SIGKILL, no chance to clean
-// up) once its progress passes step 25, leaves a folder from which the next invocation resumes
-// training at its last checkpoint and ends with the model.bin of a run never interrupted.
+// up) while it trains (once its progress passes step 25), after its last step (checkpoint,
+// curve or model being written, or evaluation), and while it evaluates (once model.bin is
+// there), leaves a folder from which the next invocation resumes (training at its last
+// checkpoint) and ends with the model.bin of a run never interrupted, byte for byte: a model
+// file depends only on the parameters and the run, not on whether its process resumed. The
+// state a kill while writing model.bin leaves (a partial temporary file beside the checkpoint)
+// is made from the state after a kill during evaluation.
 func TestKilledProcessResumes(t *testing.T) {
 	args := func(out string) []string {
 		return []string{"-config", smokeConfig, "-out", out, "-only", "^variant=plain,seed=2$",
@@ -188,31 +194,85 @@ func TestKilledProcessResumes(t *testing.T) {
 		}
 		os.Exit(0)
 	}
-	whole, cut := t.TempDir(), t.TempDir()
+	whole := t.TempDir()
 	if _, err := runCommand(t, args(whole)...); err != nil {
 		t.Fatal(err)
 	}
-	cmd, seen := startChild(t, "TestKilledProcessResumes", "WORKBENCH_KILLED_CHILD_OUT="+cut, "step 25/112", nil)
-	killed := seen && cmd.Process.Kill() == nil
-	cmd.Wait()
-	if !killed {
-		t.Fatal("the child process ended before step 25")
-	}
-	runDir := filepath.Join(cut, "runs", "variant=plain,seed=2")
-	if _, err := os.Stat(filepath.Join(runDir, "model.bin")); err == nil {
-		t.Fatal("the killed process saved its model")
-	}
-	out, err := runCommand(t, args(cut)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out, "resuming training from") || strings.Contains(out, "step 5/112") {
-		t.Errorf("the run did not resume from a checkpoint:\n%s", out)
-	}
-	a := readFile(t, filepath.Join(whole, "runs", "variant=plain,seed=2", "model.bin"))
-	b := readFile(t, filepath.Join(runDir, "model.bin"))
-	if !bytes.Equal(a, b) {
-		t.Error("model.bin of the resumed run differs from the uninterrupted one")
+	want := readFile(t, filepath.Join(whole, "runs", "variant=plain,seed=2", "model.bin"))
+	for _, tt := range []struct {
+		name     string
+		line     string // kill once the output shows it ("": once model.bin exists)
+		writing  bool   // then make the state of a kill while model.bin is written
+		resumeAt string // the step the next invocation resumes after ("": any)
+	}{
+		{"training", "step 25/112", false, "step 25/112"},
+		{"after the last step", "step 112/112", false, ""},
+		{"evaluation", "", false, ""},
+		{"model writing", "", true, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// The kill comes at a moment of the child's own timing: a child that finished the run
+			// before it was killed is tried again (in a new folder), a few times.
+			var cut, runDir, model string
+			for try := 0; ; try++ {
+				cut = t.TempDir()
+				runDir = filepath.Join(cut, "runs", "variant=plain,seed=2")
+				model = filepath.Join(runDir, "model.bin")
+				var cmd *exec.Cmd
+				seen := false
+				if tt.line != "" {
+					cmd, seen = startChild(t, "TestKilledProcessResumes", "WORKBENCH_KILLED_CHILD_OUT="+cut, tt.line, nil)
+				} else {
+					cmd, _ = startChild(t, "TestKilledProcessResumes", "WORKBENCH_KILLED_CHILD_OUT="+cut, "step 100/112", nil)
+					for deadline := time.Now().Add(time.Minute); !seen && time.Now().Before(deadline); {
+						seen = exists(model)
+					}
+				}
+				killed := seen && cmd.Process.Kill() == nil
+				cmd.Wait()
+				if !killed {
+					t.Fatal("the child process ended before the kill point")
+				}
+				if !exists(filepath.Join(runDir, "metrics.json")) {
+					break
+				}
+				if try == 4 {
+					t.Fatal("in 5 tries, the child finished the run before it was killed")
+				}
+			}
+			if tt.writing {
+				b := readFile(t, model)
+				if err := os.WriteFile(filepath.Join(runDir, ".model.bin.tmp123"), b[:len(b)/2], 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Remove(model); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.resumeAt != "" && exists(model) {
+				t.Fatal("the killed process saved its model")
+			}
+			// A fresh process resumes, as after a restart (this one's history differs).
+			resume := exec.Command(os.Args[0], "-test.run=^TestKilledProcessResumes$")
+			resume.Env = append(os.Environ(), "WORKBENCH_KILLED_CHILD_OUT="+cut)
+			b, err := resume.CombinedOutput()
+			out := string(b)
+			if err != nil {
+				t.Fatalf("the resuming process: %v\n%s", err, out)
+			}
+			if !strings.Contains(out, "resuming training from") || strings.Contains(out, "step 5/112") {
+				t.Errorf("the run did not resume from a checkpoint:\n%s", out)
+			}
+			if tt.resumeAt != "" && !strings.Contains(out, tt.resumeAt) {
+				t.Errorf("the run did not resume after %s:\n%s", tt.resumeAt, out)
+			}
+			if got := readFile(t, model); !bytes.Equal(want, got) {
+				t.Errorf("model.bin of the resumed run differs from the uninterrupted one (%d and %d bytes)", len(got), len(want))
+			}
+			if tmps, _ := filepath.Glob(filepath.Join(runDir, ".*.tmp*")); len(tmps) > 0 {
+				t.Errorf("temporary files left: %v", tmps)
+			}
+		})
 	}
 }
 
