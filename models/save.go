@@ -217,43 +217,86 @@ func decodeChecksummed(path string, b []byte, magic, what string, v content) err
 	return decodeFrom(path, bytes.NewReader(b), int64(len(b)), magic, what, v, v.arrays)
 }
 
+// UnreadableError is a file that cannot be read as a file of its kind and version: it is corrupt
+// (it fails its checksum, or is cut short) or of another version. Nothing has been read from it.
+type UnreadableError struct {
+	Path, Reason string
+}
+
+func (e *UnreadableError) Error() string { return e.Path + ": " + e.Reason }
+
+// VerifyCheckpoint verifies the checksum and version of the checkpoint file at path, reading
+// nothing out of it: a corrupt file, or one of another version, is an *UnreadableError, and a
+// missing one fs.ErrNotExist. A caller treats an unreadable checkpoint like a missing one (see
+// TrainResumable, which refuses it).
+func VerifyCheckpoint(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	_, _, err = verify(path, f, st.Size(), checkpointMagic, "checkpoint")
+	return err
+}
+
+// verify checks the magic, the length and the checksum of the size bytes of r, the file path
+// holding a file of the kind what, and returns the file's first bytes (its magic) and trailer.
+func verify(path string, r io.ReaderAt, size int64, magic, what string) (head []byte, trailer [trailerSize]byte, err error) {
+	unreadable := func(format string, a ...any) error {
+		return &UnreadableError{Path: path, Reason: fmt.Sprintf(format, a...)}
+	}
+	corrupt := func(format string, a ...any) error {
+		return unreadable("corrupt %s file: %s", what, fmt.Sprintf(format, a...))
+	}
+	head = make([]byte, len(magic))
+	if _, err := r.ReadAt(head, 0); err != nil && size >= int64(len(magic)) {
+		return nil, trailer, fmt.Errorf("%s: %w", path, err)
+	}
+	switch {
+	case size >= int64(len(magic)) && string(head) != magic && string(head[:len(magic)-1]) == magic[:len(magic)-1]:
+		return nil, trailer, unreadable("not a %s file of this version (written in format %q, this version reads %q)", what, head, magic)
+	case size < int64(len(magic)) || string(head) != magic:
+		return nil, trailer, unreadable("not a %s file of this version (no %q header)", what, magic)
+	case size < int64(len(magic)+headerLenSize+trailerSize):
+		return nil, trailer, corrupt("%d bytes, too short to hold a header and a trailer", size)
+	}
+	if _, err := r.ReadAt(trailer[:], size-trailerSize); err != nil {
+		return nil, trailer, fmt.Errorf("%s: %w", path, err)
+	}
+	payload := size - trailerSize - int64(len(magic))
+	if n := binary.LittleEndian.Uint64(trailer[:8]); n != uint64(payload) {
+		return nil, trailer, corrupt("the trailer gives a payload of %d bytes, the file holds %d", n, payload)
+	}
+	want := binary.LittleEndian.Uint32(trailer[8:])
+	h := crc32.New(castagnoli)
+	if _, err := io.Copy(h, io.NewSectionReader(r, 0, size-4)); err != nil {
+		return nil, trailer, fmt.Errorf("%s: %w", path, err)
+	}
+	if got := h.Sum32(); got != want {
+		return nil, trailer, corrupt("CRC-32C %08x, the file records %08x", got, want)
+	}
+	return head, trailer, nil
+}
+
 // decodeFrom is readChecksummed on the size bytes of r.
 func decodeFrom(path string, r io.ReaderAt, size int64, magic, what string, header any, arrays func(int64) ([]any, error)) error {
 	corrupt := func(format string, a ...any) error {
 		return fmt.Errorf("%s: corrupt %s file: %s", path, what, fmt.Sprintf(format, a...))
 	}
-	head := make([]byte, len(magic))
-	if _, err := r.ReadAt(head, 0); err != nil && size >= int64(len(magic)) {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	switch {
-	case size >= int64(len(magic)) && string(head) != magic && string(head[:len(magic)-1]) == magic[:len(magic)-1]:
-		return fmt.Errorf("%s: not a %s file of this version (written in format %q, this version reads %q)", path, what, head, magic)
-	case size < int64(len(magic)) || string(head) != magic:
-		return fmt.Errorf("%s: not a %s file of this version (no %q header)", path, what, magic)
-	case size < int64(len(magic)+headerLenSize+trailerSize):
-		return corrupt("%d bytes, too short to hold a header and a trailer", size)
-	}
-	var trailer [trailerSize]byte
-	if _, err := r.ReadAt(trailer[:], size-trailerSize); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	head, trailer, err := verify(path, r, size, magic, what)
+	if err != nil {
+		return err
 	}
 	payload := size - trailerSize - int64(len(magic))
-	if n := binary.LittleEndian.Uint64(trailer[:8]); n != uint64(payload) {
-		return corrupt("the trailer gives a payload of %d bytes, the file holds %d", n, payload)
-	}
 	want := binary.LittleEndian.Uint32(trailer[8:])
 	h := crc32.New(castagnoli)
-	if _, err := io.Copy(h, io.NewSectionReader(r, 0, size-4)); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if got := h.Sum32(); got != want {
-		return corrupt("CRC-32C %08x, the file records %08x", got, want)
-	}
 
 	// The checksum holds: decode, checksumming again what is read (the file may change between
 	// the two passes).
-	h.Reset()
 	h.Write(head)
 	br := bufio.NewReaderSize(io.TeeReader(io.NewSectionReader(r, int64(len(magic)), payload), h), chunk)
 	var n [headerLenSize]byte

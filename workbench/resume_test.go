@@ -73,37 +73,7 @@ func TestKilledMidTrainingResumes(t *testing.T) {
 		t.Fatalf("no progress line at step 10:\n%s", out)
 	}
 
-	raw, cfg, err := loadConfig(smokeConfig, sets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw.Out, cfg.Out = cut, cut
-	runs, err := plan(raw, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r plannedRun
-	for _, x := range runs {
-		if regexp.MustCompile(only).MatchString(x.ID) {
-			r = x
-		}
-	}
-	if err := claimOutput(cut, cfg); err != nil {
-		t.Fatal(err)
-	}
-	cache := &dataCache{sets: map[string]*cachedData{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	_, err = runOne(ctx, r, nil, cache, &cancelAt{mark: "step 25/112", cancel: cancel})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("killed run: error %v, want context.Canceled", err)
-	}
-	if _, err := os.Stat(r.checkpointPath()); err != nil {
-		t.Fatalf("no checkpoint after 25 steps: %v", err)
-	}
-	if _, err := os.Stat(r.modelPath()); err == nil {
-		t.Fatal("a killed run saved its model")
-	}
+	r := interruptAt(t, cut, sets, only, "step 25/112")
 
 	out, err = runCommand(t, args(cut)...)
 	if err != nil {
@@ -127,6 +97,80 @@ func TestKilledMidTrainingResumes(t *testing.T) {
 	}
 	if x, y := timeless(t, filepath.Join(whole, "runs", r.ID, "metrics.json")), timeless(t, filepath.Join(r.dir, "metrics.json")); !bytes.Equal(x, y) {
 		t.Errorf("metrics.json of the resumed run differs:\n%s\nvs uninterrupted\n%s", y, x)
+	}
+}
+
+// interruptAt runs the run of the smoke config (with sets) matching only in the folder cut, in
+// this process, and stops it once its progress shows mark, as a kill there would; it returns the
+// run, which has a checkpoint and no model.bin.
+func interruptAt(t *testing.T, cut string, sets []string, only, mark string) plannedRun {
+	t.Helper()
+	raw, cfg, err := loadConfig(smokeConfig, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.Out, cfg.Out = cut, cut
+	runs, err := plan(raw, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r plannedRun
+	for _, x := range runs {
+		if regexp.MustCompile(only).MatchString(x.ID) {
+			r = x
+		}
+	}
+	if err := claimOutput(cut, cfg); err != nil {
+		t.Fatal(err)
+	}
+	cache := &dataCache{sets: map[string]*cachedData{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = runOne(ctx, r, nil, cache, &cancelAt{mark: mark, cancel: cancel})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("killed run: error %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(r.checkpointPath()); err != nil {
+		t.Fatalf("no checkpoint at %q: %v", mark, err)
+	}
+	if _, err := os.Stat(r.modelPath()); err == nil {
+		t.Fatal("a killed run saved its model")
+	}
+	return r
+}
+
+// TestCorruptCheckpointRetrained: a checkpoint that fails its checksum is treated like a missing
+// one: a warning names it, and the run trains from the start, to the model of a run never
+// interrupted.
+func TestCorruptCheckpointRetrained(t *testing.T) {
+	const only = "^variant=plain,seed=1$"
+	sets := []string{"train.checkpoint_every=10", "train.log_every=5", "train.log_seconds=1e-9"}
+	args := func(out string) []string {
+		return []string{"-config", smokeConfig, "-out", out, "-only", only, "-set", sets[0], "-set", sets[1], "-set", sets[2]}
+	}
+	whole, cut := t.TempDir(), t.TempDir()
+	if _, err := runCommand(t, args(whole)...); err != nil {
+		t.Fatal(err)
+	}
+	r := interruptAt(t, cut, sets, only, "step 25/112")
+	b := readFile(t, r.checkpointPath())
+	b[len(b)/2] ^= 1 << 5
+	if err := os.WriteFile(r.checkpointPath(), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCommand(t, args(cut)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := r.ID + ": warning: " + r.checkpointPath() + ": corrupt checkpoint file: CRC-32C "
+	if !strings.Contains(out, want) || !strings.Contains(out, "; training from the start\n") {
+		t.Errorf("output does not warn %q:\n%s", want, out)
+	}
+	if strings.Contains(out, "resuming training from") || !strings.Contains(out, "step 5/112") {
+		t.Errorf("the run did not train from the start:\n%s", out)
+	}
+	if !bytes.Equal(readFile(t, filepath.Join(whole, "runs", r.ID, "model.bin")), readFile(t, r.modelPath())) {
+		t.Error("model.bin differs from the uninterrupted run's")
 	}
 }
 
