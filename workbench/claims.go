@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/samplingbias/workbench/internal/atomicfile"
 )
 
 // Claims keep processes that share one results folder (the tasks of a job array on a network
@@ -82,7 +84,7 @@ func (o owner) String() string {
 // the whole content or no file (except on file systems without hard links, where the content
 // follows the creation at once).
 func createExclusive(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	tmp, err := atomicfile.CreateTemp(path)
 	if err != nil {
 		return err
 	}
@@ -96,7 +98,7 @@ func createExclusive(path string, b []byte) error {
 		return err
 	}
 	// No hard links here: exclusive creation instead.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return err
 	}
@@ -126,7 +128,7 @@ type claim struct {
 // claimRun tries to claim the run whose directory is dir. It returns the claim, or nil and the
 // live owner when another process holds it.
 func claimRun(dir string, me owner, times claimTimes) (*claim, *owner, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil { // less the umask, as every folder made here
 		return nil, nil, err
 	}
 	path := filepath.Join(dir, "claim.json")
