@@ -83,7 +83,11 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 		return firstError(runErr, err)
 	}
 	if runErr != nil && exists(filepath.Join(cfg.Out, "metrics.csv")) {
-		fmt.Fprintf(stdout, "%s keeps its previous metrics.csv, summary.md and figures: a run failed\n", cfg.Out)
+		why := "a run failed"
+		if ctx.Err() != nil {
+			why = "interrupted"
+		}
+		fmt.Fprintf(stdout, "%s keeps its previous metrics.csv, summary.md and figures: %s\n", cfg.Out, why)
 		return runErr
 	}
 	if len(recs) > 0 {
