@@ -1,16 +1,21 @@
 package models
 
 import (
+	"bytes"
+	"compress/flate"
 	"encoding"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"io/fs"
 	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"slices"
+	"time"
 
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
@@ -89,6 +94,23 @@ type checkpoint struct {
 	Curve     Curve
 	Sum       float64 // sum of the losses of the curve's current interval
 	Since     int     // steps in the curve's current interval
+	Cost      checkpointCost
+}
+
+// checkpointCost counts the checkpoints of a run written before one, and the time they took.
+type checkpointCost struct {
+	Writes  int
+	Seconds float64
+}
+
+// withOne adds the checkpoint that holds c, whose own time cannot be in it: it counts at the mean
+// time of the others (0 when there are none).
+func (c checkpointCost) withOne() checkpointCost {
+	if c.Writes > 0 {
+		c.Seconds += c.Seconds / float64(c.Writes)
+	}
+	c.Writes++
+	return c
 }
 
 // loop is the state of a training loop that a checkpoint saves and restores.
@@ -99,6 +121,7 @@ type loop struct {
 	curve   Curve
 	sum     float64
 	since   int
+	cost    checkpointCost // of the checkpoints written so far, by this process and before a resume
 }
 
 // stateOf returns the estimator's state, nil for a nil estimator.
@@ -113,14 +136,20 @@ func stateOf(est estimators.Estimator) ([]byte, error) {
 	return s.MarshalBinary()
 }
 
-// writeCheckpoint writes the state of the trainer and the loop to path.
+// writeCheckpoint writes the state of the trainer and the loop to path. The estimator's state is
+// compressed (see packState): a hashed sketch's buckets are mostly empty, and were 97% of the
+// checkpoint of the smoke config.
 func writeCheckpoint[T float](path string, id runIdentity, tr *trainer[T], l *loop) error {
+	start := time.Now()
 	est, err := stateOf(tr.est)
 	if err != nil {
 		return err
 	}
+	if est, err = packState(est); err != nil {
+		return err
+	}
 	ck := checkpoint{Run: id, Step: l.step, Model: tr.m.saved(), OptStep: tr.opt.t, Estimator: est,
-		Order: len(l.order), Curve: l.curve, Sum: l.sum, Since: l.since}
+		Order: len(l.order), Curve: l.curve, Sum: l.sum, Since: l.since, Cost: l.cost}
 	arrays := ck.Model.values()
 	for _, p := range tr.m.params() {
 		if st, ok := tr.opt.state[p]; ok {
@@ -138,8 +167,65 @@ func writeCheckpoint[T float](path string, id runIdentity, tr *trainer[T], l *lo
 	if err := writeChecksummed(path, checkpointMagic, ck, arrays); err != nil {
 		return fmt.Errorf("models: writing the checkpoint: %w", err)
 	}
+	l.cost.Writes++
+	l.cost.Seconds += time.Since(start).Seconds()
 	return nil
 }
+
+// packState compresses an estimator's state (DEFLATE, fastest level).
+func packState(b []byte) ([]byte, error) {
+	if b == nil {
+		return nil, nil
+	}
+	var buf bytes.Buffer
+	w, err := flate.NewWriter(&buf, flate.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(b); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// unpackState decompresses what packState compressed.
+func unpackState(b []byte) ([]byte, error) {
+	if b == nil {
+		return nil, nil
+	}
+	return io.ReadAll(flate.NewReader(bytes.NewReader(b)))
+}
+
+// CheckpointCost is what a run's checkpoints cost: how many were written, the size of the last
+// one and the time spent writing them (the last one counted at the mean time of the others, as
+// its own time cannot be in it; all of it when it is the only one: unknown, 0).
+type CheckpointCost struct {
+	Writes  int
+	Bytes   int64
+	Seconds float64
+}
+
+// ReadCheckpointCost reads the cost of the checkpoints of the run whose last checkpoint is at path
+// (as TrainResumable leaves it after the last step), over every process that trained the run.
+func ReadCheckpointCost(path string) (CheckpointCost, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return CheckpointCost{}, err
+	}
+	var ck checkpoint
+	err = readChecksummed(path, checkpointMagic, "checkpoint", &ck, func(int64) ([]any, error) { return nil, errHeaderOnly })
+	if err != nil && !errors.Is(err, errHeaderOnly) {
+		return CheckpointCost{}, err
+	}
+	c := ck.Cost.withOne()
+	return CheckpointCost{Writes: c.Writes, Bytes: st.Size(), Seconds: c.Seconds}, nil
+}
+
+// errHeaderOnly stops the reading of a checkpoint after its header.
+var errHeaderOnly = errors.New("models: the header alone is read")
 
 // resume restores the trainer and the loop from the checkpoint at path; without a file at path
 // it changes nothing. The parameters, the optimiser's states and the batch order are read
@@ -187,7 +273,11 @@ func resume[T float](path string, id runIdentity, tr *trainer[T], l *loop) error
 		if !ok {
 			return fmt.Errorf("models: the estimator %T cannot restore its state (encoding.BinaryUnmarshaler) from checkpoints", tr.est)
 		}
-		if err := s.UnmarshalBinary(ck.Estimator); err != nil {
+		b, err := unpackState(ck.Estimator)
+		if err == nil {
+			err = s.UnmarshalBinary(b)
+		}
+		if err != nil {
 			return fmt.Errorf("%s: estimator state: %w", path, err)
 		}
 	}
@@ -201,6 +291,6 @@ func resume[T float](path string, id runIdentity, tr *trainer[T], l *loop) error
 		tr.m.logTau = logTau
 	}
 	tr.opt.t = ck.OptStep
-	l.step, l.curve, l.sum, l.since = ck.Step, ck.Curve, ck.Sum, ck.Since
+	l.step, l.curve, l.sum, l.since, l.cost = ck.Step, ck.Curve, ck.Sum, ck.Since, ck.Cost.withOne()
 	return nil
 }

@@ -36,14 +36,14 @@ import (
 // their destinations (the model's own parameters), so that neither side ever holds a second copy
 // of the parameters. CRC-32C detects every single-bit flip and every burst of up to 32 bits.
 //
-// Version 3 of model files (2 of checkpoints) introduced this layout; version 4 of model files
-// has a JSON header instead of gob, so that a model file's bytes depend on the model alone;
+// Version 3 of model files (2 of checkpoints) introduced this layout; version 3 of checkpoints
+// compresses the estimator's state; version 4 of model files has a JSON header instead of gob, so that a model file's bytes depend on the model alone;
 // version 2 held one gob of everything, which gob builds in memory, and version 1 was the bare
 // gob. Files of earlier versions are refused, naming their version (a results folder trains such
 // a model again).
 const (
 	modelMagic      = "SBWBmod4"
-	checkpointMagic = "SBWBckp2"
+	checkpointMagic = "SBWBckp3"
 	trailerSize     = 12
 	headerLenSize   = 8
 )

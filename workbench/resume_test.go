@@ -41,7 +41,7 @@ func timeless(t *testing.T, path string) []byte {
 	if err := readJSON(path, &rec); err != nil {
 		t.Fatal(err)
 	}
-	rec.Train.Seconds, rec.Train.ExamplesPerSec, rec.EvalSeconds = 0, 0, 0
+	rec.Train.Seconds, rec.Train.ExamplesPerSec, rec.EvalSeconds, rec.Train.Checkpoints.Seconds = 0, 0, 0, 0
 	for i := range rec.Curve {
 		rec.Curve[i].ExamplesPerSec = 0
 	}
@@ -342,4 +342,35 @@ func startChild(t *testing.T, test, env, line string, stderr io.Writer) (cmd *ex
 	}
 	go io.Copy(io.Discard, stdout)
 	return cmd, seen
+}
+
+// TestCheckpointCost: a run's checkpoints hold what resume needs and no dense copy of a mostly
+// empty sketch: on the smoke config (2^20 sketch buckets, a model.bin of 54 KB) a checkpoint is
+// at most the parameters and Adam's two moments (3 × model.bin), the batch order (4 bytes per
+// training pair) and 64 KB for the rest (the compressed sketch, the header); it was 5.4 MB. The
+// cost (count, size, time) is in the run's metrics.json and its log line.
+func TestCheckpointCost(t *testing.T) {
+	dir := t.TempDir()
+	const id = "variant=logq,seed=1"
+	out, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "^"+id+"$")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec runRecord
+	if err := readJSON(filepath.Join(dir, "runs", id, "metrics.json"), &rec); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dir, "runs", id, "model.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rec.Train.Checkpoints
+	bound := 3*st.Size() + 4*int64(rec.Data.Train) + 64<<10
+	if c.Writes != 2 || c.Bytes <= 0 || c.Bytes > bound || c.Seconds <= 0 {
+		t.Errorf("checkpoints %+v, want 2 (one per epoch, the last after the last step) of at most %d bytes, taking some time", c, bound)
+	}
+	line := regexp.MustCompile(regexp.QuoteMeta(id) + `: 2 checkpoints of \d+\.\d KB, \d+\.\d{3} s writing them\n`)
+	if !line.MatchString(out) {
+		t.Errorf("output does not report the checkpoints' cost:\n%s", out)
+	}
 }

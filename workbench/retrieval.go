@@ -332,8 +332,14 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	if err := m.Save(r.modelPath()); err != nil {
 		return trainSummary{}, nil, err
 	}
+	cost, err := models.ReadCheckpointCost(r.checkpointPath())
+	if err != nil {
+		return trainSummary{}, nil, err
+	}
+	fmt.Fprintf(progress, "%s: %d checkpoints of %.1f KB, %.3f s writing them\n", r.ID, cost.Writes, float64(cost.Bytes)/1e3, cost.Seconds)
 	last := curve[len(curve)-1]
-	return trainSummary{Steps: last.Step, Seconds: seconds, ExamplesPerSec: float64(last.Step*cfg.Train.BatchSize) / seconds, FinalLoss: last.Loss}, curve, nil
+	return trainSummary{Steps: last.Step, Seconds: seconds, ExamplesPerSec: float64(last.Step*cfg.Train.BatchSize) / seconds, FinalLoss: last.Loss,
+		Checkpoints: checkpointSummary(cost)}, curve, nil
 }
 
 // usableCheckpoint removes the run's checkpoint, with a warning naming it, when it is corrupt (it

@@ -54,6 +54,15 @@ type trainSummary struct {
 	Seconds        float64 `json:"seconds"`
 	ExamplesPerSec float64 `json:"examples_per_sec"`
 	FinalLoss      float64 `json:"final_loss"`
+	// Checkpoints is what the run's checkpoints cost (over every process that trained it).
+	Checkpoints checkpointSummary `json:"checkpoints"`
+}
+
+// checkpointSummary is models.CheckpointCost in a run's record.
+type checkpointSummary struct {
+	Writes  int     `json:"writes"`
+	Bytes   int64   `json:"bytes"` // of the last one
+	Seconds float64 `json:"seconds"`
 }
 
 // plannedRun is one cell of the grid with its resolved config.
