@@ -152,10 +152,13 @@ func writeCheckpoint[T float](path string, id runIdentity, tr *trainer[T], l *lo
 		Order: len(l.order), Curve: l.curve, Sum: l.sum, Since: l.since, Cost: l.cost}
 	arrays := ck.Model.values()
 	for _, p := range tr.m.params() {
-		if st, ok := tr.opt.state[p]; ok {
-			ck.OptState = append(ck.OptState, savedParam{Name: p.name, Shape: []int{len(st)}})
-			arrays = append(arrays, st)
+		st, ok := tr.opt.state[p]
+		if !ok {
+			continue
 		}
+		sp := savedParam{Name: p.name, Shape: []int{len(st)}, Rows: touchedRows(st, p.shape)}
+		ck.OptState = append(ck.OptState, sp)
+		arrays = append(arrays, stateRows(st, p.shape, sp.Rows)...)
 	}
 	arrays = append(arrays, l.order)
 	if ck.Shuffle, err = l.shuffle.MarshalBinary(); err != nil {
@@ -170,6 +173,61 @@ func writeCheckpoint[T float](path string, id runIdentity, tr *trainer[T], l *lo
 	l.cost.Writes++
 	l.cost.Seconds += time.Since(start).Seconds()
 	return nil
+}
+
+// touchedRows returns the rows of the optimiser state st of a table of the given shape whose state
+// is not zero, when they are fewer than half the rows (a checkpoint then stores them alone: the
+// others, never touched by a step, have a zero state); nil otherwise, and for a parameter that is
+// not a table or one with no row touched.
+func touchedRows[T float](st []T, shape []int) []int32 {
+	if len(shape) != 2 || shape[0] < 2 {
+		return nil
+	}
+	block := len(st) / shape[0]
+	rows := []int32{}
+	for r := range shape[0] {
+		if slices.ContainsFunc(st[r*block:(r+1)*block], func(v T) bool { return v != 0 }) {
+			if len(rows)+1 > shape[0]/2 {
+				return nil
+			}
+			rows = append(rows, int32(r))
+		}
+	}
+	if len(rows) == 0 {
+		return nil // stored whole: a header cannot tell no rows from every row (gob drops empty slices)
+	}
+	return rows
+}
+
+// stateRows returns the arrays a checkpoint stores of the optimiser state st of a parameter of
+// the given shape: st itself when rows is nil, else the blocks of st of those rows.
+func stateRows[T float](st []T, shape []int, rows []int32) []any {
+	if rows == nil {
+		return []any{st}
+	}
+	block := len(st) / shape[0]
+	out := make([]any, len(rows))
+	for i, r := range rows {
+		out[i] = st[int(r)*block : (int(r)+1)*block]
+	}
+	return out
+}
+
+// validRows reports whether rows, read from a checkpoint, are rows of a table of the given shape,
+// ascending (nil: every row).
+func validRows(rows []int32, shape []int) bool {
+	if rows == nil {
+		return true
+	}
+	if len(shape) != 2 {
+		return false
+	}
+	for i, r := range rows {
+		if r < 0 || int(r) >= shape[0] || i > 0 && r <= rows[i-1] {
+			return false
+		}
+	}
+	return true
 }
 
 // packState compresses an estimator's state (DEFLATE, fastest level).
@@ -258,7 +316,13 @@ func resume[T float](path string, id runIdentity, tr *trainer[T], l *loop) error
 			if sp.Name != p.name || !slices.Equal(sp.Shape, []int{len(st)}) {
 				return nil, fmt.Errorf("%s: corrupt checkpoint: optimiser state %s %v for parameter %s of %d values", path, sp.Name, sp.Shape, p.name, len(st))
 			}
-			arrays = append(arrays, st)
+			if !validRows(sp.Rows, p.shape) {
+				return nil, fmt.Errorf("%s: corrupt checkpoint: the rows of the optimiser state of %s", path, p.name)
+			}
+			if sp.Rows != nil {
+				clear(st) // the rows not stored have a zero state
+			}
+			arrays = append(arrays, stateRows(st, p.shape, sp.Rows)...)
 		}
 		return append(arrays, l.order), nil
 	})

@@ -356,7 +356,10 @@ type savedModel struct {
 type savedParam struct {
 	Name  string
 	Shape []int
-	data  any // []float32 or []float64; not in the header
+	// Rows, in a checkpoint's optimiser state of a table, are the rows stored (ascending), when
+	// only they have a non-zero state; nil: every row is.
+	Rows []int32 `json:",omitempty"`
+	data any     // []float32 or []float64; not in the header
 }
 
 // size returns the number of values of the parameter, or -1 for a shape with a negative
