@@ -1,16 +1,21 @@
 package models
 
 import (
+	"bytes"
+	"compress/flate"
 	"encoding"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"io/fs"
 	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"slices"
+	"time"
 
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
@@ -89,6 +94,23 @@ type checkpoint struct {
 	Curve     Curve
 	Sum       float64 // sum of the losses of the curve's current interval
 	Since     int     // steps in the curve's current interval
+	Cost      checkpointCost
+}
+
+// checkpointCost counts the checkpoints of a run written before one, and the time they took.
+type checkpointCost struct {
+	Writes  int
+	Seconds float64
+}
+
+// withOne adds the checkpoint that holds c, whose own time cannot be in it: it counts at the mean
+// time of the others (0 when there are none).
+func (c checkpointCost) withOne() checkpointCost {
+	if c.Writes > 0 {
+		c.Seconds += c.Seconds / float64(c.Writes)
+	}
+	c.Writes++
+	return c
 }
 
 // loop is the state of a training loop that a checkpoint saves and restores.
@@ -99,6 +121,7 @@ type loop struct {
 	curve   Curve
 	sum     float64
 	since   int
+	cost    checkpointCost // of the checkpoints written so far, by this process and before a resume
 }
 
 // stateOf returns the estimator's state, nil for a nil estimator.
@@ -113,20 +136,29 @@ func stateOf(est estimators.Estimator) ([]byte, error) {
 	return s.MarshalBinary()
 }
 
-// writeCheckpoint writes the state of the trainer and the loop to path.
+// writeCheckpoint writes the state of the trainer and the loop to path. The estimator's state is
+// compressed (see packState): a hashed sketch's buckets are mostly empty, and were 97% of the
+// checkpoint of the smoke config.
 func writeCheckpoint[T float](path string, id runIdentity, tr *trainer[T], l *loop) error {
+	start := time.Now()
 	est, err := stateOf(tr.est)
 	if err != nil {
 		return err
 	}
+	if est, err = packState(est); err != nil {
+		return err
+	}
 	ck := checkpoint{Run: id, Step: l.step, Model: tr.m.saved(), OptStep: tr.opt.t, Estimator: est,
-		Order: len(l.order), Curve: l.curve, Sum: l.sum, Since: l.since}
+		Order: len(l.order), Curve: l.curve, Sum: l.sum, Since: l.since, Cost: l.cost}
 	arrays := ck.Model.values()
 	for _, p := range tr.m.params() {
-		if st, ok := tr.opt.state[p]; ok {
-			ck.OptState = append(ck.OptState, savedParam{Name: p.name, Shape: []int{len(st)}})
-			arrays = append(arrays, st)
+		st, ok := tr.opt.state[p]
+		if !ok {
+			continue
 		}
+		sp := savedParam{Name: p.name, Shape: []int{len(st)}, Rows: touchedRows(st, p.shape)}
+		ck.OptState = append(ck.OptState, sp)
+		arrays = append(arrays, stateRows(st, p.shape, sp.Rows)...)
 	}
 	arrays = append(arrays, l.order)
 	if ck.Shuffle, err = l.shuffle.MarshalBinary(); err != nil {
@@ -138,8 +170,120 @@ func writeCheckpoint[T float](path string, id runIdentity, tr *trainer[T], l *lo
 	if err := writeChecksummed(path, checkpointMagic, ck, arrays); err != nil {
 		return fmt.Errorf("models: writing the checkpoint: %w", err)
 	}
+	l.cost.Writes++
+	l.cost.Seconds += time.Since(start).Seconds()
 	return nil
 }
+
+// touchedRows returns the rows of the optimiser state st of a table of the given shape whose state
+// is not zero, when they are fewer than half the rows (a checkpoint then stores them alone: the
+// others, never touched by a step, have a zero state); nil otherwise, and for a parameter that is
+// not a table or one with no row touched.
+func touchedRows[T float](st []T, shape []int) []int32 {
+	if len(shape) != 2 || shape[0] < 2 {
+		return nil
+	}
+	block := len(st) / shape[0]
+	rows := []int32{}
+	for r := range shape[0] {
+		if slices.ContainsFunc(st[r*block:(r+1)*block], func(v T) bool { return v != 0 }) {
+			if len(rows)+1 > shape[0]/2 {
+				return nil
+			}
+			rows = append(rows, int32(r))
+		}
+	}
+	if len(rows) == 0 {
+		return nil // stored whole: a header cannot tell no rows from every row (gob drops empty slices)
+	}
+	return rows
+}
+
+// stateRows returns the arrays a checkpoint stores of the optimiser state st of a parameter of
+// the given shape: st itself when rows is nil, else the blocks of st of those rows.
+func stateRows[T float](st []T, shape []int, rows []int32) []any {
+	if rows == nil {
+		return []any{st}
+	}
+	block := len(st) / shape[0]
+	out := make([]any, len(rows))
+	for i, r := range rows {
+		out[i] = st[int(r)*block : (int(r)+1)*block]
+	}
+	return out
+}
+
+// validRows reports whether rows, read from a checkpoint, are rows of a table of the given shape,
+// ascending (nil: every row).
+func validRows(rows []int32, shape []int) bool {
+	if rows == nil {
+		return true
+	}
+	if len(shape) != 2 {
+		return false
+	}
+	for i, r := range rows {
+		if r < 0 || int(r) >= shape[0] || i > 0 && r <= rows[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// packState compresses an estimator's state (DEFLATE, fastest level).
+func packState(b []byte) ([]byte, error) {
+	if b == nil {
+		return nil, nil
+	}
+	var buf bytes.Buffer
+	w, err := flate.NewWriter(&buf, flate.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(b); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// unpackState decompresses what packState compressed.
+func unpackState(b []byte) ([]byte, error) {
+	if b == nil {
+		return nil, nil
+	}
+	return io.ReadAll(flate.NewReader(bytes.NewReader(b)))
+}
+
+// CheckpointCost is what a run's checkpoints cost: how many were written, the size of the last
+// one and the time spent writing them (the last one counted at the mean time of the others, as
+// its own time cannot be in it; all of it when it is the only one: unknown, 0).
+type CheckpointCost struct {
+	Writes  int
+	Bytes   int64
+	Seconds float64
+}
+
+// ReadCheckpointCost reads the cost of the checkpoints of the run whose last checkpoint is at path
+// (as TrainResumable leaves it after the last step), over every process that trained the run.
+func ReadCheckpointCost(path string) (CheckpointCost, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return CheckpointCost{}, err
+	}
+	var ck checkpoint
+	err = readChecksummed(path, checkpointMagic, "checkpoint", &ck, func(int64) ([]any, error) { return nil, errHeaderOnly })
+	if err != nil && !errors.Is(err, errHeaderOnly) {
+		return CheckpointCost{}, err
+	}
+	c := ck.Cost.withOne()
+	return CheckpointCost{Writes: c.Writes, Bytes: st.Size(), Seconds: c.Seconds}, nil
+}
+
+// errHeaderOnly stops the reading of a checkpoint after its header.
+var errHeaderOnly = errors.New("models: the header alone is read")
 
 // resume restores the trainer and the loop from the checkpoint at path; without a file at path
 // it changes nothing. The parameters, the optimiser's states and the batch order are read
@@ -172,7 +316,13 @@ func resume[T float](path string, id runIdentity, tr *trainer[T], l *loop) error
 			if sp.Name != p.name || !slices.Equal(sp.Shape, []int{len(st)}) {
 				return nil, fmt.Errorf("%s: corrupt checkpoint: optimiser state %s %v for parameter %s of %d values", path, sp.Name, sp.Shape, p.name, len(st))
 			}
-			arrays = append(arrays, st)
+			if !validRows(sp.Rows, p.shape) {
+				return nil, fmt.Errorf("%s: corrupt checkpoint: the rows of the optimiser state of %s", path, p.name)
+			}
+			if sp.Rows != nil {
+				clear(st) // the rows not stored have a zero state
+			}
+			arrays = append(arrays, stateRows(st, p.shape, sp.Rows)...)
 		}
 		return append(arrays, l.order), nil
 	})
@@ -187,7 +337,11 @@ func resume[T float](path string, id runIdentity, tr *trainer[T], l *loop) error
 		if !ok {
 			return fmt.Errorf("models: the estimator %T cannot restore its state (encoding.BinaryUnmarshaler) from checkpoints", tr.est)
 		}
-		if err := s.UnmarshalBinary(ck.Estimator); err != nil {
+		b, err := unpackState(ck.Estimator)
+		if err == nil {
+			err = s.UnmarshalBinary(b)
+		}
+		if err != nil {
 			return fmt.Errorf("%s: estimator state: %w", path, err)
 		}
 	}
@@ -201,6 +355,6 @@ func resume[T float](path string, id runIdentity, tr *trainer[T], l *loop) error
 		tr.m.logTau = logTau
 	}
 	tr.opt.t = ck.OptStep
-	l.step, l.curve, l.sum, l.since = ck.Step, ck.Curve, ck.Sum, ck.Since
+	l.step, l.curve, l.sum, l.since, l.cost = ck.Step, ck.Curve, ck.Sum, ck.Since, ck.Cost.withOne()
 	return nil
 }

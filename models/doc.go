@@ -39,11 +39,16 @@
 // Save writes model.bin, Load reads it; TrainResumable writes training checkpoints (parameters,
 // optimiser state, estimator state, random-number states, position in the epoch, curve) every
 // TrainSettings.CheckpointEvery steps or every epoch, and resumes from one so that the run ends
-// bit-identical to an uninterrupted one. Both files are written atomically and carry a CRC-32C
-// of their contents: a flipped bit is an error naming the file. Both are streamed (the layout is
-// documented in save.go): the parameters go to the file, and back into the model, through a
-// small buffer, so that saving or loading a model of a million-item corpus needs no memory in
-// proportion to it. Files of earlier versions are refused, naming their version.
+// bit-identical to an uninterrupted one. A model file's bytes depend on the model alone, not on
+// the process that wrote it (whether it resumed, what it read before). A checkpoint holds only
+// what resuming needs: the optimiser state of a table's touched rows when the others' is zero,
+// and the estimator's state compressed; ReadCheckpointCost tells what a run's checkpoints cost.
+// Both files are written atomically and carry a CRC-32C of their contents: a flipped bit is an
+// error naming the file (VerifyCheckpoint checks a checkpoint without reading it). Both are
+// streamed (the layout is documented in save.go): the parameters go to the file, and back into
+// the model, through a small buffer, so that saving or loading a model of a million-item corpus
+// needs no memory in proportion to it. Files of earlier versions are refused, naming their
+// version.
 //
 // The default build is pure Go (gonum's BLAS, which parallelises large products itself). With
 // -tags openblas the BLAS calls go to OpenBLAS at one thread and large products are split across

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/gob"
+	"encoding/json"
 	"fmt"
 	"hash"
 	"hash/crc32"
@@ -21,8 +22,9 @@ import (
 //
 //	magic    8 bytes: the kind and version of the file (modelMagic, checkpointMagic)
 //	payload  header length  8 bytes, little-endian
-//	         header         gob encoding of the file's small content (settings, parameter names
-//	                        and shapes, …), which says which arrays follow and how long they are
+//	         header         encoding of the file's small content (settings, parameter names
+//	                        and shapes, …), which says which arrays follow and how long they are:
+//	                        JSON in model files, gob in checkpoints (see encodeHeader)
 //	         arrays         the values of those arrays in order, raw little-endian (float32,
 //	                        float64 or int32), nothing between them
 //	length   8 bytes: the payload's length, little-endian
@@ -34,12 +36,14 @@ import (
 // their destinations (the model's own parameters), so that neither side ever holds a second copy
 // of the parameters. CRC-32C detects every single-bit flip and every burst of up to 32 bits.
 //
-// Version 3 of model files (2 of checkpoints) introduced this layout; version 2 held one gob of
-// everything, which gob builds in memory, and version 1 was the bare gob. Files of earlier
-// versions are refused, naming their version (a results folder trains such a model again).
+// Version 3 of model files (2 of checkpoints) introduced this layout; version 3 of checkpoints
+// compresses the estimator's state; version 4 of model files has a JSON header instead of gob, so that a model file's bytes depend on the model alone;
+// version 2 held one gob of everything, which gob builds in memory, and version 1 was the bare
+// gob. Files of earlier versions are refused, naming their version (a results folder trains such
+// a model again).
 const (
-	modelMagic      = "SBWBmod3"
-	checkpointMagic = "SBWBckp2"
+	modelMagic      = "SBWBmod4"
+	checkpointMagic = "SBWBckp3"
 	trailerSize     = 12
 	headerLenSize   = 8
 )
@@ -71,13 +75,37 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // chunk is the size of the buffer arrays are converted through.
 const chunk = 64 << 10
 
-// writeChecksummed writes header (gob) and then arrays (raw) to path atomically, framed by magic
-// and the checksummed trailer. Each array is a []float32, []float64 or []int32.
-func writeChecksummed(path, magic string, header any, arrays []any) error {
+// encodeHeader encodes the header of a file of the given magic. A model file's header is JSON,
+// whose bytes depend on the header alone: gob numbers the types in the order the process first
+// meets them and writes the numbers, so that a model saved by a process that had read a
+// checkpoint before would differ from the same model saved by another process. A checkpoint's
+// header is gob, which also holds what JSON cannot (a curve's non-finite values); a checkpoint is
+// read back by this program alone, and its bytes need not be reproducible.
+func encodeHeader(magic string, header any) ([]byte, error) {
+	if magic == modelMagic {
+		return json.Marshal(header)
+	}
 	var hb bytes.Buffer
-	if err := gob.NewEncoder(&hb).Encode(header); err != nil {
+	err := gob.NewEncoder(&hb).Encode(header)
+	return hb.Bytes(), err
+}
+
+// decodeHeader decodes what encodeHeader encoded.
+func decodeHeader(magic string, b []byte, header any) error {
+	if magic == modelMagic {
+		return json.Unmarshal(b, header)
+	}
+	return gob.NewDecoder(bytes.NewReader(b)).Decode(header)
+}
+
+// writeChecksummed writes header (see encodeHeader) and then arrays (raw) to path atomically,
+// framed by magic and the checksummed trailer. Each array is a []float32, []float64 or []int32.
+func writeChecksummed(path, magic string, header any, arrays []any) error {
+	hbytes, err := encodeHeader(magic, header)
+	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	hb := bytes.NewBuffer(hbytes)
 	return atomicfile.Write(path, func(w io.Writer) error {
 		cw := &countingWriter{w: w, h: crc32.New(castagnoli)}
 		var n [8]byte
@@ -189,43 +217,86 @@ func decodeChecksummed(path string, b []byte, magic, what string, v content) err
 	return decodeFrom(path, bytes.NewReader(b), int64(len(b)), magic, what, v, v.arrays)
 }
 
+// UnreadableError is a file that cannot be read as a file of its kind and version: it is corrupt
+// (it fails its checksum, or is cut short) or of another version. Nothing has been read from it.
+type UnreadableError struct {
+	Path, Reason string
+}
+
+func (e *UnreadableError) Error() string { return e.Path + ": " + e.Reason }
+
+// VerifyCheckpoint verifies the checksum and version of the checkpoint file at path, reading
+// nothing out of it: a corrupt file, or one of another version, is an *UnreadableError, and a
+// missing one fs.ErrNotExist. A caller treats an unreadable checkpoint like a missing one (see
+// TrainResumable, which refuses it).
+func VerifyCheckpoint(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	_, _, err = verify(path, f, st.Size(), checkpointMagic, "checkpoint")
+	return err
+}
+
+// verify checks the magic, the length and the checksum of the size bytes of r, the file path
+// holding a file of the kind what, and returns the file's first bytes (its magic) and trailer.
+func verify(path string, r io.ReaderAt, size int64, magic, what string) (head []byte, trailer [trailerSize]byte, err error) {
+	unreadable := func(format string, a ...any) error {
+		return &UnreadableError{Path: path, Reason: fmt.Sprintf(format, a...)}
+	}
+	corrupt := func(format string, a ...any) error {
+		return unreadable("corrupt %s file: %s", what, fmt.Sprintf(format, a...))
+	}
+	head = make([]byte, len(magic))
+	if _, err := r.ReadAt(head, 0); err != nil && size >= int64(len(magic)) {
+		return nil, trailer, fmt.Errorf("%s: %w", path, err)
+	}
+	switch {
+	case size >= int64(len(magic)) && string(head) != magic && string(head[:len(magic)-1]) == magic[:len(magic)-1]:
+		return nil, trailer, unreadable("not a %s file of this version (written in format %q, this version reads %q)", what, head, magic)
+	case size < int64(len(magic)) || string(head) != magic:
+		return nil, trailer, unreadable("not a %s file of this version (no %q header)", what, magic)
+	case size < int64(len(magic)+headerLenSize+trailerSize):
+		return nil, trailer, corrupt("%d bytes, too short to hold a header and a trailer", size)
+	}
+	if _, err := r.ReadAt(trailer[:], size-trailerSize); err != nil {
+		return nil, trailer, fmt.Errorf("%s: %w", path, err)
+	}
+	payload := size - trailerSize - int64(len(magic))
+	if n := binary.LittleEndian.Uint64(trailer[:8]); n != uint64(payload) {
+		return nil, trailer, corrupt("the trailer gives a payload of %d bytes, the file holds %d", n, payload)
+	}
+	want := binary.LittleEndian.Uint32(trailer[8:])
+	h := crc32.New(castagnoli)
+	if _, err := io.Copy(h, io.NewSectionReader(r, 0, size-4)); err != nil {
+		return nil, trailer, fmt.Errorf("%s: %w", path, err)
+	}
+	if got := h.Sum32(); got != want {
+		return nil, trailer, corrupt("CRC-32C %08x, the file records %08x", got, want)
+	}
+	return head, trailer, nil
+}
+
 // decodeFrom is readChecksummed on the size bytes of r.
 func decodeFrom(path string, r io.ReaderAt, size int64, magic, what string, header any, arrays func(int64) ([]any, error)) error {
 	corrupt := func(format string, a ...any) error {
 		return fmt.Errorf("%s: corrupt %s file: %s", path, what, fmt.Sprintf(format, a...))
 	}
-	head := make([]byte, len(magic))
-	if _, err := r.ReadAt(head, 0); err != nil && size >= int64(len(magic)) {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	switch {
-	case size >= int64(len(magic)) && string(head) != magic && string(head[:len(magic)-1]) == magic[:len(magic)-1]:
-		return fmt.Errorf("%s: not a %s file of this version (written in format %q, this version reads %q)", path, what, head, magic)
-	case size < int64(len(magic)) || string(head) != magic:
-		return fmt.Errorf("%s: not a %s file of this version (no %q header)", path, what, magic)
-	case size < int64(len(magic)+headerLenSize+trailerSize):
-		return corrupt("%d bytes, too short to hold a header and a trailer", size)
-	}
-	var trailer [trailerSize]byte
-	if _, err := r.ReadAt(trailer[:], size-trailerSize); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	head, trailer, err := verify(path, r, size, magic, what)
+	if err != nil {
+		return err
 	}
 	payload := size - trailerSize - int64(len(magic))
-	if n := binary.LittleEndian.Uint64(trailer[:8]); n != uint64(payload) {
-		return corrupt("the trailer gives a payload of %d bytes, the file holds %d", n, payload)
-	}
 	want := binary.LittleEndian.Uint32(trailer[8:])
 	h := crc32.New(castagnoli)
-	if _, err := io.Copy(h, io.NewSectionReader(r, 0, size-4)); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if got := h.Sum32(); got != want {
-		return corrupt("CRC-32C %08x, the file records %08x", got, want)
-	}
 
 	// The checksum holds: decode, checksumming again what is read (the file may change between
 	// the two passes).
-	h.Reset()
 	h.Write(head)
 	br := bufio.NewReaderSize(io.TeeReader(io.NewSectionReader(r, int64(len(magic)), payload), h), chunk)
 	var n [headerLenSize]byte
@@ -240,7 +311,7 @@ func decodeFrom(path string, r io.ReaderAt, size int64, magic, what string, head
 	if _, err := io.ReadFull(br, hb); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := gob.NewDecoder(bytes.NewReader(hb)).Decode(header); err != nil {
+	if err := decodeHeader(magic, hb, header); err != nil {
 		return corrupt("%v", err)
 	}
 	left := payload - headerLenSize - int64(hlen)
@@ -285,7 +356,10 @@ type savedModel struct {
 type savedParam struct {
 	Name  string
 	Shape []int
-	data  any // []float32 or []float64; not in the header
+	// Rows, in a checkpoint's optimiser state of a table, are the rows stored (ascending), when
+	// only they have a non-zero state; nil: every row is.
+	Rows []int32 `json:",omitempty"`
+	data any     // []float32 or []float64; not in the header
 }
 
 // size returns the number of values of the parameter, or -1 for a shape with a negative

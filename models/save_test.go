@@ -69,7 +69,7 @@ func TestModelFileRefused(t *testing.T) {
 		want  string
 	}{
 		{"version 2", func(p string) error { return os.WriteFile(p, append([]byte("SBWBmod2"), good[8:]...), 0o644) },
-			`not a model file of this version (written in format "SBWBmod2", this version reads "SBWBmod3")`},
+			`not a model file of this version (written in format "SBWBmod2", this version reads "SBWBmod4")`},
 		{"truncated", func(p string) error { return os.WriteFile(p, good[:len(good)-5], 0o644) }, "corrupt model file"},
 		{"magic only", func(p string) error { return os.WriteFile(p, good[:8], 0o644) }, "corrupt model file: 8 bytes, too short"},
 		{"empty", func(p string) error { return os.WriteFile(p, nil, 0o644) }, "not a model file"},

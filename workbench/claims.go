@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/samplingbias/workbench/internal/atomicfile"
 )
 
 // Claims keep processes that share one results folder (the tasks of a job array on a network
@@ -20,25 +22,43 @@ import (
 // its host, process id, a random token and the start time. Creation is exclusive: the claim is
 // written to a temporary file and hard-linked to its name, which fails when the name exists (on
 // every POSIX file system, NFS included; where hard links are not supported it is created with
-// O_CREATE|O_EXCL). A process that finds a live claim skips the run. While it trains, the owner
-// touches its claim every claimTimes.heartbeat; it removes the claim once the run's metrics.json
-// is written. A claim is stale, and taken over, when its owner is a process of this host that no
-// longer exists, or when it has not been touched for claimTimes.stale (its owner died on another
-// host, or lost the file system). Taking over is itself exclusive (claim.json.takeover), so two
-// processes that find the same stale claim do not both take it.
+// O_CREATE|O_EXCL). A process that finds a live claim of another process first runs the rest of
+// its runs, then waits for that claim to be released or to go stale (see schedule). While it
+// trains, the owner touches its claim every claimTimes.heartbeat; it removes the claim once the
+// run's metrics.json is written.
+//
+// A claim whose token is not the caller's is stale, and taken over, when
+//   - it has not been touched for claimTimes.stale, whatever its host and process id (its owner
+//     died on another host, or lost the file system);
+//   - its owner is a process of this host that no longer exists;
+//   - it carries the caller's host and process id but another process's identity: an earlier
+//     process with the same id, as in a restarted container whose entrypoint is process 1 again.
+//
+// Taking over is itself exclusive (claim.json.takeover), so two processes that find the same
+// stale claim do not both take it.
 
-// claimTimes are the claims' heartbeat and staleness bound.
+// claimTimes are the claims' heartbeat and staleness bound, and how long and how often a process
+// waits for the live claims of others on runs of its own shard.
 type claimTimes struct {
 	heartbeat, stale time.Duration
+	wait, poll       time.Duration
 }
 
-// defaultClaimTimes: touched every minute, stale after ten minutes without a touch.
-var defaultClaimTimes = claimTimes{heartbeat: time.Minute, stale: 10 * time.Minute}
+// defaultClaimTimes: touched every minute, stale after ten minutes without a touch; a claim of
+// another process is looked at every 5 seconds for at most half an hour (time for it to go stale,
+// or for its owner to finish a run).
+var defaultClaimTimes = claimTimes{heartbeat: time.Minute, stale: 10 * time.Minute, wait: 30 * time.Minute, poll: 5 * time.Second}
 
-// owner identifies a process (or, in tests, one Main call) holding claims.
+// thisProcess tells this process from an earlier one of the same host and process id (a
+// restarted container): random, set once when the program starts.
+var thisProcess = rand.Text()
+
+// owner identifies a process (or, in tests, one Main call) holding claims: Process is the same
+// for every owner of one process, Token differs between owners.
 type owner struct {
 	Host    string    `json:"host"`
 	PID     int       `json:"pid"`
+	Process string    `json:"process"`
 	Token   string    `json:"token"`
 	Started time.Time `json:"started"`
 }
@@ -53,7 +73,7 @@ func newOwner() (owner, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return owner{}, err
 	}
-	return owner{Host: host, PID: os.Getpid(), Token: hex.EncodeToString(b[:]), Started: time.Now().UTC()}, nil
+	return owner{Host: host, PID: os.Getpid(), Process: thisProcess, Token: hex.EncodeToString(b[:]), Started: time.Now().UTC()}, nil
 }
 
 func (o owner) String() string {
@@ -64,7 +84,7 @@ func (o owner) String() string {
 // the whole content or no file (except on file systems without hard links, where the content
 // follows the creation at once).
 func createExclusive(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	tmp, err := atomicfile.CreateTemp(path)
 	if err != nil {
 		return err
 	}
@@ -78,7 +98,7 @@ func createExclusive(path string, b []byte) error {
 		return err
 	}
 	// No hard links here: exclusive creation instead.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return err
 	}
@@ -108,7 +128,7 @@ type claim struct {
 // claimRun tries to claim the run whose directory is dir. It returns the claim, or nil and the
 // live owner when another process holds it.
 func claimRun(dir string, me owner, times claimTimes) (*claim, *owner, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil { // less the umask, as every folder made here
 		return nil, nil, err
 	}
 	path := filepath.Join(dir, "claim.json")
@@ -183,10 +203,21 @@ func readClaim(path string, me owner, times claimTimes) (*owner, bool, error) {
 		// Being written (no hard links) or torn: fresh until it is old.
 		return &held, time.Since(st.ModTime()) <= times.stale, nil
 	}
-	if held.Host == me.Host && held.PID != me.PID && !processAlive(held.PID) {
-		return &held, false, nil
+	return &held, !ownerGone(held, me) && time.Since(st.ModTime()) <= times.stale, nil
+}
+
+// ownerGone reports whether the process that holds a claim is known to be gone without waiting
+// for its claim to age: it is a process of this host that does not exist, or an earlier process
+// of this host with the caller's process id (a restarted container).
+func ownerGone(held, me owner) bool {
+	switch {
+	case held.Token == me.Token || held.Host != me.Host:
+		return false
+	case held.PID == me.PID:
+		return held.Process != me.Process
+	default:
+		return !processAlive(held.PID)
 	}
-	return &held, time.Since(st.ModTime()) <= times.stale, nil
 }
 
 // processAlive reports whether a process of this host has the id pid.

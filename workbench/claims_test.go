@@ -1,10 +1,15 @@
 package workbench
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,8 +63,10 @@ func TestClaimExclusive(t *testing.T) {
 	}
 }
 
-// TestClaimStale: a claim of a dead process of this host, or one not touched for longer than the
-// bound, is taken over; a live one of another host is not.
+// TestClaimStale: a claim of a dead process of this host, one not touched for longer than the
+// bound whatever its process, and one of an earlier process with the caller's host and process id
+// (a restarted container) are taken over; a live one of another host, and one of another owner of
+// this very process (another Main call) are not.
 func TestClaimStale(t *testing.T) {
 	host, err := os.Hostname()
 	if err != nil {
@@ -71,6 +78,10 @@ func TestClaimStale(t *testing.T) {
 	}
 	dead := cmd.Process.Pid // exited and reaped
 	times := claimTimes{heartbeat: time.Hour, stale: time.Minute}
+	me, err := newOwner()
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name  string
 		other owner
@@ -81,6 +92,11 @@ func TestClaimStale(t *testing.T) {
 		{"live process of this host", owner{Host: host, PID: os.Getppid(), Token: "b"}, 0, false},
 		{"another host, touched recently", owner{Host: "elsewhere.invalid", PID: 1, Token: "c"}, 10 * time.Second, false},
 		{"another host, silent too long", owner{Host: "elsewhere.invalid", PID: 1, Token: "d"}, 2 * time.Minute, true},
+		{"live process of this host, silent too long", owner{Host: host, PID: os.Getppid(), Token: "e"}, 2 * time.Minute, true},
+		{"restarted container: the caller's host and pid, another process", owner{Host: host, PID: me.PID, Process: "earlier", Token: "f"}, 0, true},
+		{"the caller's host, pid and process: another owner of this process", owner{Host: host, PID: me.PID, Process: me.Process, Token: "g"}, 0, false},
+		{"the caller's pid on another host, touched recently", owner{Host: "elsewhere.invalid", PID: me.PID, Process: "other", Token: "h"}, 10 * time.Second, false},
+		{"the caller's pid on another host, silent too long", owner{Host: "elsewhere.invalid", PID: me.PID, Process: "other", Token: "i"}, 2 * time.Minute, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,7 +110,6 @@ func TestClaimStale(t *testing.T) {
 			if err := os.Chtimes(path, old, old); err != nil {
 				t.Fatal(err)
 			}
-			me, _ := newOwner()
 			c, held, err := claimRun(dir, me, times)
 			if err != nil {
 				t.Fatal(err)
@@ -149,4 +164,116 @@ func TestClaimHeartbeat(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatal("the claim was not touched within 5 s")
+}
+
+// TestScheduleWaitsForHeldRun: a run of the caller's shard held by a live claim of a process on
+// another host is not skipped: the scheduler runs the rest, waits with a progress line, takes the
+// claim over once it is stale and trains the run. A caller whose wait ends first fails naming the
+// run left (times are scaled down: stale after 300 ms without a touch).
+func TestScheduleWaitsForHeldRun(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		wait time.Duration
+		want string // error, "" for success
+	}{
+		{"waits until stale", 10 * time.Second, ""},
+		{"wait ends first", 100 * time.Millisecond, "1 runs left unfinished, held by other processes for more than 100ms: b (process 7 on node-a since 2026-11-22T10:00:00Z)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var runs []plannedRun
+			for _, id := range []string{"a", "b", "c"} {
+				runs = append(runs, plannedRun{cell: cell{ID: id, Group: id}, hash: "h", dir: filepath.Join(dir, id)})
+			}
+			other := owner{Host: "node-a", PID: 7, Process: "p", Token: "t", Started: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+			if err := writeJSON(filepath.Join(runs[1].dir, "claim.json"), other); err != nil {
+				t.Fatal(err)
+			}
+			o := testOptions(t, 1)
+			o.me.Host = "node-b"
+			o.claims = claimTimes{heartbeat: 50 * time.Millisecond, stale: 300 * time.Millisecond, wait: tt.wait, poll: 20 * time.Millisecond}
+			var ran []string
+			var out bytes.Buffer
+			start := time.Now()
+			err := schedule(context.Background(), runs, o, &out, func(_ context.Context, r plannedRun, _ io.Writer) (*runRecord, error) {
+				ran = append(ran, r.ID)
+				return &runRecord{}, nil
+			}, nil)
+			if tt.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("error %v, want %q", err, tt.want)
+				}
+				if !slices.Equal(ran, []string{"a", "c"}) {
+					t.Errorf("ran %v, want [a c]", ran)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ran, []string{"a", "c", "b"}) {
+				t.Errorf("ran %v, want [a c b]: the held run last", ran)
+			}
+			if time.Since(start) < 250*time.Millisecond {
+				t.Errorf("the held run was taken after %s, before its claim went stale", time.Since(start))
+			}
+			if !strings.Contains(out.String(), "waiting for 1 runs held by other processes until they finish or their claims go stale (300ms without a touch), at most ") ||
+				!strings.Contains(out.String(), ": b (process 7 on node-a since 2026-11-22T10:00:00Z)\n") {
+				t.Errorf("no progress line while waiting:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// TestScheduleRunFinishedElsewhere: a run whose live claim is released with the run finished by
+// its owner is counted as done, not trained again.
+func TestScheduleRunFinishedElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	runs := []plannedRun{{cell: cell{ID: "a", Group: "a"}, hash: "h", dir: filepath.Join(dir, "a")}}
+	other := owner{Host: "node-a", PID: 7, Token: "t"}
+	claimPath := filepath.Join(runs[0].dir, "claim.json")
+	if err := writeJSON(claimPath, other); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t, 1)
+	o.claims = claimTimes{heartbeat: time.Hour, stale: time.Hour, wait: 10 * time.Second, poll: 20 * time.Millisecond}
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		writeJSON(filepath.Join(runs[0].dir, "metrics.json"), runRecord{ID: "a", ConfigHash: "h"})
+		os.Remove(claimPath)
+	}()
+	var out bytes.Buffer
+	err := schedule(context.Background(), runs, o, &out, func(context.Context, plannedRun, io.Writer) (*runRecord, error) {
+		t.Error("the run finished elsewhere was trained again")
+		return &runRecord{}, nil
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "a: finished by another process meanwhile") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+// TestRestartedContainerTrainsItsRun: a shard whose run holds a fresh claim carrying the caller's
+// host and process id but another process (the container restarted, its entrypoint the same pid)
+// takes the claim over at once and trains the run.
+func TestRestartedContainerTrainsItsRun(t *testing.T) {
+	dir := t.TempDir()
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := smokeRunIDs[0] // position 0: shard 0/2
+	earlier := owner{Host: host, PID: os.Getpid(), Process: "before the restart", Token: "t"}
+	if err := writeJSON(filepath.Join(dir, "runs", id, "claim.json"), earlier); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-shard", "0/2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(trainedIDs(out), id) || strings.Contains(out, "waiting") {
+		t.Errorf("the run %s of the restarted container was not trained at once:\n%s", id, out)
+	}
 }

@@ -140,12 +140,8 @@ func MainEnv(args []string, stdout, stderr io.Writer, lookupEnv func(string) (st
 	if o.jobs == 0 {
 		o.jobs = defaultJobs(cfg.Experiment)
 	}
-	// The first SIGINT or SIGTERM cancels ctx: training and evaluation stop at their next step or
-	// tile, and finished runs and checkpoints are kept. Once it has arrived the default handling is
-	// restored, so that a second Ctrl-C ends the process at once.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(stderr)
 	defer stop()
-	context.AfterFunc(ctx, stop)
 	switch cfg.Experiment {
 	case ExperimentFreqSim:
 		switch {
@@ -159,6 +155,53 @@ func MainEnv(args []string, stdout, stderr io.Writer, lookupEnv func(string) (st
 		return runFreqSim(ctx, cfg, o, stdout)
 	default:
 		return runRetrieval(ctx, raw, cfg, o, stdout)
+	}
+}
+
+// interruptible returns the context of a command that stops at SIGINT or SIGTERM, and the
+// function that ends the signal handling once the command has returned. The first signal cancels
+// the context: training and evaluation stop at their next step or tile, finished runs and
+// checkpoints are kept, and the command returns its "interrupted" summary. A second one ends the
+// process at once, as the default handling of the signal does, after saying so on stderr. While
+// the command runs, SIGPIPE is ignored: when stdout is a pipe whose reader the same Ctrl-C ended
+// (a "| tee"), writing to it fails instead of killing the process before its summary (on stderr)
+// is written.
+func interruptible(stderr io.Writer) (context.Context, func()) {
+	return interruptibleExit(stderr, func(sig os.Signal) {
+		signal.Reset(sig)
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			p.Signal(sig) // the default handling: the process ends by the signal
+		}
+	})
+}
+
+// interruptibleExit is interruptible with exit ending the process at the second signal.
+func interruptibleExit(stderr io.Writer, exit func(os.Signal)) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Ignore(syscall.SIGPIPE)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-done:
+			return
+		}
+		fmt.Fprintln(stderr, "interrupted: stopping at the next step; finished runs and checkpoints are kept (interrupt again to stop at once)")
+		select {
+		case sig := <-sigs:
+			fmt.Fprintln(stderr, "interrupted again: stopping at once; finished runs and the last checkpoints are kept, run the same command again to resume")
+			exit(sig)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		signal.Reset(syscall.SIGPIPE)
+		close(done)
+		cancel()
 	}
 }
 

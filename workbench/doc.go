@@ -33,8 +33,9 @@
 // Batch, GCP Batch, LSF, Grid Engine; see MainEnv), makes a process run only the runs at positions
 // ≡ i (mod n). The processes share one output folder, also on a network file system: each writes
 // its runs' files atomically, claims a run before training it (runs/<id>/claim.json, so that no
-// two processes train the same run; stale claims of dead processes are taken over), and no shard
-// writes the folder-level files. The report step (-report) then writes metrics.csv, summary.md
+// two processes train the same run; stale claims of dead processes are taken over, and a run held
+// by a live process is waited for, so that a process never ends successfully with a run of its
+// shard unfinished), and no shard writes the folder-level files. The report step (-report) then writes metrics.csv, summary.md
 // and the figures from the finished runs, naming the missing ones.
 //
 // A results folder belongs to one set of training settings: the first process to use it writes

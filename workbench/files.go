@@ -17,7 +17,7 @@ import (
 
 // writeAtomic writes path atomically (see package atomicfile), creating its directory.
 func writeAtomic(path string, write func(w io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return err
 	}
 	return atomicfile.Write(path, write)
@@ -202,7 +202,7 @@ func claimFolder(out string, cfg *Config, axes []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := os.MkdirAll(out, 0o777); err != nil {
 		return err
 	}
 	if err := refuseLegacy(out); err != nil {

@@ -1,16 +1,20 @@
 package workbench
 
 import (
+	"bufio"
 	"errors"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
 
 // TestInterruptStopsPromptly: a run interrupted (SIGINT) mid-training stops within seconds with
-// an error, where it would otherwise train for hours; after two interrupts in a row as well.
+// an error, where it would otherwise train for hours; after two interrupts in a row as well
+// (what a second one says: TestInterruptTwice).
 func TestInterruptStopsPromptly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
@@ -53,3 +57,95 @@ func TestInterruptStopsPromptly(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptSummaryThroughClosedPipe: with stdout a pipe whose reader the same Ctrl-C ended
+// (experiments ... | tee log), the interrupted command still ends with its summary on stderr and
+// exit status 1, rather than being killed by SIGPIPE at its next progress line.
+func TestInterruptSummaryThroughClosedPipe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestInterruptStopsPromptly$")
+	cmd.Env = append(os.Environ(), "WORKBENCH_INTERRUPT_CHILD_OUT="+t.TempDir())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && !strings.Contains(sc.Text(), "step 10/") {
+	}
+	stdout.Close() // the reader is gone, as tee ended by the Ctrl-C
+	// Progress lines written meanwhile (one every 5 steps) meet the closed pipe.
+	time.Sleep(300 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("the command ended with %v, want exit status 1 (stderr %q)", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted after 0 of 1 runs; run the same command again to resume") {
+		t.Errorf("stderr %q lacks the summary", stderr.String())
+	}
+}
+
+// TestInterruptTwice: the first SIGINT cancels the command's context and says how to stop at
+// once; the second says the command was interrupted (not that a run failed) and ends the process
+// by the signal (here, a stand-in for it). The signals are sent to this process, whose handling
+// interruptible has taken over; each waits for the previous one's message, as the kernel merges
+// signals that arrive before they are handled.
+func TestInterruptTwice(t *testing.T) {
+	var mu sync.Mutex
+	var stderr strings.Builder
+	w := writerFunc(func(b []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return stderr.Write(b) })
+	said := func(s string) bool {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			mu.Lock()
+			ok := strings.Contains(stderr.String(), s)
+			mu.Unlock()
+			if ok {
+				return true
+			}
+		}
+		return false
+	}
+	ended := make(chan os.Signal, 1)
+	ctx, stop := interruptibleExit(w, func(sig os.Signal) { ended <- sig })
+	defer stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first SIGINT did not cancel the context")
+	}
+	if !said("interrupted: stopping at the next step; finished runs and checkpoints are kept (interrupt again to stop at once)\n") {
+		t.Fatalf("first interrupt: stderr %q", stderr.String())
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case sig := <-ended:
+		if sig != syscall.SIGINT {
+			t.Errorf("ended by %v, want SIGINT", sig)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second SIGINT did not end the process")
+	}
+	if !said("interrupted again: stopping at once; finished runs and the last checkpoints are kept, run the same command again to resume\n") {
+		t.Errorf("second interrupt: stderr %q", stderr.String())
+	}
+}
+
+// writerFunc is an io.Writer of a function.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // cancelAt cancels a run's context when its progress shows a line holding mark: training asks
@@ -40,7 +41,7 @@ func timeless(t *testing.T, path string) []byte {
 	if err := readJSON(path, &rec); err != nil {
 		t.Fatal(err)
 	}
-	rec.Train.Seconds, rec.Train.ExamplesPerSec, rec.EvalSeconds = 0, 0, 0
+	rec.Train.Seconds, rec.Train.ExamplesPerSec, rec.EvalSeconds, rec.Train.Checkpoints.Seconds = 0, 0, 0, 0
 	for i := range rec.Curve {
 		rec.Curve[i].ExamplesPerSec = 0
 	}
@@ -72,37 +73,7 @@ func TestKilledMidTrainingResumes(t *testing.T) {
 		t.Fatalf("no progress line at step 10:\n%s", out)
 	}
 
-	raw, cfg, err := loadConfig(smokeConfig, sets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw.Out, cfg.Out = cut, cut
-	runs, err := plan(raw, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r plannedRun
-	for _, x := range runs {
-		if regexp.MustCompile(only).MatchString(x.ID) {
-			r = x
-		}
-	}
-	if err := claimOutput(cut, cfg); err != nil {
-		t.Fatal(err)
-	}
-	cache := &dataCache{sets: map[string]*cachedData{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	_, err = runOne(ctx, r, nil, cache, &cancelAt{mark: "step 25/112", cancel: cancel})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("killed run: error %v, want context.Canceled", err)
-	}
-	if _, err := os.Stat(r.checkpointPath()); err != nil {
-		t.Fatalf("no checkpoint after 25 steps: %v", err)
-	}
-	if _, err := os.Stat(r.modelPath()); err == nil {
-		t.Fatal("a killed run saved its model")
-	}
+	r := interruptAt(t, cut, sets, only, "step 25/112")
 
 	out, err = runCommand(t, args(cut)...)
 	if err != nil {
@@ -126,6 +97,80 @@ func TestKilledMidTrainingResumes(t *testing.T) {
 	}
 	if x, y := timeless(t, filepath.Join(whole, "runs", r.ID, "metrics.json")), timeless(t, filepath.Join(r.dir, "metrics.json")); !bytes.Equal(x, y) {
 		t.Errorf("metrics.json of the resumed run differs:\n%s\nvs uninterrupted\n%s", y, x)
+	}
+}
+
+// interruptAt runs the run of the smoke config (with sets) matching only in the folder cut, in
+// this process, and stops it once its progress shows mark, as a kill there would; it returns the
+// run, which has a checkpoint and no model.bin.
+func interruptAt(t *testing.T, cut string, sets []string, only, mark string) plannedRun {
+	t.Helper()
+	raw, cfg, err := loadConfig(smokeConfig, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.Out, cfg.Out = cut, cut
+	runs, err := plan(raw, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r plannedRun
+	for _, x := range runs {
+		if regexp.MustCompile(only).MatchString(x.ID) {
+			r = x
+		}
+	}
+	if err := claimOutput(cut, cfg); err != nil {
+		t.Fatal(err)
+	}
+	cache := &dataCache{sets: map[string]*cachedData{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = runOne(ctx, r, nil, cache, &cancelAt{mark: mark, cancel: cancel})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("killed run: error %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(r.checkpointPath()); err != nil {
+		t.Fatalf("no checkpoint at %q: %v", mark, err)
+	}
+	if _, err := os.Stat(r.modelPath()); err == nil {
+		t.Fatal("a killed run saved its model")
+	}
+	return r
+}
+
+// TestCorruptCheckpointRetrained: a checkpoint that fails its checksum is treated like a missing
+// one: a warning names it, and the run trains from the start, to the model of a run never
+// interrupted.
+func TestCorruptCheckpointRetrained(t *testing.T) {
+	const only = "^variant=plain,seed=1$"
+	sets := []string{"train.checkpoint_every=10", "train.log_every=5", "train.log_seconds=1e-9"}
+	args := func(out string) []string {
+		return []string{"-config", smokeConfig, "-out", out, "-only", only, "-set", sets[0], "-set", sets[1], "-set", sets[2]}
+	}
+	whole, cut := t.TempDir(), t.TempDir()
+	if _, err := runCommand(t, args(whole)...); err != nil {
+		t.Fatal(err)
+	}
+	r := interruptAt(t, cut, sets, only, "step 25/112")
+	b := readFile(t, r.checkpointPath())
+	b[len(b)/2] ^= 1 << 5
+	if err := os.WriteFile(r.checkpointPath(), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCommand(t, args(cut)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := r.ID + ": warning: " + r.checkpointPath() + ": corrupt checkpoint file: CRC-32C "
+	if !strings.Contains(out, want) || !strings.Contains(out, "; training from the start\n") {
+		t.Errorf("output does not warn %q:\n%s", want, out)
+	}
+	if strings.Contains(out, "resuming training from") || !strings.Contains(out, "step 5/112") {
+		t.Errorf("the run did not train from the start:\n%s", out)
+	}
+	if !bytes.Equal(readFile(t, filepath.Join(whole, "runs", r.ID, "model.bin")), readFile(t, r.modelPath())) {
+		t.Error("model.bin differs from the uninterrupted run's")
 	}
 }
 
@@ -174,8 +219,13 @@ func TestDivergedMessage(t *testing.T) {
 }
 
 // TestKilledProcessResumes: the command in another process, killed (SIGKILL, no chance to clean
-// up) once its progress passes step 25, leaves a folder from which the next invocation resumes
-// training at its last checkpoint and ends with the model.bin of a run never interrupted.
+// up) while it trains (once its progress passes step 25), after its last step (checkpoint,
+// curve or model being written, or evaluation), and while it evaluates (once model.bin is
+// there), leaves a folder from which the next invocation resumes (training at its last
+// checkpoint) and ends with the model.bin of a run never interrupted, byte for byte: a model
+// file depends only on the parameters and the run, not on whether its process resumed. The
+// state a kill while writing model.bin leaves (a partial temporary file beside the checkpoint)
+// is made from the state after a kill during evaluation.
 func TestKilledProcessResumes(t *testing.T) {
 	args := func(out string) []string {
 		return []string{"-config", smokeConfig, "-out", out, "-only", "^variant=plain,seed=2$",
@@ -188,31 +238,91 @@ func TestKilledProcessResumes(t *testing.T) {
 		}
 		os.Exit(0)
 	}
-	whole, cut := t.TempDir(), t.TempDir()
+	whole := t.TempDir()
 	if _, err := runCommand(t, args(whole)...); err != nil {
 		t.Fatal(err)
 	}
-	cmd, seen := startChild(t, "TestKilledProcessResumes", "WORKBENCH_KILLED_CHILD_OUT="+cut, "step 25/112", nil)
-	killed := seen && cmd.Process.Kill() == nil
-	cmd.Wait()
-	if !killed {
-		t.Fatal("the child process ended before step 25")
-	}
-	runDir := filepath.Join(cut, "runs", "variant=plain,seed=2")
-	if _, err := os.Stat(filepath.Join(runDir, "model.bin")); err == nil {
-		t.Fatal("the killed process saved its model")
-	}
-	out, err := runCommand(t, args(cut)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out, "resuming training from") || strings.Contains(out, "step 5/112") {
-		t.Errorf("the run did not resume from a checkpoint:\n%s", out)
-	}
-	a := readFile(t, filepath.Join(whole, "runs", "variant=plain,seed=2", "model.bin"))
-	b := readFile(t, filepath.Join(runDir, "model.bin"))
-	if !bytes.Equal(a, b) {
-		t.Error("model.bin of the resumed run differs from the uninterrupted one")
+	want := readFile(t, filepath.Join(whole, "runs", "variant=plain,seed=2", "model.bin"))
+	for _, tt := range []struct {
+		name     string
+		line     string // kill once the output shows it ("": once model.bin exists)
+		writing  bool   // then make the state of a kill while model.bin is written
+		resumeAt string // the step the next invocation resumes after ("": any)
+	}{
+		{"training", "step 25/112", false, "step 25/112"},
+		{"after the last step", "step 112/112", false, ""},
+		{"evaluation", "", false, ""},
+		{"model writing", "", true, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// The kill comes at a moment of the child's own timing: a child that finished the run
+			// before it was killed is tried again (in a new folder), a few times.
+			var cut, runDir, model string
+			for try := 0; ; try++ {
+				cut = t.TempDir()
+				runDir = filepath.Join(cut, "runs", "variant=plain,seed=2")
+				model = filepath.Join(runDir, "model.bin")
+				var cmd *exec.Cmd
+				seen := false
+				if tt.line != "" {
+					cmd, seen = startChild(t, "TestKilledProcessResumes", "WORKBENCH_KILLED_CHILD_OUT="+cut, tt.line, nil)
+				} else {
+					cmd, _ = startChild(t, "TestKilledProcessResumes", "WORKBENCH_KILLED_CHILD_OUT="+cut, "step 100/112", nil)
+					for deadline := time.Now().Add(time.Minute); !seen && time.Now().Before(deadline); {
+						seen = exists(model)
+					}
+				}
+				killed := seen && cmd.Process.Kill() == nil
+				cmd.Wait()
+				if !killed {
+					t.Fatal("the child process ended before the kill point")
+				}
+				if !exists(filepath.Join(runDir, "metrics.json")) {
+					break
+				}
+				if try == 4 {
+					t.Fatal("in 5 tries, the child finished the run before it was killed")
+				}
+			}
+			if tt.writing {
+				b := readFile(t, model)
+				if err := os.WriteFile(filepath.Join(runDir, ".model.bin.tmp123"), b[:len(b)/2], 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Remove(model); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.resumeAt != "" && exists(model) {
+				t.Fatal("the killed process saved its model")
+			}
+			resumable := exists(filepath.Join(runDir, "checkpoint.bin"))
+			if tt.resumeAt != "" && !resumable {
+				t.Fatal("no checkpoint after the kill during training")
+			}
+			// A fresh process resumes, as after a restart (this one's history differs).
+			resume := exec.Command(os.Args[0], "-test.run=^TestKilledProcessResumes$")
+			resume.Env = append(os.Environ(), "WORKBENCH_KILLED_CHILD_OUT="+cut)
+			b, err := resume.CombinedOutput()
+			out := string(b)
+			if err != nil {
+				t.Fatalf("the resuming process: %v\n%s", err, out)
+			}
+			// A kill between the removal of the checkpoint (after evaluation) and the writing of
+			// metrics.json leaves nothing to resume from: the run trains again, to the same bytes.
+			if resumable && (!strings.Contains(out, "resuming training from") || strings.Contains(out, "step 5/112")) {
+				t.Errorf("the run did not resume from its checkpoint:\n%s", out)
+			}
+			if tt.resumeAt != "" && !strings.Contains(out, tt.resumeAt) {
+				t.Errorf("the run did not resume after %s:\n%s", tt.resumeAt, out)
+			}
+			if got := readFile(t, model); !bytes.Equal(want, got) {
+				t.Errorf("model.bin of the resumed run differs from the uninterrupted one (%d and %d bytes)", len(got), len(want))
+			}
+			if tmps, _ := filepath.Glob(filepath.Join(runDir, ".*.tmp*")); len(tmps) > 0 {
+				t.Errorf("temporary files left: %v", tmps)
+			}
+		})
 	}
 }
 
@@ -238,4 +348,35 @@ func startChild(t *testing.T, test, env, line string, stderr io.Writer) (cmd *ex
 	}
 	go io.Copy(io.Discard, stdout)
 	return cmd, seen
+}
+
+// TestCheckpointCost: a run's checkpoints hold what resume needs and no dense copy of a mostly
+// empty sketch: on the smoke config (2^20 sketch buckets, a model.bin of 54 KB) a checkpoint is
+// at most the parameters and Adam's two moments (3 × model.bin), the batch order (4 bytes per
+// training pair) and 64 KB for the rest (the compressed sketch, the header); it was 5.4 MB. The
+// cost (count, size, time) is in the run's metrics.json and its log line.
+func TestCheckpointCost(t *testing.T) {
+	dir := t.TempDir()
+	const id = "variant=logq,seed=1"
+	out, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "^"+id+"$")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec runRecord
+	if err := readJSON(filepath.Join(dir, "runs", id, "metrics.json"), &rec); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dir, "runs", id, "model.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rec.Train.Checkpoints
+	bound := 3*st.Size() + 4*int64(rec.Data.Train) + 64<<10
+	if c.Writes != 2 || c.Bytes <= 0 || c.Bytes > bound || c.Seconds <= 0 {
+		t.Errorf("checkpoints %+v, want 2 (one per epoch, the last after the last step) of at most %d bytes, taking some time", c, bound)
+	}
+	line := regexp.MustCompile(regexp.QuoteMeta(id) + `: 2 checkpoints of \d+\.\d KB, \d+\.\d{3} s writing them\n`)
+	if !line.MatchString(out) {
+		t.Errorf("output does not report the checkpoints' cost:\n%s", out)
+	}
 }

@@ -83,7 +83,11 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 		return firstError(runErr, err)
 	}
 	if runErr != nil && exists(filepath.Join(cfg.Out, "metrics.csv")) {
-		fmt.Fprintf(stdout, "%s keeps its previous metrics.csv, summary.md and figures: a run failed\n", cfg.Out)
+		why := "a run failed"
+		if ctx.Err() != nil {
+			why = "interrupted"
+		}
+		fmt.Fprintf(stdout, "%s keeps its previous metrics.csv, summary.md and figures: %s\n", cfg.Out, why)
 		return runErr
 	}
 	if len(recs) > 0 {
@@ -310,6 +314,9 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	if err != nil {
 		return trainSummary{}, nil, err
 	}
+	if err := usableCheckpoint(r, progress); err != nil {
+		return trainSummary{}, nil, err
+	}
 	if exists(r.checkpointPath()) {
 		fmt.Fprintf(progress, "%s: resuming training from %s\n", r.ID, r.checkpointPath())
 	}
@@ -325,8 +332,33 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	if err := m.Save(r.modelPath()); err != nil {
 		return trainSummary{}, nil, err
 	}
+	cost, err := models.ReadCheckpointCost(r.checkpointPath())
+	if err != nil {
+		return trainSummary{}, nil, err
+	}
+	fmt.Fprintf(progress, "%s: %d checkpoints of %.1f KB, %.3f s writing them\n", r.ID, cost.Writes, float64(cost.Bytes)/1e3, cost.Seconds)
 	last := curve[len(curve)-1]
-	return trainSummary{Steps: last.Step, Seconds: seconds, ExamplesPerSec: float64(last.Step*cfg.Train.BatchSize) / seconds, FinalLoss: last.Loss}, curve, nil
+	return trainSummary{Steps: last.Step, Seconds: seconds, ExamplesPerSec: float64(last.Step*cfg.Train.BatchSize) / seconds, FinalLoss: last.Loss,
+		Checkpoints: checkpointSummary(cost)}, curve, nil
+}
+
+// usableCheckpoint removes the run's checkpoint, with a warning naming it, when it is corrupt (it
+// fails its checksum) or of another version: such a checkpoint is treated like a missing one and
+// the run trains from the start, rather than failing on every retry.
+func usableCheckpoint(r plannedRun, progress io.Writer) error {
+	err := models.VerifyCheckpoint(r.checkpointPath())
+	var bad *models.UnreadableError
+	switch {
+	case err == nil || errors.Is(err, fs.ErrNotExist):
+		return nil
+	case !errors.As(err, &bad):
+		return err
+	}
+	fmt.Fprintf(progress, "%s: warning: %v; training from the start\n", r.ID, err)
+	if err := os.Remove(r.checkpointPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // trainError turns a training step that diverged (a NaN or infinite loss or gradient) into a

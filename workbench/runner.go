@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,6 +54,15 @@ type trainSummary struct {
 	Seconds        float64 `json:"seconds"`
 	ExamplesPerSec float64 `json:"examples_per_sec"`
 	FinalLoss      float64 `json:"final_loss"`
+	// Checkpoints is what the run's checkpoints cost (over every process that trained it).
+	Checkpoints checkpointSummary `json:"checkpoints"`
+}
+
+// checkpointSummary is models.CheckpointCost in a run's record.
+type checkpointSummary struct {
+	Writes  int     `json:"writes"`
+	Bytes   int64   `json:"bytes"` // of the last one
+	Seconds float64 `json:"seconds"`
 }
 
 // plannedRun is one cell of the grid with its resolved config.
@@ -145,10 +156,13 @@ func selected(runs []plannedRun, o options) []plannedRun {
 
 // schedule runs the selected runs that are not finished (all with force), jobs at a time, and
 // writes each one's metrics.json as it finishes. Each run is claimed first (see claimRun): a run
-// another process holds is skipped, so that processes sharing the folder never train the same
-// run. The first failure stops the others; finished runs are kept, so running the same command
-// again resumes. length gives each run's relative length (its training steps) for the time left;
-// nil counts every run the same.
+// another process holds is left to it while the others run; then the process waits for the runs
+// so held, looking at their claims every o.claims.poll with a progress line, and trains each one
+// whose claim is released without a result or goes stale, for at most o.claims.wait. So no two
+// processes train the same run, and schedule never returns nil with a selected run unfinished:
+// runs still held when the wait ends are named in the error. The first failure stops the others;
+// finished runs are kept, so running the same command again resumes. length gives each run's
+// relative length (its training steps) for the time left; nil counts every run the same.
 func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Writer, do runFunc, length func(plannedRun) float64) error {
 	if length == nil {
 		length = func(plannedRun) float64 { return 1 }
@@ -179,89 +193,152 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 	if len(todo) == 0 {
 		return nil
 	}
-	var (
-		mu              sync.Mutex
-		done, elsewhere int
-		states          = make([]runState, len(todo))
-		recs            = make([]*runRecord, len(todo))
-	)
-	begin := time.Now()
+	s := &scheduler{o: o, stdout: stdout, do: do, length: length, todo: todo,
+		states: make([]runState, len(todo)), recs: make([]*runRecord, len(todo)), begin: time.Now()}
+	pending := make([]int, len(todo))
+	for i := range pending {
+		pending[i] = i
+	}
+	deadline := time.Now().Add(o.claims.wait)
+	var said string
+	var saidAt time.Time
+	for {
+		held, err := s.round(ctx, pending)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+		if err != nil || ctx.Err() != nil {
+			return fmt.Errorf("interrupted after %d of %d runs; run the same command again to resume", s.done, len(todo))
+		}
+		if len(held) == 0 {
+			return nil
+		}
+		pending = pending[:0]
+		var names []string
+		for i, h := range held {
+			pending = append(pending, i)
+			names = append(names, fmt.Sprintf("%s (%s)", todo[i].ID, h))
+		}
+		slices.Sort(pending)
+		slices.Sort(names)
+		left := time.Until(deadline)
+		if left <= 0 {
+			return fmt.Errorf("%d runs left unfinished, held by other processes for more than %s: %s; run the same command again once they have finished, or after %s without a touch of their claims",
+				len(names), o.claims.wait, strings.Join(names, ", "), o.claims.stale)
+		}
+		if line := strings.Join(names, ", "); line != said || time.Since(saidAt) >= waitLineEvery {
+			fmt.Fprintf(stdout, "waiting for %d runs held by other processes until they finish or their claims go stale (%s without a touch), at most %s more: %s\n",
+				len(names), o.claims.stale, left.Round(time.Second), line)
+			said, saidAt = line, time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("interrupted after %d of %d runs; run the same command again to resume", s.done, len(todo))
+		case <-time.After(min(o.claims.poll, left)):
+		}
+	}
+}
+
+// waitLineEvery is how often the progress line of a wait for held runs is repeated when they stay
+// the same.
+const waitLineEvery = time.Minute
+
+// scheduler is the state of one schedule call.
+type scheduler struct {
+	o      options
+	stdout io.Writer
+	do     runFunc
+	length func(plannedRun) float64
+	todo   []plannedRun
+	begin  time.Time
+
+	mu              sync.Mutex
+	done, elsewhere int
+	states          []runState
+	recs            []*runRecord
+}
+
+// round claims and runs the runs of s.todo at the positions pending, o.jobs at a time. It returns
+// the owners of the live claims of other processes that kept some of them from running, by
+// position.
+func (s *scheduler) round(ctx context.Context, pending []int) (map[int]owner, error) {
+	held := map[int]owner{}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(o.jobs)
-	for i, r := range todo {
+	g.SetLimit(s.o.jobs)
+	for _, i := range pending {
 		if gctx.Err() != nil {
 			break
 		}
-		g.Go(func() (err error) {
+		g.Go(func() error {
 			if gctx.Err() != nil {
 				return gctx.Err()
 			}
-			c, held, err := claimRun(r.dir, o.me, o.claims)
-			if err != nil {
-				return fmt.Errorf("run %s: %w", r.ID, err)
+			h, err := s.run(gctx, i)
+			if h != nil {
+				s.mu.Lock()
+				held[i] = *h
+				s.mu.Unlock()
 			}
-			if c == nil || !o.force && r.isFinished() {
-				mu.Lock()
-				elsewhere++
-				states[i] = runSkipped
-				if held != nil {
-					fmt.Fprintf(stdout, "%s: running in %s, skipped\n", r.ID, held)
-				} else {
-					fmt.Fprintf(stdout, "%s: finished by another process meanwhile\n", r.ID)
-				}
-				mu.Unlock()
-				if c != nil {
-					return c.release()
-				}
-				return nil
-			}
-			defer func() {
-				if rerr := c.release(); err == nil && rerr != nil {
-					err = fmt.Errorf("run %s: %w", r.ID, rerr)
-				}
-			}()
-			progress := stdout
-			if o.jobs > 1 {
-				progress = &prefixWriter{w: stdout, mu: &mu, prefix: r.ID + ": "}
-			}
-			start := time.Now()
-			rec, err := do(gctx, r, progress)
-			if err == nil {
-				rec.ID, rec.Group, rec.Seed, rec.ConfigHash, rec.TrainHash = r.ID, r.Group, r.Seed, r.hash, r.trainHash
-				rec.Axes = map[string]string{}
-				for _, s := range r.Settings {
-					rec.Axes[s.Key] = formatValue(s.Value)
-				}
-				err = writeJSON(filepath.Join(r.dir, "metrics.json"), rec)
-			}
-			if err != nil {
-				if errors.Is(err, context.Canceled) {
-					return err
-				}
-				return fmt.Errorf("run %s: %w", r.ID, err)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			done++
-			states[i], recs[i] = runDone, rec
-			elapsed := time.Since(begin)
-			left := timeLeft(elapsed, todo, states, recs, length)
-			fmt.Fprintf(stdout, "[%d/%d] %s finished in %s (all: %s so far, about %s left)\n", done+elsewhere, len(todo), r.ID,
-				time.Since(start).Round(time.Second/10), elapsed.Round(time.Second), left.Round(time.Second))
-			return nil
+			return err
 		})
 	}
 	err := g.Wait()
-	if err != nil && !errors.Is(err, context.Canceled) {
-		return err
+	return held, err
+}
+
+// run claims and runs s.todo[i], unless another process holds it (its owner is returned) or
+// finished it meanwhile.
+func (s *scheduler) run(ctx context.Context, i int) (_ *owner, err error) {
+	r, o, stdout := s.todo[i], s.o, s.stdout
+	c, held, err := claimRun(r.dir, o.me, o.claims)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", r.ID, err)
 	}
-	if err != nil || ctx.Err() != nil {
-		return fmt.Errorf("interrupted after %d of %d runs; run the same command again to resume", done, len(todo))
+	if c == nil {
+		return held, nil
 	}
-	if elsewhere > 0 {
-		fmt.Fprintf(stdout, "%d runs were left to other processes; run with -report once they have finished\n", elsewhere)
+	if !o.force && r.isFinished() {
+		s.mu.Lock()
+		s.elsewhere++
+		s.states[i] = runSkipped
+		fmt.Fprintf(stdout, "%s: finished by another process meanwhile\n", r.ID)
+		s.mu.Unlock()
+		return nil, c.release()
 	}
-	return nil
+	defer func() {
+		if rerr := c.release(); err == nil && rerr != nil {
+			err = fmt.Errorf("run %s: %w", r.ID, rerr)
+		}
+	}()
+	progress := stdout
+	if o.jobs > 1 {
+		progress = &prefixWriter{w: stdout, mu: &s.mu, prefix: r.ID + ": "}
+	}
+	start := time.Now()
+	rec, err := s.do(ctx, r, progress)
+	if err == nil {
+		rec.ID, rec.Group, rec.Seed, rec.ConfigHash, rec.TrainHash = r.ID, r.Group, r.Seed, r.hash, r.trainHash
+		rec.Axes = map[string]string{}
+		for _, st := range r.Settings {
+			rec.Axes[st.Key] = formatValue(st.Value)
+		}
+		err = writeJSON(filepath.Join(r.dir, "metrics.json"), rec)
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("run %s: %w", r.ID, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.done++
+	s.states[i], s.recs[i] = runDone, rec
+	elapsed := time.Since(s.begin)
+	left := timeLeft(elapsed, s.todo, s.states, s.recs, s.length)
+	fmt.Fprintf(stdout, "[%d/%d] %s finished in %s (all: %s so far, about %s left)\n", s.done+s.elsewhere, len(s.todo), r.ID,
+		time.Since(start).Round(time.Second/10), elapsed.Round(time.Second), left.Round(time.Second))
+	return nil, nil
 }
 
 // sameTraining refuses a run whose folder holds a run trained with other settings (the folder's

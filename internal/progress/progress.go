@@ -22,16 +22,24 @@ type Meter struct {
 	interval time.Duration
 	start    time.Time
 	last     time.Time // last plain line
+	done     int64     // units added to the live bar
+	describe string    // the live bar's description
 }
 
 // New returns a Meter of total units named unit ("examples", "pairs") writing to w (nil
 // discards): a live bar when w is a terminal, else plain lines at most every interval.
 func New(w io.Writer, total int64, unit string, interval time.Duration) *Meter {
+	f, ok := w.(*os.File)
+	return newMeter(w, total, unit, interval, ok && term.IsTerminal(int(f.Fd())))
+}
+
+// newMeter is New with a live bar or not, whatever w is.
+func newMeter(w io.Writer, total int64, unit string, interval time.Duration, live bool) *Meter {
 	if w == nil {
 		w = io.Discard
 	}
 	m := &Meter{w: w, total: total, unit: unit, interval: interval, start: time.Now()}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if live {
 		m.bar = progressbar.NewOptions64(total,
 			progressbar.OptionSetWriter(w),
 			progressbar.OptionSetItsString(unit),
@@ -53,6 +61,8 @@ func (m *Meter) Add(n int64, describe string) {
 	if m.bar == nil {
 		return
 	}
+	m.done += n
+	m.describe = describe
 	m.bar.Describe(describe)
 	_ = m.bar.Add64(n) // the bar's only error is exceeding its maximum, which it then clamps
 }
@@ -78,10 +88,19 @@ func (m *Meter) Line(done int64, last bool, text string) {
 	fmt.Fprintf(m.w, "%s %.0f %s/s eta %s\n", text, rate, m.unit, eta.Round(time.Second))
 }
 
-// Close ends the live bar's line.
+// Close replaces the live bar by a last line where the bar stood: its description, the units done
+// of the total and the rate over the whole time since New. (The bar's own Finish would fill it
+// to 100% even when the loop stopped early, as on Ctrl-C, and show the rate of its last few
+// updates, which is no rate of the run.)
 func (m *Meter) Close() {
-	if m.bar != nil {
-		_ = m.bar.Finish()
-		fmt.Fprintln(m.w)
+	if m.bar == nil {
+		return
 	}
+	_ = m.bar.Clear()
+	elapsed := time.Since(m.start)
+	rate := 0.0
+	if s := elapsed.Seconds(); s > 0 {
+		rate = float64(m.done) / s
+	}
+	fmt.Fprintf(m.w, "%s %d/%d %s, %.0f %s/s in %s\n", m.describe, m.done, m.total, m.unit, rate, m.unit, elapsed.Round(time.Millisecond))
 }

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,4 +42,40 @@ func TestPlainLines(t *testing.T) {
 		t.Errorf("interval 0: %d lines, want 2", n)
 	}
 	New(nil, 1, "x", 0).Line(1, true, "discarded") // nil writer: no panic
+}
+
+// TestLiveBarClose: a live bar closed halfway ends with a line that shows where it stood (not
+// 100%) and the rate over the whole run: 50 units over at least 50 ms is at most 1000 units/s,
+// and at least 50 over the time measured around it. (The bar's own Finish showed 100% and the
+// rate of its last updates, e.g. 108977338 pairs/s for a run of about 92k.)
+func TestLiveBarClose(t *testing.T) {
+	var b strings.Builder
+	start := time.Now()
+	m := newMeter(&b, 100, "pairs", time.Hour, true)
+	if !m.Live() {
+		t.Fatal("no live bar")
+	}
+	m.Add(20, "pairs 20/100")
+	time.Sleep(50 * time.Millisecond)
+	m.Add(30, "pairs 50/100")
+	m.Close()
+	elapsed := time.Since(start)
+	out := b.String()
+	i := strings.LastIndexAny(strings.TrimSuffix(out, "\n"), "\r\n")
+	last := out[i+1:]
+	re := regexp.MustCompile(`^pairs 50/100 50/100 pairs, (\d+) pairs/s in \S+\n$`)
+	sub := re.FindStringSubmatch(last)
+	if sub == nil {
+		t.Fatalf("last line %q does not match %v", last, re)
+	}
+	rate, err := strconv.ParseFloat(sub[1], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lo := 50 / elapsed.Seconds(); rate > 1000 || rate < lo-1 {
+		t.Errorf("final rate %v pairs/s, want the run's: between %.0f and 1000", rate, lo)
+	}
+	if strings.Contains(last, "100%") {
+		t.Errorf("the closed bar shows 100%%: %q", last)
+	}
 }
