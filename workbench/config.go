@@ -140,10 +140,18 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 		if !ok || strings.TrimSpace(k) == "" {
 			return nil, nil, fmt.Errorf("-set %s: want section.key=value", s)
 		}
-		if err := assign(&cfg, strings.TrimSpace(k), parseValue(v)); err != nil {
+		key, x := strings.TrimSpace(k), parseValue(v)
+		axis, err := setAxis(&cfg, key, x)
+		if err != nil {
 			return nil, nil, fmt.Errorf("-set %s: %w", s, err)
 		}
-		cfg.written = append(cfg.written, strings.TrimSpace(k))
+		if axis {
+			continue
+		}
+		if err := assign(&cfg, key, x); err != nil {
+			return nil, nil, fmt.Errorf("-set %s: %w", s, err)
+		}
+		cfg.written = append(cfg.written, key)
 	}
 	resolved, err = cfg.clone()
 	if err != nil {
@@ -151,6 +159,9 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 	}
 	if resolved.Out == "" {
 		resolved.Out = filepath.Join("results", strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	}
+	if err := setFirstCell(resolved); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := resolved.resolve(md); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
