@@ -143,10 +143,18 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 		if !ok || strings.TrimSpace(k) == "" {
 			return nil, nil, fmt.Errorf("-set %s: want section.key=value", s)
 		}
-		if err := assign(&cfg, strings.TrimSpace(k), parseValue(v)); err != nil {
+		key, x := strings.TrimSpace(k), parseValue(v)
+		axis, err := setAxis(&cfg, key, x)
+		if err != nil {
 			return nil, nil, fmt.Errorf("-set %s: %w", s, err)
 		}
-		cfg.written = append(cfg.written, strings.TrimSpace(k))
+		if axis {
+			continue
+		}
+		if err := assign(&cfg, key, x); err != nil {
+			return nil, nil, fmt.Errorf("-set %s: %w", s, err)
+		}
+		cfg.written = append(cfg.written, key)
 	}
 	resolved, err = cfg.clone()
 	if err != nil {
@@ -154,6 +162,9 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 	}
 	if resolved.Out == "" {
 		resolved.Out = filepath.Join("results", strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	}
+	if err := setFirstCell(resolved); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := resolved.resolve(md); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
@@ -279,7 +290,7 @@ func assign(cfg *Config, key string, v any) error {
 // resolve fills defaults and validates every section; md (of the file, may be nil) tells which
 // sections the file defines, so that a section the experiment kind does not read is an error.
 func (c *Config) resolve(md toml.MetaData) error {
-	isetting.Default(&c.Experiment, ExperimentRetrieval)
+	c.defaultExperiment()
 	i := slices.Index(experimentNames(), c.Experiment)
 	if i < 0 {
 		return isetting.OneOf("experiment", c.Experiment, experimentNames())
@@ -400,6 +411,64 @@ func (c *Config) encode() ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// defaultExperiment sets an unset experiment kind to the default, ExperimentRetrieval.
+func (c *Config) defaultExperiment() {
+	isetting.Default(&c.Experiment, ExperimentRetrieval)
+}
+
+// encodeFor writes the resolved config as TOML for a config.toml in the folder dir, such that the
+// file loads as a -config and gives the same runs: a relative data.path is written relative to
+// dir (a config file's data path is relative to the file), the sections the experiment does not
+// read are left out, and so are settings at their zero value outside the loss options (an absent
+// key decodes to the same zero, while a written zero the default would replace is an error).
+func (c *Config) encodeFor(dir string) ([]byte, error) {
+	w, err := c.clone()
+	if err != nil {
+		return nil, err
+	}
+	if p := w.Data.Path; p != "" && !filepath.IsAbs(p) {
+		from, err1 := filepath.Abs(dir)
+		to, err2 := filepath.Abs(p)
+		if err1 != nil || err2 != nil {
+			return nil, errors.Join(err1, err2)
+		}
+		if w.Data.Path, err = filepath.Rel(from, to); err != nil {
+			return nil, err
+		}
+	}
+	body, err := w.encode()
+	if err != nil {
+		return nil, err
+	}
+	w.defaultExperiment()
+	var used []string
+	if i := slices.Index(experimentNames(), w.Experiment); i >= 0 {
+		used = experiments[i].sections
+	}
+	var out bytes.Buffer
+	skip, options := false, false
+	for _, line := range strings.SplitAfter(string(body), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			name := strings.Trim(t, "[]")
+			section, _, _ := strings.Cut(name, ".")
+			skip = isSection(section) && !contains(used, section)
+			options = name == "loss.options" || strings.HasPrefix(name, "loss.options.")
+		}
+		if skip || (!options && isZeroLine(t)) {
+			continue
+		}
+		out.WriteString(line)
+	}
+	return out.Bytes(), nil
+}
+
+// isZeroLine reports a line of the TOML encoder that sets a key to its type's zero value.
+func isZeroLine(t string) bool {
+	_, v, ok := strings.Cut(t, " = ")
+	return ok && !strings.HasPrefix(t, "[") && slices.Contains([]string{`""`, "0", "0.0", "false", "[]"}, v)
 }
 
 // clone deep-copies the config.

@@ -91,10 +91,12 @@ func claimOutput(out string, cfg *Config) error {
 	return writeFolderConfig(out, cfg)
 }
 
-// writeFolderConfig writes the experiment's resolved config to out/config.toml, for people to
-// read: a folder-level file, written by an unsharded run or the report step.
+// writeFolderConfig writes the experiment's config to out/config.toml (see encodeFor): a
+// folder-level file, written by an unsharded run or the report step. The freq_sim experiment
+// writes its resolved config; the retrieval one the config as written with its -set values,
+// whose grid it reproduces (each run's resolved config is in the run's folder).
 func writeFolderConfig(out string, cfg *Config) error {
-	body, err := cfg.encode()
+	body, err := cfg.encodeFor(out)
 	if err != nil {
 		return err
 	}

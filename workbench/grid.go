@@ -3,6 +3,8 @@ package workbench
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -197,4 +199,84 @@ func cellConfig(raw *Config, c cell) (*Config, error) {
 		return nil, fmt.Errorf("run %s: %w", c.ID, err)
 	}
 	return cfg, nil
+}
+
+// setAxis applies -set key=v where key is, or becomes, an ablation axis, and reports whether it
+// did; a key that is not (then set by assign) is left to the caller.
+//   - An axis over key alone is replaced by an axis over v: one value, or the values of v where
+//     v is a list and the setting is not (-set 'loss.temperature=[0.05,0.1]' sweeps).
+//   - A zipped axis that has key among its keys keeps the tuples whose value of key is v (or one
+//     of v's values): the other keys keep the values they are zipped with. No tuple left is an
+//     error naming the axis and the values it has.
+//   - A list v on a key that is no axis and whose setting is not a list adds an axis over it.
+func setAxis(cfg *Config, key string, v any) (bool, error) {
+	values := []any{v}
+	list, isList := v.([]any)
+	if isList && !listSetting(cfg, key) {
+		if len(list) == 0 {
+			return true, fmt.Errorf("%s: an empty list of values", key)
+		}
+		values = list
+	} else {
+		isList = false
+	}
+	for i, a := range cfg.Ablation {
+		if a.Key == key {
+			cfg.Ablation[i].Values = values
+			return true, nil
+		}
+		j := slices.Index(a.Keys, key)
+		if j < 0 {
+			continue
+		}
+		var kept, have []any
+		for _, t := range a.Values {
+			tuple, ok := t.([]any)
+			if !ok || len(tuple) != len(a.Keys) {
+				return true, fmt.Errorf("ablation[%d].values: want tuples of %d values", i, len(a.Keys))
+			}
+			have = append(have, tuple[j])
+			if slices.ContainsFunc(values, func(x any) bool { return formatValue(x) == formatValue(tuple[j]) }) {
+				kept = append(kept, t)
+			}
+		}
+		if len(kept) == 0 {
+			return true, fmt.Errorf("%s is zipped with %s in ablation[%d], which has no tuple with %s = %s (it has %s): set a value it has, or edit the axis",
+				key, strings.Join(slices.DeleteFunc(slices.Clone(a.Keys), func(k string) bool { return k == key }), ", "),
+				i, key, formatValue(v), formatValue(have))
+		}
+		cfg.Ablation[i].Values = kept
+		return true, nil
+	}
+	if isList {
+		cfg.Ablation = append(cfg.Ablation, Axis{Key: key, Values: values})
+		return true, nil
+	}
+	return false, nil
+}
+
+// listSetting reports whether the dotted key names a setting that is itself a list (such as
+// eval.k or model.hidden), where a list value is the setting's value rather than an axis.
+func listSetting(cfg *Config, key string) bool {
+	v, ok := valueAt(cfg, key)
+	return ok && v.Kind() == reflect.Slice
+}
+
+// setFirstCell sets the keys of every axis of cfg to the axis' first point, so that the
+// experiment's config resolves with settings a run has (a registered variant's loss.options
+// apply to the runs of that variant, not to the default one). A malformed axis is left to
+// resolve, which reports it.
+func setFirstCell(cfg *Config) error {
+	for i, a := range cfg.Ablation {
+		keys, points, err := axisKeys(i, a)
+		if err != nil {
+			continue
+		}
+		for j, k := range keys {
+			if err := assign(cfg, k, points[0][j]); err != nil {
+				return fmt.Errorf("ablation %s: %w", k, err)
+			}
+		}
+	}
+	return nil
 }

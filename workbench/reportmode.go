@@ -27,7 +27,7 @@ func listRuns(runs []plannedRun, o options, stdout io.Writer) error {
 // summary.md and the figures from the grid's runs that have finished with this config, naming
 // those missing. A folder claimed for other training settings, or a run of the grid that holds
 // results of another config, is refused.
-func reportRetrieval(cfg *Config, runs []plannedRun, stdout io.Writer) error {
+func reportRetrieval(raw, cfg *Config, runs []plannedRun, stdout io.Writer) error {
 	mine, err := newFolderSettings(cfg, axisKeyList(cfg.Ablation))
 	if err != nil {
 		return err
@@ -71,7 +71,7 @@ func reportRetrieval(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "; missing %d: %s", len(missing), strings.Join(missing, ", "))
 	}
 	fmt.Fprintln(stdout)
-	if err := writeFolderConfig(cfg.Out, cfg); err != nil {
+	if err := writeFolderConfig(cfg.Out, raw); err != nil {
 		return err
 	}
 	if err := writeRetrievalOutputs(cfg, recs, stdout); err != nil {

@@ -36,7 +36,7 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	case o.list:
 		return listRuns(runs, o, stdout)
 	case o.report:
-		return reportRetrieval(cfg, runs, stdout)
+		return reportRetrieval(raw, cfg, runs, stdout)
 	}
 	if err := checkReport(cfg, runs, stdout); err != nil {
 		return err
@@ -54,7 +54,7 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 		return err
 	}
 	if !o.shard.sharded() {
-		if err := writeFolderConfig(cfg.Out, cfg); err != nil {
+		if err := writeFolderConfig(cfg.Out, raw); err != nil {
 			return err
 		}
 	}
@@ -202,7 +202,7 @@ func (c *dataCache) steps(r plannedRun) float64 {
 
 // writeRunConfig writes the run's resolved config into its folder.
 func writeRunConfig(r plannedRun) error {
-	body, err := r.cfg.encode()
+	body, err := r.cfg.encodeFor(r.dir)
 	if err != nil {
 		return err
 	}

@@ -22,38 +22,42 @@ func build(t *testing.T) string {
 	return bin
 }
 
-// smokeConfig writes configs/smoke.toml without its ablation over
-// loss.variant (an axis would override -set loss.variant) to a temporary file.
+// smokeConfig is configs/smoke.toml, whose ablation axis over loss.variant a
+// -set loss.variant replaces.
 func smokeConfig(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "configs", "smoke.toml"))
+	return filepath.Join("..", "..", "configs", "smoke.toml")
+}
+
+// readmeCommand returns the arguments of the README's command that runs this
+// program (the words after "go run ./examples/custom-loss"), verbatim.
+func readmeCommand(t *testing.T) []string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(b)
-	i := strings.Index(text, "[[ablation]]")
+	const prefix = "`go run ./examples/custom-loss "
+	i := strings.Index(string(readme), prefix)
 	if i < 0 {
-		t.Fatal("configs/smoke.toml has no [[ablation]]")
+		t.Fatalf("README.md shows no command %s…`", prefix)
 	}
-	path := filepath.Join(t.TempDir(), "smoke.toml")
-	if err := os.WriteFile(path, []byte(text[:i]), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	line, _, _ := strings.Cut(string(readme)[i+len(prefix):], "`")
+	return strings.Fields(line)
 }
 
-// TestTrainsOnSmoke builds the command and runs the registered variant on the
-// smoke config: the run finishes, records the variant and its option, and its
-// training loss goes down (the last point of curve.csv at least 10% below the
-// first).
+// TestTrainsOnSmoke builds the command and runs the README's command line,
+// verbatim (from the repository's root, with -out a temporary folder): the
+// runs finish, record the variant and its option, and the training loss goes
+// down (the last point of curve.csv at least 10% below the first).
 func TestTrainsOnSmoke(t *testing.T) {
-	bin, cfg, out := build(t), smokeConfig(t), t.TempDir()
-	cmd := exec.Command(bin, "-config", cfg, "-out", out, "-set", "seeds=[1]",
-		"-set", "loss.variant=logq_tempered", "-set", "loss.options.alpha=0.5")
+	bin, out := build(t), t.TempDir()
+	cmd := exec.Command(bin, append(readmeCommand(t), "-out", out)...)
+	cmd.Dir = filepath.Join("..", "..")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
-	run := filepath.Join(out, "runs", "seed=1")
+	run := filepath.Join(out, "runs", "variant=logq_tempered,seed=1")
 	conf, err := os.ReadFile(filepath.Join(run, "config.toml"))
 	if err != nil {
 		t.Fatal(err)
