@@ -3,6 +3,7 @@ package workbench
 import (
 	"bufio"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -149,3 +150,33 @@ func TestInterruptTwice(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// TestInterruptKeepsResultsSaysInterrupted: an interrupted invocation on a folder with results
+// keeps its metrics.csv and says it was interrupted, not that a run failed. The SIGINT goes to
+// this process, whose handling Main has taken over, once the new run's progress shows step 10.
+func TestInterruptKeepsResultsSaysInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	sets := []string{"-set", "train.log_every=5", "-set", "train.log_seconds=1e-9", "-only", "^variant=plain"}
+	if _, err := runCommand(t, append([]string{"-config", smokeConfig, "-out", dir, "-set", "seeds=[1]"}, sets...)...); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	sent := false
+	w := writerFunc(func(b []byte) (int, error) {
+		out.Write(b)
+		if !sent && strings.Contains(out.String(), "step 10/") {
+			sent = true
+			if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+				return 0, err
+			}
+		}
+		return len(b), nil
+	})
+	err := Main(append([]string{"-config", smokeConfig, "-out", dir, "-set", "seeds=[1, 2]"}, sets...), w, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "interrupted after 0 of 1 runs") {
+		t.Fatalf("error %v, want the interrupt's (output:\n%s)", err, out.String())
+	}
+	if !strings.Contains(out.String(), dir+" keeps its previous metrics.csv, summary.md and figures: interrupted\n") || strings.Contains(out.String(), "failed") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
