@@ -15,6 +15,7 @@ import (
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/losses"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // A training checkpoint (TrainResumable) holds everything a run needs to continue as if it had
@@ -25,12 +26,13 @@ import (
 
 // runIdentity is what a checkpoint must share with the run that resumes from it.
 type runIdentity struct {
-	Model Settings
-	Train TrainSettings // LogSeconds and CheckpointEvery zeroed: they do not change the result
-	Loss  losses.Settings
-	Dtype string
-	Seed  int64
-	Data  dataIdentity
+	Model   Settings
+	Train   TrainSettings // LogSeconds and CheckpointEvery zeroed: they do not change the result
+	Loss    losses.Settings
+	Sampler samplers.Settings
+	Dtype   string
+	Seed    int64
+	Data    dataIdentity
 }
 
 type dataIdentity struct {
@@ -39,7 +41,7 @@ type dataIdentity struct {
 	Hash                  uint64 // FNV-64a of the training interactions
 }
 
-func newRunIdentity(m *Model, ds *datasets.Dataset, ls losses.Settings, ts TrainSettings, seed int64) runIdentity {
+func newRunIdentity(m *Model, ds *datasets.Dataset, ls losses.Settings, ss samplers.Settings, ts TrainSettings, seed int64) runIdentity {
 	ts.LogSeconds, ts.CheckpointEvery = 0, 0
 	h := fnv.New64a()
 	var b [28]byte
@@ -51,7 +53,7 @@ func newRunIdentity(m *Model, ds *datasets.Dataset, ls losses.Settings, ts Train
 		binary.LittleEndian.PutUint32(b[20:], math.Float32bits(a.Reward))
 		h.Write(b[:24])
 	}
-	return runIdentity{Model: m.Settings(), Train: ts, Loss: ls, Dtype: m.dt.String(), Seed: seed,
+	return runIdentity{Model: m.Settings(), Train: ts, Loss: ls, Sampler: ss, Dtype: m.dt.String(), Seed: seed,
 		Data: dataIdentity{Name: ds.Name, Queries: ds.Queries, Items: ds.Items, Train: len(ds.Train), Hash: h.Sum64()}}
 }
 
@@ -64,6 +66,8 @@ func (id runIdentity) differs(o runIdentity) string {
 		return fmt.Sprintf("train settings %+v, this run %+v", o.Train, id.Train)
 	case !reflect.DeepEqual(id.Loss, o.Loss):
 		return fmt.Sprintf("loss settings %+v, this run %+v", o.Loss, id.Loss)
+	case !reflect.DeepEqual(id.Sampler, o.Sampler):
+		return fmt.Sprintf("sampler settings %+v, this run %+v", o.Sampler, id.Sampler)
 	case id.Dtype != o.Dtype:
 		return fmt.Sprintf("dtype %s, this run %s", o.Dtype, id.Dtype)
 	case id.Seed != o.Seed:

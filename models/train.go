@@ -18,6 +18,7 @@ import (
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/losses"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // Point is one point of the training curve.
@@ -74,8 +75,8 @@ type Curve []Point
 // naming the step, before the step's update is applied. Cancelling ctx stops training between
 // steps with ctx.Err(). progress receives a live progress bar when it is a terminal and a plain
 // line at most every ts.LogSeconds otherwise; nil discards it.
-func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ts TrainSettings, seed int64, progress io.Writer) (Curve, error) {
-	return TrainResumable(ctx, m, ds, est, ls, ts, seed, "", progress)
+func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ss samplers.Settings, ts TrainSettings, seed int64, progress io.Writer) (Curve, error) {
+	return TrainResumable(ctx, m, ds, est, ls, ss, ts, seed, "", progress)
 }
 
 // TrainResumable is Train with checkpoints: with a non-empty checkpointPath it writes the full
@@ -94,8 +95,15 @@ func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.E
 // for the run (its parameters are replaced by the checkpoint's). The file is left in place after
 // the last step: a caller removes it once it has saved what it needs (model.bin, metrics), so
 // that a run killed in between resumes without training again.
-func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ts TrainSettings, seed int64, checkpointPath string, progress io.Writer) (Curve, error) {
+func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ss samplers.Settings, ts TrainSettings, seed int64, checkpointPath string, progress io.Writer) (Curve, error) {
 	if err := ts.Resolve(); err != nil {
+		return nil, err
+	}
+	smp, err := samplers.New(ss)
+	if err != nil {
+		return nil, fmt.Errorf("sampler.%w", err)
+	}
+	if err := LossColumns(&ls, smp.Shape()); err != nil {
 		return nil, err
 	}
 	loss, err := trainLoss(m, ls)
@@ -126,16 +134,16 @@ func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est est
 		return nil, fmt.Errorf("checkpoint_every: %d, but this training writes no checkpoints (no checkpoint file)", ts.CheckpointEvery)
 	}
 	if checkpointPath != "" {
-		ck = checkpointing{path: checkpointPath, id: newRunIdentity(m, ds, ls, ts, seed)}
+		ck = checkpointing{path: checkpointPath, id: newRunIdentity(m, ds, ls, ss, ts, seed)}
 	}
 	if m.dt == tensor.Float64 {
-		return train[float64](ctx, m, ds, est, loss, ts, seed, ck, progress)
+		return train[float64](ctx, m, ds, est, loss, smp, ts, seed, ck, progress)
 	}
-	return train[float32](ctx, m, ds, est, loss, ts, seed, ck, progress)
+	return train[float32](ctx, m, ds, est, loss, smp, ts, seed, ck, progress)
 }
 
-func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, ts TrainSettings, seed int64, ck checkpointing, progress io.Writer) (Curve, error) {
-	tr, err := newTrainer[T](m, ds, est, loss, ts, seed, towerFused)
+func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, smp samplers.Sampler, ts TrainSettings, seed int64, ck checkpointing, progress io.Writer) (Curve, error) {
+	tr, err := newTrainer[T](m, ds, est, loss, smp, ts, seed, towerFused)
 	if err != nil {
 		return nil, err
 	}
@@ -232,14 +240,16 @@ type trainer[T float] struct {
 	m        *Model
 	est      estimators.Estimator
 	keyer    estimators.EmbeddingKeyer
-	layout   losses.Layout
-	b, neg   int // batch size; uniform negatives per step (uniform and mixed samplers)
-	mixed    bool
+	smp      samplers.Sampler
+	shape    samplers.Shape
+	data     samplers.Data
+	cols     samplers.Columns // aliases st's slices: the sampler writes the step's declarations
+	pos      []int32          // the batch's positive items
+	law      samplers.Law     // the positives' law from the estimator (shape.PositiveLaw)
+	b        int              // batch size
 	items    int
 	logPrior []float64 // per item
-	counts   []int64   // training count of each item
 	logFreq  []float64 // per item: log(count/N), the exact per-draw q̂ of in-batch sampling
-	nTrain   int       // N, the number of training interactions
 	qFromEst bool      // q̂ = DrawProb(p̂, B) (q_source = "estimator") rather than count/N
 	negRNG   *rand.Rand
 	negSrc   *rand.PCG // negRNG's source, whose state checkpoints save
@@ -266,17 +276,19 @@ type trainer[T float] struct {
 }
 
 // newTrainer builds the trainer of one run; impl is towerFused except in tests.
-func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, ts TrainSettings, seed int64, impl towerImpl) (*trainer[T], error) {
+func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, smp samplers.Sampler, ts TrainSettings, seed int64, impl towerImpl) (*trainer[T], error) {
 	ls := loss.Settings()
 	tr := &trainer[T]{
-		m: m, est: est, layout: loss.Layout(), b: ts.BatchSize, neg: ls.Negatives,
-		mixed: ls.Sampler == losses.SamplerMixed, items: ds.Items,
+		m: m, est: est, smp: smp, shape: smp.Shape(), b: ts.BatchSize, items: ds.Items,
 		negSrc: rand.NewPCG(uint64(seed), 0x6e65676174697665), // "negative"
 		opt:    newOptimizer[T](ts, m.params()), clip: ts.Clip, impl: impl, tau: ls.Temperature,
 	}
 	tr.negRNG = rand.New(tr.negSrc)
-	if tr.layout == losses.Diagonal && est == nil {
-		return nil, fmt.Errorf("models: sampler %s needs an estimator of p̂", ls.Sampler)
+	if want := layouts[tr.shape.Layout]; loss.Layout() != want {
+		return nil, fmt.Errorf("models: the loss has layout %v, the sampler %v", loss.Layout(), want)
+	}
+	if tr.shape.PositiveLaw && est == nil {
+		return nil, errors.New("models: the sampler needs an estimator of p̂")
 	}
 	if k, ok := est.(estimators.EmbeddingKeyer); ok {
 		tr.keyer = k
@@ -284,12 +296,12 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	if ds.Items < 1 {
 		return nil, errors.New("models: the dataset has no items")
 	}
-	tr.counts, tr.nTrain = ds.ItemCounts(), len(ds.Train)
+	tr.data = samplers.Data{Items: ds.Items, Batch: tr.b, Counts: ds.ItemCounts(), N: len(ds.Train)}
 	tr.qFromEst = ls.QSource == losses.QSourceEstimator
 	tr.logPrior = make([]float64, ds.Items)
 	tr.logFreq = make([]float64, ds.Items)
 	den := float64(len(ds.Train) + ds.Items)
-	for j, c := range tr.counts {
+	for j, c := range tr.data.Counts {
 		tr.logPrior[j] = math.Log(float64(c+1) / den)
 		tr.logFreq[j] = math.Log(float64(c) / float64(len(ds.Train)))
 	}
@@ -298,42 +310,56 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	}
 
 	b := tr.b
-	itemRows, cols := b, b
-	switch tr.layout {
-	case losses.Diagonal:
-		if tr.mixed {
-			itemRows, cols = b+tr.neg, b+tr.neg
-		}
-	case losses.First:
-		itemRows, cols = b+tr.neg, 1+tr.neg
-	case losses.Indexed:
-		itemRows, cols = ds.Items, ds.Items
-	}
+	itemRows, cols := tr.shape.Rows(b, ds.Items), tr.shape.Cols(b, ds.Items)
+	tr.pos = make([]int32, b)
 	tr.ids = [2][]int32{make([]int32, b), make([]int32, itemRows)}
-	if tr.layout == losses.Indexed {
-		for j := range tr.ids[sideItem] {
-			tr.ids[sideItem][j] = int32(j)
-		}
-	}
 	tr.keys = make([]uint64, itemRows)
 	tr.st = losses.Step{
-		Layout:  tr.layout,
+		Layout:  tr.layout(),
 		RowItem: make([]int64, b), ColItem: make([]int64, cols),
 		LogP: make([]float64, cols), LogQ: make([]float64, cols), LogPrior: make([]float64, cols),
 		PosLogP: make([]float64, b), PosLogQ: make([]float64, b), PosLogPrior: make([]float64, b),
 		Rewards: make([]float64, b), Items: ds.Items,
 	}
-	if tr.layout == losses.Indexed {
+	if tr.shape.Layout == samplers.LayoutCorpus {
 		tr.st.PosCol = make([]int, b)
-		logQ := -math.Log(float64(ds.Items))
-		for j := range cols {
-			tr.st.ColItem[j] = int64(j)
-			tr.st.LogP[j] = 0
-			tr.st.LogQ[j] = logQ
-			tr.st.LogPrior[j] = tr.logPrior[j]
-		}
 	}
+	tr.cols = samplers.Columns{Items: tr.st.ColItem, LogQ: tr.st.LogQ, LogP: tr.st.LogP,
+		PosLogQ: tr.st.PosLogQ, PosLogP: tr.st.PosLogP, PosCol: tr.st.PosCol}
+	tr.law = tr.positiveLaw
 	return tr, tr.build(loss)
+}
+
+// layouts maps a sampler's layout to the loss's.
+var layouts = [...]losses.Layout{
+	samplers.LayoutDiagonal: losses.Diagonal,
+	samplers.LayoutFirst:    losses.First,
+	samplers.LayoutCorpus:   losses.Indexed,
+}
+
+// layout is the loss layout of the sampler's columns.
+func (tr *trainer[T]) layout() losses.Layout { return layouts[tr.shape.Layout] }
+
+// LossColumns sets the loss's column shape (ls.Sampler and ls.Negatives, which are no config keys)
+// from the sampler's shape sh: in_batch for Layout Diagonal without extra rows, mixed with them,
+// uniform for Layout First and none for Layout Corpus, which only the corpus variants (full,
+// logit_adjusted) score and which they require.
+func LossColumns(ls *losses.Settings, sh samplers.Shape) error {
+	corpus := ls.Variant == losses.VariantFull || ls.Variant == losses.VariantLogitAdjusted
+	if corpus != (sh.Layout == samplers.LayoutCorpus) {
+		return fmt.Errorf("sampler.kind: loss variant %q scores the whole corpus only with sampler full, and sampler full only with variants full and logit_adjusted", ls.Variant)
+	}
+	ls.Sampler, ls.Negatives = "", 0
+	switch {
+	case corpus:
+	case sh.Layout == samplers.LayoutFirst:
+		ls.Sampler, ls.Negatives = losses.SamplerUniform, sh.Extra
+	case sh.Extra > 0:
+		ls.Sampler, ls.Negatives = losses.SamplerMixed, sh.Extra
+	default:
+		ls.Sampler = losses.SamplerInBatch
+	}
+	return nil
 }
 
 // temperature returns the loss's current τ.
@@ -367,7 +393,7 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 			inputs[side] = tn.x
 		}
 	}
-	scores, err := gorgonia.ApplyOp(&scoresOp[T]{first: tr.layout == losses.First}, outs[sideQuery], outs[sideItem])
+	scores, err := gorgonia.ApplyOp(&scoresOp[T]{first: tr.shape.Layout == samplers.LayoutFirst}, outs[sideQuery], outs[sideItem])
 	if err != nil {
 		return err
 	}
@@ -421,18 +447,11 @@ func (tr *trainer[T]) step(t int64, batch []datasets.Interaction) (float64, erro
 // forwardBackward prepares the step (columns, estimator, Step), runs the graph and leaves the
 // gradients in the graph's gradient nodes.
 func (tr *trainer[T]) forwardBackward(t int64, batch []datasets.Interaction) (float64, error) {
-	b := tr.b
 	for i, it := range batch {
 		tr.ids[sideQuery][i] = it.Query
-		if tr.layout != losses.Indexed {
-			tr.ids[sideItem][i] = it.Item
-		}
+		tr.pos[i] = it.Item
 	}
-	if tr.layout != losses.Indexed {
-		for j := b; j < len(tr.ids[sideItem]); j++ {
-			tr.ids[sideItem][j] = int32(tr.negRNG.IntN(tr.items))
-		}
-	}
+	tr.smp.Draw(tr.negRNG, &tr.data, tr.pos, tr.ids[sideItem])
 	if err := tr.fillStep(t, batch); err != nil {
 		return 0, err
 	}
@@ -461,84 +480,68 @@ func (tr *trainer[T]) run() (float64, error) {
 	return l, nil
 }
 
-// fillStep overwrites the loss's side information for the current columns.
+// fillStep overwrites the loss's side information for the current columns: the rows' own, then
+// (after the estimator observed the batch, for a sampler that reads the positives' law) the
+// sampler's declarations, then each column's prior.
 func (tr *trainer[T]) fillStep(t int64, batch []datasets.Interaction) error {
 	st := &tr.st
-	b, items := tr.b, tr.items
 	for i, it := range batch {
 		st.RowItem[i] = int64(it.Item)
 		st.Rewards[i] = float64(it.Reward)
 		st.PosLogPrior[i] = tr.logPrior[it.Item]
 	}
-	logM := math.Log(float64(items))
-	switch tr.layout {
-	case losses.Indexed:
-		for i, it := range batch {
-			st.PosCol[i] = int(it.Item)
-			st.PosLogP[i] = 0
-			st.PosLogQ[i] = -logM
+	var law samplers.Law
+	if tr.shape.PositiveLaw {
+		keys, err := tr.estimatorKeys()
+		if err != nil {
+			return err
 		}
-		return nil
-	case losses.First:
-		// Column 0 (each row's own positive) takes the Pos* values; its column entries hold the
-		// sampler's constants.
-		logP := math.Log(losses.InclusionProb(1/float64(items), tr.neg))
-		ids := tr.ids[sideItem]
-		for j := range st.ColItem {
-			item := int64(-1)
-			prior := -logM
-			if j > 0 {
-				item = int64(ids[b+j-1])
-				prior = tr.logPrior[item]
-			}
-			st.ColItem[j], st.LogP[j], st.LogQ[j], st.LogPrior[j] = item, logP, -logM, prior
-		}
-		for i := range b {
-			st.PosLogP[i], st.PosLogQ[i] = logP, -logM
-		}
-		return nil
+		tr.est.Observe(t, keys[:tr.b])
+		law = tr.law
 	}
-	keys, err := tr.estimatorKeys()
-	if err != nil {
+	if err := tr.smp.Declare(&tr.data, tr.pos, tr.ids[sideItem], law, &tr.cols); err != nil {
 		return err
 	}
-	tr.est.Observe(t, keys[:b])
-	uniformMiss := math.Pow(1-1/float64(items), float64(tr.neg)) // (1 − 1/M)^m
-	for j, item := range tr.ids[sideItem] {
-		p := tr.est.Prob(keys[j])
-		if !(p > 0 && p <= 1) {
-			return fmt.Errorf("estimator gave p̂ = %v for item %d (want (0, 1])", p, item)
+	logM := math.Log(float64(tr.items))
+	for j, item := range st.ColItem {
+		if item < 0 {
+			st.LogPrior[j] = -logM
+		} else {
+			st.LogPrior[j] = tr.logPrior[item]
 		}
-		q := math.Exp(tr.logFreq[item])
-		if tr.qFromEst {
-			if p == 1 {
-				return tr.saturated(item)
-			}
-			q = losses.DrawProb(p, b)
-		}
-		if tr.mixed {
-			q = losses.MixedDrawProb(q, b-1, tr.neg, items)
-			p = 1 - (1-p)*uniformMiss
-		}
-		st.ColItem[j] = int64(item)
-		st.LogP[j] = math.Log(p)
-		st.LogQ[j] = math.Log(q)
-		st.LogPrior[j] = tr.logPrior[item]
 	}
-	copy(st.PosLogP, st.LogP[:b])
-	copy(st.PosLogQ, st.LogQ[:b])
 	return nil
+}
+
+// positiveLaw is the positives' law of item row j: p = the estimator's p̂ of the row's key (Yi et
+// al.'s Algorithm 2, observed for this step) and q = count/N, or q = DrawProb(p̂, B) with
+// loss.q_source = "estimator" (docs/logq.md). A p̂ outside (0, 1] is an error, and so is a
+// saturated p̂ = 1 where q is inverted from it.
+func (tr *trainer[T]) positiveLaw(j int) (q, p float64, estimated bool, err error) {
+	item := tr.ids[sideItem][j]
+	p = tr.est.Prob(tr.keys[j])
+	if !(p > 0 && p <= 1) {
+		return 0, 0, true, fmt.Errorf("estimator gave p̂ = %v for item %d (want (0, 1])", p, item)
+	}
+	q = math.Exp(tr.logFreq[item])
+	if tr.qFromEst {
+		if p == 1 {
+			return 0, 0, true, tr.saturated(item)
+		}
+		q = losses.DrawProb(p, tr.b)
+	}
+	return q, p, true, nil
 }
 
 // saturated is the error of a saturated p̂ = 1 where a per-draw q̂ is needed.
 func (tr *trainer[T]) saturated(item int32) error {
-	c := tr.counts[item]
+	c := tr.data.Counts[item]
 	return fmt.Errorf("loss.q_source = %q: the estimator's p̂ = 1 for item %d (%d of the %d training interactions, "+
 		"B·q = %.3g copies per batch of %d): a saturated inclusion probability gives no per-draw q "+
 		"(inverting it would give q = 1 and weight the item about B·q times too little); set "+
 		"loss.q_source = %q (the exact training frequency), or use an estimator that does not saturate "+
 		"(estimator.init = \"uniform\", estimator.formula = \"binomial\")",
-		losses.QSourceEstimator, item, c, tr.nTrain, float64(tr.b)*float64(c)/float64(tr.nTrain), tr.b, losses.QSourceCounts)
+		losses.QSourceEstimator, item, c, tr.data.N, float64(tr.b)*float64(c)/float64(tr.data.N), tr.b, losses.QSourceCounts)
 }
 
 // estimatorKeys returns the estimator's key of every item row: the item id, or for an

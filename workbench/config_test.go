@@ -114,7 +114,7 @@ func TestAblationKeysCheckedFirst(t *testing.T) {
 // TestCellDefaultsFollowTheCell: a default filled for one cell never leaks into another (the
 // negatives of a uniform sampler must not be set on an in-batch cell).
 func TestCellDefaultsFollowTheCell(t *testing.T) {
-	raw, cfg, err := loadConfig(writeConfig(t, "[loss]\nsampler = \"uniform\"\n[[ablation]]\nkey = \"loss.sampler\"\nvalues = [\"uniform\", \"in_batch\"]\n"), nil)
+	raw, cfg, err := loadConfig(writeConfig(t, "[sampler]\nkind = \"uniform\"\n[[ablation]]\nkey = \"sampler.kind\"\nvalues = [\"uniform\", \"in_batch\"]\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,27 @@ func TestCellDefaultsFollowTheCell(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if runs[0].cfg.Loss.Negatives == 0 || runs[1].cfg.Loss.Negatives != 0 {
-		t.Errorf("negatives: uniform %d, in_batch %d", runs[0].cfg.Loss.Negatives, runs[1].cfg.Loss.Negatives)
+	if runs[0].cfg.Sampler.Negatives == 0 || runs[1].cfg.Sampler.Negatives != 0 || runs[0].cfg.Loss.Negatives != runs[0].cfg.Sampler.Negatives {
+		t.Errorf("negatives: uniform %d (loss %d), in_batch %d", runs[0].cfg.Sampler.Negatives, runs[0].cfg.Loss.Negatives, runs[1].cfg.Sampler.Negatives)
+	}
+}
+
+// TestMovedKeys: the loss's old sampler keys are errors naming their new keys, in a file, with
+// -set and as an ablation axis.
+func TestMovedKeys(t *testing.T) {
+	for _, tt := range []struct {
+		body string
+		sets []string
+		want string
+	}{
+		{"[loss]\nsampler = \"uniform\"\n", nil, "loss.sampler: moved to sampler.kind"},
+		{"[loss]\nnegatives = 4\n", nil, "loss.negatives: moved to sampler.negatives"},
+		{"", []string{"loss.negatives=4"}, "loss.negatives: moved to sampler.negatives"},
+		{"[[ablation]]\nkey = \"loss.sampler\"\nvalues = [\"uniform\"]\n", nil, "ablation[0]: loss.sampler: moved to sampler.kind"},
+	} {
+		_, _, err := loadConfig(writeConfig(t, tt.body), tt.sets)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q %v: got %v, want an error containing %q", tt.body, tt.sets, err, tt.want)
+		}
 	}
 }

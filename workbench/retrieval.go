@@ -314,7 +314,7 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 		fmt.Fprintf(progress, "%s: resuming training from %s\n", r.ID, r.checkpointPath())
 	}
 	start := time.Now()
-	curve, err := models.TrainResumable(ctx, m, ds, est, cfg.Loss, cfg.Train, r.Seed, r.checkpointPath(), progress)
+	curve, err := models.TrainResumable(ctx, m, ds, est, cfg.Loss, cfg.Sampler, cfg.Train, r.Seed, r.checkpointPath(), progress)
 	if err != nil {
 		return trainSummary{}, nil, trainError(err, cfg)
 	}
