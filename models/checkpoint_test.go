@@ -86,7 +86,7 @@ func TestCheckpointResume(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "checkpoint")
 			m2 := must(New(s, ds, c.dt, 1))
 			ctx := &stopAfter{Context: context.Background(), n: c.stop}
-			if _, err := TrainResumable(ctx, m2, ds, newEst(m2), c.ls, samplerOf(c.ls), c.ts, 5, path, nil); err != context.Canceled {
+			if _, err := TrainResumable(ctx, m2, ds, newEst(m2), c.ls, samplerOf(c.ls), c.ts, 5, path, nil, nil); err != context.Canceled {
 				t.Fatalf("stopped run: error %v", err)
 			}
 			if _, err := os.Stat(path); err != nil {
@@ -96,7 +96,7 @@ func TestCheckpointResume(t *testing.T) {
 			m3 := must(New(s, ds, c.dt, 2))
 			est3 := newEst(m3)
 			ctx = &stopAfter{Context: context.Background(), n: 1 << 30}
-			got, err := TrainResumable(ctx, m3, ds, est3, c.ls, samplerOf(c.ls), c.ts, 5, path, nil)
+			got, err := TrainResumable(ctx, m3, ds, est3, c.ls, samplerOf(c.ls), c.ts, 5, path, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +158,7 @@ func TestCheckpointRefused(t *testing.T) {
 	ts := TrainSettings{BatchSize: 20, Epochs: 1}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "checkpoint")
-	if _, err := TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, samplerOf(ls), ts, 1, path, nil); err != nil {
+	if _, err := TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, samplerOf(ls), ts, 1, path, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	other := idDataset(50, 40, 200, 8)
@@ -184,7 +184,7 @@ func TestCheckpointRefused(t *testing.T) {
 		if c.data {
 			d = other
 		}
-		_, err := TrainResumable(context.Background(), must(New(s, d, tensor.Float32, 1)), d, newCountEstimator(d, 20), c.ls, samplerOf(c.ls), c.ts, c.seed, path, nil)
+		_, err := TrainResumable(context.Background(), must(New(s, d, tensor.Float32, 1)), d, newCountEstimator(d, 20), c.ls, samplerOf(c.ls), c.ts, c.seed, path, nil, nil)
 		if c.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", c.name, err)
@@ -203,7 +203,7 @@ func TestCheckpointRefused(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, samplerOf(ls), ts, 1, path, nil)
+	_, err = TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, samplerOf(ls), ts, 1, path, nil, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), path+": corrupt checkpoint file") {
 		t.Errorf("flipped bit: %v", err)
 	}
@@ -211,7 +211,7 @@ func TestCheckpointRefused(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "checkpoint_every: 1, but this training writes no checkpoints") {
 		t.Errorf("checkpoint_every without a checkpoint file: %v", err)
 	}
-	_, err = TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, opaqueEstimator{newCountEstimator(ds, 20)}, ls, samplerOf(ls), ts, 1, filepath.Join(dir, "new"), nil)
+	_, err = TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, opaqueEstimator{newCountEstimator(ds, 20)}, ls, samplerOf(ls), ts, 1, filepath.Join(dir, "new"), nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "cannot save its state") {
 		t.Errorf("estimator without state: %v", err)
 	}
@@ -244,7 +244,7 @@ func ExampleTrainResumable() {
 			fmt.Println(err)
 			return
 		}
-		if curves[i], err = TrainResumable(context.Background(), m, ds, newCountEstimator(ds, 50), ls, samplerOf(ls), ts, 1, path, nil); err != nil {
+		if curves[i], err = TrainResumable(context.Background(), m, ds, newCountEstimator(ds, 50), ls, samplerOf(ls), ts, 1, path, nil, nil); err != nil {
 			fmt.Println(err)
 			return
 		}

@@ -36,36 +36,29 @@ type Point struct {
 // last step.
 type Curve []Point
 
-// Train trains m on ds.Train with the loss ls and returns the training curve.
+// Train trains m on ds.Train with the loss ls and the sampler ss and returns the training curve.
 //
-// Every step takes the next B interactions (B = ts.BatchSize) in the order ts.Order, builds the
-// score matrix of the loss's layout, runs the estimator in the order of Yi et al.'s Algorithm 1
-// (observe the batch's items at global step t, then read p̂ for the logQ correction;
-// docs/logq.md §5), fills the loss's Step, runs forward and backward in one Gorgonia tape
-// machine and updates the dense weights and, row-sparsely, the embedding rows the batch used.
+// Every step takes the next B interactions (B = ts.BatchSize) in the order ts.Order, asks the
+// sampler for the step's item rows (samplers.Sampler.Draw, with the run's seeded random source of
+// negatives), runs the estimator in the order of Yi et al.'s Algorithm 1 for a sampler that reads
+// the positives' law (observe the batch's items at global step t, then read p̂; docs/logq.md §5),
+// asks the sampler for its columns' q and p (samplers.Sampler.Declare) and fills the loss's Step
+// with them, runs forward and backward in one Gorgonia tape machine and updates the dense weights
+// and, row-sparsely, the embedding rows the batch used. The loss's column shape (ls.Sampler,
+// ls.Negatives) is set from the sampler's (LossColumns).
 //
-// The columns of the score matrix and their side information, by layout:
-//
-//   - Diagonal, sampler in_batch: the batch's positives. LogP = log p̂ (the estimator's
-//     batch-inclusion probability), LogQ = log q̂, the per-draw data frequency: q̂ = count/N, the
-//     item's exact training frequency (N training interactions), unless the loss's q_source is
-//     "estimator", where q̂ = losses.DrawProb(p̂, B). A saturated p̂ = 1 then is an error naming
-//     the item and its count (DrawProb(1, B) = 1 would weight the item about B·q times too
-//     little), not a silent q̂ = 1. The estimator is required.
-//   - Diagonal, sampler mixed: the positives, then m items drawn uniformly (with replacement,
-//     seeded). An item's inclusion probability is p = 1 − (1 − p̂)(1 − 1/M)^m and its per-draw
-//     probability q = losses.MixedDrawProb(q̂, B−1, m, M) = ((B−1)·q̂ + m/M)/(B−1+m), q̂ as for
-//     in_batch (0 for an item absent from the training data).
-//   - First, sampler uniform: column 0 is each row's positive, columns 1..m are m items drawn
-//     uniformly and shared by the batch: q = 1/M, p = 1 − (1 − 1/M)^m for every item (the
-//     estimator is not used and may be nil).
-//   - Indexed (full, logit_adjusted): every item of the corpus through the item tower at every
-//     step; p = 1, q = 1/M (the estimator is not used and may be nil).
+// The positives' law a sampler reads is p = p̂, the estimator's batch-inclusion probability, and
+// q = count/N, the item's exact training frequency (N training interactions), unless the loss's
+// q_source is "estimator", where q̂ = losses.DrawProb(p̂, B). A saturated p̂ = 1 then is an error
+// naming the item and its count (DrawProb(1, B) = 1 would weight the item about B·q times too
+// little), not a silent q̂ = 1. A sampler that reads it requires the estimator; the others do not
+// use it (it may be nil). docs/samplers.md derives every built-in sampler's q and p.
 //
 // Step.Items is the corpus size M (mse_gramian weights its in-batch Gramian columns by
 // 1/(M·q)). LogPrior is log π_j with π_j = (count_j + 1)/(N + M), the add-one smoothed training frequency
 // of item j (N training interactions, M items), so that an item absent from the training set
-// keeps a finite prior. Rewards are the interactions' rewards. For an estimator implementing
+// keeps a finite prior (column 0 of Layout First, each row's own positive, has log(1/M)). Rewards
+// are the interactions' rewards. For an estimator implementing
 // estimators.EmbeddingKeyer (lsh), the items observed and looked up are the keys of the
 // current item-tower embeddings of the batch's columns (one extra forward pass of the item
 // tower per step).
@@ -76,7 +69,7 @@ type Curve []Point
 // steps with ctx.Err(). progress receives a live progress bar when it is a terminal and a plain
 // line at most every ts.LogSeconds otherwise; nil discards it.
 func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ss samplers.Settings, ts TrainSettings, seed int64, progress io.Writer) (Curve, error) {
-	return TrainResumable(ctx, m, ds, est, ls, ss, ts, seed, "", progress)
+	return TrainResumable(ctx, m, ds, est, ls, ss, ts, seed, "", nil, progress)
 }
 
 // TrainResumable is Train with checkpoints: with a non-empty checkpointPath it writes the full
@@ -95,7 +88,10 @@ func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.E
 // for the run (its parameters are replaced by the checkpoint's). The file is left in place after
 // the last step: a caller removes it once it has saved what it needs (model.bin, metrics), so
 // that a run killed in between resumes without training again.
-func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ss samplers.Settings, ts TrainSettings, seed int64, checkpointPath string, progress io.Writer) (Curve, error) {
+//
+// A non-nil audit records every step's declarations and draws (samplers.Audit.Observe); a
+// resumed run records the steps trained after the checkpoint only.
+func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ss samplers.Settings, ts TrainSettings, seed int64, checkpointPath string, audit *samplers.Audit, progress io.Writer) (Curve, error) {
 	if err := ts.Resolve(); err != nil {
 		return nil, err
 	}
@@ -137,16 +133,17 @@ func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est est
 		ck = checkpointing{path: checkpointPath, id: newRunIdentity(m, ds, ls, ss, ts, seed)}
 	}
 	if m.dt == tensor.Float64 {
-		return train[float64](ctx, m, ds, est, loss, smp, ts, seed, ck, progress)
+		return train[float64](ctx, m, ds, est, loss, smp, ts, seed, ck, audit, progress)
 	}
-	return train[float32](ctx, m, ds, est, loss, smp, ts, seed, ck, progress)
+	return train[float32](ctx, m, ds, est, loss, smp, ts, seed, ck, audit, progress)
 }
 
-func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, smp samplers.Sampler, ts TrainSettings, seed int64, ck checkpointing, progress io.Writer) (Curve, error) {
+func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, smp samplers.Sampler, ts TrainSettings, seed int64, ck checkpointing, audit *samplers.Audit, progress io.Writer) (Curve, error) {
 	tr, err := newTrainer[T](m, ds, est, loss, smp, ts, seed, towerFused)
 	if err != nil {
 		return nil, err
 	}
+	tr.audit = audit
 	l := &loop{order: make([]int32, len(ds.Train)), shuffle: rand.NewPCG(uint64(seed), 0x73687566666c65)} // "shuffle"
 	for i := range l.order {
 		l.order[i] = int32(i)
@@ -246,6 +243,7 @@ type trainer[T float] struct {
 	cols     samplers.Columns // aliases st's slices: the sampler writes the step's declarations
 	pos      []int32          // the batch's positive items
 	law      samplers.Law     // the positives' law from the estimator (shape.PositiveLaw)
+	audit    *samplers.Audit  // records every step's declarations and draws (nil: none)
 	b        int              // batch size
 	items    int
 	logPrior []float64 // per item
@@ -501,6 +499,9 @@ func (tr *trainer[T]) fillStep(t int64, batch []datasets.Interaction) error {
 	}
 	if err := tr.smp.Declare(&tr.data, tr.pos, tr.ids[sideItem], law, &tr.cols); err != nil {
 		return err
+	}
+	if tr.audit != nil {
+		tr.audit.Observe(tr.shape, &tr.cols)
 	}
 	logM := math.Log(float64(tr.items))
 	for j, item := range st.ColItem {

@@ -22,6 +22,7 @@ import (
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // runRetrieval trains and evaluates every run of the grid that is not finished yet, then writes
@@ -313,8 +314,12 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	if exists(r.checkpointPath()) {
 		fmt.Fprintf(progress, "%s: resuming training from %s\n", r.ID, r.checkpointPath())
 	}
+	var audit *samplers.Audit
+	if cfg.Sampler.Audit {
+		audit = samplers.NewAudit(ds.Items)
+	}
 	start := time.Now()
-	curve, err := models.TrainResumable(ctx, m, ds, est, cfg.Loss, cfg.Sampler, cfg.Train, r.Seed, r.checkpointPath(), progress)
+	curve, err := models.TrainResumable(ctx, m, ds, est, cfg.Loss, cfg.Sampler, cfg.Train, r.Seed, r.checkpointPath(), audit, progress)
 	if err != nil {
 		return trainSummary{}, nil, trainError(err, cfg)
 	}
@@ -326,7 +331,15 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 		return trainSummary{}, nil, err
 	}
 	last := curve[len(curve)-1]
-	return trainSummary{Steps: last.Step, Seconds: seconds, ExamplesPerSec: float64(last.Step*cfg.Train.BatchSize) / seconds, FinalLoss: last.Loss}, curve, nil
+	sum := trainSummary{Steps: last.Step, Seconds: seconds, ExamplesPerSec: float64(last.Step*cfg.Train.BatchSize) / seconds, FinalLoss: last.Loss}
+	if audit != nil {
+		if err := writeAtomic(filepath.Join(r.dir, "sampler_audit.csv"), func(w io.Writer) error { return audit.WriteCSV(w, counts) }); err != nil {
+			return trainSummary{}, nil, err
+		}
+		tv, head := audit.Summary(counts)
+		sum.SamplerAudit = &samplerAudit{Steps: audit.Steps(), TV: tv, HeadWorst: head}
+	}
+	return sum, curve, nil
 }
 
 // trainError turns a training step that diverged (a NaN or infinite loss or gradient) into a

@@ -52,6 +52,15 @@ type trainSummary struct {
 	Seconds        float64 `json:"seconds"`
 	ExamplesPerSec float64 `json:"examples_per_sec"`
 	FinalLoss      float64 `json:"final_loss"`
+	// SamplerAudit summarises sampler_audit.csv (sampler.audit = true only).
+	SamplerAudit *samplerAudit `json:"sampler_audit,omitempty"`
+}
+
+// samplerAudit is a run's samplers.Audit.Summary over the steps it trained.
+type samplerAudit struct {
+	Steps     int     `json:"steps"`
+	TV        float64 `json:"tv"`
+	HeadWorst float64 `json:"head_worst_relative_error"`
 }
 
 // plannedRun is one cell of the grid with its resolved config.
