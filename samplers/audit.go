@@ -19,12 +19,12 @@ const AuditHead = 10
 // negatives. The declared values are averaged over the steps at which the item was a column (they
 // are the same at every step for an exact law; for an estimate, the values the loss subtracted).
 type Audit struct {
-	steps       int
-	declared    []int     // steps at which the item was a column
-	declP       []float64 // Σ declared p over those steps
-	declCopies  []float64 // Σ declared (C−1)·q over those steps
-	copies      []float64 // Σ over steps of the item's mean copies among a row's negatives
-	lastSeen    []int     // the last step at which the item was counted (1-based)
+	steps      int
+	declared   []int     // steps at which the item was a column
+	declP      []float64 // Σ declared p over those steps
+	declCopies []float64 // Σ declared (C−1)·q over those steps
+	copies     []float64 // Σ over steps of the item's mean copies among a row's negatives
+	lastSeen   []int     // the last step at which the item was counted (1-based)
 }
 
 // NewAudit returns an empty audit of a corpus of items items.
