@@ -172,7 +172,7 @@ var zeroMeans = map[string]bool{"eval.workers": true}
 // keys: the file's keys, -set keys and a run's axis keys) with the zero value of its field ("",
 // 0, false, []) is an error when the resolved value differs, since the zero of an absent key
 // means the default but a written one would be silently replaced by it. A written zero that
-// resolving keeps (loss.negatives = 0 with the in_batch sampler, train.clip = 0) is a valid
+// resolving keeps (sampler.negatives = 0 with the in_batch sampler, train.clip = 0) is a valid
 // setting.
 func checkWritten(asWritten, resolved *Config, keys []string) error {
 	for _, key := range keys {
