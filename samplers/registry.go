@@ -1,16 +1,14 @@
 package samplers
 
 import (
-	"bytes"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
-	"github.com/BurntSushi/toml"
+	"github.com/samplingbias/workbench/internal/setting"
 )
 
 // Custom is a sampler added with Register.
@@ -80,38 +78,12 @@ func Kinds() []Kind {
 // decodeOptions decodes s.Options strictly into the options struct of a registered sampler (nil
 // for a sampler without options). Errors start with the key, "options.<key>: ...".
 func (s *Settings) decodeOptions() (any, error) {
-	c, ok := registered(s.Kind)
-	if !ok || c.Options == nil {
-		if len(s.Options) > 0 {
-			keys := make([]string, 0, len(s.Options))
-			for k := range s.Options {
-				keys = append(keys, "options."+k)
-			}
-			sort.Strings(keys)
-			return nil, fmt.Errorf("%s: sampler %s has no options", strings.Join(keys, ", "), s.Kind)
-		}
-		return nil, nil
+	var opts any
+	if c, ok := registered(s.Kind); ok && c.Options != nil {
+		opts = c.Options()
 	}
-	opts := c.Options()
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(s.Options); err != nil {
-		return nil, fmt.Errorf("options: %v", err)
-	}
-	md, err := toml.Decode(buf.String(), opts)
-	if err != nil {
-		return nil, fmt.Errorf("options: sampler %s: %s", s.Kind, strings.TrimPrefix(err.Error(), "toml: "))
-	}
-	if keys := md.Undecoded(); len(keys) > 0 {
-		names := make([]string, len(keys))
-		for i, k := range keys {
-			names[i] = "options." + k.String()
-		}
-		return nil, fmt.Errorf("%s: unknown option of sampler %s", strings.Join(names, ", "), s.Kind)
-	}
-	if r, ok := opts.(interface{ Resolve() error }); ok {
-		if err := r.Resolve(); err != nil {
-			return nil, fmt.Errorf("options.%w", err)
-		}
+	if err := setting.DecodeOptions(s.Options, opts, "sampler "+string(s.Kind)); err != nil {
+		return nil, err
 	}
 	return opts, nil
 }
