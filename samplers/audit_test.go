@@ -144,7 +144,9 @@ func isPositiveColumn(l Layout, i, j int, posCol []int) bool {
 func builtinSettings() []Settings {
 	beta := 0.5
 	return []Settings{{Kind: KindInBatch}, {Kind: KindUniform, Negatives: 8}, {Kind: KindMixed, Negatives: 8},
-		{Kind: KindFull}, {Kind: KindPopularity, Negatives: 8}, {Kind: KindPopularity, Negatives: 8, Beta: &beta}}
+		{Kind: KindFull}, {Kind: KindPopularity, Negatives: 8}, {Kind: KindPopularity, Negatives: 8, Beta: &beta},
+		{Kind: KindMixture, Of: []Settings{{Kind: KindInBatch}, {Kind: KindPopularity, Negatives: 6}}},
+		{Kind: KindMixture, Of: []Settings{{Kind: KindUniform, Negatives: 4}, {Kind: KindPopularity, Negatives: 6, Beta: &beta}}}}
 }
 
 // TestAudit: every built-in sampler's empirical law over 4000 steps matches its declaration

@@ -17,10 +17,11 @@ const (
 	KindMixed      Kind = "mixed"
 	KindFull       Kind = "full"
 	KindPopularity Kind = "popularity"
+	KindMixture    Kind = "mixture"
 )
 
 // builtins are the built-in kinds in their documented order.
-var builtins = []Kind{KindInBatch, KindUniform, KindMixed, KindFull, KindPopularity}
+var builtins = []Kind{KindInBatch, KindUniform, KindMixed, KindFull, KindPopularity, KindMixture}
 
 // UnmarshalText sets k from its name, a built-in or a registered sampler's; an unknown name is an
 // error that lists the allowed ones.
@@ -45,6 +46,9 @@ type Settings struct {
 	// Beta is popularity's exponent β, q ∝ count^β (default DefaultBeta; 0 is the uniform law,
 	// 1 the unigram). Only for popularity.
 	Beta *float64 `toml:"beta"`
+	// Of are mixture's two components, [[sampler.of]] tables (each a sampler's settings; its
+	// audit key must be left unset). Only for mixture, which requires exactly two.
+	Of []Settings `toml:"of"`
 	// Audit writes sampler_audit.csv for each run: per item, the Q the loss subtracted against the
 	// sampler's empirical frequency (default false).
 	Audit bool `toml:"audit"`
@@ -72,6 +76,9 @@ func (s *Settings) Resolve() error {
 	if drawsNegatives(s.Kind) {
 		setting.Default(&s.Negatives, DefaultNegatives)
 	}
+	if err := s.resolveOf(); err != nil {
+		return err
+	}
 	if s.Kind == KindPopularity && s.Beta == nil {
 		b := DefaultBeta
 		s.Beta = &b
@@ -91,6 +98,25 @@ func (s *Settings) Resolve() error {
 	}
 	_, err := s.decodeOptions()
 	return err
+}
+
+// resolveOf resolves mixture's components.
+func (s *Settings) resolveOf() error {
+	if err := setting.First(
+		setting.OnlyFor("of", len(s.Of) > 0, s.Kind == KindMixture, "only for mixture, not sampler %s", s.Kind),
+		setting.Require("of", s.Kind != KindMixture || len(s.Of) == 2, "mixture needs two components, got %d", len(s.Of)),
+	); err != nil {
+		return err
+	}
+	for i := range s.Of {
+		if s.Of[i].Audit {
+			return fmt.Errorf("of[%d].audit: set audit on the mixture, not on a component", i)
+		}
+		if err := s.Of[i].Resolve(); err != nil {
+			return fmt.Errorf("of[%d].%w", i, err)
+		}
+	}
+	return nil
 }
 
 // New resolves s and returns its sampler.
@@ -118,6 +144,16 @@ func New(s Settings) (Sampler, error) {
 		return full{}, nil
 	case KindPopularity:
 		return &popularity{m: s.Negatives, beta: *s.Beta}, nil
+	case KindMixture:
+		var of [2]Sampler
+		for i := range of {
+			smp, err := New(s.Of[i])
+			if err != nil {
+				return nil, fmt.Errorf("of[%d].%w", i, err)
+			}
+			of[i] = smp
+		}
+		return newMixture(of[0], of[1])
 	}
 	return inBatch{}, nil
 }

@@ -91,6 +91,9 @@ func auditNotes(recs []*runRecord) []string {
 	notes := make([]string, len(groups))
 	for i, g := range groups {
 		v := sums[g]
+		if g == "" {
+			g = "the runs"
+		}
 		notes[i] = fmt.Sprintf("sampler audit of %s (sampler_audit.csv, mean of %d seeds): total variation %.4f between the copies "+
 			"the loss's q declares and those drawn; worst relative error among the %d most frequent items %.4f",
 			g, int(v[2]), v[0]/v[2], samplers.AuditHead, v[1]/v[2])
