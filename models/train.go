@@ -100,7 +100,7 @@ func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est est
 		return nil, fmt.Errorf("sampler.%w", err)
 	}
 	if err := LossColumns(&ls, smp.Shape()); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sampler.%w", err)
 	}
 	loss, err := trainLoss(m, ls)
 	if err != nil {
@@ -345,7 +345,7 @@ func (tr *trainer[T]) layout() losses.Layout { return layouts[tr.shape.Layout] }
 func LossColumns(ls *losses.Settings, sh samplers.Shape) error {
 	corpus := ls.Variant == losses.VariantFull || ls.Variant == losses.VariantLogitAdjusted
 	if corpus != (sh.Layout == samplers.LayoutCorpus) {
-		return fmt.Errorf("sampler.kind: loss variant %q scores the whole corpus only with sampler full, and sampler full only with variants full and logit_adjusted", ls.Variant)
+		return fmt.Errorf("kind: loss variant %q scores the whole corpus only with sampler full, and sampler full only with variants full and logit_adjusted", ls.Variant)
 	}
 	ls.Sampler, ls.Negatives = "", 0
 	switch {
