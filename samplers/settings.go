@@ -12,16 +12,17 @@ type Kind string
 
 // Built-in samplers, in their documented order (each file's type documents its law).
 const (
-	KindInBatch    Kind = "in_batch"
-	KindUniform    Kind = "uniform"
-	KindMixed      Kind = "mixed"
-	KindFull       Kind = "full"
-	KindPopularity Kind = "popularity"
-	KindMixture    Kind = "mixture"
+	KindInBatch       Kind = "in_batch"
+	KindUniform       Kind = "uniform"
+	KindMixed         Kind = "mixed"
+	KindFull          Kind = "full"
+	KindPopularity    Kind = "popularity"
+	KindMixture       Kind = "mixture"
+	KindInBatchUnique Kind = "in_batch_unique"
 )
 
 // builtins are the built-in kinds in their documented order.
-var builtins = []Kind{KindInBatch, KindUniform, KindMixed, KindFull, KindPopularity, KindMixture}
+var builtins = []Kind{KindInBatch, KindUniform, KindMixed, KindFull, KindPopularity, KindMixture, KindInBatchUnique}
 
 // UnmarshalText sets k from its name, a built-in or a registered sampler's; an unknown name is an
 // error that lists the allowed ones.
@@ -30,7 +31,7 @@ func (k *Kind) UnmarshalText(b []byte) error { return setting.Unmarshal(k, b, Ki
 // Defaults filled in by Resolve.
 const (
 	DefaultKind      = KindInBatch
-	DefaultNegatives = 64   // m of uniform, mixed and popularity
+	DefaultNegatives = 64   // m of uniform, mixed, popularity and in_batch_unique
 	DefaultBeta      = 0.75 // β of popularity (word2vec's unigram exponent)
 )
 
@@ -39,9 +40,9 @@ const (
 type Settings struct {
 	// Kind selects the sampler (default DefaultKind).
 	Kind Kind `toml:"kind"`
-	// Negatives is the number m of drawn items per step of uniform, mixed and popularity (default
-	// DefaultNegatives); it must be 0 for in_batch and full, which draw none. A registered
-	// sampler receives it as Custom.New's negatives, unchecked.
+	// Negatives is the number m of drawn items per step of uniform, mixed, popularity and
+	// in_batch_unique (default DefaultNegatives); it must be 0 for in_batch and full, which draw
+	// none. A registered sampler receives it as Custom.New's negatives, unchecked.
 	Negatives int `toml:"negatives"`
 	// Beta is popularity's exponent β, q ∝ count^β (default DefaultBeta; 0 is the uniform law,
 	// 1 the unigram). Only for popularity.
@@ -59,7 +60,7 @@ type Settings struct {
 
 // drawsNegatives reports whether a built-in kind draws Negatives items per step.
 func drawsNegatives(k Kind) bool {
-	return k == KindUniform || k == KindMixed || k == KindPopularity
+	return k == KindUniform || k == KindMixed || k == KindPopularity || k == KindInBatchUnique
 }
 
 // Resolve fills the zero fields with their documented defaults in place and validates the
@@ -144,6 +145,8 @@ func New(s Settings) (Sampler, error) {
 		return full{}, nil
 	case KindPopularity:
 		return &popularity{m: s.Negatives, beta: *s.Beta}, nil
+	case KindInBatchUnique:
+		return &inBatchUnique{k: s.Negatives}, nil
 	case KindMixture:
 		var of [2]Sampler
 		for i := range of {
