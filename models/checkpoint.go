@@ -89,6 +89,7 @@ type checkpoint struct {
 	Estimator []byte       // the estimator's MarshalBinary (nil without an estimator)
 	Shuffle   []byte       // PCG state of the epoch shuffle
 	Negatives []byte       // PCG state of the uniform negatives
+	Sampler   []byte       // the sampler's MarshalBinary (nil for a sampler without state)
 	Order     int          // the length of the batch order of the current epoch
 	Curve     Curve
 	Sum       float64 // sum of the losses of the curve's current interval
@@ -138,6 +139,11 @@ func writeCheckpoint[T float](path string, id runIdentity, tr *trainer[T], l *lo
 	}
 	if ck.Negatives, err = tr.negSrc.MarshalBinary(); err != nil {
 		return err
+	}
+	if sm, ok := tr.smp.(encoding.BinaryMarshaler); ok {
+		if ck.Sampler, err = sm.MarshalBinary(); err != nil {
+			return err
+		}
 	}
 	if err := writeChecksummed(path, checkpointMagic, ck, arrays); err != nil {
 		return fmt.Errorf("models: writing the checkpoint: %w", err)
@@ -200,6 +206,11 @@ func resume[T float](path string, id runIdentity, tr *trainer[T], l *loop) error
 	}
 	if err := tr.negSrc.UnmarshalBinary(ck.Negatives); err != nil {
 		return fmt.Errorf("%s: negative sampler state: %w", path, err)
+	}
+	if su, ok := tr.smp.(encoding.BinaryUnmarshaler); ok && ck.Sampler != nil {
+		if err := su.UnmarshalBinary(ck.Sampler); err != nil {
+			return fmt.Errorf("%s: sampler state: %w", path, err)
+		}
 	}
 	if logTau != nil {
 		tr.m.logTau = logTau

@@ -99,7 +99,7 @@ func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est est
 	if err != nil {
 		return nil, fmt.Errorf("sampler.%w", err)
 	}
-	if err := LossColumns(&ls, smp.Shape()); err != nil {
+	if err := LossColumns(&ls, smp.Shape(), ts.BatchSize); err != nil {
 		return nil, fmt.Errorf("sampler.%w", err)
 	}
 	loss, err := trainLoss(m, ls)
@@ -339,10 +339,11 @@ var layouts = [...]losses.Layout{
 func (tr *trainer[T]) layout() losses.Layout { return layouts[tr.shape.Layout] }
 
 // LossColumns sets the loss's column shape (ls.Sampler and ls.Negatives, which are no config keys)
-// from the sampler's shape sh: in_batch for Layout Diagonal without extra rows, mixed with them,
+// from the sampler's shape sh at batch size batch: in_batch for Layout Diagonal without extra
+// rows, mixed with them (drawn or memory),
 // uniform for Layout First and none for Layout Corpus, which only the corpus variants (full,
 // logit_adjusted) score and which they require.
-func LossColumns(ls *losses.Settings, sh samplers.Shape) error {
+func LossColumns(ls *losses.Settings, sh samplers.Shape, batch int) error {
 	corpus := ls.Variant == losses.VariantFull || ls.Variant == losses.VariantLogitAdjusted
 	if corpus != (sh.Layout == samplers.LayoutCorpus) {
 		return fmt.Errorf("kind: loss variant %q scores the whole corpus only with sampler full, and sampler full only with variants full and logit_adjusted", ls.Variant)
@@ -352,8 +353,8 @@ func LossColumns(ls *losses.Settings, sh samplers.Shape) error {
 	case corpus:
 	case sh.Layout == samplers.LayoutFirst:
 		ls.Sampler, ls.Negatives = losses.SamplerUniform, sh.Extra
-	case sh.Extra > 0:
-		ls.Sampler, ls.Negatives = losses.SamplerMixed, sh.Extra
+	case sh.Rows(batch, 0) > batch:
+		ls.Sampler, ls.Negatives = losses.SamplerMixed, sh.Rows(batch, 0)-batch
 	default:
 		ls.Sampler = losses.SamplerInBatch
 	}
@@ -391,7 +392,8 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 			inputs[side] = tn.x
 		}
 	}
-	scores, err := gorgonia.ApplyOp(&scoresOp[T]{first: tr.shape.Layout == samplers.LayoutFirst}, outs[sideQuery], outs[sideItem])
+	scores, err := gorgonia.ApplyOp(&scoresOp[T]{first: tr.shape.Layout == samplers.LayoutFirst,
+		constant: tr.shape.Constant(tr.b)}, outs[sideQuery], outs[sideItem])
 	if err != nil {
 		return err
 	}
@@ -617,7 +619,9 @@ func (tr *trainer[T]) gradients() float64 {
 			dx[side] = data[T](n.Value())
 		}
 	}
-	scatter(tr.m, tr.ids, dx, tr.grads)
+	live := tr.ids
+	live[sideItem] = live[sideItem][:len(live[sideItem])-tr.shape.Constant(tr.b)] // no gradient reaches the constant rows
+	scatter(tr.m, live, dx, tr.grads)
 	var ss float64
 	for _, g := range tr.denseGrad {
 		ss += sumSquares(data[T](g.Value()))

@@ -146,7 +146,8 @@ func builtinSettings() []Settings {
 	return []Settings{{Kind: KindInBatch}, {Kind: KindUniform, Negatives: 8}, {Kind: KindMixed, Negatives: 8},
 		{Kind: KindFull}, {Kind: KindPopularity, Negatives: 8}, {Kind: KindPopularity, Negatives: 8, Beta: &beta},
 		{Kind: KindMixture, Of: []Settings{{Kind: KindInBatch}, {Kind: KindPopularity, Negatives: 6}}},
-		{Kind: KindMixture, Of: []Settings{{Kind: KindUniform, Negatives: 4}, {Kind: KindPopularity, Negatives: 6, Beta: &beta}}}}
+		{Kind: KindMixture, Of: []Settings{{Kind: KindUniform, Negatives: 4}, {Kind: KindPopularity, Negatives: 6, Beta: &beta}}},
+		{Kind: KindMemory, MemoryBatches: 2}}
 }
 
 // TestAudit: every built-in sampler's empirical law over 4000 steps matches its declaration

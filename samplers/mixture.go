@@ -37,6 +37,8 @@ func newMixture(a, b Sampler) (*mixture, error) {
 	switch {
 	case sa.Layout == LayoutCorpus || sb.Layout == LayoutCorpus:
 		return nil, errors.New("of: a mixture's components cannot score the whole corpus (full)")
+	case sa.Memory > 0 || sb.Memory > 0:
+		return nil, errors.New("of: memory cannot be a mixture's component")
 	case sb.Layout == LayoutDiagonal:
 		return nil, errors.New("of: the second component must have Layout First (shared draws after each row's positive); put the in-batch one first")
 	}

@@ -22,6 +22,10 @@ type Shape struct {
 	Layout Layout
 	// Extra is the number of drawn item rows after the B positives (LayoutDiagonal, LayoutFirst).
 	Extra int
+	// Memory is the number of earlier batches whose B positives follow the drawn rows under
+	// LayoutDiagonal (memory), held constant: no gradient flows into their embeddings. They are
+	// negatives like the others.
+	Memory int
 	// PositiveLaw says that Declare reads the positives' law (Law): the probabilities of the
 	// batch's own items, which the trainer takes from the estimator. A sampler without it needs
 	// no estimator.
@@ -30,11 +34,17 @@ type Shape struct {
 
 // Rows is the number of item rows of a step with batch size b over a corpus of m items.
 func (s Shape) Rows(b, m int) int {
-	if s.Layout == LayoutCorpus {
+	switch s.Layout {
+	case LayoutCorpus:
 		return m
+	case LayoutFirst:
+		return b + s.Extra
 	}
-	return b + s.Extra
+	return b + s.Extra + s.Memory*b
 }
+
+// Constant is the number of trailing item rows held constant (Memory batches of b).
+func (s Shape) Constant(b int) int { return s.Memory * b }
 
 // Cols is the number of score columns C of a step with batch size b over a corpus of m items.
 func (s Shape) Cols(b, m int) int {
@@ -44,7 +54,7 @@ func (s Shape) Cols(b, m int) int {
 	case LayoutFirst:
 		return 1 + s.Extra
 	}
-	return b + s.Extra
+	return b + s.Extra + s.Memory*b
 }
 
 // Data is what a sampler knows of the training data: fixed for a run.
@@ -82,8 +92,10 @@ type Columns struct {
 }
 
 // Sampler draws a step's candidate columns and declares their probabilities. Draw is called first
-// at every step, then Declare with the same rows; a Sampler keeps no state between steps beyond
-// what its documentation states (memory, for instance), and every random draw comes from rng.
+// at every step, then Declare with the same rows; every random draw comes from rng. A Sampler
+// that keeps state between steps (memory) implements encoding.BinaryMarshaler and
+// encoding.BinaryUnmarshaler, so that a checkpoint saves it and a resumed run draws what an
+// uninterrupted one would.
 type Sampler interface {
 	// Shape is the sampler's column shape; it does not change.
 	Shape() Shape

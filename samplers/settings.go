@@ -19,10 +19,11 @@ const (
 	KindPopularity    Kind = "popularity"
 	KindMixture       Kind = "mixture"
 	KindInBatchUnique Kind = "in_batch_unique"
+	KindMemory        Kind = "memory"
 )
 
 // builtins are the built-in kinds in their documented order.
-var builtins = []Kind{KindInBatch, KindUniform, KindMixed, KindFull, KindPopularity, KindMixture, KindInBatchUnique}
+var builtins = []Kind{KindInBatch, KindUniform, KindMixed, KindFull, KindPopularity, KindMixture, KindInBatchUnique, KindMemory}
 
 // UnmarshalText sets k from its name, a built-in or a registered sampler's; an unknown name is an
 // error that lists the allowed ones.
@@ -33,6 +34,7 @@ const (
 	DefaultKind      = KindInBatch
 	DefaultNegatives = 64   // m of uniform, mixed, popularity and in_batch_unique
 	DefaultBeta      = 0.75 // β of popularity (word2vec's unigram exponent)
+	DefaultMemory    = 1    // memory_batches of memory
 )
 
 // Settings is the [sampler] section of a config. The zero value is in-batch sampling (Yi et al.
@@ -47,6 +49,9 @@ type Settings struct {
 	// Beta is popularity's exponent β, q ∝ count^β (default DefaultBeta; 0 is the uniform law,
 	// 1 the unigram). Only for popularity.
 	Beta *float64 `toml:"beta"`
+	// MemoryBatches is the number K of earlier batches memory keeps as extra negatives (default
+	// DefaultMemory). Only for memory.
+	MemoryBatches int `toml:"memory_batches"`
 	// Of are mixture's two components, [[sampler.of]] tables (each a sampler's settings; its
 	// audit key must be left unset). Only for mixture, which requires exactly two.
 	Of []Settings `toml:"of"`
@@ -80,6 +85,9 @@ func (s *Settings) Resolve() error {
 	if err := s.resolveOf(); err != nil {
 		return err
 	}
+	if s.Kind == KindMemory {
+		setting.Default(&s.MemoryBatches, DefaultMemory)
+	}
 	if s.Kind == KindPopularity && s.Beta == nil {
 		b := DefaultBeta
 		s.Beta = &b
@@ -88,6 +96,8 @@ func (s *Settings) Resolve() error {
 		setting.OnlyFor("negatives", s.Negatives != 0, drawsNegatives(s.Kind),
 			"sampler %s draws no negatives; leave it 0, got %d", s.Kind, s.Negatives),
 		setting.Require("negatives", s.Negatives >= 0, "must be > 0, got %d", s.Negatives),
+		setting.OnlyFor("memory_batches", s.MemoryBatches != 0, s.Kind == KindMemory, "only for memory, not sampler %s", s.Kind),
+		setting.Require("memory_batches", s.MemoryBatches >= 0, "must be > 0, got %d", s.MemoryBatches),
 		setting.OnlyFor("beta", s.Beta != nil, s.Kind == KindPopularity, "only for popularity, not sampler %s", s.Kind),
 	); err != nil {
 		return err
@@ -145,6 +155,8 @@ func New(s Settings) (Sampler, error) {
 		return full{}, nil
 	case KindPopularity:
 		return &popularity{m: s.Negatives, beta: *s.Beta}, nil
+	case KindMemory:
+		return &memory{k: s.MemoryBatches}, nil
 	case KindInBatchUnique:
 		return &inBatchUnique{k: s.Negatives}, nil
 	case KindMixture:

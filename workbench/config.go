@@ -256,7 +256,7 @@ func (c *Config) resolveSampler() error {
 	if err != nil {
 		return err
 	}
-	return models.LossColumns(&c.Loss, smp.Shape())
+	return models.LossColumns(&c.Loss, smp.Shape(), c.Train.BatchSize)
 }
 
 // movedKeys are keys that moved to another section: written, they are an error naming the new key.
