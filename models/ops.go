@@ -335,8 +335,8 @@ type scoresOp[T float] struct {
 	constant int // the trailing rows of V held constant: their gradient is zero (Diagonal only)
 }
 
-func (op *scoresOp[T]) Arity() int            { return 2 }
-func (op *scoresOp[T]) Type() hm.Type         { return hm.NewFnType(matrix, matrix, matrix) }
+func (op *scoresOp[T]) Arity() int    { return 2 }
+func (op *scoresOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix, matrix) }
 func (op *scoresOp[T]) String() string {
 	return fmt.Sprintf("Scores{first=%t,constant=%d}", op.first, op.constant)
 }
