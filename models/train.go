@@ -285,6 +285,9 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	if want := layouts[tr.shape.Layout]; loss.Layout() != want {
 		return nil, fmt.Errorf("models: the loss has layout %v, the sampler %v", loss.Layout(), want)
 	}
+	if tr.shape.Memory > 0 && tr.shape.Layout != samplers.LayoutDiagonal {
+		return nil, errors.New("models: a sampler's memory rows need Layout Diagonal")
+	}
 	if tr.shape.PositiveLaw && est == nil {
 		return nil, errors.New("models: the sampler needs an estimator of p̂")
 	}
