@@ -146,3 +146,41 @@ func TestMovedKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalSamplerKeys: the canonical training settings name the sampler's kind and negatives
+// by their keys before the [sampler] section, and full (the corpus variants' sampler) by none, so
+// that results trained before it keep their identity.
+func TestCanonicalSamplerKeys(t *testing.T) {
+	for _, tt := range []struct {
+		body       string
+		want, lost []string
+	}{
+		{"[sampler]\nkind = \"uniform\"\n", []string{`loss.sampler = "uniform"`, "loss.negatives = 64"}, []string{"sampler.kind", "sampler.negatives"}},
+		{"", []string{`loss.sampler = "in_batch"`}, []string{"sampler.kind", "negatives"}},
+		{"[loss]\nvariant = \"full\"\n", nil, []string{"sampler"}},
+	} {
+		_, cfg, err := loadConfig(writeConfig(t, tt.body), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kvs, err := cfg.canonical(affectsTraining)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, kv := range kvs {
+			lines = append(lines, kv.Key+" = "+kv.Value)
+		}
+		text := strings.Join(lines, "\n")
+		for _, w := range tt.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%q: canonical settings lack %q:\n%s", tt.body, w, text)
+			}
+		}
+		for _, l := range tt.lost {
+			if strings.Contains(text, l) {
+				t.Errorf("%q: canonical settings hold %q:\n%s", tt.body, l, text)
+			}
+		}
+	}
+}
