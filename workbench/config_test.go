@@ -184,3 +184,20 @@ func TestCanonicalSamplerKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplerAudit: sampler.audit = true writes each run's sampler_audit.csv (one line per item
+// with the declared and the drawn inclusion and copies) and one line per cell in summary.md.
+func TestSamplerAudit(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", "seeds=[1]", "-set", "sampler.audit=true",
+		"-only", "variant=plain"); err != nil {
+		t.Fatal(err)
+	}
+	csv := strings.Split(strings.TrimSpace(string(readFile(t, filepath.Join(dir, "runs", "variant=plain,seed=1", "sampler_audit.csv")))), "\n")
+	if csv[0] != "item,count,declared_p,empirical_p,declared_copies,empirical_copies" || len(csv) != 1+300 {
+		t.Errorf("sampler_audit.csv: header %q, %d lines, want 300 items", csv[0], len(csv)-1)
+	}
+	if summary := string(readFile(t, filepath.Join(dir, "summary.md"))); !strings.Contains(summary, "sampler audit of variant=plain") {
+		t.Errorf("summary.md has no sampler audit line:\n%s", summary)
+	}
+}
