@@ -77,7 +77,7 @@ type Config struct {
 	FreqSim   freqsim.Settings      `toml:"freq_sim" affects:"training"`
 
 	// Ablation lists the axes of the grid; the grid is their cartesian product. An axis is over
-	// a run setting: a key of the sections data, slices, model, train, estimator, loss or eval.
+	// a run setting: a key of the sections data, slices, model, train, estimator, loss, sampler or eval.
 	Ablation []Axis `toml:"ablation" affects:"grid"`
 
 	// written lists the dotted keys the config file and the -set flags write (see checkWritten).
