@@ -13,6 +13,7 @@ import (
 
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/losses"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // stopAfter is a context whose Err reports cancellation from its (n+1)-th call on: Train asks
@@ -45,25 +46,34 @@ func TestCheckpointResume(t *testing.T) {
 		ls    losses.Settings
 		ts    TrainSettings
 		est   *estimators.Settings
-		stop  int // steps done when the run is killed
-		saved int // the step of the last checkpoint before it
+		stop  int                // steps done when the run is killed
+		saved int                // the step of the last checkpoint before it
+		ss    *samplers.Settings // the sampler, when not samplerOf(ls)
 	}
 	streaming := &estimators.Settings{Kind: estimators.KindStreaming, Buckets: 256}
 	cases := []ckCase{
-		{"adam-epochs", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Epochs: 3}, streaming, 33, 20},
+		{"adam-epochs", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Epochs: 3}, streaming, 33, 20, nil},
 		{"adagrad-every-7-mixed", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ, Sampler: losses.SamplerMixed, Negatives: 5},
-			TrainSettings{Optimizer: OptimizerAdagrad, Steps: 50, CheckpointEvery: 7}, streaming, 30, 28},
+			TrainSettings{Optimizer: OptimizerAdagrad, Steps: 50, CheckpointEvery: 7}, streaming, 30, 28, nil},
 		{"momentum-uniform-learned-tau", tensor.Float32, losses.Settings{Variant: losses.VariantTail, Sampler: losses.SamplerUniform, Negatives: 8, LearnTemperature: true},
-			TrainSettings{Optimizer: OptimizerMomentum, Epochs: 2, CheckpointEvery: 5, Clip: 0.5}, nil, 17, 15},
+			TrainSettings{Optimizer: OptimizerMomentum, Epochs: 2, CheckpointEvery: 5, Clip: 0.5}, nil, 17, 15, nil},
 		{"sgd-sequential-lsh", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Optimizer: OptimizerSGD, Order: OrderSequential, Epochs: 2},
-			&estimators.Settings{Kind: estimators.KindLSH, Buckets: 256}, 25, 20},
+			&estimators.Settings{Kind: estimators.KindLSH, Buckets: 256}, 25, 20, nil},
 		{"adam-float64-exact", tensor.Float64, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Epochs: 2, CheckpointEvery: 3},
-			&estimators.Settings{Kind: estimators.KindExact, Mode: estimators.ModeOnline}, 10, 9},
+			&estimators.Settings{Kind: estimators.KindExact, Mode: estimators.ModeOnline}, 10, 9, nil},
+		{"adam-memory", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Steps: 30, CheckpointEvery: 7}, streaming, 19, 14,
+			&samplers.Settings{Kind: samplers.KindMemory, MemoryBatches: 2}},
+		{"adam-mixture-in-batch-unique-popularity", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Steps: 30, CheckpointEvery: 7}, streaming, 19, 14,
+			&samplers.Settings{Kind: samplers.KindMixture, Of: []samplers.Settings{{Kind: samplers.KindInBatchUnique, Negatives: 8}, {Kind: samplers.KindPopularity, Negatives: 8}}}},
 	}
 	s := Settings{EmbeddingDim: 8, Hidden: []int{16, 8}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			c.ts.BatchSize, c.ts.LogEvery = 50, 4
+			ss := samplerOf(c.ls)
+			if c.ss != nil {
+				ss = *c.ss
+			}
 			newEst := func(m *Model) estimators.Estimator {
 				if c.est == nil {
 					return nil
@@ -78,7 +88,7 @@ func TestCheckpointResume(t *testing.T) {
 			est1 := newEst(m1)
 			plain := c.ts // the uninterrupted run writes no checkpoints
 			plain.CheckpointEvery = 0
-			want, err := Train(context.Background(), m1, ds, est1, c.ls, samplerOf(c.ls), plain, 5, nil)
+			want, err := Train(context.Background(), m1, ds, est1, c.ls, ss, plain, 5, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +96,7 @@ func TestCheckpointResume(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "checkpoint")
 			m2 := must(New(s, ds, c.dt, 1))
 			ctx := &stopAfter{Context: context.Background(), n: c.stop}
-			if _, err := TrainResumable(ctx, m2, ds, newEst(m2), c.ls, samplerOf(c.ls), c.ts, 5, path, nil, nil); err != context.Canceled {
+			if _, err := TrainResumable(ctx, m2, ds, newEst(m2), c.ls, ss, c.ts, 5, path, nil, nil); err != context.Canceled {
 				t.Fatalf("stopped run: error %v", err)
 			}
 			if _, err := os.Stat(path); err != nil {
@@ -96,7 +106,7 @@ func TestCheckpointResume(t *testing.T) {
 			m3 := must(New(s, ds, c.dt, 2))
 			est3 := newEst(m3)
 			ctx = &stopAfter{Context: context.Background(), n: 1 << 30}
-			got, err := TrainResumable(ctx, m3, ds, est3, c.ls, samplerOf(c.ls), c.ts, 5, path, nil, nil)
+			got, err := TrainResumable(ctx, m3, ds, est3, c.ls, ss, c.ts, 5, path, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -85,7 +85,14 @@ func (x *mixture) lawOf(smp Sampler, sh Shape, d *Data, pos, rows []int32, law L
 	*c = newColumns(1+sh.Extra, n, c)
 	var sub Law
 	if law != nil {
-		sub = law // rows are the mixture's, in order: the same row indices
+		// The positives are the mixture's rows, in order: the same row indices. The component's
+		// own columns (past them) are discarded; they read row 0's law.
+		sub = func(j int) (float64, float64, bool, error) {
+			if j >= n {
+				j = 0
+			}
+			return law(j)
+		}
 	}
 	if err := smp.Declare(d, rows, x.scratch, sub, c); err != nil {
 		return err
