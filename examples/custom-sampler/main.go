@@ -31,9 +31,13 @@ func (s distinctUniform) Shape() samplers.Shape {
 	return samplers.Shape{Layout: samplers.LayoutFirst, Extra: s.m}
 }
 
-// Draw copies the positives, then draws m distinct items with Floyd's algorithm.
+// Draw copies the positives, then draws m distinct items with Floyd's algorithm (none when m > M:
+// Declare then fails).
 func (s distinctUniform) Draw(rng *rand.Rand, d *samplers.Data, pos, rows []int32) {
 	copy(rows, pos)
+	if s.m > d.Items {
+		return
+	}
 	drawn := rows[len(pos):len(pos)]
 	for j := d.Items - s.m; j < d.Items; j++ {
 		t := int32(rng.IntN(j + 1))
@@ -49,6 +53,9 @@ func (s distinctUniform) Draw(rng *rand.Rand, d *samplers.Data, pos, rows []int3
 
 // Declare gives every column q = 1/M and p = m/M.
 func (s distinctUniform) Declare(d *samplers.Data, pos, rows []int32, _ samplers.Law, c *samplers.Columns) error {
+	if s.m > d.Items {
+		return fmt.Errorf("sampler.negatives: %d distinct items from a corpus of %d", s.m, d.Items)
+	}
 	logQ, logP := -math.Log(float64(d.Items)), math.Log(float64(s.m)/float64(d.Items))
 	c.Items[0] = -1
 	for j := 1; j < len(c.Items); j++ {
