@@ -1,17 +1,16 @@
 package losses
 
 import (
-	"bytes"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
-	"github.com/BurntSushi/toml"
 	"gorgonia.org/gorgonia"
+
+	"github.com/samplingbias/workbench/internal/setting"
 )
 
 // Custom is a loss variant added with Register: its expression and the
@@ -98,55 +97,12 @@ func Variants() []Variant {
 // registered variant (nil for a variant without options). Errors start with
 // the key, "options.<key>: ...".
 func (s *Settings) decodeOptions() (any, error) {
-	v, ok := registered(s.Variant)
-	if !ok || v.Options == nil {
-		if len(s.Options) > 0 {
-			keys := make([]string, 0, len(s.Options))
-			for k := range s.Options {
-				keys = append(keys, "options."+k)
-			}
-			sort.Strings(keys)
-			return nil, fmt.Errorf("%s: variant %s has no options", strings.Join(keys, ", "), s.Variant)
-		}
-		return nil, nil
+	var opts any
+	if v, ok := registered(s.Variant); ok && v.Options != nil {
+		opts = v.Options()
 	}
-	opts := v.Options()
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(s.Options); err != nil {
-		return nil, fmt.Errorf("options: %v", err)
-	}
-	md, err := toml.Decode(buf.String(), opts)
-	if err != nil {
-		return nil, fmt.Errorf("options: variant %s: %s", s.Variant, strings.TrimPrefix(err.Error(), "toml: "))
-	}
-	if keys := md.Undecoded(); len(keys) > 0 {
-		names := make([]string, len(keys))
-		for i, k := range keys {
-			names[i] = "options." + k.String()
-		}
-		return nil, fmt.Errorf("%s: unknown option of variant %s (it has: %s)", strings.Join(names, ", "), s.Variant,
-			strings.Join(optionKeys(opts), ", "))
-	}
-	if r, ok := opts.(interface{ Resolve() error }); ok {
-		if err := r.Resolve(); err != nil {
-			return nil, fmt.Errorf("options.%w", err)
-		}
+	if err := setting.DecodeOptions(s.Options, opts, "variant "+string(s.Variant)); err != nil {
+		return nil, err
 	}
 	return opts, nil
-}
-
-// optionKeys lists the toml keys of the options struct *opts.
-func optionKeys(opts any) []string {
-	t := reflect.TypeOf(opts).Elem()
-	var keys []string
-	for i := range t.NumField() {
-		k, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
-		if k != "" && k != "-" {
-			keys = append(keys, k)
-		}
-	}
-	if len(keys) == 0 {
-		return []string{"none"}
-	}
-	return keys
 }

@@ -209,17 +209,18 @@ type Settings struct {
 	// (Rawat et al. eq. 5) or FormDecoupled (eq. 6 with the logistic margin
 	// loss); default DefaultForm.
 	Form Form `toml:"form"`
-	// Sampler is how the negatives were drawn (default DefaultSampler):
+	// Sampler is the column shape of the scores, set from the run's sampler (the [sampler]
+	// section; models.LossColumns), not a config key (default DefaultSampler):
 	// in_batch (the other positives of the batch, Layout Diagonal, C = B),
 	// uniform (Negatives items drawn uniformly from the corpus and shared by
 	// all rows, Layout First, C = 1+Negatives) or mixed (in-batch plus
 	// Negatives uniform extras, Layout Diagonal, C = B+Negatives). Must be
 	// empty for full and logit_adjusted, which score the whole corpus.
-	Sampler Sampler `toml:"sampler"`
-	// Negatives is the number m of uniform negatives drawn per step for the
-	// uniform and mixed samplers (default DefaultNegatives); it must be 0 for
+	Sampler Sampler `toml:"-"`
+	// Negatives is the number m of extra columns of the uniform and mixed
+	// shapes, set with Sampler (default DefaultNegatives); it must be 0 for
 	// in_batch.
-	Negatives int `toml:"negatives"`
+	Negatives int `toml:"-"`
 	// Temperature τ > 0 divides the scores: f = s/τ (default
 	// DefaultTemperature). Must be 0 for mse_gramian, which works on the raw
 	// scores.

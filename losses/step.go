@@ -1,9 +1,9 @@
 package losses
 
 import (
-	"math"
-
 	"gorgonia.org/gorgonia"
+
+	"github.com/samplingbias/workbench/internal/prob"
 )
 
 // Layout says where each row's positive sits in the B×C score matrix.
@@ -108,22 +108,12 @@ func NegativeCount(cols int) int { return cols - 1 }
 // rounded to it) says only that the item is in every step, whatever its q. A
 // caller that needs q must treat p̂ = 1 as an error (the trainer does, naming
 // the item) or take q from elsewhere (loss.q_source = "counts").
-func DrawProb(p float64, n int) float64 {
-	if !(p >= 0 && p <= 1) || n < 1 {
-		return math.NaN()
-	}
-	return -math.Expm1(math.Log1p(-p) / float64(n))
-}
+func DrawProb(p float64, n int) float64 { return prob.Draw(p, n) }
 
 // InclusionProb is the probability p = 1-(1-q)^n that an item of per-draw
 // probability q appears at least once in n independent draws. It returns NaN
 // unless 0 ≤ q ≤ 1 and n ≥ 0.
-func InclusionProb(q float64, n int) float64 {
-	if !(q >= 0 && q <= 1) || n < 0 {
-		return math.NaN()
-	}
-	return -math.Expm1(float64(n) * math.Log1p(-q))
-}
+func InclusionProb(q float64, n int) float64 { return prob.Inclusion(q, n) }
 
 // MixedDrawProb is the per-draw probability of an item under the mixed
 // sampler, whose C-1 = inBatch+uniform negative draws are inBatch draws from
@@ -132,8 +122,5 @@ func InclusionProb(q float64, n int) float64 {
 // so that m·q is the item's expected count among the negatives. It returns NaN
 // for invalid arguments.
 func MixedDrawProb(qData float64, inBatch, uniform, corpus int) float64 {
-	if !(qData >= 0 && qData <= 1) || inBatch < 0 || uniform < 0 || inBatch+uniform == 0 || corpus < 1 {
-		return math.NaN()
-	}
-	return (float64(inBatch)*qData + float64(uniform)/float64(corpus)) / float64(inBatch+uniform)
+	return prob.Mixed(qData, inBatch, uniform, corpus)
 }

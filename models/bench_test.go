@@ -72,7 +72,7 @@ func benchStep(b *testing.B, batch int, ds *datasets.Dataset) {
 	if err := ts.Resolve(); err != nil {
 		b.Fatal(err)
 	}
-	tr, err := newTrainer[float32](m, ds, newCountEstimator(ds, batch), loss, ts, 1, towerFused)
+	tr, err := newTrainer[float32](m, ds, newCountEstimator(ds, batch), loss, mustSampler(loss.Settings()), ts, 1, towerFused)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/losses"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // A training checkpoint (TrainResumable) holds everything a run needs to continue as if it had
@@ -30,12 +31,13 @@ import (
 
 // runIdentity is what a checkpoint must share with the run that resumes from it.
 type runIdentity struct {
-	Model Settings
-	Train TrainSettings // LogSeconds and CheckpointEvery zeroed: they do not change the result
-	Loss  losses.Settings
-	Dtype string
-	Seed  int64
-	Data  dataIdentity
+	Model   Settings
+	Train   TrainSettings // LogSeconds and CheckpointEvery zeroed: they do not change the result
+	Loss    losses.Settings
+	Sampler samplers.Settings
+	Dtype   string
+	Seed    int64
+	Data    dataIdentity
 }
 
 type dataIdentity struct {
@@ -44,7 +46,7 @@ type dataIdentity struct {
 	Hash                  uint64 // FNV-64a of the training interactions
 }
 
-func newRunIdentity(m *Model, ds *datasets.Dataset, ls losses.Settings, ts TrainSettings, seed int64) runIdentity {
+func newRunIdentity(m *Model, ds *datasets.Dataset, ls losses.Settings, ss samplers.Settings, ts TrainSettings, seed int64) runIdentity {
 	ts.LogSeconds, ts.CheckpointEvery = 0, 0
 	h := fnv.New64a()
 	var b [28]byte
@@ -56,7 +58,7 @@ func newRunIdentity(m *Model, ds *datasets.Dataset, ls losses.Settings, ts Train
 		binary.LittleEndian.PutUint32(b[20:], math.Float32bits(a.Reward))
 		h.Write(b[:24])
 	}
-	return runIdentity{Model: m.Settings(), Train: ts, Loss: ls, Dtype: m.dt.String(), Seed: seed,
+	return runIdentity{Model: m.Settings(), Train: ts, Loss: ls, Sampler: ss, Dtype: m.dt.String(), Seed: seed,
 		Data: dataIdentity{Name: ds.Name, Queries: ds.Queries, Items: ds.Items, Train: len(ds.Train), Hash: h.Sum64()}}
 }
 
@@ -69,6 +71,8 @@ func (id runIdentity) differs(o runIdentity) string {
 		return fmt.Sprintf("train settings %+v, this run %+v", o.Train, id.Train)
 	case !reflect.DeepEqual(id.Loss, o.Loss):
 		return fmt.Sprintf("loss settings %+v, this run %+v", o.Loss, id.Loss)
+	case !reflect.DeepEqual(id.Sampler, o.Sampler):
+		return fmt.Sprintf("sampler settings %+v, this run %+v", o.Sampler, id.Sampler)
 	case id.Dtype != o.Dtype:
 		return fmt.Sprintf("dtype %s, this run %s", o.Dtype, id.Dtype)
 	case id.Seed != o.Seed:
@@ -90,6 +94,7 @@ type checkpoint struct {
 	Estimator []byte       // the estimator's MarshalBinary (nil without an estimator)
 	Shuffle   []byte       // PCG state of the epoch shuffle
 	Negatives []byte       // PCG state of the uniform negatives
+	Sampler   []byte       // the sampler's MarshalBinary (nil for a sampler without state)
 	Order     int          // the length of the batch order of the current epoch
 	Curve     Curve
 	Sum       float64 // sum of the losses of the curve's current interval
@@ -166,6 +171,11 @@ func writeCheckpoint[T float](path string, id runIdentity, tr *trainer[T], l *lo
 	}
 	if ck.Negatives, err = tr.negSrc.MarshalBinary(); err != nil {
 		return err
+	}
+	if sm, ok := tr.smp.(encoding.BinaryMarshaler); ok {
+		if ck.Sampler, err = sm.MarshalBinary(); err != nil {
+			return err
+		}
 	}
 	if err := writeChecksummed(path, checkpointMagic, ck, arrays); err != nil {
 		return fmt.Errorf("models: writing the checkpoint: %w", err)
@@ -350,6 +360,11 @@ func resume[T float](path string, id runIdentity, tr *trainer[T], l *loop) error
 	}
 	if err := tr.negSrc.UnmarshalBinary(ck.Negatives); err != nil {
 		return fmt.Errorf("%s: negative sampler state: %w", path, err)
+	}
+	if su, ok := tr.smp.(encoding.BinaryUnmarshaler); ok && ck.Sampler != nil {
+		if err := su.UnmarshalBinary(ck.Sampler); err != nil {
+			return fmt.Errorf("%s: sampler state: %w", path, err)
+		}
 	}
 	if logTau != nil {
 		tr.m.logTau = logTau

@@ -13,6 +13,7 @@ import (
 
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/losses"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // stopAfter is a context whose Err reports cancellation from its (n+1)-th call on: Train asks
@@ -45,25 +46,34 @@ func TestCheckpointResume(t *testing.T) {
 		ls    losses.Settings
 		ts    TrainSettings
 		est   *estimators.Settings
-		stop  int // steps done when the run is killed
-		saved int // the step of the last checkpoint before it
+		stop  int                // steps done when the run is killed
+		saved int                // the step of the last checkpoint before it
+		ss    *samplers.Settings // the sampler, when not samplerOf(ls)
 	}
 	streaming := &estimators.Settings{Kind: estimators.KindStreaming, Buckets: 256}
 	cases := []ckCase{
-		{"adam-epochs", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Epochs: 3}, streaming, 33, 20},
+		{"adam-epochs", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Epochs: 3}, streaming, 33, 20, nil},
 		{"adagrad-every-7-mixed", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ, Sampler: losses.SamplerMixed, Negatives: 5},
-			TrainSettings{Optimizer: OptimizerAdagrad, Steps: 50, CheckpointEvery: 7}, streaming, 30, 28},
+			TrainSettings{Optimizer: OptimizerAdagrad, Steps: 50, CheckpointEvery: 7}, streaming, 30, 28, nil},
 		{"momentum-uniform-learned-tau", tensor.Float32, losses.Settings{Variant: losses.VariantTail, Sampler: losses.SamplerUniform, Negatives: 8, LearnTemperature: true},
-			TrainSettings{Optimizer: OptimizerMomentum, Epochs: 2, CheckpointEvery: 5, Clip: 0.5}, nil, 17, 15},
+			TrainSettings{Optimizer: OptimizerMomentum, Epochs: 2, CheckpointEvery: 5, Clip: 0.5}, nil, 17, 15, nil},
 		{"sgd-sequential-lsh", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Optimizer: OptimizerSGD, Order: OrderSequential, Epochs: 2},
-			&estimators.Settings{Kind: estimators.KindLSH, Buckets: 256}, 25, 20},
+			&estimators.Settings{Kind: estimators.KindLSH, Buckets: 256}, 25, 20, nil},
 		{"adam-float64-exact", tensor.Float64, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Epochs: 2, CheckpointEvery: 3},
-			&estimators.Settings{Kind: estimators.KindExact, Mode: estimators.ModeOnline}, 10, 9},
+			&estimators.Settings{Kind: estimators.KindExact, Mode: estimators.ModeOnline}, 10, 9, nil},
+		{"adam-memory", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Steps: 30, CheckpointEvery: 7}, streaming, 19, 14,
+			&samplers.Settings{Kind: samplers.KindMemory, MemoryBatches: 2}},
+		{"adam-mixture-in-batch-unique-popularity", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Steps: 30, CheckpointEvery: 7}, streaming, 19, 14,
+			&samplers.Settings{Kind: samplers.KindMixture, Of: []samplers.Settings{{Kind: samplers.KindInBatchUnique, Negatives: 8}, {Kind: samplers.KindPopularity, Negatives: 8}}}},
 	}
 	s := Settings{EmbeddingDim: 8, Hidden: []int{16, 8}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			c.ts.BatchSize, c.ts.LogEvery = 50, 4
+			ss := samplerOf(c.ls)
+			if c.ss != nil {
+				ss = *c.ss
+			}
 			newEst := func(m *Model) estimators.Estimator {
 				if c.est == nil {
 					return nil
@@ -78,7 +88,7 @@ func TestCheckpointResume(t *testing.T) {
 			est1 := newEst(m1)
 			plain := c.ts // the uninterrupted run writes no checkpoints
 			plain.CheckpointEvery = 0
-			want, err := Train(context.Background(), m1, ds, est1, c.ls, plain, 5, nil)
+			want, err := Train(context.Background(), m1, ds, est1, c.ls, ss, plain, 5, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +96,7 @@ func TestCheckpointResume(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "checkpoint")
 			m2 := must(New(s, ds, c.dt, 1))
 			ctx := &stopAfter{Context: context.Background(), n: c.stop}
-			if _, err := TrainResumable(ctx, m2, ds, newEst(m2), c.ls, c.ts, 5, path, nil); err != context.Canceled {
+			if _, err := TrainResumable(ctx, m2, ds, newEst(m2), c.ls, ss, c.ts, 5, path, nil, nil); err != context.Canceled {
 				t.Fatalf("stopped run: error %v", err)
 			}
 			if _, err := os.Stat(path); err != nil {
@@ -96,7 +106,7 @@ func TestCheckpointResume(t *testing.T) {
 			m3 := must(New(s, ds, c.dt, 2))
 			est3 := newEst(m3)
 			ctx = &stopAfter{Context: context.Background(), n: 1 << 30}
-			got, err := TrainResumable(ctx, m3, ds, est3, c.ls, c.ts, 5, path, nil)
+			got, err := TrainResumable(ctx, m3, ds, est3, c.ls, ss, c.ts, 5, path, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +168,7 @@ func TestCheckpointRefused(t *testing.T) {
 	ts := TrainSettings{BatchSize: 20, Epochs: 1}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "checkpoint")
-	if _, err := TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, ts, 1, path, nil); err != nil {
+	if _, err := TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, samplerOf(ls), ts, 1, path, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	other := idDataset(50, 40, 200, 8)
@@ -184,7 +194,7 @@ func TestCheckpointRefused(t *testing.T) {
 		if c.data {
 			d = other
 		}
-		_, err := TrainResumable(context.Background(), must(New(s, d, tensor.Float32, 1)), d, newCountEstimator(d, 20), c.ls, c.ts, c.seed, path, nil)
+		_, err := TrainResumable(context.Background(), must(New(s, d, tensor.Float32, 1)), d, newCountEstimator(d, 20), c.ls, samplerOf(c.ls), c.ts, c.seed, path, nil, nil)
 		if c.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", c.name, err)
@@ -203,15 +213,15 @@ func TestCheckpointRefused(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, ts, 1, path, nil)
+	_, err = TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, samplerOf(ls), ts, 1, path, nil, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), path+": corrupt checkpoint file") {
 		t.Errorf("flipped bit: %v", err)
 	}
-	_, err = Train(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, everyStep, 1, nil)
+	_, err = Train(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, samplerOf(ls), everyStep, 1, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "checkpoint_every: 1, but this training writes no checkpoints") {
 		t.Errorf("checkpoint_every without a checkpoint file: %v", err)
 	}
-	_, err = TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, opaqueEstimator{newCountEstimator(ds, 20)}, ls, ts, 1, filepath.Join(dir, "new"), nil)
+	_, err = TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, opaqueEstimator{newCountEstimator(ds, 20)}, ls, samplerOf(ls), ts, 1, filepath.Join(dir, "new"), nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "cannot save its state") {
 		t.Errorf("estimator without state: %v", err)
 	}
@@ -244,7 +254,7 @@ func ExampleTrainResumable() {
 			fmt.Println(err)
 			return
 		}
-		if curves[i], err = TrainResumable(context.Background(), m, ds, newCountEstimator(ds, 50), ls, ts, 1, path, nil); err != nil {
+		if curves[i], err = TrainResumable(context.Background(), m, ds, newCountEstimator(ds, 50), ls, samplerOf(ls), ts, 1, path, nil, nil); err != nil {
 			fmt.Println(err)
 			return
 		}
@@ -270,12 +280,12 @@ func TestCheckpointSparseState(t *testing.T) {
 	m1 := must(New(s, ds, tensor.Float32, 1))
 	plain := ts
 	plain.CheckpointEvery = 0
-	if _, err := Train(context.Background(), m1, ds, nil, ls, plain, 5, nil); err != nil {
+	if _, err := Train(context.Background(), m1, ds, nil, ls, samplerOf(ls), plain, 5, nil); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "checkpoint")
 	m2 := must(New(s, ds, tensor.Float32, 1))
-	if _, err := TrainResumable(&stopAfter{Context: context.Background(), n: 4}, m2, ds, nil, ls, ts, 5, path, nil); err != context.Canceled {
+	if _, err := TrainResumable(&stopAfter{Context: context.Background(), n: 4}, m2, ds, nil, ls, samplerOf(ls), ts, 5, path, nil, nil); err != context.Canceled {
 		t.Fatalf("stopped run: error %v", err)
 	}
 	var params int64
@@ -290,7 +300,7 @@ func TestCheckpointSparseState(t *testing.T) {
 		t.Errorf("checkpoint of %d bytes for %d bytes of parameters: the optimiser state is not sparse", st.Size(), params)
 	}
 	m3 := must(New(s, ds, tensor.Float32, 2))
-	if _, err := TrainResumable(context.Background(), m3, ds, nil, ls, ts, 5, path, nil); err != nil {
+	if _, err := TrainResumable(context.Background(), m3, ds, nil, ls, samplerOf(ls), ts, 5, path, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	for i, p := range m1.params() {

@@ -95,7 +95,7 @@ func newTestTrainerT[T float](t *testing.T, s Settings, ds *datasets.Dataset, ls
 	if err := ts.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := newTrainer[T](m, ds, newCountEstimator(ds, batch), loss, ts, seed, impl)
+	tr, err := newTrainer[T](m, ds, newCountEstimator(ds, batch), loss, mustSampler(loss.Settings()), ts, seed, impl)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"github.com/samplingbias/workbench/datasets"
+	"github.com/samplingbias/workbench/losses"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // countEstimator is a fixed estimator for tests and benchmarks: p̂(y) = 1-(1-q_y)^B with
@@ -47,3 +49,20 @@ func (e *countEstimator) UnmarshalBinary(b []byte) error {
 	}
 	return nil
 }
+
+// samplerOf is the sampler of the column shape a test's loss settings name (ls.Sampler and
+// ls.Negatives, which LossColumns sets from the sampler in a run): full for the corpus variants.
+func samplerOf(ls losses.Settings) samplers.Settings {
+	switch {
+	case ls.Variant == losses.VariantFull || ls.Variant == losses.VariantLogitAdjusted:
+		return samplers.Settings{Kind: samplers.KindFull}
+	case ls.Sampler == losses.SamplerUniform:
+		return samplers.Settings{Kind: samplers.KindUniform, Negatives: ls.Negatives}
+	case ls.Sampler == losses.SamplerMixed:
+		return samplers.Settings{Kind: samplers.KindMixed, Negatives: ls.Negatives}
+	}
+	return samplers.Settings{}
+}
+
+// mustSampler is the sampler of samplerOf(ls).
+func mustSampler(ls losses.Settings) samplers.Sampler { return must(samplers.New(samplerOf(ls))) }

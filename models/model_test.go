@@ -26,7 +26,7 @@ func TestSaveLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Train(context.Background(), m, ds, newCountEstimator(ds, 4), losses.Settings{}, TrainSettings{BatchSize: 4, Epochs: 3}, 1, nil); err != nil {
+		if _, err := Train(context.Background(), m, ds, newCountEstimator(ds, 4), losses.Settings{}, samplerOf(losses.Settings{}), TrainSettings{BatchSize: 4, Epochs: 3}, 1, nil); err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join(t.TempDir(), "model.gob")
@@ -286,7 +286,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	curve, err := Train(context.Background(), m, ds, est, losses.Settings{Variant: losses.VariantLogQ}, ts, 1, nil)
+	curve, err := Train(context.Background(), m, ds, est, losses.Settings{Variant: losses.VariantLogQ}, samplerOf(losses.Settings{Variant: losses.VariantLogQ}), ts, 1, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

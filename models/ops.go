@@ -178,14 +178,15 @@ func (op *reluGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 type matMulOp[T float] struct {
 	opCommon
 	outBuf[T]
-	name   string
-	tA, tB bool
+	name     string
+	tA, tB   bool
+	zeroTail int // rows of the result at the end set to zero (constant inputs' gradients)
 }
 
 func (op *matMulOp[T]) Arity() int    { return 2 }
 func (op *matMulOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix, matrix) }
 func (op *matMulOp[T]) String() string {
-	return fmt.Sprintf("MatMul{%s,tA=%t,tB=%t}", op.name, op.tA, op.tB)
+	return fmt.Sprintf("MatMul{%s,tA=%t,tB=%t,zeroTail=%d}", op.name, op.tA, op.tB, op.zeroTail)
 }
 func (op *matMulOp[T]) Hashcode() uint32      { return hashcode(op) }
 func (op *matMulOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
@@ -224,7 +225,9 @@ func (op *matMulOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	br, bc := valShape2(in[1])
 	m, n, k, _ := op.dims(ar, ac, br, bc)
 	t, c := op.get(m, n)
-	gemm(op.tA, op.tB, m, n, k, 1, data[T](in[0]), ac, data[T](in[1]), bc, 0, c, n)
+	live := m - op.zeroTail
+	gemm(op.tA, op.tB, live, n, k, 1, data[T](in[0]), ac, data[T](in[1]), bc, 0, c, n)
+	clear(c[live*n:])
 	return t, nil
 }
 
@@ -328,12 +331,15 @@ func (op *l2NormGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 type scoresOp[T float] struct {
 	opCommon
 	outBuf[T]
-	first bool
+	first    bool
+	constant int // the trailing rows of V held constant: their gradient is zero (Diagonal only)
 }
 
-func (op *scoresOp[T]) Arity() int            { return 2 }
-func (op *scoresOp[T]) Type() hm.Type         { return hm.NewFnType(matrix, matrix, matrix) }
-func (op *scoresOp[T]) String() string        { return fmt.Sprintf("Scores{first=%t}", op.first) }
+func (op *scoresOp[T]) Arity() int    { return 2 }
+func (op *scoresOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix, matrix) }
+func (op *scoresOp[T]) String() string {
+	return fmt.Sprintf("Scores{first=%t,constant=%d}", op.first, op.constant)
+}
 func (op *scoresOp[T]) Hashcode() uint32      { return hashcode(op) }
 func (op *scoresOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
 
@@ -387,7 +393,7 @@ func (op *scoresOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (
 	} else {
 		du, err = gorgonia.ApplyOp(&matMulOp[T]{name: "scores.dU"}, grad, in[1])
 		if err == nil {
-			dv, err = gorgonia.ApplyOp(&matMulOp[T]{name: "scores.dV", tA: true}, grad, in[0])
+			dv, err = gorgonia.ApplyOp(&matMulOp[T]{name: "scores.dV", tA: true, zeroTail: op.constant}, grad, in[0])
 		}
 	}
 	return gorgonia.Nodes{du, dv}, err

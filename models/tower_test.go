@@ -159,7 +159,7 @@ func TestResidualTrains(t *testing.T) {
 			t.Fatal(err)
 		}
 		ts := TrainSettings{BatchSize: 64, Epochs: 4, LearningRate: 0.01, LogEvery: 10}
-		if curves[i], err = Train(context.Background(), m, ds, est, losses.Settings{Variant: losses.VariantLogQ}, ts, 1, nil); err != nil {
+		if curves[i], err = Train(context.Background(), m, ds, est, losses.Settings{Variant: losses.VariantLogQ}, samplerOf(losses.Settings{Variant: losses.VariantLogQ}), ts, 1, nil); err != nil {
 			t.Fatal(err)
 		}
 		embs[i] = must(m.EmbedItems([]int32{0, 1, 2}))
@@ -214,7 +214,7 @@ func TestLearnedTemperature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	curve, err := Train(context.Background(), m, ds, newCountEstimator(ds, 4), learned, TrainSettings{BatchSize: 4, Steps: 20, LogEvery: 5, LearningRate: 0.05}, 1, nil)
+	curve, err := Train(context.Background(), m, ds, newCountEstimator(ds, 4), learned, samplerOf(learned), TrainSettings{BatchSize: 4, Steps: 20, LogEvery: 5, LearningRate: 0.05}, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestLearnedTemperature(t *testing.T) {
 	if tau2, ok := m2.Temperature(); !ok || tau2 != tau {
 		t.Errorf("loaded τ %v (%v), saved %v", tau2, ok, tau)
 	}
-	fixedCurve, err := Train(context.Background(), must(New(testSettings, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 4), fixed, TrainSettings{BatchSize: 4, Steps: 5}, 1, nil)
+	fixedCurve, err := Train(context.Background(), must(New(testSettings, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 4), fixed, samplerOf(fixed), TrainSettings{BatchSize: 4, Steps: 5}, 1, nil)
 	if err != nil || fixedCurve[0].Temperature != 0.3 {
 		t.Errorf("fixed τ in the curve: %v, %v", fixedCurve, err)
 	}
@@ -249,7 +249,7 @@ func TestLearnedTemperature(t *testing.T) {
 		{must(New(testSettings, ds, tensor.Float32, 1)), losses.Settings{Variant: losses.VariantMSEGramian, LearnTemperature: true}, "learn_temperature: variant mse_gramian"},
 		{m, fixed, "learn_temperature: the model has a learned temperature"},
 	} {
-		_, err := Train(context.Background(), c.m, ds, newCountEstimator(ds, 4), c.ls, TrainSettings{BatchSize: 4, Steps: 1}, 1, nil)
+		_, err := Train(context.Background(), c.m, ds, newCountEstimator(ds, 4), c.ls, samplerOf(c.ls), TrainSettings{BatchSize: 4, Steps: 1}, 1, nil)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want prefix %q", c.ls, err, c.want)
 		}

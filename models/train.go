@@ -18,6 +18,7 @@ import (
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/losses"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // Point is one point of the training curve.
@@ -35,36 +36,29 @@ type Point struct {
 // last step.
 type Curve []Point
 
-// Train trains m on ds.Train with the loss ls and returns the training curve.
+// Train trains m on ds.Train with the loss ls and the sampler ss and returns the training curve.
 //
-// Every step takes the next B interactions (B = ts.BatchSize) in the order ts.Order, builds the
-// score matrix of the loss's layout, runs the estimator in the order of Yi et al.'s Algorithm 1
-// (observe the batch's items at global step t, then read p̂ for the logQ correction;
-// docs/logq.md §5), fills the loss's Step, runs forward and backward in one Gorgonia tape
-// machine and updates the dense weights and, row-sparsely, the embedding rows the batch used.
+// Every step takes the next B interactions (B = ts.BatchSize) in the order ts.Order, asks the
+// sampler for the step's item rows (samplers.Sampler.Draw, with the run's seeded random source of
+// negatives), runs the estimator in the order of Yi et al.'s Algorithm 1 for a sampler that reads
+// the positives' law (observe the batch's items at global step t, then read p̂; docs/logq.md §5),
+// asks the sampler for its columns' q and p (samplers.Sampler.Declare) and fills the loss's Step
+// with them, runs forward and backward in one Gorgonia tape machine and updates the dense weights
+// and, row-sparsely, the embedding rows the batch used. The loss's column shape (ls.Sampler,
+// ls.Negatives) is set from the sampler's (LossColumns).
 //
-// The columns of the score matrix and their side information, by layout:
-//
-//   - Diagonal, sampler in_batch: the batch's positives. LogP = log p̂ (the estimator's
-//     batch-inclusion probability), LogQ = log q̂, the per-draw data frequency: q̂ = count/N, the
-//     item's exact training frequency (N training interactions), unless the loss's q_source is
-//     "estimator", where q̂ = losses.DrawProb(p̂, B). A saturated p̂ = 1 then is an error naming
-//     the item and its count (DrawProb(1, B) = 1 would weight the item about B·q times too
-//     little), not a silent q̂ = 1. The estimator is required.
-//   - Diagonal, sampler mixed: the positives, then m items drawn uniformly (with replacement,
-//     seeded). An item's inclusion probability is p = 1 − (1 − p̂)(1 − 1/M)^m and its per-draw
-//     probability q = losses.MixedDrawProb(q̂, B−1, m, M) = ((B−1)·q̂ + m/M)/(B−1+m), q̂ as for
-//     in_batch (0 for an item absent from the training data).
-//   - First, sampler uniform: column 0 is each row's positive, columns 1..m are m items drawn
-//     uniformly and shared by the batch: q = 1/M, p = 1 − (1 − 1/M)^m for every item (the
-//     estimator is not used and may be nil).
-//   - Indexed (full, logit_adjusted): every item of the corpus through the item tower at every
-//     step; p = 1, q = 1/M (the estimator is not used and may be nil).
+// The positives' law a sampler reads is p = p̂, the estimator's batch-inclusion probability, and
+// q = count/N, the item's exact training frequency (N training interactions), unless the loss's
+// q_source is "estimator", where q̂ = losses.DrawProb(p̂, B). A saturated p̂ = 1 then is an error
+// naming the item and its count (DrawProb(1, B) = 1 would weight the item about B·q times too
+// little), not a silent q̂ = 1. A sampler that reads it requires the estimator; the others do not
+// use it (it may be nil). docs/samplers.md derives every built-in sampler's q and p.
 //
 // Step.Items is the corpus size M (mse_gramian weights its in-batch Gramian columns by
 // 1/(M·q)). LogPrior is log π_j with π_j = (count_j + 1)/(N + M), the add-one smoothed training frequency
 // of item j (N training interactions, M items), so that an item absent from the training set
-// keeps a finite prior. Rewards are the interactions' rewards. For an estimator implementing
+// keeps a finite prior (column 0 of Layout First, each row's own positive, has log(1/M)). Rewards
+// are the interactions' rewards. For an estimator implementing
 // estimators.EmbeddingKeyer (lsh), the items observed and looked up are the keys of the
 // current item-tower embeddings of the batch's columns (one extra forward pass of the item
 // tower per step).
@@ -74,8 +68,8 @@ type Curve []Point
 // naming the step, before the step's update is applied. Cancelling ctx stops training between
 // steps with ctx.Err(). progress receives a live progress bar when it is a terminal and a plain
 // line at most every ts.LogSeconds otherwise; nil discards it.
-func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ts TrainSettings, seed int64, progress io.Writer) (Curve, error) {
-	return TrainResumable(ctx, m, ds, est, ls, ts, seed, "", progress)
+func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ss samplers.Settings, ts TrainSettings, seed int64, progress io.Writer) (Curve, error) {
+	return TrainResumable(ctx, m, ds, est, ls, ss, ts, seed, "", nil, progress)
 }
 
 // TrainResumable is Train with checkpoints: with a non-empty checkpointPath it writes the full
@@ -94,9 +88,19 @@ func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.E
 // for the run (its parameters are replaced by the checkpoint's). The file is left in place after
 // the last step: a caller removes it once it has saved what it needs (model.bin, metrics), so
 // that a run killed in between resumes without training again.
-func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ts TrainSettings, seed int64, checkpointPath string, progress io.Writer) (Curve, error) {
+//
+// A non-nil audit records every step's declarations and draws (samplers.Audit.Observe); a
+// resumed run records the steps trained after the checkpoint only.
+func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ss samplers.Settings, ts TrainSettings, seed int64, checkpointPath string, audit *samplers.Audit, progress io.Writer) (Curve, error) {
 	if err := ts.Resolve(); err != nil {
 		return nil, err
+	}
+	smp, err := samplers.New(ss)
+	if err != nil {
+		return nil, fmt.Errorf("sampler.%w", err)
+	}
+	if err := LossColumns(&ls, smp.Shape(), ts.BatchSize); err != nil {
+		return nil, fmt.Errorf("sampler.%w", err)
 	}
 	loss, err := trainLoss(m, ls)
 	if err != nil {
@@ -126,19 +130,20 @@ func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est est
 		return nil, fmt.Errorf("checkpoint_every: %d, but this training writes no checkpoints (no checkpoint file)", ts.CheckpointEvery)
 	}
 	if checkpointPath != "" {
-		ck = checkpointing{path: checkpointPath, id: newRunIdentity(m, ds, ls, ts, seed)}
+		ck = checkpointing{path: checkpointPath, id: newRunIdentity(m, ds, ls, ss, ts, seed)}
 	}
 	if m.dt == tensor.Float64 {
-		return train[float64](ctx, m, ds, est, loss, ts, seed, ck, progress)
+		return train[float64](ctx, m, ds, est, loss, smp, ts, seed, ck, audit, progress)
 	}
-	return train[float32](ctx, m, ds, est, loss, ts, seed, ck, progress)
+	return train[float32](ctx, m, ds, est, loss, smp, ts, seed, ck, audit, progress)
 }
 
-func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, ts TrainSettings, seed int64, ck checkpointing, progress io.Writer) (Curve, error) {
-	tr, err := newTrainer[T](m, ds, est, loss, ts, seed, towerFused)
+func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, smp samplers.Sampler, ts TrainSettings, seed int64, ck checkpointing, audit *samplers.Audit, progress io.Writer) (Curve, error) {
+	tr, err := newTrainer[T](m, ds, est, loss, smp, ts, seed, towerFused)
 	if err != nil {
 		return nil, err
 	}
+	tr.audit = audit
 	l := &loop{order: make([]int32, len(ds.Train)), shuffle: rand.NewPCG(uint64(seed), 0x73687566666c65)} // "shuffle"
 	for i := range l.order {
 		l.order[i] = int32(i)
@@ -232,14 +237,17 @@ type trainer[T float] struct {
 	m        *Model
 	est      estimators.Estimator
 	keyer    estimators.EmbeddingKeyer
-	layout   losses.Layout
-	b, neg   int // batch size; uniform negatives per step (uniform and mixed samplers)
-	mixed    bool
+	smp      samplers.Sampler
+	shape    samplers.Shape
+	data     samplers.Data
+	cols     samplers.Columns // aliases st's slices: the sampler writes the step's declarations
+	pos      []int32          // the batch's positive items
+	law      samplers.Law     // the positives' law from the estimator (shape.PositiveLaw)
+	audit    *samplers.Audit  // records every step's declarations and draws (nil: none)
+	b        int              // batch size
 	items    int
 	logPrior []float64 // per item
-	counts   []int64   // training count of each item
 	logFreq  []float64 // per item: log(count/N), the exact per-draw q̂ of in-batch sampling
-	nTrain   int       // N, the number of training interactions
 	qFromEst bool      // q̂ = DrawProb(p̂, B) (q_source = "estimator") rather than count/N
 	negRNG   *rand.Rand
 	negSrc   *rand.PCG // negRNG's source, whose state checkpoints save
@@ -266,17 +274,22 @@ type trainer[T float] struct {
 }
 
 // newTrainer builds the trainer of one run; impl is towerFused except in tests.
-func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, ts TrainSettings, seed int64, impl towerImpl) (*trainer[T], error) {
+func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, smp samplers.Sampler, ts TrainSettings, seed int64, impl towerImpl) (*trainer[T], error) {
 	ls := loss.Settings()
 	tr := &trainer[T]{
-		m: m, est: est, layout: loss.Layout(), b: ts.BatchSize, neg: ls.Negatives,
-		mixed: ls.Sampler == losses.SamplerMixed, items: ds.Items,
+		m: m, est: est, smp: smp, shape: smp.Shape(), b: ts.BatchSize, items: ds.Items,
 		negSrc: rand.NewPCG(uint64(seed), 0x6e65676174697665), // "negative"
 		opt:    newOptimizer[T](ts, m.params()), clip: ts.Clip, impl: impl, tau: ls.Temperature,
 	}
 	tr.negRNG = rand.New(tr.negSrc)
-	if tr.layout == losses.Diagonal && est == nil {
-		return nil, fmt.Errorf("models: sampler %s needs an estimator of p̂", ls.Sampler)
+	if want := layouts[tr.shape.Layout]; loss.Layout() != want {
+		return nil, fmt.Errorf("models: the loss has layout %v, the sampler %v", loss.Layout(), want)
+	}
+	if tr.shape.Memory > 0 && tr.shape.Layout != samplers.LayoutDiagonal {
+		return nil, errors.New("models: a sampler's memory rows need Layout Diagonal")
+	}
+	if tr.shape.PositiveLaw && est == nil {
+		return nil, errors.New("models: the sampler needs an estimator of p̂")
 	}
 	if k, ok := est.(estimators.EmbeddingKeyer); ok {
 		tr.keyer = k
@@ -284,12 +297,12 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	if ds.Items < 1 {
 		return nil, errors.New("models: the dataset has no items")
 	}
-	tr.counts, tr.nTrain = ds.ItemCounts(), len(ds.Train)
+	tr.data = samplers.Data{Items: ds.Items, Batch: tr.b, Counts: ds.ItemCounts(), N: len(ds.Train)}
 	tr.qFromEst = ls.QSource == losses.QSourceEstimator
 	tr.logPrior = make([]float64, ds.Items)
 	tr.logFreq = make([]float64, ds.Items)
 	den := float64(len(ds.Train) + ds.Items)
-	for j, c := range tr.counts {
+	for j, c := range tr.data.Counts {
 		tr.logPrior[j] = math.Log(float64(c+1) / den)
 		tr.logFreq[j] = math.Log(float64(c) / float64(len(ds.Train)))
 	}
@@ -298,42 +311,57 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	}
 
 	b := tr.b
-	itemRows, cols := b, b
-	switch tr.layout {
-	case losses.Diagonal:
-		if tr.mixed {
-			itemRows, cols = b+tr.neg, b+tr.neg
-		}
-	case losses.First:
-		itemRows, cols = b+tr.neg, 1+tr.neg
-	case losses.Indexed:
-		itemRows, cols = ds.Items, ds.Items
-	}
+	itemRows, cols := tr.shape.Rows(b, ds.Items), tr.shape.Cols(b, ds.Items)
+	tr.pos = make([]int32, b)
 	tr.ids = [2][]int32{make([]int32, b), make([]int32, itemRows)}
-	if tr.layout == losses.Indexed {
-		for j := range tr.ids[sideItem] {
-			tr.ids[sideItem][j] = int32(j)
-		}
-	}
 	tr.keys = make([]uint64, itemRows)
 	tr.st = losses.Step{
-		Layout:  tr.layout,
+		Layout:  tr.layout(),
 		RowItem: make([]int64, b), ColItem: make([]int64, cols),
 		LogP: make([]float64, cols), LogQ: make([]float64, cols), LogPrior: make([]float64, cols),
 		PosLogP: make([]float64, b), PosLogQ: make([]float64, b), PosLogPrior: make([]float64, b),
 		Rewards: make([]float64, b), Items: ds.Items,
 	}
-	if tr.layout == losses.Indexed {
+	if tr.shape.Layout == samplers.LayoutCorpus {
 		tr.st.PosCol = make([]int, b)
-		logQ := -math.Log(float64(ds.Items))
-		for j := range cols {
-			tr.st.ColItem[j] = int64(j)
-			tr.st.LogP[j] = 0
-			tr.st.LogQ[j] = logQ
-			tr.st.LogPrior[j] = tr.logPrior[j]
-		}
 	}
+	tr.cols = samplers.Columns{Items: tr.st.ColItem, LogQ: tr.st.LogQ, LogP: tr.st.LogP,
+		PosLogQ: tr.st.PosLogQ, PosLogP: tr.st.PosLogP, PosCol: tr.st.PosCol}
+	tr.law = tr.positiveLaw
 	return tr, tr.build(loss)
+}
+
+// layouts maps a sampler's layout to the loss's.
+var layouts = [...]losses.Layout{
+	samplers.LayoutDiagonal: losses.Diagonal,
+	samplers.LayoutFirst:    losses.First,
+	samplers.LayoutCorpus:   losses.Indexed,
+}
+
+// layout is the loss layout of the sampler's columns.
+func (tr *trainer[T]) layout() losses.Layout { return layouts[tr.shape.Layout] }
+
+// LossColumns sets the loss's column shape (ls.Sampler and ls.Negatives, which are no config keys)
+// from the sampler's shape sh at batch size batch: in_batch for Layout Diagonal without extra
+// rows, mixed with them (drawn or memory),
+// uniform for Layout First and none for Layout Corpus, which only the corpus variants (full,
+// logit_adjusted) score and which they require.
+func LossColumns(ls *losses.Settings, sh samplers.Shape, batch int) error {
+	corpus := ls.Variant == losses.VariantFull || ls.Variant == losses.VariantLogitAdjusted
+	if corpus != (sh.Layout == samplers.LayoutCorpus) {
+		return fmt.Errorf("kind: loss variant %q scores the whole corpus only with sampler full, and sampler full only with variants full and logit_adjusted", ls.Variant)
+	}
+	ls.Sampler, ls.Negatives = "", 0
+	switch {
+	case corpus:
+	case sh.Layout == samplers.LayoutFirst:
+		ls.Sampler, ls.Negatives = losses.SamplerUniform, sh.Extra
+	case sh.Rows(batch, 0) > batch:
+		ls.Sampler, ls.Negatives = losses.SamplerMixed, sh.Rows(batch, 0)-batch
+	default:
+		ls.Sampler = losses.SamplerInBatch
+	}
+	return nil
 }
 
 // temperature returns the loss's current τ.
@@ -367,7 +395,8 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 			inputs[side] = tn.x
 		}
 	}
-	scores, err := gorgonia.ApplyOp(&scoresOp[T]{first: tr.layout == losses.First}, outs[sideQuery], outs[sideItem])
+	scores, err := gorgonia.ApplyOp(&scoresOp[T]{first: tr.shape.Layout == samplers.LayoutFirst,
+		constant: tr.shape.Constant(tr.b)}, outs[sideQuery], outs[sideItem])
 	if err != nil {
 		return err
 	}
@@ -421,18 +450,11 @@ func (tr *trainer[T]) step(t int64, batch []datasets.Interaction) (float64, erro
 // forwardBackward prepares the step (columns, estimator, Step), runs the graph and leaves the
 // gradients in the graph's gradient nodes.
 func (tr *trainer[T]) forwardBackward(t int64, batch []datasets.Interaction) (float64, error) {
-	b := tr.b
 	for i, it := range batch {
 		tr.ids[sideQuery][i] = it.Query
-		if tr.layout != losses.Indexed {
-			tr.ids[sideItem][i] = it.Item
-		}
+		tr.pos[i] = it.Item
 	}
-	if tr.layout != losses.Indexed {
-		for j := b; j < len(tr.ids[sideItem]); j++ {
-			tr.ids[sideItem][j] = int32(tr.negRNG.IntN(tr.items))
-		}
-	}
+	tr.smp.Draw(tr.negRNG, &tr.data, tr.pos, tr.ids[sideItem])
 	if err := tr.fillStep(t, batch); err != nil {
 		return 0, err
 	}
@@ -461,84 +483,71 @@ func (tr *trainer[T]) run() (float64, error) {
 	return l, nil
 }
 
-// fillStep overwrites the loss's side information for the current columns.
+// fillStep overwrites the loss's side information for the current columns: the rows' own, then
+// (after the estimator observed the batch, for a sampler that reads the positives' law) the
+// sampler's declarations, then each column's prior.
 func (tr *trainer[T]) fillStep(t int64, batch []datasets.Interaction) error {
 	st := &tr.st
-	b, items := tr.b, tr.items
 	for i, it := range batch {
 		st.RowItem[i] = int64(it.Item)
 		st.Rewards[i] = float64(it.Reward)
 		st.PosLogPrior[i] = tr.logPrior[it.Item]
 	}
-	logM := math.Log(float64(items))
-	switch tr.layout {
-	case losses.Indexed:
-		for i, it := range batch {
-			st.PosCol[i] = int(it.Item)
-			st.PosLogP[i] = 0
-			st.PosLogQ[i] = -logM
+	var law samplers.Law
+	if tr.shape.PositiveLaw {
+		keys, err := tr.estimatorKeys()
+		if err != nil {
+			return err
 		}
-		return nil
-	case losses.First:
-		// Column 0 (each row's own positive) takes the Pos* values; its column entries hold the
-		// sampler's constants.
-		logP := math.Log(losses.InclusionProb(1/float64(items), tr.neg))
-		ids := tr.ids[sideItem]
-		for j := range st.ColItem {
-			item := int64(-1)
-			prior := -logM
-			if j > 0 {
-				item = int64(ids[b+j-1])
-				prior = tr.logPrior[item]
-			}
-			st.ColItem[j], st.LogP[j], st.LogQ[j], st.LogPrior[j] = item, logP, -logM, prior
-		}
-		for i := range b {
-			st.PosLogP[i], st.PosLogQ[i] = logP, -logM
-		}
-		return nil
+		tr.est.Observe(t, keys[:tr.b])
+		law = tr.law
 	}
-	keys, err := tr.estimatorKeys()
-	if err != nil {
+	if err := tr.smp.Declare(&tr.data, tr.pos, tr.ids[sideItem], law, &tr.cols); err != nil {
 		return err
 	}
-	tr.est.Observe(t, keys[:b])
-	uniformMiss := math.Pow(1-1/float64(items), float64(tr.neg)) // (1 − 1/M)^m
-	for j, item := range tr.ids[sideItem] {
-		p := tr.est.Prob(keys[j])
-		if !(p > 0 && p <= 1) {
-			return fmt.Errorf("estimator gave p̂ = %v for item %d (want (0, 1])", p, item)
-		}
-		q := math.Exp(tr.logFreq[item])
-		if tr.qFromEst {
-			if p == 1 {
-				return tr.saturated(item)
-			}
-			q = losses.DrawProb(p, b)
-		}
-		if tr.mixed {
-			q = losses.MixedDrawProb(q, b-1, tr.neg, items)
-			p = 1 - (1-p)*uniformMiss
-		}
-		st.ColItem[j] = int64(item)
-		st.LogP[j] = math.Log(p)
-		st.LogQ[j] = math.Log(q)
-		st.LogPrior[j] = tr.logPrior[item]
+	if tr.audit != nil {
+		tr.audit.Observe(tr.shape, &tr.cols)
 	}
-	copy(st.PosLogP, st.LogP[:b])
-	copy(st.PosLogQ, st.LogQ[:b])
+	logM := math.Log(float64(tr.items))
+	for j, item := range st.ColItem {
+		if item < 0 {
+			st.LogPrior[j] = -logM
+		} else {
+			st.LogPrior[j] = tr.logPrior[item]
+		}
+	}
 	return nil
+}
+
+// positiveLaw is the positives' law of item row j: p = the estimator's p̂ of the row's key (Yi et
+// al.'s Algorithm 2, observed for this step) and q = count/N, or q = DrawProb(p̂, B) with
+// loss.q_source = "estimator" (docs/logq.md). A p̂ outside (0, 1] is an error, and so is a
+// saturated p̂ = 1 where q is inverted from it.
+func (tr *trainer[T]) positiveLaw(j int) (q, p float64, estimated bool, err error) {
+	item := tr.ids[sideItem][j]
+	p = tr.est.Prob(tr.keys[j])
+	if !(p > 0 && p <= 1) {
+		return 0, 0, true, fmt.Errorf("estimator gave p̂ = %v for item %d (want (0, 1])", p, item)
+	}
+	q = math.Exp(tr.logFreq[item])
+	if tr.qFromEst {
+		if p == 1 {
+			return 0, 0, true, tr.saturated(item)
+		}
+		q = losses.DrawProb(p, tr.b)
+	}
+	return q, p, true, nil
 }
 
 // saturated is the error of a saturated p̂ = 1 where a per-draw q̂ is needed.
 func (tr *trainer[T]) saturated(item int32) error {
-	c := tr.counts[item]
+	c := tr.data.Counts[item]
 	return fmt.Errorf("loss.q_source = %q: the estimator's p̂ = 1 for item %d (%d of the %d training interactions, "+
 		"B·q = %.3g copies per batch of %d): a saturated inclusion probability gives no per-draw q "+
 		"(inverting it would give q = 1 and weight the item about B·q times too little); set "+
 		"loss.q_source = %q (the exact training frequency), or use an estimator that does not saturate "+
 		"(estimator.init = \"uniform\", estimator.formula = \"binomial\")",
-		losses.QSourceEstimator, item, c, tr.nTrain, float64(tr.b)*float64(c)/float64(tr.nTrain), tr.b, losses.QSourceCounts)
+		losses.QSourceEstimator, item, c, tr.data.N, float64(tr.b)*float64(c)/float64(tr.data.N), tr.b, losses.QSourceCounts)
 }
 
 // estimatorKeys returns the estimator's key of every item row: the item id, or for an
@@ -613,7 +622,9 @@ func (tr *trainer[T]) gradients() float64 {
 			dx[side] = data[T](n.Value())
 		}
 	}
-	scatter(tr.m, tr.ids, dx, tr.grads)
+	live := tr.ids
+	live[sideItem] = live[sideItem][:len(live[sideItem])-tr.shape.Constant(tr.b)] // no gradient reaches the constant rows
+	scatter(tr.m, live, dx, tr.grads)
 	var ss float64
 	for _, g := range tr.denseGrad {
 		ss += sumSquares(data[T](g.Value()))

@@ -111,7 +111,7 @@ func TestTrainLearnsClusters(t *testing.T) {
 	}
 	ts := TrainSettings{BatchSize: 128, Epochs: 4, LearningRate: 0.01, LogEvery: 20}
 	curve, err := Train(context.Background(), m, ds, streaming(t, estimators.Settings{}, ds, 128),
-		losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.1}, ts, 1, nil)
+		losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.1}, samplerOf(losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.1}), ts, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestSequentialEstimatorTracksDrift(t *testing.T) {
 		}
 		est := streaming(t, estimators.Settings{Alpha: 0.2}, ds, batch)
 		ts := TrainSettings{BatchSize: batch, Epochs: 1, Order: order}
-		if _, err := Train(context.Background(), m, ds, est, losses.Settings{Variant: losses.VariantLogQ}, ts, 1, nil); err != nil {
+		if _, err := Train(context.Background(), m, ds, est, losses.Settings{Variant: losses.VariantLogQ}, samplerOf(losses.Settings{Variant: losses.VariantLogQ}), ts, 1, nil); err != nil {
 			t.Fatal(err)
 		}
 		return ratio(func(item int) float64 { return est.Prob(uint64(item)) })
@@ -385,7 +385,7 @@ func newTiny(t *testing.T, ds *datasets.Dataset, batch int, seed int64) (*Model,
 func trainTiny(t *testing.T, ds *datasets.Dataset, ls losses.Settings, ts TrainSettings, seed int64) (*Model, Curve, error) {
 	t.Helper()
 	m, est := newTiny(t, ds, ts.BatchSize, seed)
-	c, err := Train(context.Background(), m, ds, est, ls, ts, seed, nil)
+	c, err := Train(context.Background(), m, ds, est, ls, samplerOf(ls), ts, seed, nil)
 	return m, c, err
 }
 
@@ -440,7 +440,7 @@ func TestNaNStops(t *testing.T) {
 	tab[m.s.EmbeddingDim*4] = float32(math.NaN()) // page row 4: item 2's page
 	before := map[*param][]float32{}
 	ts := TrainSettings{BatchSize: 2, Steps: 3, Order: OrderSequential}
-	_, err = Train(context.Background(), m, ds, newCountEstimator(ds, 2), losses.Settings{}, ts, 1, nil)
+	_, err = Train(context.Background(), m, ds, newCountEstimator(ds, 2), losses.Settings{}, samplerOf(losses.Settings{}), ts, 1, nil)
 	if err == nil || !strings.Contains(err.Error(), "step 1 ") || !strings.Contains(err.Error(), "NaN") {
 		t.Fatalf("error %v, want one naming step 1 and NaN", err)
 	}
@@ -450,7 +450,7 @@ func TestNaNStops(t *testing.T) {
 	// Poison an item used first at step 2 instead: step 1 trains, step 2 fails.
 	tab[m.s.EmbeddingDim*4] = 0.5
 	tab[m.s.EmbeddingDim*6] = float32(math.Inf(1)) // page row 6: item 0's page
-	_, err = Train(context.Background(), m, ds, newCountEstimator(ds, 2), losses.Settings{}, ts, 1, nil)
+	_, err = Train(context.Background(), m, ds, newCountEstimator(ds, 2), losses.Settings{}, samplerOf(losses.Settings{}), ts, 1, nil)
 	if err == nil || !strings.Contains(err.Error(), "step 2 ") {
 		t.Fatalf("error %v, want one naming step 2", err)
 	}
@@ -472,7 +472,7 @@ func TestCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	c, err := Train(ctx, m, ds, newCountEstimator(ds, 2), losses.Settings{}, TrainSettings{BatchSize: 2}, 1, nil)
+	c, err := Train(ctx, m, ds, newCountEstimator(ds, 2), losses.Settings{}, samplerOf(losses.Settings{}), TrainSettings{BatchSize: 2}, 1, nil)
 	if !errors.Is(err, context.Canceled) || len(c) != 0 {
 		t.Fatalf("curve %v, error %v", c, err)
 	}
@@ -488,7 +488,7 @@ func TestProgressLines(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	ts := TrainSettings{BatchSize: 2, Steps: 12, LogEvery: 5, LogSeconds: 1e-9}
-	c, err := Train(context.Background(), m, ds, newCountEstimator(ds, 2), losses.Settings{}, ts, 1, &buf)
+	c, err := Train(context.Background(), m, ds, newCountEstimator(ds, 2), losses.Settings{}, samplerOf(losses.Settings{}), ts, 1, &buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,7 +511,7 @@ func TestStepTouchesOnlyBatchRows(t *testing.T) {
 	}
 	before := [][]float32{slices.Clone(values[float32](m.tables[0])), slices.Clone(values[float32](m.tables[1]))}
 	ts := TrainSettings{BatchSize: 64, Steps: 1}
-	if _, err := Train(context.Background(), m, ds, newCountEstimator(ds, 64), losses.Settings{}, ts, 1, nil); err != nil {
+	if _, err := Train(context.Background(), m, ds, newCountEstimator(ds, 64), losses.Settings{}, samplerOf(losses.Settings{}), ts, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	used := [2]map[int32]bool{{}, {}}
@@ -542,7 +542,7 @@ func TestClipGlobalNorm(t *testing.T) {
 		before = append(before, slices.Clone(values[float64](p)))
 	}
 	ts := TrainSettings{Optimizer: OptimizerSGD, LearningRate: 1, Clip: 1e-3, BatchSize: 4, Steps: 1}
-	if _, err := Train(context.Background(), m, ds, newCountEstimator(ds, 4), losses.Settings{Variant: losses.VariantLogQ}, ts, 1, nil); err != nil {
+	if _, err := Train(context.Background(), m, ds, newCountEstimator(ds, 4), losses.Settings{Variant: losses.VariantLogQ}, samplerOf(losses.Settings{Variant: losses.VariantLogQ}), ts, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	var ss float64
@@ -577,18 +577,18 @@ func TestTrainErrors(t *testing.T) {
 		{newCountEstimator(ds, 2), losses.Settings{}, TrainSettings{Order: "random"}, "order: unknown"},
 		{&badEstimator{}, losses.Settings{}, TrainSettings{BatchSize: 2}, "step 1 (epoch 1): estimator gave p̂ = 0"},
 	} {
-		if _, err := Train(ctx, m, ds, c.est, c.ls, c.ts, 1, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := Train(ctx, m, ds, c.est, c.ls, samplerOf(c.ls), c.ts, 1, nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
 	}
 	neg := tinyDataset()
 	neg.Train[2].Reward = -0.5
-	if _, err := Train(ctx, m, neg, newCountEstimator(ds, 2), losses.Settings{}, TrainSettings{BatchSize: 2}, 1, nil); err == nil || !strings.Contains(err.Error(), "train[2]: reward -0.5 is negative") {
+	if _, err := Train(ctx, m, neg, newCountEstimator(ds, 2), losses.Settings{}, samplerOf(losses.Settings{}), TrainSettings{BatchSize: 2}, 1, nil); err == nil || !strings.Contains(err.Error(), "train[2]: reward -0.5 is negative") {
 		t.Errorf("negative reward: %v", err)
 	}
 	bad := tinyDataset()
 	bad.Train[3].Item = 5
-	if _, err := Train(ctx, m, bad, newCountEstimator(ds, 2), losses.Settings{}, TrainSettings{BatchSize: 2}, 1, nil); err == nil || !strings.Contains(err.Error(), "train[3]: item 5 out of range [0, 5)") {
+	if _, err := Train(ctx, m, bad, newCountEstimator(ds, 2), losses.Settings{}, samplerOf(losses.Settings{}), TrainSettings{BatchSize: 2}, 1, nil); err == nil || !strings.Contains(err.Error(), "train[3]: item 5 out of range [0, 5)") {
 		t.Errorf("item out of range: %v", err)
 	}
 	if _, err := m.EmbedItems([]int32{5}); err == nil || !strings.Contains(err.Error(), "item id 5 out of range") {
@@ -616,7 +616,7 @@ func TestConcurrentRuns(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 2 {
 		m, est := newTiny(t, ds, ts.BatchSize, 1)
-		wg.Go(func() { curves[i], errs[i] = Train(context.Background(), m, ds, est, ls, ts, 1, nil) })
+		wg.Go(func() { curves[i], errs[i] = Train(context.Background(), m, ds, est, ls, samplerOf(ls), ts, 1, nil) })
 	}
 	wg.Wait()
 	for i, c := range curves {
@@ -663,7 +663,7 @@ func TestSaturatedProbability(t *testing.T) {
 			t.Fatal(err)
 		}
 		ts := TrainSettings{BatchSize: 4, Steps: 2}
-		_, err = Train(context.Background(), m, ds, newEst(), ls, ts, 1, nil)
+		_, err = Train(context.Background(), m, ds, newEst(), ls, samplerOf(ls), ts, 1, nil)
 		if err == nil || !strings.Contains(err.Error(), "step 1 (epoch 1)") || !strings.Contains(err.Error(), "p̂ = 1 for item") ||
 			!strings.Contains(err.Error(), `set loss.q_source = "counts"`) {
 			t.Errorf("%s/%s: error %v", ls.Variant, ls.Sampler, err)
@@ -676,7 +676,7 @@ func TestSaturatedProbability(t *testing.T) {
 			t.Errorf("%s: error %q names item %d with count %d of %d (%v), want count %d of %d", ls.Variant, err, it, c, n, e, counts[it], len(ds.Train))
 		}
 		ls.QSource = losses.QSourceCounts
-		if _, err := Train(context.Background(), m, ds, newEst(), ls, ts, 1, nil); err != nil {
+		if _, err := Train(context.Background(), m, ds, newEst(), ls, samplerOf(ls), ts, 1, nil); err != nil {
 			t.Errorf("%s with q_source counts: %v", ls.Variant, err)
 		}
 	}

@@ -62,8 +62,28 @@ func (c *Config) canonical(roles ...affects) ([]keyValue, error) {
 			}
 		}
 	}
+	out = legacySamplerKeys(out)
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out, nil
+}
+
+// legacySamplerKeys writes the sampler's kind and negatives under the keys they had before the
+// [sampler] section (loss.sampler, loss.negatives), and leaves out kind "full", which the corpus
+// variants had as no key: results trained before the section keep their identity.
+func legacySamplerKeys(kvs []keyValue) []keyValue {
+	out := kvs[:0]
+	for _, kv := range kvs {
+		switch {
+		case kv.Key == "sampler.kind" && kv.Value == strconv.Quote("full"):
+			continue
+		case kv.Key == "sampler.kind":
+			kv.Key = "loss.sampler"
+		case kv.Key == "sampler.negatives":
+			kv.Key = "loss.negatives"
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // tomlName is the key of a struct field in the config: its toml tag, else its name.

@@ -21,6 +21,7 @@ import (
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
 	"github.com/samplingbias/workbench/plots"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // Experiment is the kind of an experiment, the top-level key experiment.
@@ -69,13 +70,14 @@ type Config struct {
 	Train     models.TrainSettings  `toml:"train" affects:"training"`
 	Estimator estimators.Settings   `toml:"estimator" affects:"training"`
 	Loss      losses.Settings       `toml:"loss" affects:"training"`
+	Sampler   samplers.Settings     `toml:"sampler" affects:"training"`
 	Eval      metrics.Settings      `toml:"eval" affects:"evaluation"`
 	Plots     plots.Settings        `toml:"plots" affects:"figures"`
 	Report    ReportSettings        `toml:"report" affects:"figures"`
 	FreqSim   freqsim.Settings      `toml:"freq_sim" affects:"training"`
 
 	// Ablation lists the axes of the grid; the grid is their cartesian product. An axis is over
-	// a run setting: a key of the sections data, slices, model, train, estimator, loss or eval.
+	// a run setting: a key of the sections data, slices, model, train, estimator, loss, sampler or eval.
 	Ablation []Axis `toml:"ablation" affects:"grid"`
 
 	// written lists the dotted keys the config file and the -set flags write (see checkWritten).
@@ -104,7 +106,7 @@ type experimentDef struct {
 // it reads; a section of another kind in a config is an error rather than an option silently
 // ignored.
 var experiments = []experimentDef{
-	{ExperimentRetrieval, []string{"data", "slices", "model", "train", "estimator", "loss", "eval", "plots", "report", "ablation"}},
+	{ExperimentRetrieval, []string{"data", "slices", "model", "train", "estimator", "loss", "sampler", "eval", "plots", "report", "ablation"}},
 	{ExperimentFreqSim, []string{"freq_sim", "plots"}},
 }
 
@@ -184,7 +186,7 @@ var zeroMeans = map[string]bool{"eval.workers": true}
 // keys: the file's keys, -set keys and a run's axis keys) with the zero value of its field ("",
 // 0, false, []) is an error when the resolved value differs, since the zero of an absent key
 // means the default but a written one would be silently replaced by it. A written zero that
-// resolving keeps (loss.negatives = 0 with the in_batch sampler, train.clip = 0) is a valid
+// resolving keeps (sampler.negatives = 0 with the in_batch sampler, train.clip = 0) is a valid
 // setting.
 func checkWritten(asWritten, resolved *Config, keys []string) error {
 	for _, key := range keys {
@@ -255,11 +257,41 @@ func tomlError(path string, err error) error {
 	return fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "toml: "))
 }
 
+// resolveSampler resolves the sampler (full by default for the loss variants that score the whole
+// corpus) and gives the loss its column shape; it runs before the loss resolves.
+func (c *Config) resolveSampler() error {
+	if c.Sampler.Kind == "" && (c.Loss.Variant == losses.VariantFull || c.Loss.Variant == losses.VariantLogitAdjusted) {
+		c.Sampler.Kind = samplers.KindFull
+	}
+	if err := c.Sampler.Resolve(); err != nil {
+		return err
+	}
+	smp, err := samplers.New(c.Sampler)
+	if err != nil {
+		return err
+	}
+	return models.LossColumns(&c.Loss, smp.Shape(), c.Train.BatchSize)
+}
+
+// movedKeys are keys that moved to another section: written, they are an error naming the new key.
+var movedKeys = map[string]string{"loss.sampler": "sampler.kind", "loss.negatives": "sampler.negatives"}
+
+// moved is the error of a key that moved, or nil.
+func moved(key string) error {
+	if to, ok := movedKeys[key]; ok {
+		return fmt.Errorf("%s: moved to %s", key, to)
+	}
+	return nil
+}
+
 // undecoded rejects keys that match no field.
 func undecoded(md toml.MetaData, where string) error {
 	if keys := md.Undecoded(); len(keys) > 0 {
 		names := make([]string, len(keys))
 		for i, k := range keys {
+			if err := moved(k.String()); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
 			names[i] = k.String()
 		}
 		return fmt.Errorf("%s: unknown key %s", where, strings.Join(names, ", "))
@@ -283,6 +315,9 @@ func parseValue(s string) any {
 func assign(cfg *Config, key string, v any) error {
 	if key == "ablation" || strings.HasPrefix(key, "ablation.") {
 		return errors.New("ablation axes cannot be overridden")
+	}
+	if err := moved(key); err != nil {
+		return err
 	}
 	return setKey(reflect.ValueOf(cfg).Elem(), key, v)
 }
@@ -336,6 +371,7 @@ func (c *Config) resolve(md toml.MetaData) error {
 		section("model", c.Model.Resolve()),
 		section("train", c.Train.Resolve()),
 		section("estimator", c.Estimator.Resolve()),
+		section("sampler", c.resolveSampler()),
 		section("loss", c.Loss.Resolve()),
 		section("eval", c.Eval.Resolve()),
 		section("plots", c.Plots.Resolve()),
@@ -347,7 +383,7 @@ func (c *Config) resolve(md toml.MetaData) error {
 // runSections are the sections whose keys may be ablation axes: the settings of a run. An axis
 // over any other key (seeds, out, data_seed, experiment, ablation, plots.*) would repeat
 // identical runs or mix data splits, and is an error.
-var runSections = []string{"data", "slices", "model", "train", "estimator", "loss", "eval"}
+var runSections = []string{"data", "slices", "model", "train", "estimator", "loss", "sampler", "eval"}
 
 // checkAxes rejects ablation axes over keys that are not run settings.
 func checkAxes(axes []Axis) error {
@@ -359,6 +395,8 @@ func checkAxes(axes []Axis) error {
 		for _, k := range keys {
 			first, _, _ := strings.Cut(k, ".")
 			switch {
+			case moved(k) != nil:
+				return fmt.Errorf("ablation[%d]: %w", i, moved(k))
 			case first == "seeds":
 				return fmt.Errorf("ablation[%d]: %s is not a run setting: list the seeds in seeds = [...], every cell runs once per seed", i, k)
 			case !contains(runSections, first):

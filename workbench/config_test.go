@@ -114,7 +114,7 @@ func TestAblationKeysCheckedFirst(t *testing.T) {
 // TestCellDefaultsFollowTheCell: a default filled for one cell never leaks into another (the
 // negatives of a uniform sampler must not be set on an in-batch cell).
 func TestCellDefaultsFollowTheCell(t *testing.T) {
-	raw, cfg, err := loadConfig(writeConfig(t, "[loss]\nsampler = \"uniform\"\n[[ablation]]\nkey = \"loss.sampler\"\nvalues = [\"uniform\", \"in_batch\"]\n"), nil)
+	raw, cfg, err := loadConfig(writeConfig(t, "[sampler]\nkind = \"uniform\"\n[[ablation]]\nkey = \"sampler.kind\"\nvalues = [\"uniform\", \"in_batch\"]\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,82 @@ func TestCellDefaultsFollowTheCell(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if runs[0].cfg.Loss.Negatives == 0 || runs[1].cfg.Loss.Negatives != 0 {
-		t.Errorf("negatives: uniform %d, in_batch %d", runs[0].cfg.Loss.Negatives, runs[1].cfg.Loss.Negatives)
+	if runs[0].cfg.Sampler.Negatives == 0 || runs[1].cfg.Sampler.Negatives != 0 || runs[0].cfg.Loss.Negatives != runs[0].cfg.Sampler.Negatives {
+		t.Errorf("negatives: uniform %d (loss %d), in_batch %d", runs[0].cfg.Sampler.Negatives, runs[0].cfg.Loss.Negatives, runs[1].cfg.Sampler.Negatives)
+	}
+}
+
+// TestMovedKeys: the loss's old sampler keys are errors naming their new keys, in a file, with
+// -set and as an ablation axis.
+func TestMovedKeys(t *testing.T) {
+	for _, tt := range []struct {
+		body string
+		sets []string
+		want string
+	}{
+		{"[loss]\nsampler = \"uniform\"\n", nil, "loss.sampler: moved to sampler.kind"},
+		{"[loss]\nnegatives = 4\n", nil, "loss.negatives: moved to sampler.negatives"},
+		{"", []string{"loss.negatives=4"}, "loss.negatives: moved to sampler.negatives"},
+		{"[[ablation]]\nkey = \"loss.sampler\"\nvalues = [\"uniform\"]\n", nil, "ablation[0]: loss.sampler: moved to sampler.kind"},
+	} {
+		_, _, err := loadConfig(writeConfig(t, tt.body), tt.sets)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q %v: got %v, want an error containing %q", tt.body, tt.sets, err, tt.want)
+		}
+	}
+}
+
+// TestCanonicalSamplerKeys: the canonical training settings name the sampler's kind and negatives
+// by their keys before the [sampler] section, and full (the corpus variants' sampler) by none, so
+// that results trained before it keep their identity.
+func TestCanonicalSamplerKeys(t *testing.T) {
+	for _, tt := range []struct {
+		body       string
+		want, lost []string
+	}{
+		{"[sampler]\nkind = \"uniform\"\n", []string{`loss.sampler = "uniform"`, "loss.negatives = 64"}, []string{"sampler.kind", "sampler.negatives"}},
+		{"", []string{`loss.sampler = "in_batch"`}, []string{"sampler.kind", "negatives"}},
+		{"[loss]\nvariant = \"full\"\n", nil, []string{"sampler"}},
+	} {
+		_, cfg, err := loadConfig(writeConfig(t, tt.body), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kvs, err := cfg.canonical(affectsTraining)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, kv := range kvs {
+			lines = append(lines, kv.Key+" = "+kv.Value)
+		}
+		text := strings.Join(lines, "\n")
+		for _, w := range tt.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%q: canonical settings lack %q:\n%s", tt.body, w, text)
+			}
+		}
+		for _, l := range tt.lost {
+			if strings.Contains(text, l) {
+				t.Errorf("%q: canonical settings hold %q:\n%s", tt.body, l, text)
+			}
+		}
+	}
+}
+
+// TestSamplerAudit: sampler.audit = true writes each run's sampler_audit.csv (one line per item
+// with the declared and the drawn inclusion and copies) and one line per cell in summary.md.
+func TestSamplerAudit(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", "seeds=[1]", "-set", "sampler.audit=true",
+		"-only", "variant=plain"); err != nil {
+		t.Fatal(err)
+	}
+	csv := strings.Split(strings.TrimSpace(string(readFile(t, filepath.Join(dir, "runs", "variant=plain,seed=1", "sampler_audit.csv")))), "\n")
+	if csv[0] != "item,count,declared_p,empirical_p,declared_copies,empirical_copies" || len(csv) != 1+300 {
+		t.Errorf("sampler_audit.csv: header %q, %d lines, want 300 items", csv[0], len(csv)-1)
+	}
+	if summary := string(readFile(t, filepath.Join(dir, "summary.md"))); !strings.Contains(summary, "sampler audit of variant=plain") {
+		t.Errorf("summary.md has no sampler audit line:\n%s", summary)
 	}
 }

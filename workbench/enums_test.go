@@ -42,7 +42,7 @@ func TestEnumsNameTheLine(t *testing.T) {
 	for _, want := range []string{"experiment", "data.source", "data.split.kind", "data.xmc.format",
 		"data.interactions.reward", "slices.method", "model.activation", "train.optimizer", "train.order",
 		"estimator.kind", "estimator.init", "estimator.first_arrival", "estimator.mode", "estimator.formula",
-		"estimator.lsh.inner", "loss.variant", "loss.form", "loss.sampler", "loss.correct_at",
+		"estimator.lsh.inner", "loss.variant", "loss.form", "sampler.kind", "loss.correct_at",
 		"loss.logq_probability", "loss.q_source", "loss.reduction", "loss.impl", "plots.font", "plots.legend",
 		"plots.y_range", "freq_sim.init", "freq_sim.first_arrival"} {
 		if !contains(enums, want) {

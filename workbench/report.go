@@ -19,6 +19,7 @@ import (
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
 	"github.com/samplingbias/workbench/plots"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // coord names one number of a run's results: the strength τ of post-hoc logit adjustment, the
@@ -70,6 +71,36 @@ type summary struct {
 	notes  []string // the runs' notices of empty slices, each once
 }
 
+// auditNotes are the summary's lines of the runs' sampler audits (sampler.audit = true), one per
+// group: the mean over its seeds of the total-variation distance between the declared and the drawn
+// copies of each item, and of the head's worst relative error (samplers.Audit.Summary).
+func auditNotes(recs []*runRecord) []string {
+	var groups []string
+	sums := map[string][3]float64{}
+	for _, rec := range recs {
+		a := rec.Train.SamplerAudit
+		if a == nil {
+			continue
+		}
+		if _, ok := sums[rec.Group]; !ok {
+			groups = append(groups, rec.Group)
+		}
+		v := sums[rec.Group]
+		sums[rec.Group] = [3]float64{v[0] + a.TV, v[1] + a.HeadWorst, v[2] + 1}
+	}
+	notes := make([]string, len(groups))
+	for i, g := range groups {
+		v := sums[g]
+		if g == "" {
+			g = "the runs"
+		}
+		notes[i] = fmt.Sprintf("sampler audit of %s (sampler_audit.csv, mean of %d seeds): total variation %.4f between the copies "+
+			"the loss's q declares and those drawn; worst relative error among the %d most frequent items %.4f",
+			g, int(v[2]), v[0]/v[2], samplers.AuditHead, v[1]/v[2])
+	}
+	return notes
+}
+
 // summarize aggregates recs across seeds; labels (plots.labels) name the groups.
 func summarize(recs []*runRecord, labels map[string]string) *summary {
 	s := &summary{ks: map[metrics.Metric][]int{}, values: map[aggKey]agg{}, sizes: map[metrics.Slice][2]int{}, seeds: map[string]int{}}
@@ -112,6 +143,7 @@ func summarize(recs []*runRecord, labels map[string]string) *summary {
 			}
 		}
 	}
+	s.notes = append(s.notes, auditNotes(recs)...)
 	for _, k := range keys {
 		mean, lo, hi := metrics.MeanCI(samples[k])
 		s.values[k] = agg{mean, lo, hi, len(samples[k]), boot[k][0], boot[k][1]}

@@ -22,6 +22,7 @@ import (
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // runRetrieval trains and evaluates every run of the grid that is not finished yet, then writes
@@ -320,8 +321,12 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	if exists(r.checkpointPath()) {
 		fmt.Fprintf(progress, "%s: resuming training from %s\n", r.ID, r.checkpointPath())
 	}
+	var audit *samplers.Audit
+	if cfg.Sampler.Audit {
+		audit = samplers.NewAudit(ds.Items)
+	}
 	start := time.Now()
-	curve, err := models.TrainResumable(ctx, m, ds, est, cfg.Loss, cfg.Train, r.Seed, r.checkpointPath(), progress)
+	curve, err := models.TrainResumable(ctx, m, ds, est, cfg.Loss, cfg.Sampler, cfg.Train, r.Seed, r.checkpointPath(), audit, progress)
 	if err != nil {
 		return trainSummary{}, nil, trainError(err, cfg)
 	}
@@ -338,8 +343,16 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	}
 	fmt.Fprintf(progress, "%s: %d checkpoints of %.1f KB, %.3f s writing them\n", r.ID, cost.Writes, float64(cost.Bytes)/1e3, cost.Seconds)
 	last := curve[len(curve)-1]
-	return trainSummary{Steps: last.Step, Seconds: seconds, ExamplesPerSec: float64(last.Step*cfg.Train.BatchSize) / seconds, FinalLoss: last.Loss,
-		Checkpoints: checkpointSummary(cost)}, curve, nil
+	sum := trainSummary{Steps: last.Step, Seconds: seconds, ExamplesPerSec: float64(last.Step*cfg.Train.BatchSize) / seconds, FinalLoss: last.Loss,
+		Checkpoints: checkpointSummary(cost)}
+	if audit != nil {
+		if err := writeAtomic(filepath.Join(r.dir, "sampler_audit.csv"), func(w io.Writer) error { return audit.WriteCSV(w, counts) }); err != nil {
+			return trainSummary{}, nil, err
+		}
+		tv, head := audit.Summary(counts)
+		sum.SamplerAudit = &samplerAudit{Steps: audit.Steps(), TV: tv, HeadWorst: head}
+	}
+	return sum, curve, nil
 }
 
 // usableCheckpoint removes the run's checkpoint, with a warning naming it, when it is corrupt (it

@@ -56,6 +56,8 @@ type trainSummary struct {
 	FinalLoss      float64 `json:"final_loss"`
 	// Checkpoints is what the run's checkpoints cost (over every process that trained it).
 	Checkpoints checkpointSummary `json:"checkpoints"`
+	// SamplerAudit summarises sampler_audit.csv (sampler.audit = true only).
+	SamplerAudit *samplerAudit `json:"sampler_audit,omitempty"`
 }
 
 // checkpointSummary is models.CheckpointCost in a run's record.
@@ -63,6 +65,13 @@ type checkpointSummary struct {
 	Writes  int     `json:"writes"`
 	Bytes   int64   `json:"bytes"` // of the last one
 	Seconds float64 `json:"seconds"`
+}
+
+// samplerAudit is a run's samplers.Audit.Summary over the steps it trained.
+type samplerAudit struct {
+	Steps     int     `json:"steps"`
+	TV        float64 `json:"tv"`
+	HeadWorst float64 `json:"head_worst_relative_error"`
 }
 
 // plannedRun is one cell of the grid with its resolved config.

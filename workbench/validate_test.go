@@ -62,8 +62,8 @@ func TestWrittenZeroIsAnError(t *testing.T) {
 		{"-set counts as written", "", []string{"train.batch_size=0"}, []string{"train.batch_size: 0 is not allowed"}},
 		{"-set empty list", "", []string{"eval.k=[]"}, []string{"eval.k: [] is not allowed"}},
 		{"ablation value counts as written", "[[ablation]]\nkey = \"train.epochs\"\nvalues = [1, 0]\n", nil, []string{"run epochs=0,seed=1: train.epochs: 0 is not allowed"}},
-		{"written zero a cell would replace", "[loss]\nnegatives = 0\n[[ablation]]\nkey = \"loss.sampler\"\nvalues = [\"in_batch\", \"uniform\"]\n", nil,
-			[]string{"run sampler=uniform,seed=1: loss.negatives: 0 is not allowed"}},
+		{"written zero a cell would replace", "[sampler]\nnegatives = 0\n[[ablation]]\nkey = \"sampler.kind\"\nvalues = [\"in_batch\", \"uniform\"]\n", nil,
+			[]string{"run kind=uniform,seed=1: sampler.negatives: 0 is not allowed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,7 +76,7 @@ func TestWrittenZeroIsAnError(t *testing.T) {
 // TestWrittenZeroThatMeansSomething: zeros that resolving keeps are settings, not defaults.
 func TestWrittenZeroThatMeansSomething(t *testing.T) {
 	for _, body := range []string{
-		"[loss]\nsampler = \"in_batch\"\nnegatives = 0\n",
+		"[sampler]\nkind = \"in_batch\"\nnegatives = 0\n",
 		"[train]\nclip = 0.0\n",
 		"[train]\nsteps = 50\nepochs = 0\n",
 		"data_seed = 0\n",

@@ -1,0 +1,150 @@
+package models
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/datasets"
+	"github.com/samplingbias/workbench/losses"
+	"github.com/samplingbias/workbench/samplers"
+)
+
+// TestTrainWithNewSamplers: the trainer asks a sampler it does not know the kind of: popularity
+// (no estimator needed) and a mixture of in_batch and popularity (an estimator needed) train the
+// logq-corrected model on planted clusters and the loss falls by a fifth.
+func TestTrainWithNewSamplers(t *testing.T) {
+	ds := loadSynthetic(t, datasets.SyntheticSettings{Items: 200, Queries: 400, Interactions: 8000, Clusters: 10, Zipf: 0.5}, 1)
+	for _, ss := range []samplers.Settings{
+		{Kind: samplers.KindPopularity, Negatives: 32},
+		{Kind: samplers.KindMixture, Of: []samplers.Settings{{Kind: samplers.KindInBatch}, {Kind: samplers.KindPopularity, Negatives: 16}}},
+	} {
+		t.Run(string(ss.Kind), func(t *testing.T) {
+			m, err := New(Settings{EmbeddingDim: 16, Hidden: []int{32, 16}}, ds, tensor.Float32, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := TrainSettings{BatchSize: 64, Epochs: 2, LearningRate: 0.01, LogEvery: 20}
+			curve, err := Train(context.Background(), m, ds, newCountEstimator(ds, 64), losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.1}, ss, ts, 1, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first, last := curve[0].Loss, curve[len(curve)-1].Loss; !(last < 0.8*first) {
+				t.Errorf("loss went from %v to %v", first, last)
+			}
+		})
+	}
+}
+
+// TestLossColumns: the loss's column shape follows the sampler's, and the corpus variants go
+// only with the full sampler.
+func TestLossColumns(t *testing.T) {
+	for _, tt := range []struct {
+		variant losses.Variant
+		sh      samplers.Shape
+		sampler losses.Sampler
+		neg     int
+		err     string
+	}{
+		{losses.VariantLogQ, samplers.Shape{Layout: samplers.LayoutDiagonal}, losses.SamplerInBatch, 0, ""},
+		{losses.VariantLogQ, samplers.Shape{Layout: samplers.LayoutDiagonal, Extra: 4}, losses.SamplerMixed, 4, ""},
+		{losses.VariantPlain, samplers.Shape{Layout: samplers.LayoutFirst, Extra: 7}, losses.SamplerUniform, 7, ""},
+		{losses.VariantLogQ, samplers.Shape{Layout: samplers.LayoutDiagonal, Extra: 2, Memory: 3}, losses.SamplerMixed, 26, ""},
+		{losses.VariantFull, samplers.Shape{Layout: samplers.LayoutCorpus}, "", 0, ""},
+		{losses.VariantFull, samplers.Shape{Layout: samplers.LayoutDiagonal}, "", 0, "kind: loss variant \"full\" scores the whole corpus only with sampler full"},
+		{losses.VariantLogQ, samplers.Shape{Layout: samplers.LayoutCorpus}, "", 0, "kind: loss variant \"logq\""},
+	} {
+		ls := losses.Settings{Variant: tt.variant, Sampler: losses.SamplerMixed, Negatives: 99}
+		err := LossColumns(&ls, tt.sh, 8)
+		switch {
+		case tt.err != "":
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s %+v: got %v, want an error containing %q", tt.variant, tt.sh, err, tt.err)
+			}
+		case err != nil || ls.Sampler != tt.sampler || ls.Negatives != tt.neg:
+			t.Errorf("%s %+v: got %v, %q, %d; want %q, %d", tt.variant, tt.sh, err, ls.Sampler, ls.Negatives, tt.sampler, tt.neg)
+		}
+	}
+}
+
+// TestMemoryPassesNoGradient: with memory (K = 1), the second step's extra columns are the first
+// batch's items. The loss depends on their embeddings (a central finite difference of the loss
+// with respect to each such row is far from 0), yet the step leaves those rows unchanged, while it
+// updates the rows of the batch's own items: no gradient reaches the memory.
+func TestMemoryPassesNoGradient(t *testing.T) {
+	ids := func(n int) [][]int32 {
+		bags := make([][]int32, n)
+		for i := range bags {
+			bags[i] = []int32{int32(i)}
+		}
+		return bags
+	}
+	ds := &datasets.Dataset{Name: "memory", Queries: 4, Items: 8,
+		QueryFeatures: &datasets.Features{Fields: []datasets.Field{bagField("query", 4, ids(4), nil)}},
+		ItemFeatures:  &datasets.Features{Fields: []datasets.Field{bagField("item", 8, ids(8), nil)}}}
+	for i := range 8 {
+		ds.Train = append(ds.Train, datasets.Interaction{Query: int32(i % 4), Item: int32(i), Reward: 1})
+	}
+	m := must(New(Settings{EmbeddingDim: 4, Hidden: []int{4}, InitStd: 0.5}, ds, tensor.Float64, 1))
+	ls := losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.5}
+	smp := must(samplers.New(samplers.Settings{Kind: samplers.KindMemory}))
+	if err := LossColumns(&ls, smp.Shape(), 4); err != nil {
+		t.Fatal(err)
+	}
+	ts := TrainSettings{BatchSize: 4, Steps: 2}
+	if err := ts.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	tr := must(newTrainer[float64](m, ds, newCountEstimator(ds, 4), must(losses.New(ls, tensor.Float64)), smp, ts, 1, towerFused))
+	if _, err := tr.step(1, ds.Train[:4]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.forwardBackward(2, ds.Train[4:]); err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.ids[sideItem][4:]; got[0] != 0 || got[3] != 3 {
+		t.Fatalf("memory rows %v, want the first batch's items 0..3", got)
+	}
+	fi := m.towers[sideItem].fields[0]
+	tab := values[float64](m.tables[fi.table])
+	dim := m.s.EmbeddingDim
+	row := func(item int) []float64 {
+		bag, _ := fi.field.Bag(item)
+		return tab[int(bag[0])*dim : int(bag[0]+1)*dim]
+	}
+	const h = 1e-5
+	for item := range 4 {
+		r := row(item)
+		r[0] += h
+		lp, err := tr.run()
+		r[0] -= 2 * h
+		lm, err2 := tr.run()
+		r[0] += h
+		if err != nil || err2 != nil {
+			t.Fatal(err, err2)
+		}
+		if fd := (lp - lm) / (2 * h); math.Abs(fd) < 1e-6 {
+			t.Errorf("item %d: the loss does not depend on the memory row (finite difference %v)", item, fd)
+		}
+	}
+	if _, err := tr.run(); err != nil { // the step's gradients at the unperturbed parameters
+		t.Fatal(err)
+	}
+	before := make([][]float64, 8)
+	for item := range 8 {
+		before[item] = slices.Clone(row(item))
+	}
+	if err := tr.apply(); err != nil {
+		t.Fatal(err)
+	}
+	for item := range 8 {
+		changed := !slices.Equal(before[item], row(item))
+		if memoryOnly := item < 4; changed == memoryOnly {
+			t.Errorf("item %d (memory only: %t): row changed %t", item, memoryOnly, changed)
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package samplers
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// AuditHead is the number of most frequent training items whose worst relative error
+// Audit.Summary reports.
+const AuditHead = 10
+
+// Audit accumulates, over the steps of a run, what a sampler declared and what it drew: per item,
+// the declared inclusion probability p and expected copies among a row's negatives (C−1)·q, and
+// the empirical frequency of the item being a column and its mean number of copies among a row's
+// negatives. The declared values are averaged over the steps at which the item was a column (they
+// are the same at every step for an exact law; for an estimate, the values the loss subtracted).
+type Audit struct {
+	steps      int
+	declared   []int     // steps at which the item was a column
+	declP      []float64 // Σ declared p over those steps
+	declCopies []float64 // Σ declared (C−1)·q over those steps
+	copies     []float64 // Σ over steps of the item's mean copies among a row's negatives
+	lastSeen   []int     // the last step at which the item was counted (1-based)
+}
+
+// NewAudit returns an empty audit of a corpus of items items.
+func NewAudit(items int) *Audit {
+	return &Audit{declared: make([]int, items), declP: make([]float64, items), declCopies: make([]float64, items),
+		copies: make([]float64, items), lastSeen: make([]int, items)}
+}
+
+// Observe adds one step: the columns c a sampler of shape sh declared.
+func (a *Audit) Observe(sh Shape, c *Columns) {
+	a.steps++
+	b := len(c.PosLogP)
+	m := float64(len(c.Items) - 1)
+	perRow := 1 / float64(b)
+	for j, item := range c.Items {
+		if item < 0 {
+			continue
+		}
+		a.copies[item]++ // a negative of every row, less its own positive's rows (below)
+		if a.lastSeen[item] != a.steps {
+			a.lastSeen[item] = a.steps
+			a.declared[item]++
+			a.declP[item] += math.Exp(c.LogP[j])
+			a.declCopies[item] += m * math.Exp(c.LogQ[j])
+		}
+	}
+	for i := range b {
+		var item int64 = -1
+		switch sh.Layout {
+		case LayoutDiagonal:
+			item = c.Items[i]
+		case LayoutCorpus:
+			item = c.Items[c.PosCol[i]]
+		}
+		if item >= 0 {
+			a.copies[item] -= perRow
+		}
+	}
+}
+
+// Steps is the number of steps observed.
+func (a *Audit) Steps() int { return a.steps }
+
+// item is one item's audit: declared and empirical inclusion and copies.
+type item struct {
+	declP, empP, declCopies, empCopies float64
+}
+
+func (a *Audit) item(j int) item {
+	n := float64(a.steps)
+	it := item{empP: float64(a.declared[j]) / n, empCopies: a.copies[j] / n}
+	if a.declared[j] > 0 {
+		it.declP = a.declP[j] / float64(a.declared[j])
+		it.declCopies = a.declCopies[j] / float64(a.declared[j])
+	}
+	return it
+}
+
+// Summary returns the total-variation distance between the declared and the empirical
+// distributions of copies over the items (each normalised to sum 1), ½·Σ_j |d_j/Σd − e_j/Σe|, and
+// the worst relative error |d_j/e_j − 1| of the declared copies among the AuditHead items with the
+// most training interactions (counts). Items never drawn count with declared 0.
+func (a *Audit) Summary(counts []int64) (tv, headWorst float64) {
+	var sd, se float64
+	for j := range a.declared {
+		it := a.item(j)
+		sd += it.declCopies
+		se += it.empCopies
+	}
+	for j := range a.declared {
+		it := a.item(j)
+		tv += math.Abs(it.declCopies/sd - it.empCopies/se)
+	}
+	for _, j := range head(counts) {
+		if it := a.item(j); it.empCopies > 0 {
+			headWorst = math.Max(headWorst, math.Abs(it.declCopies/it.empCopies-1))
+		}
+	}
+	return tv / 2, headWorst
+}
+
+// head returns the AuditHead items with the most training interactions, most first (ties by id).
+func head(counts []int64) []int {
+	idx := make([]int, len(counts))
+	for j := range idx {
+		idx[j] = j
+	}
+	slices.SortStableFunc(idx, func(x, y int) int { return int(counts[y] - counts[x]) })
+	return idx[:min(AuditHead, len(idx))]
+}
+
+// WriteCSV writes the audit, one line per item with its training count: item, count, declared_p,
+// empirical_p, declared_copies, empirical_copies.
+func (a *Audit) WriteCSV(w io.Writer, counts []int64) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"item", "count", "declared_p", "empirical_p", "declared_copies", "empirical_copies"}); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
+	for j := range a.declared {
+		it := a.item(j)
+		if err := cw.Write([]string{strconv.Itoa(j), strconv.FormatInt(counts[j], 10), f(it.declP), f(it.empP),
+			f(it.declCopies), f(it.empCopies)}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("sampler_audit.csv: %w", err)
+	}
+	return nil
+}

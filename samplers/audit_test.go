@@ -1,0 +1,245 @@
+package samplers
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"github.com/samplingbias/workbench/internal/prob"
+)
+
+// auditData is a small skewed corpus: M = 20 items with Zipf-like counts 60/(j+1), so that the
+// head is drawn several times per batch (B·q > 1) and the tail rarely.
+func auditData(b int) *Data {
+	d := &Data{Items: 20, Batch: b, Counts: make([]int64, 20)}
+	for j := range d.Counts {
+		d.Counts[j] = int64(60 / (j + 1))
+		d.N += int(d.Counts[j])
+	}
+	return d
+}
+
+// exactLaw is the positives' law of batches drawn i.i.d. from the training frequency, as
+// auditSteps draws them: q = count/N and p = 1 − (1 − q)^B.
+func exactLaw(d *Data, rows []int32) Law {
+	return func(j int) (float64, float64, bool, error) {
+		q := float64(d.Counts[rows[j]]) / float64(d.N)
+		return q, prob.Inclusion(q, d.Batch), false, nil
+	}
+}
+
+// audit runs steps steps of smp on batches of d.Batch positives drawn i.i.d. with probability
+// count/N, and compares, for every item the steps declared, the empirical frequency of the step
+// including the item with the declared p, and the mean number of copies of the item among a
+// row's negatives with the declared (C−1)·q. It returns an error naming the first item outside
+// the tolerance.
+//
+// The tolerance is 5 standard errors of the empirical mean over the N = steps independent steps
+// (√(p(1−p)/N) for the inclusion frequency; the sample standard deviation of the per-step copy
+// count over √N for the copies) plus 1e-9: a correct declaration then fails one check with
+// probability below 6·10⁻⁷ (normal approximation), while an error of 10% in q or p at the
+// tested N is many standard errors wide for the items checked (inclusion p ≥ 0.05).
+func audit(smp Sampler, d *Data, steps int, seed uint64) error {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	b, sh := d.Batch, smp.Shape()
+	rows := make([]int32, sh.Rows(b, d.Items))
+	pos := make([]int32, b)
+	cols := sh.Cols(b, d.Items)
+	c := Columns{Items: make([]int64, cols), LogQ: make([]float64, cols), LogP: make([]float64, cols),
+		PosLogQ: make([]float64, b), PosLogP: make([]float64, b)}
+	if sh.Layout == LayoutCorpus {
+		c.PosCol = make([]int, b)
+	}
+	cdf := make([]float64, d.Items)
+	var sum float64
+	for j, n := range d.Counts {
+		sum += float64(n)
+		cdf[j] = sum
+	}
+	type tally struct {
+		declP, declCount float64 // declared, summed over the steps that declared the item
+		declared         int
+		included         int
+		count, count2    float64 // per-step mean copies among a row's negatives, and its square
+	}
+	items := make([]tally, d.Items)
+	perStep := make([]float64, d.Items)
+	for range steps {
+		for i := range pos {
+			u := rng.Float64() * sum
+			pos[i] = int32(sort.Search(len(cdf), func(k int) bool { return cdf[k] > u }))
+		}
+		smp.Draw(rng, d, pos, rows)
+		var law Law
+		if sh.PositiveLaw {
+			law = exactLaw(d, rows)
+		}
+		if err := smp.Declare(d, pos, rows, law, &c); err != nil {
+			return err
+		}
+		clear(perStep)
+		seen := map[int64]bool{}
+		for j, item := range c.Items {
+			if item < 0 {
+				continue
+			}
+			if !seen[item] {
+				seen[item] = true
+				t := &items[item]
+				t.declared++
+				t.included++
+				t.declP += math.Exp(c.LogP[j])
+				t.declCount += float64(cols-1) * math.Exp(c.LogQ[j])
+			}
+			for i := range b {
+				if !isPositiveColumn(sh.Layout, i, j, c.PosCol) {
+					perStep[item] += 1 / float64(b)
+				}
+			}
+		}
+		for j, v := range perStep {
+			items[j].count += v
+			items[j].count2 += v * v
+		}
+	}
+	n := float64(steps)
+	for j, t := range items {
+		if t.declared == 0 {
+			continue
+		}
+		p, count := t.declP/float64(t.declared), t.declCount/float64(t.declared)
+		if p < 0.05 {
+			continue
+		}
+		freq := float64(t.included) / n
+		if tol := 5*math.Sqrt(p*(1-p)/n) + 1e-9; math.Abs(freq-p) > tol {
+			return fmt.Errorf("item %d: included in %.4f of the steps, declared p = %.4f (tolerance %.4f)", j, freq, p, tol)
+		}
+		if sh.Layout == LayoutCorpus {
+			continue // the corpus's columns are not draws: q = 1/M is the uniform proposal's convention
+		}
+		mean := t.count / n
+		sd := math.Sqrt(math.Max(t.count2/n-mean*mean, 0))
+		if tol := 5*sd/math.Sqrt(n) + 1e-9; math.Abs(mean-count) > tol {
+			return fmt.Errorf("item %d: %.4f copies per row, declared %.4f (tolerance %.4f)", j, mean, count, tol)
+		}
+	}
+	return nil
+}
+
+// isPositiveColumn reports whether column j is row i's positive.
+func isPositiveColumn(l Layout, i, j int, posCol []int) bool {
+	switch l {
+	case LayoutFirst:
+		return j == 0
+	case LayoutCorpus:
+		return j == posCol[i]
+	}
+	return j == i
+}
+
+// builtinSettings are the built-in samplers the audit checks.
+func builtinSettings() []Settings {
+	beta := 0.5
+	return []Settings{{Kind: KindInBatch}, {Kind: KindUniform, Negatives: 8}, {Kind: KindMixed, Negatives: 8},
+		{Kind: KindFull}, {Kind: KindPopularity, Negatives: 8}, {Kind: KindPopularity, Negatives: 8, Beta: &beta},
+		{Kind: KindMixture, Of: []Settings{{Kind: KindInBatch}, {Kind: KindPopularity, Negatives: 6}}},
+		{Kind: KindMixture, Of: []Settings{{Kind: KindUniform, Negatives: 4}, {Kind: KindPopularity, Negatives: 6, Beta: &beta}}},
+		{Kind: KindMemory, MemoryBatches: 2}}
+}
+
+// TestAudit: every built-in sampler's empirical law over 4000 steps matches its declaration
+// (see audit for the tolerance).
+func TestAudit(t *testing.T) {
+	for _, s := range builtinSettings() {
+		t.Run(fmt.Sprintf("%s-%d", s.Kind, s.Negatives), func(t *testing.T) {
+			smp, err := New(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := audit(smp, auditData(8), 4000, 1); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// wrong declares q and p 10% too large.
+type wrong struct{ Sampler }
+
+func (w wrong) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error {
+	if err := w.Sampler.Declare(d, pos, rows, law, c); err != nil {
+		return err
+	}
+	for j := range c.LogQ {
+		c.LogQ[j] += math.Log(1.1)
+		c.LogP[j] = math.Min(c.LogP[j]+math.Log(1.1), 0)
+	}
+	return nil
+}
+
+// TestAuditCatchesWrongDeclaration: a declaration 10% off fails the audit of every sampler whose
+// law it misstates (full's p = 1 cannot be overstated).
+func TestAuditCatchesWrongDeclaration(t *testing.T) {
+	for _, s := range builtinSettings() {
+		if s.Kind == KindFull {
+			continue
+		}
+		t.Run(fmt.Sprintf("%s-%d", s.Kind, s.Negatives), func(t *testing.T) {
+			smp, err := New(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := audit(wrong{smp}, auditData(8), 4000, 1); err == nil {
+				t.Error("a declaration 10% too large passed the audit")
+			}
+		})
+	}
+}
+
+// runAudit records steps steps of smp in an Audit, on i.i.d. batches as audit draws them.
+func runAudit(smp Sampler, d *Data, steps int) *Audit {
+	rng := rand.New(rand.NewPCG(2, 3))
+	sh := smp.Shape()
+	b := d.Batch
+	rows, pos := make([]int32, sh.Rows(b, d.Items)), make([]int32, b)
+	cols := sh.Cols(b, d.Items)
+	c := Columns{Items: make([]int64, cols), LogQ: make([]float64, cols), LogP: make([]float64, cols),
+		PosLogQ: make([]float64, b), PosLogP: make([]float64, b)}
+	a := NewAudit(d.Items)
+	for range steps {
+		for i := range pos {
+			pos[i] = int32(rng.IntN(d.Items))
+		}
+		smp.Draw(rng, d, pos, rows)
+		var law Law
+		if sh.PositiveLaw {
+			law = func(j int) (float64, float64, bool, error) { // uniform positives
+				q := 1 / float64(d.Items)
+				return q, prob.Inclusion(q, b), false, nil
+			}
+		}
+		if err := smp.Declare(d, pos, rows, law, &c); err != nil {
+			panic(err)
+		}
+		a.Observe(sh, &c)
+	}
+	return a
+}
+
+// TestAuditSummary: over 4000 steps of uniform positives, the mixed sampler's declared copies
+// agree with the drawn ones (TV and the head's worst relative error below 0.05: each item's mean
+// copies, (B−1)/M + m/M = 0.75 per row, is measured to about 1% in 4000 steps), and a declaration
+// 10% too large shows as a head error near 0.1.
+func TestAuditSummary(t *testing.T) {
+	d := auditData(8)
+	smp := mixed{m: 8}
+	if tv, head := runAudit(smp, d, 4000).Summary(d.Counts); !(tv < 0.05 && head < 0.05) {
+		t.Errorf("exact declaration: TV %v, head error %v; want both < 0.05", tv, head)
+	}
+	if _, head := runAudit(wrong{smp}, d, 4000).Summary(d.Counts); !(head > 0.05) {
+		t.Errorf("declaration 10%% too large: head error %v, want > 0.05", head)
+	}
+}

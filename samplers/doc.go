@@ -1,0 +1,14 @@
+// Package samplers draws the candidate columns of a training step and declares, for every column,
+// the probabilities a correction subtracts: its per-draw probability q, its inclusion probability
+// p (that the item is among the step's candidates at all) and, through q, its expected number of
+// copies among a row's negatives, (C−1)·q for C columns. The declarations are exact closed forms
+// wherever the sampler's law gives one, and flagged as estimates (Columns.Estimated) where they
+// come from an estimator (Yi et al. 2019's streaming p̂). docs/samplers.md derives each built-in
+// sampler's q, p and expected count; the package's audit tests check them against what the
+// sampler draws.
+//
+// A sampler is chosen by Settings.Kind, the [sampler] section of a config: one of the Kind
+// constants or a name added with Register. The trainer (package models) asks it for the step's
+// item rows (Sampler.Draw) and then for their probabilities (Sampler.Declare); it does not
+// branch on the sampler.
+package samplers

@@ -1,0 +1,90 @@
+package samplers
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// inBatchUnique is KindInBatchUnique: k = negatives of the batch's distinct items, chosen
+// uniformly without replacement and shared by every row, each row's own positive in column 0
+// (Khrylchenko et al. 2025's in-batch negatives, which take the batch's distinct items; Layout
+// First, C = 1+k). A batch with fewer than k distinct items is an error naming both numbers.
+//
+// Given a batch with D distinct items, each of them is a column with probability k/D, at most once,
+// so its expected copies equal its inclusion probability and q = p/k. Unconditionally
+// p_j = E[[j ∈ batch]·k/D], which has no closed form: the sampler declares the estimate
+// p_j ≈ p̂_j·k/D_t, with p̂_j the positives' law (the estimator's inclusion probability) and D_t
+// this step's number of distinct items (Columns.Estimated).
+type inBatchUnique struct {
+	k        int
+	distinct []int32 // the step's distinct items
+	stamp    []int   // per item: the last step (1-based) it was seen at
+	step     int
+	short    int // the step's number of distinct items when fewer than k, else 0
+}
+
+func (s *inBatchUnique) Shape() Shape {
+	return Shape{Layout: LayoutFirst, Extra: s.k, PositiveLaw: true}
+}
+
+func (s *inBatchUnique) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
+	if len(s.stamp) != d.Items {
+		s.stamp = make([]int, d.Items)
+	}
+	s.step++
+	s.distinct = s.distinct[:0]
+	for _, item := range pos {
+		if s.stamp[item] != s.step {
+			s.stamp[item] = s.step
+			s.distinct = append(s.distinct, item)
+		}
+	}
+	n := len(s.distinct)
+	s.short = 0
+	if n < s.k {
+		s.short = n
+	}
+	for i := 0; i < min(s.k, n); i++ { // a partial Fisher–Yates shuffle: k of the n, uniformly
+		j := i + rng.IntN(n-i)
+		s.distinct[i], s.distinct[j] = s.distinct[j], s.distinct[i]
+	}
+	copy(rows, pos)
+	for j := range s.k {
+		rows[len(pos)+j] = s.distinct[j%n]
+	}
+}
+
+func (s *inBatchUnique) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error {
+	if s.short > 0 {
+		return fmt.Errorf("sampler in_batch_unique: the batch has %d distinct items, fewer than negatives = %d; lower sampler.negatives or raise train.batch_size", s.short, s.k)
+	}
+	b := len(pos)
+	frac := float64(s.k) / float64(len(s.distinct))
+	decl := func(row int) (logQ, logP float64, est bool, err error) {
+		_, p, est, err := law(row)
+		if err != nil {
+			return 0, 0, est, err
+		}
+		p *= frac
+		return math.Log(p / float64(s.k)), math.Log(p), est, nil
+	}
+	c.Estimated = true
+	c.Items[0] = -1
+	var err error
+	if c.LogQ[0], c.LogP[0], _, err = decl(0); err != nil {
+		return err
+	}
+	for j := 1; j < len(c.Items); j++ {
+		c.Items[j] = int64(rows[b+j-1])
+		if c.LogQ[j], c.LogP[j], _, err = decl(b + j - 1); err != nil {
+			return err
+		}
+	}
+	for i := range pos {
+		if c.PosLogQ[i], c.PosLogP[i], _, err = decl(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}

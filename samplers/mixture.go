@@ -1,0 +1,159 @@
+package samplers
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// mixture is KindMixture: the columns of two samplers side by side (generalising mixed, Yang et al.
+// 2020), the first's item rows then the second's drawn rows, drawn in that order with the run's
+// random source. At most one component has Layout Diagonal (the mixture's layout is then
+// Diagonal, else First); Layout Corpus is not a component. A row's negatives are n_A + n_B draws,
+// n_X = C_X − 1 the component's negatives per row, independent across the components, so the
+// mixture's per-draw probability and inclusion probability of item j are
+//
+//	q_j = (n_A·q_A(j) + n_B·q_B(j)) / (n_A + n_B),   p_j = 1 − (1 − p_A(j))(1 − p_B(j)),
+//
+// exact where the components' declarations are (docs/samplers.md §3: mixed is in_batch + uniform).
+// A component's law of every item of the step is read from its declaration of that item as a
+// positive (Columns.PosLogQ and PosLogP under Layout First) or as a column (Layout Diagonal).
+type mixture struct {
+	a, b      Sampler
+	sa, sb, s Shape // the components' shapes and the mixture's
+
+	rowsA, rowsB []int32   // the components' own item rows
+	all          []int32   // the mixture's rows as positives of a First component
+	scratch      []int32   // a First component's rows when declaring the law of all
+	ca, cb       Columns   // the components' declarations of every row
+	la, lb       []float64 // per row: log q of each component
+	pa, pb       []float64 // per row: log p of each component
+}
+
+// newMixture checks the components' layouts.
+func newMixture(a, b Sampler) (*mixture, error) {
+	sa, sb := a.Shape(), b.Shape()
+	switch {
+	case sa.Layout == LayoutCorpus || sb.Layout == LayoutCorpus:
+		return nil, errors.New("of: a mixture's components cannot score the whole corpus (full)")
+	case sa.Memory > 0 || sb.Memory > 0:
+		return nil, errors.New("of: memory cannot be a mixture's component")
+	case sb.Layout == LayoutDiagonal:
+		return nil, errors.New("of: the second component must have Layout First (shared draws after each row's positive); put the in-batch one first")
+	}
+	s := Shape{Layout: sa.Layout, Extra: sa.Extra + sb.Extra, PositiveLaw: sa.PositiveLaw || sb.PositiveLaw}
+	return &mixture{a: a, b: b, sa: sa, sb: sb, s: s}, nil
+}
+
+func (x *mixture) Shape() Shape { return x.s }
+
+func (x *mixture) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
+	bsz := len(pos)
+	x.rowsA = grow32(x.rowsA, bsz+x.sa.Extra)
+	x.rowsB = grow32(x.rowsB, bsz+x.sb.Extra)
+	x.a.Draw(rng, d, pos, x.rowsA)
+	x.b.Draw(rng, d, pos, x.rowsB)
+	copy(rows, x.rowsA)
+	copy(rows[len(x.rowsA):], x.rowsB[bsz:])
+}
+
+// grow32 returns s with length n, reallocated when too short.
+func grow32(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n)
+	}
+	return s[:n]
+}
+
+// lawOf fills lq and lp (len(rows)) with component smp's log q and log p of every row's item.
+func (x *mixture) lawOf(smp Sampler, sh Shape, d *Data, pos, rows []int32, law Law, c *Columns, lq, lp []float64) error {
+	n := len(rows)
+	if sh.Layout == LayoutDiagonal {
+		// A Diagonal component declares every row it is given, positives first.
+		*c = newColumns(n, len(pos), c)
+		if err := smp.Declare(d, pos, rows, law, c); err != nil {
+			return err
+		}
+		copy(lq, c.LogQ)
+		copy(lp, c.LogP)
+		return nil
+	}
+	// A First component declares each positive's law: declare every row as a positive.
+	x.scratch = grow32(x.scratch, n+sh.Extra)
+	copy(x.scratch, rows)
+	*c = newColumns(1+sh.Extra, n, c)
+	var sub Law
+	if law != nil {
+		// The positives are the mixture's rows, in order: the same row indices. The component's
+		// own columns (past them) are discarded; they read row 0's law.
+		sub = func(j int) (float64, float64, bool, error) {
+			if j >= n {
+				j = 0
+			}
+			return law(j)
+		}
+	}
+	if err := smp.Declare(d, rows, x.scratch, sub, c); err != nil {
+		return err
+	}
+	copy(lq, c.PosLogQ)
+	copy(lp, c.PosLogP)
+	return nil
+}
+
+// newColumns returns c's buffers resized to cols columns and b rows.
+func newColumns(cols, b int, c *Columns) Columns {
+	g := func(s []float64, n int) []float64 {
+		if cap(s) < n {
+			return make([]float64, n)
+		}
+		return s[:n]
+	}
+	items := c.Items
+	if cap(items) < cols {
+		items = make([]int64, cols)
+	}
+	return Columns{Items: items[:cols], LogQ: g(c.LogQ, cols), LogP: g(c.LogP, cols), PosLogQ: g(c.PosLogQ, b), PosLogP: g(c.PosLogP, b)}
+}
+
+func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error {
+	n, bsz := len(rows), len(pos)
+	grow := func(s []float64) []float64 {
+		if cap(s) < n {
+			return make([]float64, n)
+		}
+		return s[:n]
+	}
+	x.la, x.lb, x.pa, x.pb = grow(x.la), grow(x.lb), grow(x.pa), grow(x.pb)
+	if err := x.lawOf(x.a, x.sa, d, pos, rows, law, &x.ca, x.la, x.pa); err != nil {
+		return fmt.Errorf("mixture's first component: %w", err)
+	}
+	if err := x.lawOf(x.b, x.sb, d, pos, rows, law, &x.cb, x.lb, x.pb); err != nil {
+		return fmt.Errorf("mixture's second component: %w", err)
+	}
+	na, nb := float64(x.sa.Cols(bsz, d.Items)-1), float64(x.sb.Cols(bsz, d.Items)-1)
+	logQ := func(j int) float64 {
+		return math.Log((na*math.Exp(x.la[j]) + nb*math.Exp(x.lb[j])) / (na + nb))
+	}
+	logP := func(j int) float64 { // log(1 − (1 − p_A)(1 − p_B)), with 1 − p = −expm1(log p)
+		missA, missB := -math.Expm1(x.pa[j]), -math.Expm1(x.pb[j])
+		return math.Log1p(-missA * missB)
+	}
+	c.Estimated = x.ca.Estimated || x.cb.Estimated
+	for i := range pos {
+		c.PosLogQ[i], c.PosLogP[i] = logQ(i), logP(i)
+	}
+	if x.s.Layout == LayoutDiagonal {
+		for j, item := range rows {
+			c.Items[j], c.LogQ[j], c.LogP[j] = int64(item), logQ(j), logP(j)
+		}
+		return nil
+	}
+	c.Items[0], c.LogQ[0], c.LogP[0] = -1, logQ(0), logP(0)
+	for j := 1; j < len(c.Items); j++ {
+		r := bsz + j - 1
+		c.Items[j], c.LogQ[j], c.LogP[j] = int64(rows[r]), logQ(r), logP(r)
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package samplers
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/samplingbias/workbench/internal/setting"
+)
+
+// Custom is a sampler added with Register.
+type Custom struct {
+	// New returns a new sampler for one run, given the decoded options (nil without Options) and
+	// sampler.negatives as written (0 when unset).
+	New func(options any, negatives int) (Sampler, error)
+	// Options, if not nil, returns a pointer to a new options struct whose fields have toml tags;
+	// the [sampler.options] table is decoded into it strictly (a key it does not declare is an
+	// error naming the key). If the struct has a method Resolve() error, it is called after
+	// decoding to fill defaults and validate.
+	Options func() any
+}
+
+// registry holds the samplers added with Register. It is process-wide because a program registers
+// its samplers before handing its arguments to the workbench's command (workbench.Main), whose
+// config decoding must then see them by name; names are unique and never replaced.
+var registry = struct {
+	sync.Mutex
+	m map[Kind]Custom
+}{m: map[Kind]Custom{}}
+
+// Register adds a sampler under name, to be selected with sampler.kind = name. The name must be
+// lower-case snake_case, not a built-in kind's and not registered before; c.New must be set.
+func Register(name string, c Custom) error {
+	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+		return fmt.Errorf("samplers: name %q must be non-empty lower-case snake_case", name)
+	}
+	if c.New == nil {
+		return fmt.Errorf("samplers: sampler %s has no New", name)
+	}
+	if c.Options != nil {
+		if o := c.Options(); o == nil || reflect.TypeOf(o).Kind() != reflect.Pointer ||
+			reflect.TypeOf(o).Elem().Kind() != reflect.Struct {
+			return fmt.Errorf("samplers: sampler %s: Options must return a pointer to a struct, got %T", name, o)
+		}
+	}
+	if slices.Contains(builtins, Kind(name)) {
+		return fmt.Errorf("samplers: sampler %s is built in", name)
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	if _, ok := registry.m[Kind(name)]; ok {
+		return fmt.Errorf("samplers: sampler %s is already registered", name)
+	}
+	registry.m[Kind(name)] = c
+	return nil
+}
+
+// registered returns the sampler added under name, if any.
+func registered(name Kind) (Custom, bool) {
+	registry.Lock()
+	defer registry.Unlock()
+	c, ok := registry.m[name]
+	return c, ok
+}
+
+// Kinds returns the names of every sampler: the built-in ones in their documented order, then the
+// registered ones sorted.
+func Kinds() []Kind {
+	registry.Lock()
+	extra := slices.Sorted(maps.Keys(registry.m))
+	registry.Unlock()
+	return append(slices.Clone(builtins), extra...)
+}
+
+// decodeOptions decodes s.Options strictly into the options struct of a registered sampler (nil
+// for a sampler without options). Errors start with the key, "options.<key>: ...".
+func (s *Settings) decodeOptions() (any, error) {
+	var opts any
+	if c, ok := registered(s.Kind); ok && c.Options != nil {
+		opts = c.Options()
+	}
+	if err := setting.DecodeOptions(s.Options, opts, "sampler "+string(s.Kind)); err != nil {
+		return nil, err
+	}
+	return opts, nil
+}

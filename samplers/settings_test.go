@@ -1,0 +1,120 @@
+package samplers
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func ptr(v float64) *float64 { return &v }
+
+// TestResolve: defaults are filled per kind, and an option a kind does not use is an error naming
+// the key.
+func TestResolve(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   Settings
+		want Settings
+	}{
+		{"zero is in_batch", Settings{}, Settings{Kind: KindInBatch}},
+		{"uniform negatives", Settings{Kind: KindUniform}, Settings{Kind: KindUniform, Negatives: DefaultNegatives}},
+		{"mixed keeps m", Settings{Kind: KindMixed, Negatives: 5}, Settings{Kind: KindMixed, Negatives: 5}},
+		{"popularity beta", Settings{Kind: KindPopularity}, Settings{Kind: KindPopularity, Negatives: DefaultNegatives, Beta: ptr(DefaultBeta)}},
+		{"popularity beta 0 is uniform", Settings{Kind: KindPopularity, Beta: ptr(0)}, Settings{Kind: KindPopularity, Negatives: DefaultNegatives, Beta: ptr(0)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := tt.in
+			if err := s.Resolve(); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(s, tt.want) {
+				t.Errorf("got %+v, want %+v", s, tt.want)
+			}
+		})
+	}
+	for _, tt := range []struct {
+		in   Settings
+		want string
+	}{
+		{Settings{Kind: "unifrom"}, `kind: unknown "unifrom"`},
+		{Settings{Negatives: 4}, "negatives: sampler in_batch draws no negatives"},
+		{Settings{Kind: KindFull, Negatives: 4}, "negatives: sampler full draws no negatives"},
+		{Settings{Kind: KindUniform, Negatives: -1}, "negatives: must be > 0, got -1"},
+		{Settings{Kind: KindMixed, Beta: ptr(1)}, "beta: only for popularity, not sampler mixed"},
+		{Settings{Kind: KindPopularity, Beta: ptr(-1)}, "beta:"},
+		{Settings{Kind: KindUniform, Options: map[string]any{"x": 1}}, "options.x: sampler uniform has no options"},
+	} {
+		s := tt.in
+		if err := s.Resolve(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: got %v, want an error containing %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+// fixed is a registered test sampler: its one option is the item it draws.
+type fixed struct{ item int32 }
+
+type fixedOptions struct {
+	Item int `toml:"item"`
+}
+
+func (fixed) Shape() Shape { return Shape{Layout: LayoutFirst, Extra: 1} }
+func (f fixed) Draw(_ *rand.Rand, _ *Data, pos, rows []int32) {
+	copy(rows, pos)
+	rows[len(pos)] = f.item
+}
+func (f fixed) Declare(_ *Data, pos, rows []int32, _ Law, c *Columns) error {
+	declareShared(pos, rows, c, func(item int32) (float64, float64) {
+		if item == f.item {
+			return 0, 0
+		}
+		return -1e300, -1e300
+	})
+	return nil
+}
+
+// TestRegister: a registered sampler is selected by name with its options decoded strictly; bad
+// names and duplicates are errors.
+func TestRegister(t *testing.T) {
+	c := Custom{
+		New: func(o any, _ int) (Sampler, error) {
+			return fixed{item: int32(o.(*fixedOptions).Item)}, nil
+		},
+		Options: func() any { return new(fixedOptions) },
+	}
+	if err := Register("fixed_item_test", c); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		c    Custom
+		want string
+	}{
+		{"fixed_item_test", c, "already registered"},
+		{"uniform", c, "built in"},
+		{"Bad-Name", c, "snake_case"},
+		{"no_new_test", Custom{}, "has no New"},
+	} {
+		if err := Register(tt.name, tt.c); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Register(%q): got %v, want an error containing %q", tt.name, err, tt.want)
+		}
+	}
+	smp, err := New(Settings{Kind: "fixed_item_test", Options: map[string]any{"item": 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]int32, 3)
+	smp.Draw(nil, nil, []int32{0, 1}, rows)
+	if rows[2] != 3 {
+		t.Errorf("rows %v: the option item = 3 did not reach the sampler", rows)
+	}
+	_, err = New(Settings{Kind: "fixed_item_test", Options: map[string]any{"itme": 3}})
+	if want := "options.itme: unknown option of sampler fixed_item_test"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want an error containing %q", err, want)
+	}
+	var k Kind
+	if err := k.UnmarshalText([]byte("fixed_item_test")); err != nil || k != "fixed_item_test" {
+		t.Errorf("UnmarshalText of a registered name: %v, %q", err, k)
+	}
+}
