@@ -68,6 +68,8 @@ type summary struct {
 	seeds  map[string]int           // group -> number of finished seeds
 	label  func(group string) string
 	notes  []string // the runs' notices of empty slices, each once
+	base   baselines
+	corpus int // items in the corpus (of the first run)
 }
 
 // summarize aggregates recs across seeds; labels (plots.labels) name the groups.
@@ -117,6 +119,10 @@ func summarize(recs []*runRecord, labels map[string]string) *summary {
 		s.values[k] = agg{mean, lo, hi, len(samples[k]), boot[k][0], boot[k][1]}
 	}
 	s.label = newLabeler(labels, s.groups).label
+	s.base = collectBaselines(recs)
+	if len(recs) > 0 {
+		s.corpus = recs[0].Data.Items
+	}
 	sort.Float64s(s.taus)
 	for m := range s.ks {
 		sort.Ints(s.ks[m])
@@ -217,6 +223,9 @@ func writeMetricsCSV(w io.Writer, recs []*runRecord, axes []string) error {
 			}
 		}
 	}
+	if err := writeBaselineRows(cw, recs, withTau, len(axes)); err != nil {
+		return err
+	}
 	cw.Flush()
 	return cw.Error()
 }
@@ -271,6 +280,7 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
 			fmt.Fprintln(w)
 		}
 	})
+	writeBaselinesSummary(w, s)
 	writeDifferencesSummary(w, s, d, s.label)
 	return nil
 }

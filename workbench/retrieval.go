@@ -400,11 +400,16 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts
 	if err != nil {
 		return nil, err
 	}
+	popular, err := metrics.MostPopular(ctx, pairs, in.ItemSlice, counts, cfg.Eval, seed)
+	if err != nil {
+		return nil, err
+	}
 	return &runRecord{
 		Data: dataSummary{Name: ds.Name, Queries: ds.Queries, Items: ds.Items, Train: len(ds.Train), Test: len(ds.Test),
 			TestQueries: len(queries), Report: ds.Report.String()},
 		EvalSeconds: time.Since(start).Seconds(),
 		Results:     results,
+		MostPopular: popular,
 	}, nil
 }
 

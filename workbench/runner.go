@@ -30,7 +30,9 @@ type runRecord struct {
 	Train       trainSummary      `json:"train"`
 	EvalSeconds float64           `json:"eval_seconds"`
 	Results     []metrics.Result  `json:"results"`
-	Curve       models.Curve      `json:"curve"`
+	// MostPopular is the most-popular baseline on the run's data (metrics.MostPopular).
+	MostPopular []metrics.Result `json:"most_popular,omitempty"`
+	Curve       models.Curve     `json:"curve"`
 }
 
 // dataSummary records the sizes of the data a run saw.
