@@ -8,33 +8,18 @@ import (
 	"github.com/samplingbias/workbench/internal/setting"
 )
 
-// BinMethod is how PopularityBins cuts the items into bins of popularity.
-type BinMethod string
-
-// Bin methods (see PopularityBins).
-const (
-	// BinQuantiles makes bins of equal numbers of items.
-	BinQuantiles BinMethod = "quantiles"
-	// BinMassQuantiles makes bins of equal training-interaction mass.
-	BinMassQuantiles BinMethod = "mass_quantiles"
-)
-
-var binMethods = []BinMethod{BinQuantiles, BinMassQuantiles}
-
-// UnmarshalText sets m from its name; an unknown name is an error that lists the allowed ones.
-func (m *BinMethod) UnmarshalText(b []byte) error { return setting.Unmarshal(m, b, binMethods) }
-
 // PopularityBins returns the bin, in [0, n), of every item given its training count counts[j]:
 // bin 0 holds the most frequent items, bin n−1 the rarest. Items are ordered by decreasing count
-// and cut into n bins of equal size, measured in items (BinQuantiles) or in training
-// interactions (BinMassQuantiles). Items of equal count are never split: a run of equal counts
+// and cut into n bins of equal size, measured in items (SliceMethodQuantiles) or in training
+// interactions (SliceMethodMassQuantiles). Items of equal count are never split: a run of equal counts
 // goes whole to the bin that holds its middle, the bin ⌊n·(before + size/2)/whole⌋ (clipped to
 // n − 1), where before is the size of the items ahead of the run, size the run's own and whole
 // the total. Ties can therefore leave a bin empty or unbalanced; items never seen in training
-// are in the last bin under BinMassQuantiles.
-func PopularityBins(counts []int64, method BinMethod, n int) ([]int, error) {
+// are in the last bin under SliceMethodMassQuantiles.
+func PopularityBins(counts []int64, method SliceMethod, n int) ([]int, error) {
 	if err := setting.First(
 		setting.OneOf("method", method, binMethods),
+		setting.Require("bins", n <= MaxBins, "must be at most %d, got %d", MaxBins, n),
 		setting.AtLeast("bins", n, 1),
 	); err != nil {
 		return nil, err
@@ -47,7 +32,7 @@ func PopularityBins(counts []int64, method BinMethod, n int) ([]int, error) {
 		total += c
 	}
 	whole := float64(len(counts))
-	if method == BinMassQuantiles {
+	if method == SliceMethodMassQuantiles {
 		if total == 0 {
 			return nil, fmt.Errorf("metrics: %q bins need training interactions, and there are none", method)
 		}
@@ -66,7 +51,7 @@ func PopularityBins(counts []int64, method BinMethod, n int) ([]int, error) {
 			end++
 		}
 		size := float64(end - i)
-		if method == BinMassQuantiles {
+		if method == SliceMethodMassQuantiles {
 			size *= float64(counts[order[i]])
 		}
 		b := min(int(float64(n)*(before+size/2)/whole), n-1)

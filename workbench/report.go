@@ -69,7 +69,8 @@ type summary struct {
 	label  func(group string) string
 	notes  []string // the runs' notices of empty slices, each once
 	base   baselines
-	corpus int // items in the corpus (of the first run)
+	corpus int                // items in the corpus (of the first run)
+	bins   []metrics.BinShare // the popularity bins (of the first run), if slices.method makes bins
 }
 
 // summarize aggregates recs across seeds; labels (plots.labels) name the groups.
@@ -121,7 +122,7 @@ func summarize(recs []*runRecord, labels map[string]string) *summary {
 	s.label = newLabeler(labels, s.groups).label
 	s.base = collectBaselines(recs)
 	if len(recs) > 0 {
-		s.corpus = recs[0].Data.Items
+		s.corpus, s.bins = recs[0].Data.Items, recs[0].Data.Bins
 	}
 	sort.Float64s(s.taus)
 	for m := range s.ks {
@@ -281,6 +282,7 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
 		}
 	})
 	writeBaselinesSummary(w, s)
+	writeBinsSummary(w, s)
 	writeDifferencesSummary(w, s, d, s.label)
 	return nil
 }

@@ -46,6 +46,8 @@ type dataSummary struct {
 	Report      string `json:"report"`
 	// SliceNotes says which popularity slices are empty, and why (see emptySlices).
 	SliceNotes []string `json:"slice_notes,omitempty"`
+	// Bins describes the popularity bins of slices.method "quantiles" and "mass_quantiles".
+	Bins []metrics.BinShare `json:"bins,omitempty"`
 }
 
 // trainSummary records how training went.
