@@ -63,8 +63,18 @@
 // AssignSlices puts each item in head, torso or tail by its training count: by thresholds
 // (Rawat et al., "Disentangling Sampling and Labeling Bias for Learning in Large-Output Spaces",
 // ICML 2021, long-tail setting: ≥ 100 head, < 20 tail), by cumulative interaction mass (thirds of
-// the training interactions) or by item-rank thirds. Every Result carries its slice's size in
-// test pairs and corpus items.
+// the training interactions) or by item-rank thirds; or, with the methods "quantiles" and
+// "mass_quantiles", in n popularity bins (SliceBin, PopularityBins) of equal numbers of items or
+// equal interaction mass, items of equal count never split. Every Result carries its slice's
+// size in test pairs and corpus items. BinShares describes the bins; PopularityBalance sums up
+// per-bin recalls as their macro mean and their balance 1 − Gini (Prakash et al. 2024).
+//
+// # Baselines
+//
+// MostPopular evaluates the most-popular ranking (by training count, PopularityRanks) like a
+// model, without training; RandomRecall is a uniformly random ranking's Recall@K = K/M in closed
+// form with the central 95% range of its recall over n pairs, the line below which a model is
+// indistinguishable from chance.
 //
 // # Sampled evaluation
 //

@@ -95,7 +95,7 @@ func EvaluateContext(ctx context.Context, in Input, s Settings, seed int64, w io
 		return nil, err
 	}
 	// The slices' sizes before sampling.
-	var before [len(sliceNames)]int
+	var before [256]int
 	before[SliceAll] = len(full)
 	if in.ItemSlice != nil {
 		for _, p := range full {
@@ -158,7 +158,7 @@ func SamplePairs(pairs []Pair, itemSlice []Slice, size int, seed int64) []int32 
 	if size <= 0 || size >= n {
 		return nil
 	}
-	const strata = 3
+	const strata = 256 // one per Slice value; most stay empty
 	var members [strata][]int32
 	for p, pr := range pairs {
 		st := 0
@@ -234,8 +234,8 @@ func checkInput(in *Input, s *Settings) error {
 		if len(in.ItemSlice) != m {
 			return fmt.Errorf("metrics: len(ItemSlice) = %d, want %d items", len(in.ItemSlice), m)
 		}
-		if j := slices.IndexFunc(in.ItemSlice, func(s Slice) bool { return s > SliceTail }); j >= 0 {
-			return fmt.Errorf("metrics: ItemSlice[%d] = %v is not head, torso or tail", j, in.ItemSlice[j])
+		if j := slices.IndexFunc(in.ItemSlice, func(s Slice) bool { _, bin := s.Bin(); return s > SliceTail && !bin }); j >= 0 {
+			return fmt.Errorf("metrics: ItemSlice[%d] = %v is not head, torso, tail or a bin", j, in.ItemSlice[j])
 		}
 	}
 	if s.needsPrior() {

@@ -74,8 +74,8 @@ func TestEvaluateErrors(t *testing.T) {
 		{"query range", func(in *Input, s *Settings) { in.Pairs[1].Query = 2 }, "Pairs[1] = (2, 0) out of range"},
 		{"item range", func(in *Input, s *Settings) { in.Pairs[0].Item = -1 }, "Pairs[0] = (0, -1) out of range"},
 		{"slice length", func(in *Input, s *Settings) { in.ItemSlice = in.ItemSlice[:5] }, "len(ItemSlice) = 5, want 6"},
-		{"slice value", func(in *Input, s *Settings) { in.ItemSlice[2] = SliceAll }, "ItemSlice[2] = all is not head, torso or tail"},
-		{"slice range", func(in *Input, s *Settings) { in.ItemSlice[2] = 9 }, "ItemSlice[2] = Slice(9) is not head, torso or tail"},
+		{"slice value", func(in *Input, s *Settings) { in.ItemSlice[2] = SliceAll }, "ItemSlice[2] = all is not head, torso, tail or a bin"},
+		{"slice range", func(in *Input, s *Settings) { in.ItemSlice[2] = 200 }, "ItemSlice[2] = Slice(200) is not head, torso, tail or a bin"},
 		{"no prior", func(in *Input, s *Settings) { s.LogitAdjust = []float64{0, 1} }, "LogPrior needs 6 items, got 0"},
 		{"prior NaN", func(in *Input, s *Settings) {
 			s.LogitAdjust = []float64{1}

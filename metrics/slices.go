@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/samplingbias/workbench/internal/setting"
@@ -21,35 +22,57 @@ const (
 	SliceAll // every test pair; never the slice of an item
 )
 
-// Slices returns every Slice in reporting order: head, torso, tail, all.
+// Slices returns every Slice in reporting order: head, torso, tail, all. The popularity bins
+// (SliceBin) come after them.
 func Slices() []Slice { return []Slice{SliceHead, SliceTorso, SliceTail, SliceAll} }
 
 var sliceNames = [...]string{SliceHead: "head", SliceTorso: "torso", SliceTail: "tail", SliceAll: "all"}
 
-// String returns "head", "torso", "tail" or "all".
+// MaxBins is the largest number of popularity bins (SliceSettings.Bins).
+const MaxBins = 100
+
+// SliceBin is the slice of popularity bin i (from 0, the most frequent items) of the quantile
+// slice methods; it is named "bin<i+1>".
+func SliceBin(i int) Slice { return SliceAll + 1 + Slice(i) }
+
+// Bin reports the bin index of a SliceBin slice.
+func (s Slice) Bin() (int, bool) {
+	if s > SliceAll && int(s-SliceAll-1) < MaxBins {
+		return int(s - SliceAll - 1), true
+	}
+	return 0, false
+}
+
+// String returns "head", "torso", "tail", "all" or "bin<n>".
 func (s Slice) String() string {
 	if int(s) < len(sliceNames) {
 		return sliceNames[s]
+	}
+	if i, ok := s.Bin(); ok {
+		return fmt.Sprintf("bin%d", i+1)
 	}
 	return fmt.Sprintf("Slice(%d)", uint8(s))
 }
 
 // MarshalText returns the slice's name; an unknown Slice is an error.
 func (s Slice) MarshalText() ([]byte, error) {
-	if int(s) >= len(sliceNames) {
+	if _, ok := s.Bin(); int(s) >= len(sliceNames) && !ok {
 		return nil, fmt.Errorf("metrics: unknown slice %d", uint8(s))
 	}
-	return []byte(sliceNames[s]), nil
+	return []byte(s.String()), nil
 }
 
 // UnmarshalText sets s from its name.
 func (s *Slice) UnmarshalText(b []byte) error {
-	i := slices.Index(sliceNames[:], string(b))
-	if i < 0 {
-		return fmt.Errorf("metrics: unknown slice %q (allowed: %s)", b, strings.Join(sliceNames[:], ", "))
+	if i := slices.Index(sliceNames[:], string(b)); i >= 0 {
+		*s = Slice(i)
+		return nil
 	}
-	*s = Slice(i)
-	return nil
+	if n, err := strconv.Atoi(strings.TrimPrefix(string(b), "bin")); err == nil && strings.HasPrefix(string(b), "bin") && n >= 1 && n <= MaxBins {
+		*s = SliceBin(n - 1)
+		return nil
+	}
+	return fmt.Errorf("metrics: unknown slice %q (allowed: %s, bin1 … bin%d)", b, strings.Join(sliceNames[:], ", "), MaxBins)
 }
 
 // Metric names a metric of a Result. It marshals as its string.
@@ -73,9 +96,16 @@ const (
 	SliceMethodCount SliceMethod = "count"
 	SliceMethodMass  SliceMethod = "mass"
 	SliceMethodRank  SliceMethod = "rank"
+	// SliceMethodQuantiles and SliceMethodMassQuantiles replace head, torso and tail by
+	// SliceSettings.Bins popularity bins (see PopularityBins).
+	SliceMethodQuantiles     SliceMethod = "quantiles"
+	SliceMethodMassQuantiles SliceMethod = "mass_quantiles"
 )
 
-var sliceMethods = []SliceMethod{SliceMethodCount, SliceMethodMass, SliceMethodRank}
+var (
+	sliceMethods = []SliceMethod{SliceMethodCount, SliceMethodMass, SliceMethodRank, SliceMethodQuantiles, SliceMethodMassQuantiles}
+	binMethods   = []SliceMethod{SliceMethodQuantiles, SliceMethodMassQuantiles}
+)
 
 // UnmarshalText sets m from its name; an unknown name is an error that lists the allowed ones.
 func (m *SliceMethod) UnmarshalText(b []byte) error { return setting.Unmarshal(m, b, sliceMethods) }
@@ -85,6 +115,7 @@ const (
 	DefaultSliceMethod = SliceMethodCount
 	DefaultHeadMin     = 100
 	DefaultTailMax     = 20
+	DefaultBins        = 10
 )
 
 // SliceSettings is the [slices] section: how items are assigned to head, torso and tail by their
@@ -100,10 +131,16 @@ type SliceSettings struct {
 	//   - SliceMethodRank: items ordered by decreasing count and cut into thirds by rank: of M
 	//     items, head is the first ceil(M/3), torso the next ones up to rank ceil(2M/3), tail the
 	//     rest.
+	//   - SliceMethodQuantiles, SliceMethodMassQuantiles: no head, torso and tail but Bins
+	//     popularity bins, bin1 the most frequent items, of equal numbers of items or of equal
+	//     training-interaction mass, items of equal count never split (see PopularityBins).
 	// "mass" and "rank" order items of equal count by increasing item index, so items of equal
 	// count can straddle a boundary; "count" depends on the count only. Default
 	// DefaultSliceMethod.
 	Method SliceMethod `toml:"method"`
+	// Bins is the number of popularity bins of the quantile methods, in [2, MaxBins] (default
+	// DefaultBins; 0 means the default).
+	Bins int `toml:"bins"`
 	// HeadMin is the minimum training count of a head item for method "count" (default
 	// DefaultHeadMin; 0 means the default).
 	HeadMin int `toml:"head_min"`
@@ -120,8 +157,14 @@ func (s *SliceSettings) Resolve() error {
 		setting.Default(&s.HeadMin, DefaultHeadMin)
 		setting.Default(&s.TailMax, DefaultTailMax)
 	}
+	binned := slices.Contains(binMethods, s.Method)
+	if binned {
+		setting.Default(&s.Bins, DefaultBins)
+	}
 	return setting.First(
 		setting.OneOf("method", s.Method, sliceMethods),
+		setting.OnlyFor("bins", s.Bins != 0, binned, "only used with methods \"quantiles\" and \"mass_quantiles\", not %q; leave it 0", s.Method),
+		setting.Require("bins", !binned || (s.Bins >= 2 && s.Bins <= MaxBins), "must be in [2, %d], got %d", MaxBins, s.Bins),
 		setting.OnlyFor("head_min", s.HeadMin != 0, count, "only used with method \"count\", not %q; leave it 0", s.Method),
 		setting.OnlyFor("tail_max", s.TailMax != 0, count, "only used with method \"count\", not %q; leave it 0", s.Method),
 		setting.Require("head_min", s.HeadMin >= 0, "must be positive, got %d", s.HeadMin),
@@ -146,6 +189,16 @@ func AssignSlices(counts []int64, s SliceSettings) []Slice {
 		total += c
 	}
 	out := make([]Slice, len(counts))
+	if slices.Contains(binMethods, s.Method) {
+		bin, err := PopularityBins(counts, s.Method, s.Bins)
+		if err != nil {
+			panic("metrics: AssignSlices: " + err.Error())
+		}
+		for j, b := range bin {
+			out[j] = SliceBin(b)
+		}
+		return out
+	}
 	if s.Method == SliceMethodCount {
 		for j, c := range counts {
 			switch {

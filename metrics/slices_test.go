@@ -67,8 +67,8 @@ func TestAssignSlicesPanics(t *testing.T) {
 }
 
 func TestSliceString(t *testing.T) {
-	got := []string{SliceHead.String(), SliceTorso.String(), SliceTail.String(), SliceAll.String(), Slice(7).String()}
-	if want := []string{"head", "torso", "tail", "all", "Slice(7)"}; !slices.Equal(got, want) {
+	got := []string{SliceHead.String(), SliceTorso.String(), SliceTail.String(), SliceAll.String(), Slice(7).String(), Slice(200).String()}
+	if want := []string{"head", "torso", "tail", "all", "bin4", "Slice(200)"}; !slices.Equal(got, want) {
 		t.Errorf("%v, want %v", got, want)
 	}
 }
@@ -79,7 +79,9 @@ func TestSliceSettingsResolve(t *testing.T) {
 		{SliceSettings{HeadMin: 50, TailMax: 50}, SliceSettings{Method: "count", HeadMin: 50, TailMax: 50}, ""},
 		{SliceSettings{Method: "mass"}, SliceSettings{Method: "mass"}, ""},
 		{SliceSettings{Method: "rank"}, SliceSettings{Method: "rank"}, ""},
-		{SliceSettings{Method: "zipf"}, SliceSettings{}, `method: unknown "zipf" (allowed: count, mass, rank)`},
+		{SliceSettings{Method: "zipf"}, SliceSettings{}, `method: unknown "zipf" (allowed: count, mass, rank, quantiles, mass_quantiles)`},
+		{SliceSettings{Method: "quantiles"}, SliceSettings{Method: "quantiles", Bins: 10}, ""},
+		{SliceSettings{Method: "mass_quantiles", Bins: 4}, SliceSettings{Method: "mass_quantiles", Bins: 4}, ""},
 		{SliceSettings{Method: "mass", HeadMin: 5}, SliceSettings{}, `head_min: only used with method "count", not "mass"; leave it 0`},
 		{SliceSettings{Method: "rank", TailMax: 5}, SliceSettings{}, `tail_max: only used with method "count", not "rank"; leave it 0`},
 		{SliceSettings{HeadMin: 10}, SliceSettings{}, "tail_max: must not exceed head_min (10), got 20"},
@@ -91,7 +93,7 @@ func TestSliceSettingsResolve(t *testing.T) {
 // TestSliceText checks that a Slice marshals as its name, round trip, through JSON too, and that
 // unknown names and values are errors.
 func TestSliceText(t *testing.T) {
-	for _, s := range Slices() {
+	for _, s := range append(Slices(), SliceBin(0), SliceBin(MaxBins-1)) {
 		b, err := s.MarshalText()
 		if err != nil || string(b) != s.String() {
 			t.Errorf("%v: %q, %v", s, b, err)
@@ -111,11 +113,11 @@ func TestSliceText(t *testing.T) {
 		t.Errorf("JSON back %+v, %v", back, err)
 	}
 	var s Slice
-	if err := s.UnmarshalText([]byte("middle")); err == nil || err.Error() != `metrics: unknown slice "middle" (allowed: head, torso, tail, all)` {
+	if err := s.UnmarshalText([]byte("middle")); err == nil || err.Error() != `metrics: unknown slice "middle" (allowed: head, torso, tail, all, bin1 … bin100)` {
 		t.Errorf("unknown name: %v", err)
 	}
-	if _, err := Slice(4).MarshalText(); err == nil {
-		t.Error("Slice(4) marshalled")
+	if _, err := Slice(200).MarshalText(); err == nil {
+		t.Error("Slice(200) marshalled")
 	}
 	if got := Metrics(); !slices.Equal(got, []Metric{"recall", "ndcg", "mrr"}) {
 		t.Errorf("Metrics() = %v", got)

@@ -53,7 +53,7 @@ func summarize(ctx context.Context, ranks []int32, pairs []Pair, itemSlice []Sli
 		t.vals[i] = pairValue{rank: r, gain: 1 / math.Log2(float64(r)+1), rr: 1 / float64(r)}
 	}
 
-	// The pairs and items of each slice: "all" first, then head, torso, tail.
+	// The pairs and items of each slice: "all" first, then head, torso, tail, or the bins.
 	type group struct {
 		name  Slice
 		pairs []int32
@@ -65,7 +65,7 @@ func summarize(ctx context.Context, ranks []int32, pairs []Pair, itemSlice []Sli
 	}
 	groups := []group{{name: SliceAll, pairs: all, items: m}}
 	if itemSlice != nil {
-		for _, sl := range []Slice{SliceHead, SliceTorso, SliceTail} {
+		for _, sl := range presentSlices(itemSlice) {
 			g := group{name: sl}
 			for p, pr := range pairs {
 				if itemSlice[pr.Item] == sl {
@@ -174,4 +174,19 @@ func MeanCI(values []float64) (mean, lo, hi float64) {
 	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
 	half := q * sd / math.Sqrt(float64(n))
 	return mean, mean - half, mean + half
+}
+
+// presentSlices lists the slices of itemSlice in increasing order, each once.
+func presentSlices(itemSlice []Slice) []Slice {
+	var present [256]bool
+	for _, sl := range itemSlice {
+		present[sl] = true
+	}
+	var out []Slice
+	for sl, ok := range present {
+		if ok {
+			out = append(out, Slice(sl))
+		}
+	}
+	return out
 }

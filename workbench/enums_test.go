@@ -44,7 +44,7 @@ func TestEnumsNameTheLine(t *testing.T) {
 		"estimator.kind", "estimator.init", "estimator.first_arrival", "estimator.mode", "estimator.formula",
 		"estimator.lsh.inner", "loss.variant", "loss.form", "sampler.kind", "loss.correct_at",
 		"loss.logq_probability", "loss.q_source", "loss.reduction", "loss.impl", "plots.font", "plots.legend",
-		"plots.y_range", "freq_sim.init", "freq_sim.first_arrival"} {
+		"plots.y_range", "freq_sim.init", "freq_sim.first_arrival", "freq_sim.interleaving"} {
 		if !contains(enums, want) {
 			t.Errorf("%s is not a typed enum (enums found: %v)", want, enums)
 		}

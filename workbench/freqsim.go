@@ -30,6 +30,7 @@ func runFreqSim(ctx context.Context, cfg *Config, o options, stdout io.Writer) e
 	jobs := s.Jobs(cfg.Seeds)
 	fmt.Fprintf(stdout, "freq_sim: %d runs (alphas %v × hashes %v × workers %v × %d seeds), %d steps each, %d at a time\n",
 		len(jobs), s.Alphas, s.Hashes, s.Workers, len(cfg.Seeds), 2*s.StepsPerPhase, o.jobs)
+	fmt.Fprintf(stdout, "freq_sim: workers interleave %s\n", interleavingNote(s.Interleaving))
 	finished := 0
 	res, err := freqsim.RunGrid(ctx, s, jobs, o.jobs, func(j freqsim.Job) {
 		finished++
@@ -38,7 +39,7 @@ func runFreqSim(ctx context.Context, cfg *Config, o options, stdout io.Writer) e
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(cfg.Out, "tv.csv"), func(w io.Writer) error { return writeTVCSV(w, res) }); err != nil {
+	if err := writeAtomic(filepath.Join(cfg.Out, "tv.csv"), func(w io.Writer) error { return writeTVCSV(w, s.Interleaving, res) }); err != nil {
 		return err
 	}
 	if err := writeAtomic(filepath.Join(cfg.Out, "summary.md"), func(w io.Writer) error { return writeTVSummary(w, s, res) }); err != nil {
@@ -52,20 +53,32 @@ func runFreqSim(ctx context.Context, cfg *Config, o options, stdout io.Writer) e
 	return nil
 }
 
-func writeTVCSV(w io.Writer, res []freqsim.Result) error {
+// interleavingNote says how the workers interleave and whether the outcome is reproducible.
+func interleavingNote(i freqsim.Interleaving) string {
+	if i == freqsim.InterleavingThreads {
+		return `as the operating system schedules their goroutines ("threads": machine-dependent, a rerun gives other TV and lost updates)`
+	}
+	return `in an order drawn from the seed ("simulated": reproducible on any machine)`
+}
+
+// writeTVCSV writes one row per step; the interleaving column is the workers' interleaving
+// ("threads" marks machine-dependent rows; one worker has none to interleave but is labelled
+// alike).
+func writeTVCSV(w io.Writer, il freqsim.Interleaving, res []freqsim.Result) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"alpha", "hashes", "workers", "seed", "step", "tv"}); err != nil {
+	if err := cw.Write([]string{"alpha", "hashes", "workers", "interleaving", "seed", "step", "tv"}); err != nil {
 		return err
 	}
-	row := make([]string, 6)
+	row := make([]string, 7)
+	row[3] = string(il)
 	for _, r := range res {
 		row[0] = strconv.FormatFloat(r.Alpha, 'g', -1, 64)
 		row[1] = strconv.Itoa(r.Hashes)
 		row[2] = strconv.Itoa(r.Workers)
-		row[3] = strconv.FormatInt(r.Seed, 10)
+		row[4] = strconv.FormatInt(r.Seed, 10)
 		for t, tv := range r.TV {
-			row[4] = strconv.Itoa(t + 1)
-			row[5] = strconv.FormatFloat(tv, 'g', 6, 64)
+			row[5] = strconv.Itoa(t + 1)
+			row[6] = strconv.FormatFloat(tv, 'g', 6, 64)
 			if err := cw.Write(row); err != nil {
 				return err
 			}
@@ -100,7 +113,8 @@ func writeTVSummary(w io.Writer, s freqsim.Settings, res []freqsim.Result) error
 	fmt.Fprintf(w, "M = %d items, B = %d, H = %d buckets in total, %d steps per phase; TV = Σ|p̂−p|/(2B).\n", s.Items, s.Batch, s.Buckets, s.StepsPerPhase)
 	fmt.Fprintf(w, "Steady state = mean TV over the last %d steps of a phase; after the switch = mean TV over its first %d steps (lower = faster recovery). ", steadyWindow(s), after)
 	fmt.Fprintf(w, "Mean ± 95%% CI half-width across seeds. ")
-	fmt.Fprintf(w, "Workers = goroutines updating one lock-free estimator, at most that many steps apart; lost = bucket observations dropped because another worker had recorded a later step, as a share of the m·B observations per step (it varies from run to run with the interleaving).\n\n")
+	fmt.Fprintf(w, "Workers = workers updating one lock-free estimator, at most that many steps apart; lost = bucket observations dropped because another worker had recorded a later step, as a share of the m·B observations per step. ")
+	fmt.Fprintf(w, "The workers interleave %s.\n\n", interleavingNote(s.Interleaving))
 	fmt.Fprintf(w, "| alpha | hashes | workers | steady TV, phase 1 | TV after the switch | steady TV, phase 2 | lost |\n|---|---|---|---|---|---|---|\n")
 	for _, a := range s.Alphas {
 		for _, m := range s.Hashes {

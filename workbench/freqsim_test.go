@@ -1,6 +1,7 @@
 package workbench
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,14 +16,14 @@ func TestFreqSimEndToEnd(t *testing.T) {
 	}
 	b := readFile(t, filepath.Join(dir, "tv.csv"))
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if lines[0] != "alpha,hashes,workers,seed,step,tv" {
+	if lines[0] != "alpha,hashes,workers,interleaving,seed,step,tv" {
 		t.Errorf("tv.csv header %q", lines[0])
 	}
 	// 2 alphas × 3 hashes × 3 workers × 3 seeds × 600 steps.
 	if got, want := len(lines)-1, 2*3*3*3*600; got != want {
 		t.Errorf("tv.csv has %d rows, want %d", got, want)
 	}
-	if !strings.HasPrefix(lines[1], "0.05,1,1,1,1,") {
+	if !strings.HasPrefix(lines[1], "0.05,1,1,simulated,1,1,") {
 		t.Errorf("first row %q", lines[1])
 	}
 	summary := readFile(t, filepath.Join(dir, "summary.md"))
@@ -34,5 +35,38 @@ func TestFreqSimEndToEnd(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestFreqSimReproducible: the shipped config's simulated interleaving gives a byte-identical
+// tv.csv across reruns and -jobs values, workers included; threads are labelled machine-dependent.
+func TestFreqSimReproducible(t *testing.T) {
+	var first []byte
+	for i, jobs := range []string{"1", "3", "3"} {
+		dir := t.TempDir()
+		if _, err := runCommand(t, "-config", "../configs/freq_sim.toml", "-out", dir, "-jobs", jobs,
+			"-set", "freq_sim.steps_per_phase=200", "-set", "freq_sim.alphas=[0.1]", "-set", "freq_sim.hashes=[4]"); err != nil {
+			t.Fatal(err)
+		}
+		b := readFile(t, filepath.Join(dir, "tv.csv"))
+		if i == 0 {
+			first = b
+		} else if !bytes.Equal(b, first) {
+			t.Errorf("run %d (-jobs %s): tv.csv differs from the first run's", i, jobs)
+		}
+		if s := readFile(t, filepath.Join(dir, "summary.md")); !strings.Contains(string(s), "reproducible on any machine") {
+			t.Errorf("summary.md does not say the interleaving is reproducible:\n%s", s)
+		}
+	}
+	dir := t.TempDir()
+	if _, err := runCommand(t, "-config", "../configs/freq_sim.toml", "-out", dir, "-set", `freq_sim.interleaving="threads"`,
+		"-set", "freq_sim.steps_per_phase=100", "-set", "freq_sim.alphas=[0.1]", "-set", "freq_sim.hashes=[4]"); err != nil {
+		t.Fatal(err)
+	}
+	if s := readFile(t, filepath.Join(dir, "summary.md")); !strings.Contains(string(s), "machine-dependent") {
+		t.Errorf("summary.md does not label threads machine-dependent:\n%s", s)
+	}
+	if b := readFile(t, filepath.Join(dir, "tv.csv")); !strings.Contains(string(b), ",threads,") {
+		t.Error("tv.csv does not label the rows threads")
 	}
 }

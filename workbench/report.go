@@ -69,6 +69,9 @@ type summary struct {
 	seeds  map[string]int           // group -> number of finished seeds
 	label  func(group string) string
 	notes  []string // the runs' notices of empty slices, each once
+	base   baselines
+	corpus int                // items in the corpus (of the first run)
+	bins   []metrics.BinShare // the popularity bins (of the first run), if slices.method makes bins
 }
 
 // auditNotes are the summary's lines of the runs' sampler audits (sampler.audit = true), one per
@@ -149,6 +152,10 @@ func summarize(recs []*runRecord, labels map[string]string) *summary {
 		s.values[k] = agg{mean, lo, hi, len(samples[k]), boot[k][0], boot[k][1]}
 	}
 	s.label = newLabeler(labels, s.groups).label
+	s.base = collectBaselines(recs)
+	if len(recs) > 0 {
+		s.corpus, s.bins = recs[0].Data.Items, recs[0].Data.Bins
+	}
 	sort.Float64s(s.taus)
 	for m := range s.ks {
 		sort.Ints(s.ks[m])
@@ -249,6 +256,9 @@ func writeMetricsCSV(w io.Writer, recs []*runRecord, axes []string) error {
 			}
 		}
 	}
+	if err := writeBaselineRows(cw, recs, withTau, len(axes)); err != nil {
+		return err
+	}
 	cw.Flush()
 	return cw.Error()
 }
@@ -303,6 +313,8 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
 			fmt.Fprintln(w)
 		}
 	})
+	writeBaselinesSummary(w, s)
+	writeBinsSummary(w, s)
 	writeDifferencesSummary(w, s, d, s.label)
 	return nil
 }

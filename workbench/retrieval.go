@@ -283,7 +283,15 @@ func emptySlices(counts []int64, assign []metrics.Slice, s metrics.SliceSettings
 	}
 	lo, hi := slices.Min(counts), slices.Max(counts)
 	var notes []string
-	for _, sl := range []metrics.Slice{metrics.SliceHead, metrics.SliceTorso, metrics.SliceTail} {
+	want := []metrics.Slice{metrics.SliceHead, metrics.SliceTorso, metrics.SliceTail}
+	if s.Bins > 0 {
+		// Ties of counts can leave a popularity bin empty (metrics.PopularityBins).
+		want = want[:0]
+		for i := range s.Bins {
+			want = append(want, metrics.SliceBin(i))
+		}
+	}
+	for _, sl := range want {
 		if items[sl] > 0 {
 			continue
 		}
@@ -445,11 +453,28 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts
 	if err != nil {
 		return nil, err
 	}
+	popular, err := metrics.MostPopular(ctx, pairs, in.ItemSlice, counts, cfg.Eval, seed)
+	if err != nil {
+		return nil, err
+	}
+	var bins []metrics.BinShare
+	if cfg.Slices.Bins > 0 {
+		testItems := make([]int32, len(pairs))
+		for i, p := range pairs {
+			testItems[i] = p.Item
+		}
+		bin := make([]int, len(in.ItemSlice))
+		for j, sl := range in.ItemSlice {
+			bin[j], _ = sl.Bin()
+		}
+		bins = metrics.BinShares(counts, bin, cfg.Slices.Bins, testItems)
+	}
 	return &runRecord{
 		Data: dataSummary{Name: ds.Name, Queries: ds.Queries, Items: ds.Items, Train: len(ds.Train), Test: len(ds.Test),
-			TestQueries: len(queries), Report: ds.Report.String()},
+			TestQueries: len(queries), Report: ds.Report.String(), Bins: bins},
 		EvalSeconds: time.Since(start).Seconds(),
 		Results:     results,
+		MostPopular: popular,
 	}, nil
 }
 

@@ -62,12 +62,13 @@ func TestSmokeEndToEnd(t *testing.T) {
 	if lines[0] != "run,seed,slice,metric,k,value,loss.variant" {
 		t.Errorf("metrics.csv header %q", lines[0])
 	}
-	// 4 runs × 4 slices × (recall@1, recall@10, ndcg@1, ndcg@10, mrr).
-	if got, want := len(lines)-1, 4*4*5; got != want {
+	// 4 runs × 4 slices × (recall@1, recall@10, ndcg@1, ndcg@10, mrr), then per seed (2) the
+	// most_popular baseline's 4 × 5 rows and the random baseline's 4 slices × recall@1, recall@10.
+	if got, want := len(lines)-1, 4*4*5+2*(4*5+4*2); got != want {
 		t.Errorf("metrics.csv has %d rows, want %d", got, want)
 	}
 	summary := readFile(t, filepath.Join(dir, "summary.md"))
-	for _, want := range []string{"## Recall@10", "| plain |", "| logq |", "Slice sizes", "head 100 /", "**"} {
+	for _, want := range []string{"## Recall@10", "| plain |", "| logq |", "Slice sizes", "head 100 /", "**", "## Sanity baselines", "| most_popular |"} {
 		if !strings.Contains(string(summary), want) {
 			t.Errorf("summary.md lacks %q", want)
 		}

@@ -32,7 +32,9 @@ type runRecord struct {
 	Train       trainSummary      `json:"train"`
 	EvalSeconds float64           `json:"eval_seconds"`
 	Results     []metrics.Result  `json:"results"`
-	Curve       models.Curve      `json:"curve"`
+	// MostPopular is the most-popular baseline on the run's data (metrics.MostPopular).
+	MostPopular []metrics.Result `json:"most_popular,omitempty"`
+	Curve       models.Curve     `json:"curve"`
 }
 
 // dataSummary records the sizes of the data a run saw.
@@ -46,6 +48,8 @@ type dataSummary struct {
 	Report      string `json:"report"`
 	// SliceNotes says which popularity slices are empty, and why (see emptySlices).
 	SliceNotes []string `json:"slice_notes,omitempty"`
+	// Bins describes the popularity bins of slices.method "quantiles" and "mass_quantiles".
+	Bins []metrics.BinShare `json:"bins,omitempty"`
 }
 
 // trainSummary records how training went.

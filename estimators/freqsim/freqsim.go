@@ -1,11 +1,13 @@
 package freqsim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -37,13 +39,39 @@ type Settings struct {
 	// FirstArrival is the first-arrival rule (see estimators.Settings.FirstArrival); default
 	// estimators.DefaultFirstArrival.
 	FirstArrival estimators.FirstArrival `toml:"first_arrival"`
-	// Workers are the numbers of goroutines compared that update one lock-free estimator
+	// Workers are the numbers of workers compared that update one lock-free estimator
 	// (estimators.Settings.Concurrent), Yi et al.'s parameter-server setting: each takes the
 	// next global step, observes that step's batch and reads p̂, at most Workers steps apart
-	// (a worker starts step t once every step up to t − Workers has finished). 1 is the plain
-	// sequential simulation; default [1], one worker.
+	// (a step's write can only be overtaken by the writes of the Workers − 1 steps after it),
+	// interleaved as Interleaving says. 1 is the plain sequential simulation; default [1], one
+	// worker.
 	Workers []int `toml:"workers"`
+	// Interleaving is how the workers of a cell interleave their steps: InterleavingSimulated
+	// (a seeded interleaving, reproducible) or InterleavingThreads (goroutines, the operating
+	// system's interleaving, machine-dependent); default DefaultInterleaving.
+	Interleaving Interleaving `toml:"interleaving"`
 }
+
+// Interleaving is Settings.Interleaving.
+type Interleaving string
+
+// Interleavings of the workers of a cell.
+const (
+	// InterleavingSimulated plays Yi et al.'s parameter-server staleness from the seed, on one
+	// goroutine: the writes of the steps happen in a seeded order in which no step is overtaken
+	// by a step more than w − 1 later (w workers). The TV and the lost updates are a function of
+	// the settings and the seed.
+	InterleavingSimulated Interleaving = "simulated"
+	// InterleavingThreads runs w goroutines sharing one lock-free estimator, at most w steps
+	// apart: the interleaving is the scheduler's, so the TV and the lost updates depend on the
+	// machine and its load.
+	InterleavingThreads Interleaving = "threads"
+)
+
+var interleavings = []Interleaving{InterleavingSimulated, InterleavingThreads}
+
+// UnmarshalText accepts the names of the Interleaving constants.
+func (i *Interleaving) UnmarshalText(b []byte) error { return setting.Unmarshal(i, b, interleavings) }
 
 // maxWorkers bounds Settings.Workers.
 const maxWorkers = 256
@@ -54,6 +82,7 @@ const (
 	DefaultBatch         = 128
 	DefaultBuckets       = 5000
 	DefaultStepsPerPhase = 10000
+	DefaultInterleaving  = InterleavingSimulated
 )
 
 // DefaultAlphas returns the default Settings.Alphas, [0.01, 0.05, 0.1].
@@ -69,6 +98,7 @@ func (s *Settings) Resolve() error {
 	setting.Default(&s.Batch, DefaultBatch)
 	setting.Default(&s.Buckets, DefaultBuckets)
 	setting.Default(&s.StepsPerPhase, DefaultStepsPerPhase)
+	setting.Default(&s.Interleaving, DefaultInterleaving)
 	if len(s.Alphas) == 0 {
 		s.Alphas = DefaultAlphas()
 	}
@@ -86,6 +116,7 @@ func (s *Settings) Resolve() error {
 		setting.EachIn("alphas", s.Alphas, setting.OpenClosed(0.0, 1)),
 		s.checkHashes(),
 		setting.EachIn("workers", s.Workers, setting.Closed(1, maxWorkers)),
+		setting.OneOf("interleaving", s.Interleaving, interleavings),
 	); err != nil {
 		return err
 	}
@@ -202,14 +233,16 @@ func RunGrid(ctx context.Context, s Settings, jobs []Job, workers int, done func
 }
 
 // Run simulates one cell: a multihash estimator with m = j.Hashes arrays (m = 1 is Yi's
-// Algorithm 2) and learning rate j.Alpha, updated by j.Workers goroutines; it returns the TV
+// Algorithm 2) and learning rate j.Alpha, updated by j.Workers workers; it returns the TV
 // distance of each of the 2·StepsPerPhase steps and the lost updates.
 //
 // The batch of step t is drawn from a random stream of (seed, t) alone, so every worker count
-// sees the same batches and one worker is reproducible bit for bit. With several workers the
-// order in which they observe nearby steps is the scheduler's, so TV and Lost vary from run to
-// run; what the staleness bound fixes is that an observation at step t can only be lost to a
-// recorded observation of the same bucket at a step in (t, t + Workers).
+// sees the same batches and one worker is reproducible bit for bit. With several workers and
+// InterleavingSimulated the order of the steps' writes is drawn from the seed too (see delays),
+// so the whole cell is reproducible bit for bit. With InterleavingThreads the order in which the
+// goroutines observe nearby steps is the scheduler's, so TV and Lost vary from run to run. In
+// both, an observation at step t can only be lost to a recorded observation of the same bucket
+// at a step in (t, t + Workers).
 func Run(s Settings, j Job) (Result, error) {
 	if err := s.Resolve(); err != nil {
 		return Result{}, err
@@ -221,9 +254,12 @@ func Run(s Settings, j Job) (Result, error) {
 		return Result{}, err
 	}
 	sim := newSimulation(s, j.Seed, est, workers)
-	if workers == 1 {
+	switch {
+	case workers == 1:
 		sim.work()
-	} else {
+	case s.Interleaving == InterleavingSimulated:
+		sim.play(writeOrder(delays(j.Seed, len(sim.tv), workers)))
+	default:
 		sim.finished = make([]atomic.Bool, len(sim.tv)+1)
 		var wg sync.WaitGroup
 		for range workers {
@@ -282,9 +318,8 @@ func (sim *simulation) draw(t int64, bs batchStream, batch []uint64) *phase {
 // work takes steps until there are none left: it draws the step's batch, waits for the
 // staleness bound, observes the batch, reads p̂ of every item and records the step's TV.
 func (sim *simulation) work() {
-	s := sim.s
 	bs := newBatchStream()
-	batch := make([]uint64, s.Batch)
+	batch := make([]uint64, sim.s.Batch)
 	for {
 		t := sim.next.Add(1)
 		if t > int64(len(sim.tv)) {
@@ -294,16 +329,61 @@ func (sim *simulation) work() {
 		for sim.finished != nil && sim.done.Load() < t-sim.window {
 			runtime.Gosched()
 		}
-		sim.est.Observe(t, batch)
-		var sum float64
-		for y, p := range ph.p {
-			sum += math.Abs(sim.est.Prob(uint64(y)) - p)
-		}
-		sim.tv[t-1] = sum / (2 * float64(s.Batch))
+		sim.observe(t, ph, batch)
 		if sim.finished != nil {
 			sim.finish(t)
 		}
 	}
+}
+
+// play takes the steps on one goroutine in the given order (a permutation of 1..len(sim.tv)).
+func (sim *simulation) play(order []int64) {
+	bs := newBatchStream()
+	batch := make([]uint64, sim.s.Batch)
+	for _, t := range order {
+		sim.observe(t, sim.draw(t, bs, batch), batch)
+	}
+}
+
+// observe observes the batch of step t, drawn from phase ph, reads p̂ of every item and records
+// the step's TV.
+func (sim *simulation) observe(t int64, ph *phase, batch []uint64) {
+	sim.est.Observe(t, batch)
+	var sum float64
+	for y, p := range ph.p {
+		sum += math.Abs(sim.est.Prob(uint64(y)) - p)
+	}
+	sim.tv[t-1] = sum / (2 * float64(sim.s.Batch))
+}
+
+// delays draws the delays of the simulated interleaving of n steps by w workers: step t
+// (delays[t-1]) writes at time t + d_t, with d_t uniform on [0, w) from a random stream of
+// (seed, t) alone.
+func delays(seed int64, n, w int) []float64 {
+	src := rand.NewPCG(0, 0)
+	rng := rand.New(src)
+	d := make([]float64, n)
+	for t := range d {
+		src.Seed(uint64(seed), streamDelays^uint64(t+1))
+		d[t] = float64(w) * rng.Float64()
+	}
+	return d
+}
+
+// writeOrder is the simulated interleaving: the steps 1..len(d) sorted by their write times
+// t + d_t (ties by step). With every d_t in [0, w) a step t can only be overtaken by a step in
+// (t, t + w), the staleness bound of the threads; each worker's read after its write sees every
+// write before it and misses those of the earlier steps still delayed, at most w − 1.
+func writeOrder(d []float64) []int64 {
+	order := make([]int64, len(d))
+	for i := range order {
+		order[i] = int64(i + 1)
+	}
+	at := func(t int64) float64 { return float64(t) + d[t-1] }
+	slices.SortFunc(order, func(a, b int64) int {
+		return cmp.Or(cmp.Compare(at(a), at(b)), cmp.Compare(a, b))
+	})
+	return order
 }
 
 // finish marks step t finished and moves done past every finished step.
@@ -320,6 +400,10 @@ func (sim *simulation) finish(t int64) {
 
 // streamBatches keys the random streams of the batches (step t's stream is seed, streamBatches^t).
 const streamBatches = 0x5eed_f5e9 << 32
+
+// streamDelays keys the random streams of the simulated interleaving's delays (step t's stream
+// is seed, streamDelays^t).
+const streamDelays = 0xde1a_f5e9 << 32
 
 // phase is one of the two item distributions: a sampler of q and the true p.
 type phase struct {

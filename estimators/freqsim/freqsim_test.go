@@ -20,7 +20,7 @@ func TestResolve(t *testing.T) {
 	}
 	if s.Items != 1000 || s.Batch != 128 || s.Buckets != 5000 || s.StepsPerPhase != 10000 ||
 		!slices.Equal(s.Alphas, []float64{0.01, 0.05, 0.1}) || !slices.Equal(s.Hashes, []int{1, 2, 4}) ||
-		s.Init != estimators.InitUniform || s.FirstArrival != estimators.FirstArrivalZero || !slices.Equal(s.Workers, []int{1}) {
+		s.Init != estimators.InitUniform || s.FirstArrival != estimators.FirstArrivalZero || !slices.Equal(s.Workers, []int{1}) || s.Interleaving != InterleavingSimulated {
 		t.Errorf("zero value resolved to %+v", s)
 	}
 	for _, c := range []struct {
@@ -38,6 +38,7 @@ func TestResolve(t *testing.T) {
 		{Settings{Workers: []int{1, 0}}, "workers: element 1 must be in [1, 256], got 0"},
 		{Settings{Workers: []int{257}}, "workers: element 0 must be in [1, 256], got 257"},
 		{Settings{FirstArrival: "x"}, `first_arrival: unknown "x" (allowed: zero, skip)`},
+		{Settings{Interleaving: "os"}, `interleaving: unknown "os" (allowed: simulated, threads)`},
 	} {
 		if err := c.s.Resolve(); err == nil || err.Error() != c.want {
 			t.Errorf("Resolve(%+v) = %v, want %q", c.s, err, c.want)
@@ -352,19 +353,107 @@ func TestWorkers(t *testing.T) {
 				d[k] += p * p * float64(w-1) / (1 + float64(w-1)*p) / (2 * float64(s.Batch))
 			}
 		}
-		for round := range 3 {
-			r, err := Run(s, Job{Alpha: alpha, Hashes: 1, Workers: w, Seed: seed})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ss1, ss2 := Summary(r.TV, window)
-			t.Logf("w = %d, round %d: %d lost updates (L_max %d); steady TV %+.4f, %+.4f from one worker's (D = %.4f, %.4f)", w, round, r.Lost, lmax, ss1-one1, ss2-one2, d[0], d[1])
-			if r.Lost < 0 || r.Lost > int64(lmax) {
-				t.Errorf("w = %d: %d lost updates, more than L_max = %d", w, r.Lost, lmax)
-			}
-			if math.Abs(ss1-one1) > d[0] || math.Abs(ss2-one2) > d[1] {
-				t.Errorf("w = %d: steady TV %.4f, %.4f; one worker %.4f, %.4f; the bound allows ±%.4f, ±%.4f", w, ss1, ss2, one1, one2, d[0], d[1])
+		for _, mode := range interleavings {
+			s.Interleaving = mode
+			var first Result
+			for round := range 3 {
+				r, err := Run(s, Job{Alpha: alpha, Hashes: 1, Workers: w, Seed: seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ss1, ss2 := Summary(r.TV, window)
+				t.Logf("%s, w = %d, round %d: %d lost updates (L_max %d); steady TV %+.4f, %+.4f from one worker's (D = %.4f, %.4f)", mode, w, round, r.Lost, lmax, ss1-one1, ss2-one2, d[0], d[1])
+				if r.Lost < 0 || r.Lost > int64(lmax) {
+					t.Errorf("%s, w = %d: %d lost updates, more than L_max = %d", mode, w, r.Lost, lmax)
+				}
+				if math.Abs(ss1-one1) > d[0] || math.Abs(ss2-one2) > d[1] {
+					t.Errorf("%s, w = %d: steady TV %.4f, %.4f; one worker %.4f, %.4f; the bound allows ±%.4f, ±%.4f", mode, w, ss1, ss2, one1, one2, d[0], d[1])
+				}
+				if round == 0 {
+					first = r
+				} else if mode == InterleavingSimulated && (r.Lost != first.Lost || !slices.Equal(r.TV, first.TV)) {
+					t.Errorf("simulated, w = %d: round %d differs from round 0", w, round)
+				}
 			}
 		}
+	}
+}
+
+// TestWriteOrderLaw checks the law of the simulated interleaving against its closed form. An item
+// in every batch loses the observation of step t when a step of (t, t + w) writes before t. With
+// write times t + w·U_t, U_t uniform on [0, 1), step t + k overtakes t when U_t − U_{t+k} > k/w;
+// given U_t = x no step overtakes t with probability Π_{k=1}^{w−1} (1 − max(0, x − k/w)), whose
+// integral over x is 7/8 for w = 2 and 61/81 for w = 3 (by hand: 1/3 + 5/18 + 23/162). So the
+// share of lost observations is 1/8 and 20/81; w = 1 never reorders.
+func TestWriteOrderLaw(t *testing.T) {
+	const n = 200000
+	for _, c := range []struct {
+		w    int
+		want float64
+	}{{1, 0}, {2, 1.0 / 8}, {3, 20.0 / 81}} {
+		order := writeOrder(delays(7, n, c.w))
+		pos := make([]int, n+1)
+		for i, step := range order {
+			pos[step] = i
+		}
+		lost := 0
+		for step := 1; step <= n; step++ {
+			for u := step + 1; u < step+c.w && u <= n; u++ {
+				if pos[u] < pos[step] {
+					lost++
+					break
+				}
+			}
+		}
+		// The binomial standard error is below 0.001 at n = 200,000; neighbouring steps are
+		// dependent, so allow 0.005.
+		if got := float64(lost) / n; math.Abs(got-c.want) > 0.005 {
+			t.Errorf("w = %d: %.4f of the steps overtaken, want %.4f", c.w, got, c.want)
+		}
+	}
+}
+
+// TestPlayByHand plays a hand-chosen interleaving. Two items, batches of one, α = 0.1, B0 = M/B = 2;
+// phase 1 (steps 1..4) draws item 1 every step. The write order 2, 1, 4, 3 records the gaps 2 − 0
+// and 4 − 2 and loses steps 1 and 3 (their bucket already holds a later step): 2 lost updates, B
+// of item 1 stays 2 + 0.1·(2 − 2) = 2, p̂ = 1/2 for both items, and the TV read after the last
+// write (step 3) is (|1/2 − 1| + |1/2 − 0|)/2 = 1/2.
+func TestPlayByHand(t *testing.T) {
+	s := Settings{Items: 2, Batch: 1, Buckets: 1 << 20, StepsPerPhase: 4}
+	const seed = 3 // items 0 and 1 do not collide (TestRunByHand)
+	if err := s.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	est, err := estimators.New(s.estimator(0.1, 1, 2), estimators.Env{BatchSize: 1, CorpusSize: 2}, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := newSimulation(s, seed, est, 2)
+	sim.play([]int64{2, 1, 4, 3, 5, 6, 7, 8})
+	if lost := est.(interface{ Lost() int64 }).Lost(); lost != 2 {
+		t.Errorf("%d lost updates, want 2", lost)
+	}
+	if sim.tv[2] != 0.5 {
+		t.Errorf("TV read after step 3 = %v, want 0.5", sim.tv[2])
+	}
+	if got := writeOrder([]float64{1.5, 0.2, 0, 1.9, 0.5}); !slices.Equal(got, []int64{2, 1, 3, 5, 4}) {
+		t.Errorf("write order of times 2.5, 2.2, 3, 5.9, 5.5: %v, want [2 1 3 5 4]", got)
+	}
+}
+
+// TestLostGrowsWithStaleness: in the simulated interleaving more workers (a longer staleness
+// window) lose more updates, on the same stream.
+func TestLostGrowsWithStaleness(t *testing.T) {
+	s := Settings{Items: 100, Batch: 16, Buckets: 400, StepsPerPhase: 500}
+	prev := int64(-1)
+	for _, w := range []int{1, 2, 4, 8} {
+		r, err := Run(s, Job{Alpha: 0.05, Hashes: 2, Workers: w, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Lost <= prev {
+			t.Errorf("w = %d: %d lost updates, not more than the %d with fewer workers", w, r.Lost, prev)
+		}
+		prev = r.Lost
 	}
 }

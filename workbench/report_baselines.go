@@ -1,0 +1,165 @@
+package workbench
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/samplingbias/workbench/metrics"
+)
+
+// baselines are a report's sanity baselines, computed without training: the most-popular
+// ranking, evaluated with each run (runRecord.MostPopular, metrics.MostPopular), and the random
+// ranking in closed form (metrics.RandomRecall). Both are the same for every cell of a seed, so
+// each seed counts once.
+type baselines struct {
+	popular map[coord]agg
+	popKeys []coord
+	random  map[sliceK]chance // of the first seed's data
+}
+
+// sliceK is a Recall@K of a slice.
+type sliceK struct {
+	slice metrics.Slice
+	k     int
+}
+
+// chance is the random ranking's Recall@K: its expectation and the central 95% range of the
+// recall over the evaluated pairs.
+type chance struct{ p, lo, hi float64 }
+
+// collectBaselines gathers the baselines of recs.
+func collectBaselines(recs []*runRecord) baselines {
+	b := baselines{popular: map[coord]agg{}, random: map[sliceK]chance{}}
+	samples := map[coord][]float64{}
+	boot := map[coord][2]float64{}
+	seen := map[int64]bool{}
+	for _, rec := range recs {
+		if seen[rec.Seed] {
+			continue
+		}
+		seen[rec.Seed] = true
+		for _, r := range rec.MostPopular {
+			c := coordOf(r)
+			if _, ok := samples[c]; !ok {
+				b.popKeys = append(b.popKeys, c)
+				boot[c] = [2]float64{r.Lo, r.Hi}
+			}
+			samples[c] = append(samples[c], r.Value)
+		}
+		if len(seen) > 1 || rec.Data.Items < 1 {
+			continue
+		}
+		for _, r := range rec.Results {
+			if key := (sliceK{r.Slice, r.K}); r.Metric == metrics.MetricRecall && r.Pairs > 0 {
+				if _, ok := b.random[key]; !ok {
+					p, lo, hi := metrics.RandomRecall(r.K, rec.Data.Items, r.Pairs)
+					b.random[key] = chance{p, lo, hi}
+				}
+			}
+		}
+	}
+	for _, c := range b.popKeys {
+		mean, lo, hi := metrics.MeanCI(samples[c])
+		b.popular[c] = agg{mean, lo, hi, len(samples[c]), boot[c][0], boot[c][1]}
+	}
+	return b
+}
+
+// writeBaselineRows appends the baselines to metrics.csv: run "most_popular" (one row per seed
+// and number) and run "random" (the expected Recall@K, per seed), τ 0 and no axis values.
+func writeBaselineRows(cw *csv.Writer, recs []*runRecord, withTau bool, axes int) error {
+	seen := map[int64]bool{}
+	write := func(run string, seed int64, sl metrics.Slice, m metrics.Metric, k int, v float64) error {
+		row := []string{run, strconv.FormatInt(seed, 10), sl.String(), string(m), strconv.Itoa(k)}
+		if withTau {
+			row = append(row, "0")
+		}
+		row = append(row, strconv.FormatFloat(v, 'g', 8, 64))
+		return cw.Write(append(row, make([]string, axes)...))
+	}
+	for _, rec := range recs {
+		if seen[rec.Seed] {
+			continue
+		}
+		seen[rec.Seed] = true
+		for _, r := range rec.MostPopular {
+			if err := write("most_popular", rec.Seed, r.Slice, r.Metric, r.K, r.Value); err != nil {
+				return err
+			}
+		}
+		for _, r := range rec.Results {
+			if r.Metric == metrics.MetricRecall && r.Tau == rec.Results[0].Tau && r.Pairs > 0 && rec.Data.Items > 0 {
+				p, _, _ := metrics.RandomRecall(r.K, rec.Data.Items, r.Pairs)
+				if err := write("random", rec.Seed, r.Slice, r.Metric, r.K, p); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// interval is the 95% interval of a summary value: across seeds, or the single run's bootstrap
+// interval over test pairs.
+func (v agg) interval() (lo, hi float64) {
+	if v.N >= 2 {
+		return v.Lo, v.Hi
+	}
+	return v.BootLo, v.BootHi
+}
+
+// writeBaselinesSummary writes the baselines' section of summary.md: per Recall@K, the two
+// baselines by slice, then the cells whose 95% interval overlaps the random ranking's range.
+func writeBaselinesSummary(w io.Writer, s *summary) {
+	b := s.base
+	if len(b.random) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n## Sanity baselines\n\nComputed without training. most_popular ranks every item by its training count, the same ranking for every query "+
+		"(mean ± 95%% interval across seeds, as above). random is a uniformly random ranking: Recall@K = K/M per test pair (M = %d items), "+
+		"shown with [lo, hi]ᶜ, the central 95%% range of the recall a random ranking gets over the slice's evaluated pairs.\n", s.corpus)
+	header, rule := sliceColumns()
+	var flagged []string
+	for _, k := range s.ks[metrics.MetricRecall] {
+		fmt.Fprintf(w, "\n### Recall@%d\n\n| baseline |%s\n|---|%s\n| most_popular |", k, header, rule)
+		for _, sl := range metrics.Slices() {
+			if v, ok := b.popular[coord{0, sl, metrics.MetricRecall, k}]; ok {
+				fmt.Fprintf(w, " %s |", v.text())
+			} else {
+				fmt.Fprint(w, " – |")
+			}
+		}
+		fmt.Fprint(w, "\n| random |")
+		for _, sl := range metrics.Slices() {
+			if c, ok := b.random[sliceK{sl, k}]; ok {
+				fmt.Fprintf(w, " %.4f [%.4f, %.4f]ᶜ |", c.p, c.lo, c.hi)
+			} else {
+				fmt.Fprint(w, " – |")
+			}
+		}
+		fmt.Fprintln(w)
+		for _, g := range s.groups {
+			for _, tau := range s.taus {
+				for _, sl := range metrics.Slices() {
+					v, ok := s.values[aggKey{g, coord{tau, sl, metrics.MetricRecall, k}}]
+					c, okC := b.random[sliceK{sl, k}]
+					if lo, hi := v.interval(); ok && okC && lo <= c.hi && hi >= c.lo {
+						at := ""
+						if tau != 0 {
+							at = fmt.Sprintf(", τ_LA = %g", tau)
+						}
+						flagged = append(flagged, fmt.Sprintf("%s (Recall@%d, %s%s)", s.label(g), k, sl, at))
+					}
+				}
+			}
+		}
+	}
+	if len(flagged) == 0 {
+		fmt.Fprintf(w, "\nNo cell's 95%% interval overlaps the random ranking's range.\n")
+		return
+	}
+	fmt.Fprintf(w, "\n**Indistinguishable from chance** (95%% interval overlapping the random ranking's range): %s.\n", strings.Join(flagged, "; "))
+}

@@ -1,0 +1,56 @@
+package workbench
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/samplingbias/workbench/metrics"
+)
+
+// TestBaselinesReport: the baselines reach metrics.csv and summary.md, and a cell whose interval
+// overlaps the random ranking's range is flagged. M = 1000 items, 100 pairs: random Recall@10 is
+// 10/1000 = 0.01 and its 95% range over 100 pairs is [0, 0.03] (Binomial(100, 0.01): P(X = 0) =
+// 0.366 ≥ 0.025, P(X ≤ 2) = 0.921 < 0.975 ≤ P(X ≤ 3) = 0.982).
+func TestBaselinesReport(t *testing.T) {
+	all := metrics.SliceAll
+	recs := recordsOf(map[string]map[int64]map[metrics.Slice]float64{
+		"variant=full":  {1: {all: 0.30}, 2: {all: 0.32}},
+		"variant=plain": {1: {all: 0.01}, 2: {all: 0.02}},
+	}, []string{"variant=full", "variant=plain"})
+	for _, rec := range recs {
+		rec.Data.Items = 1000
+		rec.MostPopular = []metrics.Result{{Slice: all, Metric: metrics.MetricRecall, K: 10, Value: 0.1 + 0.01*float64(rec.Seed), Pairs: 100, TestPairs: 100}}
+	}
+	var csvBuf bytes.Buffer
+	if err := writeMetricsCSV(&csvBuf, recs, []string{"variant"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\nmost_popular,1,all,recall,10,0.11,\n", "\nmost_popular,2,all,recall,10,0.12,\n", "\nrandom,1,all,recall,10,0.01,\n", "\nrandom,2,all,recall,10,0.01,\n"} {
+		if !strings.Contains(csvBuf.String(), want) {
+			t.Errorf("metrics.csv has no row %q:\n%s", strings.TrimSpace(want), csvBuf.String())
+		}
+	}
+	if n := strings.Count(csvBuf.String(), "most_popular,"); n != 2 {
+		t.Errorf("metrics.csv has %d most_popular rows, want one per seed (2)", n)
+	}
+	var buf bytes.Buffer
+	if err := writeSummary(&buf, "test", summarize(recs, nil), nil); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"| random | – | – | – | 0.0100 [0.0000, 0.0300]ᶜ |",
+		"**Indistinguishable from chance** (95% interval overlapping the random ranking's range): plain (Recall@10, all).",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(out, "| most_popular | – | – | – | 0.1150 ± ") {
+		t.Errorf("summary.md lacks most_popular's mean over the two seeds:\n%s", out)
+	}
+	if strings.Contains(out, "full (Recall@10") {
+		t.Errorf("full softmax flagged as chance:\n%s", out)
+	}
+}

@@ -1,0 +1,59 @@
+package workbench
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/samplingbias/workbench/metrics"
+)
+
+// TestBinsSummary: per-bin recalls 0.4, 0.2 and 0 (bin3 has no test pair and is left out) give
+// macro (0.4 + 0.2)/2 = 0.3 and Gini Σ|x_i − x_j|/(2n²x̄) = 0.4/(2·4·0.3) = 1/6, balance 5/6.
+func TestBinsSummary(t *testing.T) {
+	b1, b2 := metrics.SliceBin(0), metrics.SliceBin(1)
+	recs := recordsOf(map[string]map[int64]map[metrics.Slice]float64{
+		"variant=full": {1: {metrics.SliceAll: 0.3}},
+	}, []string{"variant=full"})
+	for sl, v := range map[metrics.Slice]float64{b1: 0.4, b2: 0.2} {
+		recs[0].Results = append(recs[0].Results, metrics.Result{Slice: sl, Metric: metrics.MetricRecall, K: 10, Value: v, Pairs: 50, Items: 2})
+	}
+	recs[0].Data.Bins = []metrics.BinShare{
+		{Items: 2, MinCount: 5, MaxCount: 9, Train: 0.7, Test: 0.5},
+		{Items: 3, MinCount: 1, MaxCount: 4, Train: 0.3, Test: 0.5},
+		{Items: 1},
+	}
+	var buf bytes.Buffer
+	if err := writeSummary(&buf, "test", summarize(recs, nil), nil); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"| bin1 | 2 | 5–9 | 70.0% | 50.0% |", "| bin3 | 1 | 0–0 | 0.0% | 0.0% |",
+		"| run | bin1 | bin2 | macro | balance |", "| full | 0.4000 | 0.2000 | 0.3000 | 0.833 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestQuantileSlicesEndToEnd: slices.method = "quantiles" reports every bin in metrics.csv and
+// summary.md, whose bins cover every item once.
+func TestQuantileSlicesEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", `slices.method="quantiles"`, "-set", "slices.bins=4"); err != nil {
+		t.Fatal(err)
+	}
+	csv := string(readFile(t, filepath.Join(dir, "metrics.csv")))
+	summary := string(readFile(t, filepath.Join(dir, "summary.md")))
+	for _, bin := range []string{"bin1", "bin2", "bin3", "bin4"} {
+		if !strings.Contains(csv, ","+bin+",recall,10,") || !strings.Contains(summary, "| "+bin+" |") {
+			t.Errorf("%s missing from metrics.csv or summary.md:\n%s", bin, summary)
+		}
+	}
+	if strings.Contains(csv, ",head,") || !strings.Contains(summary, "## Popularity bins") || !strings.Contains(summary, "| macro | balance |") {
+		t.Errorf("head rows, or no bins section:\n%s", summary)
+	}
+}
