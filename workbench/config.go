@@ -376,7 +376,7 @@ func (c *Config) resolve(md toml.MetaData) error {
 		section("eval", c.Eval.Resolve()),
 		section("plots", c.Plots.Resolve()),
 		section("report", c.Report.Resolve()),
-		checkNegatives(c.Train, c.Loss),
+		checkNegatives(c.Train, c.Loss, c.Sampler),
 	)
 }
 

@@ -138,7 +138,7 @@ func TestMovedKeys(t *testing.T) {
 		{"[loss]\nsampler = \"uniform\"\n", nil, "loss.sampler: moved to sampler.kind"},
 		{"[loss]\nnegatives = 4\n", nil, "loss.negatives: moved to sampler.negatives"},
 		{"", []string{"loss.negatives=4"}, "loss.negatives: moved to sampler.negatives"},
-		{"[[ablation]]\nkey = \"loss.sampler\"\nvalues = [\"uniform\"]\n", nil, "ablation[0]: loss.sampler: moved to sampler.kind"},
+		{"[[ablation]]\nkey = \"loss.sampler\"\nvalues = [\"uniform\"]\n", nil, "ablation loss.sampler: loss.sampler: moved to sampler.kind"},
 	} {
 		_, _, err := loadConfig(writeConfig(t, tt.body), tt.sets)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

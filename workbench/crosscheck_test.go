@@ -14,12 +14,12 @@ func TestBatchOfOneRefused(t *testing.T) {
 		want []string // nil: accepted
 	}{
 		{"logq default", "[train]\nbatch_size = 1\n[loss]\nvariant = \"logq\"\n",
-			[]string{`train.batch_size = 1 with loss.sampler = "in_batch" (loss.variant = "logq"): a row's negatives are the other pairs of its batch, so a batch of one has none`,
+			[]string{`train.batch_size = 1 with sampler.kind = "in_batch" (loss.variant = "logq"): a row's negatives are the other pairs of its batch, so a batch of one has none`,
 				`the expected count Q = (B−1)·q of loss.logq_probability = "expected_count" is 0 for every column`, "use train.batch_size >= 2"}},
-		{"plain", "[train]\nbatch_size = 1\n", []string{`train.batch_size = 1 with loss.sampler = "in_batch" (loss.variant = "plain"): a row's negatives are the other pairs of its batch, so a batch of one has none; use`}},
-		{"axis", "[loss]\nvariant = \"logq\"\n[[ablation]]\nkey = \"train.batch_size\"\nvalues = [1, 2]\n", []string{"train.batch_size = 1 with loss.sampler"}},
-		{"uniform", "[train]\nbatch_size = 1\n[loss]\nvariant = \"logq\"\nsampler = \"uniform\"\n", nil},
-		{"mixed", "[train]\nbatch_size = 1\n[loss]\nvariant = \"logq\"\nsampler = \"mixed\"\n", nil},
+		{"plain", "[train]\nbatch_size = 1\n", []string{`train.batch_size = 1 with sampler.kind = "in_batch" (loss.variant = "plain"): a row's negatives are the other pairs of its batch, so a batch of one has none; use`}},
+		{"axis", "[loss]\nvariant = \"logq\"\n[[ablation]]\nkey = \"train.batch_size\"\nvalues = [1, 2]\n", []string{"train.batch_size = 1 with sampler.kind"}},
+		{"uniform", "[train]\nbatch_size = 1\n[loss]\nvariant = \"logq\"\n[sampler]\nkind = \"uniform\"\n", nil},
+		{"mixed", "[train]\nbatch_size = 1\n[loss]\nvariant = \"logq\"\n[sampler]\nkind = \"mixed\"\n", nil},
 		{"batch of two", "[train]\nbatch_size = 2\n[loss]\nvariant = \"logq\"\n", nil},
 	}
 	for _, tt := range tests {

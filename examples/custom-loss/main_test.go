@@ -37,12 +37,12 @@ func readmeCommand(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const prefix = "`go run ./examples/custom-loss "
+	const prefix = "\ngo run ./examples/custom-loss "
 	i := strings.Index(string(readme), prefix)
 	if i < 0 {
-		t.Fatalf("README.md shows no command %s…`", prefix)
+		t.Fatalf("README.md shows no command line %q…", prefix[1:])
 	}
-	line, _, _ := strings.Cut(string(readme)[i+len(prefix):], "`")
+	line, _, _ := strings.Cut(string(readme)[i+len(prefix):], "\n")
 	return strings.Fields(line)
 }
 
