@@ -177,3 +177,29 @@ func TestSplitLeaveLastOutMovieLens(t *testing.T) {
 		t.Errorf("%d users with a test pair of %d (every MovieLens user has at least 20 ratings)", len(seen), len(latest))
 	}
 }
+
+// TestTrainPositives: a query's training items (sorted, distinct) against its
+// train and test items, on a leave-last-out split.
+func TestTrainPositives(t *testing.T) {
+	u := &Unsplit{Dataset: &Dataset{Name: "pos", Queries: 3, Items: 5}, Timed: true, Pairs: []Interaction{
+		{Query: 0, Item: 3, Time: 1}, {Query: 0, Item: 1, Time: 2}, {Query: 0, Item: 3, Time: 3}, {Query: 0, Item: 4, Time: 4},
+		{Query: 1, Item: 2, Time: 1},
+		{Query: 2, Item: 0, Time: 1}, {Query: 2, Item: 2, Time: 2},
+	}}
+	d, err := u.Split(SplitSettings{Kind: SplitLeaveLastOut}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		got  [][]int32
+		want [][]int32
+	}{
+		{"train", d.TrainPositives(), [][]int32{{1, 3}, {2}, {0}}},
+		{"known", d.KnownPositives(), [][]int32{{1, 3, 4}, {2}, {0, 2}}},
+	} {
+		if !slices.EqualFunc(c.got, c.want, slices.Equal) {
+			t.Errorf("%s positives %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}

@@ -389,11 +389,14 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts
 		return nil, err
 	}
 	in := metrics.Input{U: u, V: v, Dim: m.Dim(), Pairs: pairs, ItemSlice: metrics.AssignSlices(counts, cfg.Slices), LogPrior: logPrior(counts)}
-	if cfg.Eval.Filter {
-		known := ds.KnownPositives()
+	if cfg.Eval.Filter.Excludes() {
+		exclude := ds.KnownPositives()
+		if cfg.Eval.Filter == metrics.FilterSeen {
+			exclude = ds.TrainPositives()
+		}
 		in.Exclude = make([][]int32, len(queries))
 		for r, q := range queries {
-			in.Exclude[r] = known[q]
+			in.Exclude[r] = exclude[q]
 		}
 	}
 	results, err := metrics.EvaluateContext(ctx, in, cfg.Eval, seed, progress)
