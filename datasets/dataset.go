@@ -112,10 +112,18 @@ func (d *Dataset) ItemCounts() []int64 {
 }
 
 // KnownPositives returns, for every query, the sorted distinct items it interacts with in
-// Train or Test: the lists to remove from a query's ranking for filtered evaluation.
-func (d *Dataset) KnownPositives() [][]int32 {
+// Train or Test: the lists to remove from a query's ranking for filtered evaluation (eval
+// filter "known").
+func (d *Dataset) KnownPositives() [][]int32 { return d.positives(d.Train, d.Test) }
+
+// TrainPositives returns, for every query, the sorted distinct items it interacts with in
+// Train: the items it has already seen, removed from its ranking with eval filter "seen".
+func (d *Dataset) TrainPositives() [][]int32 { return d.positives(d.Train) }
+
+// positives returns, for every query, the sorted distinct items of its pairs in parts.
+func (d *Dataset) positives(parts ...[]Interaction) [][]int32 {
 	pos := make([][]int32, d.Queries)
-	for _, part := range [2][]Interaction{d.Train, d.Test} {
+	for _, part := range parts {
 		for _, it := range part {
 			pos[it.Query] = append(pos[it.Query], it.Item)
 		}

@@ -86,8 +86,8 @@ func (u *Unsplit) Split(s SplitSettings, seed int64) (*Dataset, error) {
 			return nil, err
 		}
 	}
-	if s.Kind == SplitTemporal && !u.Timed {
-		return nil, fmt.Errorf("split.kind: temporal needs timestamps, which %s does not have", d.Name)
+	if (s.Kind == SplitTemporal || s.Kind == SplitLeaveLastOut) && !u.Timed {
+		return nil, fmt.Errorf("split.kind: %s needs timestamps, which %s does not have", s.Kind, d.Name)
 	}
 	test := u.testMask(s, rand.New(rand.NewPCG(uint64(seed), streamSplit)))
 	nTest := 0
@@ -204,8 +204,32 @@ func (u *Unsplit) testMask(s SplitSettings, rng *rand.Rand) []bool {
 		for i := u.TestFrom; i < n; i++ {
 			test[i] = true
 		}
+	case SplitLeaveLastOut:
+		leaveLastOut(u.Pairs, u.Dataset.Queries, test)
 	}
 	return test
+}
+
+// leaveLastOut marks in test each query's last pair by time: of pairs tied at
+// the query's latest time, the last in pairs' order. A query with one pair
+// keeps it in train.
+func leaveLastOut(pairs []Interaction, queries int, test []bool) {
+	last := make([]int, queries) // index of the query's last pair, −1 if none
+	count := make([]int, queries)
+	for q := range last {
+		last[q] = -1
+	}
+	for i, p := range pairs {
+		count[p.Query]++
+		if l := last[p.Query]; l < 0 || p.Time >= pairs[l].Time {
+			last[p.Query] = i
+		}
+	}
+	for q, i := range last {
+		if count[q] > 1 {
+			test[i] = true
+		}
+	}
 }
 
 // fraction returns round(f·n).

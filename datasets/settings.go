@@ -32,9 +32,11 @@ const (
 	SplitQuery    SplitKind = "query"
 	SplitTemporal SplitKind = "temporal"
 	SplitFiles    SplitKind = "files"
+	// SplitLeaveLastOut puts each query's (user's) last pair by time in test.
+	SplitLeaveLastOut SplitKind = "leave_last_out"
 )
 
-var splitKinds = []SplitKind{SplitRandom, SplitQuery, SplitTemporal, SplitFiles}
+var splitKinds = []SplitKind{SplitRandom, SplitQuery, SplitTemporal, SplitFiles, SplitLeaveLastOut}
 
 // UnmarshalText sets k from its name; an unknown name is an error that lists the allowed ones.
 func (k *SplitKind) UnmarshalText(b []byte) error { return setting.Unmarshal(k, b, splitKinds) }
@@ -127,12 +129,16 @@ type Settings struct {
 // SplitSettings is the [data.split] table.
 type SplitSettings struct {
 	// Kind is "random" (by interaction), "query" (all pairs of a random TestFraction of the
-	// queries that have pairs go to test), "temporal" or "files" (the xmc train/test files).
+	// queries that have pairs go to test), "temporal", "files" (the xmc train/test files) or
+	// "leave_last_out": each query's (user's) last pair by timestamp is its test pair and the
+	// rest train; of pairs tied at a query's last timestamp the one last in the source's order
+	// (the file's row order) is the test pair; a query with a single pair keeps it in train and
+	// has no test pair. leave_last_out and temporal need timestamps.
 	// Default: SplitFiles for xmc, SplitRandom otherwise.
 	Kind SplitKind `toml:"kind"`
 	// TestFraction is the fraction of pairs (random), of queries (query) or of the latest
 	// pairs by time (temporal; pairs tied with the first test time go to test too) put in test.
-	// Default DefaultTestFraction.
+	// Not for leave_last_out. Default DefaultTestFraction.
 	TestFraction float64 `toml:"test_fraction"`
 	// TestDays, when > 0 with kind temporal, puts the last TestDays day buckets in test instead
 	// of the latest TestFraction of pairs. Default 0.
@@ -283,14 +289,22 @@ func (s *SplitSettings) resolve(source Source) error {
 		setting.Default(&s.Kind, SplitFiles)
 	}
 	setting.Default(&s.Kind, SplitRandom)
-	setting.Default(&s.TestFraction, DefaultTestFraction)
+	lastOut := s.Kind == SplitLeaveLastOut
+	var fraction error // leave_last_out has none: OnlyFor below rejects one written
+	if !lastOut {
+		setting.Default(&s.TestFraction, DefaultTestFraction)
+		fraction = setting.Range("split.test_fraction", s.TestFraction, setting.Open(0.0, 1))
+	}
+	timed := s.Kind == SplitTemporal || lastOut
 	return setting.First(
 		setting.OneOf("split.kind", s.Kind, splitKinds),
 		setting.Require("split.kind", s.Kind != SplitFiles || source == SourceXMC,
 			"files is only for source xmc (source is %s)", source),
-		setting.Require("split.kind", s.Kind != SplitTemporal || (source != SourceXMC && source != SourceWikilinks),
-			"temporal needs timestamps, which source %s does not have", source),
-		setting.Range("split.test_fraction", s.TestFraction, setting.Open(0.0, 1)),
+		setting.Require("split.kind", !timed || (source != SourceXMC && source != SourceWikilinks),
+			"%s needs timestamps, which source %s does not have", s.Kind, source),
+		setting.OnlyFor("split.test_fraction", s.TestFraction != 0, !lastOut,
+			"not for kind leave_last_out (each query's last pair is its test pair); leave it unset"),
+		fraction,
 		setting.NotNegative("split.test_days", s.TestDays, ""),
 		setting.OnlyFor("split.test_days", s.TestDays > 0, s.Kind == SplitTemporal, "only for kind temporal (kind is %s)", s.Kind),
 	)

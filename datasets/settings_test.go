@@ -67,7 +67,7 @@ func TestResolveErrors(t *testing.T) {
 		{Settings{Source: "interactions"}, `path: required for source interactions`},
 		{Settings{MinCount: -1}, `min_count: must be >= 1, got -1`},
 		{Settings{OOVBuckets: -2}, `oov_buckets: must be in [1, 16777216], got -2`},
-		{Settings{Split: SplitSettings{Kind: "time"}}, `split.kind: unknown "time" (allowed: random, query, temporal, files)`},
+		{Settings{Split: SplitSettings{Kind: "time"}}, `split.kind: unknown "time" (allowed: random, query, temporal, files, leave_last_out)`},
 		{Settings{Split: SplitSettings{Kind: "files"}}, `split.kind: files is only for source xmc (source is wikilinks)`},
 		{Settings{Split: SplitSettings{Kind: "temporal"}}, `split.kind: temporal needs timestamps, which source wikilinks does not have`},
 		{Settings{Split: SplitSettings{TestFraction: 1}}, `split.test_fraction: must be in (0, 1), got 1`},

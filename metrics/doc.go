@@ -21,7 +21,9 @@
 // embeddings and priors always tie), and ties count against the positive (pessimistic): an item
 // tied with the positive is ranked ahead of it whatever its index, and a model that scores every
 // item alike gets rank M. With Settings.Filter the items of Input.Exclude[x] other than y itself
-// are removed, the standard "filtered" protocol of link prediction.
+// are removed: the query's training items (filter "seen", an item already consumed is not
+// recommended again) or its train and test items (filter "known", the standard "filtered"
+// protocol of link prediction).
 //
 // Each test pair has one relevant item, so every metric is a function of its rank:
 //

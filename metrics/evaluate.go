@@ -248,7 +248,7 @@ func checkInput(in *Input, s *Settings) error {
 			}
 		}
 	}
-	if s.Filter {
+	if s.Filter.Excludes() {
 		if len(in.Exclude) != n {
 			return fmt.Errorf("metrics: filter is set, so Exclude needs %d query rows, got %d", n, len(in.Exclude))
 		}

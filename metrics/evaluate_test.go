@@ -39,8 +39,8 @@ func TestSettingsResolve(t *testing.T) {
 	nan := math.NaN()
 	testResolve(t, []resolveCase[Settings]{
 		{Settings{}, Settings{K: []int{10, 50, 100}, LogitAdjust: []float64{0}, Bootstrap: 1000, Workers: runtime.GOMAXPROCS(0)}, ""},
-		{Settings{K: []int{5, 1}, Filter: true, LogitAdjust: []float64{0, -0.5}, Bootstrap: -1, Workers: 3},
-			Settings{K: []int{5, 1}, Filter: true, LogitAdjust: []float64{0, -0.5}, Bootstrap: -1, Workers: 3}, ""},
+		{Settings{K: []int{5, 1}, Filter: FilterKnown, LogitAdjust: []float64{0, -0.5}, Bootstrap: -1, Workers: 3},
+			Settings{K: []int{5, 1}, Filter: FilterKnown, LogitAdjust: []float64{0, -0.5}, Bootstrap: -1, Workers: 3}, ""},
 		{Settings{K: []int{0}}, Settings{}, "k: must be positive, got 0"},
 		{Settings{K: []int{5, 10, 5}}, Settings{}, "k: duplicate value 5"},
 		{Settings{LogitAdjust: []float64{nan}}, Settings{}, "logit_adjust: must be finite, got NaN"},
@@ -85,8 +85,8 @@ func TestEvaluateErrors(t *testing.T) {
 			s.LogitAdjust = []float64{1e38}
 			in.LogPrior = []float64{-10, 0, 0, 0, 0, 0}
 		}, "LogPrior[0] = 1e+39 overflows float32"},
-		{"filter without Exclude", func(in *Input, s *Settings) { s.Filter = true; in.Exclude = nil }, "Exclude needs 2 query rows, got 0"},
-		{"exclude range", func(in *Input, s *Settings) { s.Filter = true; in.Exclude[1] = []int32{4, 6} }, "Exclude[1][1] = 6 out of range"},
+		{"filter without Exclude", func(in *Input, s *Settings) { s.Filter = FilterSeen; in.Exclude = nil }, "Exclude needs 2 query rows, got 0"},
+		{"exclude range", func(in *Input, s *Settings) { s.Filter = FilterSeen; in.Exclude[1] = []int32{4, 6} }, "Exclude[1][1] = 6 out of range"},
 	}
 	for _, c := range cases {
 		in := handInput()
@@ -116,7 +116,7 @@ func TestEvaluateReference(t *testing.T) {
 			in.ItemSlice[in.Pairs[p].Item] = SliceTail
 		}
 	}
-	s := Settings{K: []int{20, 1, 5}, Filter: true, LogitAdjust: []float64{0.5, 0}, Bootstrap: -1}
+	s := Settings{K: []int{20, 1, 5}, Filter: FilterKnown, LogitAdjust: []float64{0.5, 0}, Bootstrap: -1}
 	res, err := Evaluate(in, s, 3)
 	if err != nil {
 		t.Fatal(err)

@@ -115,7 +115,7 @@ func newRanker(in Input, s *Settings) (*ranker, error) {
 		for _, p := range r.pairIdx[r.pairOff[a]:r.pairOff[a+1]] {
 			buf = append(buf, special{in.Pairs[p].Item, false})
 		}
-		if s.Filter {
+		if s.Filter.Excludes() {
 			for _, j := range in.Exclude[q] {
 				buf = append(buf, special{j, true})
 			}

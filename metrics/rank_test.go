@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -94,10 +95,10 @@ func TestRanksByHand(t *testing.T) {
 		want     []int32 // per τ, per pair
 	}{
 		{"plain", Settings{}, nil, []int32{4, 1, 1, 2}},
-		{"filtered", Settings{Filter: true}, nil, []int32{2, 1, 1, 1}},
+		{"filtered", Settings{Filter: FilterKnown}, nil, []int32{2, 1, 1, 1}},
 		{"tau", Settings{LogitAdjust: []float64{0, 1}}, logPi, []int32{4, 1, 1, 2, 2, 3, 1, 2}},
 		{"tau-ties", Settings{LogitAdjust: []float64{1}}, dyadic, []int32{6, 6, 1, 2}},
-		{"tau-ties-filtered", Settings{LogitAdjust: []float64{1}, Filter: true}, dyadic, []int32{4, 4, 1, 1}},
+		{"tau-ties-filtered", Settings{LogitAdjust: []float64{1}, Filter: FilterKnown}, dyadic, []int32{4, 4, 1, 1}},
 	}
 	for _, c := range cases {
 		in := handInput()
@@ -110,6 +111,78 @@ func TestRanksByHand(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFilterSeenByHand: query 0 of handInput (scores [3, 1, 2, 2, 0.5, 2]) has
+// trained on items 0 and 3 and has test pairs (0,2) and (0,3); the workbench
+// passes, per query, its training items (filter seen) or its train and test
+// items (filter known) as Exclude. By hand:
+//
+//	none:  (0,2): ahead 0, ties 3 and 5 → 4;  (0,3): ahead 0, ties 2 and 5 → 4.
+//	seen (drop 0, 3):  (0,2): tie 5 → 2;  (0,3): its own item kept, tie 2 and 5 → 3.
+//	known (drop 0, 2, 3):  (0,2): tie 5 → 2;  (0,3): tie 5 → 2.
+//
+// Every backend gives these ranks, so that all agree.
+func TestFilterSeenByHand(t *testing.T) {
+	seen := [][]int32{{0, 3}, {}}
+	known := [][]int32{{0, 2, 3}, {}}
+	for _, c := range []struct {
+		filter  Filter
+		exclude [][]int32
+		want    []int32
+	}{
+		{FilterNone, seen, []int32{4, 4}},
+		{FilterSeen, seen, []int32{2, 3}},
+		{FilterKnown, known, []int32{2, 2}},
+	} {
+		t.Run(string(c.filter), func(t *testing.T) {
+			in := handInput()
+			in.Pairs = []Pair{{0, 2}, {0, 3}}
+			in.Exclude = c.exclude
+			for name, be := range testBackends(&in) {
+				if got := ranksWith(t, in, Settings{Filter: c.filter}, be, 2); !slices.Equal(got, c.want) {
+					t.Errorf("%s: ranks %v, want %v", name, got, c.want)
+				}
+			}
+		})
+	}
+}
+
+// TestFilterSetting: filter decodes from a name or from the boolean of
+// earlier versions (false only), and Resolve writes "none" as the zero value.
+func TestFilterSetting(t *testing.T) {
+	for _, c := range []struct {
+		in   any
+		want Filter
+		err  string
+	}{
+		{"seen", FilterSeen, ""},
+		{"known", FilterKnown, ""},
+		{"none", FilterNone, ""},
+		{false, "", ""},
+		{true, "", `is a name now: "seen" (the query's training items), "known" (its train and test items, what true meant) or "none"; got true`},
+		{"all", "", `unknown "all" (allowed: none, seen, known)`},
+		{int64(1), "", `is a name now:`},
+	} {
+		var f Filter
+		err := f.UnmarshalTOML(c.in)
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("%v: %v", c.in, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%v: error %v, want %q", c.in, err, c.err)
+		case f != c.want:
+			t.Errorf("%v: %q, want %q", c.in, f, c.want)
+		}
+	}
+	s := Settings{Filter: FilterNone}
+	if err := s.Resolve(); err != nil || s.Filter != "" {
+		t.Errorf("none resolves to %q, %v; want the zero value", s.Filter, err)
+	}
+	s = Settings{Filter: "all"}
+	if err := s.Resolve(); err == nil || err.Error() != `filter: unknown "all" (allowed: none, seen, known)` {
+		t.Errorf("filter all: %v", err)
 	}
 }
 
@@ -128,10 +201,10 @@ func TestMetricsByHand(t *testing.T) {
 		k             int
 	}
 	cases := []struct {
-		filter bool
+		filter Filter
 		want   map[key]float64
 	}{
-		{false, map[key]float64{
+		{FilterNone, map[key]float64{
 			{"all", "recall", 1}: 0.5, {"all", "recall", 2}: 0.75, {"all", "recall", 3}: 0.75,
 			{"all", "ndcg", 1}: 0.5, {"all", "ndcg", 2}: 0.65773243839286, {"all", "ndcg", 3}: 0.65773243839286,
 			{"all", "mrr", 0}:     0.6875,
@@ -139,7 +212,7 @@ func TestMetricsByHand(t *testing.T) {
 			{"torso", "recall", 3}: 0, {"torso", "mrr", 0}: 0.25,
 			{"tail", "recall", 1}: 0.5, {"tail", "mrr", 0}: 0.75,
 		}},
-		{true, map[key]float64{
+		{FilterSeen, map[key]float64{
 			{"all", "recall", 1}: 0.75, {"all", "recall", 2}: 1, {"all", "recall", 3}: 1,
 			{"all", "ndcg", 1}: 0.75, {"all", "ndcg", 2}: 0.90773243839286, {"all", "ndcg", 3}: 0.90773243839286,
 			{"all", "mrr", 0}: 0.875,
@@ -182,7 +255,7 @@ func TestConstantScores(t *testing.T) {
 		if got := ranksWith(t, in, Settings{}, be, 2); !slices.Equal(got, []int32{6, 6, 6, 6}) {
 			t.Errorf("%s: ranks %v, want all 6", name, got)
 		}
-		if got := ranksWith(t, in, Settings{Filter: true}, be, 2); !slices.Equal(got, []int32{4, 4, 6, 5}) {
+		if got := ranksWith(t, in, Settings{Filter: FilterKnown}, be, 2); !slices.Equal(got, []int32{4, 4, 6, 5}) {
 			t.Errorf("%s, filtered: ranks %v, want [4 4 6 5]", name, got)
 		}
 	}
@@ -228,7 +301,7 @@ func dyadicInput(rng *rand.Rand, n, m, pairs int) Input {
 func TestRanksExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	in := dyadicInput(rng, 50, 333, 160)
-	for _, filter := range []bool{false, true} {
+	for _, filter := range []Filter{FilterNone, FilterSeen} {
 		s := Settings{Filter: filter, LogitAdjust: []float64{0, 0.5, -0.25}}
 		want := refRanks(&in, &s)
 		ties := 0
@@ -366,7 +439,7 @@ func TestRanksRounded(t *testing.T) {
 	backends := testBackends(&in)
 	backends["perturbed blas32"] = &perturbed{backend: geomBackend{newBLASBackend(in.U, in.V, d), 12, 32}, in: &in}
 	backends["perturbed production"] = &perturbed{backend: geomBackend{newBackend(in.U, in.V, d), 12, 32}, in: &in}
-	for _, filter := range []bool{false, true} {
+	for _, filter := range []Filter{FilterNone, FilterSeen} {
 		s := Settings{Filter: filter, LogitAdjust: []float64{0, 0.7}}
 		want := refRanks(&in, &s)
 		for name, be := range backends {

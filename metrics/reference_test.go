@@ -48,7 +48,7 @@ func refRanks(in *Input, s *Settings) []int {
 	out := make([]int, len(s.LogitAdjust)*len(in.Pairs))
 	for k, tau := range s.LogitAdjust {
 		for p, pr := range in.Pairs {
-			out[k*len(in.Pairs)+p] = refRank(in, s.Filter, pr, refScores(in, pr.Query, tau))
+			out[k*len(in.Pairs)+p] = refRank(in, s.Filter.Excludes(), pr, refScores(in, pr.Query, tau))
 		}
 	}
 	return out

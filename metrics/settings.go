@@ -9,6 +9,47 @@ import (
 	"github.com/samplingbias/workbench/internal/setting"
 )
 
+// Filter is which items leave a test pair's ranking, Settings.Filter: the
+// caller puts them in Input.Exclude.
+type Filter string
+
+// Filters (see Settings.Filter).
+const (
+	// FilterNone ranks every item; the zero value "" means the same.
+	FilterNone Filter = "none"
+	// FilterSeen drops the items the query interacted with in training (the
+	// usual protocol of recommendation: an item already consumed is not
+	// recommended again).
+	FilterSeen Filter = "seen"
+	// FilterKnown drops the query's known positives in train and test, the
+	// "filtered" protocol of link prediction (Bordes et al. 2013).
+	FilterKnown Filter = "known"
+)
+
+var filters = []Filter{FilterNone, FilterSeen, FilterKnown}
+
+// UnmarshalText sets f from its name; an unknown name is an error that lists the allowed ones.
+func (f *Filter) UnmarshalText(b []byte) error { return setting.Unmarshal(f, b, filters) }
+
+// UnmarshalTOML takes a name, or the boolean of an earlier version: false is
+// "none"; true, which meant "known", is an error that names the choices.
+func (f *Filter) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case string:
+		return f.UnmarshalText([]byte(v))
+	case bool:
+		if !v {
+			*f = ""
+			return nil
+		}
+	}
+	return fmt.Errorf("eval.filter: is a name now: %q (the query's training items), %q (its train and test items, what true meant) or %q; got %v",
+		FilterSeen, FilterKnown, FilterNone, v)
+}
+
+// Excludes reports whether f drops items (Input.Exclude) from rankings.
+func (f Filter) Excludes() bool { return f != "" && f != FilterNone }
+
 // Defaults of Settings, filled in by Resolve.
 const (
 	DefaultBootstrap  = 1000
@@ -25,9 +66,11 @@ type Settings struct {
 	// K lists the cut-offs of Recall@K and NDCG@K, each at least 1 and no two equal
 	// (default DefaultK()).
 	K []int `toml:"k"`
-	// Filter removes, from the ranking of each test pair, the other known positives of its query
-	// (Input.Exclude); the pair's own item is never removed (default false).
-	Filter bool `toml:"filter"`
+	// Filter removes from the ranking of each test pair the items of its query in
+	// Input.Exclude: its training items (FilterSeen) or its known positives in train and test
+	// (FilterKnown); the pair's own item is never removed. Default none (Resolve writes
+	// FilterNone as "", so that both spellings are one experiment).
+	Filter Filter `toml:"filter"`
 	// LogitAdjust lists the post-hoc logit-adjustment strengths τ: every τ ranks the items by
 	// score − τ·log π(item) and gives its own results; 0 is the plain ranking. Values must be
 	// finite and distinct (default [0]).
@@ -59,7 +102,11 @@ func (s *Settings) Resolve() error {
 	setting.Default(&s.Bootstrap, DefaultBootstrap)
 	setting.Default(&s.LogSeconds, DefaultLogSeconds)
 	setting.Default(&s.Workers, runtime.GOMAXPROCS(0))
+	if s.Filter == FilterNone {
+		s.Filter = ""
+	}
 	return setting.First(
+		setting.EnumFor("filter", s.Filter, filters, s.Filter != "", ""),
 		checkK(s.K),
 		checkLogitAdjust(s.LogitAdjust),
 		setting.Require("bootstrap", s.Bootstrap >= -1,

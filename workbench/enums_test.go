@@ -74,3 +74,13 @@ func TestEnumsNameTheLine(t *testing.T) {
 		})
 	}
 }
+
+// TestEvalFilterBool: the boolean eval.filter of earlier versions is an error
+// naming the file, the line and the choices; false still reads as none.
+func TestEvalFilterBool(t *testing.T) {
+	_, _, err := loadConfig(writeConfig(t, "[eval]\nfilter = true\n"), nil)
+	wantError(t, err, "exp.toml:2:", `eval.filter: is a name now: "seen"`)
+	if _, _, err := loadConfig(writeConfig(t, "[eval]\nfilter = false\n"), nil); err != nil {
+		t.Errorf("filter = false: %v", err)
+	}
+}

@@ -21,7 +21,7 @@ func TestSetKeyAsTOML(t *testing.T) {
 		{"model.hidden", "[64, 32]"},      // a list
 		{"model.hidden", "[]"},            // an empty list
 		{"model.hidden", `["a"]`},         // a list of the wrong type
-		{"eval.filter", "true"},           // a bool
+		{"eval.filter", "true"},           // the bool of earlier versions: an error
 		{"eval.k", "[1, 10, 100]"},        // a list of ints
 		{"data.synthetic", "{items = 5}"}, // a table: the other keys kept
 		{"data.synthetic.zipf", "1.2"},
@@ -36,6 +36,9 @@ func TestSetKeyAsTOML(t *testing.T) {
 		{"plots.labels.plain.x", `"a"`},                                     // not a table
 		{"loss.options.factor", "3"},                                        // a registered variant's option
 		{"loss.options.sub.x", "[1.5]"},                                     // not a table either
+
+		{"data.wikilinks.keep_self_links", "true"}, // a bool
+		{"eval.filter", `"seen"`},                  // an enum
 	}
 	for _, tt := range tests {
 		t.Run(tt.key+"="+tt.value, func(t *testing.T) {

@@ -442,13 +442,7 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts
 		return nil, err
 	}
 	in := metrics.Input{U: u, V: v, Dim: m.Dim(), Pairs: pairs, ItemSlice: metrics.AssignSlices(counts, cfg.Slices), LogPrior: logPrior(counts)}
-	if cfg.Eval.Filter {
-		known := ds.KnownPositives()
-		in.Exclude = make([][]int32, len(queries))
-		for r, q := range queries {
-			in.Exclude[r] = known[q]
-		}
-	}
+	in.Exclude = excludeLists(ds, cfg.Eval.Filter, queries)
 	results, err := metrics.EvaluateContext(ctx, in, cfg.Eval, seed, progress)
 	if err != nil {
 		return nil, err
@@ -476,6 +470,24 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts
 		Results:     results,
 		MostPopular: popular,
 	}, nil
+}
+
+// excludeLists returns, for each query row (queries[r] is the query of row r), the items that
+// filter drops from its rankings: its training items (seen), its train and test items (known),
+// or nil for none.
+func excludeLists(ds *datasets.Dataset, filter metrics.Filter, queries []int32) [][]int32 {
+	if !filter.Excludes() {
+		return nil
+	}
+	byQuery := ds.KnownPositives()
+	if filter == metrics.FilterSeen {
+		byQuery = ds.TrainPositives()
+	}
+	out := make([][]int32, len(queries))
+	for r, q := range queries {
+		out[r] = byQuery[q]
+	}
+	return out
 }
 
 // logPrior is the add-one smoothed log training label prior, log((c_y+1)/(N+M)): finite for
