@@ -31,7 +31,7 @@ func PopularityRanks(counts []int64) []int32 {
 // the same bootstrap intervals, drawn from seed. It ranks nothing, so it evaluates every test
 // pair whatever s.MaxPairs.
 func MostPopular(ctx context.Context, pairs []Pair, itemSlice []Slice, counts []int64, s Settings, seed int64) ([]Result, error) {
-	s.LogitAdjust, s.Filter = nil, false
+	s.LogitAdjust, s.Filter = nil, ""
 	if err := s.Resolve(); err != nil {
 		return nil, fmt.Errorf("metrics: eval settings: %w", err)
 	}
