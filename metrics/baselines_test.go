@@ -20,7 +20,7 @@ func TestMostPopularByHand(t *testing.T) {
 	}
 	pairs := []Pair{{0, 1}, {1, 3}, {2, 0}, {0, 2}}
 	slice := []Slice{SliceTail, SliceHead, SliceTail, SliceHead, SliceTorso}
-	res, err := MostPopular(context.Background(), pairs, slice, counts, Settings{K: []int{1, 2, 4}, Bootstrap: -1, LogitAdjust: []float64{0, 1}, Filter: true}, 1)
+	res, err := MostPopular(context.Background(), pairs, slice, counts, Settings{K: []int{1, 2, 4}, Bootstrap: -1, LogitAdjust: []float64{0, 1}, Filter: FilterKnown}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
