@@ -255,9 +255,10 @@ func tomlError(path string, err error) error {
 // undecoded rejects keys that match no field.
 func undecoded(md toml.MetaData, where string) error {
 	if keys := md.Undecoded(); len(keys) > 0 {
+		known := keysOf(reflect.TypeOf(Config{}), "")
 		names := make([]string, len(keys))
 		for i, k := range keys {
-			names[i] = k.String()
+			names[i] = k.String() + isetting.DidYouMean(k.String(), known)
 		}
 		return fmt.Errorf("%s: unknown key %s", where, strings.Join(names, ", "))
 	}

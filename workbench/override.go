@@ -6,6 +6,8 @@ import (
 	"math"
 	"reflect"
 	"strings"
+
+	isetting "github.com/samplingbias/workbench/internal/setting"
 )
 
 // setKey sets the dotted key of the struct v to the TOML value x (a string, int64, float64,
@@ -19,7 +21,7 @@ func setKey(v reflect.Value, key string, x any) error {
 	for i, p := range parts {
 		f, ok := fieldByKey(v, p)
 		if !ok {
-			return fmt.Errorf("unknown key %s", key)
+			return fmt.Errorf("unknown key %s%s", key, isetting.DidYouMean(key, keysOf(reflect.TypeOf(Config{}), "")))
 		}
 		v = f
 		if i < len(parts)-1 && v.Kind() == reflect.Map {
@@ -209,3 +211,28 @@ func setValue(v reflect.Value, x any, key string) error {
 func badType(v reflect.Value, x any) error {
 	return fmt.Errorf("incompatible types: TOML value has type %T; destination has type %s", x, v.Type())
 }
+
+// keysOf lists the dotted keys of the settings of the struct type t under prefix, tables
+// (structs, and the elements of arrays of tables) included: the names an unknown key is compared
+// with for "did you mean".
+func keysOf(t reflect.Type, prefix string) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() || f.Tag.Get("toml") == "-" {
+			continue
+		}
+		key := prefix + tomlName(f)
+		out = append(out, key)
+		ft := f.Type
+		if ft.Kind() == reflect.Slice {
+			ft = ft.Elem()
+		}
+		if ft.Kind() == reflect.Struct && !reflect.PointerTo(ft).Implements(textUnmarshaler) {
+			out = append(out, keysOf(ft, key+".")...)
+		}
+	}
+	return out
+}
+
+var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()

@@ -1,0 +1,70 @@
+package setting
+
+import (
+	"slices"
+	"strings"
+)
+
+// Distance is the edit (Levenshtein) distance between a and b: the fewest insertions,
+// deletions and substitutions of a character that turn one into the other.
+func Distance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	prev := make([]int, len(y)+1)
+	cur := make([]int, len(y)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		cur[0] = i
+		for j := 1; j <= len(y); j++ {
+			sub := prev[j-1]
+			if x[i-1] != y[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(y)]
+}
+
+// Closest returns up to n of candidates nearest to s by Distance, nearest first (ties in the
+// candidates' order), among those within max(2, len(s)/3) edits: the names a misspelling of s
+// was probably meant to be. It returns none when nothing is that close.
+func Closest(s string, candidates []string, n int) []string {
+	type scored struct {
+		name string
+		d    int
+	}
+	limit := max(2, len([]rune(s))/3)
+	var near []scored
+	for _, c := range candidates {
+		if d := Distance(s, c); d <= limit && !slices.ContainsFunc(near, func(x scored) bool { return x.name == c }) {
+			near = append(near, scored{c, d})
+		}
+	}
+	slices.SortStableFunc(near, func(a, b scored) int { return a.d - b.d })
+	out := make([]string, 0, min(n, len(near)))
+	for _, x := range near[:min(n, len(near))] {
+		out = append(out, x.name)
+	}
+	return out
+}
+
+// DidYouMean is " (did you mean a?)" or " (did you mean a or b?)" for the candidates closest
+// to s (see Closest), or "" when none is close.
+func DidYouMean(s string, candidates []string) string {
+	if m := meant(s, candidates); m != "" {
+		return " (" + m + ")"
+	}
+	return ""
+}
+
+// meant is "did you mean a?" or "did you mean a or b?" for the candidates closest to s, or "".
+func meant(s string, candidates []string) string {
+	near := Closest(s, candidates, 2)
+	if len(near) == 0 {
+		return ""
+	}
+	return "did you mean " + strings.Join(near, " or ") + "?"
+}
