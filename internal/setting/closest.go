@@ -5,38 +5,44 @@ import (
 	"strings"
 )
 
-// Distance is the edit (Levenshtein) distance between a and b: the fewest insertions,
-// deletions and substitutions of a character that turn one into the other.
+// Distance is the edit distance between a and b (optimal string alignment): the fewest
+// insertions, deletions and substitutions of a character, and transpositions of two adjacent
+// ones, that turn one into the other.
 func Distance(a, b string) int {
 	x, y := []rune(a), []rune(b)
-	prev := make([]int, len(y)+1)
-	cur := make([]int, len(y)+1)
-	for j := range prev {
-		prev[j] = j
+	// d[i][j] is the distance between x[:i] and y[:j].
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(x); i++ {
-		cur[0] = i
 		for j := 1; j <= len(y); j++ {
-			sub := prev[j-1]
+			sub := d[i-1][j-1]
 			if x[i-1] != y[j-1] {
 				sub++
 			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+			d[i][j] = min(sub, d[i-1][j]+1, d[i][j-1]+1)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(y)]
+	return d[len(x)][len(y)]
 }
 
 // Closest returns up to n of candidates nearest to s by Distance, nearest first (ties in the
-// candidates' order), among those within max(2, len(s)/3) edits: the names a misspelling of s
+// candidates' order), among those within max(1, len(s)/3) edits: the names a misspelling of s
 // was probably meant to be. It returns none when nothing is that close.
 func Closest(s string, candidates []string, n int) []string {
 	type scored struct {
 		name string
 		d    int
 	}
-	limit := max(2, len([]rune(s))/3)
+	limit := max(1, len([]rune(s))/3)
 	var near []scored
 	for _, c := range candidates {
 		if d := Distance(s, c); d <= limit && !slices.ContainsFunc(near, func(x scored) bool { return x.name == c }) {

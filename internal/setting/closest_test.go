@@ -13,6 +13,9 @@ func TestDistance(t *testing.T) {
 		{"", "abc", 3},
 		{"kitten", "sitting", 3}, // the textbook example: 2 substitutions and 1 insertion
 		{"temprature", "temperature", 1},
+		{"lgoq", "logq", 1}, // a transposition
+		{"unifrom", "uniform", 1},
+		{"ca", "abc", 3}, // optimal string alignment: no edit of a transposed pair
 		{"logq", "logq", 0},
 		{"flaw", "lawn", 2},
 		{"é", "e", 1}, // characters, not bytes
@@ -34,10 +37,12 @@ func TestDidYouMean(t *testing.T) {
 		s, want string
 	}{
 		{"lgoq", " (did you mean logq?)"},
+		{"lgq", " (did you mean logq?)"},
+		{"fll", " (did you mean full?)"},
+		{"nse", ""}, // two edits from nce: a three-letter name allows one
 		{"plian", " (did you mean plain?)"},
 		{"logq_corected", " (did you mean logq_corrected?)"},
 		{"ful", " (did you mean full?)"},
-		{"nul", " (did you mean full or nce?)"}, // two edits from each
 		{"something_else", ""},
 	} {
 		t.Run(tt.s, func(t *testing.T) {
@@ -45,6 +50,9 @@ func TestDidYouMean(t *testing.T) {
 				t.Errorf("DidYouMean(%q) = %q, want %q", tt.s, got, tt.want)
 			}
 		})
+	}
+	if got, want := DidYouMean("mean", []string{"sum", "meat", "mea"}), " (did you mean meat or mea?)"; got != want {
+		t.Errorf("DidYouMean(mean) = %q, want %q", got, want)
 	}
 	err := &UnknownError{Value: "lgoq", Allowed: names}
 	if want := `unknown "lgoq" (allowed: plain, logq, logq_corrected, full, nce); did you mean logq?`; err.Error() != want {
