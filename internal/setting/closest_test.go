@@ -39,7 +39,7 @@ func TestDidYouMean(t *testing.T) {
 		{"lgoq", " (did you mean logq?)"},
 		{"lgq", " (did you mean logq?)"},
 		{"fll", " (did you mean full?)"},
-		{"nse", ""}, // two edits from nce: a three-letter name allows one
+		{"nxx", ""}, // two edits from nce: a three-letter name allows one
 		{"plian", " (did you mean plain?)"},
 		{"logq_corected", " (did you mean logq_corrected?)"},
 		{"ful", " (did you mean full?)"},
