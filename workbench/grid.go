@@ -280,3 +280,17 @@ func setFirstCell(cfg *Config) error {
 	}
 	return nil
 }
+
+// checkOnly rejects an -only pattern that matches no run of the grid (of any shard), before
+// anything is written, naming the run ids closest to the pattern.
+func checkOnly(runs []plannedRun, o options) error {
+	if o.only == nil || slices.ContainsFunc(runs, func(r plannedRun) bool { return o.only.MatchString(r.ID) }) {
+		return nil
+	}
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+	}
+	return fmt.Errorf("-only %q matches none of the grid's %d runs; the closest ids are:\n  %s",
+		o.only, len(runs), strings.Join(isetting.Nearest(o.only.String(), ids, 3), "\n  "))
+}

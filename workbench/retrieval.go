@@ -32,6 +32,9 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	if err != nil {
 		return err
 	}
+	if err := checkOnly(runs, o); err != nil {
+		return err
+	}
 	switch {
 	case o.list:
 		return listRuns(runs, o, stdout)

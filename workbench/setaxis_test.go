@@ -1,6 +1,10 @@
 package workbench
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -75,6 +79,35 @@ values = [[0.01, 0.05], [0.02, 0.1], [0.03, 0.1]]
 			}
 			if strings.Join(ids, "\n") != strings.Join(tt.ids, "\n") {
 				t.Errorf("runs\n%s\nwant\n%s", strings.Join(ids, "\n"), strings.Join(tt.ids, "\n"))
+			}
+		})
+	}
+}
+
+// TestOnlyMatchingNothing: -only matching no run is an error naming the closest ids, and
+// nothing is written: the output folder is not created, hence not bound to the config.
+func TestOnlyMatchingNothing(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"run", nil},
+		{"list", []string{"-list"}},
+		{"shard", []string{"-shard", "0/2"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"-config", smokeConfig, "-out", out, "-only", "variant=lgoq"}, tt.args...)
+			_, err := runCommand(t, args...)
+			want := `-only "variant=lgoq" matches none of the grid's 4 runs; the closest ids are:
+  variant=logq,seed=1
+  variant=logq,seed=2
+  variant=plain,seed=1`
+			if err == nil || err.Error() != want {
+				t.Errorf("error %v, want %q", err, want)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the output folder: %v, want it absent", err)
 			}
 		})
 	}

@@ -34,24 +34,31 @@ func Distance(a, b string) int {
 	return d[len(x)][len(y)]
 }
 
-// Closest returns up to n of candidates nearest to s by Distance, nearest first (ties in the
-// candidates' order), among those within max(1, len(s)/3) edits: the names a misspelling of s
-// was probably meant to be. It returns none when nothing is that close.
+// Closest returns up to n of candidates nearest to s (see Nearest) among those within
+// max(1, len(s)/3) edits: the names a misspelling of s was probably meant to be. It returns none
+// when nothing is that close.
 func Closest(s string, candidates []string, n int) []string {
+	limit := max(1, len([]rune(s))/3)
+	near := Nearest(s, candidates, n)
+	return slices.DeleteFunc(near, func(c string) bool { return Distance(s, c) > limit })
+}
+
+// Nearest returns up to n distinct candidates nearest to s by Distance, nearest first (ties in
+// the candidates' order), however far.
+func Nearest(s string, candidates []string, n int) []string {
 	type scored struct {
 		name string
 		d    int
 	}
-	limit := max(1, len([]rune(s))/3)
-	var near []scored
+	var all []scored
 	for _, c := range candidates {
-		if d := Distance(s, c); d <= limit && !slices.ContainsFunc(near, func(x scored) bool { return x.name == c }) {
-			near = append(near, scored{c, d})
+		if !slices.ContainsFunc(all, func(x scored) bool { return x.name == c }) {
+			all = append(all, scored{c, Distance(s, c)})
 		}
 	}
-	slices.SortStableFunc(near, func(a, b scored) int { return a.d - b.d })
-	out := make([]string, 0, min(n, len(near)))
-	for _, x := range near[:min(n, len(near))] {
+	slices.SortStableFunc(all, func(a, b scored) int { return a.d - b.d })
+	out := make([]string, 0, min(n, len(all)))
+	for _, x := range all[:min(n, len(all))] {
 		out = append(out, x.name)
 	}
 	return out
