@@ -350,3 +350,38 @@ func runDir(out string, c cell) string {
 	}
 	return dir
 }
+
+// addFinishedSeeds adds to the seeds of raw and cfg those of the runs finished in cfg.Out for a
+// cell of the grid at a seed the config does not list (a seed added with -set seeds=... by an
+// earlier command), so that a later command without that -set keeps them in the report and in
+// the folder's config.toml. Whether such a run finished with this very config is then checked
+// like any other run's.
+func addFinishedSeeds(raw, cfg *Config) error {
+	cells, err := expand(cfg.Ablation, []int64{0})
+	if err != nil {
+		return err
+	}
+	groups := map[string]bool{}
+	for _, c := range cells {
+		groups[c.Group] = true
+		groups[strings.TrimSuffix(strings.TrimSuffix(c.LegacyID, "seed=0"), ",")] = true
+	}
+	files, err := filepath.Glob(filepath.Join(cfg.Out, "runs", "*", "metrics.json"))
+	if err != nil {
+		return err
+	}
+	var extra []int64
+	for _, f := range files {
+		var rec runRecord
+		if err := readJSON(f, &rec); err != nil {
+			return err
+		}
+		if groups[rec.Group] && !slices.Contains(cfg.Seeds, rec.Seed) && !slices.Contains(extra, rec.Seed) {
+			extra = append(extra, rec.Seed)
+		}
+	}
+	slices.Sort(extra)
+	cfg.Seeds = append(slices.Clone(cfg.Seeds), extra...)
+	raw.Seeds = cfg.Seeds
+	return nil
+}

@@ -28,6 +28,9 @@ import (
 // the experiment's metrics.csv, summary.md and figures from every finished run.
 func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Writer) error {
 	begin := time.Now()
+	if err := addFinishedSeeds(raw, cfg); err != nil {
+		return err
+	}
 	runs, err := plan(raw, cfg)
 	if err != nil {
 		return err

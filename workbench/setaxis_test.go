@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -180,5 +181,33 @@ func TestLegacyRunFolderFound(t *testing.T) {
 	}
 	if !strings.Contains(string(csv), "\n\"variant=plain,seed=1\",1,") {
 		t.Errorf("metrics.csv does not name the run by its new id:\n%.300s", csv)
+	}
+}
+
+// TestAddedSeedKept: a seed added with -set seeds=... stays in the folder: -report (and a later
+// run) without that -set keeps its runs in metrics.csv and its seed in the folder's config.toml.
+func TestAddedSeedKept(t *testing.T) {
+	out := t.TempDir()
+	base := []string{"-config", smokeConfig, "-out", out, "-set", "loss.variant=plain"}
+	for _, args := range [][]string{base, append(slices.Clone(base), "-set", "seeds=[1,2,3]"), append(slices.Clone(base), "-report")} {
+		if _, err := runCommand(t, args...); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+	csv, err := os.ReadFile(filepath.Join(out, "metrics.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"variant=plain,seed=1", "variant=plain,seed=2", "variant=plain,seed=3"} {
+		if !strings.Contains(string(csv), "\n\""+id+"\",") {
+			t.Errorf("metrics.csv has no rows of %s", id)
+		}
+	}
+	conf, err := os.ReadFile(filepath.Join(out, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(conf), "seeds = [1, 2, 3]") {
+		t.Errorf("the folder's config.toml lost the added seed:\n%s", conf)
 	}
 }
