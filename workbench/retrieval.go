@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -264,7 +262,7 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 	}
 	// The checkpoint has served: the run's model.bin is saved and its record complete (the
 	// scheduler writes it next; a run killed in between trains again).
-	if err := os.Remove(r.checkpointPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := r.removeCheckpoint(); err != nil {
 		return nil, err
 	}
 	rec.Train, rec.Curve = summary, curve
@@ -314,6 +312,9 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	env := estimators.Env{BatchSize: cfg.Train.BatchSize, CorpusSize: ds.Items, Counts: counts, EmbeddingDim: m.Dim()}
 	est, err := estimators.New(cfg.Estimator, env, r.Seed)
 	if err != nil {
+		return trainSummary{}, nil, err
+	}
+	if err := r.checkCheckpoint(); err != nil {
 		return trainSummary{}, nil, err
 	}
 	if exists(r.checkpointPath()) {
