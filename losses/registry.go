@@ -135,6 +135,27 @@ func (s *Settings) decodeOptions() (any, error) {
 	return opts, nil
 }
 
+// resolveOptions checks the options of a registered variant (see decodeOptions) and replaces
+// them by their resolved values, defaults included, so that the resolved settings say every
+// option a run used (a run's config.toml writes them, and a default changed in code changes
+// the run's identity).
+func (s *Settings) resolveOptions() error {
+	opts, err := s.decodeOptions()
+	if err != nil || opts == nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(opts); err != nil {
+		return fmt.Errorf("options: variant %s: %v", s.Variant, err)
+	}
+	var resolved map[string]any
+	if _, err := toml.Decode(buf.String(), &resolved); err != nil {
+		return fmt.Errorf("options: variant %s: %v", s.Variant, err)
+	}
+	s.Options = resolved
+	return nil
+}
+
 // optionKeys lists the toml keys of the options struct *opts.
 func optionKeys(opts any) []string {
 	t := reflect.TypeOf(opts).Elem()

@@ -402,8 +402,7 @@ func (s *Settings) Resolve() error {
 	); err != nil {
 		return err
 	}
-	_, err := s.decodeOptions()
-	return err
+	return s.resolveOptions()
 }
 
 // checkTemperature requires a finite positive temperature where there is one.

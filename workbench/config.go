@@ -206,6 +206,17 @@ func checkWritten(asWritten, resolved *Config, keys []string) error {
 func valueAt(cfg *Config, key string) (reflect.Value, bool) {
 	v := reflect.ValueOf(cfg).Elem()
 	for _, part := range strings.Split(key, ".") {
+		if v.Kind() == reflect.Map && v.Type().Key().Kind() == reflect.String { // loss.options
+			e := v.MapIndex(reflect.ValueOf(part).Convert(v.Type().Key()))
+			if !e.IsValid() {
+				return reflect.Value{}, false
+			}
+			if e.Kind() == reflect.Interface {
+				e = e.Elem()
+			}
+			v = e
+			continue
+		}
 		f, ok := fieldByKey(v, part)
 		if !ok {
 			return reflect.Value{}, false
