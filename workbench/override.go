@@ -3,6 +3,7 @@ package workbench
 import (
 	"encoding"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"strings"
@@ -43,12 +44,34 @@ func setKey(v reflect.Value, key string, x any) error {
 // undecoded-key check rejects keys below a map's entries in a file too).
 func setMapEntry(m reflect.Value, rest []string, x any, key, table string) error {
 	t := m.Type()
-	if len(rest) > 1 || t.Key().Kind() != reflect.String {
-		return fmt.Errorf("unknown key %s (%s.%s is not a table)", key, table, rest[0])
+	if t.Key().Kind() != reflect.String {
+		return fmt.Errorf("unknown key %s (%s is not a table of names)", key, table)
 	}
-	elem, err := mapElem(t, x, key)
-	if err != nil {
-		return fmt.Errorf("%s: %w", key, err)
+	var elem reflect.Value
+	if len(rest) > 1 { // a table inside a table of free names: [loss.options.<variant>]
+		if t.Elem().Kind() != reflect.Interface {
+			return fmt.Errorf("unknown key %s (%s.%s is not a table)", key, table, rest[0])
+		}
+		inner, _ := mapEntry(m, rest[0]).(map[string]any)
+		if inner == nil && mapEntry(m, rest[0]) != nil {
+			return fmt.Errorf("unknown key %s (%s.%s is not a table)", key, table, rest[0])
+		}
+		v := reflect.ValueOf(maps.Clone(inner))
+		if inner == nil {
+			v = reflect.ValueOf(map[string]any{})
+		}
+		p := reflect.New(v.Type()).Elem()
+		p.Set(v)
+		if err := setMapEntry(p, rest[1:], x, key, table+"."+rest[0]); err != nil {
+			return err
+		}
+		elem = reflect.New(t.Elem()).Elem()
+		elem.Set(p)
+	} else {
+		var err error
+		if elem, err = mapElem(t, x, key); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
 	}
 	out := reflect.MakeMapWithSize(t, m.Len()+1)
 	for it := m.MapRange(); it.Next(); {
@@ -57,6 +80,18 @@ func setMapEntry(m reflect.Value, rest []string, x any, key, table string) error
 	out.SetMapIndex(reflect.ValueOf(rest[0]).Convert(t.Key()), elem)
 	m.Set(out)
 	return nil
+}
+
+// mapEntry is the entry name of the map m, nil if it has none.
+func mapEntry(m reflect.Value, name string) any {
+	if m.IsNil() {
+		return nil
+	}
+	e := m.MapIndex(reflect.ValueOf(name).Convert(m.Type().Key()))
+	if !e.IsValid() {
+		return nil
+	}
+	return e.Interface()
 }
 
 // mapElem is x stored in a new element of the map type t; key names it in errors.

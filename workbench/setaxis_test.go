@@ -211,3 +211,48 @@ func TestAddedSeedKept(t *testing.T) {
 		t.Errorf("the folder's config.toml lost the added seed:\n%s", conf)
 	}
 }
+
+// TestOptionsPerVariant: [loss.options.<variant>] gives a registered variant its options in a
+// grid with built-in variants, from the file and from -set; each run resolves to its own
+// variant's options only (defaults none here: scaled_plain's factor has no default).
+func TestOptionsPerVariant(t *testing.T) {
+	body := "seeds = [1]\n[data]\nsource = \"synthetic\"\n[loss.options.scaled_plain]\nfactor = 2.5\n" +
+		"[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\", \"scaled_plain\"]\n"
+	for _, tt := range []struct {
+		name string
+		sets []string
+		want any // scaled_plain's factor
+		err  string
+	}{
+		{"file", nil, 2.5, ""},
+		{"set", []string{"loss.options.scaled_plain.factor=4"}, 4.0, ""},
+		{"type error", []string{"loss.options.scaled_plain.factor=\"big\""}, nil, "options: variant scaled_plain"},
+		{"built-in variant", []string{"loss.options.logq.alpha=1"}, nil, "options.logq: variant logq is built in and has no options"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, cfg, err := parseConfig("grid.toml", []byte(body), tt.sets)
+			var runs []plannedRun
+			if err == nil {
+				runs, err = plan(raw, cfg)
+			}
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(runs) != 2 {
+				t.Fatalf("%d runs, want 2", len(runs))
+			}
+			if o := runs[0].cfg.Loss.Options; o != nil {
+				t.Errorf("the plain run has options %v", o)
+			}
+			if got := runs[1].cfg.Loss.Options; len(got) != 1 || got["factor"] != tt.want {
+				t.Errorf("the scaled_plain run has options %v, want factor = %v", got, tt.want)
+			}
+		})
+	}
+}
