@@ -26,7 +26,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		want []string // substrings of the error, in order
 	}{
 		{"syntax error has line and column", "[loss]\ntemperature = \n", nil, []string{"exp.toml:2:", "expected value"}},
-		{"unclosed table", "[loss\nvariant = 1\n", nil, []string{"exp.toml:", "table name"}},
+		{"unclosed table", "[loss\nvariant = 1\n", nil, []string{"exp.toml:1:6:", "table name"}},
+		{"unclosed table on line 2", "seeds = [1]\n[loss\nvariant = 1\n", nil, []string{"exp.toml:2:6:", "table name"}},
 		{"unknown key", "[loss]\ntemprature = 0.1\n", nil, []string{"exp.toml", "unknown key loss.temprature (did you mean loss.temperature?)"}},
 		{"unknown section", "[optimiser]\nlr = 1\n", nil, []string{"unknown key optimiser"}},
 		{"wrong type", "[loss]\ntemperature = \"hot\"\n", nil, []string{"exp.toml", "line 2", "loss.temperature", "incompatible types"}},

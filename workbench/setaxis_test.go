@@ -256,3 +256,27 @@ func TestOptionsPerVariant(t *testing.T) {
 		})
 	}
 }
+
+// TestOptionErrorLine: a wrongly typed option is reported at its own line of the file, in a
+// [loss.options] table and in a variant's own table; given with -set, without a line.
+func TestOptionErrorLine(t *testing.T) {
+	for _, tt := range []struct {
+		name, body string
+		sets       []string
+		want       string
+	}{
+		{"options table", "seeds = [1]\n[loss]\nvariant = \"scaled_plain\"\n\n[loss.options]\nfactor = \"big\"\n", nil,
+			"grid.toml:6: loss.options: variant scaled_plain: incompatible types"},
+		{"variant's table", "[loss]\nvariant = \"scaled_plain\"\n[loss.options.scaled_plain]\n# the factor\nfactor = \"big\"\n", nil,
+			"grid.toml:5: loss.options: variant scaled_plain: incompatible types"},
+		{"-set", "[loss]\nvariant = \"scaled_plain\"\n[loss.options]\nfactor = 2.0\n", []string{`loss.options.factor="big"`},
+			"grid.toml: loss.options: variant scaled_plain: incompatible types"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := parseConfig("grid.toml", []byte(tt.body), tt.sets)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("error %v, want it to begin %q", err, tt.want)
+			}
+		})
+	}
+}
