@@ -280,3 +280,24 @@ func TestOptionErrorLine(t *testing.T) {
 		})
 	}
 }
+
+// TestForeignFolderRefused: an output folder that holds files the workbench did not write, and
+// no training.settings, is refused before anything is written into it.
+func TestForeignFolderRefused(t *testing.T) {
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runCommand(t, "-config", smokeConfig, "-out", out, "-set", "seeds=[1]", "-set", "loss.variant=plain")
+	want := out + " is not a results folder of the workbench (it holds notes.txt and no training.settings)"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("error %v, want it to begin %q", err, want)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Errorf("the folder now holds %d files, want only notes.txt", len(entries))
+	}
+}
