@@ -1,6 +1,7 @@
 package losses
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"reflect"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/BurntSushi/toml"
 	"gorgonia.org/gorgonia"
 
 	"github.com/samplingbias/workbench/internal/setting"
@@ -105,4 +107,54 @@ func (s *Settings) decodeOptions() (any, error) {
 		return nil, err
 	}
 	return opts, nil
+}
+
+// resolveOptions checks the options of a registered variant (see decodeOptions) and replaces
+// them by their resolved values, defaults included. Options may be given per variant, as a
+// table named after a registered variant ([loss.options.<variant>]): a run takes the table of
+// its own variant (the other variants' tables are for the other runs of a grid), with the keys
+// outside any variant's table, so that one grid compares registered variants at their options
+// with built-in ones. A table of a variant that is not registered is an error. The resolved
+// options are flat: the run's variant's options only, so that the resolved settings say every
+// option a run used (a run's config.toml writes them, and a default changed in code changes
+// the run's identity).
+func (s *Settings) resolveOptions() error {
+	flat := map[string]any{}
+	for k, v := range s.Options {
+		table, isTable := v.(map[string]any)
+		if _, ok := registered(Variant(k)); !ok || !isTable {
+			if isBuiltin(Variant(k)) && isTable {
+				return fmt.Errorf("options.%s: variant %s is built in and has no options", k, k)
+			}
+			flat[k] = v
+			continue
+		}
+		if Variant(k) != s.Variant {
+			continue
+		}
+		for name, x := range table {
+			if _, dup := s.Options[name]; dup {
+				return fmt.Errorf("options.%s: given both in options.%s and for every variant", name, k)
+			}
+			flat[name] = x
+		}
+	}
+	s.Options = flat
+	if len(flat) == 0 {
+		s.Options = nil
+	}
+	opts, err := s.decodeOptions()
+	if err != nil || opts == nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(opts); err != nil {
+		return fmt.Errorf("options: variant %s: %v", s.Variant, err)
+	}
+	var resolved map[string]any
+	if _, err := toml.Decode(buf.String(), &resolved); err != nil {
+		return fmt.Errorf("options: variant %s: %v", s.Variant, err)
+	}
+	s.Options = resolved
+	return nil
 }

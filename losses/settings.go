@@ -279,7 +279,10 @@ type Settings struct {
 	// Options are the options of a variant added with Register, the
 	// [loss.options] table, decoded strictly into the variant's options
 	// struct: a key it does not declare is an error. Must be empty for the
-	// built-in variants, whose options are the fields above.
+	// built-in variants, whose options are the fields above. A table
+	// [loss.options.<variant>] holds the options of that registered variant
+	// only, for a grid over several variants (see resolveOptions); resolved,
+	// Options are the run's variant's options with their defaults.
 	Options map[string]any `toml:"options,omitempty"`
 }
 
@@ -403,8 +406,7 @@ func (s *Settings) Resolve() error {
 	); err != nil {
 		return err
 	}
-	_, err := s.decodeOptions()
-	return err
+	return s.resolveOptions()
 }
 
 // checkTemperature requires a finite positive temperature where there is one.

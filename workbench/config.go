@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -127,7 +128,7 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 	var cfg Config
 	md, err := toml.Decode(string(data), &cfg)
 	if err != nil {
-		return nil, nil, tomlError(path, err)
+		return nil, nil, tomlError(path, data, err)
 	}
 	if err := undecoded(md, path); err != nil {
 		return nil, nil, err
@@ -169,7 +170,7 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := resolved.resolve(md); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, optionError(path, data, sets, err)
 	}
 	if err := checkWritten(&cfg, resolved, cfg.written); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
@@ -211,6 +212,17 @@ func checkWritten(asWritten, resolved *Config, keys []string) error {
 func valueAt(cfg *Config, key string) (reflect.Value, bool) {
 	v := reflect.ValueOf(cfg).Elem()
 	for _, part := range strings.Split(key, ".") {
+		if v.Kind() == reflect.Map && v.Type().Key().Kind() == reflect.String { // loss.options
+			e := v.MapIndex(reflect.ValueOf(part).Convert(v.Type().Key()))
+			if !e.IsValid() {
+				return reflect.Value{}, false
+			}
+			if e.Kind() == reflect.Interface {
+				e = e.Elem()
+			}
+			v = e
+			continue
+		}
 		f, ok := fieldByKey(v, part)
 		if !ok {
 			return reflect.Value{}, false
@@ -244,15 +256,26 @@ func showValue(v reflect.Value) string {
 }
 
 // tomlError names the file (and line and column, for syntax errors and unknown enum names) of
-// a TOML decoding error.
-func tomlError(path string, err error) error {
+// a TOML decoding error of the file content data.
+func tomlError(path string, data []byte, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		msg := pe.Message
 		if pe.LastKey != "" && strings.HasPrefix(msg, isetting.UnknownPrefix) {
 			msg = pe.LastKey + ": " + msg // an enum's UnmarshalText does not know its key
 		}
-		return fmt.Errorf("%s:%d:%d: %s", path, pe.Position.Line, pe.Position.Col, msg)
+		line, col := pe.Position.Line, pe.Position.Col
+		if strings.Contains(msg, "to end table name") {
+			// The decoder stops at the end of the line of an unclosed [table header: report that line.
+			lines := strings.Split(string(data), "\n")
+			for i := min(line, len(lines)) - 1; i >= 0; i-- {
+				if t := strings.TrimSpace(lines[i]); strings.HasPrefix(t, "[") {
+					line, col = i+1, len(strings.TrimRight(lines[i], " \t\r"))+1
+					break
+				}
+			}
+		}
+		return fmt.Errorf("%s:%d:%d: %s", path, line, col, msg)
 	}
 	return fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "toml: "))
 }
@@ -284,17 +307,66 @@ func moved(key string) error {
 	return nil
 }
 
+// reencodedLine is the position the loss options' decoder gives in its re-encoding of the
+// options, which is not the user's.
+var reencodedLine = regexp.MustCompile(`line \d+ \(last key "([^"]+)"\): `)
+
+// optionError is err of resolving the config in the file path whose content is data, with the
+// position of an option's error in the re-encoded options replaced by the option's line in the
+// file (unless a -set gives the option).
+func optionError(path string, data []byte, sets []string, err error) error {
+	msg := err.Error()
+	m := reencodedLine.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	name := msg[m[2]:m[3]]
+	for _, s := range sets {
+		if k, _, _ := strings.Cut(s, "="); strings.HasSuffix(strings.TrimSpace(k), "."+name) {
+			return fmt.Errorf("%s: %s", path, msg[:m[0]]+msg[m[1]:])
+		}
+	}
+	if line := optionLine(data, name); line > 0 {
+		return fmt.Errorf("%s:%d: %s", path, line, msg[:m[0]]+msg[m[1]:])
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// optionLine is the line (from 1) of the file content data that sets the option name in a
+// [loss.options] or [loss.options.<variant>] table, 0 if none does.
+func optionLine(data []byte, name string) int {
+	in := false
+	for i, line := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			table := strings.TrimSpace(strings.Trim(strings.TrimSpace(strings.SplitN(t, "#", 2)[0]), "[]"))
+			in = table == "loss.options" || strings.HasPrefix(table, "loss.options.")
+			continue
+		}
+		if k, _, ok := strings.Cut(t, "="); in && ok && strings.Trim(strings.TrimSpace(k), `"'`) == name {
+			return i + 1
+		}
+	}
+	return 0
+}
+
 // undecoded rejects keys that match no field.
 func undecoded(md toml.MetaData, where string) error {
 	if keys := md.Undecoded(); len(keys) > 0 {
-		names := make([]string, len(keys))
-		for i, k := range keys {
+		known := keysOf(reflect.TypeOf(Config{}), "")
+		var names []string
+		for _, k := range keys {
 			if err := moved(k.String()); err != nil {
 				return fmt.Errorf("%s: %w", where, err)
 			}
-			names[i] = k.String()
+			if strings.HasPrefix(k.String(), "loss.options.") {
+				continue // a variant's own options table: its options decoder checks it strictly
+			}
+			names = append(names, k.String()+isetting.DidYouMean(k.String(), known))
 		}
-		return fmt.Errorf("%s: unknown key %s", where, strings.Join(names, ", "))
+		if len(names) > 0 {
+			return fmt.Errorf("%s: unknown key %s", where, strings.Join(names, ", "))
+		}
 	}
 	return nil
 }

@@ -26,19 +26,22 @@ func TestLoadConfigErrors(t *testing.T) {
 		want []string // substrings of the error, in order
 	}{
 		{"syntax error has line and column", "[loss]\ntemperature = \n", nil, []string{"exp.toml:2:", "expected value"}},
-		{"unclosed table", "[loss\nvariant = 1\n", nil, []string{"exp.toml:", "table name"}},
-		{"unknown key", "[loss]\ntemprature = 0.1\n", nil, []string{"exp.toml", "unknown key loss.temprature"}},
+		{"unclosed table", "[loss\nvariant = 1\n", nil, []string{"exp.toml:1:6:", "table name"}},
+		{"unclosed table on line 2", "seeds = [1]\n[loss\nvariant = 1\n", nil, []string{"exp.toml:2:6:", "table name"}},
+		{"unknown key", "[loss]\ntemprature = 0.1\n", nil, []string{"exp.toml", "unknown key loss.temprature (did you mean loss.temperature?)"}},
 		{"unknown section", "[optimiser]\nlr = 1\n", nil, []string{"unknown key optimiser"}},
 		{"wrong type", "[loss]\ntemperature = \"hot\"\n", nil, []string{"exp.toml", "line 2", "loss.temperature", "incompatible types"}},
 		{"out of range", "[loss]\ntemperature = -1.0\n", nil, []string{"exp.toml", "loss.temperature:"}},
 		{"bad enum lists the allowed names", "[loss]\nvariant = \"logQ\"\n", nil, []string{"loss.variant:", "logQ", "plain", "logq", "tail"}},
+		{"misspelt enum", "[loss]\nvariant = \"lgoq\"\n", nil, []string{"exp.toml:2:", `loss.variant: unknown "lgoq" (allowed: plain, logq,`, "; did you mean logq?"}},
+		{"misspelt section", "[trian]\nepochs = 1\n", nil, []string{"unknown key trian (did you mean train?)"}},
 		{"bad estimator enum", "[estimator]\nkind = \"sketch\"\n", nil, []string{"estimator.kind:", "streaming", "multihash"}},
-		{"typed enum names the line and key", "[train]\noptimizer = \"adamw\"\n", nil, []string{"exp.toml:2:", `train.optimizer: unknown "adamw" (allowed: sgd, momentum, adagrad, adam)`}},
+		{"typed enum names the line and key", "[train]\noptimizer = \"adamw\"\n", nil, []string{"exp.toml:2:", `train.optimizer: unknown "adamw" (allowed: sgd, momentum, adagrad, adam); did you mean adam?`}},
 		{"bad nested enum", "[data.split]\nkind = \"time\"\n", nil, []string{"data.split.kind:", "temporal"}},
 		{"bad experiment", "experiment = \"train\"\n", nil, []string{"experiment: unknown \"train\"", "retrieval", "freq_sim"}},
 		{"section of the other experiment", "experiment = \"freq_sim\"\n[loss]\nvariant = \"logq\"\n", nil, []string{"loss: section not used by experiment \"freq_sim\""}},
 		{"duplicate seed", "seeds = [1, 2, 1]\n", nil, []string{"seeds: 1 appears twice"}},
-		{"set unknown key", "", []string{"loss.temprature=0.1"}, []string{"-set loss.temprature=0.1: unknown key loss.temprature"}},
+		{"set unknown key", "", []string{"loss.temprature=0.1"}, []string{"-set loss.temprature=0.1: unknown key loss.temprature (did you mean loss.temperature?)"}},
 		{"set wrong type", "", []string{"train.batch_size=big"}, []string{"-set train.batch_size=big", "train.batch_size", "incompatible types"}},
 		{"set bad value", "", []string{"train.batch_size=-3"}, []string{"train.batch_size:"}},
 		{"set a float count", "", []string{"train.epochs=1e18"}, []string{"-set train.epochs=1e18", "train.epochs", "incompatible types"}},
@@ -97,7 +100,7 @@ func TestDefaultOut(t *testing.T) {
 // TestAblationKeysCheckedFirst: a bad axis key or value is reported by plan, before any run.
 func TestAblationKeysCheckedFirst(t *testing.T) {
 	for _, tt := range []struct{ body, want string }{
-		{"[[ablation]]\nkey = \"loss.temprature\"\nvalues = [0.1]\n", "ablation loss.temprature: unknown key loss.temprature"},
+		{"[[ablation]]\nkey = \"loss.temprature\"\nvalues = [0.1]\n", "ablation loss.temprature: unknown key loss.temprature (did you mean loss.temperature?)"},
 		{"[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\", \"logQ\"]\n", "run variant=logQ,seed=1: loss.variant:"},
 		{"[[ablation]]\nkey = \"train.batch_size\"\nvalues = [\"big\"]\n", "ablation train.batch_size:"},
 	} {

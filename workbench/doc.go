@@ -44,5 +44,18 @@
 // encoding (sorted keys, exact numbers, no TOML library involved) that names data by the content of
 // the files its loader reads, so the same config run from another
 // directory is the same config, and a grid given more seeds or cells runs only the new runs. What each config section affects (training, evaluation, figures) is declared
-// by the `affects` tags of Config.
+// by the `affects` tags of Config. A folder that holds files but no training.settings is not
+// written into. A folder keeps the seeds of its finished runs: a seed added with -set stays in
+// later commands' reports without that -set. A run's checkpoint is tied to the run's training
+// settings (the same canonical encoding): one of other settings is refused, naming both.
+//
+// # Runs and their ids
+//
+// A run's id names its axis values (variant=logq,temperature=0.07,seed=1): each key by its last
+// component, or by its whole path where that is ambiguous among the config's settings or the key
+// is a loss option (estimator.kind, loss.options.alpha); empty values are left out. Folders of
+// runs written under the ids of earlier versions are still found. -set on an axis' key replaces
+// the axis by that value (a zipped axis keeps its tuples with that value), and a list value
+// sweeps a key (-set 'loss.temperature=[0.05,0.1]'); -only that matches no run is an error. Every
+// config.toml the workbench writes loads as a -config and gives the same runs.
 package workbench

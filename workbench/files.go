@@ -210,6 +210,9 @@ func claimFolder(out string, cfg *Config, axes []string) error {
 	if err := refuseLegacy(out); err != nil {
 		return err
 	}
+	if err := refuseForeign(out); err != nil {
+		return err
+	}
 	err = createExclusive(filepath.Join(out, settingsFile), mine.encode())
 	if err == nil {
 		return nil
@@ -218,6 +221,34 @@ func claimFolder(out string, cfg *Config, axes []string) error {
 		return err
 	}
 	return checkFolder(out, mine)
+}
+
+// refuseForeign refuses a folder that holds files but no training.settings: files the
+// workbench did not write (a folder claimed by a process writes training.settings before any
+// other file, so that a listing showing that process's files shows its claim too).
+func refuseForeign(out string) error {
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return err
+	}
+	var foreign []string
+	for _, e := range entries {
+		switch name := e.Name(); {
+		case name == settingsFile:
+			return nil
+		case strings.HasPrefix(name, "."+settingsFile+".tmp"): // a claim being written
+		default:
+			foreign = append(foreign, name)
+		}
+	}
+	if len(foreign) > 0 {
+		if len(foreign) > 3 {
+			foreign = append(foreign[:3], "…")
+		}
+		return fmt.Errorf("%s is not a results folder of the workbench (it holds %s and no %s): choose another -out, or an empty or new folder",
+			out, strings.Join(foreign, ", "), settingsFile)
+	}
+	return nil
 }
 
 // refuseLegacy refuses a folder written before training.settings existed.

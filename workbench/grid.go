@@ -3,6 +3,9 @@ package workbench
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -21,8 +24,11 @@ type setting struct {
 
 // cell is one point of the ablation grid repeated for one seed: a run.
 type cell struct {
-	ID       string    // readable, stable: "loss=logq,temperature=0.07,seed=2"
-	Group    string    // the ID without the seed: the runs averaged together
+	ID    string // readable, stable: "variant=logq,temperature=0.07,seed=2"
+	Group string // the ID without the seed: the runs averaged together
+	// LegacyID is the id earlier versions gave the run (see expand), under which a results
+	// folder written by them holds it.
+	LegacyID string
 	Settings []setting // the axes' values, in axis order
 	Seed     int64
 }
@@ -58,8 +64,9 @@ func axisKeys(i int, a Axis) ([]string, [][]any, error) {
 }
 
 // expand returns the runs of the grid: the cartesian product of the axes (zipped keys move
-// together), each repeated for every seed. Ids name each key by its last component unless two
-// axes share it, in which case by the full dotted key.
+// together), each repeated for every seed. Ids name each key by its last component unless that
+// is ambiguous (see idNames), and leave out keys whose value is empty. LegacyID is the id of
+// earlier versions: keys by their last component unless two axes shared it, empty values kept.
 func expand(axes []Axis, seeds []int64) ([]cell, error) {
 	type axis struct {
 		keys   []string
@@ -80,7 +87,7 @@ func expand(axes []Axis, seeds []int64) ([]cell, error) {
 		}
 		all = append(all, axis{keys, points})
 	}
-	short := shortNames(seen)
+	short, legacy := idNames(seen), shortNames(seen)
 	groups := [][]setting{nil}
 	for _, a := range all {
 		var next [][]setting
@@ -98,25 +105,57 @@ func expand(axes []Axis, seeds []int64) ([]cell, error) {
 	var cells []cell
 	ids := map[string]bool{}
 	for _, g := range groups {
-		parts := make([]string, len(g))
-		for i, s := range g {
-			parts[i] = short[s.Key] + "=" + formatValue(s.Value)
+		var parts, old []string
+		for _, s := range g {
+			v := formatValue(s.Value)
+			old = append(old, legacy[s.Key]+"="+v)
+			if v != "" {
+				parts = append(parts, short[s.Key]+"="+v)
+			}
 		}
-		group := strings.Join(parts, ",")
+		group, oldGroup := strings.Join(parts, ","), strings.Join(old, ",")
 		if ids[group] {
 			return nil, fmt.Errorf("ablation: two cells have the same values %s", group)
 		}
 		ids[group] = true
 		for _, seed := range seeds {
 			id := strings.TrimPrefix(group+",seed="+strconv.FormatInt(seed, 10), ",")
-			cells = append(cells, cell{ID: id, Group: group, Settings: g, Seed: seed})
+			oldID := strings.TrimPrefix(oldGroup+",seed="+strconv.FormatInt(seed, 10), ",")
+			cells = append(cells, cell{ID: id, Group: group, LegacyID: oldID, Settings: g, Seed: seed})
 		}
 	}
 	return cells, nil
 }
 
+// idNames maps each dotted key to the name a run id gives it: its last component, unless that
+// is ambiguous, in which case the whole key. A key is ambiguous when its last component is that
+// of another of the keys, or of another setting of a config (estimator.kind, data.split.kind), or
+// when it is an entry of a table of free names (loss.options.alpha), whose name may be that of
+// any setting: two grids over different keys never give their runs the same id.
+func idNames(keys map[string]bool) map[string]string {
+	all := keysOf(reflect.TypeOf(Config{}), "")
+	count := map[string]int{}
+	for _, k := range all {
+		count[last(k)]++
+	}
+	for k := range keys {
+		if !slices.Contains(all, k) {
+			count[last(k)]++
+		}
+	}
+	out := map[string]string{}
+	for k := range keys {
+		if count[last(k)] > 1 || !slices.Contains(all, k) {
+			out[k] = k
+		} else {
+			out[k] = last(k)
+		}
+	}
+	return out
+}
+
 // shortNames maps each dotted key to its last component, or to the whole key where two keys
-// share a last component.
+// share a last component: the names of earlier versions' run ids.
 func shortNames(keys map[string]bool) map[string]string {
 	count := map[string]int{}
 	for k := range keys {
@@ -278,5 +317,71 @@ func setFirstCell(cfg *Config) error {
 			}
 		}
 	}
+	return nil
+}
+
+// checkOnly rejects an -only pattern that matches no run of the grid (of any shard), before
+// anything is written, naming the run ids closest to the pattern.
+func checkOnly(runs []plannedRun, o options) error {
+	if o.only == nil || slices.ContainsFunc(runs, func(r plannedRun) bool { return o.only.MatchString(r.ID) }) {
+		return nil
+	}
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+	}
+	return fmt.Errorf("-only %q matches none of the grid's %d runs; the closest ids are:\n  %s",
+		o.only, len(runs), strings.Join(isetting.Nearest(o.only.String(), ids, 3), "\n  "))
+}
+
+// runDir is the folder of the run c in the results folder out: runs/<id>, or runs/<legacy id>
+// where a folder written by an earlier version holds the run under its old id and none holds it
+// under the new one.
+func runDir(out string, c cell) string {
+	dir := filepath.Join(out, "runs", c.ID)
+	if c.LegacyID == c.ID {
+		return dir
+	}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		old := filepath.Join(out, "runs", c.LegacyID)
+		if _, err := os.Stat(old); err == nil {
+			return old
+		}
+	}
+	return dir
+}
+
+// addFinishedSeeds adds to the seeds of raw and cfg those of the runs finished in cfg.Out for a
+// cell of the grid at a seed the config does not list (a seed added with -set seeds=... by an
+// earlier command), so that a later command without that -set keeps them in the report and in
+// the folder's config.toml. Whether such a run finished with this very config is then checked
+// like any other run's.
+func addFinishedSeeds(raw, cfg *Config) error {
+	cells, err := expand(cfg.Ablation, []int64{0})
+	if err != nil {
+		return err
+	}
+	groups := map[string]bool{}
+	for _, c := range cells {
+		groups[c.Group] = true
+		groups[strings.TrimSuffix(strings.TrimSuffix(c.LegacyID, "seed=0"), ",")] = true
+	}
+	files, err := filepath.Glob(filepath.Join(cfg.Out, "runs", "*", "metrics.json"))
+	if err != nil {
+		return err
+	}
+	var extra []int64
+	for _, f := range files {
+		var rec runRecord
+		if err := readJSON(f, &rec); err != nil {
+			return err
+		}
+		if groups[rec.Group] && !slices.Contains(cfg.Seeds, rec.Seed) && !slices.Contains(extra, rec.Seed) {
+			extra = append(extra, rec.Seed)
+		}
+	}
+	slices.Sort(extra)
+	cfg.Seeds = append(slices.Clone(cfg.Seeds), extra...)
+	raw.Seeds = cfg.Seeds
 	return nil
 }

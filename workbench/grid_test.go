@@ -93,7 +93,7 @@ func TestExpandErrors(t *testing.T) {
 		{"empty", []Axis{{Key: "a.b"}}, "ablation[0].values: empty"},
 		{"bad tuple", []Axis{{Keys: []string{"a.b", "a.c"}, Values: []any{[]any{1.0}}}}, "ablation[0].values[0]: want a list of 2 values"},
 		{"repeated key", []Axis{{Key: "a.b", Values: []any{1.0}}, {Key: "a.b", Values: []any{2.0}}}, "ablation[1]: key a.b is already an axis"},
-		{"duplicate value", []Axis{{Key: "a.b", Values: []any{1.0, 1.0}}}, "two cells have the same values b=1"},
+		{"duplicate value", []Axis{{Key: "loss.temperature", Values: []any{1.0, 1.0}}}, "two cells have the same values temperature=1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -54,7 +54,8 @@ func TestRegisteredLossOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cfg2.Loss.Options["factor"]; got != int64(3) {
+	if got := cfg2.Loss.Options["factor"]; got != 3.0 { // resolved: the option's type, float64
+
 		t.Errorf("-set loss.options.factor=3 gave %v (%T)", got, got)
 	}
 	h1, err := cfg.hash()

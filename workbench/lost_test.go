@@ -14,6 +14,13 @@ import (
 // written by another process now (newer than this invocation) is left alone.
 func TestStaleTemporaryFilesRemoved(t *testing.T) {
 	dir := t.TempDir()
+	_, cfg, err := loadConfig(smokeConfig, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := claimFolder(dir, cfg, axisKeyList(cfg.Ablation)); err != nil { // a folder of ours
+		t.Fatal(err)
+	}
 	runDir := filepath.Join(dir, "runs", "variant=plain,seed=1")
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		t.Fatal(err)

@@ -3,9 +3,12 @@ package workbench
 import (
 	"encoding"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"strings"
+
+	isetting "github.com/samplingbias/workbench/internal/setting"
 )
 
 // setKey sets the dotted key of the struct v to the TOML value x (a string, int64, float64,
@@ -19,7 +22,7 @@ func setKey(v reflect.Value, key string, x any) error {
 	for i, p := range parts {
 		f, ok := fieldByKey(v, p)
 		if !ok {
-			return fmt.Errorf("unknown key %s", key)
+			return fmt.Errorf("unknown key %s%s", key, isetting.DidYouMean(key, keysOf(reflect.TypeOf(Config{}), "")))
 		}
 		v = f
 		if i < len(parts)-1 && v.Kind() == reflect.Map {
@@ -41,12 +44,34 @@ func setKey(v reflect.Value, key string, x any) error {
 // undecoded-key check rejects keys below a map's entries in a file too).
 func setMapEntry(m reflect.Value, rest []string, x any, key, table string) error {
 	t := m.Type()
-	if len(rest) > 1 || t.Key().Kind() != reflect.String {
-		return fmt.Errorf("unknown key %s (%s.%s is not a table)", key, table, rest[0])
+	if t.Key().Kind() != reflect.String {
+		return fmt.Errorf("unknown key %s (%s is not a table of names)", key, table)
 	}
-	elem, err := mapElem(t, x, key)
-	if err != nil {
-		return fmt.Errorf("%s: %w", key, err)
+	var elem reflect.Value
+	if len(rest) > 1 { // a table inside a table of free names: [loss.options.<variant>]
+		if t.Elem().Kind() != reflect.Interface {
+			return fmt.Errorf("unknown key %s (%s.%s is not a table)", key, table, rest[0])
+		}
+		inner, _ := mapEntry(m, rest[0]).(map[string]any)
+		if inner == nil && mapEntry(m, rest[0]) != nil {
+			return fmt.Errorf("unknown key %s (%s.%s is not a table)", key, table, rest[0])
+		}
+		v := reflect.ValueOf(maps.Clone(inner))
+		if inner == nil {
+			v = reflect.ValueOf(map[string]any{})
+		}
+		p := reflect.New(v.Type()).Elem()
+		p.Set(v)
+		if err := setMapEntry(p, rest[1:], x, key, table+"."+rest[0]); err != nil {
+			return err
+		}
+		elem = reflect.New(t.Elem()).Elem()
+		elem.Set(p)
+	} else {
+		var err error
+		if elem, err = mapElem(t, x, key); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
 	}
 	out := reflect.MakeMapWithSize(t, m.Len()+1)
 	for it := m.MapRange(); it.Next(); {
@@ -55,6 +80,18 @@ func setMapEntry(m reflect.Value, rest []string, x any, key, table string) error
 	out.SetMapIndex(reflect.ValueOf(rest[0]).Convert(t.Key()), elem)
 	m.Set(out)
 	return nil
+}
+
+// mapEntry is the entry name of the map m, nil if it has none.
+func mapEntry(m reflect.Value, name string) any {
+	if m.IsNil() {
+		return nil
+	}
+	e := m.MapIndex(reflect.ValueOf(name).Convert(m.Type().Key()))
+	if !e.IsValid() {
+		return nil
+	}
+	return e.Interface()
 }
 
 // mapElem is x stored in a new element of the map type t; key names it in errors.
@@ -209,3 +246,28 @@ func setValue(v reflect.Value, x any, key string) error {
 func badType(v reflect.Value, x any) error {
 	return fmt.Errorf("incompatible types: TOML value has type %T; destination has type %s", x, v.Type())
 }
+
+// keysOf lists the dotted keys of the settings of the struct type t under prefix, tables
+// (structs, and the elements of arrays of tables) included: the names an unknown key is compared
+// with for "did you mean".
+func keysOf(t reflect.Type, prefix string) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() || f.Tag.Get("toml") == "-" {
+			continue
+		}
+		key := prefix + tomlName(f)
+		out = append(out, key)
+		ft := f.Type
+		if ft.Kind() == reflect.Slice {
+			ft = ft.Elem()
+		}
+		if ft.Kind() == reflect.Struct && !reflect.PointerTo(ft).Implements(textUnmarshaler) {
+			out = append(out, keysOf(ft, key+".")...)
+		}
+	}
+	return out
+}
+
+var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()

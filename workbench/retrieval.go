@@ -29,8 +29,14 @@ import (
 // the experiment's metrics.csv, summary.md and figures from every finished run.
 func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Writer) error {
 	begin := time.Now()
+	if err := addFinishedSeeds(raw, cfg); err != nil {
+		return err
+	}
 	runs, err := plan(raw, cfg)
 	if err != nil {
+		return err
+	}
+	if err := checkOnly(runs, o); err != nil {
 		return err
 	}
 	switch {
@@ -263,7 +269,7 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 	}
 	// The checkpoint has served: the run's model.bin is saved and its record complete (the
 	// scheduler writes it next; a run killed in between trains again).
-	if err := os.Remove(r.checkpointPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := r.removeCheckpoint(); err != nil {
 		return nil, err
 	}
 	rec.Train, rec.Curve = summary, curve
@@ -324,6 +330,9 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 		return trainSummary{}, nil, err
 	}
 	if err := usableCheckpoint(r, progress); err != nil {
+		return trainSummary{}, nil, err
+	}
+	if err := r.checkCheckpoint(); err != nil {
 		return trainSummary{}, nil, err
 	}
 	if exists(r.checkpointPath()) {

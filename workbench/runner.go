@@ -108,7 +108,7 @@ func plan(raw, cfg *Config) ([]plannedRun, error) {
 		if err != nil {
 			return nil, err
 		}
-		runs[i] = plannedRun{cell: c, cfg: rc, hash: h, trainHash: th, dir: filepath.Join(cfg.Out, "runs", c.ID)}
+		runs[i] = plannedRun{cell: c, cfg: rc, hash: h, trainHash: th, dir: runDir(cfg.Out, c)}
 	}
 	return runs, nil
 }
@@ -145,6 +145,7 @@ func (r plannedRun) record() (*runRecord, error) {
 	if err != nil {
 		return nil, err
 	}
+	rec.ID, rec.Group = r.ID, r.Group // a run found under its legacy id (see runDir)
 	return &rec, nil
 }
 

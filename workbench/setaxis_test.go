@@ -1,6 +1,11 @@
 package workbench
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -77,5 +82,222 @@ values = [[0.01, 0.05], [0.02, 0.1], [0.03, 0.1]]
 				t.Errorf("runs\n%s\nwant\n%s", strings.Join(ids, "\n"), strings.Join(tt.ids, "\n"))
 			}
 		})
+	}
+}
+
+// TestOnlyMatchingNothing: -only matching no run is an error naming the closest ids, and
+// nothing is written: the output folder is not created, hence not bound to the config.
+func TestOnlyMatchingNothing(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"run", nil},
+		{"list", []string{"-list"}},
+		{"shard", []string{"-shard", "0/2"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"-config", smokeConfig, "-out", out, "-only", "variant=lgoq"}, tt.args...)
+			_, err := runCommand(t, args...)
+			want := `-only "variant=lgoq" matches none of the grid's 4 runs; the closest ids are:
+  variant=logq,seed=1
+  variant=logq,seed=2
+  variant=plain,seed=1`
+			if err == nil || err.Error() != want {
+				t.Errorf("error %v, want %q", err, want)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the output folder: %v, want it absent", err)
+			}
+		})
+	}
+}
+
+// TestRunIDs: ids leave out empty values, and name a key by its whole path where its last
+// component is ambiguous across the config's settings, so that grids over different keys never
+// share a run folder; LegacyID is the id of earlier versions, for folders they wrote.
+func TestRunIDs(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		axes        []Axis
+		ids, legacy []string
+	}{
+		{"unambiguous", []Axis{{Key: "loss.variant", Values: []any{"plain"}}},
+			[]string{"variant=plain,seed=1"}, []string{"variant=plain,seed=1"}},
+		{"empty value left out", []Axis{{Keys: []string{"loss.variant", "loss.logq_probability"}, Values: []any{[]any{"full", ""}, []any{"logq", "inclusion"}}}},
+			[]string{"variant=full,seed=1", "variant=logq,logq_probability=inclusion,seed=1"},
+			[]string{"variant=full,logq_probability=,seed=1", "variant=logq,logq_probability=inclusion,seed=1"}},
+		{"estimator.alpha", []Axis{{Key: "estimator.alpha", Values: []any{0.5}}},
+			[]string{"alpha=0.5,seed=1"}, []string{"alpha=0.5,seed=1"}},
+		{"a loss option is named by its path", []Axis{{Key: "loss.options.alpha", Values: []any{0.5}}},
+			[]string{"loss.options.alpha=0.5,seed=1"}, []string{"alpha=0.5,seed=1"}},
+		{"ambiguous across the config", []Axis{{Key: "estimator.kind", Values: []any{"exact"}}},
+			[]string{"estimator.kind=exact,seed=1"}, []string{"kind=exact,seed=1"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cells, err := expand(tt.axes, []int64{1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids, legacy []string
+			for _, c := range cells {
+				ids, legacy = append(ids, c.ID), append(legacy, c.LegacyID)
+			}
+			if strings.Join(ids, " ") != strings.Join(tt.ids, " ") || strings.Join(legacy, " ") != strings.Join(tt.legacy, " ") {
+				t.Errorf("ids %v (legacy %v), want %v (legacy %v)", ids, legacy, tt.ids, tt.legacy)
+			}
+		})
+	}
+}
+
+// TestLegacyRunFolderFound: a run finished under the id of an earlier version (with an empty
+// value in it) is found and not run again, reported under its new id.
+func TestLegacyRunFolderFound(t *testing.T) {
+	out := t.TempDir()
+	args := []string{"-config", smokeConfig, "-out", out, "-set", "seeds=[1]", "-set", "loss.variant=plain",
+		"-set", `loss.logq_probability=[""]`}
+	if _, err := runCommand(t, args...); err != nil {
+		t.Fatal(err)
+	}
+	newDir := filepath.Join(out, "runs", "variant=plain,seed=1")
+	oldDir := filepath.Join(out, "runs", "variant=plain,logq_probability=,seed=1")
+	if err := os.Rename(newDir, oldDir); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := runCommand(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stdout, "finished in") {
+		t.Errorf("the run under its legacy id was run again:\n%s", stdout)
+	}
+	if _, err := os.Stat(newDir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a folder under the new id was made: %v", err)
+	}
+	csv, err := os.ReadFile(filepath.Join(out, "metrics.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(csv), "\n\"variant=plain,seed=1\",1,") {
+		t.Errorf("metrics.csv does not name the run by its new id:\n%.300s", csv)
+	}
+}
+
+// TestAddedSeedKept: a seed added with -set seeds=... stays in the folder: -report (and a later
+// run) without that -set keeps its runs in metrics.csv and its seed in the folder's config.toml.
+func TestAddedSeedKept(t *testing.T) {
+	out := t.TempDir()
+	base := []string{"-config", smokeConfig, "-out", out, "-set", "loss.variant=plain"}
+	for _, args := range [][]string{base, append(slices.Clone(base), "-set", "seeds=[1,2,3]"), append(slices.Clone(base), "-report")} {
+		if _, err := runCommand(t, args...); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+	csv, err := os.ReadFile(filepath.Join(out, "metrics.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"variant=plain,seed=1", "variant=plain,seed=2", "variant=plain,seed=3"} {
+		if !strings.Contains(string(csv), "\n\""+id+"\",") {
+			t.Errorf("metrics.csv has no rows of %s", id)
+		}
+	}
+	conf, err := os.ReadFile(filepath.Join(out, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(conf), "seeds = [1, 2, 3]") {
+		t.Errorf("the folder's config.toml lost the added seed:\n%s", conf)
+	}
+}
+
+// TestOptionsPerVariant: [loss.options.<variant>] gives a registered variant its options in a
+// grid with built-in variants, from the file and from -set; each run resolves to its own
+// variant's options only (defaults none here: scaled_plain's factor has no default).
+func TestOptionsPerVariant(t *testing.T) {
+	body := "seeds = [1]\n[data]\nsource = \"synthetic\"\n[loss.options.scaled_plain]\nfactor = 2.5\n" +
+		"[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\", \"scaled_plain\"]\n"
+	for _, tt := range []struct {
+		name string
+		sets []string
+		want any // scaled_plain's factor
+		err  string
+	}{
+		{"file", nil, 2.5, ""},
+		{"set", []string{"loss.options.scaled_plain.factor=4"}, 4.0, ""},
+		{"type error", []string{"loss.options.scaled_plain.factor=\"big\""}, nil, "options: variant scaled_plain"},
+		{"built-in variant", []string{"loss.options.logq.alpha=1"}, nil, "options.logq: variant logq is built in and has no options"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, cfg, err := parseConfig("grid.toml", []byte(body), tt.sets)
+			var runs []plannedRun
+			if err == nil {
+				runs, err = plan(raw, cfg)
+			}
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(runs) != 2 {
+				t.Fatalf("%d runs, want 2", len(runs))
+			}
+			if o := runs[0].cfg.Loss.Options; o != nil {
+				t.Errorf("the plain run has options %v", o)
+			}
+			if got := runs[1].cfg.Loss.Options; len(got) != 1 || got["factor"] != tt.want {
+				t.Errorf("the scaled_plain run has options %v, want factor = %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestOptionErrorLine: a wrongly typed option is reported at its own line of the file, in a
+// [loss.options] table and in a variant's own table; given with -set, without a line.
+func TestOptionErrorLine(t *testing.T) {
+	for _, tt := range []struct {
+		name, body string
+		sets       []string
+		want       string
+	}{
+		{"options table", "seeds = [1]\n[loss]\nvariant = \"scaled_plain\"\n\n[loss.options]\nfactor = \"big\"\n", nil,
+			"grid.toml:6: loss.options: variant scaled_plain: incompatible types"},
+		{"variant's table", "[loss]\nvariant = \"scaled_plain\"\n[loss.options.scaled_plain]\n# the factor\nfactor = \"big\"\n", nil,
+			"grid.toml:5: loss.options: variant scaled_plain: incompatible types"},
+		{"-set", "[loss]\nvariant = \"scaled_plain\"\n[loss.options]\nfactor = 2.0\n", []string{`loss.options.factor="big"`},
+			"grid.toml: loss.options: variant scaled_plain: incompatible types"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := parseConfig("grid.toml", []byte(tt.body), tt.sets)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("error %v, want it to begin %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestForeignFolderRefused: an output folder that holds files the workbench did not write, and
+// no training.settings, is refused before anything is written into it.
+func TestForeignFolderRefused(t *testing.T) {
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runCommand(t, "-config", smokeConfig, "-out", out, "-set", "seeds=[1]", "-set", "loss.variant=plain")
+	want := out + " is not a results folder of the workbench (it holds notes.txt and no training.settings)"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("error %v, want it to begin %q", err, want)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Errorf("the folder now holds %d files, want only notes.txt", len(entries))
 	}
 }

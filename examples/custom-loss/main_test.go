@@ -103,6 +103,18 @@ func TestUnknownOption(t *testing.T) {
 	}
 }
 
+// TestZeroAlpha: alpha = 0, which the options' Resolve would replace by its
+// default 1, is an error rather than silently 1.
+func TestZeroAlpha(t *testing.T) {
+	cmd := exec.Command(build(t), "-config", smokeConfig(t), "-out", t.TempDir(), "-set", "loss.variant=logq_tempered",
+		"-set", "loss.options.alpha=0")
+	b, err := cmd.CombinedOutput()
+	want := "loss.options.alpha: 0 is not allowed (omit the key for the default 1)"
+	if err == nil || !strings.Contains(string(b), want) {
+		t.Errorf("got %v\n%s\nwant an error containing %q", err, b, want)
+	}
+}
+
 // TestREADMEShowsThisProgram: the README's "Adding a loss variant" shows this program's
 // expression and main, line for line (comments aside), so that following the README is
 // following the program this package's tests build and train.

@@ -19,7 +19,11 @@ type UnknownError struct {
 const UnknownPrefix = "unknown "
 
 func (e *UnknownError) Error() string {
-	return fmt.Sprintf("%s%q (allowed: %s)", UnknownPrefix, e.Value, strings.Join(e.Allowed, ", "))
+	msg := fmt.Sprintf("%s%q (allowed: %s)", UnknownPrefix, e.Value, strings.Join(e.Allowed, ", "))
+	if m := meant(e.Value, e.Allowed); m != "" {
+		msg += "; " + m
+	}
+	return msg
 }
 
 // Names returns the names of an enum's values as strings, in order.
