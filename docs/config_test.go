@@ -261,7 +261,8 @@ func collect() ([]section, error) {
 // collector reads the packages' sources once each.
 type collector struct {
 	src      map[string]*pkgSource
-	resolved map[string]any // by dotted key, see resolvedDefaults
+	resolved map[string]any          // by dotted key, see resolvedDefaults
+	open     map[reflect.Type]string // the table types walk is inside, by their key
 }
 
 // walk adds the keys of struct type t, whose table is prefix (empty at the top), to sec, and
@@ -301,8 +302,20 @@ func (c *collector) walk(t reflect.Type, prefix, affects string, sec *section, t
 			if array {
 				sub.name = "[[" + key + "]]"
 			}
+			if outer, ok := c.open[ft]; ok {
+				// A table nested in a table of its own type (a mixture's [[sampler.of]] are samplers).
+				sub.doc = strings.TrimSpace(sub.doc + " Each has the keys of [" + outer + "].")
+				*tables = append(*tables, sub)
+				continue
+			}
+			if c.open == nil {
+				c.open = map[reflect.Type]string{}
+			}
+			c.open[ft] = key
 			var subs []section
-			if err := c.walk(ft, key, aff, &sub, &subs); err != nil {
+			err = c.walk(ft, key, aff, &sub, &subs)
+			delete(c.open, ft)
+			if err != nil {
 				return err
 			}
 			*tables = append(*tables, sub)

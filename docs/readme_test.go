@@ -242,8 +242,9 @@ func TestREADMEOwnInteractions(t *testing.T) {
 	for _, r := range rows[1:] {
 		runs[r[0]] = true
 	}
-	if len(runs) != 9 {
-		t.Errorf("metrics.csv has %d runs, want 3 variants × 3 seeds: %v", len(runs), runs)
+	// Besides the trained runs, every summary has the sanity baselines' rows.
+	if len(runs) != 9+2 || !runs["most_popular"] || !runs["random"] {
+		t.Errorf("metrics.csv has %d runs, want 3 variants × 3 seeds and the most_popular and random baselines: %v", len(runs), runs)
 	}
 }
 

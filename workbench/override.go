@@ -249,8 +249,16 @@ func badType(v reflect.Value, x any) error {
 
 // keysOf lists the dotted keys of the settings of the struct type t under prefix, tables
 // (structs, and the elements of arrays of tables) included: the names an unknown key is compared
-// with for "did you mean".
+// with for "did you mean". A table type nested in itself (a mixture's [[sampler.of]] are samplers)
+// is listed once, at its first level.
 func keysOf(t reflect.Type, prefix string) []string {
+	return keysOfIn(t, prefix, map[reflect.Type]bool{})
+}
+
+// keysOfIn is keysOf that skips the table types in open, those of the tables it is inside.
+func keysOfIn(t reflect.Type, prefix string, open map[reflect.Type]bool) []string {
+	open[t] = true
+	defer delete(open, t)
 	var out []string
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -263,8 +271,8 @@ func keysOf(t reflect.Type, prefix string) []string {
 		if ft.Kind() == reflect.Slice {
 			ft = ft.Elem()
 		}
-		if ft.Kind() == reflect.Struct && !reflect.PointerTo(ft).Implements(textUnmarshaler) {
-			out = append(out, keysOf(ft, key+".")...)
+		if ft.Kind() == reflect.Struct && !open[ft] && !reflect.PointerTo(ft).Implements(textUnmarshaler) {
+			out = append(out, keysOfIn(ft, key+".", open)...)
 		}
 	}
 	return out
