@@ -265,6 +265,10 @@ func TestRestartedContainerTrainsItsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := smokeRunIDs[0] // position 0: shard 0/2
+	// The other task of the array ran first, so the folder is the workbench's.
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-shard", "1/2"); err != nil {
+		t.Fatal(err)
+	}
 	earlier := owner{Host: host, PID: os.Getpid(), Process: "before the restart", Token: "t"}
 	if err := writeJSON(filepath.Join(dir, "runs", id, "claim.json"), earlier); err != nil {
 		t.Fatal(err)
