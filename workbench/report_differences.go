@@ -88,14 +88,16 @@ func comparisons(rs ReportSettings, groups []string) (out []comparison, alone []
 		return nil, nil, fmt.Errorf("report.baseline: %w", err)
 	}
 	if len(spec) > 0 {
-		var first map[string]string
-		if len(groups) > 0 {
-			first = groupSettings(groups[0])
+		// Run ids leave out empty values, so an axis is a key of any group, and a key a group
+		// lacks has the empty value.
+		axes := map[string]string{}
+		for _, g := range groups {
+			maps.Copy(axes, groupSettings(g))
 		}
 		for _, kv := range spec {
-			if _, ok := first[kv[0]]; !ok {
+			if _, ok := axes[kv[0]]; !ok {
 				return nil, nil, fmt.Errorf("report.baseline: %q is not an axis of the grid (its axes, as in run ids: %s)",
-					kv[0], strings.Join(slices.Sorted(maps.Keys(first)), ", "))
+					kv[0], strings.Join(slices.Sorted(maps.Keys(axes)), ", "))
 			}
 		}
 		isBase := func(g string) bool {
@@ -125,8 +127,8 @@ func comparisons(rs ReportSettings, groups []string) (out []comparison, alone []
 			for _, b := range bases {
 				bm := groupSettings(b)
 				same := true
-				for k, v := range m {
-					if !specHas(spec, k) && bm[k] != v {
+				for k := range axes {
+					if !specHas(spec, k) && bm[k] != m[k] {
 						same = false
 						break
 					}
