@@ -4,7 +4,7 @@
 // once, has m/M expected copies among a row's negatives: the per-draw q = 1/M, as for the
 // uniform sampler with replacement, whose p = 1 − (1 − 1/M)^m is smaller.
 //
-//	go run ./examples/custom-sampler -config configs/smoke.toml -set sampler.kind=distinct_uniform -set sampler.negatives=32
+//	go run ./examples/custom-sampler -config configs/smoke.toml -set sampler.kind=distinct_uniform -set sampler.negatives=32 -out results/custom-sampler
 package main
 
 import (

@@ -25,7 +25,7 @@ func TestUnmarshal(t *testing.T) {
 		{"red", "red", ""},
 		{"blue", "blue", ""},
 		{"", "", ""},
-		{"Red", "green", `unknown "Red" (allowed: red, blue)`},
+		{"Red", "green", `unknown "Red" (allowed: red, blue); did you mean red?`},
 	} {
 		t.Run(tt.text, func(t *testing.T) {
 			c := color("green")
