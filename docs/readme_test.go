@@ -20,7 +20,7 @@ import (
 var notRun = map[string]string{
 	"go run ./experiments -config configs/movielens.toml": "40 s of training on 2 cores; the smoke run covers the same stages",
 	"go run ./experiments -config configs/wiki.toml":      "the 12-minute main job",
-	"go test ./...": "the whole test suite, this test included (13 min)",
+	"go test ./...": "the whole test suite, this test included (4 min)",
 	"launch/slurm-submit.sh configs/delicious.toml":                          "needs a Slurm cluster; .ci/slurm-e2e.sh submits the smoke config with it",
 	"kubectl apply -f launch/k8s-indexed-job.yaml":                           "needs a Kubernetes cluster",
 	"kubectl wait --for=condition=complete --timeout=24h job/workbench-grid": "needs a Kubernetes cluster",
