@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -60,11 +59,8 @@ func Register(name string, v Custom) error {
 	if v.Expr == nil {
 		return fmt.Errorf("losses: variant %s has no Expr", name)
 	}
-	if v.Options != nil {
-		if o := v.Options(); o == nil || reflect.TypeOf(o).Kind() != reflect.Pointer ||
-			reflect.TypeOf(o).Elem().Kind() != reflect.Struct {
-			return fmt.Errorf("losses: variant %s: Options must return a pointer to a struct, got %T", name, o)
-		}
+	if err := setting.CheckOptionsFunc("losses: variant "+name, v.Options); err != nil {
+		return err
 	}
 	if isBuiltin(Variant(name)) {
 		return fmt.Errorf("losses: variant %s is built in", name)

@@ -3,7 +3,6 @@ package samplers
 import (
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -40,11 +39,8 @@ func Register(name string, c Custom) error {
 	if c.New == nil {
 		return fmt.Errorf("samplers: sampler %s has no New", name)
 	}
-	if c.Options != nil {
-		if o := c.Options(); o == nil || reflect.TypeOf(o).Kind() != reflect.Pointer ||
-			reflect.TypeOf(o).Elem().Kind() != reflect.Struct {
-			return fmt.Errorf("samplers: sampler %s: Options must return a pointer to a struct, got %T", name, o)
-		}
+	if err := setting.CheckOptionsFunc("samplers: sampler "+name, c.Options); err != nil {
+		return err
 	}
 	if slices.Contains(builtins, Kind(name)) {
 		return fmt.Errorf("samplers: sampler %s is built in", name)

@@ -66,3 +66,17 @@ func optionKeys(opts any) []string {
 	}
 	return keys
 }
+
+// CheckOptionsFunc checks the Options function of a registered variant or sampler (owner names it
+// in the error, e.g. "losses: variant logq_tempered"): nil (no options) or a function returning a
+// pointer to a struct, which DecodeOptions decodes into.
+func CheckOptionsFunc(owner string, options func() any) error {
+	if options == nil {
+		return nil
+	}
+	if o := options(); o == nil || reflect.TypeOf(o).Kind() != reflect.Pointer ||
+		reflect.TypeOf(o).Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("%s: Options must return a pointer to a struct, got %T", owner, o)
+	}
+	return nil
+}
