@@ -3,10 +3,6 @@ package losses
 import (
 	"bytes"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
-	"sync"
 
 	"github.com/BurntSushi/toml"
 	"gorgonia.org/gorgonia"
@@ -42,54 +38,28 @@ type Custom struct {
 // registry holds the variants added with Register. It is process-wide
 // because a program registers its variants before handing its arguments to
 // the workbench's command (workbench.Main), whose config decoding and runs
-// must then see them by name; the mutex makes Register safe to call from
-// init functions and goroutines. Names are unique and never replaced.
-var registry = struct {
-	sync.Mutex
-	m map[Variant]Custom
-}{m: map[Variant]Custom{}}
+// must then see them by name. Names are unique and never replaced.
+var registry setting.Registry[Variant, Custom]
 
 // Register adds a loss variant under name, to be selected with
 // loss.variant = name. The name must be lower-case snake_case, not a
 // built-in variant's and not registered before; v.Expr must be set.
 func Register(name string, v Custom) error {
-	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
-		return fmt.Errorf("losses: variant name %q must be non-empty lower-case snake_case", name)
-	}
 	if v.Expr == nil {
 		return fmt.Errorf("losses: variant %s has no Expr", name)
 	}
 	if err := setting.CheckOptionsFunc("losses: variant "+name, v.Options); err != nil {
 		return err
 	}
-	if isBuiltin(Variant(name)) {
-		return fmt.Errorf("losses: variant %s is built in", name)
-	}
-	registry.Lock()
-	defer registry.Unlock()
-	if _, ok := registry.m[Variant(name)]; ok {
-		return fmt.Errorf("losses: variant %s is already registered", name)
-	}
-	registry.m[Variant(name)] = v
-	return nil
+	return registry.Add("losses: variant", name, variantNames, v)
 }
 
 // registered returns the variant added under name, if any.
-func registered(name Variant) (Custom, bool) {
-	registry.Lock()
-	defer registry.Unlock()
-	v, ok := registry.m[name]
-	return v, ok
-}
+func registered(name Variant) (Custom, bool) { return registry.Get(name) }
 
 // Variants returns the names of every variant: the built-in ones in their
 // documented order, then the registered ones sorted.
-func Variants() []Variant {
-	registry.Lock()
-	extra := slices.Sorted(maps.Keys(registry.m))
-	registry.Unlock()
-	return append(slices.Clone(variantNames), extra...)
-}
+func Variants() []Variant { return registry.Names(variantNames) }
 
 // decodeOptions decodes s.Options strictly into the options struct of a
 // registered variant (nil for a variant without options). Errors start with

@@ -73,9 +73,7 @@ func registerForTest(t *testing.T, name string, v Custom) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		registry.Lock()
-		delete(registry.m, Variant(name))
-		registry.Unlock()
+		registry.Remove(Variant(name))
 	})
 }
 

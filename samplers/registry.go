@@ -2,10 +2,6 @@ package samplers
 
 import (
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
-	"sync"
 
 	"github.com/samplingbias/workbench/internal/setting"
 )
@@ -25,51 +21,26 @@ type Custom struct {
 // registry holds the samplers added with Register. It is process-wide because a program registers
 // its samplers before handing its arguments to the workbench's command (workbench.Main), whose
 // config decoding must then see them by name; names are unique and never replaced.
-var registry = struct {
-	sync.Mutex
-	m map[Kind]Custom
-}{m: map[Kind]Custom{}}
+var registry setting.Registry[Kind, Custom]
 
 // Register adds a sampler under name, to be selected with sampler.kind = name. The name must be
 // lower-case snake_case, not a built-in kind's and not registered before; c.New must be set.
 func Register(name string, c Custom) error {
-	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
-		return fmt.Errorf("samplers: name %q must be non-empty lower-case snake_case", name)
-	}
 	if c.New == nil {
 		return fmt.Errorf("samplers: sampler %s has no New", name)
 	}
 	if err := setting.CheckOptionsFunc("samplers: sampler "+name, c.Options); err != nil {
 		return err
 	}
-	if slices.Contains(builtins, Kind(name)) {
-		return fmt.Errorf("samplers: sampler %s is built in", name)
-	}
-	registry.Lock()
-	defer registry.Unlock()
-	if _, ok := registry.m[Kind(name)]; ok {
-		return fmt.Errorf("samplers: sampler %s is already registered", name)
-	}
-	registry.m[Kind(name)] = c
-	return nil
+	return registry.Add("samplers: sampler", name, builtins, c)
 }
 
 // registered returns the sampler added under name, if any.
-func registered(name Kind) (Custom, bool) {
-	registry.Lock()
-	defer registry.Unlock()
-	c, ok := registry.m[name]
-	return c, ok
-}
+func registered(name Kind) (Custom, bool) { return registry.Get(name) }
 
 // Kinds returns the names of every sampler: the built-in ones in their documented order, then the
 // registered ones sorted.
-func Kinds() []Kind {
-	registry.Lock()
-	extra := slices.Sorted(maps.Keys(registry.m))
-	registry.Unlock()
-	return append(slices.Clone(builtins), extra...)
-}
+func Kinds() []Kind { return registry.Names(builtins) }
 
 // decodeOptions decodes s.Options strictly into the options struct of a registered sampler (nil
 // for a sampler without options). Errors start with the key, "options.<key>: ...".
