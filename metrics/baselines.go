@@ -28,8 +28,9 @@ func PopularityRanks(counts []int64) []int32 {
 // whole corpus of len(counts) items by training count (PopularityRanks), the same ranking for
 // every query, unfiltered and unadjusted. It returns Evaluate's Results at τ = 0 (s.LogitAdjust
 // and s.Filter are not used) over all pairs and per slice of itemSlice (nil = "all" only), with
-// the same bootstrap intervals, drawn from seed. It ranks nothing, so it evaluates every test
-// pair whatever s.MaxPairs.
+// the same bootstrap intervals, drawn from seed. Under s.MaxPairs it evaluates the test pairs
+// Evaluate samples with the same seed, so that the baseline and a model's row are measured on
+// the same pairs (and the bootstrap's cost stays that of the model's).
 func MostPopular(ctx context.Context, pairs []Pair, itemSlice []Slice, counts []int64, s Settings, seed int64) ([]Result, error) {
 	s.LogitAdjust, s.Filter = nil, ""
 	if err := s.Resolve(); err != nil {
@@ -43,16 +44,19 @@ func MostPopular(ctx context.Context, pairs []Pair, itemSlice []Slice, counts []
 	if itemSlice != nil && len(itemSlice) != len(counts) {
 		return nil, fmt.Errorf("metrics: len(ItemSlice) = %d, want %d items", len(itemSlice), len(counts))
 	}
+	full := pairs
+	pairs = samplePairs(full, itemSlice, s.MaxPairs, seed)
 	rank := PopularityRanks(counts)
 	ranks := make([]int32, len(pairs))
 	for i, p := range pairs {
 		ranks[i] = rank[p.Item]
 	}
 	res, err := summarize(ctx, ranks, pairs, itemSlice, len(counts), &s, seed)
-	for i := range res {
-		res[i].TestPairs = res[i].Pairs
+	if err != nil {
+		return nil, err
 	}
-	return res, err
+	setTestPairs(res, full, itemSlice)
+	return res, nil
 }
 
 // RandomRecall is the random baseline's Recall@K over n test pairs in a corpus of m items, in

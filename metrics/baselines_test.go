@@ -53,6 +53,54 @@ func TestMostPopularByHand(t *testing.T) {
 	}
 }
 
+// TestMostPopularSampled: under max_pairs the baseline evaluates the pairs Evaluate samples with
+// the same seed (its results equal MostPopular over that sample given explicitly), and records
+// the slices' test pairs before sampling.
+func TestMostPopularSampled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const items, n, keep = 50, 400, 90
+	counts := make([]int64, items)
+	slice := make([]Slice, items)
+	for j := range counts {
+		counts[j] = int64(rng.IntN(100))
+		slice[j] = []Slice{SliceHead, SliceTorso, SliceTail}[j%3]
+	}
+	pairs := make([]Pair, n)
+	for i := range pairs {
+		pairs[i] = Pair{Query: int32(i), Item: int32(rng.IntN(items))}
+	}
+	s := Settings{K: []int{5, 20}, Bootstrap: 50}
+	sampled := s
+	sampled.MaxPairs = keep
+	got, err := MostPopular(context.Background(), pairs, slice, counts, sampled, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := MostPopular(context.Background(), samplePairs(pairs, slice, keep, 7), slice, counts, s, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d results, want %d", len(got), len(want))
+	}
+	before := map[Slice]int{SliceAll: n}
+	for _, p := range pairs {
+		before[slice[p.Item]]++
+	}
+	for i, r := range got {
+		w := want[i]
+		if r.Value != w.Value || r.Lo != w.Lo || r.Hi != w.Hi || r.Pairs != w.Pairs {
+			t.Errorf("%v %v@%d: %+v, want %+v (the same sample)", r.Slice, r.Metric, r.K, r, w)
+		}
+		if r.TestPairs != before[r.Slice] {
+			t.Errorf("%v: TestPairs %d, want %d", r.Slice, r.TestPairs, before[r.Slice])
+		}
+		if r.Slice == SliceAll && r.Pairs != keep {
+			t.Errorf("all: %d pairs evaluated, want %d", r.Pairs, keep)
+		}
+	}
+}
+
 // TestRandomRecall: the closed form K/M against Monte Carlo rankings, and its 95% range holding
 // about 95% of the simulated recalls.
 func TestRandomRecall(t *testing.T) {

@@ -74,12 +74,7 @@ func EvaluateContext(ctx context.Context, in Input, s Settings, seed int64, w io
 		return nil, err
 	}
 	full := in.Pairs
-	if keep := SamplePairs(in.Pairs, in.ItemSlice, s.MaxPairs, seed); keep != nil {
-		in.Pairs = make([]Pair, len(keep))
-		for i, p := range keep {
-			in.Pairs[i] = full[p]
-		}
-	}
+	in.Pairs = samplePairs(full, in.ItemSlice, s.MaxPairs, seed)
 	r, err := newRanker(in, &s)
 	if err != nil {
 		return nil, err
@@ -94,18 +89,36 @@ func EvaluateContext(ctx context.Context, in Input, s Settings, seed int64, w io
 	if err != nil {
 		return nil, err
 	}
-	// The slices' sizes before sampling.
+	setTestPairs(res, full, in.ItemSlice)
+	return res, nil
+}
+
+// samplePairs returns the test pairs an evaluation ranks: SamplePairs' seeded sample of at most
+// maxPairs, or all of them.
+func samplePairs(pairs []Pair, itemSlice []Slice, maxPairs int, seed int64) []Pair {
+	keep := SamplePairs(pairs, itemSlice, maxPairs, seed)
+	if keep == nil {
+		return pairs
+	}
+	out := make([]Pair, len(keep))
+	for i, p := range keep {
+		out[i] = pairs[p]
+	}
+	return out
+}
+
+// setTestPairs records in each result the number of test pairs of its slice before sampling.
+func setTestPairs(res []Result, full []Pair, itemSlice []Slice) {
 	var before [256]int
 	before[SliceAll] = len(full)
-	if in.ItemSlice != nil {
+	if itemSlice != nil {
 		for _, p := range full {
-			before[in.ItemSlice[p.Item]]++
+			before[itemSlice[p.Item]]++
 		}
 	}
 	for i := range res {
 		res[i].TestPairs = before[res[i].Slice]
 	}
-	return res, nil
 }
 
 // report shows the ranking's progress on w, from a goroutine polling r.done, until the
