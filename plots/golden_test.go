@@ -54,10 +54,27 @@ var goldenFigures = []struct {
 	{"tradeoff", func() (*plot.Plot, error) {
 		return Tradeoff(tradeoffSeries(), Labels{X: "Tail Recall@10", Y: "Head Recall@10"}, goldenSettings)
 	}},
+	{"forest", func() (*plot.Plot, error) {
+		return Forest([]string{"head", "torso", "tail", "all"}, forestRows(), Labels{X: "Recall@10 difference (A − B)"}, goldenSettings)
+	}},
 	{"temperature_markers", func() (*plot.Plot, error) {
 		return Lines(temperatureSeries(), Labels{X: "softmax temperature τ", Y: "Recall@50"},
 			LineOptions{LogX: true, Markers: true}, Settings{DPI: goldenSettings.DPI, Font: "sans"})
 	}},
+}
+
+// forestRows are three contrasts by slice: one interval excluding zero in every slice, one
+// crossing it, one with a single seed (no interval) and no tail estimate.
+func forestRows() []ForestRow {
+	nan := math.NaN()
+	return []ForestRow{
+		{Label: "logQ − plain", Mean: []float64{-0.04, 0.05, 0.06, 0.02},
+			Lo: []float64{-0.06, 0.03, 0.04, 0.01}, Hi: []float64{-0.02, 0.07, 0.08, 0.03}},
+		{Label: "in-batch − uniform (importance)", Mean: []float64{0.01, -0.01, 0.0, 0.0},
+			Lo: []float64{-0.02, -0.03, -0.01, -0.01}, Hi: []float64{0.04, 0.01, 0.01, 0.01}},
+		{Label: "full − full at τ_LA = 1", Mean: []float64{0.03, 0.01, nan, 0.01},
+			Lo: []float64{nan, nan, nan, nan}, Hi: []float64{nan, nan, nan, nan}},
+	}
 }
 
 // recallBars is Recall@10 by popularity slice for four variants, with 95% intervals.

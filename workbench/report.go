@@ -356,20 +356,44 @@ func writeRetrievalOutputs(cfg *Config, recs []*runRecord, stdout io.Writer) err
 	if err != nil {
 		return err
 	}
-	diffPath := filepath.Join(cfg.Out, "differences.csv")
-	if len(d.cmps) > 0 {
-		if err := writeAtomic(diffPath, func(w io.Writer) error { return writeDifferencesCSV(w, d) }); err != nil {
-			return err
-		}
-	} else if err := os.Remove(diffPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err // a differences.csv of an earlier report would no longer match summary.md
-	}
-	title := fmt.Sprintf("%s: %s", filepath.Base(cfg.Out), recs[0].Data.Name)
-	if err := writeAtomic(filepath.Join(cfg.Out, "summary.md"), func(w io.Writer) error { return writeSummary(w, title, s, d) }); err != nil {
+	if err := writeOrRemove(filepath.Join(cfg.Out, "differences.csv"), len(d.cmps) > 0, func(w io.Writer) error {
+		return writeDifferencesCSV(w, d)
+	}); err != nil {
 		return err
 	}
-	_, err = drawFigures(cfg.Out, cfg.Plots, retrievalFigures(cfg, recs, s), stdout, true)
+	rows, err := contrasts(cfg.Report, recs, s)
+	if err != nil {
+		return err
+	}
+	if err := writeOrRemove(filepath.Join(cfg.Out, "contrasts.csv"), len(cfg.Report.Contrasts) > 0, func(w io.Writer) error {
+		return writeContrastsCSV(w, rows, cfg.Report.Adjust)
+	}); err != nil {
+		return err
+	}
+	title := fmt.Sprintf("%s: %s", filepath.Base(cfg.Out), recs[0].Data.Name)
+	if err := writeAtomic(filepath.Join(cfg.Out, "summary.md"), func(w io.Writer) error {
+		if err := writeSummary(w, title, s, d); err != nil {
+			return err
+		}
+		writeContrastsSummary(w, s, rows, cfg.Report)
+		return nil
+	}); err != nil {
+		return err
+	}
+	_, err = drawFigures(cfg.Out, cfg.Plots, append(retrievalFigures(cfg, recs, s), contrastFigures(s, rows)...), stdout, true)
 	return err
+}
+
+// writeOrRemove writes the file at path with write when want, and otherwise removes it: a file
+// of an earlier report would no longer match summary.md.
+func writeOrRemove(path string, want bool, write func(io.Writer) error) error {
+	if want {
+		return writeAtomic(path, write)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // checkReport checks, once the grid is planned and before anything trains, what the report
@@ -412,11 +436,14 @@ func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 	if err := checkLabels(cfg.Plots.Labels, groups); err != nil {
 		return err
 	}
+	s := summarize(recs, cfg.Plots.Labels)
+	if _, err := contrastCellsOf(cfg.Report.Contrasts, groups, s.taus, s.refTau()); err != nil {
+		return err
+	}
 	if len(groups) > plots.DistinctSeries {
 		fmt.Fprintf(stdout, "warning: %d cells: in the figures, cells more than %d apart share colour and pattern; "+
 			"summary.md and metrics.csv tell them apart\n", len(groups), plots.DistinctSeries)
 	}
-	s := summarize(recs, cfg.Plots.Labels)
 	_, err = drawFigures(cfg.Out, cfg.Plots, retrievalFigures(cfg, recs, s), stdout, false)
 	return err
 }

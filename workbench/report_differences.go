@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	isetting "github.com/samplingbias/workbench/internal/setting"
 	"github.com/samplingbias/workbench/metrics"
 )
 
@@ -26,13 +27,51 @@ type ReportSettings struct {
 	// AllPairs compares every pair of cells in the same way, each cell against every cell
 	// listed before it in the grid. Default false.
 	AllPairs bool `toml:"all_pairs"`
+	// Contrasts are the named contrasts ([[report.contrast]]) written to contrasts.csv,
+	// summary.md and contrasts_at_K.png. Default none.
+	Contrasts []Contrast `toml:"contrast"`
+	// Adjust is how the contrasts' p-values are adjusted for multiple comparisons, over the
+	// family of every contrast row at the same slice, metric and K: "none" or "holm" (Holm
+	// 1979). Default DefaultAdjust.
+	Adjust Adjust `toml:"adjust"`
 }
 
-// Resolve checks the syntax of s; Baseline is checked against the grid by checkReport, once the
-// grid is planned.
+// Adjust is a multiple-comparison adjustment of the contrasts, ReportSettings.Adjust.
+type Adjust string
+
+// Adjustments (see ReportSettings.Adjust).
+const (
+	AdjustNone Adjust = "none"
+	AdjustHolm Adjust = "holm"
+)
+
+// DefaultAdjust is the adjustment of ReportSettings' zero value: none.
+const DefaultAdjust = AdjustNone
+
+var adjustments = []Adjust{AdjustNone, AdjustHolm}
+
+// UnmarshalText sets a from its name; an unknown name is an error that lists the allowed ones.
+func (a *Adjust) UnmarshalText(b []byte) error { return isetting.Unmarshal(a, b, adjustments) }
+
+// Resolve checks the syntax of s and fills its defaults; Baseline and the contrasts' cells are
+// checked against the grid by checkReport, once the grid is planned.
 func (s *ReportSettings) Resolve() error {
 	if _, err := parseCellSpec(s.Baseline); err != nil {
 		return fmt.Errorf("baseline: %w", err)
+	}
+	isetting.Default(&s.Adjust, DefaultAdjust)
+	if err := isetting.OneOf("adjust", s.Adjust, adjustments); err != nil {
+		return err
+	}
+	for i := range s.Contrasts {
+		if err := s.Contrasts[i].resolve(); err != nil {
+			return fmt.Errorf("contrast[%d]: %w", i, err)
+		}
+		for j := range i {
+			if s.Contrasts[j].Name == s.Contrasts[i].Name {
+				return fmt.Errorf("contrast[%d]: name: %q is also the name of contrast[%d]", i, s.Contrasts[i].Name, j)
+			}
+		}
 	}
 	return nil
 }
@@ -172,10 +211,12 @@ type diffKey struct {
 }
 
 // difference is the mean over common seeds of cell − baseline with its 95% Student-t interval
-// (Lo = Hi = NaN for a single common seed).
+// (Lo = Hi = NaN for a single common seed) and the two-sided p-value of the paired t-test (NaN
+// for a single common seed).
 type difference struct {
 	Mean, Lo, Hi float64
 	N            int
+	P            float64
 }
 
 // excludesZero reports whether the interval of d lies entirely on one side of zero.
@@ -215,58 +256,71 @@ func compare(rs ReportSettings, recs []*runRecord, groups []string) (*difference
 // cells report, the differences paired by seed over the seeds both cells ran. A coordinate with
 // no common seed is left out.
 func pairedDifferences(recs []*runRecord, cmps []comparison) (map[diffKey]difference, []diffKey) {
-	bySeed := map[string]map[int64]map[coord]float64{} // group -> seed -> value
-	var order []coord                                  // first-seen order of coordinates
-	seenKey := map[coord]bool{}
+	sv := newSeedValues(recs)
+	out := map[diffKey]difference{}
+	var keys []diffKey
+	for _, c := range cmps {
+		for _, k := range sv.order {
+			if d, ok := sv.paired(c.Cell, k, c.Base, k); ok {
+				dk := diffKey{c, k}
+				out[dk] = d
+				keys = append(keys, dk)
+			}
+		}
+	}
+	return out, keys
+}
+
+// seedValues are the results of finished runs by group, seed and coordinate, with the groups'
+// seeds in record order and the coordinates in first-seen order.
+type seedValues struct {
+	values map[string]map[int64]map[coord]float64
+	seeds  map[string][]int64
+	order  []coord
+}
+
+func newSeedValues(recs []*runRecord) *seedValues {
+	sv := &seedValues{values: map[string]map[int64]map[coord]float64{}, seeds: map[string][]int64{}}
+	seen := map[coord]bool{}
 	for _, rec := range recs {
-		if bySeed[rec.Group] == nil {
-			bySeed[rec.Group] = map[int64]map[coord]float64{}
+		if sv.values[rec.Group] == nil {
+			sv.values[rec.Group] = map[int64]map[coord]float64{}
 		}
 		vals := map[coord]float64{}
 		for _, r := range rec.Results {
 			k := coordOf(r)
 			vals[k] = r.Value
-			if !seenKey[k] {
-				seenKey[k] = true
-				order = append(order, k)
+			if !seen[k] {
+				seen[k] = true
+				sv.order = append(sv.order, k)
 			}
 		}
-		bySeed[rec.Group][rec.Seed] = vals
+		sv.values[rec.Group][rec.Seed] = vals
+		sv.seeds[rec.Group] = append(sv.seeds[rec.Group], rec.Seed)
 	}
-	out := map[diffKey]difference{}
-	var keys []diffKey
-	for _, c := range cmps {
-		cell, base := bySeed[c.Cell], bySeed[c.Base]
-		var seeds []int64 // in the cell's record order
-		for _, rec := range recs {
-			if rec.Group == c.Cell {
-				if _, ok := base[rec.Seed]; ok {
-					seeds = append(seeds, rec.Seed)
-				}
-			}
-		}
-		for _, k := range order {
-			var d []float64
-			for _, s := range seeds {
-				a, okA := cell[s][k]
-				b, okB := base[s][k]
-				if okA && okB {
-					d = append(d, a-b)
-				}
-			}
-			if len(d) == 0 {
-				continue
-			}
-			mean, lo, hi := metrics.MeanCI(d)
-			if len(d) < 2 {
-				lo, hi = math.NaN(), math.NaN()
-			}
-			dk := diffKey{c, k}
-			out[dk] = difference{mean, lo, hi, len(d)}
-			keys = append(keys, dk)
+	return sv
+}
+
+// paired returns the mean over the seeds both groups ran of a's value at ka − b's value at kb,
+// with its 95% Student-t interval (NaN for one seed), the t-test's two-sided p-value (NaN for
+// one seed) and the per-seed differences; false when no seed has both values.
+func (sv *seedValues) paired(a string, ka coord, b string, kb coord) (difference, bool) {
+	var d []float64
+	for _, seed := range sv.seeds[a] {
+		x, okA := sv.values[a][seed][ka]
+		y, okB := sv.values[b][seed][kb]
+		if okA && okB {
+			d = append(d, x-y)
 		}
 	}
-	return out, keys
+	if len(d) == 0 {
+		return difference{}, false
+	}
+	mean, lo, hi := metrics.MeanCI(d)
+	if len(d) < 2 {
+		lo, hi = math.NaN(), math.NaN()
+	}
+	return difference{Mean: mean, Lo: lo, Hi: hi, N: len(d), P: metrics.TTestP(d)}, true
 }
 
 // writeDifferencesCSV writes differences.csv: one row per comparison × τ × slice × metric × K,

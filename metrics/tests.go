@@ -1,0 +1,60 @@
+package metrics
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// TTestP is the two-sided p-value of the one-sample Student t-test of mean 0 over values (paired
+// differences): t = mean/(sd/√n) with n−1 degrees of freedom, the test whose 95% interval
+// MeanCI gives (p < 0.05 exactly when that interval excludes 0). It is NaN for fewer than two
+// values; 0 when they are equal and not 0, 1 when they are all 0.
+func TTestP(values []float64) float64 {
+	n := len(values)
+	if n < 2 {
+		return math.NaN()
+	}
+	mean, sd := stat.MeanStdDev(values, nil)
+	if sd == 0 {
+		if mean == 0 {
+			return 1
+		}
+		return 0
+	}
+	t := math.Abs(mean) / (sd / math.Sqrt(float64(n)))
+	return 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Survival(t)
+}
+
+// Holm returns Holm's (1979) step-down adjusted p-values of a family of hypotheses with p-values
+// p: with the p-values sorted p₍₁₎ ≤ … ≤ p₍ₘ₎, the adjusted p₍ᵢ₎ is max over j ≤ i of
+// min(1, (m−j+1)·p₍ⱼ₎), in the order of p. Rejecting where the adjusted value is below α keeps
+// the family-wise error rate at most α. NaN p-values (untested hypotheses) stay NaN and do not
+// count in m.
+func Holm(p []float64) []float64 {
+	out := make([]float64, len(p))
+	var idx []int
+	for i, v := range p {
+		out[i] = math.NaN()
+		if !math.IsNaN(v) {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case p[a] < p[b]:
+			return -1
+		case p[a] > p[b]:
+			return 1
+		}
+		return 0
+	})
+	m, running := len(idx), 0.0
+	for j, i := range idx {
+		running = max(running, min(1, float64(m-j)*p[i]))
+		out[i] = running
+	}
+	return out
+}

@@ -1,0 +1,197 @@
+package workbench
+
+import (
+	"bytes"
+	"encoding/csv"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/samplingbias/workbench/metrics"
+)
+
+// contrastConfig is configs/smoke.toml with the contrasts of TestContrastsEndToEnd: logq −
+// plain at each temperature (by), and logq at τ_LA = 1 − logq as trained; Holm-adjusted.
+func contrastConfig(t *testing.T, adjust string) string {
+	t.Helper()
+	b := readFile(t, smokeConfig)
+	text := string(b) + `
+[report]
+adjust = "` + adjust + `"
+
+[[report.contrast]]
+name = "logq − plain"
+a = "variant=logq"
+b = "variant=plain"
+by = "temperature"
+
+[[report.contrast]]
+name = "logq adjusted"
+a = "variant=logq,temperature=0.1,la_tau=1"
+b = "variant=logq,temperature=0.1"
+`
+	path := filepath.Join(t.TempDir(), "contrast.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestContrastsEndToEnd: every row of contrasts.csv is the mean of the per-seed differences
+// A − B computed from metrics.csv, with the Student-t interval and p-value of those differences
+// (metrics.MeanCI, metrics.TTestP); Holm's adjusted p-values are those of metrics.Holm over each
+// family (same slice, metric and K), never below the raw ones; summary.md shows the contrasts
+// and says how they were adjusted; a forest plot is drawn for every K.
+func TestContrastsEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runCommand(t, "-config", contrastConfig(t, "holm"), "-out", dir,
+		"-set", "loss.temperature=[0.1,0.2]", "-set", "eval.logit_adjust=[0,1]"); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) [][]string {
+		rows, err := csv.NewReader(bytes.NewReader(readFile(t, filepath.Join(dir, name)))).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	// metrics.csv: run, seed, slice, metric, k, tau, value, variant, temperature.
+	m := read("metrics.csv")
+	col := map[string]int{}
+	for i, h := range m[0] {
+		col[h] = i
+	}
+	type key struct{ variant, temperature, seed, tau, slice, metric, k string }
+	value := map[key]float64{}
+	for _, r := range m[1:] {
+		if r[col["loss.variant"]] == "" { // the sanity baselines' rows
+			continue
+		}
+		v, err := strconv.ParseFloat(r[col["value"]], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		value[key{r[col["loss.variant"]], r[col["loss.temperature"]], r[col["seed"]], r[col["tau"]], r[col["slice"]], r[col["metric"]], r[col["k"]]}] = v
+	}
+	rows := read("contrasts.csv")
+	h := map[string]int{}
+	for i, name := range rows[0] {
+		h[name] = i
+	}
+	num := func(r []string, name string) float64 {
+		v, err := strconv.ParseFloat(r[h[name]], 64)
+		if err != nil {
+			t.Fatalf("%s %q: %v", name, r[h[name]], err)
+		}
+		return v
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-7*math.Max(1, math.Abs(b)) }
+	family := map[[3]string][]int{}
+	// 4 slices × (recall, ndcg at 1 and 10, mrr) × (2 temperatures + 1).
+	if want := 1 + 4*5*3; len(rows) != want {
+		t.Fatalf("contrasts.csv has %d rows, want %d", len(rows), want)
+	}
+	for i, r := range rows[1:] {
+		ga, gb := groupSettings(r[h["a"]]), groupSettings(r[h["b"]])
+		var d []float64
+		for _, seed := range []string{"1", "2"} {
+			ka := key{ga["variant"], ga["temperature"], seed, r[h["a_la_tau"]], r[h["slice"]], r[h["metric"]], r[h["k"]]}
+			kb := key{gb["variant"], gb["temperature"], seed, r[h["b_la_tau"]], r[h["slice"]], r[h["metric"]], r[h["k"]]}
+			a, okA := value[ka]
+			b, okB := value[kb]
+			if !okA || !okB {
+				t.Fatalf("row %v: metrics.csv has no %v or %v", r, ka, kb)
+			}
+			d = append(d, a-b)
+		}
+		mean, lo, hi := metrics.MeanCI(d)
+		if !near(num(r, "mean"), mean) || !near(num(r, "lo"), lo) || !near(num(r, "hi"), hi) || !near(num(r, "p"), metrics.TTestP(d)) {
+			t.Errorf("row %v: want mean %v [%v, %v], p %v from metrics.csv", r, mean, lo, hi, metrics.TTestP(d))
+		}
+		if num(r, "p_adjusted") < num(r, "p") || r[h["adjust"]] != "holm" {
+			t.Errorf("row %v: adjusted p below the raw one, or not holm", r)
+		}
+		fk := [3]string{r[h["slice"]], r[h["metric"]], r[h["k"]]}
+		family[fk] = append(family[fk], i+1)
+	}
+	for fk, idx := range family {
+		if len(idx) != 3 {
+			t.Errorf("family %v has %d rows, want 3", fk, len(idx))
+		}
+		p := make([]float64, len(idx))
+		for j, i := range idx {
+			p[j] = num(rows[i], "p")
+		}
+		for j, q := range metrics.Holm(p) {
+			if got := num(rows[idx[j]], "p_adjusted"); !near(got, q) {
+				t.Errorf("family %v: p_adjusted %v, Holm gives %v", fk, got, q)
+			}
+		}
+	}
+	summary := string(readFile(t, filepath.Join(dir, "summary.md")))
+	for _, want := range []string{"## Contrasts", "Holm's adjustment", "| logq − plain (temperature=0.1) | 2 |",
+		"| logq adjusted | 2 |", "at τ_LA = 1"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("summary.md lacks %q", want)
+		}
+	}
+	for _, k := range []string{"1", "10"} {
+		if _, err := os.Stat(filepath.Join(dir, "contrasts_at_"+k+".png")); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestContrastErrors: a contrast that names no axis, no value, several cells, a strength that
+// was not evaluated, or is malformed is an error naming report.contrast[i] before anything
+// trains.
+func TestContrastErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, contrast, want string
+	}{
+		{"axis", `name = "x"` + "\n" + `a = "loss=logq"` + "\n" + `b = "variant=plain"`,
+			`report.contrast[0] (x): a: "loss" is not an axis of the grid (its axes, as in run ids: variant)`},
+		{"value", `name = "x"` + "\n" + `a = "variant=logq"` + "\n" + `b = "variant=full"`,
+			`report.contrast[0] (x): b: no cell has variant=full (its values: plain, logq)`},
+		{"la_tau", `name = "x"` + "\n" + `a = "variant=logq,la_tau=2"` + "\n" + `b = "variant=plain"`,
+			`report.contrast[0] (x): a: la_tau = 2 was not evaluated (eval.logit_adjust: 0)`},
+		{"by", `name = "x"` + "\n" + `a = "variant=logq"` + "\n" + `b = "variant=plain"` + "\n" + `by = "seed"`,
+			`report.contrast[0] (x): by: "seed" is not an axis of the grid`},
+		{"same", `name = "x"` + "\n" + `a = "variant=logq"` + "\n" + `b = "variant=logq"`,
+			`report.contrast[0]: a and b: the same cell "variant=logq"`},
+		{"repeated name", `name = "x"` + "\n" + `a = "variant=logq"` + "\n" + `b = "variant=plain"` + "\n[[report.contrast]]\n" +
+			`name = "x"` + "\n" + `a = "variant=plain"` + "\n" + `b = "variant=logq"`, `report.contrast[1]: name: "x" is also the name of contrast[0]`},
+		{"no name", `a = "variant=logq"` + "\n" + `b = "variant=plain"`, `report.contrast[0]: name: required`},
+		{"syntax", `name = "x"` + "\n" + `a = "logq"` + "\n" + `b = "variant=plain"`, `report.contrast[0]: a: "logq": want axis=value pairs`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "c.toml")
+			text := string(readFile(t, smokeConfig)) + "\n[[report.contrast]]\n" + tc.contrast + "\n"
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			_, err := runCommand(t, "-config", path, "-out", dir)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
+				t.Error("runs were started")
+			}
+		})
+	}
+}
+
+// TestContrastSelectsSeveral: a cell that matches several cells of a two-axis grid names them.
+func TestContrastSelectsSeveral(t *testing.T) {
+	_, err := contrastCellsOf([]Contrast{{Name: "x", A: "variant=logq", B: "variant=plain"}},
+		[]string{"variant=plain,temperature=0.1", "variant=logq,temperature=0.1", "variant=plain,temperature=0.2", "variant=logq,temperature=0.2"},
+		[]float64{0}, 0)
+	want := `report.contrast[0] (x): a: "variant=logq" selects 2 cells (variant=logq,temperature=0.1; variant=logq,temperature=0.2); give the other axes' values too`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
