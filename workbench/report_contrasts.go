@@ -29,7 +29,8 @@ type Contrast struct {
 	A string `toml:"a"`
 	B string `toml:"b"`
 	// By names an axis over whose values the contrast is repeated, each value added to both A
-	// and B (e.g. by = "weighting": in_batch − uniform at each weighting). Default "": once.
+	// and B (e.g. by = "weighting": in_batch − uniform at each weighting); a value at which A or
+	// B has no cell is left out (e.g. the full softmax, which has no sampler). Default "": once.
 	By string `toml:"by"`
 }
 
@@ -168,6 +169,8 @@ func contrastCellsOf(cs []Contrast, groups []string, taus []float64, ref float64
 			}
 			sides[j] = side
 		}
+		found := 0
+	byValue:
 		for _, bv := range byValues {
 			var cells [2]string
 			for j, side := range sides {
@@ -181,6 +184,9 @@ func contrastCellsOf(cs []Contrast, groups []string, taus []float64, ref float64
 					if !slices.ContainsFunc(spec, func(kv [2]string) bool { return m[kv[0]] != kv[1] }) {
 						match = append(match, g)
 					}
+				}
+				if len(match) == 0 && c.By != "" {
+					continue byValue // a value of the by axis without one of the cells
 				}
 				if len(match) != 1 {
 					what := "no cell"
@@ -199,6 +205,10 @@ func contrastCellsOf(cs []Contrast, groups []string, taus []float64, ref float64
 				return nil, fmt.Errorf("%s: a and b select the same cell %s", where, cells[0])
 			}
 			out = append(out, contrastCells{name: c.Name, by: c.By, byValue: bv, a: cells[0], b: cells[1], tauA: sides[0].laTau, tauB: sides[1].laTau})
+			found++
+		}
+		if found == 0 {
+			return nil, fmt.Errorf("%s: no value of %s has both a cell %q and a cell %q", where, c.By, c.A, c.B)
 		}
 	}
 	return out, nil
