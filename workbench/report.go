@@ -165,7 +165,7 @@ func summarize(recs []*runRecord, labels map[string]string) *summary {
 
 // eachTable calls table for every table of summary.md, in order: the ranking as trained (refTau)
 // first, then every other τ of post-hoc logit adjustment in increasing order; within each, every
-// metric and K, with the table's name (e.g. "Recall@10, post-hoc logit adjustment τ = 0.5").
+// metric and K, with the table's name (e.g. "Recall@10, post-hoc logit adjustment τ_LA = 0.5").
 func (s *summary) eachTable(table func(tau float64, metric metrics.Metric, k int, name string)) {
 	ref := s.refTau()
 	taus := []float64{ref}
@@ -179,7 +179,7 @@ func (s *summary) eachTable(table func(tau float64, metric metrics.Metric, k int
 			for _, k := range s.ks[m] {
 				name := metricLabel(m, k)
 				if tau != 0 {
-					name += fmt.Sprintf(", post-hoc logit adjustment τ = %g", tau)
+					name += fmt.Sprintf(", post-hoc logit adjustment τ_LA = %g", tau)
 				}
 				table(tau, m, k, name)
 			}
@@ -234,7 +234,7 @@ func writeMetricsCSV(w io.Writer, recs []*runRecord, axes []string) error {
 	cw := csv.NewWriter(w)
 	header := []string{"run", "seed", "slice", "metric", "k"}
 	if withTau {
-		header = append(header, "tau")
+		header = append(header, "la_tau")
 	}
 	header = append(header, "value")
 	header = append(header, axes...)
@@ -525,7 +525,16 @@ func tradeoff(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 	if len(series) == 0 {
 		return nil, fmt.Errorf("no group has both head and tail Recall@%d", k)
 	}
-	return plots.Tradeoff(series, plots.Labels{X: "Tail " + metricLabel(metrics.MetricRecall, k), Y: "Head " + metricLabel(metrics.MetricRecall, k)}, ps)
+	l := plots.Labels{X: "Tail " + metricLabel(metrics.MetricRecall, k), Y: "Head " + metricLabel(metrics.MetricRecall, k)}
+	if n := len(s.taus); n > 1 {
+		// One explanation for every curve, rather than a tag at each curve's end that collides
+		// with the others' at a dozen cells.
+		l.Title = fmt.Sprintf("Each curve: post-hoc logit adjustment τ_LA = %g → %g; large marker: as trained", s.taus[0], s.taus[n-1])
+		if !slices.Contains(s.taus, 0) {
+			l.Title = fmt.Sprintf("Each curve: post-hoc logit adjustment τ_LA = %g → %g; large marker: τ_LA = %g", s.taus[0], s.taus[n-1], s.refTau())
+		}
+	}
+	return plots.Tradeoff(series, l, ps)
 }
 
 // tradeoffSeries returns the series of the trade-off figure of Recall@K.
@@ -544,8 +553,7 @@ func tradeoffSeries(s *summary, k int) []plots.TradeoffSeries {
 			ts.X, ts.Y = append(ts.X, tail.Mean), append(ts.Y, head.Mean)
 			ts.XLo, ts.XHi = append(ts.XLo, max(tail.Lo, 0)), append(ts.XHi, min(tail.Hi, 1))
 			ts.YLo, ts.YHi = append(ts.YLo, max(head.Lo, 0)), append(ts.YHi, min(head.Hi, 1))
-			ts.Tags = append(ts.Tags, "")
-			if tau == 0 {
+			if tau == s.refTau() {
 				ts.Origin = len(taus)
 			}
 			taus = append(taus, tau)
@@ -556,9 +564,6 @@ func tradeoffSeries(s *summary, k int) []plots.TradeoffSeries {
 		}
 		if !intervals { // a single seed: no interval across seeds
 			ts.XLo, ts.XHi, ts.YLo, ts.YHi = nil, nil, nil, nil
-		}
-		if n := len(ts.X); n > 1 {
-			ts.Tags[n-1] = fmt.Sprintf("τ=%g", taus[n-1])
 		}
 		series = append(series, ts)
 	}

@@ -58,7 +58,7 @@ func TestContrastsEndToEnd(t *testing.T) {
 		}
 		return rows
 	}
-	// metrics.csv: run, seed, slice, metric, k, tau, value, variant, temperature.
+	// metrics.csv: run, seed, slice, metric, k, la_tau, value, variant, temperature.
 	m := read("metrics.csv")
 	col := map[string]int{}
 	for i, h := range m[0] {
@@ -74,7 +74,7 @@ func TestContrastsEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		value[key{r[col["loss.variant"]], r[col["loss.temperature"]], r[col["seed"]], r[col["tau"]], r[col["slice"]], r[col["metric"]], r[col["k"]]}] = v
+		value[key{r[col["loss.variant"]], r[col["loss.temperature"]], r[col["seed"]], r[col["la_tau"]], r[col["slice"]], r[col["metric"]], r[col["k"]]}] = v
 	}
 	rows := read("contrasts.csv")
 	h := map[string]int{}

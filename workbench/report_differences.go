@@ -329,7 +329,7 @@ func (sv *seedValues) paired(a string, ka coord, b string, kb coord) (difference
 // interval excludes zero.
 func writeDifferencesCSV(w io.Writer, d *differences) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"cell", "baseline", "tau", "slice", "metric", "k", "seeds", "mean", "lo", "hi", "excludes_zero"}); err != nil {
+	if err := cw.Write([]string{"cell", "baseline", "la_tau", "slice", "metric", "k", "seeds", "mean", "lo", "hi", "excludes_zero"}); err != nil {
 		return err
 	}
 	num := func(v float64) string {

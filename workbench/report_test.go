@@ -108,7 +108,7 @@ func TestPairedDifferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRows := [][]string{
-		{"cell", "baseline", "tau", "slice", "metric", "k", "seeds", "mean", "lo", "hi", "excludes_zero"},
+		{"cell", "baseline", "la_tau", "slice", "metric", "k", "seeds", "mean", "lo", "hi", "excludes_zero"},
 		{"variant=plain", "variant=full", "0", "head", "recall", "10", "3", "-0.0033333333", "-0.055044783", "0.048378117", "false"},
 		{"variant=plain", "variant=full", "0", "tail", "recall", "10", "3", "0.08", "0.036973473", "0.12302653", "true"},
 		{"variant=logq", "variant=full", "0", "head", "recall", "10", "1", "0.04", "", "", "false"},
@@ -406,8 +406,8 @@ func TestTradeoffFigures(t *testing.T) {
 		}
 		adjusted := slices.IndexFunc(headings, func(h string) bool { return strings.Contains(h, "post-hoc") })
 		if adjusted < 1 || slices.ContainsFunc(headings[adjusted:], func(h string) bool { return !strings.Contains(h, "post-hoc") }) ||
-			!strings.Contains(headings[adjusted], "τ = -0.5") {
-			t.Errorf("summary.md tables in the order %q: want the ranking as trained first, then τ = -0.5 and 0.5", headings)
+			!strings.Contains(headings[adjusted], "τ_LA = -0.5") {
+			t.Errorf("summary.md tables in the order %q: want the ranking as trained first, then τ_LA = -0.5 and 0.5", headings)
 		}
 	}
 }
@@ -437,9 +437,8 @@ func TestTradeoffSeries(t *testing.T) {
 	}
 	plain, logq := series[0], series[1]
 	// Means of the two seeds: head 0.4, 0.3, 0.2; tail 0.1, 0.2, 0.4.
-	want := plots.TradeoffSeries{Name: "plain", X: []float64{0.1, 0.2, 0.4}, Y: []float64{0.4, 0.3, 0.2}, Origin: 1,
-		Tags: []string{"", "", "τ=1"}}
-	if plain.Name != want.Name || plain.Origin != 1 || !reflect.DeepEqual(plain.Tags, want.Tags) {
+	want := plots.TradeoffSeries{Name: "plain", X: []float64{0.1, 0.2, 0.4}, Y: []float64{0.4, 0.3, 0.2}, Origin: 1}
+	if plain.Name != want.Name || plain.Origin != 1 || plain.Tags != nil {
 		t.Errorf("plain: %+v, want %+v", plain, want)
 	}
 	for i := range want.X {
