@@ -20,6 +20,9 @@ type Labels struct {
 	X string
 	// Y labels the y axis, with its units, e.g. "Recall@10" or "TV distance"; required.
 	Y string
+	// Key, if not nil, is the legend: one entry per colour and per shape of the series' Styles
+	// instead of one per series (whose names may then be empty).
+	Key *Key
 }
 
 // BarData is the input of GroupedBars: one value per (series, group), e.g. Recall@10 of each
@@ -41,6 +44,8 @@ type BarSeries struct {
 	// Lo and Hi are the ends of the error bars, e.g. a 95% confidence interval across seeds,
 	// with Lo[g] ≤ Values[g] ≤ Hi[g]; both nil for no error bars.
 	Lo, Hi []float64
+	// Style is the series' colour and hatching; nil for the series' position (see Style).
+	Style *Style
 }
 
 // BarPoint is one bar given in long format: the value of a series in a group, with the ends
@@ -143,13 +148,14 @@ func GroupedBars(d BarData, l Labels, s Settings) (*plot.Plot, error) {
 	var entries []legendEntry
 	var errBars []plot.Plotter
 	for i, bs := range d.Series {
+		st := styleOf(bs.Style, i)
 		b := &bars{
 			values: bs.Values,
 			offset: -groupWidth/2 + (float64(i)+0.5)*w,
 			width:  w,
-			fill:   Color(i),
+			fill:   Color(st.Color),
 			edge:   draw.LineStyle{Color: color.Black, Width: t.thin / 2},
-			hatch:  hatchAngles(i),
+			hatch:  hatchAngles(st.Shape),
 			space:  t.em * 0.35,
 			hatchW: t.thin * 0.6,
 		}
@@ -167,6 +173,9 @@ func GroupedBars(d BarData, l Labels, s Settings) (*plot.Plot, error) {
 		errBars = append(errBars, eb)
 	}
 	p.Add(errBars...) // above every bar
+	if l.Key != nil {
+		entries = l.Key.entries(t, true, false)
+	}
 	if err := addLegend(t, p, entries, t.em*1.1); err != nil {
 		return nil, err
 	}

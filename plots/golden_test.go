@@ -54,6 +54,10 @@ var goldenFigures = []struct {
 	{"tradeoff", func() (*plot.Plot, error) {
 		return Tradeoff(tradeoffSeries(), Labels{X: "Tail Recall@10", Y: "Head Recall@10"}, goldenSettings)
 	}},
+	{"recall_bars_key", func() (*plot.Plot, error) {
+		d, key := recallBarsByFactor()
+		return GroupedBars(d, Labels{Y: "Recall@10", Key: key}, goldenSettings)
+	}},
 	{"forest", func() (*plot.Plot, error) {
 		return Forest([]string{"head", "torso", "tail", "all"}, forestRows(), Labels{X: "Recall@10 difference (A − B)"}, goldenSettings)
 	}},
@@ -61,6 +65,19 @@ var goldenFigures = []struct {
 		return Lines(temperatureSeries(), Labels{X: "softmax temperature τ", Y: "Recall@50"},
 			LineOptions{LogX: true, Markers: true}, Settings{DPI: goldenSettings.DPI, Font: "sans"})
 	}},
+}
+
+// recallBarsByFactor is recallBars as a sampler × weighting grid: colour by weighting
+// (importance, constant), hatching by sampler (in-batch, uniform), with a legend by factor.
+func recallBarsByFactor() (BarData, *Key) {
+	d := recallBars()
+	for i := range d.Series {
+		d.Series[i].Style = &Style{Color: i / 2, Shape: i % 2}
+	}
+	return d, &Key{
+		Colors: []KeyEntry{{Name: "importance", Index: 0}, {Name: "constant", Index: 1}},
+		Shapes: []KeyEntry{{Name: "in-batch", Index: 0}, {Name: "uniform", Index: 1}},
+	}
 }
 
 // forestRows are three contrasts by slice: one interval excluding zero in every slice, one

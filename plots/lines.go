@@ -19,6 +19,8 @@ type LineSeries struct {
 	// Lo and Hi bound the band drawn, translucent, under the line, e.g. a 95% confidence
 	// interval across seeds, with Lo[i] ≤ Y[i] ≤ Hi[i]; both nil for no band.
 	Lo, Hi []float64
+	// Style is the series' colour, dashes and marker; nil for the series' position (see Style).
+	Style *Style
 }
 
 // LineOptions are the options of Lines; the zero value draws linear axes without markers.
@@ -69,13 +71,14 @@ func lines(series []LineSeries, l Labels, o LineOptions, s Settings, aggregate b
 	var bands, curves, marks []plot.Plotter
 	entries := make([]legendEntry, len(series))
 	for i, ls := range series {
+		st := styleOf(ls.Style, i)
 		xys := points(ls.X, ls.Y)
 		e := &entries[i]
 		e.name = ls.Name
 		if ls.Lo != nil {
 			lo, hi := points(ls.X, ls.Lo), points(ls.X, ls.Hi)
 			band := &m4Band{
-				Polygon: &plotter.Polygon{XYs: []plotter.XYs{ring(lo, hi)}, Color: bandColor(Color(i))},
+				Polygon: &plotter.Polygon{XYs: []plotter.XYs{ring(lo, hi)}, Color: bandColor(Color(st.Color))},
 				lo:      lo,
 				hi:      hi,
 				col:     col,
@@ -84,13 +87,13 @@ func lines(series []LineSeries, l Labels, o LineOptions, s Settings, aggregate b
 			e.thumbs = append(e.thumbs, band)
 		}
 		line := &m4Line{
-			Line: &plotter.Line{XYs: xys, LineStyle: draw.LineStyle{Color: Color(i), Width: t.lineW, Dashes: Dashes(i)}},
+			Line: &plotter.Line{XYs: xys, LineStyle: draw.LineStyle{Color: Color(st.Color), Width: t.lineW, Dashes: Dashes(st.Shape)}},
 			col:  col,
 		}
 		curves = append(curves, line)
 		e.thumbs = append(e.thumbs, line)
 		if o.Markers {
-			sc := &plotter.Scatter{XYs: xys, GlyphStyle: draw.GlyphStyle{Color: Color(i), Radius: t.markerR, Shape: Marker(i)}}
+			sc := &plotter.Scatter{XYs: xys, GlyphStyle: draw.GlyphStyle{Color: Color(st.Color), Radius: t.markerR, Shape: Marker(st.Shape)}}
 			marks = append(marks, sc)
 			e.thumbs = append(e.thumbs, sc)
 		}
@@ -99,6 +102,9 @@ func lines(series []LineSeries, l Labels, o LineOptions, s Settings, aggregate b
 	p.Add(bands...)
 	p.Add(curves...)
 	p.Add(marks...)
+	if l.Key != nil {
+		entries = l.Key.entries(t, false, o.Markers)
+	}
 	if err := addLegend(t, p, entries, t.em*2.4); err != nil {
 		return nil, err
 	}

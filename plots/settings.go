@@ -146,6 +146,16 @@ type Settings struct {
 	// bare value, and an empty name leaves the value out. The workbench's report reads it; a
 	// key that matches no value of the grid is an error there. Default: none.
 	Labels map[string]string `toml:"labels"`
+	// ColorBy names the ablation axis, as in run ids (e.g. "variant"), whose values the cells'
+	// colours encode, and MarkerBy the axes whose values, jointly, their markers, dash patterns
+	// and hatching encode; the legend then has one entry per colour and one per marker. Default:
+	// on a grid of several axes (or of zipped keys), colour by the axis with the most values and
+	// marker by the others, unless two cells would then look the same (more values than
+	// DistinctColors colours or DistinctShapes shapes), when every cell gets its own style and
+	// legend entry. Written values that leave two cells alike are an error naming them. The
+	// workbench's report reads them.
+	ColorBy  string   `toml:"color_by"`
+	MarkerBy []string `toml:"marker_by"`
 }
 
 // Resolve fills the zero fields of s with their defaults, in place, and validates every field.

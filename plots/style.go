@@ -51,6 +51,13 @@ const (
 // pair: series i and i+DistinctSeries look alike.
 const DistinctSeries = numColors * numPatterns
 
+// DistinctColors and DistinctShapes are the numbers of distinct Style.Color and Style.Shape
+// values: colours and shapes repeat after them.
+const (
+	DistinctColors = numColors
+	DistinctShapes = numPatterns
+)
+
 // Color returns the colour of series i (i ≥ 0): the Okabe–Ito palette in the order blue,
 // vermillion, bluish green, orange, reddish purple, sky blue, black, yellow, repeating after 8
 // series.

@@ -25,6 +25,8 @@ type TradeoffSeries struct {
 	// XLo, XHi and YLo, YHi bound the intervals drawn in both directions, e.g. 95% confidence
 	// intervals across seeds, with XLo[i] ≤ X[i] ≤ XHi[i]; nil for none (each pair on its own).
 	XLo, XHi, YLo, YHi []float64
+	// Style is the series' colour, dashes and marker; nil for the series' position (see Style).
+	Style *Style
 	// Tags annotate points, e.g. "τ=1" at the last point, to show where the curve goes; nil or
 	// "" for none.
 	Tags []string
@@ -48,10 +50,11 @@ func Tradeoff(series []TradeoffSeries, l Labels, s Settings) (*plot.Plot, error)
 	var lines, bars, marks, tags []plot.Plotter
 	entries := make([]legendEntry, len(series))
 	for i, ts := range series {
+		st := styleOf(ts.Style, i)
 		xys := points(ts.X, ts.Y)
 		e := &entries[i]
 		e.name = ts.Name
-		errStyle := draw.LineStyle{Color: Color(i), Width: t.thin}
+		errStyle := draw.LineStyle{Color: Color(st.Color), Width: t.thin}
 		if ts.XLo != nil {
 			xe := &plotter.XErrorBars{XYs: xys, XErrors: make(plotter.XErrors, len(xys)), LineStyle: errStyle, CapWidth: t.em * 0.4}
 			for j := range xys {
@@ -66,15 +69,15 @@ func Tradeoff(series []TradeoffSeries, l Labels, s Settings) (*plot.Plot, error)
 			}
 			bars = append(bars, ye)
 		}
-		line := &plotter.Line{XYs: xys, LineStyle: draw.LineStyle{Color: Color(i), Width: t.lineW, Dashes: Dashes(i)}}
+		line := &plotter.Line{XYs: xys, LineStyle: draw.LineStyle{Color: Color(st.Color), Width: t.lineW, Dashes: Dashes(st.Shape)}}
 		if len(xys) > 1 {
 			lines = append(lines, line)
 		}
 		e.thumbs = append(e.thumbs, line)
-		origin := &plotter.Scatter{XYs: xys[ts.Origin : ts.Origin+1], GlyphStyle: draw.GlyphStyle{Color: Color(i), Radius: t.markerR * 1.4, Shape: Marker(i)}}
+		origin := &plotter.Scatter{XYs: xys[ts.Origin : ts.Origin+1], GlyphStyle: draw.GlyphStyle{Color: Color(st.Color), Radius: t.markerR * 1.4, Shape: Marker(st.Shape)}}
 		if len(xys) > 1 {
 			others := append(append(plotter.XYs(nil), xys[:ts.Origin]...), xys[ts.Origin+1:]...)
-			marks = append(marks, &plotter.Scatter{XYs: others, GlyphStyle: draw.GlyphStyle{Color: Color(i), Radius: t.markerR * 0.8, Shape: Marker(i)}})
+			marks = append(marks, &plotter.Scatter{XYs: others, GlyphStyle: draw.GlyphStyle{Color: Color(st.Color), Radius: t.markerR * 0.8, Shape: Marker(st.Shape)}})
 		}
 		marks = append(marks, origin)
 		e.thumbs = append(e.thumbs, origin)
@@ -87,7 +90,7 @@ func Tradeoff(series []TradeoffSeries, l Labels, s Settings) (*plot.Plot, error)
 				return nil, fmt.Errorf("plots: series %s: tag %d: %w", seriesName(ts.Name, i), j, err)
 			}
 			sty := p.X.Tick.Label
-			sty.Color = Color(i)
+			sty.Color = Color(st.Color)
 			sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
 			lb.TextStyle = []text.Style{sty}
 			lb.Offset = vg.Point{X: t.em * 0.35, Y: t.em * 0.2}
@@ -99,6 +102,9 @@ func Tradeoff(series []TradeoffSeries, l Labels, s Settings) (*plot.Plot, error)
 	p.Add(lines...)
 	p.Add(marks...)
 	p.Add(tags...)
+	if l.Key != nil {
+		entries = l.Key.entries(t, false, true)
+	}
 	if err := addLegend(t, p, entries, t.em*2.4); err != nil {
 		return nil, err
 	}

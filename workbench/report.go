@@ -68,10 +68,28 @@ type summary struct {
 	sizes  map[metrics.Slice][2]int // slice -> items, test pairs (of the first run)
 	seeds  map[string]int           // group -> number of finished seeds
 	label  func(group string) string
+	lb     labeler  // the labeler behind label
 	notes  []string // the runs' notices of empty slices, each once
 	base   baselines
 	corpus int                // items in the corpus (of the first run)
 	bins   []metrics.BinShare // the popularity bins (of the first run), if slices.method makes bins
+	enc    figureEncoding     // how the figures draw the groups (encode)
+}
+
+// encode chooses how the figures draw the groups (newEncoding with the [plots] settings).
+func (s *summary) encode(ps plots.Settings) error {
+	var err error
+	s.enc, err = newEncoding(s.groups, s.lb, ps)
+	return err
+}
+
+// key is the figures' legend by factor for a figure of n series: nil (one entry per series)
+// unless the groups are encoded by factor and the figure has more than one series.
+func (s *summary) key(n int) *plots.Key {
+	if n < 2 {
+		return nil
+	}
+	return s.enc.key
 }
 
 // auditNotes are the summary's lines of the runs' sampler audits (sampler.audit = true), one per
@@ -151,7 +169,8 @@ func summarize(recs []*runRecord, labels map[string]string) *summary {
 		mean, lo, hi := metrics.MeanCI(samples[k])
 		s.values[k] = agg{mean, lo, hi, len(samples[k]), boot[k][0], boot[k][1]}
 	}
-	s.label = newLabeler(labels, s.groups).label
+	s.lb = newLabeler(labels, s.groups)
+	s.label = s.lb.label
 	s.base = collectBaselines(recs)
 	if len(recs) > 0 {
 		s.corpus, s.bins = recs[0].Data.Items, recs[0].Data.Bins
@@ -352,6 +371,9 @@ func writeRetrievalOutputs(cfg *Config, recs []*runRecord, stdout io.Writer) err
 		return err
 	}
 	s := summarize(recs, cfg.Plots.Labels)
+	if err := s.encode(cfg.Plots); err != nil {
+		return err
+	}
 	d, err := compare(cfg.Report, recs, s.groups)
 	if err != nil {
 		return err
@@ -437,6 +459,9 @@ func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 		return err
 	}
 	s := summarize(recs, cfg.Plots.Labels)
+	if err := s.encode(cfg.Plots); err != nil {
+		return err
+	}
 	if _, err := contrastCellsOf(cfg.Report.Contrasts, groups, s.taus, s.refTau()); err != nil {
 		return err
 	}
@@ -525,7 +550,7 @@ func tradeoff(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 	if len(series) == 0 {
 		return nil, fmt.Errorf("no group has both head and tail Recall@%d", k)
 	}
-	l := plots.Labels{X: "Tail " + metricLabel(metrics.MetricRecall, k), Y: "Head " + metricLabel(metrics.MetricRecall, k)}
+	l := plots.Labels{X: "Tail " + metricLabel(metrics.MetricRecall, k), Y: "Head " + metricLabel(metrics.MetricRecall, k), Key: s.key(len(series))}
 	if n := len(s.taus); n > 1 {
 		// One explanation for every curve, rather than a tag at each curve's end that collides
 		// with the others' at a dozen cells.
@@ -541,7 +566,7 @@ func tradeoff(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 func tradeoffSeries(s *summary, k int) []plots.TradeoffSeries {
 	var series []plots.TradeoffSeries
 	for _, g := range s.groups {
-		ts := plots.TradeoffSeries{Name: s.label(g)}
+		ts := plots.TradeoffSeries{Name: s.label(g), Style: s.enc.style(g)}
 		intervals := true
 		var taus []float64
 		for _, tau := range s.taus { // in increasing order
@@ -598,7 +623,14 @@ func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return plots.GroupedBars(data, plots.Labels{Y: s.refMetric(k), X: "Positive item's popularity slice"}, ps)
+	byLabel := map[string]string{}
+	for _, g := range s.groups {
+		byLabel[s.label(g)] = g
+	}
+	for i := range data.Series {
+		data.Series[i].Style = s.enc.style(byLabel[data.Series[i].Name])
+	}
+	return plots.GroupedBars(data, plots.Labels{Y: s.refMetric(k), X: "Positive item's popularity slice", Key: s.key(len(data.Series))}, ps)
 }
 
 // presentSlices lists the slices that have results, in figure order.
@@ -630,7 +662,7 @@ func lossFigure(recs []*runRecord, s *summary) (figure, bool) {
 		for _, c := range curves {
 			n = min(n, len(c))
 		}
-		ls := plots.LineSeries{Name: s.label(g), X: make([]float64, n), Y: make([]float64, n)}
+		ls := plots.LineSeries{Name: s.label(g), X: make([]float64, n), Y: make([]float64, n), Style: s.enc.style(g)}
 		vals := make([]float64, len(curves))
 		for i := 0; i < n; i++ {
 			for j, c := range curves {
@@ -650,7 +682,7 @@ func lossFigure(recs []*runRecord, s *summary) (figure, bool) {
 	return figure{"loss_curves", func(ps plots.Settings) (*plot.Plot, error) {
 		// The loss is not a metric in [0, 1]: its axis always fits the curves.
 		ps.YRange = plots.YRangeAuto
-		return plots.Lines(series, plots.Labels{X: "Training step", Y: "Training loss"}, plots.LineOptions{Markers: len(series[0].X) < 3}, ps)
+		return plots.Lines(series, plots.Labels{X: "Training step", Y: "Training loss", Key: s.key(len(series))}, plots.LineOptions{Markers: len(series[0].X) < 3}, ps)
 	}}, true
 }
 

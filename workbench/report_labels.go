@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/samplingbias/workbench/plots"
 )
 
 // labeler names groups ("variant=plain,temperature=0.05") in tables and legends.
@@ -40,6 +42,15 @@ func (lb labeler) label(g string) string {
 	if g == "" {
 		return "all runs"
 	}
+	if parts := lb.parts(g); len(parts) > 0 {
+		return strings.Join(parts, ", ")
+	}
+	return g
+}
+
+// parts are the names of group g's values that its label joins (none when every value is
+// hidden, empty or a dropped zero).
+func (lb labeler) parts(g string) []string {
 	var parts []string
 	for _, p := range strings.Split(g, ",") {
 		k, v, _ := strings.Cut(p, "=")
@@ -59,10 +70,7 @@ func (lb labeler) label(g string) string {
 			parts = append(parts, axisSymbol(k)+"="+v)
 		}
 	}
-	if len(parts) == 0 {
-		return g
-	}
-	return strings.Join(parts, ", ")
+	return parts
 }
 
 // axisSymbols are the papers' symbols of the numeric settings that have one, by the last
@@ -135,4 +143,133 @@ func firstPart(gs []string) string {
 	}
 	p, _, _ := strings.Cut(gs[0], ",")
 	return p
+}
+
+// figureEncoding is how the figures draw the cells: the style of each group and the legend by factor;
+// both nil when every cell gets its own style and legend entry.
+type figureEncoding struct {
+	styles map[string]*plots.Style
+	key    *plots.Key
+}
+
+// style returns group g's style, nil for its position.
+func (e figureEncoding) style(g string) *plots.Style { return e.styles[g] }
+
+// newEncoding chooses the figures' encoding of the groups gs (in grid order), named by label:
+// colour by the axis ps.ColorBy, marker by the axes ps.MarkerBy (see plots.Settings for the
+// defaults). It is an error if a written axis is not one of the grid's, or if the written
+// axes leave two cells with the same colour and marker.
+func newEncoding(gs []string, lb labeler, ps plots.Settings) (figureEncoding, error) {
+	var keys []string
+	values := map[string][]string{}
+	for _, g := range gs {
+		for k, v := range groupSettings(g) {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+			if !slices.Contains(values[k], v) {
+				values[k] = append(values[k], v)
+			}
+		}
+	}
+	slices.SortStableFunc(keys, func(a, b string) int { return axisOrder(gs, a) - axisOrder(gs, b) })
+	written := ps.ColorBy != "" || len(ps.MarkerBy) > 0
+	for _, k := range append([]string{ps.ColorBy}, ps.MarkerBy...) {
+		if k != "" && !slices.Contains(keys, k) {
+			key := "plots.color_by"
+			if k != ps.ColorBy {
+				key = "plots.marker_by"
+			}
+			return figureEncoding{}, fmt.Errorf("%s: %q is not an axis of the grid (its axes, as in run ids: %s)", key, k, strings.Join(keys, ", "))
+		}
+	}
+	if !written && len(keys) < 2 {
+		return figureEncoding{}, nil
+	}
+	colorBy := ps.ColorBy
+	if colorBy == "" {
+		for _, k := range keys {
+			if !slices.Contains(ps.MarkerBy, k) && (colorBy == "" || len(values[k]) > len(values[colorBy])) {
+				colorBy = k
+			}
+		}
+	}
+	markerBy := ps.MarkerBy
+	if len(markerBy) == 0 {
+		for _, k := range keys {
+			if k != colorBy {
+				markerBy = append(markerBy, k)
+			}
+		}
+	}
+	if slices.Contains(markerBy, colorBy) {
+		return figureEncoding{}, fmt.Errorf("plots.marker_by: %q is also plots.color_by", colorBy)
+	}
+	e := figureEncoding{styles: map[string]*plots.Style{}, key: &plots.Key{}}
+	var colors, shapes []string
+	seen := map[plots.Style]string{}
+	for _, g := range gs {
+		m := groupSettings(g)
+		c := m[colorBy]
+		var parts []string
+		for _, k := range markerBy {
+			// An empty value, or a numeric 0 (a setting the cell leaves unset or does not use,
+			// as newLabeler says), is no marker value.
+			if v := m[k]; v != "" {
+				if x, err := strconv.ParseFloat(v, 64); err != nil || x != 0 {
+					parts = append(parts, k+"="+v)
+				}
+			}
+		}
+		shape := strings.Join(parts, ",")
+		if !slices.Contains(colors, c) {
+			colors = append(colors, c)
+			e.key.Colors = append(e.key.Colors, plots.KeyEntry{Name: valueName(lb, colorBy+"="+c), Index: len(colors) - 1})
+		}
+		if !slices.Contains(shapes, shape) {
+			shapes = append(shapes, shape)
+			e.key.Shapes = append(e.key.Shapes, plots.KeyEntry{Name: valueName(lb, shape), Index: len(shapes) - 1})
+		}
+		st := plots.Style{Color: slices.Index(colors, c), Shape: slices.Index(shapes, shape)}
+		look := plots.Style{Color: st.Color % plots.DistinctColors, Shape: st.Shape % plots.DistinctShapes}
+		if other, ok := seen[look]; ok {
+			if written {
+				return figureEncoding{}, fmt.Errorf("plots.color_by %q and plots.marker_by %q draw cells %s and %s alike (%d colours, %d shapes)",
+					colorBy, strings.Join(markerBy, ", "), other, g, plots.DistinctColors, plots.DistinctShapes)
+			}
+			return figureEncoding{}, nil
+		}
+		seen[look] = g
+		e.styles[g] = &st
+	}
+	if len(colors) > plots.DistinctColors || len(shapes) > plots.DistinctShapes { // the legend would repeat a colour or shape
+		if written {
+			return figureEncoding{}, fmt.Errorf("plots.color_by %q and plots.marker_by %q need %d colours and %d shapes; the figures have %d and %d",
+				colorBy, strings.Join(markerBy, ", "), len(colors), len(shapes), plots.DistinctColors, plots.DistinctShapes)
+		}
+		return figureEncoding{}, nil
+	}
+	return e, nil
+}
+
+// valueName names values ("variant=logq", "logq_probability=inclusion,temperature=0.07") in a
+// legend by factor: their labels joined, or "—" for none (empty, hidden or zero).
+func valueName(lb labeler, values string) string {
+	if parts := lb.parts(values); len(parts) > 0 {
+		return strings.Join(parts, ", ")
+	}
+	return "—"
+}
+
+// axisOrder is the position of axis k in the first group that has it, for ordering axes as the
+// run ids do.
+func axisOrder(gs []string, k string) int {
+	for _, g := range gs {
+		for i, p := range strings.Split(g, ",") {
+			if name, _, _ := strings.Cut(p, "="); name == k {
+				return i
+			}
+		}
+	}
+	return 0
 }
