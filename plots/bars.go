@@ -33,6 +33,18 @@ type BarData struct {
 	// Series are drawn side by side within each group, in order, series i in Color(i) with
 	// hatching i.
 	Series []BarSeries
+	// Refs are reference levels drawn over the bars of each group, ref r as a grey line with
+	// Dashes(r+1), each named in the legend after the series (or after the Key's entries).
+	Refs []BarRef
+}
+
+// BarRef is a reference level drawn across each group as a horizontal line, not as a bar: e.g. a
+// sanity baseline (the most-popular ranking, a random one) that every bar is read against.
+type BarRef struct {
+	// Name is the legend entry; required.
+	Name string
+	// Values holds the level in each group; NaN draws no line in that group.
+	Values []float64
 }
 
 // BarSeries is one bar per group.
@@ -176,6 +188,17 @@ func GroupedBars(d BarData, l Labels, s Settings) (*plot.Plot, error) {
 	if l.Key != nil {
 		entries = l.Key.entries(t, true, false)
 	}
+	for r, ref := range d.Refs {
+		style := draw.LineStyle{Color: color.Gray{Y: 0x30}, Width: t.lineW, Dashes: Dashes(r + 1)}
+		for g, v := range ref.Values {
+			if math.IsNaN(v) {
+				continue
+			}
+			x := float64(g)
+			p.Add(&plotter.Line{XYs: plotter.XYs{{X: x - groupWidth/2 - 0.04, Y: v}, {X: x + groupWidth/2 + 0.04, Y: v}}, LineStyle: style})
+		}
+		entries = append(entries, legendEntry{name: ref.Name, thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: style}}})
+	}
 	if err := addLegend(t, p, entries, t.em*1.1); err != nil {
 		return nil, err
 	}
@@ -201,6 +224,13 @@ func (d BarData) extent() (lo, hi float64) {
 	for _, bs := range d.Series {
 		for _, vs := range [][]float64{bs.Values, bs.Lo, bs.Hi} {
 			for _, v := range vs {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	for _, r := range d.Refs {
+		for _, v := range r.Values {
+			if !math.IsNaN(v) {
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
 		}
@@ -257,6 +287,19 @@ func (d BarData) validate() error {
 		group := func(g int) string { return fmt.Sprintf("group %q", d.Groups[g]) }
 		if err := checkInterval(name, "Values", group, bs.Values, bs.Lo, bs.Hi); err != nil {
 			return err
+		}
+	}
+	for _, r := range d.Refs {
+		if r.Name == "" {
+			return errors.New("plots: a reference level has no name")
+		}
+		if len(r.Values) != len(d.Groups) {
+			return fmt.Errorf("plots: reference %s: %d values for %d groups", r.Name, len(r.Values), len(d.Groups))
+		}
+		for g, v := range r.Values {
+			if math.IsInf(v, 0) {
+				return fmt.Errorf("plots: reference %s: group %q: %v", r.Name, d.Groups[g], v)
+			}
 		}
 	}
 	return nil

@@ -171,3 +171,24 @@ func TestHatchLines(t *testing.T) {
 		}
 	}
 }
+
+// TestBarRefErrors: a reference level is named and has one value per group, finite or NaN.
+func TestBarRefErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ref  BarRef
+		want string
+	}{
+		{"no name", BarRef{Values: []float64{1, 2}}, "a reference level has no name"},
+		{"length", BarRef{Name: "r", Values: []float64{1}}, "reference r: 1 values for 2 groups"},
+		{"infinite", BarRef{Name: "r", Values: []float64{1, math.Inf(1)}}, `reference r: group "b": +Inf`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := BarData{Groups: []string{"a", "b"}, Series: []BarSeries{{Values: []float64{1, 2}}}, Refs: []BarRef{tc.ref}}
+			_, err := GroupedBars(d, Labels{Y: "y"}, Settings{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -68,12 +68,14 @@ var goldenFigures = []struct {
 }
 
 // recallBarsByFactor is recallBars as a sampler × weighting grid: colour by weighting
-// (importance, constant), hatching by sampler (in-batch, uniform), with a legend by factor.
+// (importance, constant), hatching by sampler (in-batch, uniform), with a legend by factor, and
+// two reference levels (the most-popular line missing on the tail).
 func recallBarsByFactor() (BarData, *Key) {
 	d := recallBars()
 	for i := range d.Series {
 		d.Series[i].Style = &Style{Color: i / 2, Shape: i % 2}
 	}
+	d.Refs = []BarRef{{Name: "most popular", Values: []float64{0.3, 0, math.NaN(), 0.1}}, {Name: "random", Values: []float64{0.01, 0.01, 0.01, 0.01}}}
 	return d, &Key{
 		Colors: []KeyEntry{{Name: "importance", Index: 0}, {Name: "constant", Index: 1}},
 		Shapes: []KeyEntry{{Name: "in-batch", Index: 0}, {Name: "uniform", Index: 1}},

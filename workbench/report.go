@@ -630,6 +630,7 @@ func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 	for i := range data.Series {
 		data.Series[i].Style = s.enc.style(byLabel[data.Series[i].Name])
 	}
+	data.Refs = s.base.refs(presentSlices(s), k)
 	return plots.GroupedBars(data, plots.Labels{Y: s.refMetric(k), X: "Positive item's popularity slice", Key: s.key(len(data.Series))}, ps)
 }
 

@@ -4,10 +4,12 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
 	"github.com/samplingbias/workbench/metrics"
+	"github.com/samplingbias/workbench/plots"
 )
 
 // baselines are a report's sanity baselines, computed without training: the most-popular
@@ -162,4 +164,33 @@ func writeBaselinesSummary(w io.Writer, s *summary) {
 		return
 	}
 	fmt.Fprintf(w, "\n**Indistinguishable from chance** (95%% interval overlapping the random ranking's range): %s.\n", strings.Join(flagged, "; "))
+}
+
+// refs are the sanity baselines' Recall@K by slice as the recall figures' reference levels: the
+// most-popular ranking (mean over seeds) and the random ranking's expectation K/M; none when no
+// run recorded them.
+func (b baselines) refs(sls []metrics.Slice, k int) []plots.BarRef {
+	popular := plots.BarRef{Name: "most popular (no training)"}
+	random := plots.BarRef{Name: "random ranking"}
+	anyP, anyR := false, false
+	for _, sl := range sls {
+		v, okP := b.popular[coord{0, sl, metrics.MetricRecall, k}]
+		c, okR := b.random[sliceK{sl, k}]
+		popular.Values = append(popular.Values, math.NaN())
+		random.Values = append(random.Values, math.NaN())
+		if okP {
+			popular.Values[len(popular.Values)-1], anyP = v.Mean, true
+		}
+		if okR {
+			random.Values[len(random.Values)-1], anyR = c.p, true
+		}
+	}
+	var out []plots.BarRef
+	if anyP {
+		out = append(out, popular)
+	}
+	if anyR {
+		out = append(out, random)
+	}
+	return out
 }

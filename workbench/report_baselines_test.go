@@ -2,6 +2,7 @@ package workbench
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -52,5 +53,25 @@ func TestBaselinesReport(t *testing.T) {
 	}
 	if strings.Contains(out, "full (Recall@10") {
 		t.Errorf("full softmax flagged as chance:\n%s", out)
+	}
+}
+
+// TestBaselineRefs: the recall figures' reference levels are the most-popular ranking's mean
+// Recall@K and the random ranking's K/M per slice, NaN where a slice has none.
+func TestBaselineRefs(t *testing.T) {
+	b := baselines{
+		popular: map[coord]agg{{0, metrics.SliceHead, metrics.MetricRecall, 10}: {Mean: 0.3}, {0, metrics.SliceAll, metrics.MetricRecall, 10}: {Mean: 0.1}},
+		random:  map[sliceK]chance{{metrics.SliceHead, 10}: {p: 0.01}, {metrics.SliceTail, 10}: {p: 0.01}, {metrics.SliceAll, 10}: {p: 0.01}},
+	}
+	refs := b.refs([]metrics.Slice{metrics.SliceHead, metrics.SliceTail, metrics.SliceAll}, 10)
+	if len(refs) != 2 {
+		t.Fatalf("%d references, want 2", len(refs))
+	}
+	pop, rnd := refs[0].Values, refs[1].Values
+	if pop[0] != 0.3 || !math.IsNaN(pop[1]) || pop[2] != 0.1 || rnd[0] != 0.01 || rnd[1] != 0.01 || rnd[2] != 0.01 {
+		t.Errorf("most popular %v, random %v", pop, rnd)
+	}
+	if got := (baselines{}).refs([]metrics.Slice{metrics.SliceAll}, 10); got != nil {
+		t.Errorf("no baselines: %v", got)
 	}
 }
