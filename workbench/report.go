@@ -531,6 +531,7 @@ func retrievalFigures(cfg *Config, recs []*runRecord, s *summary) []figure {
 		figs = append(figs, lf)
 	}
 	figs = append(figs, sweepFigures(cfg, recs, s)...)
+	figs = append(figs, popularityFigures(s)...)
 	if slices.Contains(presentSlices(s), metrics.SliceHead) && slices.Contains(presentSlices(s), metrics.SliceTail) {
 		for _, k := range s.ks[metrics.MetricRecall] {
 			figs = append(figs, figure{fmt.Sprintf("tradeoff_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
@@ -756,4 +757,60 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) []figure {
 		}
 	}
 	return figs
+}
+
+// popularityFigures lists, when slices.method makes popularity bins, recall_by_popularity_at_K
+// for every K of Recall (see popularitySeries), on a log x axis.
+func popularityFigures(s *summary) []figure {
+	if len(s.bins) == 0 {
+		return nil
+	}
+	var figs []figure
+	for _, k := range s.ks[metrics.MetricRecall] {
+		series := popularitySeries(s, k)
+		if len(series) == 0 {
+			continue
+		}
+		l := plots.Labels{X: "Training count of the popularity bin's items (log scale)", Y: s.refMetric(k), Key: s.key(len(series))}
+		figs = append(figs, figure{fmt.Sprintf("recall_by_popularity_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
+			return plots.Lines(series, l, plots.LineOptions{LogX: true, Markers: true}, ps)
+		}})
+	}
+	return figs
+}
+
+// popularitySeries are the lines of recall_by_popularity_at_K: per group, Recall@K of every
+// popularity bin placed at the geometric mean of its items' least and greatest training counts
+// (the rarest bin first), with the 95% band across seeds when every point has one.
+func popularitySeries(s *summary, k int) []plots.LineSeries {
+	var series []plots.LineSeries
+	for _, g := range s.groups {
+		ls := plots.LineSeries{Name: s.label(g), Style: s.enc.style(g)}
+		band := true
+		for b := len(s.bins) - 1; b >= 0; b-- { // the rarest bin first: increasing counts
+			bin := s.bins[b]
+			v, ok := s.values[aggKey{g, coord{s.refTau(), metrics.SliceBin(b), metrics.MetricRecall, k}}]
+			if !ok || bin.Items == 0 {
+				continue
+			}
+			x := math.Sqrt(math.Max(float64(bin.MinCount), 0.5) * math.Max(float64(bin.MaxCount), 0.5))
+			if n := len(ls.X); n > 0 && x <= ls.X[n-1] {
+				continue // bins of equal counts cannot be told apart on the axis
+			}
+			ls.X, ls.Y = append(ls.X, x), append(ls.Y, v.Mean)
+			ls.Lo, ls.Hi = append(ls.Lo, max(v.Lo, 0)), append(ls.Hi, min(v.Hi, 1))
+			band = band && v.N >= 2
+		}
+		if len(ls.X) == 0 {
+			continue
+		}
+		if !band {
+			ls.Lo, ls.Hi = nil, nil
+		}
+		series = append(series, ls)
+	}
+	if len(series) == 1 {
+		series[0].Name = ""
+	}
+	return series
 }

@@ -2,7 +2,9 @@ package workbench
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,5 +57,39 @@ func TestQuantileSlicesEndToEnd(t *testing.T) {
 	}
 	if strings.Contains(csv, ",head,") || !strings.Contains(summary, "## Popularity bins") || !strings.Contains(summary, "| macro | balance |") {
 		t.Errorf("head rows, or no bins section:\n%s", summary)
+	}
+	for _, k := range []string{"1", "10"} {
+		if _, err := os.Stat(filepath.Join(dir, "recall_by_popularity_at_"+k+".png")); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestPopularityFigureSeries: the recall-by-popularity figure places each bin at the geometric
+// mean of its least and greatest training counts, the rarest first, with the bin's mean recall
+// across seeds; without bins there is no such figure.
+func TestPopularityFigureSeries(t *testing.T) {
+	s := &summary{
+		groups: []string{"variant=plain"},
+		taus:   []float64{0},
+		ks:     map[metrics.Metric][]int{metrics.MetricRecall: {10}},
+		values: map[aggKey]agg{
+			{"variant=plain", coord{0, metrics.SliceBin(0), metrics.MetricRecall, 10}}: {Mean: 0.5, Lo: 0.4, Hi: 0.6, N: 2},
+			{"variant=plain", coord{0, metrics.SliceBin(1), metrics.MetricRecall, 10}}: {Mean: 0.2, Lo: 0.1, Hi: 0.3, N: 2},
+		},
+		bins:  []metrics.BinShare{{Items: 3, MinCount: 100, MaxCount: 400}, {Items: 10, MinCount: 1, MaxCount: 4}},
+		label: func(g string) string { return g },
+	}
+	if figs := popularityFigures(s); len(figs) != 1 || figs[0].name != "recall_by_popularity_at_10" {
+		t.Fatalf("figures %v", figs)
+	}
+	series := popularitySeries(s, 10)
+	if len(series) != 1 || !slices.Equal(series[0].X, []float64{2, 200}) || !slices.Equal(series[0].Y, []float64{0.2, 0.5}) ||
+		!slices.Equal(series[0].Lo, []float64{0.1, 0.4}) {
+		t.Errorf("series %+v, want x 2 and 200 (√(1·4), √(100·400)), y 0.2 and 0.5", series)
+	}
+	s.bins = nil
+	if figs := popularityFigures(s); figs != nil {
+		t.Errorf("figures without bins: %v", figs)
 	}
 }
