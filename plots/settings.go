@@ -30,6 +30,8 @@ const (
 	DefaultLegend = LegendTop
 	// DefaultYRange is the default Settings.YRange.
 	DefaultYRange = YRangeAuto
+	// DefaultXScale is the default Settings.XScale.
+	DefaultXScale = XScaleLinear
 )
 
 // DefaultFormats returns the default Settings.Formats, [png].
@@ -98,6 +100,20 @@ var yRanges = []YRange{YRangeAuto, YRangeZero, YRangeData}
 // UnmarshalText sets y from its name; an unknown name is an error that lists the allowed ones.
 func (y *YRange) UnmarshalText(b []byte) error { return setting.Unmarshal(y, b, yRanges) }
 
+// XScale is the scale of the x axis of a figure against a numeric ablation axis, Settings.XScale.
+type XScale string
+
+// Values of Settings.XScale.
+const (
+	XScaleLinear XScale = "linear"
+	XScaleLog    XScale = "log" // every value of the axis must then be positive
+)
+
+var xScales = []XScale{XScaleLinear, XScaleLog}
+
+// UnmarshalText sets x from its name; an unknown name is an error that lists the allowed ones.
+func (x *XScale) UnmarshalText(b []byte) error { return setting.Unmarshal(x, b, xScales) }
+
 // Limits enforced by Settings.Resolve.
 const (
 	minInches   = 1     // smaller leaves no room for data between the axes and the text
@@ -146,6 +162,10 @@ type Settings struct {
 	// bare value, and an empty name leaves the value out. The workbench's report reads it; a
 	// key that matches no value of the grid is an error there. Default: none.
 	Labels map[string]string `toml:"labels"`
+	// XScale is the scale of the x axis of the figures of a metric against a numeric ablation
+	// axis (recall_at_K_vs_<axis>.png): "linear" or "log" (e.g. for a learning rate or a
+	// number of negatives swept by factors); default DefaultXScale.
+	XScale XScale `toml:"x_scale"`
 	// ColorBy names the ablation axis, as in run ids (e.g. "variant"), whose values the cells'
 	// colours encode, and MarkerBy the axes whose values, jointly, their markers, dash patterns
 	// and hatching encode; the legend then has one entry per colour and one per marker. Default:
@@ -171,6 +191,7 @@ func (s *Settings) Resolve() error {
 	}
 	setting.Default(&s.Legend, DefaultLegend)
 	setting.Default(&s.YRange, DefaultYRange)
+	setting.Default(&s.XScale, DefaultXScale)
 	side := math.Max(s.Width, s.Height)
 	px := math.Round(side * float64(s.DPI))
 	_, emptyLabel := s.Labels[""]
@@ -185,6 +206,7 @@ func (s *Settings) Resolve() error {
 		setting.OneOf("font", s.Font, fontNames()),
 		setting.OneOf("legend", s.Legend, legends),
 		setting.OneOf("y_range", s.YRange, yRanges),
+		setting.OneOf("x_scale", s.XScale, xScales),
 		setting.Require("labels", !emptyLabel,
 			"an empty key (write the axis value, or axis=value)"),
 		checkFormats(s.Formats),

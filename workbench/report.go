@@ -752,7 +752,8 @@ func sweepFigures(cfg *Config, recs []*runRecord, s *summary) []figure {
 				series[0].Name = ""
 			}
 			figs = append(figs, figure{fmt.Sprintf("%s_at_%d_vs_%s", metrics.MetricRecall, k, last(key)), func(ps plots.Settings) (*plot.Plot, error) {
-				return plots.Lines(series, plots.Labels{X: axisLabel(key), Y: s.refMetric(k) + ", all pairs"}, plots.LineOptions{Markers: true}, ps)
+				return plots.Lines(series, plots.Labels{X: axisLabel(key), Y: s.refMetric(k) + ", all pairs"},
+					plots.LineOptions{Markers: true, LogX: ps.XScale == plots.XScaleLog}, ps)
 			}})
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
+
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/plots"
 )
@@ -472,5 +474,40 @@ func TestBaselineNotFinished(t *testing.T) {
 	if _, err := runCommand(t, "-config", smokeConfig, "-out", t.TempDir(), "-only", "^variant=logq,seed=1$",
 		"-set", `report.baseline="variant=softmax"`); err == nil || !strings.Contains(err.Error(), "matches no cell of the grid") {
 		t.Errorf("a baseline that is no cell of the grid: %v", err)
+	}
+}
+
+// TestSweepXScale: plots.x_scale = "log" draws recall_at_K_vs_<axis> on a logarithmic x axis,
+// "linear" (the default) on a linear one.
+func TestSweepXScale(t *testing.T) {
+	_, cfg, err := loadConfig(smokeConfig, []string{"loss.temperature=[0.05,0.1,0.2]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []*runRecord
+	for _, variant := range []string{"plain", "logq"} {
+		for _, temp := range []string{"0.05", "0.1", "0.2"} {
+			g := "variant=" + variant + ",temperature=" + temp
+			rec := &runRecord{ID: g + ",seed=1", Group: g, Seed: 1, Axes: map[string]string{"loss.variant": variant, "loss.temperature": temp}}
+			rec.Results = []metrics.Result{{Slice: metrics.SliceAll, Metric: metrics.MetricRecall, K: 10, Value: 0.5, Lo: 0.4, Hi: 0.6}}
+			recs = append(recs, rec)
+		}
+	}
+	s := summarize(recs, nil)
+	figs := sweepFigures(cfg, recs, s)
+	if len(figs) != 1 || figs[0].name != "recall_at_10_vs_temperature" {
+		t.Fatalf("figures %v", figs)
+	}
+	for _, tc := range []struct {
+		scale plots.XScale
+		log   bool
+	}{{"", false}, {plots.XScaleLinear, false}, {plots.XScaleLog, true}} {
+		p, err := figs[0].build(plots.Settings{XScale: tc.scale})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, isLog := p.X.Scale.(plot.LogScale); isLog != tc.log {
+			t.Errorf("x_scale %q: log axis %v, want %v", tc.scale, isLog, tc.log)
+		}
 	}
 }
