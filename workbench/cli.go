@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"regexp"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 )
@@ -33,6 +34,8 @@ type options struct {
 	// lookupEnv reads the environment (os.LookupEnv in Main): the job-array engines' variables
 	// and GOMEMLIMIT.
 	lookupEnv func(string) (string, bool)
+	// cpuProfile is the file of -cpuprofile, "" for none.
+	cpuProfile string
 }
 
 // setFlags collects repeated -set key=value flags.
@@ -58,6 +61,7 @@ func parseFlags(args []string, stderr io.Writer, lookupEnv func(string) (string,
 	fs.BoolVar(&o.list, "list", false, "print the ids of the runs (of this shard), one per line, then their count; run nothing")
 	fs.BoolVar(&o.report, "report", false, "train nothing: write metrics.csv, summary.md and the figures from the finished runs in the folder, naming the missing ones")
 	fs.StringVar(&shardFlag, "shard", "", "run only part i/n of the grid: the runs at positions ≡ i (mod n) of its order, 0 <= i < n (default: from a job-array engine's variables, else the whole grid)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to this file (read it with go tool pprof)")
 	fs.IntVar(&shardCount, "shard-count", 0, "the number of tasks of a job array whose engine does not tell it (Kubernetes JOB_COMPLETION_INDEX, AWS_BATCH_JOB_ARRAY_INDEX)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -122,7 +126,7 @@ func Main(args []string, stdout, stderr io.Writer) error {
 // MainEnv is Main with the environment given by lookupEnv (os.LookupEnv in Main): it reads
 // the variables of job-array engines (Slurm, Kubernetes, AWS Batch, GCP Batch, LSF, Grid Engine)
 // that select a shard of the grid when -shard is not given.
-func MainEnv(args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) error {
+func MainEnv(args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) (err error) {
 	o, err := parseFlags(args, stderr, lookupEnv)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -133,6 +137,17 @@ func MainEnv(args []string, stdout, stderr io.Writer, lookupEnv func(string) (st
 	raw, cfg, err := loadConfig(o.config, o.sets)
 	if err != nil {
 		return err
+	}
+	if o.cpuProfile != "" {
+		stopProfile, err := startCPUProfile(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if perr := stopProfile(); err == nil {
+				err = perr
+			}
+		}()
 	}
 	if o.out != "" {
 		raw.Out, cfg.Out = o.out, o.out
@@ -213,4 +228,24 @@ func defaultJobs(experiment Experiment) int {
 		return runtime.GOMAXPROCS(0)
 	}
 	return 1
+}
+
+// startCPUProfile starts the CPU profile of -cpuprofile, written to path, and returns the
+// function that stops it and closes the file.
+func startCPUProfile(path string) (stop func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile %s: %w", path, err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("-cpuprofile %s: %w", path, err)
+		}
+		return nil
+	}, nil
 }

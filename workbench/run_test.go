@@ -277,3 +277,28 @@ func TestEvalChangeReevaluates(t *testing.T) {
 		t.Error("a different training config was accepted into the folder")
 	}
 }
+
+// TestCPUProfile: -cpuprofile writes a CPU profile of the command (gzip-compressed protobuf,
+// as runtime/pprof writes it), and an unwritable path is an error naming the flag before
+// anything runs.
+func TestCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "cpu.prof")
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", filepath.Join(dir, "out"), "-only", "variant=plain,seed=1", "-cpuprofile", prof); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 100 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("cpu.prof: %d bytes, not a gzip-compressed profile", len(b))
+	}
+	_, err = runCommand(t, "-config", smokeConfig, "-out", filepath.Join(dir, "out2"), "-cpuprofile", filepath.Join(dir, "no", "such", "cpu.prof"))
+	if err == nil || !strings.Contains(err.Error(), "-cpuprofile") {
+		t.Errorf("error %v, want one naming -cpuprofile", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out2")); err == nil {
+		t.Error("the runs were started")
+	}
+}
