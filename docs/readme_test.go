@@ -2,7 +2,6 @@ package docs
 
 import (
 	"bufio"
-	"encoding/csv"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/samplingbias/workbench/internal/exampletest"
 	"github.com/samplingbias/workbench/workbench"
 )
 
@@ -229,15 +229,7 @@ func TestREADMEOwnInteractions(t *testing.T) {
 		"-set", "train.epochs=2", "-set", "model.hidden=[32,16]", "-set", "eval.bootstrap=100"}, &log, &log); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	f, err := os.Open(filepath.Join(out, "metrics.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := exampletest.ReadCSV(t, filepath.Join(out, "metrics.csv"))
 	runs := map[string]bool{}
 	for _, r := range rows[1:] {
 		runs[r[0]] = true

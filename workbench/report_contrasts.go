@@ -342,14 +342,7 @@ func writeContrastsSummary(w io.Writer, s *summary, rows []contrastRow, rs Repor
 					}
 					r := rows[i]
 					n = max(n, r.N)
-					text := fmt.Sprintf("%+.4f", r.Mean)
-					if r.N >= 2 {
-						text += fmt.Sprintf(" ± %.4f", r.Hi-r.Mean)
-					}
-					if r.significant() {
-						text += " ✱"
-					}
-					texts = append(texts, text)
+					texts = append(texts, r.difference.text(r.significant()))
 				}
 				fmt.Fprintf(w, "| %s | %d | %s |\n", l.label(), n, strings.Join(texts, " | "))
 			}

@@ -219,6 +219,19 @@ type difference struct {
 	P            float64
 }
 
+// text writes d for a summary table: the mean difference ± the half-width of its interval (none
+// for a single seed), followed by ✱ when marked.
+func (d difference) text(marked bool) string {
+	text := fmt.Sprintf("%+.4f", d.Mean)
+	if d.N >= 2 {
+		text += fmt.Sprintf(" ± %.4f", d.Hi-d.Mean)
+	}
+	if marked {
+		text += " ✱"
+	}
+	return text
+}
+
 // excludesZero reports whether the interval of d lies entirely on one side of zero.
 func (d difference) excludesZero() bool {
 	return d.N >= 2 && (d.Lo > 0 || d.Hi < 0)
@@ -383,14 +396,7 @@ func writeDifferencesSummary(w io.Writer, s *summary, d *differences, labels fun
 					continue
 				}
 				n = max(n, v.N)
-				text := fmt.Sprintf("%+.4f", v.Mean)
-				if v.N >= 2 {
-					text += fmt.Sprintf(" ± %.4f", v.Hi-v.Mean)
-				}
-				if v.excludesZero() {
-					text += " ✱"
-				}
-				cells = append(cells, text)
+				cells = append(cells, v.text(v.excludesZero()))
 			}
 			if n == 0 {
 				continue

@@ -1,7 +1,7 @@
 // Package exampletest holds the checks shared by the tests of the example programs
-// (examples/custom-loss, examples/custom-sampler): build the program, check that a run's
-// training loss went down, that a command fails with a given message, and that the README shows
-// the program's code. Each test runs in its example's folder, two levels below the repository's
+// (examples/custom-loss, examples/custom-sampler) and of the README's commands: build the
+// program, read a CSV output, check that a run's training loss went down, that a command fails
+// with a given message, and that the README shows the program's code. Each test runs in its example's folder, two levels below the repository's
 // root.
 package exampletest
 
@@ -48,19 +48,26 @@ func Fails(t testing.TB, cmd *exec.Cmd, want string) {
 	}
 }
 
-// LossFalls checks that the training loss of the run in folder run went down: the last point of
-// its curve.csv at least 10% below the first.
-func LossFalls(t testing.TB, run string) {
+// ReadCSV returns the rows of the CSV file at path, its header first.
+func ReadCSV(t testing.TB, path string) [][]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(run, "curve.csv"))
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", path, err)
 	}
+	return rows
+}
+
+// LossFalls checks that the training loss of the run in folder run went down: the last point of
+// its curve.csv at least 10% below the first.
+func LossFalls(t testing.TB, run string) {
+	t.Helper()
+	rows := ReadCSV(t, filepath.Join(run, "curve.csv"))
 	if len(rows) < 3 || rows[0][2] != "loss" {
 		t.Fatalf("curve.csv has %d rows, header %v", len(rows), rows[0])
 	}
