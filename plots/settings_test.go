@@ -14,7 +14,7 @@ func TestSettingsResolveDefaults(t *testing.T) {
 	if err := s.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	want := Settings{Width: 3.5, Height: 2.6, DPI: 300, FontSize: 8, Font: "serif", Formats: []Format{"png"}, Legend: "top", YRange: "auto"}
+	want := Settings{Width: 3.5, Height: 2.6, DPI: 300, FontSize: 8, Font: "serif", Formats: []Format{"png"}, Legend: "top", YRange: "auto", XScale: "linear"}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("zero value resolved to %+v, want %+v", s, want)
 	}
@@ -26,7 +26,7 @@ func TestSettingsResolveDefaults(t *testing.T) {
 	if err := s.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	want = Settings{Width: 7, Height: 2.6, DPI: 150, FontSize: 8, Font: "sans", Formats: []Format{"pdf", "png"}, Legend: "top", YRange: "auto"}
+	want = Settings{Width: 7, Height: 2.6, DPI: 150, FontSize: 8, Font: "sans", Formats: []Format{"pdf", "png"}, Legend: "top", YRange: "auto", XScale: "linear"}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("resolved to %+v, want %+v", s, want)
 	}
