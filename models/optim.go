@@ -41,6 +41,9 @@ func newOptimizer[T float](s TrainSettings, ps []*param) *optimizer[T] {
 	return o
 }
 
+// release drops the optimiser's state; the optimiser must not update again.
+func (o *optimizer[T]) release() { o.state = nil }
+
 // touchPages writes to every memory page of a freshly allocated (zero) array, so that the
 // operating system maps its pages now rather than at the first training steps that reach them:
 // a lazily updated table's state is otherwise faulted in a few rows at a time, and the steps

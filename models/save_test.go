@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/losses"
 )
 
 // TestSaveLoadStreams saves and loads a model of 200,000 embedding rows (about 13 MB of
@@ -146,5 +149,34 @@ func TestModelFileChangedWhileRead(t *testing.T) {
 		case flip >= 0 && (err == nil || !strings.HasPrefix(err.Error(), "model.bin: the model file changed while it was read")):
 			t.Errorf("changed file: error %v", err)
 		}
+	}
+}
+
+// TestTrainReleasesOptimiserState: once Train returns, Adam's state (two copies of every table)
+// is no longer on the heap, so that evaluation does not hold it beside the model: the live heap
+// after training grows by less than half of that state.
+func TestTrainReleasesOptimiserState(t *testing.T) {
+	ds := idDataset(200_000, 200_000, 2048, 3)
+	m := must(New(Settings{EmbeddingDim: 32, Hidden: []int{8}}, ds, tensor.Float32, 1))
+	var params int64
+	for _, p := range m.params() {
+		params += 4 * int64(p.size())
+	}
+	live := func() int64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return int64(ms.HeapAlloc)
+	}
+	before := live()
+	ls := losses.Settings{Variant: losses.VariantPlain}
+	ts := TrainSettings{BatchSize: 256, Steps: 2, Optimizer: OptimizerAdam}
+	if _, err := Train(context.Background(), m, ds, newCountEstimator(ds, ts.BatchSize), ls, samplerOf(ls), ts, 1, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	grown := live() - before
+	runtime.KeepAlive(m)
+	if state := 2 * params; grown > state/2 {
+		t.Errorf("the heap grew by %d bytes in training and stayed so; Adam's state is %d", grown, state)
 	}
 }

@@ -144,6 +144,10 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 		return nil, err
 	}
 	tr.audit = audit
+	// The optimiser's state (Adam: two more copies of every table) is not needed once training
+	// returns; dropping it here frees it for the evaluation that follows even while the model
+	// or the Gorgonia graph built on its parameters keeps the trainer reachable.
+	defer tr.opt.release()
 	l := &loop{order: make([]int32, len(ds.Train)), shuffle: rand.NewPCG(uint64(seed), 0x73687566666c65)} // "shuffle"
 	for i := range l.order {
 		l.order[i] = int32(i)
