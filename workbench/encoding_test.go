@@ -90,3 +90,19 @@ func TestEncodingErrors(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestEncodingOrder: a marker value names its axes in run-id order, the same every time (the
+// axes are not read from a map), here logq_probability before temperature as in the run ids.
+func TestEncodingOrder(t *testing.T) {
+	gs := []string{"variant=plain,temperature=0.07", "variant=logq,logq_probability=inclusion,temperature=0.07",
+		"variant=logq,logq_probability=dedupe,temperature=0.1", "variant=full,temperature=0.1"}
+	for range 20 {
+		e, err := newEncoding(gs, labeler{}, plots.Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.key.Shapes[1].Name; got != "inclusion, τ=0.07" {
+			t.Fatalf("marker name %q, want %q", got, "inclusion, τ=0.07")
+		}
+	}
+}

@@ -120,22 +120,7 @@ type contrastRow struct {
 // an error if a contrast names an axis the grid does not have, a value no cell has, or selects
 // no cell or several, or an la_tau that was not evaluated.
 func contrastCellsOf(cs []Contrast, groups []string, taus []float64, ref float64) ([]contrastCells, error) {
-	axes := map[string][]string{} // axis -> values in grid order
-	var axisOrder []string
-	for _, g := range groups {
-		if g == "" {
-			continue
-		}
-		for _, p := range strings.Split(g, ",") {
-			k, v, _ := strings.Cut(p, "=")
-			if _, ok := axes[k]; !ok {
-				axisOrder = append(axisOrder, k)
-			}
-			if !slices.Contains(axes[k], v) {
-				axes[k] = append(axes[k], v)
-			}
-		}
-	}
+	axisOrder, axes := gridAxes(groups)
 	var out []contrastCells
 	for i, c := range cs {
 		where := fmt.Sprintf("report.contrast[%d] (%s)", i, c.Name)

@@ -160,19 +160,7 @@ func (e figureEncoding) style(g string) *plots.Style { return e.styles[g] }
 // defaults). It is an error if a written axis is not one of the grid's, or if the written
 // axes leave two cells with the same colour and marker.
 func newEncoding(gs []string, lb labeler, ps plots.Settings) (figureEncoding, error) {
-	var keys []string
-	values := map[string][]string{}
-	for _, g := range gs {
-		for k, v := range groupSettings(g) {
-			if !slices.Contains(keys, k) {
-				keys = append(keys, k)
-			}
-			if !slices.Contains(values[k], v) {
-				values[k] = append(values[k], v)
-			}
-		}
-	}
-	slices.SortStableFunc(keys, func(a, b string) int { return axisOrder(gs, a) - axisOrder(gs, b) })
+	keys, values := gridAxes(gs)
 	written := ps.ColorBy != "" || len(ps.MarkerBy) > 0
 	for _, k := range append([]string{ps.ColorBy}, ps.MarkerBy...) {
 		if k != "" && !slices.Contains(keys, k) {
@@ -261,15 +249,28 @@ func valueName(lb labeler, values string) string {
 	return "—"
 }
 
-// axisOrder is the position of axis k in the first group that has it, for ordering axes as the
-// run ids do.
-func axisOrder(gs []string, k string) int {
+// gridAxes lists the axes of the groups gs in run-id order (a group's id leaves out the axes it
+// has no value for, so an axis first seen in a later group goes right after the axis before it
+// there), and each axis's values in grid order.
+func gridAxes(gs []string) (keys []string, values map[string][]string) {
+	values = map[string][]string{}
 	for _, g := range gs {
-		for i, p := range strings.Split(g, ",") {
-			if name, _, _ := strings.Cut(p, "="); name == k {
-				return i
+		if g == "" {
+			continue
+		}
+		at := 0 // where an axis new in g goes: after g's previous axis
+		for _, p := range strings.Split(g, ",") {
+			k, v, _ := strings.Cut(p, "=")
+			if i := slices.Index(keys, k); i >= 0 {
+				at = i + 1
+			} else {
+				keys = slices.Insert(keys, at, k)
+				at++
+			}
+			if !slices.Contains(values[k], v) {
+				values[k] = append(values[k], v)
 			}
 		}
 	}
-	return 0
+	return keys, values
 }
