@@ -22,6 +22,7 @@ import (
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
 	"github.com/samplingbias/workbench/plots"
+	"github.com/samplingbias/workbench/report"
 	"github.com/samplingbias/workbench/samplers"
 )
 
@@ -74,7 +75,7 @@ type Config struct {
 	Sampler   samplers.Settings     `toml:"sampler" affects:"training"`
 	Eval      metrics.Settings      `toml:"eval" affects:"evaluation"`
 	Plots     plots.Settings        `toml:"plots" affects:"figures"`
-	Report    ReportSettings        `toml:"report" affects:"figures"`
+	Report    report.Settings       `toml:"report" affects:"figures"`
 	FreqSim   freqsim.Settings      `toml:"freq_sim" affects:"training"`
 
 	// Ablation lists the axes of the grid; the grid is their cartesian product. An axis is over

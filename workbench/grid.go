@@ -136,19 +136,19 @@ func idNames(keys map[string]bool) map[string]string {
 	all := keysOf(reflect.TypeOf(Config{}), "")
 	count := map[string]int{}
 	for _, k := range all {
-		count[last(k)]++
+		count[isetting.Leaf(k)]++
 	}
 	for k := range keys {
 		if !slices.Contains(all, k) {
-			count[last(k)]++
+			count[isetting.Leaf(k)]++
 		}
 	}
 	out := map[string]string{}
 	for k := range keys {
-		if count[last(k)] > 1 || !slices.Contains(all, k) {
+		if count[isetting.Leaf(k)] > 1 || !slices.Contains(all, k) {
 			out[k] = k
 		} else {
-			out[k] = last(k)
+			out[k] = isetting.Leaf(k)
 		}
 	}
 	return out
@@ -159,21 +159,17 @@ func idNames(keys map[string]bool) map[string]string {
 func shortNames(keys map[string]bool) map[string]string {
 	count := map[string]int{}
 	for k := range keys {
-		count[last(k)]++
+		count[isetting.Leaf(k)]++
 	}
 	out := map[string]string{}
 	for k := range keys {
-		if count[last(k)] > 1 {
+		if count[isetting.Leaf(k)] > 1 {
 			out[k] = k
 		} else {
-			out[k] = last(k)
+			out[k] = isetting.Leaf(k)
 		}
 	}
 	return out
-}
-
-func last(key string) string {
-	return key[strings.LastIndexByte(key, '.')+1:]
 }
 
 // formatValue writes a value for a run id and a CSV column: strings as they are, numbers in

@@ -94,8 +94,16 @@ func TestContrastsEndToEnd(t *testing.T) {
 	if want := 1 + 4*5*3; len(rows) != want {
 		t.Fatalf("contrasts.csv has %d rows, want %d", len(rows), want)
 	}
+	cell := func(id string) map[string]string { // a cell's id read into its axis values
+		m := map[string]string{}
+		for _, p := range strings.Split(id, ",") {
+			k, v, _ := strings.Cut(p, "=")
+			m[k] = v
+		}
+		return m
+	}
 	for i, r := range rows[1:] {
-		ga, gb := groupSettings(r[h["a"]]), groupSettings(r[h["b"]])
+		ga, gb := cell(r[h["a"]]), cell(r[h["b"]])
 		var d []float64
 		for _, seed := range []string{"1", "2"} {
 			ka := key{ga["variant"], ga["temperature"], seed, r[h["a_la_tau"]], r[h["slice"]], r[h["metric"]], r[h["k"]]}
@@ -182,34 +190,5 @@ func TestContrastErrors(t *testing.T) {
 				t.Error("runs were started")
 			}
 		})
-	}
-}
-
-// TestContrastBySkips: a value of the by axis at which one side has no cell is left out (the
-// full softmax has no sampler); a contrast with no value left is an error.
-func TestContrastBySkips(t *testing.T) {
-	groups := []string{"variant=constant,kind=in_batch", "variant=constant,kind=uniform", "variant=tail,kind=in_batch",
-		"variant=tail,kind=uniform", "variant=full,kind=full"}
-	got, err := contrastCellsOf([]Contrast{{Name: "x", A: "kind=in_batch", B: "kind=uniform", By: "variant"}}, groups, []float64{0}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 2 || got[0].a != groups[0] || got[0].b != groups[1] || got[1].a != groups[2] || got[1].b != groups[3] {
-		t.Errorf("cells %+v", got)
-	}
-	_, err = contrastCellsOf([]Contrast{{Name: "x", A: "kind=in_batch", B: "kind=full", By: "variant"}}, groups, []float64{0}, 0)
-	if want := `report.contrast[0] (x): no value of variant has both a cell "kind=in_batch" and a cell "kind=full"`; err == nil || err.Error() != want {
-		t.Errorf("error %v, want %q", err, want)
-	}
-}
-
-// TestContrastSelectsSeveral: a cell that matches several cells of a two-axis grid names them.
-func TestContrastSelectsSeveral(t *testing.T) {
-	_, err := contrastCellsOf([]Contrast{{Name: "x", A: "variant=logq", B: "variant=plain"}},
-		[]string{"variant=plain,temperature=0.1", "variant=logq,temperature=0.1", "variant=plain,temperature=0.2", "variant=logq,temperature=0.2"},
-		[]float64{0}, 0)
-	want := `report.contrast[0] (x): a: "variant=logq" selects 2 cells (variant=logq,temperature=0.1; variant=logq,temperature=0.2); give the other axes' values too`
-	if err == nil || err.Error() != want {
-		t.Errorf("error %v, want %q", err, want)
 	}
 }

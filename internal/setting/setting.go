@@ -208,3 +208,9 @@ func First(errs ...error) error {
 	}
 	return nil
 }
+
+// Leaf returns the last part of a dotted TOML key, the name a key is shown by where its section
+// is clear: "loss.temperature" gives "temperature", "seed" gives "seed".
+func Leaf(key string) string {
+	return key[strings.LastIndexByte(key, '.')+1:]
+}

@@ -1,4 +1,4 @@
-package workbench
+package report
 
 import (
 	"encoding/csv"
@@ -15,9 +15,9 @@ import (
 	"github.com/samplingbias/workbench/metrics"
 )
 
-// ReportSettings is the [report] section: which cells summary.md and differences.csv compare.
-// Its zero value compares nothing.
-type ReportSettings struct {
+// Settings is the [report] section: which cells summary.md, differences.csv and contrasts.csv
+// compare. Its zero value compares nothing.
+type Settings struct {
 	// Baseline picks the baseline cells by some of their axis values, written as in a run id:
 	// "variant=full", or "variant=full,temperature=0.07". Every other cell is compared with the
 	// baseline cell that has its values on the remaining axes (a cell without one is not
@@ -36,16 +36,16 @@ type ReportSettings struct {
 	Adjust Adjust `toml:"adjust"`
 }
 
-// Adjust is a multiple-comparison adjustment of the contrasts, ReportSettings.Adjust.
+// Adjust is a multiple-comparison adjustment of the contrasts, Settings.Adjust.
 type Adjust string
 
-// Adjustments (see ReportSettings.Adjust).
+// Adjustments (see Settings.Adjust).
 const (
 	AdjustNone Adjust = "none"
 	AdjustHolm Adjust = "holm"
 )
 
-// DefaultAdjust is the adjustment of ReportSettings' zero value: none.
+// DefaultAdjust is the adjustment of Settings' zero value: none.
 const DefaultAdjust = AdjustNone
 
 var adjustments = []Adjust{AdjustNone, AdjustHolm}
@@ -55,7 +55,7 @@ func (a *Adjust) UnmarshalText(b []byte) error { return isetting.Unmarshal(a, b,
 
 // Resolve checks the syntax of s and fills its defaults; Baseline and the contrasts' cells are
 // checked against the grid by checkReport, once the grid is planned.
-func (s *ReportSettings) Resolve() error {
+func (s *Settings) Resolve() error {
 	if _, err := parseCellSpec(s.Baseline); err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}
@@ -121,7 +121,7 @@ type comparison struct {
 // its baseline, then, with AllPairs, every group against every earlier one; and the groups that
 // have no baseline of the same values on the other axes. It is an error if the baseline names
 // an axis the grid does not have or matches no cell.
-func comparisons(rs ReportSettings, groups []string) (out []comparison, alone []string, err error) {
+func comparisons(rs Settings, groups []string) (out []comparison, alone []string, err error) {
 	spec, err := parseCellSpec(rs.Baseline)
 	if err != nil {
 		return nil, nil, fmt.Errorf("report.baseline: %w", err)
@@ -253,7 +253,7 @@ var errNoBaseline = errors.New("matches no cell of the grid")
 // finished runs. The baseline was checked against the whole grid before training (checkReport);
 // when none of its runs has finished here (-only, a shard's report, a folder still filling up),
 // no cell can be compared yet and every group is reported as not compared.
-func compare(rs ReportSettings, recs []*runRecord, groups []string) (*differences, error) {
+func compare(rs Settings, recs []*Run, groups []string) (*differences, error) {
 	cmps, alone, err := comparisons(rs, groups)
 	if errors.Is(err, errNoBaseline) {
 		cmps, alone, err = nil, groups, nil
@@ -268,7 +268,7 @@ func compare(rs ReportSettings, recs []*runRecord, groups []string) (*difference
 // pairedDifferences computes, for every comparison and every (τ, slice, metric, K) that both
 // cells report, the differences paired by seed over the seeds both cells ran. A coordinate with
 // no common seed is left out.
-func pairedDifferences(recs []*runRecord, cmps []comparison) (map[diffKey]difference, []diffKey) {
+func pairedDifferences(recs []*Run, cmps []comparison) (map[diffKey]difference, []diffKey) {
 	sv := newSeedValues(recs)
 	out := map[diffKey]difference{}
 	var keys []diffKey
@@ -292,7 +292,7 @@ type seedValues struct {
 	order  []coord
 }
 
-func newSeedValues(recs []*runRecord) *seedValues {
+func newSeedValues(recs []*Run) *seedValues {
 	sv := &seedValues{values: map[string]map[int64]map[coord]float64{}, seeds: map[string][]int64{}}
 	seen := map[coord]bool{}
 	for _, rec := range recs {

@@ -1,4 +1,4 @@
-package workbench
+package report
 
 import (
 	"fmt"

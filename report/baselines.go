@@ -1,4 +1,4 @@
-package workbench
+package report
 
 import (
 	"encoding/csv"
@@ -33,7 +33,7 @@ type sliceK struct {
 type chance struct{ p, lo, hi float64 }
 
 // collectBaselines gathers the baselines of recs.
-func collectBaselines(recs []*runRecord) baselines {
+func collectBaselines(recs []*Run) baselines {
 	b := baselines{popular: map[coord]agg{}, random: map[sliceK]chance{}}
 	samples := map[coord][]float64{}
 	boot := map[coord][2]float64{}
@@ -51,13 +51,13 @@ func collectBaselines(recs []*runRecord) baselines {
 			}
 			samples[c] = append(samples[c], r.Value)
 		}
-		if len(seen) > 1 || rec.Data.Items < 1 {
+		if len(seen) > 1 || rec.Items < 1 {
 			continue
 		}
 		for _, r := range rec.Results {
 			if key := (sliceK{r.Slice, r.K}); r.Metric == metrics.MetricRecall && r.Pairs > 0 {
 				if _, ok := b.random[key]; !ok {
-					p, lo, hi := metrics.RandomRecall(r.K, rec.Data.Items, r.Pairs)
+					p, lo, hi := metrics.RandomRecall(r.K, rec.Items, r.Pairs)
 					b.random[key] = chance{p, lo, hi}
 				}
 			}
@@ -72,7 +72,7 @@ func collectBaselines(recs []*runRecord) baselines {
 
 // writeBaselineRows appends the baselines to metrics.csv: run "most_popular" (one row per seed
 // and number) and run "random" (the expected Recall@K, per seed), τ 0 and no axis values.
-func writeBaselineRows(cw *csv.Writer, recs []*runRecord, withTau bool, axes int) error {
+func writeBaselineRows(cw *csv.Writer, recs []*Run, withTau bool, axes int) error {
 	seen := map[int64]bool{}
 	write := func(run string, seed int64, sl metrics.Slice, m metrics.Metric, k int, v float64) error {
 		row := []string{run, strconv.FormatInt(seed, 10), sl.String(), string(m), strconv.Itoa(k)}
@@ -93,8 +93,8 @@ func writeBaselineRows(cw *csv.Writer, recs []*runRecord, withTau bool, axes int
 			}
 		}
 		for _, r := range rec.Results {
-			if r.Metric == metrics.MetricRecall && r.Tau == rec.Results[0].Tau && r.Pairs > 0 && rec.Data.Items > 0 {
-				p, _, _ := metrics.RandomRecall(r.K, rec.Data.Items, r.Pairs)
+			if r.Metric == metrics.MetricRecall && r.Tau == rec.Results[0].Tau && r.Pairs > 0 && rec.Items > 0 {
+				p, _, _ := metrics.RandomRecall(r.K, rec.Items, r.Pairs)
 				if err := write("random", rec.Seed, r.Slice, r.Metric, r.K, p); err != nil {
 					return err
 				}

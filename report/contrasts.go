@@ -1,4 +1,4 @@
-package workbench
+package report
 
 import (
 	"encoding/csv"
@@ -212,7 +212,7 @@ func formatFloats(vs []float64) string {
 // groups and evaluated strengths s summarises, with p-values adjusted by rs.Adjust over each
 // family: the rows of the same slice, metric and K. A contrast whose cells have no common seed
 // yet (a folder still filling up) has no rows.
-func contrasts(rs ReportSettings, recs []*runRecord, s *summary) ([]contrastRow, error) {
+func contrasts(rs Settings, recs []*Run, s *summary) ([]contrastRow, error) {
 	cells, err := contrastCellsOf(rs.Contrasts, s.groups, s.taus, s.refTau())
 	if err != nil {
 		return nil, err
@@ -286,7 +286,7 @@ func writeContrastsCSV(w io.Writer, rows []contrastRow, adjust Adjust) error {
 // writeContrastsSummary appends the contrasts to summary.md: which cells each compares, then per
 // metric and K a table of a − b by slice, mean ± half-width of the 95% interval, marked where
 // the (adjusted) p-value is below 0.05.
-func writeContrastsSummary(w io.Writer, s *summary, rows []contrastRow, rs ReportSettings) {
+func writeContrastsSummary(w io.Writer, s *summary, rows []contrastRow, rs Settings) {
 	if len(rs.Contrasts) == 0 {
 		return
 	}

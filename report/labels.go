@@ -1,4 +1,4 @@
-package workbench
+package report
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	isetting "github.com/samplingbias/workbench/internal/setting"
 	"github.com/samplingbias/workbench/plots"
 )
 
@@ -89,7 +90,7 @@ func axisSymbol(k string) string {
 // axisLabel names the numeric axis key on a figure: its last component in words, capitalised,
 // followed by its symbol if it has one ("Temperature τ", "Negatives", "Embedding dim").
 func axisLabel(key string) string {
-	k := last(key)
+	k := isetting.Leaf(key)
 	words := strings.ReplaceAll(k, "_", " ")
 	if words != "" {
 		words = strings.ToUpper(words[:1]) + words[1:]

@@ -1,4 +1,4 @@
-package workbench
+package report
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ func TestBaselinesReport(t *testing.T) {
 		"variant=plain": {1: {all: 0.01}, 2: {all: 0.02}},
 	}, []string{"variant=full", "variant=plain"})
 	for _, rec := range recs {
-		rec.Data.Items = 1000
+		rec.Items = 1000
 		rec.MostPopular = []metrics.Result{{Slice: all, Metric: metrics.MetricRecall, K: 10, Value: 0.1 + 0.01*float64(rec.Seed), Pairs: 100, TestPairs: 100}}
 	}
 	var csvBuf bytes.Buffer

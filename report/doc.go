@@ -1,0 +1,24 @@
+// Package report turns a grid's finished runs into claims: metrics.csv (every run's metrics
+// with its axis values), summary.md (each cell's mean and 95% interval across seeds by slice,
+// metric and K, the sanity baselines most popular and random, with the cells that chance
+// cannot be told from, the popularity bins, paired differences against a baseline cell and the
+// named contrasts of [[report.contrast]], Holm-adjusted on request), differences.csv,
+// contrasts.csv and the figures: Recall@K by slice, the training-loss curves, Recall@K against
+// every numeric axis, against popularity bins, the head–tail trade-off under post-hoc logit
+// adjustment (Menon et al. 2021, "Long-tail learning via logit adjustment") and the contrasts'
+// forest plots.
+//
+// Differences are paired by seed: the mean over the seeds both cells ran of cell A − cell B,
+// with its Student-t interval (metrics.MeanCI); a contrast's p-value is the paired t-test's
+// (metrics.TTestP) and Holm's step-down adjustment (Holm 1979) is metrics.Holm. The random
+// baseline's Recall@K is K/M per pair in closed form.
+//
+// In figures, colour and marker encode the grid's factors (plots.color_by, plots.marker_by),
+// not cells, so that no two cells look alike at a dozen cells; plots.labels names the axis
+// values.
+//
+// Check runs the report on placeholder runs of a planned grid, so that a mistake in the report's
+// settings, or a figure that will not fit, is found before anything trains. The workbench
+// package calls Check when it plans a grid and Write when its runs have finished (and for
+// -report).
+package report // import "github.com/samplingbias/workbench/report"

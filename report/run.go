@@ -1,0 +1,82 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/samplingbias/workbench/metrics"
+	"github.com/samplingbias/workbench/plots"
+)
+
+// Run is one finished run as the report reads it: its cell, its seed and what it measured.
+type Run struct {
+	// ID is the run's id, e.g. "variant=logq,temperature=0.07,seed=1".
+	ID string
+	// Group is the run's cell: its id without the seed ("" for a grid of one cell).
+	Group string
+	// Seed is the run's seed; runs of the same seed are paired across cells.
+	Seed int64
+	// Axes maps every ablation key of the grid to the run's value, written as in its id.
+	Axes map[string]string
+	// Dataset names the run's data, for summary.md's title.
+	Dataset string
+	// Items is the number of items ranked at evaluation, M: the random baseline's K/M.
+	Items int
+	// SliceNotes say which popularity slices are empty, and why.
+	SliceNotes []string
+	// Bins describe the popularity bins of slices.method "quantiles" and "mass_quantiles".
+	Bins []metrics.BinShare
+	// Results are the run's metrics; MostPopular the most-popular baseline on its data
+	// (metrics.MostPopular).
+	Results, MostPopular []metrics.Result
+	// Curve is the run's training loss against the step; empty if it has none.
+	Curve Curve
+	// Audit summarises the run's sampler audit; nil if it had none.
+	Audit *Audit
+}
+
+// Curve is a training-loss curve: its points in increasing step.
+type Curve []CurvePoint
+
+// CurvePoint is the mean training loss over the steps of an interval ending at Step.
+type CurvePoint struct {
+	Step int
+	Loss float64
+}
+
+// Audit summarises a run's sampler audit (samplers.Audit.Summary): the total-variation distance
+// between the copies the loss's q declares and those drawn, and the worst relative error among
+// the Head most frequent items.
+type Audit struct {
+	TV, HeadWorst float64
+	Head          int
+}
+
+// Input is what a report is made of: a grid's finished runs and how to report them.
+type Input struct {
+	// Runs are the finished runs, in grid order (their cells' first appearance orders the
+	// tables and figures); Write needs at least one.
+	Runs []*Run
+	// Axes are the grid's ablation keys, in order: metrics.csv's columns and the keys of every
+	// Run's Axes.
+	Axes []string
+	// Settings is the [report] section; Resolve it first.
+	Settings Settings
+	// Plots is the [plots] section.
+	Plots plots.Settings
+}
+
+// check requires runs, each with a value on every axis.
+func (in Input) check() error {
+	if len(in.Runs) == 0 {
+		return errors.New("report: no finished run")
+	}
+	for _, r := range in.Runs {
+		for _, k := range in.Axes {
+			if _, ok := r.Axes[k]; !ok {
+				return fmt.Errorf("report: run %s has no value of the axis %s", r.ID, k)
+			}
+		}
+	}
+	return nil
+}
