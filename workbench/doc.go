@@ -5,7 +5,8 @@
 // are refused before anything is allocated), expands its ablation grid over seeds, runs every run
 // resumably, mid-training included (training two-tower models with each loss variant
 // and evaluating full-corpus Recall@K, NDCG@K and MRR by head, torso and tail items, or Yi et
-// al.'s frequency-estimation simulation), and writes metrics.csv, summary.md and the figures.
+// al.'s frequency-estimation simulation), and hands the finished runs to package report, which
+// writes metrics.csv, summary.md and the figures.
 //
 // Main is the command itself, callable from Go: a program that registers its own loss variants
 // and then calls Main is the experiments command with those variants added.
