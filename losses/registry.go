@@ -33,6 +33,11 @@ type Custom struct {
 	// Correction says that the variant applies an additive logit correction
 	// (through Expr.Correct), so that correct_at applies to it.
 	Correction bool
+	// Family names the variants whose loss values share a scale with this
+	// one's, e.g. FamilySoftmax for a corrected softmax cross-entropy: the
+	// report draws each family's training-loss curves in a panel of their own.
+	// Default: the variant's own name (a panel of its own).
+	Family Family
 }
 
 // registry holds the variants added with Register. It is process-wide

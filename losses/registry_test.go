@@ -105,3 +105,42 @@ func TestBrokenVariant(t *testing.T) {
 		}
 	}
 }
+
+// TestFamily: every built-in variant (in each form) is in one of the three families, by the
+// package documentation's grouping, and a registered variant in the family it declares, or in
+// one of its own.
+func TestFamily(t *testing.T) {
+	want := map[Variant]Family{
+		VariantPlain: FamilySoftmax, VariantLogQ: FamilySoftmax, VariantLogQCorrected: FamilySoftmax, VariantFull: FamilySoftmax,
+		VariantLogitAdjusted: FamilySoftmax, VariantConstant: FamilySoftmax, VariantImportance: FamilySoftmax,
+		VariantRelative: FamilySoftmax, VariantTail: FamilySoftmax, VariantNCE: FamilyLogistic,
+		VariantNegativeSampling: FamilyLogistic, VariantSampledLogistic: FamilyLogistic, VariantMSEGramian: FamilyRegression,
+	}
+	for _, v := range variantNames {
+		w, ok := want[v]
+		if !ok {
+			t.Errorf("built-in variant %s has no family in this test", v)
+			continue
+		}
+		if got := (Settings{Variant: v}).Family(); got != w {
+			t.Errorf("%s: family %q, want %q", v, got, w)
+		}
+	}
+	for _, v := range []Variant{VariantConstant, VariantImportance, VariantRelative, VariantTail} {
+		if got := (Settings{Variant: v, Form: FormDecoupled}).Family(); got != FamilyLogistic {
+			t.Errorf("%s, decoupled form (Rawat et al. eq. 6): family %q, want logistic", v, got)
+		}
+	}
+	if got := (Settings{}).Family(); got != FamilySoftmax {
+		t.Errorf("default variant: family %q", got)
+	}
+	expr := func(e *Expr) (*gorgonia.Node, error) { return softmaxExpr(e) }
+	registerForTest(t, "family_declared", Custom{Expr: expr, Family: FamilySoftmax})
+	registerForTest(t, "family_own", Custom{Expr: expr})
+	if got := (Settings{Variant: "family_declared"}).Family(); got != FamilySoftmax {
+		t.Errorf("registered with Family softmax: %q", got)
+	}
+	if got := (Settings{Variant: "family_own"}).Family(); got != "family_own" {
+		t.Errorf("registered without a Family: %q, want its own name", got)
+	}
+}

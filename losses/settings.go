@@ -34,6 +34,47 @@ const (
 // an error that lists the allowed ones.
 func (v *Variant) UnmarshalText(b []byte) error { return setting.Unmarshal(v, b, Variants()) }
 
+// Family is a set of loss variants whose values share a scale, so that their training-loss
+// curves can be drawn on one axis (see Settings.Family).
+type Family string
+
+// Families of the built-in variants.
+const (
+	// FamilySoftmax: the cross-entropy of a softmax over the row's candidates, ℓ_i = −log of the
+	// positive's (corrected, weighted) share: plain, logq, logq_corrected, full, logit_adjusted,
+	// and Rawat et al.'s weightings in their softmax form (eq. 5).
+	FamilySoftmax Family = "softmax"
+	// FamilyLogistic: sums of binary cross-entropies, one for the positive and one per negative:
+	// nce, negative_sampling, sampled_logistic, and Rawat et al.'s weightings in their decoupled
+	// form (eq. 6).
+	FamilyLogistic Family = "logistic"
+	// FamilyRegression: mse_gramian's squared error plus its Gramian penalty.
+	FamilyRegression Family = "regression"
+)
+
+// Family returns the family of s's variant (see the Family constants); a registered variant's
+// is its Custom.Family, or its own name if it declares none. s need not be resolved: an empty
+// Variant is DefaultVariant's family.
+func (s Settings) Family() Family {
+	switch s.Variant {
+	case "", VariantPlain, VariantLogQ, VariantLogQCorrected, VariantFull, VariantLogitAdjusted:
+		return FamilySoftmax
+	case VariantConstant, VariantImportance, VariantRelative, VariantTail:
+		if s.Form == FormDecoupled {
+			return FamilyLogistic
+		}
+		return FamilySoftmax
+	case VariantNCE, VariantNegativeSampling, VariantSampledLogistic:
+		return FamilyLogistic
+	case VariantMSEGramian:
+		return FamilyRegression
+	}
+	if c, ok := registered(s.Variant); ok && c.Family != "" {
+		return c.Family
+	}
+	return Family(s.Variant)
+}
+
 // Impl is how a loss node is computed (the value of Settings.Impl).
 type Impl string
 

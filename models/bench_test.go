@@ -56,11 +56,14 @@ func identityField(name string, n int) datasets.Field {
 	return f
 }
 
-// benchStep measures the standard training step: two towers [256, 64] with ReLU and L2
-// normalisation over 64-dimensional id embeddings, logq-corrected in-batch softmax with τ = 0.05
-// from a given p̂, reward-weighted mean, Adam, float32.
-func benchStep(b *testing.B, batch int, ds *datasets.Dataset) {
-	m, err := New(Settings{EmbeddingDim: 64, Hidden: []int{256, 64}}, ds, tensor.Float32, 1)
+// standardTowers are the towers of the standard training step: [256, 64] with ReLU and L2
+// normalisation over 64-dimensional embeddings.
+var standardTowers = Settings{EmbeddingDim: 64, Hidden: []int{256, 64}}
+
+// benchStep measures a training step of towers ms over ds: logq-corrected in-batch softmax with
+// τ = 0.05 from a given p̂, reward-weighted mean, Adam, float32.
+func benchStep(b *testing.B, ms Settings, batch int, ds *datasets.Dataset) {
+	m, err := New(ms, ds, tensor.Float32, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -110,8 +113,21 @@ func cpuTime() time.Duration {
 // BenchmarkTrainStep is the standard step with vocabularies of 100,000 rows.
 func BenchmarkTrainStep(b *testing.B) {
 	for _, batch := range []int{256, 1024} {
-		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) { benchStep(b, batch, idDataset(100_000, 100_000, 64*batch, 7)) })
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+			benchStep(b, standardTowers, batch, idDataset(100_000, 100_000, 64*batch, 7))
+		})
 	}
+}
+
+// BenchmarkWikiStep is the main job's step (configs/wiki.toml): the embedded Wikispeedia graph,
+// towers [512, 128] over 64-dimensional embeddings of the page id, the title's words and
+// bigrams and the category paths, shared by the two towers, B = 1024.
+func BenchmarkWikiStep(b *testing.B) {
+	ds, err := datasets.Load(datasets.Settings{Source: datasets.SourceWikilinks}, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchStep(b, Settings{EmbeddingDim: 64, Hidden: []int{512, 128}, ShareEmbeddings: true}, 1024, ds)
 }
 
 // BenchmarkTrainStepVocab is the standard step at batch 1024 with vocabularies (tables) of 1,000
@@ -121,7 +137,7 @@ func BenchmarkTrainStep(b *testing.B) {
 func BenchmarkTrainStepVocab(b *testing.B) {
 	for _, rows := range []int{1_000, 1_000_000} {
 		b.Run(fmt.Sprintf("vocab=%d", rows), func(b *testing.B) {
-			benchStep(b, 1024, spreadDataset(1000, 1000, rows, rows, 64*1024, 7))
+			benchStep(b, standardTowers, 1024, spreadDataset(1000, 1000, rows, rows, 64*1024, 7))
 		})
 	}
 }

@@ -43,7 +43,7 @@ func logqTempered(e *losses.Expr) (*G.Node, error) {
 
 func main() {
 	err := losses.Register("logq_tempered", losses.Custom{
-		Expr: logqTempered, Options: func() any { return new(options) }, Correction: true})
+		Expr: logqTempered, Options: func() any { return new(options) }, Correction: true, Family: losses.FamilySoftmax})
 	if err == nil {
 		err = workbench.Main(os.Args[1:], os.Stdout, os.Stderr)
 	}
