@@ -202,28 +202,36 @@ func fill[T floats](d []T, x []float64, ones bool) {
 // w_j/C_g (w = the plan's gramW, 1 where it has none).
 func fillMasks[T floats](p *plan, vals [nSides]*tensor.Dense) {
 	pos, neg, negLog := data[T](vals[sidePos]), data[T](vals[sideNeg]), data[T](vals[sideNegLog])
-	set := func(x []T, k int, v T) {
-		if x != nil {
-			x[k] = v
-		}
-	}
 	c := p.c
-	negInf := T(math.Inf(-1))
 	if pos != nil || neg != nil || negLog != nil {
+		isNeg := make([]bool, c)
+		negInf := T(math.Inf(-1))
 		for i := range p.b {
 			pc := p.pos(i)
-			for j := range c {
-				k := i*c + j
-				isPos, isNeg := j == pc, j != pc && !p.masked(i, j, pc)
-				set(pos, k, 0)
-				set(neg, k, 0)
-				set(negLog, k, negInf)
-				if isPos {
-					set(pos, k, 1)
+			for j := range isNeg {
+				isNeg[j] = j != pc && !p.masked(i, j, pc)
+			}
+			if pos != nil {
+				r := pos[i*c : (i+1)*c]
+				clear(r)
+				r[pc] = 1
+			}
+			if neg != nil {
+				r := neg[i*c : (i+1)*c]
+				for j, n := range isNeg {
+					r[j] = 0
+					if n {
+						r[j] = 1
+					}
 				}
-				if isNeg {
-					set(neg, k, 1)
-					set(negLog, k, 0)
+			}
+			if negLog != nil {
+				r := negLog[i*c : (i+1)*c]
+				for j, n := range isNeg {
+					r[j] = negInf
+					if n {
+						r[j] = 0
+					}
 				}
 			}
 		}

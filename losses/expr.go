@@ -99,50 +99,35 @@ func (e *Expr) Correct(c *G.Node) *G.Node {
 }
 
 // AddCols is x_ij + col_j for a B×C x and a 1×C col.
-func AddCols(x, col *G.Node) *G.Node { return G.Must(G.BroadcastAdd(x, col, nil, []byte{0})) }
+func AddCols(x, col *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(false, false), x, col)) }
 
 // AddRows is x_ij + row_i for a B×C x and a B×1 row.
-func AddRows(x, row *G.Node) *G.Node { return G.Must(G.BroadcastAdd(x, row, nil, []byte{1})) }
+func AddRows(x, row *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(false, true), x, row)) }
 
 // MulCols is x_ij·col_j for a B×C x and a 1×C col.
-func MulCols(x, col *G.Node) *G.Node {
-	return G.Must(G.BroadcastHadamardProd(x, col, nil, []byte{0}))
-}
+func MulCols(x, col *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(true, false), x, col)) }
 
 // MulRows is x_ij·row_i for a B×C x and a B×1 row.
-func MulRows(x, row *G.Node) *G.Node {
-	return G.Must(G.BroadcastHadamardProd(x, row, nil, []byte{1}))
-}
+func MulRows(x, row *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(true, true), x, row)) }
 
 // RowSum is Σ_j x_ij as a B×1 matrix.
-func RowSum(x *G.Node) *G.Node {
-	return G.Must(G.Reshape(G.Must(G.Sum(x, 1)), tensor.Shape{x.Shape()[0], 1}))
-}
+func RowSum(x *G.Node) *G.Node { return G.Must(G.ApplyOp(newSum(false, true), x)) }
+
+// RowDot is Σ_j x_ij·y_ij as a B×1 matrix, for B×C x and y: RowSum of their
+// elementwise product, without the product's B×C matrix.
+func RowDot(x, y *G.Node) *G.Node { return G.Must(G.ApplyOp(newSum(true, true), x, y)) }
 
 // AtPos is x_ip, each row's entry at its positive column (B×1).
-func (e *Expr) AtPos(x *G.Node) *G.Node { return RowSum(G.Must(G.HadamardProd(x, e.Pos()))) }
+func (e *Expr) AtPos(x *G.Node) *G.Node { return RowDot(x, e.Pos()) }
 
 // LogSumExp is log(e^{a_i} + Σ_j e^{x_ij}) as a B×1 matrix, for a B×1 a
-// and a B×C x: m_i + log(e^{a_i − m_i} + Σ_j e^{x_ij − m_i}) with
-// m_i = max(a_i, max_j x_ij) held constant (the value and gradient do not
-// depend on m; it only keeps the exponentials finite). Entries may be −Inf
-// (e^{−Inf} = 0), but every row needs a finite one.
-func LogSumExp(a, x *G.Node) *G.Node {
-	m, ea, ex := lseTerms(a, x)
-	return G.Must(G.Add(G.Must(G.Log(G.Must(G.Add(ea, ex)))), m))
-}
-
-// lseTerms returns, for a B×1 a and a B×C x, the row maxima
-// m_i = max(a_i, max_j x_ij) as a constant (stop-gradient), e^{a_i − m_i} and
-// Σ_j e^{x_ij − m_i}, all B×1.
-func lseTerms(a, x *G.Node) (m, ea, ex *G.Node) {
-	rowMax := G.Must(G.Reshape(G.Must(G.Max(x, 1)), tensor.Shape{x.Shape()[0], 1}))
-	m = StopGradient(G.Must(G.MaxBetween(a, rowMax)))
-	return m, G.Must(G.Exp(G.Must(G.Sub(a, m)))), RowSum(G.Must(G.Exp(SubRows(x, m))))
-}
+// and a B×C x, computed as m_i + log(e^{a_i − m_i} + Σ_j e^{x_ij − m_i})
+// with m_i = max(a_i, max_j x_ij), which keeps the exponentials finite.
+// Entries may be −Inf (e^{−Inf} = 0), but every row needs a finite one.
+func LogSumExp(a, x *G.Node) *G.Node { return G.Must(G.ApplyOp(newLSE(false), a, x)) }
 
 // SubRows is x_ij − row_i for a B×C x and a B×1 row.
-func SubRows(x, row *G.Node) *G.Node { return G.Must(G.BroadcastSub(x, row, nil, []byte{1})) }
+func SubRows(x, row *G.Node) *G.Node { return AddRows(x, G.Must(G.Neg(row))) }
 
 // Softplus is log(1 + e^x) = max(x, 0) + log(1 + e^{−|x|}), exact for any x
 // (gorgonia.Softplus returns x above 16, a relative error of 1e-8).
@@ -170,10 +155,7 @@ func Sigmoid(x *G.Node) *G.Node {
 // m_i the row's maximum (LogSumExp), so that a row its positive dominates
 // (m_i = z_ip) gets log1p(Σ_j e^{zNeg_ij − z_ip}), exact to rounding however
 // small, rather than a log of 1 + a tiny sum rounded to 0.
-func SoftmaxLoss(zPos, zNeg *G.Node) *G.Node {
-	m, ep, ex := lseTerms(zPos, zNeg)
-	return G.Must(G.Add(G.Must(G.Sub(m, zPos)), G.Must(G.Log1p(G.Must(G.Add(G.Must(G.Sub(ep, constLike(ep, 1))), ex))))))
-}
+func SoftmaxLoss(zPos, zNeg *G.Node) *G.Node { return G.Must(G.ApplyOp(newLSE(true), zPos, zNeg)) }
 
 // Reduce is L = scale·Σ_i r_i·ℓ_i of the row losses ℓ (B×1), scale = 1/B
 // (reduction mean) or 1 (sum).
@@ -257,7 +239,7 @@ func rawatSoftmaxExpr(e *Expr) (*G.Node, error) {
 // logistic loss with the positive labelled 1 and the columns weighted by W
 // (B×C: the negative mask times the weights) labelled 0.
 func LogisticLoss(zPos, z, w *G.Node) *G.Node {
-	return G.Must(G.Add(Softplus(G.Must(G.Neg(zPos))), RowSum(G.Must(G.HadamardProd(Softplus(z), w)))))
+	return G.Must(G.Add(Softplus(G.Must(G.Neg(zPos))), RowDot(Softplus(z), w)))
 }
 
 // rawatDecoupledExpr is Rawat et al. eq. (6): ℓ_i = φ(f_ip) + Σ_{j∈N_i}

@@ -1,0 +1,217 @@
+package losses
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// primCase is a primitive of the expressions and the stock Gorgonia expression it replaces.
+type primCase struct {
+	name   string
+	shapes [][2]int
+	prim   func(in []*gorgonia.Node) *gorgonia.Node
+	stock  func(in []*gorgonia.Node) *gorgonia.Node
+}
+
+// primCases are the primitives on a 5×7 matrix; stockLSE is the log-sum-exp the expressions
+// were built from before lseOp: m = stop-gradient(max(a, max_j x)), then m + log(e^{a−m} +
+// Σ_j e^{x−m}), and for the loss (m − a) + log1p((e^{a−m} − 1) + Σ_j e^{x−m}).
+func primCases() []primCase {
+	const b, c = 5, 7
+	must := gorgonia.Must
+	rowSum := func(x *gorgonia.Node) *gorgonia.Node {
+		return must(gorgonia.Reshape(must(gorgonia.Sum(x, 1)), tensor.Shape{b, 1}))
+	}
+	stockLSE := func(loss bool) func(in []*gorgonia.Node) *gorgonia.Node {
+		return func(in []*gorgonia.Node) *gorgonia.Node {
+			a, x := in[0], in[1]
+			rowMax := must(gorgonia.Reshape(must(gorgonia.Max(x, 1)), tensor.Shape{b, 1}))
+			m := StopGradient(must(gorgonia.MaxBetween(a, rowMax)))
+			ea := must(gorgonia.Exp(must(gorgonia.Sub(a, m))))
+			ex := rowSum(must(gorgonia.Exp(must(gorgonia.BroadcastSub(x, m, nil, []byte{1})))))
+			if loss {
+				return must(gorgonia.Add(must(gorgonia.Sub(m, a)), must(gorgonia.Log1p(must(gorgonia.Add(must(gorgonia.Sub(ea, constLike(ea, 1))), ex))))))
+			}
+			return must(gorgonia.Add(must(gorgonia.Log(must(gorgonia.Add(ea, ex)))), m))
+		}
+	}
+	return []primCase{
+		{"AddCols", [][2]int{{b, c}, {1, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return AddCols(in[0], in[1]) },
+			func(in []*gorgonia.Node) *gorgonia.Node {
+				return must(gorgonia.BroadcastAdd(in[0], in[1], nil, []byte{0}))
+			}},
+		{"AddRows", [][2]int{{b, c}, {b, 1}}, func(in []*gorgonia.Node) *gorgonia.Node { return AddRows(in[0], in[1]) },
+			func(in []*gorgonia.Node) *gorgonia.Node {
+				return must(gorgonia.BroadcastAdd(in[0], in[1], nil, []byte{1}))
+			}},
+		{"SubRows", [][2]int{{b, c}, {b, 1}}, func(in []*gorgonia.Node) *gorgonia.Node { return SubRows(in[0], in[1]) },
+			func(in []*gorgonia.Node) *gorgonia.Node {
+				return must(gorgonia.BroadcastSub(in[0], in[1], nil, []byte{1}))
+			}},
+		{"MulCols", [][2]int{{b, c}, {1, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return MulCols(in[0], in[1]) },
+			func(in []*gorgonia.Node) *gorgonia.Node {
+				return must(gorgonia.BroadcastHadamardProd(in[0], in[1], nil, []byte{0}))
+			}},
+		{"MulRows", [][2]int{{b, c}, {b, 1}}, func(in []*gorgonia.Node) *gorgonia.Node { return MulRows(in[0], in[1]) },
+			func(in []*gorgonia.Node) *gorgonia.Node {
+				return must(gorgonia.BroadcastHadamardProd(in[0], in[1], nil, []byte{1}))
+			}},
+		{"RowSum", [][2]int{{b, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return RowSum(in[0]) },
+			func(in []*gorgonia.Node) *gorgonia.Node { return rowSum(in[0]) }},
+		{"RowDot", [][2]int{{b, c}, {b, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return RowDot(in[0], in[1]) },
+			func(in []*gorgonia.Node) *gorgonia.Node { return rowSum(must(gorgonia.HadamardProd(in[0], in[1]))) }},
+		{"ColSum", [][2]int{{b, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return must(gorgonia.ApplyOp(newSum(false, false), in[0])) },
+			func(in []*gorgonia.Node) *gorgonia.Node {
+				return must(gorgonia.Reshape(must(gorgonia.Sum(in[0], 0)), tensor.Shape{1, c}))
+			}},
+		{"LogSumExp", [][2]int{{b, 1}, {b, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return LogSumExp(in[0], in[1]) }, stockLSE(false)},
+		{"SoftmaxLoss", [][2]int{{b, 1}, {b, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return SoftmaxLoss(in[0], in[1]) }, stockLSE(true)},
+	}
+}
+
+// primRun evaluates f on inputs of the given values on a tape machine (or a lisp machine) and
+// returns the value of L = Σ f(in) ⊙ w and the gradients of L with respect to every input.
+func primRun(t *testing.T, f func([]*gorgonia.Node) *gorgonia.Node, dt tensor.Dtype, shapes [][2]int, vals [][]float64, w []float64, lisp bool) (float64, [][]float64) {
+	t.Helper()
+	g := gorgonia.NewGraph()
+	in := make([]*gorgonia.Node, len(shapes))
+	for i, s := range shapes {
+		in[i] = gorgonia.NewMatrix(g, dt, gorgonia.WithShape(s[0], s[1]), gorgonia.WithName(fmt.Sprint("in", i)),
+			gorgonia.WithValue(dense(dt, vals[i], s[0], s[1])))
+	}
+	out := f(in)
+	s := out.Shape()
+	wn := gorgonia.NewMatrix(g, dt, gorgonia.WithShape(s[0], s[1]), gorgonia.WithName("w"), gorgonia.WithValue(dense(dt, w, s[0], s[1])))
+	loss := gorgonia.Must(gorgonia.Sum(gorgonia.Must(gorgonia.HadamardProd(out, wn))))
+	var vm gorgonia.VM
+	if lisp {
+		vm = gorgonia.NewLispMachine(g)
+	} else {
+		if _, err := gorgonia.Grad(loss, in...); err != nil {
+			t.Fatal(err)
+		}
+		vm = gorgonia.NewTapeMachine(g)
+	}
+	defer vm.Close()
+	for range 2 { // twice: the second run writes into the buffers of the first
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		if !lisp {
+			vm.Reset()
+		}
+	}
+	grads := make([][]float64, len(in))
+	for i, n := range in {
+		gv, err := n.Grad()
+		if err != nil {
+			t.Fatal(err)
+		}
+		grads[i] = values(gv)
+	}
+	return values(loss.Value())[0], grads
+}
+
+// TestPrimitives: each primitive of the expressions gives the value and the gradients (tape
+// machine and lisp machine) of the stock expression it replaces, in float64 and float32, and
+// its float64 gradients match central finite differences.
+func TestPrimitives(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range primCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			vals := make([][]float64, len(tc.shapes))
+			for i, s := range tc.shapes {
+				vals[i] = make([]float64, s[0]*s[1])
+				for k := range vals[i] {
+					vals[i][k] = 3 * rng.NormFloat64()
+				}
+			}
+			outRows, outCols := tc.shapes[0][0], tc.shapes[0][1]
+			switch tc.name {
+			case "RowSum", "RowDot":
+				outCols = 1
+			case "ColSum":
+				outRows = 1
+			}
+			w := make([]float64, outRows*outCols)
+			for k := range w {
+				w[k] = rng.NormFloat64()
+			}
+			for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+				tol := 1e-12
+				in := vals
+				if dt == tensor.Float32 {
+					tol = 1e-5
+					in = make([][]float64, len(vals))
+					for i := range vals {
+						in[i] = round32(vals[i])
+					}
+				}
+				want, wantG := primRun(t, tc.stock, dt, tc.shapes, in, w, false)
+				for _, lisp := range []bool{false, true} {
+					got, gotG := primRun(t, tc.prim, dt, tc.shapes, in, w, lisp)
+					what := fmt.Sprintf("%v lisp=%v", dt, lisp)
+					if !near(got, want, tol) {
+						t.Errorf("%s: value %.17g, stock %.17g", what, got, want)
+					}
+					for i := range gotG {
+						for k := range gotG[i] {
+							if !near(gotG[i][k], wantG[i][k], tol) {
+								t.Errorf("%s: ∂/∂in%d[%d] = %.17g, stock %.17g", what, i, k, gotG[i][k], wantG[i][k])
+							}
+						}
+					}
+				}
+			}
+			// Central finite differences of L in float64.
+			_, grads := primRun(t, tc.prim, tensor.Float64, tc.shapes, vals, w, false)
+			const h = 1e-5
+			for i := range vals {
+				for k := range vals[i] {
+					x := vals[i][k]
+					vals[i][k] = x + h
+					up, _ := primRun(t, tc.prim, tensor.Float64, tc.shapes, vals, w, true)
+					vals[i][k] = x - h
+					down, _ := primRun(t, tc.prim, tensor.Float64, tc.shapes, vals, w, true)
+					vals[i][k] = x
+					if fd := (up - down) / (2 * h); math.Abs(fd-grads[i][k]) > 1e-6*math.Max(1, math.Abs(fd)) {
+						t.Errorf("∂/∂in%d[%d] = %.12g, finite difference %.12g", i, k, grads[i][k], fd)
+					}
+				}
+			}
+		})
+	}
+}
+
+// near reports whether got is within a relative tol of want (absolute below 1).
+func near(got, want, tol float64) bool {
+	return math.Abs(got-want) <= tol*math.Max(1, math.Abs(want))
+}
+
+// TestLSEExtreme: the softmax loss of a row its positive dominates by far is log1p of the
+// negatives' tiny share, not 0, and a row of logits near ±1000 neither overflows nor loses its
+// gradient.
+func TestLSEExtreme(t *testing.T) {
+	// Row 0: a = 0, x = {−40, −50}: ℓ = log1p(e^{−40} + e^{−50}) ≈ e^{−40}.
+	// Row 1: a = 1000, x = {1000, 999}: ℓ = log(1 + 1 + e^{−1}) − 0.
+	vals := [][]float64{{0, 1000}, {-40, -50, 1000, 999}}
+	shapes := [][2]int{{2, 1}, {2, 2}}
+	got, grads := primRun(t, func(in []*gorgonia.Node) *gorgonia.Node { return SoftmaxLoss(in[0], in[1]) },
+		tensor.Float64, shapes, vals, []float64{1, 1}, false)
+	want := math.Log1p(math.Exp(-40)+math.Exp(-50)) + math.Log(2+math.Exp(-1))
+	if !near(got, want, 1e-15) {
+		t.Errorf("loss %.17g, want %.17g", got, want)
+	}
+	row0 := math.Log1p(math.Exp(-40) + math.Exp(-50))
+	if g := grads[1][0]; math.Abs(g-math.Exp(-40-row0)) > 1e-15*math.Exp(-40) {
+		t.Errorf("∂ℓ_0/∂x_00 = %g, want e^{−40−ℓ_0} = %g", g, math.Exp(-40-row0))
+	}
+	if g, w := grads[0][1], 1/(2+math.Exp(-1))-1; !near(g, w, 1e-15) {
+		t.Errorf("∂ℓ_1/∂a_1 = %.17g, want %.17g", g, w)
+	}
+}
