@@ -7,7 +7,9 @@
 // against the training step (Yi et al. section 6), training-loss curves, or Recall@K against the
 // softmax temperature; and trade-off scatters (Tradeoff) of one point per variant with
 // intervals in both directions, joined to its post-hoc logit-adjusted forms (Menon et al. 2021,
-// "Long-tail learning via logit adjustment"), e.g. head against tail Recall@K.
+// "Long-tail learning via logit adjustment"), e.g. head against tail Recall@K. LinePanels draws
+// line plots side by side with one legend, one panel per loss family or popularity slice, each
+// with its own y axis.
 //
 // Builders return a *plot.Plot, in gonum/plot's style, which Save writes as PNG (at the
 // configured DPI), SVG or PDF, one file per format, each written atomically. Every figure uses

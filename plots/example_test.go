@@ -134,3 +134,48 @@ func ExampleFit() {
 	// the legend's 3×6 grid needs 0.92 in, more than 35% of the figure's height (2.60 in); drawn at 3.5 × 2.7 in instead of 3.5 × 2.6 in (set plots.width and plots.height to choose)
 	// tradeoff_at_10.png 3.5 × 2.7 in, legend top
 }
+
+// Training-loss curves of two loss families, whose scales differ, one panel each with its own
+// y axis and one legend for the figure.
+func ExampleLinePanels() {
+	dir, err := os.MkdirTemp("", "plots-example")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+
+	curve := func(name string, start, end float64) plots.LineSeries {
+		ls := plots.LineSeries{Name: name}
+		for step := 10; step <= 300; step += 10 {
+			ls.X = append(ls.X, float64(step))
+			ls.Y = append(ls.Y, end+(start-end)*math.Exp(-float64(step)/60))
+		}
+		return ls
+	}
+	panels := []plots.LinePanel{
+		{Title: "softmax", Series: []plots.LineSeries{curve("plain", 7, 4.5), curve("logQ", 7.5, 5.2)}},
+		// A series' style is by its position in its panel: give nce the third one.
+		{Title: "logistic", Series: []plots.LineSeries{func() plots.LineSeries {
+			ls := curve("nce", 90, 40)
+			ls.Style = &plots.Style{Color: 2, Shape: 2}
+			return ls
+		}()}},
+	}
+	s := plots.Settings{Width: 5}
+	p, err := plots.LinePanels(panels, plots.Labels{X: "Training step", Y: "Training loss"}, plots.LineOptions{}, s)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	paths, err := plots.Save(p, filepath.Join(dir, "loss_curves"), s)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, path := range paths {
+		fmt.Println(filepath.Base(path))
+	}
+	// Output:
+	// loss_curves.png
+}

@@ -61,6 +61,9 @@ var goldenFigures = []struct {
 	{"forest", func() (*plot.Plot, error) {
 		return Forest([]string{"head", "torso", "tail", "all"}, forestRows(), Labels{X: "Recall@10 difference (A − B)"}, goldenSettings)
 	}},
+	{"panels", func() (*plot.Plot, error) {
+		return LinePanels(familyPanels(), Labels{X: "training step", Y: "training loss"}, LineOptions{}, Settings{DPI: goldenSettings.DPI, Width: 5})
+	}},
 	{"temperature_markers", func() (*plot.Plot, error) {
 		return Lines(temperatureSeries(), Labels{X: "softmax temperature τ", Y: "Recall@50"},
 			LineOptions{LogX: true, Markers: true}, Settings{DPI: goldenSettings.DPI, Font: "sans"})
@@ -301,4 +304,21 @@ func keepFailure(t *testing.T, name string, got, want []byte) string {
 		return err.Error()
 	}
 	return "see " + gotPath + " and " + diffPath
+}
+
+// familyPanels are training-loss curves of two loss families on different scales: two softmax
+// variants near log(1024) ≈ 7 and a logistic one near 60, each in its own panel.
+func familyPanels() []LinePanel {
+	curve := func(name string, style int, start, end float64) LineSeries {
+		ls := LineSeries{Name: name, Style: &Style{Color: style, Shape: style}}
+		for i := range 40 {
+			ls.X = append(ls.X, float64(10*(i+1)))
+			ls.Y = append(ls.Y, end+(start-end)*math.Exp(-float64(i)/8))
+		}
+		return ls
+	}
+	return []LinePanel{
+		{Title: "softmax", Series: []LineSeries{curve("plain", 0, 7, 4.5), curve("logQ", 1, 7.5, 5.2)}},
+		{Title: "logistic", Series: []LineSeries{curve("nce", 2, 90, 40)}},
+	}
 }

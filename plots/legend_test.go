@@ -117,7 +117,7 @@ func TestLegendLayout(t *testing.T) {
 func TestLegendTooBig(t *testing.T) {
 	th, p, entries := namedEntries(t, "in-batch sampling, importance weights %d", 9)
 	// One column of 9 rows of 8 pt text is about 1.3 in, half the 2.6 in figure.
-	_, err := newLegend(th, p, entries, th.em*2.4)
+	_, err := newLegend(th, p, entries, lineThumbW(th))
 	want := "plots: the legend's 1×9 grid needs"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("error %v, want one starting %q", err, want)
@@ -130,7 +130,7 @@ func TestLegendTooBig(t *testing.T) {
 	s := th.s
 	s.Height = le.Height
 	th2 := newTheme(s)
-	if _, err := newLegend(th2, p, entries, th.em*2.4); err != nil {
+	if _, err := newLegend(th2, p, entries, lineThumbW(th)); err != nil {
 		t.Errorf("at the %.1f in asked for: %v", le.Height, err)
 	}
 }
@@ -158,7 +158,7 @@ func TestLegendRight(t *testing.T) {
 	for i := range entries {
 		entries[i].name = series[i].Name
 	}
-	lg, err := newLegend(th, p0, entries, th.em*2.4)
+	lg, err := newLegend(th, p0, entries, lineThumbW(th))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestLegendRowMajor(t *testing.T) {
 	for i := range entries {
 		entries[i].name = names[i]
 	}
-	lg, err := newLegend(th, p, entries, th.em*2.4)
+	lg, err := newLegend(th, p, entries, lineThumbW(th))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,12 +47,27 @@ func Lines(series []LineSeries, l Labels, o LineOptions, s Settings) (*plot.Plot
 // lines builds the figure of Lines, drawing M4 aggregates of the series if aggregate, else
 // every point.
 func lines(series []LineSeries, l Labels, o LineOptions, s Settings, aggregate bool) (*plot.Plot, error) {
-	if err := validateLines(series, o); err != nil {
+	t, p, entries, err := linePlot(series, l, o, s, aggregate)
+	if err != nil {
 		return nil, err
+	}
+	if err := addLegend(t, p, entries, lineThumbW(t)); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// lineThumbW is the width of a line's thumbnail in a legend.
+func lineThumbW(t theme) vg.Length { return t.em * 2.4 }
+
+// linePlot builds the figure of Lines without its legend, and returns the legend's entries.
+func linePlot(series []LineSeries, l Labels, o LineOptions, s Settings, aggregate bool) (theme, *plot.Plot, []legendEntry, error) {
+	if err := validateLines(series, o); err != nil {
+		return theme{}, nil, nil, err
 	}
 	t, p, err := newXYFigure(l, s)
 	if err != nil {
-		return nil, err
+		return t, nil, nil, err
 	}
 	if o.LogX {
 		p.X.Scale = plot.LogScale{}
@@ -105,9 +120,6 @@ func lines(series []LineSeries, l Labels, o LineOptions, s Settings, aggregate b
 	if l.Key != nil {
 		entries = l.Key.entries(t, false, o.Markers)
 	}
-	if err := addLegend(t, p, entries, t.em*2.4); err != nil {
-		return nil, err
-	}
 	switch {
 	case o.LogY:
 		p.Y.Min, p.Y.Max = niceLog(p.Y.Min, p.Y.Max)
@@ -123,7 +135,7 @@ func lines(series []LineSeries, l Labels, o LineOptions, s Settings, aggregate b
 			p.X.Min, p.X.Max = niceLinear(p.X.Min, p.X.Max)
 		}
 	}
-	return p, nil
+	return t, p, entries, nil
 }
 
 // validateLines checks the input of Lines.

@@ -105,7 +105,7 @@ func Tradeoff(series []TradeoffSeries, l Labels, s Settings) (*plot.Plot, error)
 	if l.Key != nil {
 		entries = l.Key.entries(t, false, true)
 	}
-	if err := addLegend(t, p, entries, t.em*2.4); err != nil {
+	if err := addLegend(t, p, entries, lineThumbW(t)); err != nil {
 		return nil, err
 	}
 	xlo, xhi, ylo, yhi := tradeoffExtent(series)

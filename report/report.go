@@ -630,51 +630,86 @@ func presentSlices(s *summary) []metrics.Slice {
 	return out
 }
 
-// lossFigure draws the mean training loss across seeds of every group against the step; false
-// if no run has a curve.
+// lossFigure draws the mean training loss across seeds of every group against the step, in one
+// panel per loss family (Run.LossFamily), whose scales differ, in the order of their first
+// group; false if no run has a curve.
 func lossFigure(recs []*Run, s *summary) (figure, bool) {
-	var series []plots.LineSeries
+	panels, n := lossPanels(recs, s)
+	if n == 0 {
+		return figure{}, false
+	}
+	l := plots.Labels{X: "Training step", Y: "Training loss", Key: s.key(n)}
+	o := plots.LineOptions{Markers: len(panels[0].Series[0].X) < 3}
+	return figure{"loss_curves", func(ps plots.Settings) (*plot.Plot, error) {
+		// The loss is not a metric in [0, 1]: its axis always fits the curves.
+		ps.YRange = plots.YRangeAuto
+		return linePanels(panels, l, o, ps)
+	}}, true
+}
+
+// lossPanels are the panels of lossFigure, one per loss family, and the number of their series.
+// A group keeps its style (its factors', or its position among all groups) in its panel.
+func lossPanels(recs []*Run, s *summary) ([]plots.LinePanel, int) {
+	var panels []plots.LinePanel
+	n := 0
 	for _, g := range s.groups {
 		var curves []Curve
+		family := ""
 		for _, rec := range recs {
 			if rec.Group == g && len(rec.Curve) > 0 {
 				curves = append(curves, rec.Curve)
+				family = rec.LossFamily
 			}
 		}
 		if len(curves) == 0 {
 			continue
 		}
-		n := len(curves[0])
+		steps := len(curves[0])
 		for _, c := range curves {
-			n = min(n, len(c))
+			steps = min(steps, len(c))
 		}
-		ls := plots.LineSeries{Name: s.label(g), X: make([]float64, n), Y: make([]float64, n), Style: s.enc.style(g)}
+		st := s.enc.style(g)
+		if st == nil { // the group's position among all panels' series, not within its panel
+			st = &plots.Style{Color: n, Shape: n}
+		}
+		ls := plots.LineSeries{Name: s.label(g), X: make([]float64, steps), Y: make([]float64, steps), Style: st}
 		vals := make([]float64, len(curves))
-		for i := 0; i < n; i++ {
+		for i := range steps {
 			for j, c := range curves {
 				vals[j] = c[i].Loss
 			}
 			ls.X[i] = float64(curves[0][i].Step)
 			ls.Y[i], _, _ = metrics.MeanCI(vals)
 		}
-		series = append(series, ls)
+		i := slices.IndexFunc(panels, func(p plots.LinePanel) bool { return p.Title == family })
+		if i < 0 {
+			i = len(panels)
+			panels = append(panels, plots.LinePanel{Title: family})
+		}
+		panels[i].Series = append(panels[i].Series, ls)
+		n++
 	}
-	if len(series) == 0 {
-		return figure{}, false
-	}
-	if len(series) == 1 {
-		series[0].Name = ""
-	}
-	return figure{"loss_curves", func(ps plots.Settings) (*plot.Plot, error) {
-		// The loss is not a metric in [0, 1]: its axis always fits the curves.
-		ps.YRange = plots.YRangeAuto
-		return plots.Lines(series, plots.Labels{X: "Training step", Y: "Training loss", Key: s.key(len(series))}, plots.LineOptions{Markers: len(series[0].X) < 3}, ps)
-	}}, true
+	return panels, n
 }
 
-// sweepFigures draws Recall@K (all test pairs) against every numeric axis that takes at least
-// two values within a combination of the other axes, e.g. the temperature: one line per
-// combination of the other axes, with the 95% band across seeds.
+// linePanels draws panels as plots.LinePanels, or a single panel as plots.Lines, untitled (a
+// single family or slice needs no name) and without a legend for a single unnamed series.
+func linePanels(panels []plots.LinePanel, l plots.Labels, o plots.LineOptions, ps plots.Settings) (*plot.Plot, error) {
+	if len(panels) > 1 {
+		return plots.LinePanels(panels, l, o, ps)
+	}
+	series := panels[0].Series
+	if len(series) == 1 {
+		series = []plots.LineSeries{series[0]}
+		series[0].Name = ""
+	}
+	return plots.Lines(series, l, o, ps)
+}
+
+// sweepFigures draws Recall@K against every numeric axis that takes at least two values within a
+// combination of the other axes, e.g. the temperature: one line per combination of the other
+// axes, with the 95% band across seeds, in one panel per popularity slice (head, torso, tail and
+// all test pairs, those evaluated), on the x scale of plots.x_scale.
 func sweepFigures(in Input, s *summary) []figure {
 	groupAxes := map[string]map[string]string{}
 	for _, rec := range in.Runs {
@@ -712,36 +747,54 @@ func sweepFigures(in Input, s *summary) []figure {
 		if !numeric {
 			continue
 		}
+		for _, pts := range lines {
+			sort.Slice(pts, func(i, j int) bool { return pts[i].x < pts[j].x })
+		}
 		label := newLabeler(in.Plots.Labels, order).label
 		for _, k := range s.ks[metrics.MetricRecall] {
-			var series []plots.LineSeries
-			for _, name := range order {
-				pts := lines[name]
-				if len(pts) < 2 {
-					continue
+			var panels []plots.LinePanel
+			for _, sl := range presentSlices(s) {
+				p := plots.LinePanel{Title: sliceTitle(sl)}
+				for i, name := range order {
+					// Every line keeps its style in every panel, whichever lines a panel lacks.
+					ls := plots.LineSeries{Name: label(name), Style: &plots.Style{Color: i, Shape: i}}
+					for _, pt := range lines[name] {
+						v, ok := s.values[aggKey{pt.group, coord{s.refTau(), sl, metrics.MetricRecall, k}}]
+						if !ok {
+							continue
+						}
+						ls.X, ls.Y = append(ls.X, pt.x), append(ls.Y, v.Mean)
+						ls.Lo, ls.Hi = append(ls.Lo, max(v.Lo, 0)), append(ls.Hi, min(v.Hi, 1))
+					}
+					if len(ls.X) >= 2 {
+						p.Series = append(p.Series, ls)
+					}
 				}
-				sort.Slice(pts, func(i, j int) bool { return pts[i].x < pts[j].x })
-				ls := plots.LineSeries{Name: label(name)}
-				for _, pt := range pts {
-					v := s.values[aggKey{pt.group, coord{s.refTau(), metrics.SliceAll, metrics.MetricRecall, k}}]
-					ls.X, ls.Y = append(ls.X, pt.x), append(ls.Y, v.Mean)
-					ls.Lo, ls.Hi = append(ls.Lo, max(v.Lo, 0)), append(ls.Hi, min(v.Hi, 1))
+				if len(p.Series) > 0 {
+					panels = append(panels, p)
 				}
-				series = append(series, ls)
 			}
-			if len(series) == 0 {
+			if len(panels) == 0 {
 				break
 			}
-			if len(series) == 1 {
-				series[0].Name = ""
+			l := plots.Labels{X: axisLabel(key), Y: s.refMetric(k)}
+			if len(panels) == 1 {
+				l.Y += ", " + panels[0].Title
 			}
 			figs = append(figs, figure{fmt.Sprintf("%s_at_%d_vs_%s", metrics.MetricRecall, k, isetting.Leaf(key)), func(ps plots.Settings) (*plot.Plot, error) {
-				return plots.Lines(series, plots.Labels{X: axisLabel(key), Y: s.refMetric(k) + ", all pairs"},
-					plots.LineOptions{Markers: true, LogX: ps.XScale == plots.XScaleLog}, ps)
+				return linePanels(panels, l, plots.LineOptions{Markers: true, LogX: ps.XScale == plots.XScaleLog}, ps)
 			}})
 		}
 	}
 	return figs
+}
+
+// sliceTitle names a slice in a panel's title: its name, "all pairs" for all test pairs.
+func sliceTitle(sl metrics.Slice) string {
+	if sl == metrics.SliceAll {
+		return "all pairs"
+	}
+	return sl.String()
 }
 
 // popularityFigures lists, when slices.method makes popularity bins, recall_by_popularity_at_K

@@ -332,7 +332,8 @@ func TestTradeoffSeries(t *testing.T) {
 }
 
 // TestSweepXScale: plots.x_scale = "log" draws recall_at_K_vs_<axis> on a logarithmic x axis,
-// "linear" (the default) on a linear one.
+// "linear" (the default) on a linear one; a grid evaluated on several slices gets one panel per
+// slice.
 func TestSweepXScale(t *testing.T) {
 	var recs []*Run
 	for _, variant := range []string{"plain", "logq"} {
@@ -359,5 +360,56 @@ func TestSweepXScale(t *testing.T) {
 		if _, isLog := p.X.Scale.(plot.LogScale); isLog != tc.log {
 			t.Errorf("x_scale %q: log axis %v, want %v", tc.scale, isLog, tc.log)
 		}
+		if want := "Recall@10, all pairs"; p.Y.Label.Text != want {
+			t.Errorf("a single slice's figure: y label %q, want %q", p.Y.Label.Text, want)
+		}
+	}
+	// With head and tail results too, one panel per slice: the figure itself has no axes.
+	for _, rec := range recs {
+		for _, sl := range []metrics.Slice{metrics.SliceHead, metrics.SliceTail} {
+			rec.Results = append(rec.Results, metrics.Result{Slice: sl, Metric: metrics.MetricRecall, K: 10, Value: 0.5, Lo: 0.4, Hi: 0.6})
+		}
+	}
+	s = summarize(recs, nil)
+	figs = sweepFigures(Input{Runs: recs, Axes: []string{"loss.variant", "loss.temperature"}}, s)
+	p, err := figs[0].build(plots.Settings{Width: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Y.Label.Text != "" || p.X.Label.Text != "" {
+		t.Errorf("three slices drawn as one plot labelled %q, %q, not as panels", p.X.Label.Text, p.Y.Label.Text)
+	}
+}
+
+// TestLossPanels: the training-loss curves are drawn in one panel per loss family, in the order
+// of the families' first groups, each group with the style of its position among all groups.
+func TestLossPanels(t *testing.T) {
+	var recs []*Run
+	for _, g := range []struct{ group, family string }{{"variant=plain", "softmax"}, {"variant=nce", "logistic"}, {"variant=logq", "softmax"}} {
+		for seed := int64(1); seed <= 2; seed++ {
+			recs = append(recs, &Run{ID: g.group + ",seed=" + strconv.FormatInt(seed, 10), Group: g.group, Seed: seed, LossFamily: g.family,
+				Axes:    map[string]string{"loss.variant": strings.TrimPrefix(g.group, "variant=")},
+				Curve:   Curve{{Step: 10, Loss: float64(seed)}, {Step: 20, Loss: 2 * float64(seed)}},
+				Results: []metrics.Result{{Slice: metrics.SliceAll, Metric: metrics.MetricRecall, K: 10, Value: 0.5}}})
+		}
+	}
+	s := summarize(recs, nil)
+	panels, n := lossPanels(recs, s)
+	if n != 3 || len(panels) != 2 || panels[0].Title != "softmax" || panels[1].Title != "logistic" {
+		t.Fatalf("%d series in panels %+v, want softmax (plain, logq) then logistic (nce)", n, panels)
+	}
+	if a, b := panels[0].Series, panels[1].Series; len(a) != 2 || a[0].Name != "plain" || a[1].Name != "logq" || len(b) != 1 || b[0].Name != "nce" ||
+		*a[0].Style != (plots.Style{Color: 0, Shape: 0}) || *b[0].Style != (plots.Style{Color: 1, Shape: 1}) || *a[1].Style != (plots.Style{Color: 2, Shape: 2}) {
+		t.Errorf("panels %+v", panels)
+	}
+	if y := panels[0].Series[0].Y; y[0] != 1.5 || y[1] != 3 {
+		t.Errorf("plain's curve %v, want the mean over seeds 1.5, 3", y)
+	}
+	fig, ok := lossFigure(recs, s)
+	if !ok {
+		t.Fatal("no loss figure")
+	}
+	if _, err := fig.build(plots.Settings{Width: 7}); err != nil {
+		t.Error(err)
 	}
 }

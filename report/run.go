@@ -18,6 +18,9 @@ type Run struct {
 	Seed int64
 	// Axes maps every ablation key of the grid to the run's value, written as in its id.
 	Axes map[string]string
+	// LossFamily names the family of the run's loss (losses.Family): the training-loss curves of
+	// each family are drawn in a panel of their own, their scales being different.
+	LossFamily string
 	// Dataset names the run's data, for summary.md's title.
 	Dataset string
 	// Items is the number of items ranked at evaluation, M: the random baseline's K/M.

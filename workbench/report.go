@@ -3,19 +3,25 @@ package workbench
 import (
 	"io"
 
+	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/report"
 	"github.com/samplingbias/workbench/samplers"
 )
 
-// writeReport writes the report of the finished runs recs (package report) in cfg.Out, with a
-// warning line on stdout for every figure drawn otherwise than asked.
-func writeReport(cfg *Config, recs []*runRecord, stdout io.Writer) error {
-	runs := make([]*report.Run, len(recs))
-	for i, rec := range recs {
-		runs[i] = rec.reportRun()
+// writeReport writes the report (package report) of recs, the records of the finished runs of
+// the grid runs, in cfg.Out, with a warning line on stdout for every figure drawn otherwise than
+// asked.
+func writeReport(cfg *Config, runs []plannedRun, recs []*runRecord, stdout io.Writer) error {
+	family := map[string]losses.Family{}
+	for _, r := range runs {
+		family[r.ID] = r.cfg.Loss.Family()
 	}
-	return report.Write(cfg.Out, reportInput(cfg, runs), stdout)
+	out := make([]*report.Run, len(recs))
+	for i, rec := range recs {
+		out[i] = rec.reportRun(family[rec.ID])
+	}
+	return report.Write(cfg.Out, reportInput(cfg, out), stdout)
 }
 
 // reportInput is the report.Input of runs under cfg.
@@ -23,9 +29,9 @@ func reportInput(cfg *Config, runs []*report.Run) report.Input {
 	return report.Input{Runs: runs, Axes: axisKeyList(cfg.Ablation), Settings: cfg.Report, Plots: cfg.Plots}
 }
 
-// reportRun is the run as the report reads it.
-func (rec *runRecord) reportRun() *report.Run {
-	r := &report.Run{ID: rec.ID, Group: rec.Group, Seed: rec.Seed, Axes: rec.Axes, Dataset: rec.Data.Name,
+// reportRun is the run as the report reads it; family is its loss's.
+func (rec *runRecord) reportRun(family losses.Family) *report.Run {
+	r := &report.Run{ID: rec.ID, Group: rec.Group, Seed: rec.Seed, Axes: rec.Axes, LossFamily: string(family), Dataset: rec.Data.Name,
 		Items: rec.Data.Items, SliceNotes: rec.Data.SliceNotes, Bins: rec.Data.Bins,
 		Results: rec.Results, MostPopular: rec.MostPopular, Curve: make(report.Curve, len(rec.Curve))}
 	for i, p := range rec.Curve {
@@ -43,7 +49,7 @@ func (rec *runRecord) reportRun() *report.Run {
 func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 	placeholders := make([]*report.Run, len(runs))
 	for i, r := range runs {
-		rec := &report.Run{ID: r.ID, Group: r.Group, Seed: r.Seed, Axes: map[string]string{},
+		rec := &report.Run{ID: r.ID, Group: r.Group, Seed: r.Seed, Axes: map[string]string{}, LossFamily: string(r.cfg.Loss.Family()),
 			Curve: report.Curve{{Step: 1, Loss: 1}, {Step: 2, Loss: 1}}}
 		for _, st := range r.Settings {
 			rec.Axes[st.Key] = formatValue(st.Value)

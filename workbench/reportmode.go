@@ -74,7 +74,7 @@ func reportRetrieval(raw, cfg *Config, runs []plannedRun, stdout io.Writer) erro
 	if err := writeFolderConfig(cfg.Out, raw); err != nil {
 		return err
 	}
-	if err := writeReport(cfg, recs, stdout); err != nil {
+	if err := writeReport(cfg, runs, recs, stdout); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "results of %d runs in %s (metrics.csv, summary.md, figures)\n", len(recs), cfg.Out)

@@ -99,7 +99,7 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	}
 	if len(recs) > 0 {
 		removeStale(cfg.Out, begin)
-		if err := writeReport(cfg, recs, stdout); err != nil {
+		if err := writeReport(cfg, runs, recs, stdout); err != nil {
 			return firstError(runErr, err)
 		}
 		fmt.Fprintf(stdout, "results of %d runs in %s (metrics.csv, summary.md, figures)\n", len(recs), cfg.Out)

@@ -1,0 +1,134 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// LinePanel is one panel of LinePanels: its title (e.g. a loss family or a popularity slice) and
+// its series.
+type LinePanel struct {
+	Title  string
+	Series []LineSeries
+}
+
+// Panel sizes: a panel narrower or lower than this cannot show its ticks and labels at the
+// default font size.
+const (
+	minPanelWidth  = 1.6 // inches
+	minPanelHeight = 1.6 // inches
+)
+
+// LinePanels returns a figure of line plots side by side, one per panel, for series whose
+// scales differ (training losses of different families) or that a reader compares across
+// subsets (Recall@K by popularity slice). Each panel is drawn as Lines draws a figure, with its
+// own y axis fitted to its data (o and s.YRange apply to each), titled with its Title and
+// labelled with l.X and l.Y; the panels' data areas are aligned. The figure has one legend,
+// placed as s.Legend says: l.Key if not nil, else one entry per distinct series name, in the
+// order of first appearance, drawn like that series. A series of a name that appears in
+// several panels must have the same Style in each (nil Styles count by position in their
+// panel).
+//
+// As many panels share a row as fit at minPanelWidth (1.6 in) each, at most all of them;
+// further panels go to further rows. A figure too low for its rows of panels at minPanelHeight
+// each is a *LayoutError asking for that height (Fit then enlarges it), as is a panel's label
+// too long for its width.
+func LinePanels(panels []LinePanel, l Labels, o LineOptions, s Settings) (*plot.Plot, error) {
+	p, _, err := linePanels(panels, l, o, s)
+	return p, err
+}
+
+// linePanels builds the figure of LinePanels and returns its legend's entries.
+func linePanels(panels []LinePanel, l Labels, o LineOptions, s Settings) (*plot.Plot, []legendEntry, error) {
+	if len(panels) == 0 {
+		return nil, nil, errors.New("plots: no panels")
+	}
+	if err := s.Resolve(); err != nil {
+		return nil, nil, fmt.Errorf("plots: settings: %w", err)
+	}
+	cols := min(len(panels), max(1, int(s.Width/minPanelWidth)))
+	rows := (len(panels) + cols - 1) / cols
+	if need := float64(rows) * minPanelHeight; s.Height < need {
+		return nil, nil, &LayoutError{
+			Problem: fmt.Sprintf("%d rows of panels need %.1f in, more than the figure's height (%.2f in)", rows, need, s.Height),
+			Height:  need,
+		}
+	}
+	ps := s // each panel's Settings: its share of the figure, for the checks of its labels
+	ps.Width, ps.Height = s.Width/float64(cols), s.Height/float64(rows)
+	grid := make([][]*plot.Plot, rows)
+	for r := range grid {
+		grid[r] = make([]*plot.Plot, cols)
+	}
+	var entries []legendEntry
+	names := map[string]Style{}
+	for k, pn := range panels {
+		if len(pn.Series) == 0 {
+			return nil, nil, fmt.Errorf("plots: panel %d (%q) has no series", k, pn.Title)
+		}
+		pl := l
+		pl.Title, pl.Key = pn.Title, nil
+		_, p, es, err := linePlot(pn.Series, pl, o, ps, true)
+		var le *LayoutError
+		if errors.As(err, &le) { // the panel's share does not fit: ask for the whole figure
+			return nil, nil, &LayoutError{Problem: fmt.Sprintf("panel %d (%q): %s", k, pn.Title, le.Problem),
+				Width: le.Width * float64(cols), Height: le.Height * float64(rows)}
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("plots: panel %d (%q): %w", k, pn.Title, err)
+		}
+		for i, ls := range pn.Series {
+			st := styleOf(ls.Style, i)
+			if prev, ok := names[ls.Name]; ok {
+				if prev != st {
+					return nil, nil, fmt.Errorf("plots: panel %d (%q): series %q has style %+v, in an earlier panel %+v", k, pn.Title, ls.Name, st, prev)
+				}
+				continue
+			}
+			names[ls.Name] = st
+			entries = append(entries, es[i])
+		}
+		grid[k/cols][k%cols] = p
+	}
+	if _, unnamed := names[""]; unnamed && len(names) > 1 {
+		return nil, nil, errors.New("plots: a series without a name among several: name every series of a figure with a legend")
+	}
+	t := newTheme(s)
+	p, err := t.newPlot(Labels{Title: l.Title})
+	if err != nil {
+		return nil, nil, err
+	}
+	p.HideAxes()
+	if l.Key != nil {
+		entries = l.Key.entries(t, false, o.Markers)
+	}
+	if err := addLegend(t, p, entries, lineThumbW(t)); err != nil {
+		return nil, nil, err
+	}
+	p.Add(&panelGrid{grid: grid, gap: t.em})
+	return p, entries, nil
+}
+
+// panelGrid is a plot.Plotter that draws its plots in a grid filling the data area, their data
+// areas aligned (plot.Align).
+type panelGrid struct {
+	grid [][]*plot.Plot
+	gap  vg.Length
+}
+
+// Plot implements plot.Plotter.
+func (g *panelGrid) Plot(c draw.Canvas, _ *plot.Plot) {
+	tiles := draw.Tiles{Rows: len(g.grid), Cols: len(g.grid[0]), PadX: g.gap, PadY: g.gap}
+	cs := plot.Align(g.grid, tiles, c)
+	for r, row := range g.grid {
+		for k, p := range row {
+			if p != nil {
+				p.Draw(cs[r][k])
+			}
+		}
+	}
+}
