@@ -7,7 +7,8 @@ import (
 )
 
 // BenchmarkSampler reports the time of one step (Draw and Declare) of every built-in sampler at
-// B = 1024, m = 256 and M = 100 000 items with Zipf-like counts; the positives' law is a closed
+// B = 1024, m = 256 (for memory K = 4 batches; for the mixture, of in_batch_unique and uniform,
+// m = 256 each) and M = 100 000 items with Zipf-like counts; the positives' law is a closed
 // form, as the trainer's is without an embedding keyer.
 func BenchmarkSampler(b *testing.B) {
 	const batch, m, items = 1024, 256, 100_000
@@ -22,7 +23,9 @@ func BenchmarkSampler(b *testing.B) {
 		pos[i] = int32(rng.IntN(items))
 	}
 	for _, s := range []Settings{{Kind: KindInBatch}, {Kind: KindUniform, Negatives: m}, {Kind: KindMixed, Negatives: m},
-		{Kind: KindFull}, {Kind: KindPopularity, Negatives: m}} {
+		{Kind: KindFull}, {Kind: KindPopularity, Negatives: m}, {Kind: KindInBatchUnique, Negatives: m},
+		{Kind: KindMemory, MemoryBatches: 4},
+		{Kind: KindMixture, Of: []Settings{{Kind: KindInBatchUnique, Negatives: m}, {Kind: KindUniform, Negatives: m}}}} {
 		smp, err := New(s)
 		if err != nil {
 			b.Fatal(err)
