@@ -94,7 +94,10 @@ type Axis struct {
 	Key string `toml:"key"`
 	// Keys, instead of Key, are several keys whose values move together.
 	Keys []string `toml:"keys"`
-	// Values are the axis' values: one per cell with Key, one tuple per cell with Keys.
+	// Values are the axis' values: one per cell with Key, one tuple per cell with Keys. A value
+	// of a key whose setting is a table, or a list of tables, is an inline table or a list of
+	// them (sampler.of: [{ kind = "uniform", negatives = 64 }, ...]), checked as strictly as the
+	// section it stands for.
 	Values []any `toml:"values"`
 }
 
@@ -362,6 +365,9 @@ func undecoded(md toml.MetaData, where string) error {
 			}
 			if strings.HasPrefix(k.String(), "loss.options.") {
 				continue // a variant's own options table: its options decoder checks it strictly
+			}
+			if strings.HasPrefix(k.String(), "ablation.values.") {
+				continue // a table in an axis value: setting it on a run's config checks it strictly
 			}
 			names = append(names, k.String()+isetting.DidYouMean(k.String(), known))
 		}

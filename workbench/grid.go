@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -173,7 +174,8 @@ func shortNames(keys map[string]bool) map[string]string {
 }
 
 // formatValue writes a value for a run id and a CSV column: strings as they are, numbers in
-// their shortest form, lists with '+' between elements. Characters that are unsafe in a
+// their shortest form, lists with '+' between elements, tables as their values in the order of
+// their keys with '-' between them ({kind = "uniform", negatives = 64} is uniform-64). Characters that are unsafe in a
 // directory name are replaced by '_'.
 func formatValue(v any) string {
 	var s string
@@ -192,6 +194,12 @@ func formatValue(v any) string {
 			parts[i] = formatValue(e)
 		}
 		s = strings.Join(parts, "+")
+	case map[string]any: // a table: its values in the order of their keys
+		parts := make([]string, 0, len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			parts = append(parts, formatValue(x[k]))
+		}
+		s = strings.Join(parts, "-")
 	default:
 		s = fmt.Sprint(x)
 	}

@@ -301,3 +301,43 @@ func TestForeignFolderRefused(t *testing.T) {
 		t.Errorf("the folder now holds %d files, want only notes.txt", len(entries))
 	}
 }
+
+// TestAxisTableValues: an axis value may be a table or a list of tables (a mixture's
+// [[sampler.of]] components), set on each run's config as a [[sampler.of]] section would be and
+// named in the run id by its values; a key such a table does not declare is an error naming it.
+func TestAxisTableValues(t *testing.T) {
+	const axis = `
+[[ablation]]
+keys = ["sampler.kind", "sampler.of", "loss.variant"]
+values = [
+  ["mixture", [{ kind = "in_batch_unique", negatives = 8 }, { kind = "uniform", negatives = 16 }], "plain"],
+  ["full", [], "full"],
+]
+`
+	raw, cfg, err := loadConfig(writeConfig(t, "seeds = [1]\n"+axis), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := plan(raw, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || runs[0].ID != "sampler.kind=mixture,of=in_batch_unique-8+uniform-16,variant=plain,seed=1" ||
+		runs[1].ID != "sampler.kind=full,variant=full,seed=1" {
+		t.Fatalf("runs %v", []string{runs[0].ID, runs[1].ID})
+	}
+	of := runs[0].cfg.Sampler.Of
+	if len(of) != 2 || of[0].Kind != "in_batch_unique" || of[0].Negatives != 8 || of[1].Kind != "uniform" || of[1].Negatives != 16 {
+		t.Errorf("mixture's components %+v", of)
+	}
+	if len(runs[1].cfg.Sampler.Of) != 0 {
+		t.Errorf("full sampler with components %+v", runs[1].cfg.Sampler.Of)
+	}
+	raw, cfg, err = loadConfig(writeConfig(t, "seeds = [1]\n"+strings.Replace(axis, "negatives = 16", "negativs = 16", 1)), nil)
+	if err == nil {
+		_, err = plan(raw, cfg)
+	}
+	if err == nil || !strings.Contains(err.Error(), "unknown key sampler.of[1].negativs") {
+		t.Errorf("a misspelt key in an axis's table: %v", err)
+	}
+}
