@@ -15,13 +15,15 @@ const (
 	formExpectedCount form = "expected_count" // Q = (C−1)·q, the expected number of copies
 	formInclusion     form = "inclusion"      // Q = p, every copy kept
 	formDedupe        form = "dedupe"         // Q = p, one column per distinct item
+	// formCorrected is Khrylchenko et al.'s logq_corrected (see correctedGrad).
+	formCorrected form = "logq_corrected"
 )
 
-// softmaxBias is the mean over steps steps (every row of each) of the corrected sampled softmax's
-// expected weight on each item, Σ_c softmax(z)_c·[item(c) = j] with z_c = f_{item(c)} − log Q_c,
-// minus the full softmax's weight softmax(f)_j: the bias of the sampled gradient w.r.t. the
-// scores, since both gradients are these weights minus the positive's indicator. It returns the
-// bias's L1 norm. Batches are drawn i.i.d. from the counts (exactLaw is then the positives' exact
+// softmaxBias is the mean over steps steps (every row of each) of the corrected sampled loss's
+// gradient w.r.t. the scores of each item — for the logq forms the weight Σ_c softmax(z)_c·
+// [item(c) = j] with z_c = f_{item(c)} − log Q_c, for logq_corrected correctedGrad's, less the
+// positive's indicator — minus the full softmax's gradient softmax(f)_j − [j = positive]: the
+// bias of the sampled gradient. It returns the bias's L1 norm. Batches are drawn i.i.d. from the counts (exactLaw is then the positives' exact
 // law); the plain-Go computation is independent of package losses.
 func softmaxBias(smp Sampler, d *Data, f []float64, fm form, steps int, seed uint64) float64 {
 	rng := rand.New(rand.NewPCG(seed, 7))
@@ -39,7 +41,8 @@ func softmaxBias(smp Sampler, d *Data, f []float64, fm form, steps int, seed uin
 		sum += float64(n)
 		cdf[j] = sum
 	}
-	acc := make([]float64, d.Items)
+	acc, full := make([]float64, d.Items), make([]float64, d.Items)
+	soft := softmaxOf(f)
 	z := make([]float64, cols)
 	items := make([]int64, cols)
 	for range steps {
@@ -62,6 +65,15 @@ func softmaxBias(smp Sampler, d *Data, f []float64, fm form, steps int, seed uin
 				pc = 0
 			case LayoutCorpus:
 				pc = c.PosCol[i]
+			}
+			// The full softmax's gradient w.r.t. the scores: softmax(f) − the positive's indicator.
+			for j, v := range soft {
+				full[j] += v
+			}
+			full[pos[i]]--
+			if fm == formCorrected {
+				correctedGrad(acc, f, c, pc, int64(pos[i]), c.PosLogQ[i])
+				continue
 			}
 			seen := map[int64]bool{int64(pos[i]): true}
 			for k := range cols {
@@ -96,29 +108,77 @@ func softmaxBias(smp Sampler, d *Data, f []float64, fm form, steps int, seed uin
 			for k, v := range z {
 				acc[items[k]] += math.Exp(v-mx) / s
 			}
+			acc[pos[i]]-- // the positive's indicator, as in the full gradient
 		}
 	}
+	var l1 float64
+	for j := range f {
+		l1 += math.Abs(acc[j]-full[j]) / float64(steps*b)
+	}
+	return l1
+}
+
+// softmaxOf is softmax(f).
+func softmaxOf(f []float64) []float64 {
 	mx := math.Inf(-1)
 	for _, v := range f {
 		mx = math.Max(mx, v)
 	}
+	out := make([]float64, len(f))
 	var s float64
-	for _, v := range f {
+	for j, v := range f {
+		out[j] = math.Exp(v - mx)
+		s += out[j]
+	}
+	for j := range out {
+		out[j] /= s
+	}
+	return out
+}
+
+// correctedGrad adds to acc one row's gradient w.r.t. the scores of Khrylchenko et al.'s
+// logq_corrected loss (docs/logq.md), written from the paper: over the row's negatives S (its
+// columns other than the positive's, copies of the positive item masked), ŝ_j = f_j − log q_j +
+// log(1 − q_p), ℓ = −f_p + log Σ_{j∈S} e^{ŝ_j}, weighted by the constant 1 − P̂ with P̂ = e^{f_p} /
+// (e^{f_p} + (1/|S|)·Σ_{j∈S} e^{ŝ_j}): (1 − P̂)·(e^{ŝ_j}/Σ e^{ŝ} − [j = p]). A row without
+// negatives adds nothing.
+func correctedGrad(acc, f []float64, c Columns, pc int, pos int64, posLogQ float64) {
+	logOneMinusQp := math.Log1p(-math.Exp(posLogQ))
+	var sHat []float64
+	var items []int64
+	for k, item := range c.Items {
+		if k == pc || item == pos {
+			continue
+		}
+		sHat = append(sHat, f[item]-c.LogQ[k]+logOneMinusQp)
+		items = append(items, item)
+	}
+	if len(sHat) == 0 {
+		return
+	}
+	mx := math.Inf(-1)
+	for _, v := range sHat {
+		mx = math.Max(mx, v)
+	}
+	var s float64
+	for _, v := range sHat {
 		s += math.Exp(v - mx)
 	}
-	var l1 float64
-	for j, v := range f {
-		l1 += math.Abs(acc[j]/float64(steps*b) - math.Exp(v-mx)/s)
+	lse := mx + math.Log(s)
+	oneMinusP := 1 / (1 + math.Exp(f[pos]-(lse-math.Log(float64(len(sHat))))))
+	for k, v := range sHat {
+		acc[items[k]] += oneMinusP * math.Exp(v-lse)
 	}
-	return l1
+	acc[pos] -= oneMinusP
 }
 
 // TestConsistency measures, for every built-in sampler that draws and every logq form, the bias
 // of the corrected sampled softmax's gradient against the full softmax's as the candidates grow
 // (×16), on 60 items with counts ∝ 1/rank (B·q up to 9 for the head at the largest batch) and
-// scores correlated with popularity. It asserts that the consistent ones (expected_count and
-// dedupe under every sampler; inclusion under uniform, whose Q is the same for every item and
-// cancels) end below a third of where they started, and that inclusion under the samplers whose
+// scores correlated with popularity, and likewise for Khrylchenko et al.'s logq_corrected. It
+// asserts that the consistent ones (expected_count, dedupe and logq_corrected under every
+// sampler; inclusion under uniform, whose Q is the same for every item and cancels) end below a
+// third of where they started, and that inclusion under the samplers whose
 // head fills several columns while p saturates (in_batch, mixed, popularity) does not converge
 // (its bias at the largest size stays above 0.1). The table is logged (go test -v) and quoted in
 // docs/samplers.md.
@@ -151,7 +211,7 @@ func TestConsistency(t *testing.T) {
 		{KindPopularity, []size{{8, 8}, {8, 32}, {8, 128}}, []form{formInclusion}},
 	}
 	for _, tc := range cases {
-		for _, fm := range []form{formExpectedCount, formInclusion, formDedupe} {
+		for _, fm := range []form{formExpectedCount, formInclusion, formDedupe, formCorrected} {
 			t.Run(fmt.Sprintf("%s/%s", tc.kind, fm), func(t *testing.T) {
 				var errs []float64
 				for _, sz := range tc.sizes {
