@@ -24,7 +24,7 @@ import (
 //	Σ_j x_ij, Σ_i x_ij   (sumOp)       ∂/∂x: g broadcast (expandOp)
 //	Σ x_ij·y_ij          (sumOp, prod) ∂/∂x: g·y; ∂/∂y: g·x
 //	log(e^{a_i} + Σ_j e^{x_ij}) and that minus a_i (lseOp)
-//	                                   ∂/∂x_ij: e^{x_ij − lse_i}·g_i (lseGradOp); ∂/∂a_i: e^{a_i − lse_i}·g_i
+//	                                   ∂/∂x_ij: e^{x_ij − lse_i}·g_i, ∂/∂a_i: e^{a_i − lse_i}·g_i (lseBackOp)
 //
 // Each is tested against the stock expression it replaces (value and gradient, float32 and
 // float64) and against finite differences.
@@ -420,7 +420,7 @@ func (op *expandOp) SymDiff(_ G.Nodes, _, g *G.Node) (G.Nodes, error) {
 // log1p(Σ_j e^{x_ij − a_i}), exact to rounding however small. Entries of x, and for lse_i a_i,
 // may be −Inf (e^{−Inf} = 0) as long as each row has a finite one; ℓ_i needs a finite a_i.
 //
-// The forward pass keeps lse_i in float64 for the gradient ops (lseGradOp, lseShareOp), which
+// The forward pass keeps lse_i in float64 for the gradient ops (lseBackOp), which
 // the tape machine runs after it, so that they do not inherit the rounding of a float32 output;
 // once the node is differentiated (SymDiff), it also keeps each e^{x_ij − m_i}, so that the
 // gradient takes no exponential of its own.
@@ -531,44 +531,56 @@ func lse[T floats](out []T, st *lseState, a, x []T, loss bool) {
 
 func (op *lseOp) DiffWRT(int) []bool { return []bool{true, true} }
 
-// SymDiff: ∂/∂a_i = e^{a_i − lse_i}·g_i (for the loss e^{a_i − lse_i} − 1; lseShareOp) and
-// ∂/∂x_ij = e^{x_ij − lse_i}·g_i (lseGradOp).
+// SymDiff: ∂/∂a_i = e^{a_i − lse_i}·g_i (for the loss e^{a_i − lse_i} − 1) and
+// ∂/∂x_ij = e^{x_ij − lse_i}·g_i (lseBackOp).
 func (op *lseOp) SymDiff(in G.Nodes, _, g *G.Node) (G.Nodes, error) {
 	op.st.needGrad = true
-	da, err := G.ApplyOp(&lseShareOp{primOp{op.name + "GradA"}, op}, in[0], g)
+	da, err := G.ApplyOp(newLSEBack(op, true), in[0], g)
 	if err != nil {
 		return nil, err
 	}
-	dx, err := G.ApplyOp(&lseGradOp{primOp{op.name + "GradX"}, op}, in[1], g)
+	dx, err := G.ApplyOp(newLSEBack(op, false), in[1], g)
 	return G.Nodes{da, dx}, err
 }
 
 // DoDiff is the lisp machine's differentiation.
 func (op *lseOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) error {
 	return doDiff(in, out, func(v []G.Value, g G.Value) ([]G.Value, error) {
-		da, err := (&lseShareOp{primOp{op.name}, op}).Do(v[0], g)
+		da, err := newLSEBack(op, true).Do(v[0], g)
 		if err != nil {
 			return nil, err
 		}
-		dx, err := (&lseGradOp{primOp{op.name}, op}).Do(v[1], g)
+		dx, err := newLSEBack(op, false).Do(v[1], g)
 		return []G.Value{da, dx}, err
 	})
 }
 
-// lseGradOp is ∂lse_i/∂x_ij·g_i = e^{x_ij − lse_i}·g_i of its forward op fwd, from x, g and
-// the forward pass's row quantities.
-type lseGradOp struct {
+// lseBackOp is a gradient of its forward op fwd, from the forward pass's row quantities and the
+// output's gradient g (its second input): with share, ∂/∂a_i = e^{a_i − lse_i}·g_i, or for the
+// loss (e^{a_i − lse_i} − 1)·g_i, the positive's share of the row minus 1 taken as expm1 (its
+// first input, a, gives only the shape); else ∂/∂x_ij = e^{x_ij − lse_i}·g_i from its first
+// input x.
+type lseBackOp struct {
 	primOp
-	fwd *lseOp
+	fwd   *lseOp
+	share bool
 }
 
-func (op *lseGradOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "losses.%s{%p}", op.name, op.fwd.st) }
-func (op *lseGradOp) Hashcode() uint32      { return hashOf(op) }
+func newLSEBack(fwd *lseOp, share bool) *lseBackOp {
+	name := fwd.name + "GradX"
+	if share {
+		name = fwd.name + "GradA"
+	}
+	return &lseBackOp{primOp{name}, fwd, share}
+}
 
-func (op *lseGradOp) Arity() int    { return 2 }
-func (op *lseGradOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2) }
+func (op *lseBackOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "losses.%s{%p}", op.name, op.fwd.st) }
+func (op *lseBackOp) Hashcode() uint32      { return hashOf(op) }
 
-func (op *lseGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+func (op *lseBackOp) Arity() int    { return 2 }
+func (op *lseBackOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2) }
+
+func (op *lseBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	s, err := op.shapes(in, 2)
 	if err != nil {
 		return nil, err
@@ -576,24 +588,34 @@ func (op *lseGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return s[0].Clone(), nil
 }
 
-func (op *lseGradOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
+func (op *lseBackOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
 
-func (op *lseGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
+func (op *lseBackOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
 	t, err := op.dense(in, 2)
 	if err != nil {
 		return nil, err
 	}
-	if len(op.fwd.st.m) != t[0].Shape()[0] {
+	st := op.fwd.st
+	if len(st.m) != t[0].Shape()[0] {
 		return nil, fmt.Errorf("losses: %s ran before its forward pass", op.name)
 	}
 	out := output(prealloc, t[0].Shape(), t[0].Dtype())
 	switch x := t[0].Data().(type) {
 	case []float32:
-		lseGrad(out.Data().([]float32), op.fwd.st, x, t[1].Data().([]float32))
+		lseBack(out.Data().([]float32), st, x, t[1].Data().([]float32), op.share, op.fwd.loss)
 	case []float64:
-		lseGrad(out.Data().([]float64), op.fwd.st, x, t[1].Data().([]float64))
+		lseBack(out.Data().([]float64), st, x, t[1].Data().([]float64), op.share, op.fwd.loss)
 	}
 	return out, nil
+}
+
+// lseBack writes lseBackOp's gradient into out.
+func lseBack[T floats](out []T, st *lseState, x, g []T, share, loss bool) {
+	if share {
+		lseShare(out, st.shift, g, loss)
+	} else {
+		lseGrad(out, st, x, g)
+	}
 }
 
 // lseGrad writes e^{x_ij − lse_i}·g_i into out: the forward pass's terms e^{x_ij − m_i} times
@@ -622,48 +644,6 @@ func lseGrad[T floats](out []T, st *lseState, x, g []T) {
 			}
 		}
 	})
-}
-
-// lseShareOp is ∂/∂a_i of its forward op fwd, from the forward pass's a_i − lse_i and g (its
-// first input, a, gives only the shape): e^{a_i − lse_i}·g_i, or for the loss
-// (e^{a_i − lse_i} − 1)·g_i, the positive's share of the row minus 1, taken as expm1.
-type lseShareOp struct {
-	primOp
-	fwd *lseOp
-}
-
-func (op *lseShareOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "losses.%s{%p}", op.name, op.fwd.st) }
-func (op *lseShareOp) Hashcode() uint32      { return hashOf(op) }
-
-func (op *lseShareOp) Arity() int    { return 2 }
-func (op *lseShareOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2) }
-
-func (op *lseShareOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := op.shapes(in, 2)
-	if err != nil {
-		return nil, err
-	}
-	return s[0].Clone(), nil
-}
-
-func (op *lseShareOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
-
-func (op *lseShareOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	t, err := op.dense(in, 2)
-	if err != nil {
-		return nil, err
-	}
-	if len(op.fwd.st.shift) != t[0].Shape()[0] {
-		return nil, fmt.Errorf("losses: %s ran before its forward pass", op.name)
-	}
-	out := output(prealloc, t[0].Shape(), t[0].Dtype())
-	switch g := t[1].Data().(type) {
-	case []float32:
-		lseShare(out.Data().([]float32), op.fwd.st.shift, g, op.fwd.loss)
-	case []float64:
-		lseShare(out.Data().([]float64), op.fwd.st.shift, g, op.fwd.loss)
-	}
-	return out, nil
 }
 
 // lseShare writes e^{a_i − lse_i}·g_i, or for the loss expm1(a_i − lse_i)·g_i, into out.
@@ -726,6 +706,5 @@ var (
 	_ G.UsePreallocDoer = (*sumOp)(nil)
 	_ G.UsePreallocDoer = (*expandOp)(nil)
 	_ G.UsePreallocDoer = (*lseOp)(nil)
-	_ G.UsePreallocDoer = (*lseGradOp)(nil)
-	_ G.UsePreallocDoer = (*lseShareOp)(nil)
+	_ G.UsePreallocDoer = (*lseBackOp)(nil)
 )
