@@ -8,6 +8,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/internal/tape"
 )
 
 // harness is a graph scores → loss (→ ∂loss/∂scores) on a tape machine.
@@ -38,7 +40,13 @@ func newHarness(t testing.TB, l *Loss, st *Step, b, c int, withGrad bool) *harne
 		}
 		h.grad = gs[0]
 	}
-	h.vm = gorgonia.NewTapeMachine(g)
+	outs := []*gorgonia.Node{h.loss}
+	if h.grad != nil {
+		outs = append(outs, h.grad)
+	}
+	if h.vm, err = tape.Machine(g, outs...); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { h.vm.Close() })
 	return h
 }

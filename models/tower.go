@@ -8,6 +8,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/samplingbias/workbench/internal/setting"
+	"github.com/samplingbias/workbench/internal/tape"
 )
 
 // Activation is the nonlinearity that follows every layer of a tower but the last.
@@ -260,12 +261,11 @@ func newInference[T float](m *Model, t *tower, rows int, impl towerImpl) (*infer
 	if err != nil {
 		return nil, err
 	}
-	prog, locMap, err := gorgonia.Compile(g)
+	vm, err := tape.Machine(g, tn.out)
 	if err != nil {
-		return nil, fmt.Errorf("models: compiling the %s tower: %w", sideNames[t.side], err)
+		return nil, fmt.Errorf("models: the %s tower: %w", sideNames[t.side], err)
 	}
-	return &inference[T]{m: m, t: t, rows: rows, x: tn.xData.([]T), out: tn.out,
-		vm: gorgonia.NewTapeMachine(g, gorgonia.WithPrecompiled(prog, locMap))}, nil
+	return &inference[T]{m: m, t: t, rows: rows, x: tn.xData.([]T), out: tn.out, vm: vm}, nil
 }
 
 // run returns the normalised outputs of ids (at most rows of them; len(ids) × Dim, valid until

@@ -17,6 +17,7 @@ import (
 
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
+	"github.com/samplingbias/workbench/internal/tape"
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/samplers"
 )
@@ -434,11 +435,9 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 			k++
 		}
 	}
-	prog, locMap, err := gorgonia.Compile(g)
-	if err != nil {
-		return fmt.Errorf("models: compiling the training graph: %w", err)
+	if tr.vm, err = tape.Machine(g, append([]*gorgonia.Node{tr.lossNode}, grads...)...); err != nil {
+		return fmt.Errorf("models: the training graph: %w", err)
 	}
-	tr.vm = gorgonia.NewTapeMachine(g, gorgonia.WithPrecompiled(prog, locMap))
 	return nil
 }
 

@@ -1,0 +1,60 @@
+package tape
+
+import (
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"testing"
+
+	"github.com/chewxy/hm"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// countOp is the identity on a matrix that counts its executions.
+type countOp struct{ runs *int }
+
+func (countOp) Arity() int    { return 1 }
+func (countOp) Type() hm.Type { a := hm.TypeVariable('a'); return hm.NewFnType(a, a) }
+func (countOp) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	return in[0].(tensor.Shape).Clone(), nil
+}
+func (op countOp) Do(in ...gorgonia.Value) (gorgonia.Value, error) { *op.runs++; return in[0], nil }
+func (countOp) ReturnsPtr() bool                                   { return true }
+func (countOp) CallsExtern() bool                                  { return false }
+func (countOp) OverwritesInput() int                               { return -1 }
+func (op countOp) WriteHash(h hash.Hash)                           { fmt.Fprintf(h, "count%p", op.runs) }
+func (op countOp) Hashcode() uint32                                { h := fnv.New32a(); op.WriteHash(h); return h.Sum32() }
+func (countOp) String() string                                     { return "count" }
+
+// TestMachine: the machine computes its outputs and skips a node that no output depends on,
+// which a machine of the whole graph runs.
+func TestMachine(t *testing.T) {
+	for _, whole := range []bool{false, true} {
+		g := gorgonia.NewGraph()
+		x := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(1, 2), gorgonia.WithName("x"),
+			gorgonia.WithValue(tensor.New(tensor.WithShape(1, 2), tensor.WithBacking([]float64{1, 2}))))
+		y := gorgonia.Must(gorgonia.Sum(gorgonia.Must(gorgonia.Square(x))))
+		runs := 0
+		gorgonia.Must(gorgonia.ApplyOp(countOp{&runs}, x)) // a stray node
+		var vm gorgonia.VM
+		if whole {
+			vm = gorgonia.NewTapeMachine(g)
+		} else {
+			var err error
+			if vm, err = Machine(g, y); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		vm.Close()
+		if got := y.Value().Data().(float64); got != 5 {
+			t.Errorf("whole graph %v: y = %v, want 1² + 2² = 5", whole, got)
+		}
+		if want := map[bool]int{false: 0, true: 1}[whole]; runs != want {
+			t.Errorf("whole graph %v: the stray node ran %d times, want %d", whole, runs, want)
+		}
+	}
+}
