@@ -69,6 +69,7 @@ func linePlot(series []LineSeries, l Labels, o LineOptions, s Settings, aggregat
 	if err != nil {
 		return t, nil, nil, err
 	}
+	p.X.Tick.Marker = linearTicks{intervals: intervalsFor(t.s.Width)} // labels that fit a narrow panel
 	if o.LogX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = logTicks{}

@@ -71,3 +71,26 @@ func TestLinePanelsFit(t *testing.T) {
 		t.Errorf("Fit: %v, height %v, note %q", err, used.Height, note)
 	}
 }
+
+// TestNarrowTicks: the x axis of a narrow panel gets fewer labelled ticks, so that its labels do
+// not run into each other: a 1.75 in panel (one of four at 7 in) labels [0.07, 0.1] every 0.01,
+// where a column-wide figure labels it every 0.005.
+func TestNarrowTicks(t *testing.T) {
+	for _, tc := range []struct {
+		width float64
+		want  string
+	}{
+		{1.75, "0.07 0.08 0.09 0.10"},
+		{DefaultWidth, "0.070 0.075 0.080 0.085 0.090 0.095 0.100"},
+	} {
+		var labels []string
+		for _, tk := range (linearTicks{intervals: intervalsFor(tc.width)}).Ticks(0.07, 0.1) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if got := strings.Join(labels, " "); got != tc.want {
+			t.Errorf("%v in: ticks %s, want %s", tc.width, got, tc.want)
+		}
+	}
+}

@@ -265,20 +265,28 @@ const maxIntervals = 6
 
 // linearStep returns the distance between labelled ticks of a linear axis over [lo, hi]
 // (lo < hi): the smallest of 1, 2, 2.5 and 5 times a power of ten whose multiples around
-// [lo, hi] make at most maxIntervals intervals.
-func linearStep(lo, hi float64) float64 {
+// [lo, hi] make at most n intervals.
+func linearStep(lo, hi float64, n int) float64 {
 	if !(hi > lo) || math.IsInf(hi-lo, 0) { // not a range: any positive step ends the search
 		return 1
 	}
-	mag := math.Pow(10, math.Floor(math.Log10((hi-lo)/maxIntervals)))
+	mag := math.Pow(10, math.Floor(math.Log10((hi-lo)/float64(n))))
 	for ; ; mag *= 10 {
 		for _, m := range []float64{1, 2, 2.5, 5} {
 			step := m * mag
-			if l, h := widen(lo, hi, step); (h-l)/step <= maxIntervals+1e-9 {
+			if l, h := widen(lo, hi, step); (h-l)/step <= float64(n)+1e-9 {
 				return step
 			}
 		}
 	}
+}
+
+// intervalsFor returns how many intervals between labelled ticks an x axis of a figure width
+// inches wide can hold: one per tickSpacing of its data area (the width less the y axis and
+// margins, about 0.6 in), between 2 and maxIntervals.
+func intervalsFor(width float64) int {
+	const tickSpacing, yAxis = 0.35, 0.6 // inches
+	return max(2, min(maxIntervals, int((width-yAxis)/tickSpacing)))
 }
 
 // widen returns [lo, hi] widened to multiples of step.
@@ -298,17 +306,22 @@ func niceLinear(lo, hi float64) (float64, float64) {
 		d := math.Abs(lo) / 2
 		lo, hi = lo-d, hi+d
 	}
-	return widen(lo, hi, linearStep(lo, hi))
+	return widen(lo, hi, linearStep(lo, hi, maxIntervals))
 }
 
 // linearTicks is the plot.Ticker of linear axes: labelled ticks at the multiples of linearStep
-// within the range, with as many decimals as the step needs.
-type linearTicks struct{}
+// within the range, at most intervals of them (0 for maxIntervals), with as many decimals as the
+// step needs.
+type linearTicks struct{ intervals int }
 
 // Ticks implements plot.Ticker.
-func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
-	step := linearStep(lo, hi)
-	if !((hi-lo)/step <= 2*maxIntervals) { // not a range linearStep can cut
+func (lt linearTicks) Ticks(lo, hi float64) []plot.Tick {
+	n := lt.intervals
+	if n == 0 {
+		n = maxIntervals
+	}
+	step := linearStep(lo, hi, n)
+	if !((hi-lo)/step <= 2*float64(n)) { // not a range linearStep can cut
 		return nil
 	}
 	decimals := 0 // the fewest that write the step exactly
