@@ -413,3 +413,35 @@ func TestLossPanels(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestAuditNotes: a group's audit line gives the means over its seeds of the TV, of its noise
+// floor and of the head's error, and says "sampling noise" up to auditMismatch floors and a law
+// not followed above.
+func TestAuditNotes(t *testing.T) {
+	recs := []*Run{
+		{Group: "sampler.kind=uniform", Audit: &Audit{TV: 0.10, Floor: 0.10, HeadWorst: 0.02, Head: 10}},
+		{Group: "sampler.kind=uniform", Audit: &Audit{TV: 0.12, Floor: 0.10, HeadWorst: 0.04, Head: 10}},
+		{Group: "sampler.kind=popularity", Audit: &Audit{TV: 0.30, Floor: 0.10, HeadWorst: 0.5, Head: 10}},
+		{Group: "sampler.kind=in_batch"},
+	}
+	notes := auditNotes(recs)
+	want := []string{
+		"sampler audit of sampler.kind=uniform (sampler_audit.csv, mean of 2 seeds): total variation 0.1100 between the copies " +
+			"the loss's q declares and those drawn, against 0.1000 from sampling noise alone (i.i.d. draws from the declared law; " +
+			"1.10 times the floor: within sampling noise); worst relative error among the 10 most frequent items 0.0300",
+		"sampler audit of sampler.kind=popularity (sampler_audit.csv, mean of 1 seeds): total variation 0.3000 between the copies " +
+			"the loss's q declares and those drawn, against 0.1000 from sampling noise alone (i.i.d. draws from the declared law; " +
+			"3.0 times the floor: the draws do not follow the declared law); worst relative error among the 10 most frequent items 0.5000",
+	}
+	if len(notes) != len(want) {
+		t.Fatalf("got %d notes, want %d:\n%s", len(notes), len(want), strings.Join(notes, "\n"))
+	}
+	for i := range want {
+		if notes[i] != want[i] {
+			t.Errorf("note %d:\n got %s\nwant %s", i, notes[i], want[i])
+		}
+	}
+	if got := auditVerdict(0.1, 0); got != "no draws" {
+		t.Errorf("auditVerdict with no floor: %q", got)
+	}
+}

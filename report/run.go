@@ -47,12 +47,12 @@ type CurvePoint struct {
 	Loss float64
 }
 
-// Audit summarises a run's sampler audit (samplers.Audit.Summary): the total-variation distance
-// between the copies the loss's q declares and those drawn, and the worst relative error among
-// the Head most frequent items.
+// Audit summarises a run's sampler audit (samplers.AuditSummary): the total-variation distance
+// between the copies the loss's q declares and those drawn, the TV that sampling noise alone gives
+// (Floor), and the worst relative error among the Head most frequent items.
 type Audit struct {
-	TV, HeadWorst float64
-	Head          int
+	TV, Floor, HeadWorst float64
+	Head                 int
 }
 
 // Input is what a report is made of: a grid's finished runs and how to report them.

@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/samplingbias/workbench/internal/prob"
 )
 
 // AuditHead is the number of most frequent training items whose worst relative error
@@ -83,27 +85,52 @@ func (a *Audit) item(j int) item {
 	return it
 }
 
-// Summary returns the total-variation distance between the declared and the empirical
-// distributions of copies over the items (each normalised to sum 1), ½·Σ_j |d_j/Σd − e_j/Σe|, and
-// the worst relative error |d_j/e_j − 1| of the declared copies among the AuditHead items with the
-// most training interactions (counts). Items never drawn count with declared 0.
-func (a *Audit) Summary(counts []int64) (tv, headWorst float64) {
+// AuditSummary is Audit.Summary's digest of a run's audit.
+type AuditSummary struct {
+	// TV is the total-variation distance between the declared and the empirical distributions
+	// of copies over the items (each normalised to sum 1), ½·Σ_j |d_j/Σd − e_j/Σe|. Items never
+	// drawn count with declared 0.
+	TV float64
+	// Floor is the TV that sampling noise alone gives: the expected total variation between the
+	// declared distribution d and the empirical frequencies of Draws independent draws from it,
+	// ½·Σ_j E|X_j − n·d_j|/n with X_j ~ Binomial(n, d_j) (prob.BinomialMAD). A sampler that
+	// draws i.i.d. from its declaration shows TV ≈ Floor; one that draws without replacement
+	// (in-batch positives over an epoch, distinct items) shows less; a TV well above Floor is a
+	// law the sampler does not follow.
+	Floor float64
+	// Draws is n: the negatives of a row summed over the steps, Σ_j e_j rounded.
+	Draws int
+	// HeadWorst is the worst relative error |d_j/e_j − 1| of the declared copies among the
+	// AuditHead items with the most training interactions (counts).
+	HeadWorst float64
+}
+
+// Summary digests the audit; counts are the items' training interactions, which select the head.
+func (a *Audit) Summary(counts []int64) AuditSummary {
 	var sd, se float64
 	for j := range a.declared {
 		it := a.item(j)
 		sd += it.declCopies
 		se += it.empCopies
 	}
+	var s AuditSummary
+	s.Draws = int(math.Round(se * float64(a.steps)))
+	n := float64(s.Draws)
 	for j := range a.declared {
 		it := a.item(j)
-		tv += math.Abs(it.declCopies/sd - it.empCopies/se)
-	}
-	for _, j := range head(counts) {
-		if it := a.item(j); it.empCopies > 0 {
-			headWorst = math.Max(headWorst, math.Abs(it.declCopies/it.empCopies-1))
+		s.TV += math.Abs(it.declCopies/sd - it.empCopies/se)
+		if s.Draws > 0 {
+			s.Floor += prob.BinomialMAD(s.Draws, min(it.declCopies/sd, 1)) / n
 		}
 	}
-	return tv / 2, headWorst
+	s.TV /= 2
+	s.Floor /= 2
+	for _, j := range head(counts) {
+		if it := a.item(j); it.empCopies > 0 {
+			s.HeadWorst = math.Max(s.HeadWorst, math.Abs(it.declCopies/it.empCopies-1))
+		}
+	}
+	return s
 }
 
 // head returns the AuditHead items with the most training interactions, most first (ties by id).

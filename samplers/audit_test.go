@@ -236,10 +236,56 @@ func runAudit(smp Sampler, d *Data, steps int) *Audit {
 func TestAuditSummary(t *testing.T) {
 	d := auditData(8)
 	smp := mixed{m: 8}
-	if tv, head := runAudit(smp, d, 4000).Summary(d.Counts); !(tv < 0.05 && head < 0.05) {
-		t.Errorf("exact declaration: TV %v, head error %v; want both < 0.05", tv, head)
+	if s := runAudit(smp, d, 4000).Summary(d.Counts); !(s.TV < 0.05 && s.HeadWorst < 0.05) {
+		t.Errorf("exact declaration: TV %v, head error %v; want both < 0.05", s.TV, s.HeadWorst)
 	}
-	if _, head := runAudit(wrong{smp}, d, 4000).Summary(d.Counts); !(head > 0.05) {
-		t.Errorf("declaration 10%% too large: head error %v, want > 0.05", head)
+	if s := runAudit(wrong{smp}, d, 4000).Summary(d.Counts); !(s.HeadWorst > 0.05) {
+		t.Errorf("declaration 10%% too large: head error %v, want > 0.05", s.HeadWorst)
+	}
+}
+
+// drawsAs draws like one sampler and declares like another of the same shape.
+type drawsAs struct{ draw, declare Sampler }
+
+func (s drawsAs) Shape() Shape { return s.declare.Shape() }
+func (s drawsAs) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
+	s.draw.Draw(rng, d, pos, rows)
+}
+func (s drawsAs) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error {
+	return s.declare.Declare(d, pos, rows, law, c)
+}
+
+// TestAuditFloor: the uniform sampler, whose m shared draws per step are i.i.d. from its
+// declaration, shows a TV equal to the noise floor within 8% (over M = 2000 items the TV is a sum
+// of 2000 independent-ish terms of relative spread about 0.75, so its own relative spread is about
+// 0.75/√2000 ≈ 1.7%: 8% is more than 4 of them), and the count of draws is steps·m exactly;
+// popularity draws (β = 1 over Zipf counts) declared as uniform show a TV many floors wide.
+func TestAuditFloor(t *testing.T) {
+	const items, m, steps = 2000, 64, 500
+	d := &Data{Items: items, Batch: 8, Counts: make([]int64, items)}
+	for j := range d.Counts {
+		d.Counts[j] = int64(2000 / (j + 1))
+		d.N += int(d.Counts[j])
+	}
+	s := runAudit(uniform{m: m}, d, steps).Summary(d.Counts)
+	t.Logf("uniform: TV %.5f, floor %.5f over %d draws", s.TV, s.Floor, s.Draws)
+	if s.Draws != steps*m {
+		t.Errorf("uniform: %d draws, want %d", s.Draws, steps*m)
+	}
+	// The floor's normal approximation: each of the M items is Binomial(n, 1/M), mean absolute
+	// deviation ≈ √(2·n·(1/M)(1 − 1/M)/π), so Floor ≈ ½·M·that/n.
+	n := float64(steps * m)
+	approx := 0.5 * items * math.Sqrt(2*n/items*(1-1.0/items)/math.Pi) / n
+	if math.Abs(s.Floor/approx-1) > 0.02 {
+		t.Errorf("uniform: floor %.5f, normal approximation %.5f", s.Floor, approx)
+	}
+	if math.Abs(s.TV/s.Floor-1) > 0.08 {
+		t.Errorf("uniform: TV %.5f, floor %.5f: want equal within 8%%", s.TV, s.Floor)
+	}
+	mis := drawsAs{draw: &popularity{m: m, beta: 1}, declare: uniform{m: m}}
+	s = runAudit(mis, d, steps).Summary(d.Counts)
+	t.Logf("popularity declared as uniform: TV %.5f, floor %.5f", s.TV, s.Floor)
+	if !(s.TV > 5*s.Floor) {
+		t.Errorf("popularity declared as uniform: TV %.5f, floor %.5f: want TV > 5 floors", s.TV, s.Floor)
 	}
 }

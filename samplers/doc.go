@@ -10,5 +10,7 @@
 // A sampler is chosen by Settings.Kind, the [sampler] section of a config: one of the Kind
 // constants or a name added with Register. The trainer (package models) asks it for the step's
 // item rows (Sampler.Draw) and then for their probabilities (Sampler.Declare); it does not
-// branch on the sampler.
+// branch on the sampler. Settings.Declare = DeclareUnigram makes any sampler declare every item's
+// training frequency instead of its own law, the Q most code subtracts, so that a run and its
+// audit (Audit, with its sampling-noise floor) measure what that Q costs.
 package samplers

@@ -35,6 +35,7 @@ const (
 	DefaultNegatives = 64   // m of uniform, mixed, popularity and in_batch_unique
 	DefaultBeta      = 0.75 // β of popularity (word2vec's unigram exponent)
 	DefaultMemory    = 1    // memory_batches of memory
+	DefaultDeclare   = DeclareLaw
 )
 
 // Settings is the [sampler] section of a config. The zero value is in-batch sampling (Yi et al.
@@ -55,6 +56,9 @@ type Settings struct {
 	// Of are mixture's two components, [[sampler.of]] tables (each a sampler's settings; its
 	// audit key must be left unset). Only for mixture, which requires exactly two.
 	Of []Settings `toml:"of"`
+	// Declare is what the sampler declares for the loss to subtract (default DefaultDeclare):
+	// DeclareLaw its own law, DeclareUnigram every item's training frequency whatever it drew.
+	Declare Declaration `toml:"declare"`
 	// Audit writes sampler_audit.csv for each run: per item, the Q the loss subtracted against the
 	// sampler's empirical frequency (default false).
 	Audit bool `toml:"audit"`
@@ -72,7 +76,8 @@ func drawsNegatives(k Kind) bool {
 // settings; errors start with the key.
 func (s *Settings) Resolve() error {
 	setting.Default(&s.Kind, DefaultKind)
-	if err := setting.OneOf("kind", s.Kind, Kinds()); err != nil {
+	setting.Default(&s.Declare, DefaultDeclare)
+	if err := setting.First(setting.OneOf("kind", s.Kind, Kinds()), setting.OneOf("declare", s.Declare, declarations)); err != nil {
 		return err
 	}
 	if _, ok := registered(s.Kind); ok {
@@ -135,6 +140,15 @@ func New(s Settings) (Sampler, error) {
 	if err := s.Resolve(); err != nil {
 		return nil, err
 	}
+	smp, err := newKind(s)
+	if err != nil || s.Declare == DeclareLaw {
+		return smp, err
+	}
+	return unigram{smp}, nil
+}
+
+// newKind returns the sampler of resolved settings s, declaring its own law.
+func newKind(s Settings) (Sampler, error) {
 	if c, ok := registered(s.Kind); ok {
 		opts, err := s.decodeOptions()
 		if err != nil {

@@ -17,11 +17,12 @@ func TestResolve(t *testing.T) {
 		in   Settings
 		want Settings
 	}{
-		{"zero is in_batch", Settings{}, Settings{Kind: KindInBatch}},
-		{"uniform negatives", Settings{Kind: KindUniform}, Settings{Kind: KindUniform, Negatives: DefaultNegatives}},
-		{"mixed keeps m", Settings{Kind: KindMixed, Negatives: 5}, Settings{Kind: KindMixed, Negatives: 5}},
-		{"popularity beta", Settings{Kind: KindPopularity}, Settings{Kind: KindPopularity, Negatives: DefaultNegatives, Beta: ptr(DefaultBeta)}},
-		{"popularity beta 0 is uniform", Settings{Kind: KindPopularity, Beta: ptr(0)}, Settings{Kind: KindPopularity, Negatives: DefaultNegatives, Beta: ptr(0)}},
+		{"zero is in_batch", Settings{}, Settings{Kind: KindInBatch, Declare: DeclareLaw}},
+		{"uniform negatives", Settings{Kind: KindUniform}, Settings{Kind: KindUniform, Negatives: DefaultNegatives, Declare: DeclareLaw}},
+		{"mixed keeps m", Settings{Kind: KindMixed, Negatives: 5}, Settings{Kind: KindMixed, Negatives: 5, Declare: DeclareLaw}},
+		{"popularity beta", Settings{Kind: KindPopularity}, Settings{Kind: KindPopularity, Negatives: DefaultNegatives, Beta: ptr(DefaultBeta), Declare: DeclareLaw}},
+		{"declare kept", Settings{Kind: KindUniform, Negatives: 3, Declare: DeclareUnigram}, Settings{Kind: KindUniform, Negatives: 3, Declare: DeclareUnigram}},
+		{"popularity beta 0 is uniform", Settings{Kind: KindPopularity, Beta: ptr(0)}, Settings{Kind: KindPopularity, Negatives: DefaultNegatives, Beta: ptr(0), Declare: DeclareLaw}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.in
@@ -44,6 +45,7 @@ func TestResolve(t *testing.T) {
 		{Settings{Kind: KindMixed, Beta: ptr(1)}, "beta: only for popularity, not sampler mixed"},
 		{Settings{Kind: KindPopularity, Beta: ptr(-1)}, "beta:"},
 		{Settings{Kind: KindUniform, Options: map[string]any{"x": 1}}, "options.x: sampler uniform has no options"},
+		{Settings{Kind: KindUniform, Declare: "counts"}, `declare: unknown "counts"`},
 	} {
 		s := tt.in
 		if err := s.Resolve(); err == nil || !strings.Contains(err.Error(), tt.want) {

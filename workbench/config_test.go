@@ -189,7 +189,8 @@ func TestCanonicalSamplerKeys(t *testing.T) {
 }
 
 // TestSamplerAudit: sampler.audit = true writes each run's sampler_audit.csv (one line per item
-// with the declared and the drawn inclusion and copies) and one line per cell in summary.md.
+// with the declared and the drawn inclusion and copies) and one line per cell in summary.md, with
+// the TV's noise floor and its verdict.
 func TestSamplerAudit(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", "seeds=[1]", "-set", "sampler.audit=true",
@@ -200,7 +201,18 @@ func TestSamplerAudit(t *testing.T) {
 	if csv[0] != "item,count,declared_p,empirical_p,declared_copies,empirical_copies" || len(csv) != 1+300 {
 		t.Errorf("sampler_audit.csv: header %q, %d lines, want 300 items", csv[0], len(csv)-1)
 	}
-	if summary := string(readFile(t, filepath.Join(dir, "summary.md"))); !strings.Contains(summary, "sampler audit of variant=plain") {
-		t.Errorf("summary.md has no sampler audit line:\n%s", summary)
+	if summary := string(readFile(t, filepath.Join(dir, "summary.md"))); !strings.Contains(summary, "sampler audit of variant=plain") ||
+		!strings.Contains(summary, "from sampling noise alone") {
+		t.Errorf("summary.md has no sampler audit line with its noise floor:\n%s", summary)
+	}
+	// Uniform draws declared as the unigram law (sampler.declare): the audit says the draws do not
+	// follow it.
+	dir = t.TempDir()
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", "seeds=[1]", "-set", "sampler.audit=true",
+		"-set", `sampler.kind="uniform"`, "-set", "sampler.negatives=64", "-set", `sampler.declare="unigram"`, "-only", "variant=plain"); err != nil {
+		t.Fatal(err)
+	}
+	if summary := string(readFile(t, filepath.Join(dir, "summary.md"))); !strings.Contains(summary, "the draws do not follow the declared law") {
+		t.Errorf("summary.md: uniform draws declared as the unigram law pass the audit:\n%s", summary)
 	}
 }

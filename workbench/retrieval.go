@@ -366,8 +366,8 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 		if err := writeAtomic(filepath.Join(r.dir, "sampler_audit.csv"), func(w io.Writer) error { return audit.WriteCSV(w, counts) }); err != nil {
 			return trainSummary{}, nil, err
 		}
-		tv, head := audit.Summary(counts)
-		sum.SamplerAudit = &samplerAudit{Steps: audit.Steps(), TV: tv, HeadWorst: head}
+		s := audit.Summary(counts)
+		sum.SamplerAudit = &samplerAudit{Steps: audit.Steps(), Draws: s.Draws, TV: s.TV, Floor: s.Floor, HeadWorst: s.HeadWorst}
 	}
 	return sum, curve, nil
 }

@@ -74,7 +74,9 @@ type checkpointSummary struct {
 // samplerAudit is a run's samplers.Audit.Summary over the steps it trained.
 type samplerAudit struct {
 	Steps     int     `json:"steps"`
+	Draws     int     `json:"draws"`
 	TV        float64 `json:"tv"`
+	Floor     float64 `json:"tv_noise_floor"`
 	HeadWorst float64 `json:"head_worst_relative_error"`
 }
 

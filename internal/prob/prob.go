@@ -33,3 +33,21 @@ func Mixed(qData float64, inBatch, uniform, corpus int) float64 {
 	}
 	return (float64(inBatch)*qData + float64(uniform)/float64(corpus)) / float64(inBatch+uniform)
 }
+
+// BinomialMAD is the mean absolute deviation E|X − np| of X ~ Binomial(n, p), by De Moivre's
+// closed form 2·k·C(n, k)·p^k·(1 − p)^(n−k+1) with k = ⌊np⌋ + 1 (Diaconis and Zabell 1991,
+// "Closed form summation for classical distributions: variations on a theme of De Moivre"). It
+// returns NaN unless 0 ≤ p ≤ 1 and n ≥ 0.
+func BinomialMAD(n int, p float64) float64 {
+	if !(p >= 0 && p <= 1) || n < 0 {
+		return math.NaN()
+	}
+	k := int(math.Floor(float64(n)*p)) + 1
+	if p == 0 || k > n {
+		return 0
+	}
+	lc, _ := math.Lgamma(float64(n + 1))
+	lk, _ := math.Lgamma(float64(k + 1))
+	lnk, _ := math.Lgamma(float64(n - k + 1))
+	return 2 * float64(k) * math.Exp(lc-lk-lnk+float64(k)*math.Log(p)+float64(n-k+1)*math.Log1p(-p))
+}

@@ -1,0 +1,81 @@
+package samplers
+
+import (
+	"encoding"
+	"errors"
+	"math"
+
+	"github.com/samplingbias/workbench/internal/prob"
+	"github.com/samplingbias/workbench/internal/setting"
+)
+
+// Declaration says which probabilities a sampler declares for the loss to subtract,
+// Settings.Declare.
+type Declaration string
+
+// Declarations.
+const (
+	// DeclareLaw (the default): the sampler's own law, exact where it allows a closed form.
+	DeclareLaw Declaration = "law"
+	// DeclareUnigram: every item's training frequency, whatever the sampler drew. It is the Q
+	// that TensorFlow Recommenders and the official code of Khrylchenko et al. 2025 subtract for
+	// every candidate, in-batch or uniform: unigram declares it, so that the audit measures it
+	// against the draws and a run measures what subtracting it costs.
+	DeclareUnigram Declaration = "unigram"
+)
+
+// declarations are the allowed Declaration values.
+var declarations = []Declaration{DeclareLaw, DeclareUnigram}
+
+// UnmarshalText sets x from its name; an unknown name is an error that lists the allowed ones.
+func (x *Declaration) UnmarshalText(b []byte) error { return setting.Unmarshal(x, b, declarations) }
+
+// unigram is a sampler that draws like its Sampler and declares, for every column and every
+// row's positive, the item's training frequency as its per-draw probability, q_j = count_j/N
+// (max(count_j, 1)/N for an item without training interactions, so that log q stays finite:
+// uniform draws reach such items), and p_j = 1 − (1 − q_j)^(C−1), the inclusion probability of
+// C−1 independent draws from that law (DeclareUnigram).
+type unigram struct{ Sampler }
+
+func (u unigram) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error {
+	if err := u.Sampler.Declare(d, pos, rows, law, c); err != nil {
+		return err
+	}
+	n := len(c.Items) - 1
+	f := func(item int64) (logQ, logP float64) {
+		q := float64(max(d.Counts[item], 1)) / float64(d.N)
+		return math.Log(q), math.Log(prob.Inclusion(q, n))
+	}
+	for j, item := range c.Items {
+		if item >= 0 {
+			c.LogQ[j], c.LogP[j] = f(item)
+		}
+	}
+	for i, item := range pos {
+		c.PosLogQ[i], c.PosLogP[i] = f(int64(item))
+	}
+	if len(c.Items) > 0 && c.Items[0] < 0 { // Layout First: column 0 is each row's positive
+		c.LogQ[0], c.LogP[0] = c.PosLogQ[0], c.PosLogP[0]
+	}
+	c.Estimated = false
+	return nil
+}
+
+// MarshalBinary saves the state of a Sampler that keeps one (memory); a stateless one saves none.
+func (u unigram) MarshalBinary() ([]byte, error) {
+	if m, ok := u.Sampler.(encoding.BinaryMarshaler); ok {
+		return m.MarshalBinary()
+	}
+	return nil, nil
+}
+
+// UnmarshalBinary restores what MarshalBinary saved.
+func (u unigram) UnmarshalBinary(data []byte) error {
+	if m, ok := u.Sampler.(encoding.BinaryUnmarshaler); ok {
+		return m.UnmarshalBinary(data)
+	}
+	if len(data) > 0 {
+		return errors.New("samplers: state saved for a stateless sampler")
+	}
+	return nil
+}
