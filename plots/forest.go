@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
@@ -97,20 +98,40 @@ func Forest(groups []string, rows []ForestRow, l Labels, s Settings) (*plot.Plot
 	p.Add(zero)
 	p.Add(bars...)
 	p.Add(marks...)
+	// The data area is what the rows' labels and a legend beside it leave of the figure's width;
+	// the x axis's label and at least minForestData must fit in it.
+	ticks := make([]plot.Tick, n)
+	var widest vg.Length
+	for i, r := range rows {
+		ticks[i] = plot.Tick{Value: float64(n - 1 - i), Label: r.Label}
+		widest = max(widest, p.Y.Tick.Label.Width(r.Label))
+	}
+	dataW := vg.Length(t.s.Width)*vg.Inch - 2*t.s.margin() - widest - p.Y.Tick.Length - t.em*0.6
 	if len(groups) > 1 {
-		if err := addLegend(t, p, entries, t.em*1.2); err != nil {
+		lg, err := newLegend(t, p, entries, t.em*1.2)
+		if err != nil {
 			return nil, err
+		}
+		p.Add(lg)
+		if lg.right {
+			dataW -= lg.gap + lg.width()
+		}
+	}
+	if need := max(p.X.Label.TextStyle.Width(l.X), minForestData*vg.Inch); dataW < need {
+		return nil, &LayoutError{
+			Problem: fmt.Sprintf("the rows' labels leave %.2f in for the data, less than the %.2f in its axis needs", dataW/vg.Inch, need/vg.Inch),
+			Width:   inches(vg.Length(t.s.Width)*vg.Inch + need - dataW),
 		}
 	}
 	if xlo == xhi { // every estimate and interval at 0
 		xlo, xhi = -1, 1
 	}
 	p.X.Min, p.X.Max = niceLinear(xlo, xhi)
+	p.X.Tick.Marker = linearTicks{intervals: intervalsIn(float64(dataW / vg.Inch))}
 	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
-	ticks := make([]plot.Tick, n)
-	for i, r := range rows {
-		ticks[i] = plot.Tick{Value: float64(n - 1 - i), Label: r.Label}
-	}
 	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
 	return p, nil
 }
+
+// minForestData is the narrowest data area of a forest plot, in inches.
+const minForestData = 1.5

@@ -285,8 +285,15 @@ func linearStep(lo, hi float64, n int) float64 {
 // inches wide can hold: one per tickSpacing of its data area (the width less the y axis and
 // margins, about 0.6 in), between 2 and maxIntervals.
 func intervalsFor(width float64) int {
-	const tickSpacing, yAxis = 0.35, 0.6 // inches
-	return max(2, min(maxIntervals, int((width-yAxis)/tickSpacing)))
+	const yAxis = 0.6 // inches
+	return intervalsIn(width - yAxis)
+}
+
+// intervalsIn returns how many intervals between labelled ticks a data area data inches wide
+// can hold: one per 0.35 in, between 2 and maxIntervals.
+func intervalsIn(data float64) int {
+	const tickSpacing = 0.35 // inches
+	return max(2, min(maxIntervals, int(data/tickSpacing)))
 }
 
 // widen returns [lo, hi] widened to multiples of step.

@@ -106,3 +106,25 @@ func TestEncodingOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodingHiddenValues: a marker value whose label plots.labels hides is named as written in
+// the legend by factor, so that two hidden values do not both read "—"; a cell without a marker
+// value reads "—".
+func TestEncodingHiddenValues(t *testing.T) {
+	gs := []string{"variant=logq,declare=law", "variant=logq,declare=unigram", "variant=full,declare=law", "variant=plain"}
+	lb := newLabeler(map[string]string{"law": "", "unigram": "Q = count/N"}, gs)
+	e, err := newEncoding(gs, lb, plots.Settings{ColorBy: "variant", MarkerBy: []string{"declare"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, k := range e.key.Shapes {
+		names = append(names, k.Name)
+	}
+	if want := []string{"declare=law", "Q = count/N", "—"}; strings.Join(names, "|") != strings.Join(want, "|") {
+		t.Errorf("marker names %q, want %q", names, want)
+	}
+	if got := lb.label("variant=full,declare=law"); got != "full" {
+		t.Errorf("cell label %q, want %q (the hidden value left out)", got, "full")
+	}
+}

@@ -242,10 +242,22 @@ func newEncoding(gs []string, lb labeler, ps plots.Settings) (figureEncoding, er
 }
 
 // valueName names values ("variant=logq", "logq_probability=inclusion,temperature=0.07") in a
-// legend by factor: their labels joined, or "—" for none (empty, hidden or zero).
+// legend by factor: their labels joined; values whose labels are all hidden as written
+// ("declare=law": a legend entry needs a name even where the cells' labels leave it out, and two
+// hidden values must not both read "—"); "—" for none (empty or zero).
 func valueName(lb labeler, values string) string {
 	if parts := lb.parts(values); len(parts) > 0 {
 		return strings.Join(parts, ", ")
+	}
+	var written []string
+	for _, p := range strings.Split(values, ",") {
+		k, v, _ := strings.Cut(p, "=")
+		if name, ok := lb.named(k, v); ok && name == "" {
+			written = append(written, p)
+		}
+	}
+	if len(written) > 0 {
+		return strings.Join(written, ", ")
 	}
 	return "—"
 }
