@@ -109,6 +109,7 @@ type binding struct {
 	g      *G.ExprGraph
 	dt     tensor.Dtype
 	plan   plan
+	masks  maskState
 	nodes  [nSides]*G.Node
 	vals   [nSides]*tensor.Dense
 }
@@ -164,9 +165,9 @@ func (bd *binding) bind() error {
 	}
 	switch bd.dt {
 	case tensor.Float32:
-		fillMasks[float32](&bd.plan, bd.vals)
+		fillMasks[float32](&bd.plan, bd.vals, &bd.masks)
 	case tensor.Float64:
-		fillMasks[float64](&bd.plan, bd.vals)
+		fillMasks[float64](&bd.plan, bd.vals, &bd.masks)
 	}
 	return nil
 }
@@ -196,47 +197,69 @@ func fill[T floats](d []T, x []float64, ones bool) {
 	}
 }
 
-// fillMasks writes, into those of the tensors vals in use, the positive
-// indicator, the negative mask and its log from the plan p (accidental hits
-// and dedupe's further copies masked), and the Gramian column weights
-// w_j/C_g (w = the plan's gramW, 1 where it has none).
-func fillMasks[T floats](p *plan, vals [nSides]*tensor.Dense) {
+// maskState is what fillMasks keeps between steps: whether the mask tensors hold their
+// defaults (every entry a negative) apart from the entries listed, and the flat indices i·C + j
+// of the entries the last step made positives (pos) and masked columns (masked).
+type maskState struct {
+	filled      bool
+	pos, masked []int
+}
+
+// fillMasks writes, into those of the tensors vals in use, the positive indicator, the negative
+// mask and its log from the plan p (accidental hits and dedupe's further copies masked), and
+// the Gramian column weights w_j/C_g (w = the plan's gramW, 1 where it has none). Every entry
+// is a negative but the B positives and the masked entries, so after the first step only the
+// entries the last step changed are restored and the new ones set: O(B + masked) per step,
+// not O(B·C).
+func fillMasks[T floats](p *plan, vals [nSides]*tensor.Dense, ms *maskState) {
 	pos, neg, negLog := data[T](vals[sidePos]), data[T](vals[sideNeg]), data[T](vals[sideNegLog])
-	c := p.c
 	if pos != nil || neg != nil || negLog != nil {
-		isNeg := make([]bool, c)
-		negInf := T(math.Inf(-1))
-		for i := range p.b {
-			pc := p.pos(i)
-			for j := range isNeg {
-				isNeg[j] = j != pc && !p.masked(i, j, pc)
-			}
+		set := func(k int, isPos, isNeg bool) {
 			if pos != nil {
-				r := pos[i*c : (i+1)*c]
-				clear(r)
-				r[pc] = 1
+				pos[k] = 0
+				if isPos {
+					pos[k] = 1
+				}
 			}
 			if neg != nil {
-				r := neg[i*c : (i+1)*c]
-				for j, n := range isNeg {
-					r[j] = 0
-					if n {
-						r[j] = 1
-					}
+				neg[k] = 0
+				if isNeg {
+					neg[k] = 1
 				}
 			}
 			if negLog != nil {
-				r := negLog[i*c : (i+1)*c]
-				for j, n := range isNeg {
-					r[j] = negInf
-					if n {
-						r[j] = 0
-					}
+				negLog[k] = T(math.Inf(-1))
+				if isNeg {
+					negLog[k] = 0
 				}
 			}
 		}
+		if !ms.filled {
+			for k := range p.b * p.c {
+				set(k, false, true)
+			}
+			ms.filled = true
+		}
+		for _, k := range ms.pos {
+			set(k, false, true)
+		}
+		for _, k := range ms.masked {
+			set(k, false, true)
+		}
+		ms.pos = ms.pos[:0]
+		for i := range p.b {
+			ms.pos = append(ms.pos, i*p.c+p.pos(i))
+		}
+		ms.masked = p.appendMasked(ms.masked[:0])
+		for _, k := range ms.masked {
+			set(k, false, false)
+		}
+		for _, k := range ms.pos {
+			set(k, true, false)
+		}
 	}
 	if gram := data[T](vals[sideGram]); gram != nil {
+		c := p.c
 		for j := range gram {
 			gram[j] = 0
 			if j >= p.gramFrom {

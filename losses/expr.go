@@ -12,8 +12,13 @@ import (
 // input nodes, bound to the Step before every run (see Loss.Node). An input
 // joins the graph when its method is first called. Row vectors are B×1 and
 // column vectors 1×C matrices, so that they broadcast against the B×C scores
-// with AddCols, AddRows, MulCols and MulRows. The methods and functions
-// build nodes with gorgonia.Must.
+// with AddCols, AddRows, MulCols and MulRows; AddEach, MulScalar, RowSum,
+// RowDot, LogSumExp, SoftmaxLoss, Softplus and Sigmoid are the other B×C
+// primitives. Each splits its rows over the cores and keeps its output from
+// step to step, where Gorgonia's stock op of the same function copies or
+// allocates, so an expression built from them costs about what a fused
+// kernel does (README, BenchmarkLoss). The methods and functions build nodes
+// with gorgonia.Must.
 //
 // An input whose Step field is nil holds NaN (a loss that reads it is then
 // not finite, which the trainer reports), except Rewards, which is 1.
@@ -29,7 +34,10 @@ type Expr struct {
 	// Tau is the scalar temperature τ: Settings.Temperature, or
 	// exp(Inputs.LogTemperature) with learn_temperature (nil for mse_gramian).
 	Tau *G.Node
-	bd  *binding
+	// constTau is τ when it is a constant (0 with learn_temperature): Logits then scales by
+	// 1/τ in one parallel pass (MulScalar) instead of a stock division.
+	constTau float64
+	bd       *binding
 }
 
 // Pos (B×C) is 1 at each row's positive column and 0 elsewhere.
@@ -86,8 +94,13 @@ func constLike(n *G.Node, x float64) *G.Node {
 	return G.NewConstant(x, G.In(n.Graph()))
 }
 
-// Logits is F = S/τ.
-func (e *Expr) Logits() *G.Node { return G.Must(G.HadamardDiv(e.Scores, e.Tau)) }
+// Logits is F = S/τ (S·(1/τ) when τ is a constant).
+func (e *Expr) Logits() *G.Node {
+	if e.constTau > 0 {
+		return MulScalar(e.Scores, 1/e.constTau)
+	}
+	return G.Must(G.HadamardDiv(e.Scores, e.Tau))
+}
 
 // Correct returns the additive correction c as it enters the logits: c
 // (correct_at = logits, s/τ + c) or c/τ (correct_at = scores, (s + c)/τ).
@@ -99,23 +112,37 @@ func (e *Expr) Correct(c *G.Node) *G.Node {
 }
 
 // AddCols is x_ij + col_j for a B×C x and a 1×C col.
-func AddCols(x, col *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(false, false), x, col)) }
+func AddCols(x, col *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(false, axisCols), x, col)) }
 
 // AddRows is x_ij + row_i for a B×C x and a B×1 row.
-func AddRows(x, row *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(false, true), x, row)) }
+func AddRows(x, row *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(false, axisRows), x, row)) }
+
+// AddEach is x_ij + y_ij for B×C x and y.
+func AddEach(x, y *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(false, axisEach), x, y)) }
 
 // MulCols is x_ij·col_j for a B×C x and a 1×C col.
-func MulCols(x, col *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(true, false), x, col)) }
+func MulCols(x, col *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(true, axisCols), x, col)) }
 
 // MulRows is x_ij·row_i for a B×C x and a B×1 row.
-func MulRows(x, row *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(true, true), x, row)) }
+func MulRows(x, row *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(true, axisRows), x, row)) }
+
+// MulScalar is x_ij·a for a B×C x and a constant a.
+func MulScalar(x *G.Node, a float64) *G.Node {
+	var v *tensor.Dense
+	if x.Dtype() == tensor.Float32 {
+		v = tensor.New(tensor.WithShape(1, 1), tensor.WithBacking([]float32{float32(a)}))
+	} else {
+		v = tensor.New(tensor.WithShape(1, 1), tensor.WithBacking([]float64{a}))
+	}
+	return G.Must(G.ApplyOp(newBcast(true, axisAll), x, G.NewConstant(v, G.In(x.Graph()))))
+}
 
 // RowSum is Σ_j x_ij as a B×1 matrix.
-func RowSum(x *G.Node) *G.Node { return G.Must(G.ApplyOp(newSum(false, true), x)) }
+func RowSum(x *G.Node) *G.Node { return G.Must(G.ApplyOp(newSum(false, axisRows), x)) }
 
 // RowDot is Σ_j x_ij·y_ij as a B×1 matrix, for B×C x and y: RowSum of their
 // elementwise product, without the product's B×C matrix.
-func RowDot(x, y *G.Node) *G.Node { return G.Must(G.ApplyOp(newSum(true, true), x, y)) }
+func RowDot(x, y *G.Node) *G.Node { return G.Must(G.ApplyOp(newSum(true, axisRows), x, y)) }
 
 // AtPos is x_ip, each row's entry at its positive column (B×1).
 func (e *Expr) AtPos(x *G.Node) *G.Node { return RowDot(x, e.Pos()) }
@@ -129,21 +156,15 @@ func LogSumExp(a, x *G.Node) *G.Node { return G.Must(G.ApplyOp(newLSE(false), a,
 // SubRows is x_ij − row_i for a B×C x and a B×1 row.
 func SubRows(x, row *G.Node) *G.Node { return AddRows(x, G.Must(G.Neg(row))) }
 
-// Softplus is log(1 + e^x) = max(x, 0) + log(1 + e^{−|x|}), exact for any x
-// (gorgonia.Softplus returns x above 16, a relative error of 1e-8).
-func Softplus(x *G.Node) *G.Node {
-	return G.Must(G.Add(G.Must(G.Rectify(x)), G.Must(G.Log1p(G.Must(G.Exp(G.Must(G.Neg(G.Must(G.Abs(x))))))))))
-}
+// Softplus is log(1 + e^x) = max(x, 0) + log(1 + e^{−|x|}) of every entry of a matrix, exact
+// for any x (gorgonia.Softplus returns x above 16, a relative error of 1e-8); its gradient is
+// σ(x).
+func Softplus(x *G.Node) *G.Node { return G.Must(G.ApplyOp(newMap(mapSoftplus), x)) }
 
-// Sigmoid is σ(x) = 1/(1 + e^{−x}) = e^{−max(−x, 0)} / (1 + e^{−|x|}), exact
-// to rounding for any x: gorgonia.Sigmoid returns exactly 1 above x = 19
-// (float64) and 15 (float32), a relative error up to 6e-9 (float64) in
-// 1 − e^{−x}.
-func Sigmoid(x *G.Node) *G.Node {
-	num := G.Must(G.Exp(G.Must(G.Neg(G.Must(G.Rectify(G.Must(G.Neg(x))))))))
-	den := G.Must(G.Add(constLike(x, 1), G.Must(G.Exp(G.Must(G.Neg(G.Must(G.Abs(x))))))))
-	return G.Must(G.HadamardDiv(num, den))
-}
+// Sigmoid is σ(x) = 1/(1 + e^{−x}) = e^{−max(−x, 0)} / (1 + e^{−|x|}) of every entry of a
+// matrix, exact to rounding for any x: gorgonia.Sigmoid returns exactly 1 above x = 19
+// (float64) and 15 (float32), a relative error up to 6e-9 (float64) in 1 − e^{−x}.
+func Sigmoid(x *G.Node) *G.Node { return G.Must(G.ApplyOp(newMap(mapSigmoid), x)) }
 
 // SoftmaxLoss is ℓ_i = log(e^{z_ip} + Σ_j e^{zNeg_ij}) − z_ip: the softmax
 // cross-entropy of the positive logit zPos (B×1) against the candidate set
@@ -191,7 +212,7 @@ func softmaxExpr(e *Expr) (*G.Node, error) {
 		zNeg = AddCols(f, e.Correct(G.Must(G.Mul(e.LogPrior(), la))))
 		zPos = G.Must(G.Add(zPos, e.Correct(G.Must(G.Mul(e.PosLogPrior(), la)))))
 	}
-	return e.Reduce(SoftmaxLoss(zPos, G.Must(G.Add(zNeg, e.NegLog())))), nil
+	return e.Reduce(SoftmaxLoss(zPos, AddEach(zNeg, e.NegLog()))), nil
 }
 
 // rawatLogWeight is log w_ij = a + col_j + row_i of Rawat et al. Table 1 and
@@ -214,6 +235,12 @@ func rawatLogWeight(e *Expr) (a, col, row *G.Node) {
 // addLogWeight is x_ij + Correct(log w_ij).
 func addLogWeight(e *Expr, x *G.Node) *G.Node {
 	a, col, row := rawatLogWeight(e)
+	switch { // the scalar joins a vector term, so that x gets one pass per vector
+	case a != nil && col != nil:
+		a, col = nil, G.Must(G.Add(col, a))
+	case a != nil && row != nil:
+		a, row = nil, G.Must(G.Add(row, a))
+	}
 	if a != nil {
 		x = G.Must(G.Add(x, e.Correct(a)))
 	}
@@ -231,7 +258,7 @@ func addLogWeight(e *Expr, x *G.Node) *G.Node {
 // z_ij = f_ij + log w_ij (w·e^f = e^{f + log w}).
 func rawatSoftmaxExpr(e *Expr) (*G.Node, error) {
 	f := e.Logits()
-	zNeg := G.Must(G.Add(addLogWeight(e, f), e.NegLog()))
+	zNeg := AddEach(addLogWeight(e, f), e.NegLog())
 	return e.Reduce(SoftmaxLoss(e.AtPos(f), zNeg)), nil
 }
 
@@ -310,7 +337,8 @@ func logQCorrection(e *Expr, f, fPos *G.Node) (z, zPos *G.Node) {
 func mseGramianExpr(e *Expr) (*G.Node, error) {
 	d := G.Must(G.Sub(e.AtPos(e.Scores), e.Const(1)))
 	mse := e.Reduce(G.Must(G.Square(d)))
-	gram := G.Must(G.Sum(MulCols(G.Must(G.Square(e.Scores)), e.Gram())))
+	// Σ_ij Gram_j·s_ij² as Σ_i (Σ_j (s_ij·Gram_j)·s_ij): two passes over S, no B×C square.
+	gram := G.Must(G.Sum(RowDot(MulCols(e.Scores, e.Gram()), e.Scores)))
 	return G.Add(mse, G.Must(G.Mul(gram, e.Const(e.scale()*e.Settings.GramianWeight))))
 }
 
@@ -334,7 +362,7 @@ func logqCorrectedExpr(e *Expr) (*G.Node, error) {
 	logOneMinusQp := G.Must(G.Log1p(G.Must(G.Neg(G.Must(G.Exp(e.PosLogQ()))))))
 	// ŝ = f − log Q' = f − log q_j + log(1 − q_p), on S_i only.
 	sHat := AddRows(AddCols(f, e.Correct(G.Must(G.Neg(e.LogQ())))), e.Correct(logOneMinusQp))
-	sHat = G.Must(G.Add(sHat, e.NegLog()))
+	sHat = AddEach(sHat, e.NegLog())
 	// k'_i, and an extra term that is 0 in a row without negatives and −Inf
 	// otherwise, so that the log-sum-exp is finite in every row.
 	k := RowSum(e.Neg())

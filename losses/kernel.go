@@ -46,6 +46,10 @@ type plan struct {
 	dup    []bool
 	bufDup []bool
 	first  map[int64]struct{}
+	// The columns of each item for appendMasked: colHead[item] is its last column, colPrev[j]
+	// the column of the same item before j (−1 for none); dupCols the columns dup marks.
+	colHead          map[int64]int
+	colPrev, dupCols []int
 	// coef[i] = r_i·scale, scale = 1/B (mean) or 1 (sum).
 	coef []float64
 	// Gramian term of mse_gramian: gramCoef·Σ_{i, j ≥ gramFrom} gramW[j]·s_ij²
@@ -532,11 +536,15 @@ func expSum[T floats](z []float64, g []T, mx float64) float64 {
 // softplusSigmoid returns log(1+e^x) and σ(x) = 1/(1+e^{−x}), both stable for any x.
 func softplusSigmoid(x float64) (sp, sig float64) {
 	e := expNeg(-math.Abs(x))
-	sp = max(x, 0) + math.Log1p(e)
+	return max(x, 0) + math.Log1p(e), sigmoidFrom(x, e)
+}
+
+// sigmoidFrom is σ(x) given e = e^{−|x|}.
+func sigmoidFrom(x, e float64) float64 {
 	if x >= 0 {
-		return sp, 1 / (1 + e)
+		return 1 / (1 + e)
 	}
-	return sp, e / (1 + e)
+	return e / (1 + e)
 }
 
 // logisticRows: ℓ_i = coef_i·(softplus(−z_ip) + Σ_{j≠p unmasked} w_ij·softplus(z_ij));
@@ -599,6 +607,45 @@ func logisticRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int) {
 
 // masked reports whether column j of row i is removed from the row: an
 // accidental hit, or (dedupe) a further copy of an item. The positive never is.
+// appendMasked appends to dst the flat index i·C + j of every entry masked(i, j, pos(i)), row by
+// row, in O(C + B + masked entries): the columns of each item are listed once (colHead, colPrev).
+func (p *plan) appendMasked(dst []int) []int {
+	if p.rowItem == nil {
+		return dst
+	}
+	if p.colHead == nil {
+		p.colHead = make(map[int64]int, p.c)
+	}
+	clear(p.colHead)
+	p.colPrev = grow(p.colPrev, p.c)
+	p.dupCols = p.dupCols[:0]
+	for j, it := range p.colItem {
+		p.colPrev[j] = -1
+		if h, ok := p.colHead[it]; ok {
+			p.colPrev[j] = h
+		}
+		p.colHead[it] = j
+		if p.dup != nil && p.dup[j] {
+			p.dupCols = append(p.dupCols, j)
+		}
+	}
+	for i, it := range p.rowItem {
+		pc := p.pos(i)
+		h, ok := p.colHead[it]
+		for j := h; ok && j >= 0; j = p.colPrev[j] {
+			if j != pc {
+				dst = append(dst, i*p.c+j)
+			}
+		}
+		for _, j := range p.dupCols {
+			if j != pc && p.colItem[j] != it { // a column of the row's own item is listed above
+				dst = append(dst, i*p.c+j)
+			}
+		}
+	}
+	return dst
+}
+
 func (p *plan) masked(i, j, pc int) bool {
 	if p.rowItem == nil || j == pc {
 		return false

@@ -12,8 +12,9 @@ import (
 	"github.com/samplingbias/workbench/internal/parallel"
 )
 
-// The primitives of the expressions over a B×C matrix x and a vector along one of its axes: a
-// row vector r (B×1, one value per row) or a column vector k (1×C, one value per column).
+// The primitives of the expressions over a B×C matrix x and a second operand v along an axis
+// of it: a row vector r (B×1, one value per row), a column vector k (1×C, one value per column),
+// a scalar (1×1) or a matrix of x's shape (elementwise).
 // Gorgonia's broadcast operations materialise the vector as a B×C matrix (a Repeat, whose
 // gradient is a reduction of another B×C copy), and a log-sum-exp built of stock ops takes a
 // row maximum, a broadcast subtraction, an exponential and a sum, each a B×C result allocated
@@ -21,7 +22,7 @@ import (
 // the tape machine reuses from step to step, and their gradients are again such ops:
 //
 //	x_ij + v, x_ij · v   (bcastOp)     ∂/∂x: g or g·v; ∂/∂v: Σ g or Σ g·x along the axis
-//	Σ_j x_ij, Σ_i x_ij   (sumOp)       ∂/∂x: g broadcast (expandOp)
+//	Σ_j x_ij, Σ_i x_ij, Σ_ij x_ij (sumOp)  ∂/∂x: g broadcast (expandOp)
 //	Σ x_ij·y_ij          (sumOp, prod) ∂/∂x: g·y; ∂/∂y: g·x
 //	log(e^{a_i} + Σ_j e^{x_ij}) and that minus a_i (lseOp)
 //	                                   ∂/∂x_ij: e^{x_ij − lse_i}·g_i, ∂/∂a_i: e^{a_i − lse_i}·g_i (lseBackOp)
@@ -37,7 +38,10 @@ var mat2 = G.TensorType{Dims: 2, Of: hm.TypeVariable('a')}
 const primMin = 1 << 15
 
 // primOp holds what the primitives share: their shape checks, allocation and hashing.
-type primOp struct{ name string }
+type primOp struct {
+	name string
+	buf  *tensor.Dense // the output of the op's last Do, reused when the tape gives none
+}
 
 func (p primOp) ReturnsPtr() bool      { return false }
 func (p primOp) CallsExtern() bool     { return false }
@@ -81,25 +85,81 @@ func (p primOp) dense(in []G.Value, n int) ([]*tensor.Dense, error) {
 	return out, nil
 }
 
-// output returns prealloc if it is a contiguous matrix of shape s and dtype dt, and a new one
-// otherwise.
-func output(prealloc G.Value, s tensor.Shape, dt tensor.Dtype) *tensor.Dense {
-	if t, ok := prealloc.(*tensor.Dense); ok && t.Dtype() == dt && t.Shape().Eq(s) && !t.RequiresIterator() {
+// output returns prealloc if it is a contiguous matrix of shape s and dtype dt, else the op's
+// output of its previous execution if it is one, else a new one, which the op keeps. A tape
+// machine runs each op once per step and the step's values are dead when the next one starts,
+// so an op reuses its output instead of allocating a B×C matrix at every step (Gorgonia's tape
+// gives a preallocated output to few ops). Each node has its own op: the helpers of Expr and
+// the gradients create one per node.
+func (p *primOp) output(prealloc G.Value, s tensor.Shape, dt tensor.Dtype) *tensor.Dense {
+	if t, ok := prealloc.(*tensor.Dense); ok && fits(t, s, dt) {
 		return t
 	}
-	return tensor.New(tensor.WithShape(s...), tensor.Of(dt))
+	if p.buf == nil || !fits(p.buf, s, dt) {
+		p.buf = tensor.New(tensor.WithShape(s...), tensor.Of(dt))
+	}
+	return p.buf
 }
 
-// bcastOp is x_ij + v or x_ij·v for a B×C x and v a row vector r_i (rows) or a column vector
-// k_j (not rows).
+// fits reports whether t is a contiguous matrix of shape s and dtype dt.
+func fits(t *tensor.Dense, s tensor.Shape, dt tensor.Dtype) bool {
+	return t != nil && t.Dtype() == dt && t.Shape().Eq(s) && !t.RequiresIterator()
+}
+
+// axis says what a primitive's second operand v holds of a B×C matrix: one value per column
+// (1×C), per row (B×1), one for all (1×1) or one per entry (B×C).
+type axis int
+
+const (
+	axisCols axis = iota
+	axisRows
+	axisAll
+	axisEach
+)
+
+// axisNames name the primitives by their axis.
+var axisNames = [...]string{axisCols: "Cols", axisRows: "Rows", axisAll: "All", axisEach: "Each"}
+
+// vecShape is the shape of the operand along ax of a B×C matrix m.
+func vecShape(m tensor.Shape, ax axis) tensor.Shape {
+	switch ax {
+	case axisRows:
+		return tensor.Shape{m[0], 1}
+	case axisAll:
+		return tensor.Shape{1, 1}
+	case axisEach:
+		return m.Clone()
+	}
+	return tensor.Shape{1, m[1]}
+}
+
+// at is the index in the operand along ax of entry (i, j) of a matrix of c columns.
+func at(ax axis, i, j, c int) int {
+	switch ax {
+	case axisRows:
+		return i
+	case axisAll:
+		return 0
+	case axisEach:
+		return i*c + j
+	}
+	return j
+}
+
+// bcastOp is x_ij + v or x_ij·v for a B×C x and v along ax (a row vector r_i, a column vector
+// k_j, a scalar, or a B×C matrix).
 type bcastOp struct {
 	primOp
-	mul, rows bool
+	mul bool
+	ax  axis
 }
 
-func newBcast(mul, rows bool) *bcastOp {
-	name := map[[2]bool]string{{false, false}: "addCols", {false, true}: "addRows", {true, false}: "mulCols", {true, true}: "mulRows"}[[2]bool{mul, rows}]
-	return &bcastOp{primOp{name}, mul, rows}
+func newBcast(mul bool, ax axis) *bcastOp {
+	name := "add"
+	if mul {
+		name = "mul"
+	}
+	return &bcastOp{primOp{name: name + axisNames[ax]}, mul, ax}
 }
 
 func (op *bcastOp) Arity() int    { return 2 }
@@ -110,18 +170,10 @@ func (op *bcastOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	if want := vecShape(s[0], op.rows); !s[1].Eq(want) {
+	if want := vecShape(s[0], op.ax); !s[1].Eq(want) {
 		return nil, fmt.Errorf("losses: %s of a %v matrix needs a %v vector, got %v", op.name, s[0], want, s[1])
 	}
 	return s[0].Clone(), nil
-}
-
-// vecShape is the shape of a row (B×1) or column (1×C) vector of a B×C matrix.
-func vecShape(m tensor.Shape, rows bool) tensor.Shape {
-	if rows {
-		return tensor.Shape{m[0], 1}
-	}
-	return tensor.Shape{1, m[1]}
 }
 
 func (op *bcastOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
@@ -131,36 +183,49 @@ func (op *bcastOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, erro
 	if err != nil {
 		return nil, err
 	}
-	out := output(prealloc, t[0].Shape(), t[0].Dtype())
+	out := op.output(prealloc, t[0].Shape(), t[0].Dtype())
 	switch x := t[0].Data().(type) {
 	case []float32:
-		bcast(out.Data().([]float32), x, t[1].Data().([]float32), t[0].Shape()[1], op.mul, op.rows)
+		bcast(out.Data().([]float32), x, t[1].Data().([]float32), t[0].Shape()[1], op.mul, op.ax)
 	case []float64:
-		bcast(out.Data().([]float64), x, t[1].Data().([]float64), t[0].Shape()[1], op.mul, op.rows)
+		bcast(out.Data().([]float64), x, t[1].Data().([]float64), t[0].Shape()[1], op.mul, op.ax)
 	}
 	return out, nil
 }
 
-func bcast[T floats](out, x, v []T, c int, mul, rows bool) {
+func bcast[T floats](out, x, v []T, c int, mul bool, ax axis) {
 	parallel.Split(len(x)/c, parallel.Parts(len(x), primMin, defaultWorkers()), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			o, xi := out[i*c:(i+1)*c], x[i*c:(i+1)*c]
+			var vi []T // the operand's values along row i, or its one value
+			switch ax {
+			case axisRows:
+				vi = v[i : i+1]
+			case axisAll:
+				vi = v[:1]
+			case axisEach:
+				vi = v[i*c : (i+1)*c]
+			default:
+				vi = v[:c]
+			}
 			switch {
-			case rows && mul:
+			case len(vi) == 1 && mul:
 				for j := range xi {
-					o[j] = xi[j] * v[i]
+					o[j] = xi[j] * vi[0]
 				}
-			case rows:
+			case len(vi) == 1:
 				for j := range xi {
-					o[j] = xi[j] + v[i]
+					o[j] = xi[j] + vi[0]
 				}
 			case mul:
+				vi = vi[:len(xi)]
 				for j := range xi {
-					o[j] = xi[j] * v[j]
+					o[j] = xi[j] * vi[j]
 				}
 			default:
+				vi = vi[:len(xi)]
 				for j := range xi {
-					o[j] = xi[j] + v[j]
+					o[j] = xi[j] + vi[j]
 				}
 			}
 		}
@@ -172,14 +237,17 @@ func (op *bcastOp) DiffWRT(int) []bool { return []bool{true, true} }
 func (op *bcastOp) SymDiff(in G.Nodes, _, g *G.Node) (G.Nodes, error) {
 	x, v := in[0], in[1]
 	if !op.mul {
-		dv, err := G.ApplyOp(newSum(false, op.rows), g)
+		if op.ax == axisEach {
+			return G.Nodes{g, g}, nil
+		}
+		dv, err := G.ApplyOp(newSum(false, op.ax), g)
 		return G.Nodes{g, dv}, err
 	}
-	dx, err := G.ApplyOp(newBcast(true, op.rows), g, v)
+	dx, err := G.ApplyOp(newBcast(true, op.ax), g, v)
 	if err != nil {
 		return nil, err
 	}
-	dv, err := G.ApplyOp(newSum(true, op.rows), g, x)
+	dv, err := G.ApplyOp(newSum(true, op.ax), g, x)
 	return G.Nodes{dx, dv}, err
 }
 
@@ -187,28 +255,33 @@ func (op *bcastOp) SymDiff(in G.Nodes, _, g *G.Node) (G.Nodes, error) {
 func (op *bcastOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) error {
 	return doDiff(in, out, func(v []G.Value, g G.Value) ([]G.Value, error) {
 		if !op.mul {
-			dv, err := newSum(false, op.rows).Do(g)
+			dv, err := newSum(false, op.ax).Do(g)
 			return []G.Value{g, dv}, err
 		}
-		dx, err := newBcast(true, op.rows).Do(g, v[1])
+		dx, err := newBcast(true, op.ax).Do(g, v[1])
 		if err != nil {
 			return nil, err
 		}
-		dv, err := newSum(true, op.rows).Do(g, v[0])
+		dv, err := newSum(true, op.ax).Do(g, v[0])
 		return []G.Value{dx, dv}, err
 	})
 }
 
-// sumOp is Σ_j x_ij (rows: a B×1 row vector) or Σ_i x_ij (a 1×C column vector) of a B×C x,
-// or, with prod, of x_ij·y_ij.
+// sumOp is the sum of a B×C x along ax: Σ_j x_ij (axisRows: a B×1 row vector), Σ_i x_ij
+// (axisCols: a 1×C column vector), Σ_ij x_ij (axisAll: 1×1) or x itself (axisEach); or, with
+// prod, the same of x_ij·y_ij.
 type sumOp struct {
 	primOp
-	prod, rows bool
+	prod bool
+	ax   axis
 }
 
-func newSum(prod, rows bool) *sumOp {
-	name := map[[2]bool]string{{false, false}: "colSum", {false, true}: "rowSum", {true, false}: "colDot", {true, true}: "rowDot"}[[2]bool{prod, rows}]
-	return &sumOp{primOp{name}, prod, rows}
+func newSum(prod bool, ax axis) *sumOp {
+	name := "sum"
+	if prod {
+		name = "dot"
+	}
+	return &sumOp{primOp{name: name + axisNames[ax]}, prod, ax}
 }
 
 func (op *sumOp) arity() int {
@@ -234,7 +307,7 @@ func (op *sumOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	if op.prod && !s[0].Eq(s[1]) {
 		return nil, fmt.Errorf("losses: %s of matrices of shapes %v and %v", op.name, s[0], s[1])
 	}
-	return vecShape(s[0], op.rows), nil
+	return vecShape(s[0], op.ax), nil
 }
 
 func (op *sumOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
@@ -245,16 +318,16 @@ func (op *sumOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error)
 		return nil, err
 	}
 	s := t[0].Shape()
-	out := output(prealloc, vecShape(s, op.rows), t[0].Dtype())
+	out := op.output(prealloc, vecShape(s, op.ax), t[0].Dtype())
 	var y *tensor.Dense
 	if op.prod {
 		y = t[1]
 	}
 	switch x := t[0].Data().(type) {
 	case []float32:
-		sumAlong(out.Data().([]float32), x, dataOf[float32](y), s[1], op.rows)
+		sumAlong(out.Data().([]float32), x, dataOf[float32](y), s[1], op.ax)
 	case []float64:
-		sumAlong(out.Data().([]float64), x, dataOf[float64](y), s[1], op.rows)
+		sumAlong(out.Data().([]float64), x, dataOf[float64](y), s[1], op.ax)
 	}
 	return out, nil
 }
@@ -267,15 +340,38 @@ func dataOf[T floats](t *tensor.Dense) []T {
 	return t.Data().([]T)
 }
 
-// sumAlong writes into out the sums of x (times y if not nil) along each row (rows) or column,
-// accumulated in float64.
-func sumAlong[T floats](out, x, y []T, c int, rows bool) {
+// sumAlong writes into out the sums of x (times y if not nil) along ax, accumulated in float64
+// (axisAll: the rows' sums added in row order, whatever the split).
+func sumAlong[T floats](out, x, y []T, c int, ax axis) {
 	b := len(x) / c
 	parts := parallel.Parts(len(x), primMin, defaultWorkers())
-	if rows {
+	switch ax {
+	case axisRows, axisAll:
+		rowSums := make([]float64, b)
 		parallel.Split(b, parts, func(_, lo, hi int) {
 			for i := lo; i < hi; i++ {
-				out[i] = T(dot(x[i*c:(i+1)*c], y, i*c))
+				rowSums[i] = dot(x[i*c:(i+1)*c], y, i*c)
+				if ax == axisRows {
+					out[i] = T(rowSums[i])
+				}
+			}
+		})
+		if ax == axisAll {
+			var s float64
+			for _, v := range rowSums {
+				s += v
+			}
+			out[0] = T(s)
+		}
+		return
+	case axisEach:
+		parallel.Split(b, parts, func(_, lo, hi int) {
+			if y == nil {
+				copy(out[lo*c:hi*c], x[lo*c:hi*c])
+				return
+			}
+			for k := lo * c; k < hi*c; k++ {
+				out[k] = x[k] * y[k]
 			}
 		})
 		return
@@ -326,14 +422,14 @@ func (op *sumOp) DiffWRT(int) []bool {
 
 func (op *sumOp) SymDiff(in G.Nodes, _, g *G.Node) (G.Nodes, error) {
 	if !op.prod {
-		dx, err := G.ApplyOp(&expandOp{primOp{"expand"}, op.rows}, g, in[0])
+		dx, err := G.ApplyOp(&expandOp{primOp{name: "expand"}, op.ax}, g, in[0])
 		return G.Nodes{dx}, err
 	}
-	dx, err := G.ApplyOp(newBcast(true, op.rows), in[1], g)
+	dx, err := G.ApplyOp(newBcast(true, op.ax), in[1], g)
 	if err != nil {
 		return nil, err
 	}
-	dy, err := G.ApplyOp(newBcast(true, op.rows), in[0], g)
+	dy, err := G.ApplyOp(newBcast(true, op.ax), in[0], g)
 	return G.Nodes{dx, dy}, err
 }
 
@@ -341,23 +437,23 @@ func (op *sumOp) SymDiff(in G.Nodes, _, g *G.Node) (G.Nodes, error) {
 func (op *sumOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) error {
 	return doDiff(in, out, func(v []G.Value, g G.Value) ([]G.Value, error) {
 		if !op.prod {
-			dx, err := (&expandOp{primOp{"expand"}, op.rows}).Do(g, v[0])
+			dx, err := (&expandOp{primOp{name: "expand"}, op.ax}).Do(g, v[0])
 			return []G.Value{dx}, err
 		}
-		dx, err := newBcast(true, op.rows).Do(v[1], g)
+		dx, err := newBcast(true, op.ax).Do(v[1], g)
 		if err != nil {
 			return nil, err
 		}
-		dy, err := newBcast(true, op.rows).Do(v[0], g)
+		dy, err := newBcast(true, op.ax).Do(v[0], g)
 		return []G.Value{dx, dy}, err
 	})
 }
 
-// expandOp is the row vector r (rows) or column vector k broadcast to the shape of its second
-// input, a B×C matrix whose values it does not read: the gradient of sumOp.
+// expandOp is its first input, an operand along ax, broadcast to the shape of its second input,
+// a B×C matrix whose values it does not read: the gradient of sumOp.
 type expandOp struct {
 	primOp
-	rows bool
+	ax axis
 }
 
 func (op *expandOp) Arity() int    { return 2 }
@@ -379,24 +475,28 @@ func (op *expandOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, err
 		return nil, err
 	}
 	s := t[1].Shape()
-	out := output(prealloc, s, t[0].Dtype())
+	out := op.output(prealloc, s, t[0].Dtype())
 	switch v := t[0].Data().(type) {
 	case []float32:
-		expand(out.Data().([]float32), v, s[1], op.rows)
+		expand(out.Data().([]float32), v, s[1], op.ax)
 	case []float64:
-		expand(out.Data().([]float64), v, s[1], op.rows)
+		expand(out.Data().([]float64), v, s[1], op.ax)
 	}
 	return out, nil
 }
 
-func expand[T floats](out, v []T, c int, rows bool) {
+func expand[T floats](out, v []T, c int, ax axis) {
 	for i := range len(out) / c {
 		o := out[i*c : (i+1)*c]
-		if rows {
+		switch ax {
+		case axisRows, axisAll:
+			x := v[at(ax, i, 0, c)]
 			for j := range o {
-				o[j] = v[i]
+				o[j] = x
 			}
-		} else {
+		case axisEach:
+			copy(o, v[i*c:(i+1)*c])
+		default:
 			copy(o, v)
 		}
 	}
@@ -405,7 +505,7 @@ func expand[T floats](out, v []T, c int, rows bool) {
 func (op *expandOp) DiffWRT(int) []bool { return []bool{true, false} }
 
 func (op *expandOp) SymDiff(_ G.Nodes, _, g *G.Node) (G.Nodes, error) {
-	dv, err := G.ApplyOp(newSum(false, op.rows), g)
+	dv, err := G.ApplyOp(newSum(false, op.ax), g)
 	return G.Nodes{dv, nil}, err
 }
 
@@ -444,7 +544,7 @@ func newLSE(loss bool) *lseOp {
 	if loss {
 		name = "softmaxLoss"
 	}
-	return &lseOp{primOp{name}, loss, &lseState{}}
+	return &lseOp{primOp{name: name}, loss, &lseState{}}
 }
 
 // WriteHash includes the state's address: the gradient ops of one node read its forward pass.
@@ -459,7 +559,7 @@ func (op *lseOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	if want := vecShape(s[1], true); !s[0].Eq(want) {
+	if want := vecShape(s[1], axisRows); !s[0].Eq(want) {
 		return nil, fmt.Errorf("losses: %s of a %v matrix needs a %v vector, got %v", op.name, s[1], want, s[0])
 	}
 	return s[0].Clone(), nil
@@ -472,7 +572,7 @@ func (op *lseOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error)
 	if err != nil {
 		return nil, err
 	}
-	out := output(prealloc, t[0].Shape(), t[0].Dtype())
+	out := op.output(prealloc, t[0].Shape(), t[0].Dtype())
 	st := op.st
 	b := t[0].Shape()[0]
 	st.m, st.logS, st.shift = grow(st.m, b), grow(st.logS, b), grow(st.shift, b)
@@ -571,7 +671,7 @@ func newLSEBack(fwd *lseOp, share bool) *lseBackOp {
 	if share {
 		name = fwd.name + "GradA"
 	}
-	return &lseBackOp{primOp{name}, fwd, share}
+	return &lseBackOp{primOp{name: name}, fwd, share}
 }
 
 func (op *lseBackOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "losses.%s{%p}", op.name, op.fwd.st) }
@@ -599,7 +699,7 @@ func (op *lseBackOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, er
 	if len(st.m) != t[0].Shape()[0] {
 		return nil, fmt.Errorf("losses: %s ran before its forward pass", op.name)
 	}
-	out := output(prealloc, t[0].Shape(), t[0].Dtype())
+	out := op.output(prealloc, t[0].Shape(), t[0].Dtype())
 	switch x := t[0].Data().(type) {
 	case []float32:
 		lseBack(out.Data().([]float32), st, x, t[1].Data().([]float32), op.share, op.fwd.loss)
@@ -687,7 +787,7 @@ func doDiff(in G.Nodes, out *G.Node, grads func(v []G.Value, g G.Value) ([]G.Val
 // DoDiff is the lisp machine's differentiation.
 func (op *expandOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) error {
 	return doDiff(in, out, func(_ []G.Value, g G.Value) ([]G.Value, error) {
-		dv, err := newSum(false, op.rows).Do(g)
+		dv, err := newSum(false, op.ax).Do(g)
 		return []G.Value{dv, nil}, err
 	})
 }
@@ -708,3 +808,186 @@ var (
 	_ G.UsePreallocDoer = (*lseOp)(nil)
 	_ G.UsePreallocDoer = (*lseBackOp)(nil)
 )
+
+// mapOp applies a function to every entry of a matrix, computed in float64 as the fused kernels
+// do (softplusSigmoid, sigmoidFrom: stable for any x) and split over rows like the other
+// primitives:
+//
+//	softplus  log(1 + e^x)   ∂: σ(x), kept from the forward pass (softplusBackOp)
+//	sigmoid   σ(x)           ∂: σ(x)(1 − σ(x))   (mapSigmoidSlope, whose own gradient is not defined)
+//
+// The softplus op keeps the σ(x) it computes with log(1 + e^x) (both come from one e^{−|x|}) for
+// its gradient, which the tape machine runs after it in the same step: the backward pass then
+// costs one multiplication per entry instead of an exponential.
+type mapOp struct {
+	primOp
+	fn   mapFn
+	keep *tensor.Dense // σ(x) of the last forward pass (softplus)
+}
+
+// mapFn is the function of a mapOp.
+type mapFn int
+
+const (
+	mapSoftplus mapFn = iota
+	mapSigmoid
+	mapSigmoidSlope
+)
+
+func newMap(fn mapFn) *mapOp {
+	return &mapOp{primOp: primOp{name: [...]string{"softplus", "sigmoid", "sigmoidSlope"}[fn]}, fn: fn}
+}
+
+func (op *mapOp) Arity() int    { return 1 }
+func (op *mapOp) Type() hm.Type { return hm.NewFnType(mat2, mat2) }
+
+func (op *mapOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := op.shapes(in, 1)
+	if err != nil {
+		return nil, err
+	}
+	return s[0].Clone(), nil
+}
+
+func (op *mapOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
+
+func (op *mapOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
+	t, err := op.dense(in, 1)
+	if err != nil {
+		return nil, err
+	}
+	out := op.output(prealloc, t[0].Shape(), t[0].Dtype())
+	var keep G.Value
+	if op.fn == mapSoftplus {
+		if !fits(op.keep, t[0].Shape(), t[0].Dtype()) {
+			op.keep = tensor.New(tensor.WithShape(t[0].Shape()...), tensor.Of(t[0].Dtype()))
+		}
+		keep = op.keep
+	}
+	switch x := t[0].Data().(type) {
+	case []float32:
+		mapEntries(out.Data().([]float32), valueData[float32](keep), x, t[0].Shape()[1], op.fn)
+	case []float64:
+		mapEntries(out.Data().([]float64), valueData[float64](keep), x, t[0].Shape()[1], op.fn)
+	}
+	return out, nil
+}
+
+// valueData is the data of a dense value, nil for none.
+func valueData[T floats](v G.Value) []T {
+	if t, ok := v.(*tensor.Dense); ok && t != nil {
+		return t.Data().([]T)
+	}
+	return nil
+}
+
+// mapEntries writes fn of every entry of x into out, and for softplus σ(x) into keep.
+func mapEntries[T floats](out, keep, x []T, c int, fn mapFn) {
+	parallel.Split(len(x)/c, parallel.Parts(len(x), primMin, defaultWorkers()), func(_, lo, hi int) {
+		for k := lo * c; k < hi*c; k++ {
+			v := float64(x[k])
+			if fn == mapSoftplus {
+				sp, sig := softplusSigmoid(v)
+				out[k], keep[k] = T(sp), T(sig)
+				continue
+			}
+			sig := sigmoidFrom(v, expNeg(-math.Abs(v)))
+			if fn == mapSigmoidSlope {
+				sig *= 1 - sig
+			}
+			out[k] = T(sig)
+		}
+	})
+}
+
+func (op *mapOp) DiffWRT(int) []bool { return []bool{op.fn != mapSigmoidSlope} }
+
+// slope is the op of the function's derivative.
+func (op *mapOp) slope() (*mapOp, error) {
+	switch op.fn {
+	case mapSoftplus:
+		return newMap(mapSigmoid), nil
+	case mapSigmoid:
+		return newMap(mapSigmoidSlope), nil
+	}
+	return nil, fmt.Errorf("losses: %s has no gradient", op.name)
+}
+
+func (op *mapOp) SymDiff(in G.Nodes, _, g *G.Node) (G.Nodes, error) {
+	if op.fn == mapSoftplus {
+		dx, err := G.ApplyOp(&softplusBackOp{primOp: primOp{name: "softplusBack"}, src: op}, g, in[0])
+		return G.Nodes{dx}, err
+	}
+	d, err := op.slope()
+	if err != nil {
+		return nil, err
+	}
+	s, err := G.ApplyOp(d, in[0])
+	if err != nil {
+		return nil, err
+	}
+	dx, err := G.ApplyOp(newBcast(true, axisEach), g, s)
+	return G.Nodes{dx}, err
+}
+
+// DoDiff is the lisp machine's differentiation.
+func (op *mapOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) error {
+	return doDiff(in, out, func(v []G.Value, g G.Value) ([]G.Value, error) {
+		d, err := op.slope()
+		if err != nil {
+			return nil, err
+		}
+		s, err := d.Do(v[0])
+		if err != nil {
+			return nil, err
+		}
+		dx, err := newBcast(true, axisEach).Do(g, s)
+		return []G.Value{dx}, err
+	})
+}
+
+var (
+	_ G.SDOp = (*mapOp)(nil)
+	_ G.ADOp = (*mapOp)(nil)
+)
+
+// softplusBackOp is g ⊙ σ(x), the gradient of the softplus op src, with the σ(x) src kept from
+// its forward pass on x (its second input, which orders it after src and gives its shape).
+type softplusBackOp struct {
+	primOp
+	src *mapOp
+	mul *bcastOp // g ⊙ σ, with its own output
+}
+
+func (op *softplusBackOp) Arity() int    { return 2 }
+func (op *softplusBackOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2) }
+
+func (op *softplusBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := op.shapes(in, 2)
+	if err != nil {
+		return nil, err
+	}
+	return s[0].Clone(), nil
+}
+
+func (op *softplusBackOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
+
+func (op *softplusBackOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
+	t, err := op.dense(in, 2)
+	if err != nil {
+		return nil, err
+	}
+	k := op.src.keep
+	if k == nil || !k.Shape().Eq(t[1].Shape()) || k.Dtype() != t[1].Dtype() {
+		return nil, fmt.Errorf("losses: %s runs before its softplus", op.name)
+	}
+	if op.mul == nil {
+		op.mul = newBcast(true, axisEach)
+	}
+	return op.mul.UsePreallocDo(prealloc, t[0], k)
+}
+
+func (op *softplusBackOp) DiffWRT(int) []bool { return []bool{false, false} }
+func (op *softplusBackOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
+	return nil, fmt.Errorf("losses: %s has no gradient", op.name)
+}

@@ -65,9 +65,51 @@ func primCases() []primCase {
 			func(in []*gorgonia.Node) *gorgonia.Node { return rowSum(in[0]) }},
 		{"RowDot", [][2]int{{b, c}, {b, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return RowDot(in[0], in[1]) },
 			func(in []*gorgonia.Node) *gorgonia.Node { return rowSum(must(gorgonia.HadamardProd(in[0], in[1]))) }},
-		{"ColSum", [][2]int{{b, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return must(gorgonia.ApplyOp(newSum(false, false), in[0])) },
+		{"ColSum", [][2]int{{b, c}}, func(in []*gorgonia.Node) *gorgonia.Node {
+			return must(gorgonia.ApplyOp(newSum(false, axisCols), in[0]))
+		},
 			func(in []*gorgonia.Node) *gorgonia.Node {
 				return must(gorgonia.Reshape(must(gorgonia.Sum(in[0], 0)), tensor.Shape{1, c}))
+			}},
+		{"AddEach", [][2]int{{b, c}, {b, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return AddEach(in[0], in[1]) },
+			func(in []*gorgonia.Node) *gorgonia.Node { return must(gorgonia.Add(in[0], in[1])) }},
+		{"MulEach", [][2]int{{b, c}, {b, c}}, func(in []*gorgonia.Node) *gorgonia.Node {
+			return must(gorgonia.ApplyOp(newBcast(true, axisEach), in[0], in[1]))
+		},
+			func(in []*gorgonia.Node) *gorgonia.Node { return must(gorgonia.HadamardProd(in[0], in[1])) }},
+		{"AddAll", [][2]int{{b, c}, {1, 1}}, func(in []*gorgonia.Node) *gorgonia.Node {
+			return must(gorgonia.ApplyOp(newBcast(false, axisAll), in[0], in[1]))
+		},
+			func(in []*gorgonia.Node) *gorgonia.Node {
+				return must(gorgonia.BroadcastAdd(in[0], in[1], nil, []byte{0, 1}))
+			}},
+		{"MulAll", [][2]int{{b, c}, {1, 1}}, func(in []*gorgonia.Node) *gorgonia.Node {
+			return must(gorgonia.ApplyOp(newBcast(true, axisAll), in[0], in[1]))
+		},
+			func(in []*gorgonia.Node) *gorgonia.Node {
+				return must(gorgonia.BroadcastHadamardProd(in[0], in[1], nil, []byte{0, 1}))
+			}},
+		{"SumAll", [][2]int{{b, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return must(gorgonia.ApplyOp(newSum(false, axisAll), in[0])) },
+			func(in []*gorgonia.Node) *gorgonia.Node {
+				return must(gorgonia.Reshape(must(gorgonia.Sum(in[0])), tensor.Shape{1, 1}))
+			}},
+		{"DotAll", [][2]int{{b, c}, {b, c}}, func(in []*gorgonia.Node) *gorgonia.Node {
+			return must(gorgonia.ApplyOp(newSum(true, axisAll), in[0], in[1]))
+		},
+			func(in []*gorgonia.Node) *gorgonia.Node {
+				return must(gorgonia.Reshape(must(gorgonia.Sum(must(gorgonia.HadamardProd(in[0], in[1])))), tensor.Shape{1, 1}))
+			}},
+		{"Softplus", [][2]int{{b, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return Softplus(in[0]) },
+			func(in []*gorgonia.Node) *gorgonia.Node { // max(x, 0) + log1p(e^{−|x|})
+				x := in[0]
+				return must(gorgonia.Add(must(gorgonia.Rectify(x)), must(gorgonia.Log1p(must(gorgonia.Exp(must(gorgonia.Neg(must(gorgonia.Abs(x))))))))))
+			}},
+		{"Sigmoid", [][2]int{{b, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return Sigmoid(in[0]) },
+			func(in []*gorgonia.Node) *gorgonia.Node { // e^{−max(−x, 0)} / (1 + e^{−|x|})
+				x := in[0]
+				num := must(gorgonia.Exp(must(gorgonia.Neg(must(gorgonia.Rectify(must(gorgonia.Neg(x))))))))
+				den := must(gorgonia.Add(constLike(x, 1), must(gorgonia.Exp(must(gorgonia.Neg(must(gorgonia.Abs(x))))))))
+				return must(gorgonia.HadamardDiv(num, den))
 			}},
 		{"LogSumExp", [][2]int{{b, 1}, {b, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return LogSumExp(in[0], in[1]) }, stockLSE(false)},
 		{"SoftmaxLoss", [][2]int{{b, 1}, {b, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return SoftmaxLoss(in[0], in[1]) }, stockLSE(true)},
@@ -137,6 +179,8 @@ func TestPrimitives(t *testing.T) {
 				outCols = 1
 			case "ColSum":
 				outRows = 1
+			case "SumAll", "DotAll":
+				outRows, outCols = 1, 1
 			}
 			w := make([]float64, outRows*outCols)
 			for k := range w {
@@ -213,5 +257,60 @@ func TestLSEExtreme(t *testing.T) {
 	}
 	if g, w := grads[0][1], 1/(2+math.Exp(-1))-1; !near(g, w, 1e-15) {
 		t.Errorf("∂ℓ_1/∂a_1 = %.17g, want %.17g", g, w)
+	}
+}
+
+// TestMasksIncremental: over a run of steps whose positives and accidental hits change, the
+// masks fillMasks keeps up to date by restoring only what the last step changed equal, entry by
+// entry, the masks the plan defines (a positive at pos(i), every other entry a negative unless
+// masked), for every layout, with hits removed and with dedupe's further copies.
+func TestMasksIncremental(t *testing.T) {
+	for _, s := range []Settings{
+		{Variant: VariantPlain},
+		{Variant: VariantLogQ, RemoveAccidentalHits: true},
+		{Variant: VariantLogQ, LogQProbability: LogQProbabilityDedupe},
+		{Variant: VariantLogQ, Sampler: SamplerUniform, Negatives: 7, RemoveAccidentalHits: true},
+		{Variant: VariantLogQ, Sampler: SamplerMixed, Negatives: 5, RemoveAccidentalHits: true},
+		{Variant: VariantFull},
+	} {
+		l := mustNew(t, s, tensor.Float64)
+		t.Run(name(l.Settings()), func(t *testing.T) {
+			rs, layout := l.Settings(), l.Layout()
+			g := newCaseGen(3, 12) // 12 items: many accidental hits and copies
+			var p plan
+			var ms maskState
+			var vals [nSides]*tensor.Dense
+			for step := range 6 {
+				pr := g.gen(rs, layout, 9, false)
+				if vals[sidePos] == nil {
+					for _, k := range []side{sidePos, sideNeg, sideNegLog} {
+						vals[k] = tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(pr.b, pr.c))
+					}
+				}
+				if err := p.build(&rs, pr.st, layout, pr.b, pr.c); err != nil {
+					t.Fatal(err)
+				}
+				fillMasks[float64](&p, vals, &ms)
+				pos, neg, negLog := data[float64](vals[sidePos]), data[float64](vals[sideNeg]), data[float64](vals[sideNegLog])
+				for i := range pr.b {
+					pc := p.pos(i)
+					for j := range pr.c {
+						k := i*pr.c + j
+						isNeg := j != pc && !p.masked(i, j, pc)
+						wantPos, wantNeg, wantLog := 0.0, 0.0, math.Inf(-1)
+						if j == pc {
+							wantPos = 1
+						}
+						if isNeg {
+							wantNeg, wantLog = 1, 0
+						}
+						if pos[k] != wantPos || neg[k] != wantNeg || negLog[k] != wantLog {
+							t.Fatalf("step %d, entry (%d, %d): pos %v neg %v negLog %v, want %v %v %v",
+								step, i, j, pos[k], neg[k], negLog[k], wantPos, wantNeg, wantLog)
+						}
+					}
+				}
+			}
+		})
 	}
 }

@@ -151,8 +151,9 @@ func TestMovedKeys(t *testing.T) {
 }
 
 // TestCanonicalSamplerKeys: the canonical training settings name the sampler's kind and negatives
-// by their keys before the [sampler] section, and full (the corpus variants' sampler) by none, so
-// that results trained before it keep their identity.
+// by their keys before the [sampler] section, and full (the corpus variants' sampler) and the
+// default declaration (of the sampler and of a mixture's components) by none, so that results
+// trained before them keep their identity.
 func TestCanonicalSamplerKeys(t *testing.T) {
 	for _, tt := range []struct {
 		body       string
@@ -161,6 +162,8 @@ func TestCanonicalSamplerKeys(t *testing.T) {
 		{"[sampler]\nkind = \"uniform\"\n", []string{`loss.sampler = "uniform"`, "loss.negatives = 64"}, []string{"sampler.kind", "sampler.negatives"}},
 		{"", []string{`loss.sampler = "in_batch"`}, []string{"sampler.kind", "negatives"}},
 		{"[loss]\nvariant = \"full\"\n", nil, []string{"sampler"}},
+		{"[sampler]\ndeclare = \"unigram\"\n", []string{`sampler.declare = "unigram"`}, nil},
+		{"[sampler]\nkind = \"mixture\"\n[[sampler.of]]\nkind = \"in_batch\"\n[[sampler.of]]\nkind = \"uniform\"\n", nil, []string{"declare"}},
 	} {
 		_, cfg, err := loadConfig(writeConfig(t, tt.body), nil)
 		if err != nil {
