@@ -38,12 +38,14 @@ func logqTempered(e *losses.Expr) (*G.Node, error) {
 	f := e.Logits()
 	zNeg := losses.AddCols(f, e.Correct(G.Must(G.Mul(e.LogP(), minusAlpha))))
 	zPos := G.Must(G.Add(e.AtPos(f), e.Correct(G.Must(G.Mul(e.PosLogP(), minusAlpha)))))
-	return e.Reduce(losses.SoftmaxLoss(zPos, G.Must(G.Add(zNeg, e.NegLog())))), nil
+	return e.Reduce(losses.SoftmaxLoss(zPos, losses.AddEach(zNeg, e.NegLog()))), nil
 }
 
+// variant is logq_tempered's registration.
+var variant = losses.Custom{Expr: logqTempered, Options: func() any { return new(options) }, Correction: true, Family: losses.FamilySoftmax}
+
 func main() {
-	err := losses.Register("logq_tempered", losses.Custom{
-		Expr: logqTempered, Options: func() any { return new(options) }, Correction: true, Family: losses.FamilySoftmax})
+	err := losses.Register("logq_tempered", variant)
 	if err == nil {
 		err = workbench.Main(os.Args[1:], os.Stdout, os.Stderr)
 	}

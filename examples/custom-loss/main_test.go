@@ -1,13 +1,21 @@
 package main
 
 import (
+	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
 	"github.com/samplingbias/workbench/internal/exampletest"
+	"github.com/samplingbias/workbench/internal/tape"
+	"github.com/samplingbias/workbench/losses"
 )
 
 // smokeConfig is configs/smoke.toml, whose ablation axis over loss.variant a
@@ -76,3 +84,78 @@ func TestZeroAlpha(t *testing.T) {
 func TestREADMEShowsThisProgram(t *testing.T) {
 	exampletest.READMEShows(t, "Adding a loss variant", "func logqTempered(", "func main() {")
 }
+
+// BenchmarkLogqTempered: forward + backward of logq_tempered at α = 1 (an expression) and of the
+// built-in logq with logq_probability = "inclusion", the same loss z = s/τ − log p̂ as a fused
+// kernel, side by side at B = 1024 in-batch, float32, so that what writing the variant as its
+// formula costs is measured (README, speed).
+func BenchmarkLogqTempered(b *testing.B) {
+	register(b)
+	for _, s := range []losses.Settings{
+		{Variant: "logq_tempered", Options: map[string]any{"alpha": 1.0}},
+		{Variant: losses.VariantLogQ, LogQProbability: losses.LogQProbabilityInclusion, Impl: losses.ImplFused},
+	} {
+		b.Run(string(s.Variant), func(b *testing.B) {
+			const n = 1024
+			l, err := losses.New(s, tensor.Float32)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			st := &losses.Step{Layout: losses.Diagonal, Items: 20000, LogP: make([]float64, n), PosLogP: make([]float64, n),
+				LogQ: make([]float64, n), PosLogQ: make([]float64, n), RowItem: make([]int64, n), ColItem: make([]int64, n)}
+			for j := range n {
+				st.RowItem[j], st.ColItem[j] = int64(j), int64(j)
+				st.LogP[j] = math.Log(0.001 + 0.5*rng.Float64())
+				st.LogQ[j] = math.Log(1e-5 + 1e-3*rng.Float64())
+			}
+			copy(st.PosLogP, st.LogP)
+			copy(st.PosLogQ, st.LogQ)
+			scores := make([]float32, n*n)
+			for k := range scores {
+				scores[k] = float32(0.3 * rng.NormFloat64())
+			}
+			g := G.NewGraph()
+			sn := G.NewMatrix(g, tensor.Float32, G.WithShape(n, n), G.WithName("scores"),
+				G.WithValue(tensor.New(tensor.WithShape(n, n), tensor.WithBacking(scores))))
+			loss, err := l.Node(losses.Inputs{Scores: sn}, st)
+			if err != nil {
+				b.Fatal(err)
+			}
+			grads, err := G.Grad(loss, sn)
+			if err != nil {
+				b.Fatal(err)
+			}
+			vm, err := tape.Machine(g, loss, grads[0])
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer vm.Close()
+			for i := 0; i <= b.N; i++ { // one warm-up run, whose buffers the others reuse
+				if i == 1 {
+					b.ResetTimer()
+				}
+				if err := vm.RunAll(); err != nil {
+					b.Fatal(err)
+				}
+				vm.Reset()
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "examples/s")
+		})
+	}
+}
+
+// register adds the example's variant once per test binary, as main does.
+func register(tb testing.TB) {
+	registerOnce.Do(func() {
+		registerErr = losses.Register("logq_tempered", variant)
+	})
+	if registerErr != nil {
+		tb.Fatal(registerErr)
+	}
+}
+
+var (
+	registerOnce sync.Once
+	registerErr  error
+)
