@@ -172,14 +172,6 @@ func (bd *binding) bind() error {
 	return nil
 }
 
-// data is the backing slice of t, nil for a nil t.
-func data[T floats](t *tensor.Dense) []T {
-	if t == nil {
-		return nil
-	}
-	return t.Data().([]T)
-}
-
 // fill copies x into d; a nil x gives 1 (rewards) or NaN.
 func fill[T floats](d []T, x []float64, ones bool) {
 	if x == nil {
@@ -212,7 +204,7 @@ type maskState struct {
 // entries the last step changed are restored and the new ones set: O(B + masked) per step,
 // not O(B·C).
 func fillMasks[T floats](p *plan, vals [nSides]*tensor.Dense, ms *maskState) {
-	pos, neg, negLog := data[T](vals[sidePos]), data[T](vals[sideNeg]), data[T](vals[sideNegLog])
+	pos, neg, negLog := dataOf[T](vals[sidePos]), dataOf[T](vals[sideNeg]), dataOf[T](vals[sideNegLog])
 	if pos != nil || neg != nil || negLog != nil {
 		set := func(k int, isPos, isNeg bool) {
 			if pos != nil {
@@ -258,7 +250,7 @@ func fillMasks[T floats](p *plan, vals [nSides]*tensor.Dense, ms *maskState) {
 			set(k, true, false)
 		}
 	}
-	if gram := data[T](vals[sideGram]); gram != nil {
+	if gram := dataOf[T](vals[sideGram]); gram != nil {
 		c := p.c
 		for j := range gram {
 			gram[j] = 0

@@ -34,10 +34,7 @@ type Expr struct {
 	// Tau is the scalar temperature τ: Settings.Temperature, or
 	// exp(Inputs.LogTemperature) with learn_temperature (nil for mse_gramian).
 	Tau *G.Node
-	// constTau is τ when it is a constant (0 with learn_temperature): Logits then scales by
-	// 1/τ in one parallel pass (MulScalar) instead of a stock division.
-	constTau float64
-	bd       *binding
+	bd  *binding
 }
 
 // Pos (B×C) is 1 at each row's positive column and 0 elsewhere.
@@ -94,10 +91,11 @@ func constLike(n *G.Node, x float64) *G.Node {
 	return G.NewConstant(x, G.In(n.Graph()))
 }
 
-// Logits is F = S/τ (S·(1/τ) when τ is a constant).
+// Logits is F = S/τ: S·(1/τ) in one parallel pass (MulScalar) when τ is the constant
+// Settings.Temperature, a stock division by the learned τ with learn_temperature.
 func (e *Expr) Logits() *G.Node {
-	if e.constTau > 0 {
-		return MulScalar(e.Scores, 1/e.constTau)
+	if !e.Settings.LearnTemperature {
+		return MulScalar(e.Scores, 1/e.Settings.Temperature)
 	}
 	return G.Must(G.HadamardDiv(e.Scores, e.Tau))
 }

@@ -605,8 +605,6 @@ func logisticRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int) {
 	}
 }
 
-// masked reports whether column j of row i is removed from the row: an
-// accidental hit, or (dedupe) a further copy of an item. The positive never is.
 // appendMasked appends to dst the flat index i·C + j of every entry masked(i, j, pos(i)), row by
 // row, in O(C + B + masked entries): the columns of each item are listed once (colHead, colPrev).
 func (p *plan) appendMasked(dst []int) []int {
@@ -646,6 +644,8 @@ func (p *plan) appendMasked(dst []int) []int {
 	return dst
 }
 
+// masked reports whether column j of row i is removed from the row: an
+// accidental hit, or (dedupe) a further copy of an item. The positive never is.
 func (p *plan) masked(i, j, pc int) bool {
 	if p.rowItem == nil || j == pc {
 		return false

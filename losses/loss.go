@@ -131,7 +131,6 @@ func (l *Loss) expression(in Inputs, step *Step, b, c int) (node *gorgonia.Node,
 		e.Tau = gorgonia.Must(gorgonia.Exp(in.LogTemperature))
 	} else {
 		e.Tau = e.Const(l.s.Temperature)
-		e.constTau = l.s.Temperature
 	}
 	if l.s.Variant == VariantMSEGramian {
 		e.Tau = nil // raw scores: no temperature

@@ -95,10 +95,16 @@ func (p *primOp) output(prealloc G.Value, s tensor.Shape, dt tensor.Dtype) *tens
 	if t, ok := prealloc.(*tensor.Dense); ok && fits(t, s, dt) {
 		return t
 	}
-	if p.buf == nil || !fits(p.buf, s, dt) {
-		p.buf = tensor.New(tensor.WithShape(s...), tensor.Of(dt))
+	return reuse(&p.buf, s, dt)
+}
+
+// reuse returns *buf if it is a contiguous matrix of shape s and dtype dt, else a new one, which
+// it stores in *buf.
+func reuse(buf **tensor.Dense, s tensor.Shape, dt tensor.Dtype) *tensor.Dense {
+	if !fits(*buf, s, dt) {
+		*buf = tensor.New(tensor.WithShape(s...), tensor.Of(dt))
 	}
-	return p.buf
+	return *buf
 }
 
 // fits reports whether t is a contiguous matrix of shape s and dtype dt.
@@ -133,17 +139,18 @@ func vecShape(m tensor.Shape, ax axis) tensor.Shape {
 	return tensor.Shape{1, m[1]}
 }
 
-// at is the index in the operand along ax of entry (i, j) of a matrix of c columns.
-func at(ax axis, i, j, c int) int {
+// rowOf is what the operand v along ax holds for row i of a matrix of c columns: its one value
+// for the row (axisRows, axisAll) or its c values (axisCols, axisEach).
+func rowOf[T floats](v []T, ax axis, i, c int) []T {
 	switch ax {
 	case axisRows:
-		return i
+		return v[i : i+1]
 	case axisAll:
-		return 0
+		return v[:1]
 	case axisEach:
-		return i*c + j
+		return v[i*c : (i+1)*c]
 	}
-	return j
+	return v[:c]
 }
 
 // bcastOp is x_ij + v or x_ij·v for a B×C x and v along ax (a row vector r_i, a column vector
@@ -196,18 +203,7 @@ func (op *bcastOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, erro
 func bcast[T floats](out, x, v []T, c int, mul bool, ax axis) {
 	parallel.Split(len(x)/c, parallel.Parts(len(x), primMin, defaultWorkers()), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			o, xi := out[i*c:(i+1)*c], x[i*c:(i+1)*c]
-			var vi []T // the operand's values along row i, or its one value
-			switch ax {
-			case axisRows:
-				vi = v[i : i+1]
-			case axisAll:
-				vi = v[:1]
-			case axisEach:
-				vi = v[i*c : (i+1)*c]
-			default:
-				vi = v[:c]
-			}
+			o, xi, vi := out[i*c:(i+1)*c], x[i*c:(i+1)*c], rowOf(v, ax, i, c)
 			switch {
 			case len(vi) == 1 && mul:
 				for j := range xi {
@@ -487,18 +483,14 @@ func (op *expandOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, err
 
 func expand[T floats](out, v []T, c int, ax axis) {
 	for i := range len(out) / c {
-		o := out[i*c : (i+1)*c]
-		switch ax {
-		case axisRows, axisAll:
-			x := v[at(ax, i, 0, c)]
+		o, vi := out[i*c:(i+1)*c], rowOf(v, ax, i, c)
+		if len(vi) == 1 {
 			for j := range o {
-				o[j] = x
+				o[j] = vi[0]
 			}
-		case axisEach:
-			copy(o, v[i*c:(i+1)*c])
-		default:
-			copy(o, v)
+			continue
 		}
+		copy(o, vi)
 	}
 }
 
@@ -857,28 +849,17 @@ func (op *mapOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error)
 		return nil, err
 	}
 	out := op.output(prealloc, t[0].Shape(), t[0].Dtype())
-	var keep G.Value
+	var keep *tensor.Dense
 	if op.fn == mapSoftplus {
-		if !fits(op.keep, t[0].Shape(), t[0].Dtype()) {
-			op.keep = tensor.New(tensor.WithShape(t[0].Shape()...), tensor.Of(t[0].Dtype()))
-		}
-		keep = op.keep
+		keep = reuse(&op.keep, t[0].Shape(), t[0].Dtype())
 	}
 	switch x := t[0].Data().(type) {
 	case []float32:
-		mapEntries(out.Data().([]float32), valueData[float32](keep), x, t[0].Shape()[1], op.fn)
+		mapEntries(out.Data().([]float32), dataOf[float32](keep), x, t[0].Shape()[1], op.fn)
 	case []float64:
-		mapEntries(out.Data().([]float64), valueData[float64](keep), x, t[0].Shape()[1], op.fn)
+		mapEntries(out.Data().([]float64), dataOf[float64](keep), x, t[0].Shape()[1], op.fn)
 	}
 	return out, nil
-}
-
-// valueData is the data of a dense value, nil for none.
-func valueData[T floats](v G.Value) []T {
-	if t, ok := v.(*tensor.Dense); ok && t != nil {
-		return t.Data().([]T)
-	}
-	return nil
 }
 
 // mapEntries writes fn of every entry of x into out, and for softplus σ(x) into keep.

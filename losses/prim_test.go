@@ -291,7 +291,7 @@ func TestMasksIncremental(t *testing.T) {
 					t.Fatal(err)
 				}
 				fillMasks[float64](&p, vals, &ms)
-				pos, neg, negLog := data[float64](vals[sidePos]), data[float64](vals[sideNeg]), data[float64](vals[sideNegLog])
+				pos, neg, negLog := dataOf[float64](vals[sidePos]), dataOf[float64](vals[sideNeg]), dataOf[float64](vals[sideNegLog])
 				for i := range pr.b {
 					pc := p.pos(i)
 					for j := range pr.c {
