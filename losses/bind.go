@@ -122,7 +122,9 @@ func (bd *binding) input(k side) *G.Node {
 	rows, cols := bd.b, bd.c
 	switch sideInfo[k].shape {
 	case 'c':
-		rows = 1
+		if !bd.s.PerRow { // per-row columns are B×C
+			rows = 1
+		}
 	case 'r':
 		cols = 1
 	}
@@ -148,7 +150,7 @@ func (bd *binding) bind() error {
 		}
 		x := info.field(st)
 		if x != nil {
-			n, dim := bd.c, "C"
+			n, dim := bd.plan.entries()
 			if info.shape == 'r' {
 				n, dim = bd.b, "B"
 			}
@@ -250,16 +252,16 @@ func fillMasks[T floats](p *plan, vals [nSides]*tensor.Dense, ms *maskState) {
 			set(k, true, false)
 		}
 	}
-	if gram := dataOf[T](vals[sideGram]); gram != nil {
+	if gram := dataOf[T](vals[sideGram]); gram != nil { // 1×C, or B×C per row
 		c := p.c
-		for j := range gram {
-			gram[j] = 0
-			if j >= p.gramFrom {
+		for k := range gram {
+			gram[k] = 0
+			if k%c >= p.gramFrom {
 				w := 1.0
 				if p.gramW != nil {
-					w = p.gramW[j]
+					w = p.gramW[k]
 				}
-				gram[j] = T(w / float64(c-p.gramFrom))
+				gram[k] = T(w / float64(c-p.gramFrom))
 			}
 		}
 	}

@@ -48,16 +48,16 @@ func (e *Expr) Neg() *G.Node { return e.bd.input(sideNeg) }
 // NegLog (B×C) is log Neg: 0 on N_i and −Inf elsewhere, to add to logits.
 func (e *Expr) NegLog() *G.Node { return e.bd.input(sideNegLog) }
 
-// LogQ (1×C) is each column's log q_j, the sampler's per-draw probability
-// (Step.LogQ).
+// LogQ (1×C, or B×C per row) is each column's log q_j, the sampler's
+// per-draw probability (Step.LogQ).
 func (e *Expr) LogQ() *G.Node { return e.bd.input(sideLogQ) }
 
-// LogP (1×C) is each column's log p̂_j, the probability that the item is in a
-// step's candidate set (Step.LogP).
+// LogP (1×C, or B×C per row) is each column's log p̂_j, the probability that
+// the item is in a step's (row's) candidate set (Step.LogP).
 func (e *Expr) LogP() *G.Node { return e.bd.input(sideLogP) }
 
-// LogPrior (1×C) is each column's log π_j, the training label prior
-// (Step.LogPrior; −Inf allowed).
+// LogPrior (1×C, or B×C per row) is each column's log π_j, the training
+// label prior (Step.LogPrior; −Inf allowed).
 func (e *Expr) LogPrior() *G.Node { return e.bd.input(sideLogPrior) }
 
 // PosLogQ (B×1) is log q of each row's positive item (Step.PosLogQ).
@@ -72,12 +72,12 @@ func (e *Expr) PosLogPrior() *G.Node { return e.bd.input(sidePosLogPrior) }
 // Rewards (B×1) are the rewards r_i (Step.Rewards; 1 when nil).
 func (e *Expr) Rewards() *G.Node { return e.bd.input(sideRewards) }
 
-// Gram (1×C) is w_j/C_g on the C_g columns of the batch Gramian estimate of
-// mse_gramian (all columns, or the shared negatives under First) and 0
-// elsewhere. For mse_gramian under Layout Diagonal, whose columns are drawn
-// ∝ q, w_j = 1/(M·q_j) (Step.Items = M, Step.LogQ), so that the weighted sum
-// estimates the uniform Gramian; w_j = 1 otherwise. The weights are the
-// plan's, the derivation the fused kernel uses.
+// Gram (1×C, or B×C per row) is w_j/C_g on the C_g columns of the batch
+// Gramian estimate of mse_gramian (all columns, or the drawn negatives under
+// First) and 0 elsewhere. For mse_gramian, whose drawn columns come ∝ q,
+// w_j = 1/(M·q_j) (Step.Items = M, Step.LogQ), so that the weighted sum
+// estimates the uniform Gramian; w_j = 1 for the other variants and under
+// Indexed. The weights are the plan's, the derivation the fused kernel uses.
 func (e *Expr) Gram() *G.Node { return e.bd.input(sideGram) }
 
 // Const is the scalar constant x in the dtype and graph of the scores.
@@ -109,8 +109,18 @@ func (e *Expr) Correct(c *G.Node) *G.Node {
 	return c
 }
 
-// AddCols is x_ij + col_j for a B×C x and a 1×C col.
-func AddCols(x, col *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(false, axisCols), x, col)) }
+// AddCols is x_ij + col_j for a B×C x and a 1×C col, or x_ij + col_ij for a
+// B×C col: Expr's column inputs when each row has its own columns.
+func AddCols(x, col *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(false, colAxis(col)), x, col)) }
+
+// colAxis is the axis of a column operand: axisCols for a 1×C one, axisEach
+// for one with rows.
+func colAxis(col *G.Node) axis {
+	if s := col.Shape(); len(s) == 2 && s[0] > 1 {
+		return axisEach
+	}
+	return axisCols
+}
 
 // AddRows is x_ij + row_i for a B×C x and a B×1 row.
 func AddRows(x, row *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(false, axisRows), x, row)) }
@@ -118,8 +128,9 @@ func AddRows(x, row *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(false, a
 // AddEach is x_ij + y_ij for B×C x and y.
 func AddEach(x, y *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(false, axisEach), x, y)) }
 
-// MulCols is x_ij·col_j for a B×C x and a 1×C col.
-func MulCols(x, col *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(true, axisCols), x, col)) }
+// MulCols is x_ij·col_j for a B×C x and a 1×C col, or x_ij·col_ij for a B×C
+// col (as AddCols).
+func MulCols(x, col *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(true, colAxis(col)), x, col)) }
 
 // MulRows is x_ij·row_i for a B×C x and a B×1 row.
 func MulRows(x, row *G.Node) *G.Node { return G.Must(G.ApplyOp(newBcast(true, axisRows), x, row)) }

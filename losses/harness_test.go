@@ -186,20 +186,26 @@ func (g *caseGen) gen(s Settings, layout Layout, b int, extreme bool) problem {
 	var q func(item int64) float64 // the sampler's per-draw probability
 	var c int
 	switch layout {
-	case Diagonal:
-		c = b + s.Negatives
-		st.ColItem = append([]int64(nil), st.RowItem...)
-		for range s.Negatives {
-			st.ColItem = append(st.ColItem, int64(draw(rng, uniform)))
+	case Diagonal, First:
+		rows := 1 // the rows of the column slices: B when each row has its own columns
+		if s.PerRow {
+			rows = b
 		}
-		q = func(it int64) float64 { return MixedDrawProb(g.qData[it], b-1, s.Negatives, g.L) }
-	case First:
-		c = 1 + s.Negatives
-		st.ColItem = []int64{-1}
-		for range s.Negatives {
-			st.ColItem = append(st.ColItem, int64(draw(rng, uniform)))
+		for range rows {
+			if layout == Diagonal {
+				st.ColItem = append(st.ColItem, st.RowItem...)
+			} else {
+				st.ColItem = append(st.ColItem, -1)
+			}
+			for range s.Negatives {
+				st.ColItem = append(st.ColItem, int64(draw(rng, uniform)))
+			}
 		}
+		c = len(st.ColItem) / rows
 		q = func(int64) float64 { return 1 / float64(g.L) }
+		if layout == Diagonal {
+			q = func(it int64) float64 { return MixedDrawProb(g.qData[it], b-1, s.Negatives, g.L) }
+		}
 	case Indexed:
 		c = g.L
 		st.ColItem = make([]int64, c)
@@ -245,7 +251,7 @@ func (g *caseGen) gen(s Settings, layout Layout, b int, extreme bool) problem {
 	}
 	if extreme {
 		tiny := math.Log(1e-12)
-		for j := 0; j < c; j += 2 {
+		for j := 0; j < len(st.LogQ); j += 2 {
 			st.LogQ[j], st.LogP[j] = tiny, tiny
 		}
 		st.PosLogQ[0], st.PosLogP[0] = tiny, tiny
@@ -266,31 +272,33 @@ func allSettings(t testing.TB) []Settings {
 	for _, v := range Variants() {
 		for _, form := range []Form{"", FormDecoupled} {
 			for _, sampler := range []Sampler{"", SamplerInBatch, SamplerUniform, SamplerMixed} {
-				for _, at := range []CorrectAt{"", CorrectAtScores} {
-					for _, unc := range []bool{false, true} {
-						for _, hits := range []bool{false, true} {
-							for _, red := range []Reduction{"", ReductionSum} {
-								for _, prob := range []LogQProbability{"", LogQProbabilityInclusion, LogQProbabilityDedupe} {
-									s := Settings{Variant: v, Form: form, Sampler: sampler, CorrectAt: at,
-										UncorrectedPositive: unc, RemoveAccidentalHits: hits, Reduction: red,
-										LogQProbability: prob}
-									if v != VariantMSEGramian {
-										s.Temperature = 0.7
-									}
-									if sampler == SamplerUniform || sampler == SamplerMixed {
-										s.Negatives = 5
-									}
-									if v == VariantLogitAdjusted {
-										s.LATau = 1.5
-									}
-									if v == VariantMSEGramian {
-										s.GramianWeight = 0.3
-									}
-									if s.Resolve() == nil && !seen[name(s)] {
-										seen[name(s)] = true
-										perVariant[v]++
-										perForm[s.LogQProbability]++
-										out = append(out, s)
+				for _, perRow := range []bool{false, true} {
+					for _, at := range []CorrectAt{"", CorrectAtScores} {
+						for _, unc := range []bool{false, true} {
+							for _, hits := range []bool{false, true} {
+								for _, red := range []Reduction{"", ReductionSum} {
+									for _, prob := range []LogQProbability{"", LogQProbabilityInclusion, LogQProbabilityDedupe} {
+										s := Settings{Variant: v, Form: form, Sampler: sampler, PerRow: perRow, CorrectAt: at,
+											UncorrectedPositive: unc, RemoveAccidentalHits: hits, Reduction: red,
+											LogQProbability: prob}
+										if v != VariantMSEGramian {
+											s.Temperature = 0.7
+										}
+										if sampler == SamplerUniform || sampler == SamplerMixed {
+											s.Negatives = 5
+										}
+										if v == VariantLogitAdjusted {
+											s.LATau = 1.5
+										}
+										if v == VariantMSEGramian {
+											s.GramianWeight = 0.3
+										}
+										if s.Resolve() == nil && !seen[name(s)] {
+											seen[name(s)] = true
+											perVariant[v]++
+											perForm[s.LogQProbability]++
+											out = append(out, s)
+										}
 									}
 								}
 							}
@@ -340,7 +348,11 @@ func withImpl(s Settings, im Impl) Settings {
 }
 
 func name(s Settings) string {
-	return fmt.Sprintf("%s/%s/%s/at=%s/unc=%v/hits=%v/%s/prob=%s/%s", s.Variant, s.Form, s.Sampler, s.CorrectAt,
+	sampler := string(s.Sampler)
+	if s.PerRow {
+		sampler += "_per_row"
+	}
+	return fmt.Sprintf("%s/%s/%s/at=%s/unc=%v/hits=%v/%s/prob=%s/%s", s.Variant, s.Form, sampler, s.CorrectAt,
 		s.UncorrectedPositive, s.RemoveAccidentalHits, s.Reduction, s.LogQProbability, s.Impl)
 }
 

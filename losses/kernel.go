@@ -27,11 +27,13 @@ type plan struct {
 	kind   kind
 	b, c   int
 	layout Layout
+	perRow bool // the column slices below hold B·C entries, row i's at i·C (Settings.PerRow)
 	posCol []int
 	invTau float64
 	// Additive corrections (already divided by τ when correct_at = scores):
-	// a non-positive column j of row i gets colOff[j] + rowOff[i], the
-	// positive gets posOff[i]. A nil slice means zero.
+	// a non-positive column j of row i gets colOff[j] + rowOff[i] (colOff[i·C + j]
+	// under perRow, as for every per-column slice), the positive gets posOff[i].
+	// A nil slice means zero.
 	colOff, rowOff, posOff []float64
 	// Multiplicative weights of the decoupled form: a non-positive column j of
 	// row i is weighted colW[j]·rowW[i]. Nil means weight 1.
@@ -71,6 +73,28 @@ func (p *plan) pos(i int) int {
 		return 0
 	}
 	return p.posCol[i]
+}
+
+// entries is the length of the Step's column slices: C, or B·C per row.
+func (p *plan) entries() (int, string) {
+	if p.perRow {
+		return p.b * p.c, "B·C"
+	}
+	return p.c, "C"
+}
+
+// colsOf is row i's part of a per-column slice x: x itself for shared columns.
+func colsOf[E any](p *plan, x []E, i int) []E {
+	if p.perRow {
+		return x[i*p.c : (i+1)*p.c]
+	}
+	return x[:p.c]
+}
+
+// checkCols checks a per-column log-probability slice (checkLogs with the plan's length).
+func (p *plan) checkCols(name string, x []float64, allowNegInf bool) error {
+	n, dim := p.entries()
+	return checkLogs(name, x, n, dim, allowNegInf)
 }
 
 // grow returns a slice of length n, reusing buf when it is large enough.
@@ -113,7 +137,7 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 	if st.Layout != layout {
 		return fmt.Errorf("losses: step.Layout is %v, variant %s with sampler %q needs %v", st.Layout, s.Variant, s.Sampler, layout)
 	}
-	p.b, p.c, p.layout = b, c, layout
+	p.b, p.c, p.layout, p.perRow = b, c, layout, s.PerRow
 	p.posCol = nil
 	if layout == Indexed {
 		if err := checkLen("PosCol", st.PosCol, b, "B"); err != nil {
@@ -131,7 +155,8 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 		if err := checkLen("RowItem", st.RowItem, b, "B"); err != nil {
 			return err
 		}
-		if err := checkLen("ColItem", st.ColItem, c, "C"); err != nil {
+		n, dim := p.entries()
+		if err := checkLen("ColItem", st.ColItem, n, dim); err != nil {
 			return err
 		}
 		p.rowItem, p.colItem = st.RowItem, st.ColItem
@@ -185,13 +210,13 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 		}
 	case VariantLogitAdjusted:
 		p.kind = kindSoftmax
-		if err := checkLogs("LogPrior", st.LogPrior, c, "C", true); err != nil {
+		if err := p.checkCols("LogPrior", st.LogPrior, true); err != nil {
 			return err
 		}
 		if err := checkLogs("PosLogPrior", st.PosLogPrior, b, "B", false); err != nil {
 			return err
 		}
-		p.colOff = take(&p.bufCol, c)
+		p.colOff = take(&p.bufCol, len(st.LogPrior))
 		for j, v := range st.LogPrior {
 			p.colOff[j] = s.LATau * v
 		}
@@ -207,14 +232,14 @@ func (p *plan) build(s *Settings, st *Step, layout Layout, b, c int) error {
 		p.kind = kindMSE
 		p.invTau = 1
 		p.gramCoef = scale * s.GramianWeight / float64(c-p.gramFrom)
-		if layout == Diagonal {
+		if layout != Indexed {
 			if err := p.gramianWeights(st); err != nil {
 				return err
 			}
 		}
 	case VariantLogQCorrected:
 		// No fused kernel: the plan only checks what the expression reads.
-		if err := checkLogs("LogQ", st.LogQ, c, "C", false); err != nil {
+		if err := p.checkCols("LogQ", st.LogQ, false); err != nil {
 			return err
 		}
 		if err := checkLogs("PosLogQ", st.PosLogQ, b, "B", false); err != nil {
@@ -246,10 +271,10 @@ func (p *plan) logQOffsets(s *Settings, st *Step, logM float64) error {
 	if s.LogQProbability == LogQProbabilityExpectedCount {
 		colName, posName, col, pos, shift = "LogQ", "PosLogQ", st.LogQ, st.PosLogQ, logM
 	}
-	if err := checkLogs(colName, col, p.c, "C", false); err != nil {
+	if err := p.checkCols(colName, col, false); err != nil {
 		return err
 	}
-	p.colOff = take(&p.bufCol, p.c)
+	p.colOff = take(&p.bufCol, len(col))
 	for j, v := range col {
 		p.colOff[j] = -(shift + v)
 	}
@@ -266,21 +291,21 @@ func (p *plan) logQOffsets(s *Settings, st *Step, logM float64) error {
 	return nil
 }
 
-// gramianWeights sets gramW[j] = 1/(M·q_j) for the in-batch (and mixed)
-// columns, which are drawn ∝ q: Σ_j s_ij²/(M·q_j) over C columns is then, in
-// expectation, C·(1/M)·Σ_y s_iy², so that the Gramian term estimates the
-// uniform Gramian ⟨UᵀU, VᵀV⟩/M over the corpus of Krichene et al. rather than
-// a popularity-weighted one. (The uniform sampler's columns have q = 1/M:
+// gramianWeights sets gramW[j] = 1/(M·q_j) for the drawn columns, which are
+// drawn ∝ q: Σ_j s_ij²/(M·q_j) over C columns is then, in expectation,
+// C·(1/M)·Σ_y s_iy², so that the Gramian term estimates the uniform Gramian
+// ⟨UᵀU, VᵀV⟩/M over the corpus of Krichene et al. rather than a
+// popularity-weighted one. (A uniform sampler's columns have q = 1/M:
 // weight 1.)
 func (p *plan) gramianWeights(st *Step) error {
-	if err := checkLogs("LogQ", st.LogQ, p.c, "C", false); err != nil {
+	if err := p.checkCols("LogQ", st.LogQ, false); err != nil {
 		return err
 	}
 	if st.Items < 1 {
 		return fmt.Errorf("losses: step.Items = %d, mse_gramian needs the corpus size M ≥ 1 to weight in-batch columns by 1/(M·q)", st.Items)
 	}
 	logM := math.Log(float64(st.Items))
-	p.gramW = take(&p.bufGramW, p.c)
+	p.gramW = take(&p.bufGramW, len(st.LogQ))
 	for j, v := range st.LogQ {
 		p.gramW[j] = math.Exp(-logM - v)
 	}
@@ -288,17 +313,20 @@ func (p *plan) gramianWeights(st *Step) error {
 }
 
 // markDuplicates sets dup[j] for every column whose item (colItem) already
-// fills an earlier column.
+// fills an earlier column (of the same row, under perRow).
 func (p *plan) markDuplicates() {
-	p.dup = grow(p.bufDup, p.c)
+	n, _ := p.entries()
+	p.dup = grow(p.bufDup, n)
 	p.bufDup = p.dup
 	if p.first == nil {
 		p.first = make(map[int64]struct{}, p.c)
 	}
-	clear(p.first)
-	for j, it := range p.colItem {
+	for k, it := range p.colItem {
+		if k%p.c == 0 {
+			clear(p.first)
+		}
 		_, seen := p.first[it]
-		p.dup[j] = seen
+		p.dup[k] = seen
 		p.first[it] = struct{}{}
 	}
 }
@@ -309,13 +337,14 @@ func (p *plan) markDuplicates() {
 // In softmax form they shift the negatives' logits (w·e^f = e^{f + log w});
 // in decoupled form they become the multiplicative weights colW·rowW.
 func (p *plan) rawatLogWeights(s *Settings, st *Step, logM float64) error {
-	c, b := p.c, p.b
+	b := p.b
+	n, _ := p.entries()
 	if s.Variant != VariantConstant {
-		if err := checkLogs("LogQ", st.LogQ, c, "C", false); err != nil {
+		if err := p.checkCols("LogQ", st.LogQ, false); err != nil {
 			return err
 		}
 	}
-	p.colOff = take(&p.bufCol, c)
+	p.colOff = take(&p.bufCol, n)
 	switch s.Variant {
 	case VariantConstant:
 		for j := range p.colOff {
@@ -335,7 +364,7 @@ func (p *plan) rawatLogWeights(s *Settings, st *Step, logM float64) error {
 		p.rowOff = take(&p.bufRow, b)
 		copy(p.rowOff, st.PosLogQ)
 	case VariantTail:
-		if err := checkLogs("LogPrior", st.LogPrior, c, "C", true); err != nil {
+		if err := p.checkCols("LogPrior", st.LogPrior, true); err != nil {
 			return err
 		}
 		if err := checkLogs("PosLogPrior", st.PosLogPrior, b, "B", false); err != nil {
@@ -354,7 +383,7 @@ func (p *plan) rawatLogWeights(s *Settings, st *Step, logM float64) error {
 		return nil
 	}
 	p.kind = kindLogistic
-	p.colW = take(&p.bufColW, c)
+	p.colW = take(&p.bufColW, n)
 	for j, v := range p.colOff {
 		p.colW[j] = math.Exp(v)
 	}
@@ -456,7 +485,7 @@ func softmaxRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int, z [
 		}
 		mx := math.Inf(-1)
 		if p.colOff != nil {
-			off := p.colOff[:len(row)]
+			off := colsOf(p, p.colOff, i)
 			for j, v := range row {
 				x := float64(v)*invTau + off[j] + ro
 				z[j] = x
@@ -568,6 +597,13 @@ func logisticRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int) {
 		}
 		k := p.coef[i] * invTau
 		acc := 0.0
+		var colOff, colW []float64
+		if p.colOff != nil {
+			colOff = colsOf(p, p.colOff, i)
+		}
+		if p.colW != nil {
+			colW = colsOf(p, p.colW, i)
+		}
 		for j, v := range row {
 			if j == pc {
 				continue
@@ -579,12 +615,12 @@ func logisticRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int) {
 				continue
 			}
 			x := float64(v)*invTau + ro
-			if p.colOff != nil {
-				x += p.colOff[j]
+			if colOff != nil {
+				x += colOff[j]
 			}
 			w := rw
-			if p.colW != nil {
-				w *= p.colW[j]
+			if colW != nil {
+				w *= colW[j]
 			}
 			sp, sig := softplusSigmoid(x)
 			acc += w * sp
@@ -606,9 +642,20 @@ func logisticRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int) {
 }
 
 // appendMasked appends to dst the flat index i·C + j of every entry masked(i, j, pos(i)), row by
-// row, in O(C + B + masked entries): the columns of each item are listed once (colHead, colPrev).
+// row, in O(C + B + masked entries) for shared columns: the columns of each item are listed once
+// (colHead, colPrev).
 func (p *plan) appendMasked(dst []int) []int {
 	if p.rowItem == nil {
+		return dst
+	}
+	if p.perRow { // each row its own columns: O(B·C), as the step's side information is
+		for i := range p.b {
+			for j := range p.c {
+				if p.masked(i, j, p.pos(i)) {
+					dst = append(dst, i*p.c+j)
+				}
+			}
+		}
 		return dst
 	}
 	if p.colHead == nil {
@@ -650,6 +697,9 @@ func (p *plan) masked(i, j, pc int) bool {
 	if p.rowItem == nil || j == pc {
 		return false
 	}
+	if p.perRow {
+		j += i * p.c
+	}
 	return p.colItem[j] == p.rowItem[i] || (p.dup != nil && p.dup[j])
 }
 
@@ -657,13 +707,17 @@ func (p *plan) masked(i, j, pc int) bool {
 // the gradient is stored in full.
 func mseRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int) {
 	c := p.c
+	var gramW []float64
 	w := func(j int) float64 {
-		if p.gramW == nil {
+		if gramW == nil {
 			return p.gramCoef
 		}
-		return p.gramCoef * p.gramW[j]
+		return p.gramCoef * gramW[j]
 	}
 	for i := lo; i < hi; i++ {
+		if p.gramW != nil {
+			gramW = colsOf(p, p.gramW, i)
+		}
 		row := s[i*c : (i+1)*c]
 		pc := p.pos(i)
 		gram := 0.0

@@ -255,9 +255,9 @@ func TestNearZeroLoss(t *testing.T) {
 					var lw float64 // log of column j's weight relative to the positive
 					switch {
 					case isRawat(s.Variant):
-						lw = math.Log(refWeight(&l.s, st, i, j, b-1))
+						lw = math.Log(refWeight(&l.s, st, i, j, b))
 					case s.Variant == VariantLogQ:
-						lw = -refLogQ(&l.s, st, i, j, false) + refLogQ(&l.s, st, i, i, true)
+						lw = -refLogQ(&l.s, st, i, j, b, false) + refLogQ(&l.s, st, i, i, b, true)
 					}
 					// e^{s_j − s_p + lw}: the scores are exact, lw is a float64.
 					x.Add(x, new(big.Float).SetPrec(200).Mul(bigExp(S[i*b+j]-S[i*b+i]), bigExp(lw)))

@@ -17,6 +17,15 @@ func refPos(st *Step, i int) int {
 	return st.PosCol[i]
 }
 
+// refCol is the index of column j of row i in the Step's column slices: j,
+// or i·C + j when each row has its own columns (Settings.PerRow).
+func refCol(s *Settings, i, j, c int) int {
+	if s.PerRow {
+		return i*c + j
+	}
+	return j
+}
+
 // refNegatives is the set N of negative columns of row i: every column but
 // the positive, minus the accidental hits when they are removed.
 func refNegatives(s *Settings, st *Step, i, c int) []int {
@@ -26,10 +35,10 @@ func refNegatives(s *Settings, st *Step, i, c int) []int {
 		if j == p {
 			continue
 		}
-		if s.RemoveAccidentalHits && st.ColItem[j] == st.RowItem[i] {
+		if s.RemoveAccidentalHits && st.ColItem[refCol(s, i, j, c)] == st.RowItem[i] {
 			continue
 		}
-		if s.LogQProbability == LogQProbabilityDedupe && refSeenBefore(st.ColItem, j) {
+		if s.LogQProbability == LogQProbabilityDedupe && refSeenBefore(s, st, i, j, c) {
 			continue
 		}
 		n = append(n, j)
@@ -37,10 +46,11 @@ func refNegatives(s *Settings, st *Step, i, c int) []int {
 	return n
 }
 
-// refSeenBefore reports whether the item of column j already fills a column k < j.
-func refSeenBefore(items []int64, j int) bool {
+// refSeenBefore reports whether the item of column j of row i already fills a
+// column k < j of the row.
+func refSeenBefore(s *Settings, st *Step, i, j, c int) bool {
 	for k := 0; k < j; k++ {
-		if items[k] == items[j] {
+		if st.ColItem[refCol(s, i, k, c)] == st.ColItem[refCol(s, i, j, c)] {
 			return true
 		}
 	}
@@ -49,25 +59,25 @@ func refSeenBefore(items []int64, j int) bool {
 
 // refLogQ is log Q of column j (the positive's when pos) for logq, nce and
 // sampled_logistic: log(m·q_j), m = C−1, for expected_count; log p̂_j otherwise.
-func refLogQ(s *Settings, st *Step, i, j int, pos bool) float64 {
+func refLogQ(s *Settings, st *Step, i, j, c int, pos bool) float64 {
 	if s.LogQProbability == LogQProbabilityExpectedCount {
-		m := float64(len(st.LogQ) - 1)
+		m := float64(c - 1)
 		if pos {
 			return math.Log(m * math.Exp(st.PosLogQ[i]))
 		}
-		return math.Log(m * math.Exp(st.LogQ[j]))
+		return math.Log(m * math.Exp(st.LogQ[refCol(s, i, j, c)]))
 	}
 	if pos {
 		return st.PosLogP[i]
 	}
-	return st.LogP[j]
+	return st.LogP[refCol(s, i, j, c)]
 }
 
 // refWeight is w_yy' of Rawat et al. Table 1 / eq. (14) in the linear domain:
 // constant 1/m, importance 1/(m q_y'), relative q_y/q_y', tail π_y'/(m q_y' π_y).
-func refWeight(s *Settings, st *Step, i, j, m int) float64 {
-	fm := float64(m)
-	qj := math.Exp(st.LogQ[j])
+func refWeight(s *Settings, st *Step, i, j, c int) float64 {
+	fm := float64(c - 1)
+	qj := math.Exp(st.LogQ[refCol(s, i, j, c)])
 	switch s.Variant {
 	case VariantConstant:
 		return 1 / fm
@@ -76,7 +86,7 @@ func refWeight(s *Settings, st *Step, i, j, m int) float64 {
 	case VariantRelative:
 		return math.Exp(st.PosLogQ[i]) / qj
 	case VariantTail:
-		return math.Exp(st.LogPrior[j]) / (fm * qj * math.Exp(st.PosLogPrior[i]))
+		return math.Exp(st.LogPrior[refCol(s, i, j, c)]) / (fm * qj * math.Exp(st.PosLogPrior[i]))
 	}
 	panic("refWeight: not a Rawat weighting")
 }
@@ -129,7 +139,6 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 	if s.Reduction == ReductionMean {
 		scale = 1 / float64(b)
 	}
-	m := c - 1
 	total := 0.0
 	for i := 0; i < b; i++ {
 		row := S[i*c : (i+1)*c]
@@ -147,7 +156,7 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 			// Yi et al. eq. (3)/(4), Menon et al.: −log P, P = e^{z_p}/Σ_{j∈{p}∪N} e^{z_j}.
 			z := make([]float64, c)
 			for j := 0; j < c; j++ {
-				z[j] = correctedLogit(s, st, row, i, j, p)
+				z[j] = correctedLogit(s, st, row, i, j, p, c)
 			}
 			cols := append([]int{p}, neg...)
 			zs := make([]float64, len(cols))
@@ -167,7 +176,7 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 				li = -refLogSigmoid(f(p))
 				gr[p] = -k / s.Temperature * refSigmoid(-f(p))
 				for _, j := range neg {
-					w := refWeight(s, st, i, j, m)
+					w := refWeight(s, st, i, j, c)
 					li += w * -refLogSigmoid(-f(j))
 					gr[j] = k / s.Temperature * w * refSigmoid(f(j))
 				}
@@ -177,7 +186,7 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 			// w·e^{f_y'} = e^{f_y' + log w} (correct_at = scores: (s + log w)/τ).
 			t := []float64{0}
 			for _, j := range neg {
-				t = append(t, correct(s, row[j], math.Log(refWeight(s, st, i, j, m)))-f(p))
+				t = append(t, correct(s, row[j], math.Log(refWeight(s, st, i, j, c)))-f(p))
 			}
 			li = refLogSumExp(t)
 			for n, j := range neg {
@@ -187,11 +196,11 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 			}
 		case VariantNCE, VariantNegativeSampling, VariantSampledLogistic:
 			// Candidate-sampling table: logistic loss on G, positive label 1, negatives 0.
-			gp := correctedLogit(s, st, row, i, p, p)
+			gp := correctedLogit(s, st, row, i, p, p, c)
 			li = -refLogSigmoid(gp)
 			gr[p] = -k / s.Temperature * (1 - refSigmoid(gp))
 			for _, j := range neg {
-				g := correctedLogit(s, st, row, i, j, p)
+				g := correctedLogit(s, st, row, i, j, p, c)
 				li += -refLogSigmoid(-g)
 				gr[j] = k / s.Temperature * refSigmoid(g)
 			}
@@ -213,7 +222,7 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 			}
 			gc := scale * s.GramianWeight / float64(ncol)
 			for j := from; j < c; j++ {
-				w := refGramWeight(st, j)
+				w := refGramWeight(s, st, i, j, c)
 				total += gc * w * row[j] * row[j]
 				gr[j] += 2 * gc * w * row[j]
 			}
@@ -226,32 +235,30 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 // correctedLogit is the logit of column j of row i (positive column p) for the
 // softmax variants plain, full, logq, logit_adjusted and the logistic ones
 // nce, negative_sampling, sampled_logistic.
-func correctedLogit(s *Settings, st *Step, row []float64, i, j, p int) float64 {
+func correctedLogit(s *Settings, st *Step, row []float64, i, j, p, c int) float64 {
 	switch s.Variant {
 	case VariantLogQ, VariantNCE, VariantSampledLogistic:
 		if j == p {
 			if s.UncorrectedPositive {
 				return row[j] / s.Temperature
 			}
-			return correct(s, row[j], -refLogQ(s, st, i, j, true))
+			return correct(s, row[j], -refLogQ(s, st, i, j, c, true))
 		}
-		return correct(s, row[j], -refLogQ(s, st, i, j, false))
+		return correct(s, row[j], -refLogQ(s, st, i, j, c, false))
 	case VariantLogitAdjusted:
 		if j == p {
 			return correct(s, row[j], s.LATau*st.PosLogPrior[i])
 		}
-		return correct(s, row[j], s.LATau*st.LogPrior[j])
+		return correct(s, row[j], s.LATau*st.LogPrior[refCol(s, i, j, c)])
 	}
 	return row[j] / s.Temperature
 }
 
-// refGramWeight is mse_gramian's weight of column j: 1/(M·q_j) for columns
-// drawn ∝ q (Layout Diagonal), 1 for the uniform sampler's.
-func refGramWeight(st *Step, j int) float64 {
-	if st.Layout == First {
-		return 1
-	}
-	return 1 / (float64(st.Items) * math.Exp(st.LogQ[j]))
+// refGramWeight is mse_gramian's weight of column j of row i, drawn ∝ q_j:
+// 1/(M·q_j), so that the weighted batch Gramian estimates the uniform one (1
+// for a uniform sampler's columns, q = 1/M).
+func refGramWeight(s *Settings, st *Step, i, j, c int) float64 {
+	return 1 / (float64(st.Items) * math.Exp(st.LogQ[refCol(s, i, j, c)]))
 }
 
 // logqCorrectedRow is one row of logq_corrected: its loss ℓ, weight w = 1 − P̂,
@@ -274,7 +281,7 @@ func refLogQCorrectedRow(s *Settings, st *Step, row []float64, i, c int) logqCor
 	qp := math.Exp(st.PosLogQ[i])
 	sh := make([]float64, len(neg))
 	for t, j := range neg {
-		qPrime := math.Exp(st.LogQ[j]) / (1 - qp)
+		qPrime := math.Exp(st.LogQ[refCol(s, i, j, c)]) / (1 - qp)
 		sh[t] = correct(s, row[j], -math.Log(qPrime))
 	}
 	fp := row[refPos(st, i)] / s.Temperature

@@ -262,6 +262,12 @@ type Settings struct {
 	// shapes, set with Sampler (default DefaultNegatives); it must be 0 for
 	// in_batch.
 	Negatives int `toml:"-"`
+	// PerRow says that each row has columns of its own (a sampler that draws per row, set with
+	// Sampler, not a config key): the Step's column slices (ColItem, LogQ, LogP, LogPrior) hold
+	// B·C entries, row i's at i·C, and an expression's column inputs are B×C matrices. The
+	// Negatives count every column of a row but its positive (under mixed, beyond the batch's B).
+	// Must be false for full and logit_adjusted.
+	PerRow bool `toml:"-"`
 	// Temperature τ > 0 divides the scores: f = s/τ (default
 	// DefaultTemperature). Must be 0 for mse_gramian, which works on the raw
 	// scores.
@@ -403,6 +409,8 @@ func (s *Settings) Resolve() error {
 			"variant %s scores the whole corpus and uses no sampler; leave it empty", v),
 		setting.OnlyFor("negatives", s.Negatives != 0, !corpus,
 			"variant %s scores the whole corpus and draws no negatives; leave it 0", v),
+		setting.OnlyFor("per_row", s.PerRow, !corpus && s.Sampler != SamplerInBatch,
+			"variant %s with sampler %q has no columns of its own per row", v, s.Sampler),
 		setting.EnumFor("sampler", s.Sampler, samplers, !corpus, ""),
 		setting.OnlyFor("negatives", s.Negatives != 0, s.Sampler != SamplerInBatch,
 			"sampler in_batch uses the batch as negatives; leave it 0, got %d", s.Negatives),

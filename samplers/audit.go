@@ -22,7 +22,7 @@ const AuditHead = 10
 // are the same at every step for an exact law; for an estimate, the values the loss subtracted).
 type Audit struct {
 	steps      int
-	declared   []int     // steps at which the item was a column
+	declared   []float64 // steps at which the item was a column (row-steps/B under PerRow)
 	declP      []float64 // Σ declared p over those steps
 	declCopies []float64 // Σ declared (C−1)·q over those steps
 	copies     []float64 // Σ over steps of the item's mean copies among a row's negatives
@@ -31,14 +31,20 @@ type Audit struct {
 
 // NewAudit returns an empty audit of a corpus of items items.
 func NewAudit(items int) *Audit {
-	return &Audit{declared: make([]int, items), declP: make([]float64, items), declCopies: make([]float64, items),
+	return &Audit{declared: make([]float64, items), declP: make([]float64, items), declCopies: make([]float64, items),
 		copies: make([]float64, items), lastSeen: make([]int, items)}
 }
 
-// Observe adds one step: the columns c a sampler of shape sh declared.
+// Observe adds one step: the columns c a sampler of shape sh declared. Under PerRow, an item's
+// inclusion is counted per row (the fraction of the step's rows whose columns hold it) and its
+// declarations are averaged over those rows.
 func (a *Audit) Observe(sh Shape, c *Columns) {
 	a.steps++
 	b := len(c.PosLogP)
+	if sh.PerRow > 0 {
+		a.observeRows(sh, c, b)
+		return
+	}
 	m := float64(len(c.Items) - 1)
 	perRow := 1 / float64(b)
 	for j, item := range c.Items {
@@ -67,6 +73,30 @@ func (a *Audit) Observe(sh Shape, c *Columns) {
 	}
 }
 
+// observeRows is Observe for a shape that declares per row.
+func (a *Audit) observeRows(sh Shape, c *Columns, b int) {
+	cols := len(c.Items) / b
+	m, w := float64(cols-1), 1/float64(b)
+	for i := range b {
+		stamp := (a.steps-1)*b + i + 1 // this row of this step, distinct from every other
+		for j := range cols {
+			k, item := i*cols+j, c.Items[i*cols+j]
+			if item < 0 {
+				continue
+			}
+			if j != sh.Pos(i) {
+				a.copies[item] += w
+			}
+			if a.lastSeen[item] != stamp {
+				a.lastSeen[item] = stamp
+				a.declared[item] += w
+				a.declP[item] += w * math.Exp(c.LogP[k])
+				a.declCopies[item] += w * m * math.Exp(c.LogQ[k])
+			}
+		}
+	}
+}
+
 // Steps is the number of steps observed.
 func (a *Audit) Steps() int { return a.steps }
 
@@ -77,10 +107,10 @@ type item struct {
 
 func (a *Audit) item(j int) item {
 	n := float64(a.steps)
-	it := item{empP: float64(a.declared[j]) / n, empCopies: a.copies[j] / n}
+	it := item{empP: a.declared[j] / n, empCopies: a.copies[j] / n}
 	if a.declared[j] > 0 {
-		it.declP = a.declP[j] / float64(a.declared[j])
-		it.declCopies = a.declCopies[j] / float64(a.declared[j])
+		it.declP = a.declP[j] / a.declared[j]
+		it.declCopies = a.declCopies[j] / a.declared[j]
 	}
 	return it
 }

@@ -32,26 +32,26 @@ func exactLaw(d *Data, rows []int32) Law {
 
 // audit runs steps steps of smp on batches of d.Batch positives drawn i.i.d. with probability
 // count/N, and compares, for every item the steps declared, the empirical frequency of the step
-// including the item with the declared p, and the mean number of copies of the item among a
-// row's negatives with the declared (C−1)·q. It returns an error naming the first item outside
-// the tolerance.
+// including the item with the declared p (of a row including it, for a shape that draws per row),
+// and the mean number of copies of the item among a row's negatives with the declared (C−1)·q. It
+// returns an error naming the first item outside the tolerance.
 //
 // The tolerance is 5 standard errors of the empirical mean over the N = steps independent steps
-// (√(p(1−p)/N) for the inclusion frequency; the sample standard deviation of the per-step copy
-// count over √N for the copies) plus 1e-9: a correct declaration then fails one check with
-// probability below 6·10⁻⁷ (normal approximation), while an error of 10% in q or p at the
-// tested N is many standard errors wide for the items checked (inclusion p ≥ 0.05).
+// (√(p(1−p)/N) for the inclusion frequency of shared columns; for the fraction of a step's rows
+// including the item under PerRow, and for the per-step copy count, the sample standard deviation
+// over √N) plus 1e-9: a correct declaration then fails one check with probability below 6·10⁻⁷
+// (normal approximation), while an error of 10% in q or p at the tested N is many standard errors
+// wide for the items checked (inclusion p ≥ 0.05).
 func audit(smp Sampler, d *Data, steps int, seed uint64) error {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	b, sh := d.Batch, smp.Shape()
 	rows := make([]int32, sh.Rows(b, d.Items))
 	pos := make([]int32, b)
-	cols := sh.Cols(b, d.Items)
-	c := Columns{Items: make([]int64, cols), LogQ: make([]float64, cols), LogP: make([]float64, cols),
-		PosLogQ: make([]float64, b), PosLogP: make([]float64, b)}
-	if sh.Layout == LayoutCorpus {
-		c.PosCol = make([]int, b)
+	cols, units := sh.Cols(b, d.Items), 1 // units: the declarations' rows, B under PerRow
+	if sh.PerRow > 0 {
+		units = b
 	}
+	c := newColumnsFor(sh, b, d.Items)
 	cdf := make([]float64, d.Items)
 	var sum float64
 	for j, n := range d.Counts {
@@ -59,13 +59,13 @@ func audit(smp Sampler, d *Data, steps int, seed uint64) error {
 		cdf[j] = sum
 	}
 	type tally struct {
-		declP, declCount float64 // declared, summed over the steps that declared the item
+		declP, declCount float64 // declared, summed over the steps (rows) that declared the item
 		declared         int
-		included         int
+		incl, incl2      float64 // per-step fraction of the units including the item, and its square
 		count, count2    float64 // per-step mean copies among a row's negatives, and its square
 	}
 	items := make([]tally, d.Items)
-	perStep := make([]float64, d.Items)
+	perStep, inclStep := make([]float64, d.Items), make([]float64, d.Items)
 	for range steps {
 		for i := range pos {
 			u := rng.Float64() * sum
@@ -80,31 +80,45 @@ func audit(smp Sampler, d *Data, steps int, seed uint64) error {
 			return err
 		}
 		clear(perStep)
-		seen := map[int64]bool{}
-		for j, item := range c.Items {
-			if item < 0 {
-				continue
-			}
-			if !seen[item] {
-				seen[item] = true
-				t := &items[item]
-				t.declared++
-				t.included++
-				t.declP += math.Exp(c.LogP[j])
-				t.declCount += float64(cols-1) * math.Exp(c.LogQ[j])
-			}
-			for i := range b {
-				if !isPositiveColumn(sh.Layout, i, j, c.PosCol) {
-					perStep[item] += 1 / float64(b)
+		clear(inclStep)
+		for u := range units {
+			seen := map[int64]bool{}
+			for j := range cols {
+				k, item := u*cols+j, c.Items[u*cols+j]
+				if item < 0 {
+					continue
+				}
+				if !seen[item] {
+					seen[item] = true
+					t := &items[item]
+					t.declared++
+					inclStep[item] += 1 / float64(units)
+					t.declP += math.Exp(c.LogP[k])
+					t.declCount += float64(cols-1) * math.Exp(c.LogQ[k])
+				}
+				if units > 1 {
+					if !isPositiveColumn(sh.Layout, u, j, c.PosCol) {
+						perStep[item] += 1 / float64(b)
+					}
+					continue
+				}
+				for i := range b {
+					if !isPositiveColumn(sh.Layout, i, j, c.PosCol) {
+						perStep[item] += 1 / float64(b)
+					}
 				}
 			}
 		}
-		for j, v := range perStep {
-			items[j].count += v
-			items[j].count2 += v * v
+		for j := range items {
+			t := &items[j]
+			t.incl += inclStep[j]
+			t.incl2 += inclStep[j] * inclStep[j]
+			t.count += perStep[j]
+			t.count2 += perStep[j] * perStep[j]
 		}
 	}
 	n := float64(steps)
+	sd := func(sum, sum2 float64) float64 { return math.Sqrt(math.Max(sum2/n-(sum/n)*(sum/n), 0)) }
 	for j, t := range items {
 		if t.declared == 0 {
 			continue
@@ -113,20 +127,33 @@ func audit(smp Sampler, d *Data, steps int, seed uint64) error {
 		if p < 0.05 {
 			continue
 		}
-		freq := float64(t.included) / n
-		if tol := 5*math.Sqrt(p*(1-p)/n) + 1e-9; math.Abs(freq-p) > tol {
+		freq, sdIncl := t.incl/n, math.Sqrt(p*(1-p))
+		if units > 1 {
+			sdIncl = sd(t.incl, t.incl2)
+		}
+		if tol := 5*sdIncl/math.Sqrt(n) + 1e-9; math.Abs(freq-p) > tol {
 			return fmt.Errorf("item %d: included in %.4f of the steps, declared p = %.4f (tolerance %.4f)", j, freq, p, tol)
 		}
 		if sh.Layout == LayoutCorpus {
 			continue // the corpus's columns are not draws: q = 1/M is the uniform proposal's convention
 		}
 		mean := t.count / n
-		sd := math.Sqrt(math.Max(t.count2/n-mean*mean, 0))
-		if tol := 5*sd/math.Sqrt(n) + 1e-9; math.Abs(mean-count) > tol {
+		if tol := 5*sd(t.count, t.count2)/math.Sqrt(n) + 1e-9; math.Abs(mean-count) > tol {
 			return fmt.Errorf("item %d: %.4f copies per row, declared %.4f (tolerance %.4f)", j, mean, count, tol)
 		}
 	}
 	return nil
+}
+
+// newColumnsFor allocates the Columns of a sampler of shape sh at batch size b over m items.
+func newColumnsFor(sh Shape, b, m int) Columns {
+	n := sh.Entries(b, m)
+	c := Columns{Items: make([]int64, n), LogQ: make([]float64, n), LogP: make([]float64, n),
+		PosLogQ: make([]float64, b), PosLogP: make([]float64, b)}
+	if sh.Layout == LayoutCorpus {
+		c.PosCol = make([]int, b)
+	}
+	return c
 }
 
 // isPositiveColumn reports whether column j is row i's positive.
@@ -147,14 +174,26 @@ func builtinSettings() []Settings {
 		{Kind: KindFull}, {Kind: KindPopularity, Negatives: 8}, {Kind: KindPopularity, Negatives: 8, Beta: &beta},
 		{Kind: KindMixture, Of: []Settings{{Kind: KindInBatch}, {Kind: KindPopularity, Negatives: 6}}},
 		{Kind: KindMixture, Of: []Settings{{Kind: KindUniform, Negatives: 4}, {Kind: KindPopularity, Negatives: 6, Beta: &beta}}},
-		{Kind: KindMemory, MemoryBatches: 2}}
+		{Kind: KindMemory, MemoryBatches: 2}, {Kind: KindUniformPerRow, Negatives: 3},
+		{Kind: KindMixture, Of: []Settings{{Kind: KindInBatch}, {Kind: KindUniformPerRow, Negatives: 3}}},
+		{Kind: KindMixture, Of: []Settings{{Kind: KindPopularity, Negatives: 6}, {Kind: KindUniformPerRow, Negatives: 3}}},
+		{Kind: KindMixture, Of: []Settings{{Kind: KindUniformPerRow, Negatives: 2}, {Kind: KindPopularity, Negatives: 4, Beta: &beta}}}}
+}
+
+// settingsName names a test case by its kind, negatives and components.
+func settingsName(s Settings) string {
+	name := fmt.Sprintf("%s-%d", s.Kind, s.Negatives)
+	for _, o := range s.Of {
+		name += "+" + settingsName(o)
+	}
+	return name
 }
 
 // TestAudit: every built-in sampler's empirical law over 4000 steps matches its declaration
 // (see audit for the tolerance).
 func TestAudit(t *testing.T) {
 	for _, s := range builtinSettings() {
-		t.Run(fmt.Sprintf("%s-%d", s.Kind, s.Negatives), func(t *testing.T) {
+		t.Run(settingsName(s), func(t *testing.T) {
 			smp, err := New(s)
 			if err != nil {
 				t.Fatal(err)
@@ -187,7 +226,7 @@ func TestAuditCatchesWrongDeclaration(t *testing.T) {
 		if s.Kind == KindFull {
 			continue
 		}
-		t.Run(fmt.Sprintf("%s-%d", s.Kind, s.Negatives), func(t *testing.T) {
+		t.Run(settingsName(s), func(t *testing.T) {
 			smp, err := New(s)
 			if err != nil {
 				t.Fatal(err)
@@ -205,9 +244,7 @@ func runAudit(smp Sampler, d *Data, steps int) *Audit {
 	sh := smp.Shape()
 	b := d.Batch
 	rows, pos := make([]int32, sh.Rows(b, d.Items)), make([]int32, b)
-	cols := sh.Cols(b, d.Items)
-	c := Columns{Items: make([]int64, cols), LogQ: make([]float64, cols), LogP: make([]float64, cols),
-		PosLogQ: make([]float64, b), PosLogP: make([]float64, b)}
+	c := newColumnsFor(sh, b, d.Items)
 	a := NewAudit(d.Items)
 	for range steps {
 		for i := range pos {

@@ -30,11 +30,7 @@ func softmaxBias(smp Sampler, d *Data, f []float64, fm form, steps int, seed uin
 	sh, b := smp.Shape(), d.Batch
 	rows, pos := make([]int32, sh.Rows(b, d.Items)), make([]int32, b)
 	cols := sh.Cols(b, d.Items)
-	c := Columns{Items: make([]int64, cols), LogQ: make([]float64, cols), LogP: make([]float64, cols),
-		PosLogQ: make([]float64, b), PosLogP: make([]float64, b)}
-	if sh.Layout == LayoutCorpus {
-		c.PosCol = make([]int, b)
-	}
+	all := newColumnsFor(sh, b, d.Items)
 	cdf := make([]float64, d.Items)
 	var sum float64
 	for j, n := range d.Counts {
@@ -55,10 +51,15 @@ func softmaxBias(smp Sampler, d *Data, f []float64, fm form, steps int, seed uin
 		if sh.PositiveLaw {
 			law = exactLaw(d, rows)
 		}
-		if err := smp.Declare(d, pos, rows, law, &c); err != nil {
+		if err := smp.Declare(d, pos, rows, law, &all); err != nil {
 			panic(err)
 		}
 		for i := range b {
+			c := all // row i's columns: the shared ones, or its own under PerRow
+			if sh.PerRow > 0 {
+				lo, hi := i*cols, (i+1)*cols
+				c.Items, c.LogQ, c.LogP = all.Items[lo:hi], all.LogQ[lo:hi], all.LogP[lo:hi]
+			}
 			pc := i
 			switch sh.Layout {
 			case LayoutFirst:
@@ -200,6 +201,8 @@ func TestConsistency(t *testing.T) {
 		steps = 150
 	}
 	type size struct{ b, m int }
+	// perRowMixture is in_batch with m uniform draws per row (Yang et al.'s mixed, per row).
+	perRowMixture := Kind("in_batch+uniform_per_row")
 	cases := []struct {
 		kind   Kind
 		sizes  []size
@@ -209,13 +212,19 @@ func TestConsistency(t *testing.T) {
 		{KindMixed, []size{{8, 8}, {32, 32}, {128, 128}}, []form{formInclusion}},
 		{KindUniform, []size{{8, 8}, {8, 32}, {8, 128}}, nil},
 		{KindPopularity, []size{{8, 8}, {8, 32}, {8, 128}}, []form{formInclusion}},
+		{KindUniformPerRow, []size{{8, 8}, {8, 32}, {8, 128}}, nil},
+		{perRowMixture, []size{{8, 8}, {32, 32}, {128, 128}}, []form{formInclusion}},
 	}
 	for _, tc := range cases {
 		for _, fm := range []form{formExpectedCount, formInclusion, formDedupe, formCorrected} {
 			t.Run(fmt.Sprintf("%s/%s", tc.kind, fm), func(t *testing.T) {
 				var errs []float64
 				for _, sz := range tc.sizes {
-					smp, err := New(Settings{Kind: tc.kind, Negatives: sz.m})
+					s := Settings{Kind: tc.kind, Negatives: sz.m}
+					if tc.kind == perRowMixture {
+						s = Settings{Kind: KindMixture, Of: []Settings{{Kind: KindInBatch}, {Kind: KindUniformPerRow, Negatives: sz.m}}}
+					}
+					smp, err := New(s)
 					if err != nil {
 						t.Fatal(err)
 					}

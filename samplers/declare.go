@@ -41,24 +41,40 @@ func (u unigram) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error 
 	if err := u.Sampler.Declare(d, pos, rows, law, c); err != nil {
 		return err
 	}
-	n := len(c.Items) - 1
-	f := func(item int64) (logQ, logP float64) {
-		q := float64(max(d.Counts[item], 1)) / float64(d.N)
-		return math.Log(q), math.Log(prob.Inclusion(q, n))
-	}
+	sh := u.Shape()
+	f := u.law(d, sh.Cols(len(pos), d.Items)-1)
 	for j, item := range c.Items {
 		if item >= 0 {
-			c.LogQ[j], c.LogP[j] = f(item)
+			c.LogQ[j], c.LogP[j] = f(int32(item))
 		}
 	}
 	for i, item := range pos {
-		c.PosLogQ[i], c.PosLogP[i] = f(int64(item))
+		c.PosLogQ[i], c.PosLogP[i] = f(item)
 	}
-	if len(c.Items) > 0 && c.Items[0] < 0 { // Layout First: column 0 is each row's positive
-		c.LogQ[0], c.LogP[0] = c.PosLogQ[0], c.PosLogP[0]
+	if sh.Layout == LayoutFirst { // column 0 is each row's positive
+		n := 1
+		if sh.PerRow > 0 {
+			n = len(pos)
+		}
+		for i, cols := 0, len(c.Items)/n; i < n; i++ {
+			c.LogQ[i*cols], c.LogP[i*cols] = c.PosLogQ[i], c.PosLogP[i]
+		}
 	}
 	c.Estimated = false
 	return nil
+}
+
+// ItemLaw declares every item's training frequency, as Declare does.
+func (u unigram) ItemLaw(d *Data, items []int32, logQ, logP []float64) {
+	itemLaw(items, logQ, logP, u.law(d, u.Shape().Cols(d.Batch, d.Items)-1))
+}
+
+// law is (log q, log p) of an item with q = max(count, 1)/N over n draws.
+func (u unigram) law(d *Data, n int) func(int32) (float64, float64) {
+	return func(item int32) (float64, float64) {
+		q := float64(max(d.Counts[item], 1)) / float64(d.N)
+		return math.Log(q), math.Log(prob.Inclusion(q, n))
+	}
 }
 
 // MarshalBinary saves the state of a Sampler that keeps one (memory); a stateless one saves none.

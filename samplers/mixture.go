@@ -8,17 +8,20 @@ import (
 )
 
 // mixture is KindMixture: the columns of two samplers side by side (generalising mixed, Yang et al.
-// 2020), the first's item rows then the second's drawn rows, drawn in that order with the run's
-// random source. At most one component has Layout Diagonal (the mixture's layout is then
-// Diagonal, else First); Layout Corpus is not a component. A row's negatives are n_A + n_B draws,
-// n_X = C_X − 1 the component's negatives per row, independent across the components, so the
-// mixture's per-draw probability and inclusion probability of item j are
+// 2020), drawn in that order with the run's random source: the first's positives and shared rows,
+// the second's shared rows, then each row's own draws, the first's then the second's (Shape.Row).
+// At most one component has Layout Diagonal (the mixture's layout is then Diagonal, else First);
+// Layout Corpus is not a component; the mixture draws per row if a component does (Khrylchenko
+// et al. 2025: in_batch_unique shared by all rows and uniform_per_row). A row's negatives are
+// n_A + n_B draws, n_X = C_X − 1 the component's negatives per row, independent across the
+// components, so the mixture's per-draw probability and inclusion probability of item j are
 //
 //	q_j = (n_A·q_A(j) + n_B·q_B(j)) / (n_A + n_B),   p_j = 1 − (1 − p_A(j))(1 − p_B(j)),
 //
 // exact where the components' declarations are (docs/samplers.md §3: mixed is in_batch + uniform).
-// A component's law of every item of the step is read from its declaration of that item as a
-// positive (Columns.PosLogQ and PosLogP under Layout First) or as a column (Layout Diagonal).
+// A component's law of every item of the step is read from its ItemLaw where it has one, else from
+// its declaration of that item as a positive (Columns.PosLogQ and PosLogP under Layout First) or
+// as a column (Layout Diagonal). A component that draws per row must have an ItemLaw.
 type mixture struct {
 	a, b      Sampler
 	sa, sb, s Shape // the components' shapes and the mixture's
@@ -42,20 +45,36 @@ func newMixture(a, b Sampler) (*mixture, error) {
 	case sb.Layout == LayoutDiagonal:
 		return nil, errors.New("of: the second component must have Layout First (shared draws after each row's positive); put the in-batch one first")
 	}
-	s := Shape{Layout: sa.Layout, Extra: sa.Extra + sb.Extra, PositiveLaw: sa.PositiveLaw || sb.PositiveLaw}
+	for i, x := range [2]Sampler{a, b} {
+		if _, ok := x.(ItemLaw); x.Shape().PerRow > 0 && !ok {
+			return nil, fmt.Errorf("of[%d]: a component that draws per row must declare its law of any item (samplers.ItemLaw)", i)
+		}
+	}
+	s := Shape{Layout: sa.Layout, Extra: sa.Extra + sb.Extra, PerRow: sa.PerRow + sb.PerRow,
+		PositiveLaw: sa.PositiveLaw || sb.PositiveLaw}
 	return &mixture{a: a, b: b, sa: sa, sb: sb, s: s}, nil
 }
 
 func (x *mixture) Shape() Shape { return x.s }
 
 func (x *mixture) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
-	bsz := len(pos)
-	x.rowsA = grow32(x.rowsA, bsz+x.sa.Extra)
-	x.rowsB = grow32(x.rowsB, bsz+x.sb.Extra)
+	bsz, sa, sb := len(pos), x.sa, x.sb
+	x.rowsA = grow32(x.rowsA, sa.Rows(bsz, d.Items))
+	x.rowsB = grow32(x.rowsB, sb.Rows(bsz, d.Items))
 	x.a.Draw(rng, d, pos, x.rowsA)
 	x.b.Draw(rng, d, pos, x.rowsB)
-	copy(rows, x.rowsA)
-	copy(rows[len(x.rowsA):], x.rowsB[bsz:])
+	sharedA, sharedB := bsz+sa.Extra, bsz+sb.Extra
+	copy(rows, x.rowsA[:sharedA])
+	copy(rows[sharedA:], x.rowsB[bsz:sharedB])
+	if x.s.PerRow == 0 {
+		return
+	}
+	own := rows[sharedA+sb.Extra:] // each row's own draws, the first component's then the second's
+	for i := range bsz {
+		dst := own[i*x.s.PerRow:]
+		copy(dst, x.rowsA[sharedA+i*sa.PerRow:sharedA+(i+1)*sa.PerRow])
+		copy(dst[sa.PerRow:], x.rowsB[sharedB+i*sb.PerRow:sharedB+(i+1)*sb.PerRow])
+	}
 }
 
 // grow32 returns s with length n, reallocated when too short.
@@ -69,6 +88,10 @@ func grow32(s []int32, n int) []int32 {
 // lawOf fills lq and lp (len(rows)) with component smp's log q and log p of every row's item.
 func (x *mixture) lawOf(smp Sampler, sh Shape, d *Data, pos, rows []int32, law Law, c *Columns, lq, lp []float64) error {
 	n := len(rows)
+	if il, ok := smp.(ItemLaw); ok {
+		il.ItemLaw(d, rows, lq, lp)
+		return nil
+	}
 	if sh.Layout == LayoutDiagonal {
 		// A Diagonal component declares every row it is given, positives first.
 		*c = newColumns(n, len(pos), c)
@@ -133,27 +156,26 @@ func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error
 		return fmt.Errorf("mixture's second component: %w", err)
 	}
 	na, nb := float64(x.sa.Cols(bsz, d.Items)-1), float64(x.sb.Cols(bsz, d.Items)-1)
-	logQ := func(j int) float64 {
-		return math.Log((na*math.Exp(x.la[j]) + nb*math.Exp(x.lb[j])) / (na + nb))
-	}
-	logP := func(j int) float64 { // log(1 − (1 − p_A)(1 − p_B)), with 1 − p = −expm1(log p)
-		missA, missB := -math.Expm1(x.pa[j]), -math.Expm1(x.pb[j])
-		return math.Log1p(-missA * missB)
+	for r := range rows { // the mixture's law of each item row, into la and pa
+		missA, missB := -math.Expm1(x.pa[r]), -math.Expm1(x.pb[r]) // 1 − p = −expm1(log p)
+		x.la[r] = math.Log((na*math.Exp(x.la[r]) + nb*math.Exp(x.lb[r])) / (na + nb))
+		x.pa[r] = math.Log1p(-missA * missB)
 	}
 	c.Estimated = x.ca.Estimated || x.cb.Estimated
-	for i := range pos {
-		c.PosLogQ[i], c.PosLogP[i] = logQ(i), logP(i)
+	copy(c.PosLogQ, x.la[:bsz])
+	copy(c.PosLogP, x.pa[:bsz])
+	cols, perRow := len(c.Items), 1
+	if x.s.PerRow > 0 {
+		cols, perRow = cols/bsz, bsz
 	}
-	if x.s.Layout == LayoutDiagonal {
-		for j, item := range rows {
-			c.Items[j], c.LogQ[j], c.LogP[j] = int64(item), logQ(j), logP(j)
+	for i := range perRow {
+		for j := range cols {
+			k, r := i*cols+j, x.s.Row(i, j, bsz)
+			c.Items[k], c.LogQ[k], c.LogP[k] = int64(rows[r]), x.la[r], x.pa[r]
+			if j == 0 && x.s.Layout == LayoutFirst {
+				c.Items[k] = -1 // each row's own positive
+			}
 		}
-		return nil
-	}
-	c.Items[0], c.LogQ[0], c.LogP[0] = -1, logQ(0), logP(0)
-	for j := 1; j < len(c.Items); j++ {
-		r := bsz + j - 1
-		c.Items[j], c.LogQ[j], c.LogP[j] = int64(rows[r]), logQ(r), logP(r)
 	}
 	return nil
 }

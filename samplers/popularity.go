@@ -47,11 +47,21 @@ func (s *popularity) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 }
 
 func (s *popularity) Declare(d *Data, pos, rows []int32, _ Law, c *Columns) error {
+	declareEach(s.Shape(), pos, rows, c, s.law(d))
+	return nil
+}
+
+// ItemLaw declares every item's q_j = count_j^β/Σ_k count_k^β and p_j = 1 − (1 − q_j)^m.
+func (s *popularity) ItemLaw(d *Data, items []int32, logQ, logP []float64) {
+	itemLaw(items, logQ, logP, s.law(d))
+}
+
+// law is (log q, log p) of an item.
+func (s *popularity) law(d *Data) func(int32) (float64, float64) {
 	cdf := s.weights(d)
 	total := cdf[len(cdf)-1]
-	declareShared(pos, rows, c, func(item int32) (float64, float64) {
+	return func(item int32) (float64, float64) {
 		q := s.w[item] / total
 		return math.Log(q), math.Log(prob.Inclusion(q, s.m))
-	})
-	return nil
+	}
 }

@@ -26,6 +26,11 @@ type Shape struct {
 	// LayoutDiagonal (memory), held constant: no gradient flows into their embeddings. They are
 	// negatives like the others.
 	Memory int
+	// PerRow is the number of items drawn for each row alone (Layout Diagonal and First): the
+	// last item rows are B blocks of PerRow, row i's at Rows − (B − i)·PerRow, and they are the
+	// last PerRow columns of row i only. A shape with PerRow > 0 declares per row: Columns'
+	// column slices hold B·C entries. It excludes Memory.
+	PerRow int
 	// PositiveLaw says that Declare reads the positives' law (Law): the probabilities of the
 	// batch's own items, which the trainer takes from the estimator. A sampler without it needs
 	// no estimator.
@@ -34,13 +39,10 @@ type Shape struct {
 
 // Rows is the number of item rows of a step with batch size b over a corpus of m items.
 func (s Shape) Rows(b, m int) int {
-	switch s.Layout {
-	case LayoutCorpus:
+	if s.Layout == LayoutCorpus {
 		return m
-	case LayoutFirst:
-		return b + s.Extra
 	}
-	return b + s.Extra + s.Memory*b
+	return b + s.Extra + s.Memory*b + s.PerRow*b
 }
 
 // Constant is the number of trailing item rows held constant (Memory batches of b).
@@ -52,9 +54,45 @@ func (s Shape) Cols(b, m int) int {
 	case LayoutCorpus:
 		return m
 	case LayoutFirst:
-		return 1 + s.Extra
+		return 1 + s.Extra + s.PerRow
 	}
-	return b + s.Extra + s.Memory*b
+	return b + s.Extra + s.Memory*b + s.PerRow
+}
+
+// Entries is the length of Columns' column slices for batch size b over m items: C, or B·C when
+// the shape draws per row.
+func (s Shape) Entries(b, m int) int {
+	if s.PerRow > 0 {
+		return b * s.Cols(b, m)
+	}
+	return s.Cols(b, m)
+}
+
+// Row is the item row of column j of row i at batch size b (Layout Diagonal and First): the
+// positives, the shared rows and the memory rows in their order, then row i's own PerRow. Column
+// 0 of Layout First is row i's own positive, item row i.
+func (s Shape) Row(i, j, b int) int {
+	shared := b + s.Extra + s.Memory*b // the item rows every row scores
+	first := 0                         // the column of item row 0
+	if s.Layout == LayoutFirst {
+		if j == 0 {
+			return i
+		}
+		shared, first = b+s.Extra, b-1
+	}
+	r := j + first
+	if r < shared {
+		return r
+	}
+	return shared + i*s.PerRow + r - shared
+}
+
+// Pos is the column of row i's positive (Layout Diagonal and First).
+func (s Shape) Pos(i int) int {
+	if s.Layout == LayoutFirst {
+		return 0
+	}
+	return i
 }
 
 // Data is what a sampler knows of the training data: fixed for a run.
@@ -72,7 +110,9 @@ type Data struct {
 type Law func(row int) (q, p float64, estimated bool, err error)
 
 // Columns receives a step's declarations. The trainer allocates every slice with its final length
-// (C columns, B rows) and a sampler overwrites them at every step.
+// (C columns, or B·C entries for a shape that draws per row; B rows) and a sampler overwrites
+// them at every step. Under PerRow, entry i·C + j is column j of row i, and p is the probability
+// that the item is among row i's candidates (the step's candidates, for shared columns).
 type Columns struct {
 	// Items is the item of each column (-1 for column 0 under LayoutFirst, each row's own
 	// positive).
@@ -104,4 +144,14 @@ type Sampler interface {
 	Draw(rng *rand.Rand, d *Data, pos, rows []int32)
 	// Declare fills c for the rows Draw filled. law is nil unless Shape().PositiveLaw.
 	Declare(d *Data, pos, rows []int32, law Law, c *Columns) error
+}
+
+// ItemLaw is implemented by a sampler whose per-draw probability q and inclusion probability p of
+// an item depend neither on the row nor on the step (uniform, uniform_per_row, popularity, and any
+// sampler declaring sampler.declare = "unigram"). A mixture reads a component's law of the other
+// component's items through it; a component that draws per row must implement it.
+type ItemLaw interface {
+	// ItemLaw fills logQ[k] and logP[k] with log q and log p of items[k] (p among a row's
+	// candidates).
+	ItemLaw(d *Data, items []int32, logQ, logP []float64)
 }

@@ -20,10 +20,11 @@ const (
 	KindMixture       Kind = "mixture"
 	KindInBatchUnique Kind = "in_batch_unique"
 	KindMemory        Kind = "memory"
+	KindUniformPerRow Kind = "uniform_per_row"
 )
 
 // builtins are the built-in kinds in their documented order.
-var builtins = []Kind{KindInBatch, KindUniform, KindMixed, KindFull, KindPopularity, KindMixture, KindInBatchUnique, KindMemory}
+var builtins = []Kind{KindInBatch, KindUniform, KindMixed, KindFull, KindPopularity, KindMixture, KindInBatchUnique, KindMemory, KindUniformPerRow}
 
 // UnmarshalText sets k from its name, a built-in or a registered sampler's; an unknown name is an
 // error that lists the allowed ones.
@@ -32,7 +33,7 @@ func (k *Kind) UnmarshalText(b []byte) error { return setting.Unmarshal(k, b, Ki
 // Defaults filled in by Resolve.
 const (
 	DefaultKind      = KindInBatch
-	DefaultNegatives = 64   // m of uniform, mixed, popularity and in_batch_unique
+	DefaultNegatives = 64   // m of uniform, mixed, popularity, in_batch_unique and uniform_per_row
 	DefaultBeta      = 0.75 // β of popularity (word2vec's unigram exponent)
 	DefaultMemory    = 1    // memory_batches of memory
 	DefaultDeclare   = DeclareLaw
@@ -44,8 +45,9 @@ type Settings struct {
 	// Kind selects the sampler (default DefaultKind).
 	Kind Kind `toml:"kind"`
 	// Negatives is the number m of drawn items per step of uniform, mixed, popularity and
-	// in_batch_unique (default DefaultNegatives); it must be 0 for in_batch and full, which draw
-	// none. A registered sampler receives it as Custom.New's negatives, unchecked.
+	// in_batch_unique, and per row of uniform_per_row (default DefaultNegatives); it must be 0 for
+	// in_batch and full, which draw none. A registered sampler receives it as Custom.New's
+	// negatives, unchecked.
 	Negatives int `toml:"negatives"`
 	// Beta is popularity's exponent β, q ∝ count^β (default DefaultBeta; 0 is the uniform law,
 	// 1 the unigram). Only for popularity.
@@ -69,7 +71,7 @@ type Settings struct {
 
 // drawsNegatives reports whether a built-in kind draws Negatives items per step.
 func drawsNegatives(k Kind) bool {
-	return k == KindUniform || k == KindMixed || k == KindPopularity || k == KindInBatchUnique
+	return k == KindUniform || k == KindMixed || k == KindPopularity || k == KindInBatchUnique || k == KindUniformPerRow
 }
 
 // Resolve fills the zero fields with their documented defaults in place and validates the
@@ -173,6 +175,8 @@ func newKind(s Settings) (Sampler, error) {
 		return &memory{k: s.MemoryBatches}, nil
 	case KindInBatchUnique:
 		return &inBatchUnique{k: s.Negatives}, nil
+	case KindUniformPerRow:
+		return uniformPerRow{m: s.Negatives}, nil
 	case KindMixture:
 		var of [2]Sampler
 		for i := range of {

@@ -67,7 +67,7 @@ func (f fixed) Draw(_ *rand.Rand, _ *Data, pos, rows []int32) {
 	rows[len(pos)] = f.item
 }
 func (f fixed) Declare(_ *Data, pos, rows []int32, _ Law, c *Columns) error {
-	declareShared(pos, rows, c, func(item int32) (float64, float64) {
+	declareEach(f.Shape(), pos, rows, c, func(item int32) (float64, float64) {
 		if item == f.item {
 			return 0, 0
 		}

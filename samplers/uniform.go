@@ -27,26 +27,53 @@ func drawUniform(rng *rand.Rand, items int, rows []int32) {
 }
 
 func (s uniform) Declare(d *Data, pos, rows []int32, _ Law, c *Columns) error {
-	logM := math.Log(float64(d.Items))
-	logP := math.Log(prob.Inclusion(1/float64(d.Items), s.m))
-	declareShared(pos, rows, c, func(int32) (float64, float64) { return -logM, logP })
+	declareEach(s.Shape(), pos, rows, c, s.uniformLaw(d))
 	return nil
 }
 
-// declareShared fills c for Layout First rows whose items have the log-probabilities f(item) =
-// (log q, log p); column 0 (each row's own positive, read through the Pos* fields) takes the
-// values of the first row's positive.
-func declareShared(pos, rows []int32, c *Columns, f func(item int32) (logQ, logP float64)) {
-	b := len(pos)
+// ItemLaw declares every item's q = 1/M and p = 1 − (1 − 1/M)^m.
+func (s uniform) ItemLaw(d *Data, items []int32, logQ, logP []float64) {
+	itemLaw(items, logQ, logP, s.uniformLaw(d))
+}
+
+// uniformLaw is the law of m uniform draws from d's corpus: (log q, log p) of any item.
+func (s uniform) uniformLaw(d *Data) func(int32) (float64, float64) {
+	logM := math.Log(float64(d.Items))
+	logP := math.Log(prob.Inclusion(1/float64(d.Items), s.m))
+	return func(int32) (float64, float64) { return -logM, logP }
+}
+
+// declareEach fills c for the rows of a sampler of shape sh whose items have the
+// log-probabilities f(item) = (log q, log p), one entry per column, or per row and column when sh
+// draws per row. Column 0 of Layout First (each row's own positive, read through the Pos* fields)
+// is item −1 with the values of its row's positive (of the first row's, for shared columns).
+func declareEach(sh Shape, pos, rows []int32, c *Columns, f func(item int32) (logQ, logP float64)) {
+	b, cols, n := len(pos), len(c.Items), 1
+	if sh.PerRow > 0 {
+		cols, n = cols/b, b
+	}
 	c.Estimated = false
-	c.Items[0] = -1
-	c.LogQ[0], c.LogP[0] = f(pos[0])
-	for j := 1; j < len(c.Items); j++ {
-		item := rows[b+j-1]
-		c.Items[j] = int64(item)
-		c.LogQ[j], c.LogP[j] = f(item)
+	for i := range n {
+		for j := range cols {
+			k := i*cols + j
+			if j == 0 && sh.Layout == LayoutFirst {
+				c.Items[k] = -1
+				c.LogQ[k], c.LogP[k] = f(pos[i])
+				continue
+			}
+			item := rows[sh.Row(i, j, b)]
+			c.Items[k] = int64(item)
+			c.LogQ[k], c.LogP[k] = f(item)
+		}
 	}
 	for i, item := range pos {
 		c.PosLogQ[i], c.PosLogP[i] = f(item)
+	}
+}
+
+// itemLaw fills logQ and logP with f of each item.
+func itemLaw(items []int32, logQ, logP []float64, f func(item int32) (logQ, logP float64)) {
+	for k, item := range items {
+		logQ[k], logP[k] = f(item)
 	}
 }

@@ -1,0 +1,33 @@
+package samplers
+
+import "math/rand/v2"
+
+// uniformPerRow is KindUniformPerRow: m items drawn uniformly with replacement for each row
+// alone, each row's own positive in column 0 (the sampled softmax of Jean et al. 2015 and
+// Bengio and Senécal 2008 with a uniform proposal drawn per example; Khrylchenko et al. 2025
+// draw their uniform negatives so; Layout First with PerRow = m, C = 1+m): q = 1/M and, among a
+// row's candidates, p = 1 − (1 − 1/M)^m for every item, exactly. A step scores B·m drawn items
+// where uniform scores m.
+type uniformPerRow struct{ m int }
+
+func (s uniformPerRow) Shape() Shape { return Shape{Layout: LayoutFirst, PerRow: s.m} }
+
+func (s uniformPerRow) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
+	copy(rows, pos)
+	drawUniform(rng, d.Items, rows[len(pos):])
+}
+
+func (s uniformPerRow) Declare(d *Data, pos, rows []int32, _ Law, c *Columns) error {
+	declareEach(s.Shape(), pos, rows, c, s.uniformLaw(d))
+	return nil
+}
+
+// ItemLaw declares every item's q = 1/M and p = 1 − (1 − 1/M)^m.
+func (s uniformPerRow) ItemLaw(d *Data, items []int32, logQ, logP []float64) {
+	itemLaw(items, logQ, logP, s.uniformLaw(d))
+}
+
+// uniformLaw is the law of m uniform draws from d's corpus.
+func (s uniformPerRow) uniformLaw(d *Data) func(int32) (float64, float64) {
+	return uniform{m: s.m}.uniformLaw(d)
+}
