@@ -60,6 +60,9 @@ var gradCases = []losses.Settings{
 	{Variant: losses.VariantLogQ, Sampler: losses.SamplerMixed, Negatives: 2},
 	{Variant: losses.VariantFull},
 	{Variant: losses.VariantMSEGramian},
+	{Variant: losses.VariantPlain, Sampler: losses.SamplerUniform, Negatives: 3, PerRow: true},
+	{Variant: losses.VariantLogQ, Sampler: losses.SamplerMixed, Negatives: 2, PerRow: true},
+	{Variant: losses.VariantMSEGramian, Sampler: losses.SamplerUniform, Negatives: 2, PerRow: true},
 }
 
 // testSettings is the model of the float64 tests: small, with shared embeddings.
@@ -116,7 +119,11 @@ func TestGradientsFiniteDifferences(t *testing.T) {
 	}
 	var cases []gradCase
 	for _, ls := range gradCases {
-		cases = append(cases, gradCase{fmt.Sprintf("%s-%s", ls.Variant, ls.Sampler), testSettings, tinyDataset(), ls})
+		name := fmt.Sprintf("%s-%s", ls.Variant, ls.Sampler)
+		if ls.PerRow {
+			name += "-per-row"
+		}
+		cases = append(cases, gradCase{name, testSettings, tinyDataset(), ls})
 	}
 	denseOnly := tinyDataset()
 	denseOnly.QueryFeatures.Fields = nil

@@ -50,12 +50,18 @@ func (e *countEstimator) UnmarshalBinary(b []byte) error {
 	return nil
 }
 
-// samplerOf is the sampler of the column shape a test's loss settings name (ls.Sampler and
-// ls.Negatives, which LossColumns sets from the sampler in a run): full for the corpus variants.
+// samplerOf is the sampler of the column shape a test's loss settings name (ls.Sampler,
+// ls.Negatives and ls.PerRow, which LossColumns sets from the sampler in a run): full for the
+// corpus variants; uniform_per_row, or in_batch with it, per row.
 func samplerOf(ls losses.Settings) samplers.Settings {
+	perRow := samplers.Settings{Kind: samplers.KindUniformPerRow, Negatives: ls.Negatives}
 	switch {
 	case ls.Variant == losses.VariantFull || ls.Variant == losses.VariantLogitAdjusted:
 		return samplers.Settings{Kind: samplers.KindFull}
+	case ls.PerRow && ls.Sampler == losses.SamplerUniform:
+		return perRow
+	case ls.PerRow && ls.Sampler == losses.SamplerMixed:
+		return samplers.Settings{Kind: samplers.KindMixture, Of: []samplers.Settings{{Kind: samplers.KindInBatch}, perRow}}
 	case ls.Sampler == losses.SamplerUniform:
 		return samplers.Settings{Kind: samplers.KindUniform, Negatives: ls.Negatives}
 	case ls.Sampler == losses.SamplerMixed:

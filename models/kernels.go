@@ -241,3 +241,47 @@ func addScaledRows[T float](dst []T, s []T, stride int, x []T, d int) {
 		}
 	}
 }
+
+// ownScores sets s[i*c+k] = ⟨u_i, w_{i·m+k}⟩ for each row i of u (n×d) and its m own rows of w
+// (n·m×d): the scores of rows that draw their own items, s starting at their first column.
+func ownScores[T float](s []T, c int, u, w []T, d, m int) {
+	parallelRows(len(u)/d, m*d, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			ui := u[i*d : (i+1)*d]
+			for k := range m {
+				r := i*m + k
+				s[i*c+k] = dot(ui, w[r*d:(r+1)*d])
+			}
+		}
+	})
+}
+
+// ownGradU adds Σ_k g[i*c+k]·w_{i·m+k} to du_i: ownScores' gradient w.r.t. u.
+func ownGradU[T float](du, g []T, c int, w []T, d, m int) {
+	parallelRows(len(du)/d, m*d, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dui := du[i*d : (i+1)*d]
+			for k := range m {
+				r, gk := i*m+k, g[i*c+k]
+				for j, x := range w[r*d : (r+1)*d] {
+					dui[j] += gk * x
+				}
+			}
+		}
+	})
+}
+
+// ownGradV sets dw_{i·m+k} = g[i*c+k]·u_i: ownScores' gradient w.r.t. w.
+func ownGradV[T float](dw, g []T, c int, u []T, d, m int) {
+	parallelRows(len(u)/d, m*d, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			ui := u[i*d : (i+1)*d]
+			for k := range m {
+				r, gk := i*m+k, g[i*c+k]
+				for j, x := range ui {
+					dw[r*d+j] = gk * x
+				}
+			}
+		}
+	})
+}

@@ -18,7 +18,8 @@ import (
 //	denseOp       Y = act(X·W + b)            ∂: reluGradOp, matMulOp (dX = dZ·Wᵀ, dW = Xᵀ·dZ), colSumOp
 //	l2NormOp      Y = Z / sqrt(‖Z‖² + ε²)     ∂: l2NormGradOp
 //	scoresOp      S = U·Vᵀ (one Gemm NoTrans/Trans, no Transpose copy), or the First layout
-//	              S = [⟨u_i, v_i⟩ | U·V[B:]ᵀ]  ∂: matMulOp or firstGradOp
+//	              S = [⟨u_i, v_i⟩ | U·V[B:]ᵀ], each row's own ⟨u_i, v_own(i,k)⟩ last
+//	                                          ∂: matMulOp or scoresGradOp
 
 var (
 	tvA    = hm.TypeVariable('a')
@@ -327,21 +328,43 @@ func (op *l2NormGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 
 // scoresOp computes the raw score matrix from U (B×d) and V (rows×d). In the Diagonal and
 // Indexed layouts S = U·Vᵀ (B×rows). In the First layout V holds the B positives followed by m
-// shared negatives and S (B×(1+m)) has S[i,0] = ⟨u_i, v_i⟩ and S[i,1+j] = ⟨u_i, v_{B+j}⟩.
+// shared negatives and S (B×(1+m)) has S[i,0] = ⟨u_i, v_i⟩ and S[i,1+j] = ⟨u_i, v_{B+j}⟩. A
+// sampler drawing perRow items for each row alone (samplers.Shape.PerRow) puts them last in V,
+// B blocks of perRow, and row i scores its own block in its last perRow columns:
+// S[i, C−perRow+k] = ⟨u_i, v_{shared+i·perRow+k}⟩, shared = rows − B·perRow.
 type scoresOp[T float] struct {
 	opCommon
 	outBuf[T]
 	first    bool
+	perRow   int
 	constant int // the trailing rows of V held constant: their gradient is zero (Diagonal only)
 }
 
 func (op *scoresOp[T]) Arity() int    { return 2 }
 func (op *scoresOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix, matrix) }
 func (op *scoresOp[T]) String() string {
-	return fmt.Sprintf("Scores{first=%t,constant=%d}", op.first, op.constant)
+	return fmt.Sprintf("Scores{first=%t,perRow=%d,constant=%d}", op.first, op.perRow, op.constant)
 }
 func (op *scoresOp[T]) Hashcode() uint32      { return hashcode(op) }
 func (op *scoresOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+
+// cols returns the number of score columns for b rows of U and rows of V, and the number of
+// item rows every row scores (shared).
+func (op *scoresOp[T]) cols(b, rows int) (c, shared int, err error) {
+	shared = rows - b*op.perRow
+	lead := 0 // the item rows before the shared columns: the First layout's positives
+	if op.first {
+		lead = b
+	}
+	if shared < lead {
+		return 0, 0, fmt.Errorf("%v: V has %d rows, fewer than the %d positives and %d own rows of %d rows of U", op, rows, lead, b*op.perRow, b)
+	}
+	c = shared + op.perRow
+	if op.first {
+		c = 1 + shared - b + op.perRow
+	}
+	return c, shared, nil
+}
 
 func (op *scoresOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	b, d, err := shape2(in[0])
@@ -355,28 +378,31 @@ func (op *scoresOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error)
 	if d != d2 {
 		return nil, fmt.Errorf("%v: U has %d columns, V %d", op, d, d2)
 	}
-	if op.first {
-		if rows < b {
-			return nil, fmt.Errorf("%v: V has %d rows, fewer than the %d positives", op, rows, b)
-		}
-		return tensor.Shape{b, 1 + rows - b}, nil
+	c, _, err := op.cols(b, rows)
+	if err != nil {
+		return nil, err
 	}
-	return tensor.Shape{b, rows}, nil
+	return tensor.Shape{b, c}, nil
 }
 
 func (op *scoresOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	b, d := valShape2(in[0])
 	rows, _ := valShape2(in[1])
 	u, v := data[T](in[0]), data[T](in[1])
-	if !op.first {
-		t, s := op.get(b, rows)
-		gemm(false, true, b, rows, d, 1, u, d, v, d, 0, s, rows)
-		return t, nil
+	c, shared, err := op.cols(b, rows)
+	if err != nil {
+		return nil, err
 	}
-	c := 1 + rows - b
 	t, s := op.get(b, c)
-	rowDot(s, c, u, v[:b*d], d)
-	gemm(false, true, b, c-1, d, 1, u, d, v[b*d:], d, 0, s[1:], c)
+	if op.first {
+		rowDot(s, c, u, v[:b*d], d)
+		gemm(false, true, b, shared-b, d, 1, u, d, v[b*d:shared*d], d, 0, s[1:], c)
+	} else {
+		gemm(false, true, b, shared, d, 1, u, d, v[:shared*d], d, 0, s, c)
+	}
+	if op.perRow > 0 {
+		ownScores(s[c-op.perRow:], c, u, v[shared*d:], d, op.perRow)
+	}
 	return t, nil
 }
 
@@ -385,10 +411,10 @@ func (op *scoresOp[T]) DiffWRT(int) []bool { return []bool{true, true} }
 func (op *scoresOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 	var du, dv *gorgonia.Node
 	var err error
-	if op.first {
-		du, err = gorgonia.ApplyOp(&firstGradOp[T]{wrtV: false}, grad, in[0], in[1])
+	if op.first || op.perRow > 0 {
+		du, err = gorgonia.ApplyOp(&scoresGradOp[T]{wrtV: false, scores: op}, grad, in[0], in[1])
 		if err == nil {
-			dv, err = gorgonia.ApplyOp(&firstGradOp[T]{wrtV: true}, grad, in[0], in[1])
+			dv, err = gorgonia.ApplyOp(&scoresGradOp[T]{wrtV: true, scores: op}, grad, in[0], in[1])
 		}
 	} else {
 		du, err = gorgonia.ApplyOp(&matMulOp[T]{name: "scores.dU"}, grad, in[1])
@@ -399,40 +425,65 @@ func (op *scoresOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (
 	return gorgonia.Nodes{du, dv}, err
 }
 
-// firstGradOp computes, from (G, U, V), the gradient of the First-layout scores w.r.t. U
-// (dU = G[:,0]⊙V[:B] + G[:,1:]·V[B:]) or w.r.t. V (dV[:B] = G[:,0]⊙U, dV[B:] = G[:,1:]ᵀ·U).
-type firstGradOp[T float] struct {
+// scoresGradOp computes, from (G, U, V), the gradient of scoresOp's scores w.r.t. U or V where
+// they are not one product (the First layout, and rows with their own columns): with shared
+// columns G_s (the First layout's after column 0) over the shared item rows V_s,
+// dU = G_s·V_s (+ G[:,0]⊙V[:B] under First) + Σ_k G[i, own k]·v_{own(i,k)}, and dV_s = G_sᵀ·U
+// (dV[:B] = G[:,0]⊙U under First), dv_{own(i,k)} = G[i, own k]·u_i.
+type scoresGradOp[T float] struct {
 	opCommon
 	outBuf[T]
-	wrtV bool
+	wrtV   bool
+	scores *scoresOp[T]
 }
 
-func (op *firstGradOp[T]) Arity() int            { return 3 }
-func (op *firstGradOp[T]) Type() hm.Type         { return hm.NewFnType(matrix, matrix, matrix, matrix) }
-func (op *firstGradOp[T]) String() string        { return fmt.Sprintf("FirstScoresGrad{wrtV=%t}", op.wrtV) }
-func (op *firstGradOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *firstGradOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+func (op *scoresGradOp[T]) Arity() int    { return 3 }
+func (op *scoresGradOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix, matrix, matrix) }
+func (op *scoresGradOp[T]) String() string {
+	return fmt.Sprintf("ScoresGrad{wrtV=%t,%v}", op.wrtV, op.scores)
+}
+func (op *scoresGradOp[T]) Hashcode() uint32      { return hashcode(op) }
+func (op *scoresGradOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
 
-func (op *firstGradOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+func (op *scoresGradOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	if op.wrtV {
 		return in[2].(tensor.Shape).Clone(), nil
 	}
 	return in[1].(tensor.Shape).Clone(), nil
 }
 
-func (op *firstGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+func (op *scoresGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	b, c := valShape2(in[0])
 	_, d := valShape2(in[1])
 	rows, _ := valShape2(in[2])
 	g, u, v := data[T](in[0]), data[T](in[1]), data[T](in[2])
+	first, perRow := op.scores.first, op.scores.perRow
+	shared := rows - b*perRow
+	gs, vs, ns := g, v[:shared*d], shared // the shared columns of G, their item rows, their number
+	if first {
+		gs, vs, ns = g[1:], v[b*d:shared*d], shared-b
+	}
+	gOwn := g[c-perRow:]
 	if op.wrtV {
 		t, dv := op.get(rows, d)
-		scaleRows(dv[:b*d], g, c, u, d)
-		gemm(true, false, c-1, d, b, 1, g[1:], c, u, d, 0, dv[b*d:], d)
+		dvs := dv[:shared*d]
+		if first {
+			scaleRows(dv[:b*d], g, c, u, d)
+			dvs = dv[b*d : shared*d]
+		}
+		gemm(true, false, ns, d, b, 1, gs, c, u, d, 0, dvs, d)
+		if perRow > 0 {
+			ownGradV(dv[shared*d:], gOwn, c, u, d, perRow)
+		}
 		return t, nil
 	}
 	t, du := op.get(b, d)
-	gemm(false, false, b, d, c-1, 1, g[1:], c, v[b*d:], d, 0, du, d)
-	addScaledRows(du, g, c, v[:b*d], d)
+	gemm(false, false, b, d, ns, 1, gs, c, vs, d, 0, du, d)
+	if first {
+		addScaledRows(du, g, c, v[:b*d], d)
+	}
+	if perRow > 0 {
+		ownGradU(du, gOwn, c, v[shared*d:], d, perRow)
+	}
 	return t, nil
 }

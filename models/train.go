@@ -290,8 +290,14 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	if want := layouts[tr.shape.Layout]; loss.Layout() != want {
 		return nil, fmt.Errorf("models: the loss has layout %v, the sampler %v", loss.Layout(), want)
 	}
-	if tr.shape.Memory > 0 && tr.shape.Layout != samplers.LayoutDiagonal {
-		return nil, errors.New("models: a sampler's memory rows need Layout Diagonal")
+	if perRow := tr.shape.PerRow > 0; ls.PerRow != perRow {
+		return nil, fmt.Errorf("models: the loss has per-row columns %t, the sampler %t (models.LossColumns)", ls.PerRow, perRow)
+	}
+	if tr.shape.Memory > 0 && (tr.shape.Layout != samplers.LayoutDiagonal || tr.shape.PerRow > 0) {
+		return nil, errors.New("models: a sampler's memory rows need Layout Diagonal without rows of each row's own")
+	}
+	if tr.shape.PerRow > 0 && tr.shape.Layout == samplers.LayoutCorpus {
+		return nil, errors.New("models: Layout Corpus has no rows of each row's own")
 	}
 	if tr.shape.PositiveLaw && est == nil {
 		return nil, errors.New("models: the sampler needs an estimator of p̂")
@@ -316,7 +322,7 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	}
 
 	b := tr.b
-	itemRows, cols := tr.shape.Rows(b, ds.Items), tr.shape.Cols(b, ds.Items)
+	itemRows, cols := tr.shape.Rows(b, ds.Items), tr.shape.Entries(b, ds.Items)
 	tr.pos = make([]int32, b)
 	tr.ids = [2][]int32{make([]int32, b), make([]int32, itemRows)}
 	tr.keys = make([]uint64, itemRows)
@@ -346,26 +352,27 @@ var layouts = [...]losses.Layout{
 // layout is the loss layout of the sampler's columns.
 func (tr *trainer[T]) layout() losses.Layout { return layouts[tr.shape.Layout] }
 
-// LossColumns sets the loss's column shape (ls.Sampler and ls.Negatives, which are no config keys)
-// from the sampler's shape sh at batch size batch: in_batch for Layout Diagonal without extra
-// rows, mixed with them (drawn or memory),
-// uniform for Layout First and none for Layout Corpus, which only the corpus variants (full,
-// logit_adjusted) score and which they require.
+// LossColumns sets the loss's column shape (ls.Sampler, ls.Negatives and ls.PerRow, which are no
+// config keys) from the sampler's shape sh at batch size batch: in_batch for Layout Diagonal
+// without extra columns, mixed with them (drawn, memory or each row's own), uniform for Layout
+// First and none for Layout Corpus, which only the corpus variants (full, logit_adjusted) score
+// and which they require; PerRow when the sampler draws for each row alone.
 func LossColumns(ls *losses.Settings, sh samplers.Shape, batch int) error {
 	corpus := ls.Variant == losses.VariantFull || ls.Variant == losses.VariantLogitAdjusted
 	if corpus != (sh.Layout == samplers.LayoutCorpus) {
 		return fmt.Errorf("kind: loss variant %q scores the whole corpus only with sampler full, and sampler full only with variants full and logit_adjusted", ls.Variant)
 	}
-	ls.Sampler, ls.Negatives = "", 0
+	ls.Sampler, ls.Negatives, ls.PerRow = "", 0, false
 	switch {
 	case corpus:
 	case sh.Layout == samplers.LayoutFirst:
-		ls.Sampler, ls.Negatives = losses.SamplerUniform, sh.Extra
-	case sh.Rows(batch, 0) > batch:
-		ls.Sampler, ls.Negatives = losses.SamplerMixed, sh.Rows(batch, 0)-batch
+		ls.Sampler, ls.Negatives = losses.SamplerUniform, sh.Cols(batch, 0)-1
+	case sh.Cols(batch, 0) > batch:
+		ls.Sampler, ls.Negatives = losses.SamplerMixed, sh.Cols(batch, 0)-batch
 	default:
 		ls.Sampler = losses.SamplerInBatch
 	}
+	ls.PerRow = sh.PerRow > 0
 	return nil
 }
 
@@ -401,7 +408,7 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 		}
 	}
 	scores, err := gorgonia.ApplyOp(&scoresOp[T]{first: tr.shape.Layout == samplers.LayoutFirst,
-		constant: tr.shape.Constant(tr.b)}, outs[sideQuery], outs[sideItem])
+		perRow: tr.shape.PerRow, constant: tr.shape.Constant(tr.b)}, outs[sideQuery], outs[sideItem])
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/models"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // checkSteps refuses a training length whose step count, or count of training examples (steps ×
@@ -80,6 +81,14 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 	if loss.Layout() == losses.Indexed {
 		cols = float64(ds.Items)
 	}
+	itemRows := cols // the item tower's rows of a training step
+	if loss.Settings().PerRow {
+		smp, err := samplers.New(cfg.Sampler)
+		if err != nil {
+			return nil, err
+		}
+		itemRows = float64(smp.Shape().Rows(ts.BatchSize, ds.Items))
+	}
 	dim := float64(ms.Hidden[len(ms.Hidden)-1])
 
 	var rows, weights, width float64 // embedding rows; MLP weights; activation width per input row
@@ -116,7 +125,7 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 		{"model.embedding_dim", fmt.Sprintf("%s state of the embedding tables", ts.Optimizer), tables * slots * elem, phaseTrain},
 		{"model.hidden", "tower weights", weights * elem, phaseBoth},
 		{"model.hidden", "tower gradients and optimiser state", weights * (1 + slots) * elem, phaseTrain},
-		{"model.hidden", "activations of a training step", 3 * (b + cols) * width * elem, phaseTrain},
+		{"model.hidden", "activations of a training step", 3 * (b + itemRows) * width * elem, phaseTrain},
 		{"model.hidden", "activations of the item tower at evaluation", math.Min(float64(ds.Items), inferenceChunk) * width * elem, phaseEval},
 		{"train.batch_size", "score matrix of a training step", 3 * b * cols * elem, phaseTrain},
 		{"model.hidden", "embeddings at evaluation (the items' twice: as computed and packed for scoring)", (2*float64(ds.Items) + float64(len(ds.Test))) * dim * elem, phaseEval},

@@ -1,0 +1,86 @@
+package models
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/samplers"
+)
+
+// TestScoresLayouts: for every column shape of a sampler (shared columns, memory-free Diagonal
+// and First, with and without items drawn per row), the score op's S[i,j] is ⟨u_i, v_r⟩ for the
+// item row r = samplers.Shape.Row(i, j, B) that the sampler put there, and the gradients of
+// L = Σ_ij G_ij·S_ij are dU_i = Σ_j G_ij·v_Row(i,j) and dV_r = Σ_{(i,j): Row(i,j) = r} G_ij·u_i,
+// computed here entry by entry from that definition.
+func TestScoresLayouts(t *testing.T) {
+	const b, d = 3, 4
+	for _, sh := range []samplers.Shape{
+		{Layout: samplers.LayoutDiagonal}, {Layout: samplers.LayoutDiagonal, Extra: 2},
+		{Layout: samplers.LayoutDiagonal, Extra: 1, PerRow: 2}, {Layout: samplers.LayoutDiagonal, PerRow: 3},
+		{Layout: samplers.LayoutFirst, Extra: 2}, {Layout: samplers.LayoutFirst, PerRow: 3},
+		{Layout: samplers.LayoutFirst, Extra: 2, PerRow: 3},
+	} {
+		t.Run(fmt.Sprintf("%+v", sh), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			rows, c := sh.Rows(b, 0), sh.Cols(b, 0)
+			randn := func(n int) []float64 {
+				x := make([]float64, n)
+				for k := range x {
+					x[k] = rng.NormFloat64()
+				}
+				return x
+			}
+			u, v, gw := randn(b*d), randn(rows*d), randn(b*c)
+			g := gorgonia.NewGraph()
+			un := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(b, d), gorgonia.WithName("U"),
+				gorgonia.WithValue(tensor.New(tensor.WithShape(b, d), tensor.WithBacking(u))))
+			vn := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(rows, d), gorgonia.WithName("V"),
+				gorgonia.WithValue(tensor.New(tensor.WithShape(rows, d), tensor.WithBacking(v))))
+			gn := gorgonia.NewConstant(tensor.New(tensor.WithShape(b, c), tensor.WithBacking(gw)), gorgonia.WithName("G"))
+			s := gorgonia.Must(gorgonia.ApplyOp(&scoresOp[float64]{first: sh.Layout == samplers.LayoutFirst, perRow: sh.PerRow}, un, vn))
+			loss := gorgonia.Must(gorgonia.Sum(gorgonia.Must(gorgonia.HadamardProd(s, gn))))
+			grads, err := gorgonia.Grad(loss, un, vn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vm := gorgonia.NewTapeMachine(g)
+			defer vm.Close()
+			if err := vm.RunAll(); err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Shape(); got[0] != b || got[1] != c {
+				t.Fatalf("scores of shape %v, want %d×%d", got, b, c)
+			}
+			row := func(x []float64, r int) []float64 { return x[r*d : (r+1)*d] }
+			sv, du, dv := data[float64](s.Value()), data[float64](grads[0].Value()), data[float64](grads[1].Value())
+			wantDU, wantDV := make([]float64, b*d), make([]float64, rows*d)
+			for i := range b {
+				for j := range c {
+					r, gij := sh.Row(i, j, b), gw[i*c+j]
+					if want := dot(row(u, i), row(v, r)); math.Abs(sv[i*c+j]-want) > 1e-12 {
+						t.Errorf("S[%d,%d] = %v, want ⟨u_%d, v_%d⟩ = %v", i, j, sv[i*c+j], i, r, want)
+					}
+					for k := range d {
+						wantDU[i*d+k] += gij * v[r*d+k]
+						wantDV[r*d+k] += gij * u[i*d+k]
+					}
+				}
+			}
+			for k := range wantDU {
+				if math.Abs(du[k]-wantDU[k]) > 1e-12 {
+					t.Fatalf("dU[%d] = %v, want %v", k, du[k], wantDU[k])
+				}
+			}
+			for k := range wantDV {
+				if math.Abs(dv[k]-wantDV[k]) > 1e-12 {
+					t.Fatalf("dV[%d] = %v, want %v", k, dv[k], wantDV[k])
+				}
+			}
+		})
+	}
+}
