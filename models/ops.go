@@ -20,6 +20,8 @@ import (
 //	scoresOp      S = U·Vᵀ (one Gemm NoTrans/Trans, no Transpose copy), or the First layout
 //	              S = [⟨u_i, v_i⟩ | U·V[B:]ᵀ], each row's own ⟨u_i, v_own(i,k)⟩ last
 //	                                          ∂: matMulOp or scoresGradOp
+//	rowsOp        V = Y[idx] (the item rows from the distinct items' tower rows)
+//	                                          ∂: scatterRowsOp
 
 var (
 	tvA    = hm.TypeVariable('a')
@@ -484,6 +486,81 @@ func (op *scoresGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	}
 	if perRow > 0 {
 		ownGradU(du, gOwn, c, v[shared*d:], d, perRow)
+	}
+	return t, nil
+}
+
+// ---- rowsOp ----
+
+// rowsOp gathers rows: Y (len(idx)×d) has row r = X[idx[r]]. idx is read at every execution (the
+// trainer rewrites it at each step, with the same length).
+type rowsOp[T float] struct {
+	opCommon
+	outBuf[T]
+	idx *[]int32
+}
+
+func (op *rowsOp[T]) Arity() int            { return 1 }
+func (op *rowsOp[T]) Type() hm.Type         { return hm.NewFnType(matrix, matrix) }
+func (op *rowsOp[T]) String() string        { return fmt.Sprintf("Rows{%p}", op.idx) }
+func (op *rowsOp[T]) Hashcode() uint32      { return hashcode(op) }
+func (op *rowsOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+
+func (op *rowsOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	_, d, err := shape2(in[0])
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Shape{len(*op.idx), d}, nil
+}
+
+func (op *rowsOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+	n, d := valShape2(in[0])
+	x, idx := data[T](in[0]), *op.idx
+	t, y := op.get(len(idx), d)
+	for r, i := range idx {
+		if int(i) >= n || i < 0 {
+			return nil, fmt.Errorf("%v: row %d of %d", op, i, n)
+		}
+		copy(y[r*d:(r+1)*d], x[int(i)*d:int(i+1)*d])
+	}
+	return t, nil
+}
+
+func (op *rowsOp[T]) DiffWRT(int) []bool { return []bool{true} }
+
+func (op *rowsOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	dx, err := gorgonia.ApplyOp(&scatterRowsOp[T]{idx: op.idx}, grad, in[0])
+	return gorgonia.Nodes{dx}, err
+}
+
+// scatterRowsOp is rowsOp's gradient: from (G, X), dX (X's shape) with dX[i] = Σ_{r: idx[r] = i} G[r].
+type scatterRowsOp[T float] struct {
+	opCommon
+	outBuf[T]
+	idx *[]int32
+}
+
+func (op *scatterRowsOp[T]) Arity() int            { return 2 }
+func (op *scatterRowsOp[T]) Type() hm.Type         { return hm.NewFnType(matrix, matrix, matrix) }
+func (op *scatterRowsOp[T]) String() string        { return fmt.Sprintf("ScatterRows{%p}", op.idx) }
+func (op *scatterRowsOp[T]) Hashcode() uint32      { return hashcode(op) }
+func (op *scatterRowsOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+
+func (op *scatterRowsOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	return in[1].(tensor.Shape).Clone(), nil
+}
+
+func (op *scatterRowsOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+	n, d := valShape2(in[1])
+	g := data[T](in[0])
+	t, dx := op.get(n, d)
+	clear(dx)
+	for r, i := range *op.idx {
+		dst := dx[int(i)*d : int(i+1)*d]
+		for j, v := range g[r*d : (r+1)*d] {
+			dst[j] += v
+		}
 	}
 	return t, nil
 }

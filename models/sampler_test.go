@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -145,6 +146,89 @@ func TestMemoryPassesNoGradient(t *testing.T) {
 		changed := !slices.Equal(before[item], row(item))
 		if memoryOnly := item < 4; changed == memoryOnly {
 			t.Errorf("item %d (memory only: %t): row changed %t", item, memoryOnly, changed)
+		}
+	}
+}
+
+// fixedPerRow is a test sampler with 3 items of each row's own, the same whatever the corpus
+// size: row i draws items i, i+1 and i+2 modulo 5, declared with q = 1/5.
+type fixedPerRow struct{}
+
+func (fixedPerRow) Shape() samplers.Shape {
+	return samplers.Shape{Layout: samplers.LayoutFirst, PerRow: 3}
+}
+func (fixedPerRow) Draw(_ *rand.Rand, _ *samplers.Data, pos, rows []int32) {
+	copy(rows, pos)
+	for i := range pos {
+		for k := range 3 {
+			rows[len(pos)+3*i+k] = int32((i + k) % 5)
+		}
+	}
+}
+func (fixedPerRow) Declare(_ *samplers.Data, pos, rows []int32, _ samplers.Law, c *samplers.Columns) error {
+	lq := math.Log(0.2)
+	for k := range c.Items {
+		c.Items[k], c.LogQ[k], c.LogP[k] = -1, lq, lq
+		if i, j := k/4, k%4; j > 0 {
+			c.Items[k] = int64(rows[len(pos)+3*i+j-1])
+		}
+	}
+	for i := range pos {
+		c.PosLogQ[i], c.PosLogP[i] = lq, lq
+	}
+	return nil
+}
+
+// TestDistinctItemRows: a step that draws more item rows (4 positives + 4·3 own) than the corpus
+// has items (5) runs the item tower once per distinct item; the same step on a corpus of 30 items
+// (the extra ones never drawn) runs it once per item row. The two give the same loss and the same
+// parameters after the step, to float64 rounding.
+func TestDistinctItemRows(t *testing.T) {
+	small := tinyDataset()
+	large := tinyDataset()
+	for e := 5; e < 30; e++ { // items that no step draws, with features of their own
+		f := &large.ItemFeatures.Fields[0]
+		f.IDs = append(f.IDs, int32(e%7))
+		f.Offsets = append(f.Offsets, int32(len(f.IDs)))
+		c := &large.ItemFeatures.Fields[1]
+		c.Offsets = append(c.Offsets, int32(len(c.IDs)))
+		large.ItemFeatures.Dense = append(large.ItemFeatures.Dense, 0)
+	}
+	large.Items = 30
+	ls := losses.Settings{Variant: losses.VariantPlain}
+	if err := LossColumns(&ls, fixedPerRow{}.Shape(), 4); err != nil {
+		t.Fatal(err)
+	}
+	ts := TrainSettings{BatchSize: 4, Steps: 1}
+	if err := ts.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	var lossOf [2]float64
+	var params [2][]float64
+	for k, ds := range []*datasets.Dataset{small, large} {
+		m := must(New(testSettings, ds, tensor.Float64, 1))
+		tr := must(newTrainer[float64](m, ds, newCountEstimator(ds, 4), must(losses.New(ls, tensor.Float64)), fixedPerRow{}, ts, 1, towerFused))
+		if tr.distinct != (k == 0) {
+			t.Fatalf("corpus of %d items: distinct item rows %t", ds.Items, tr.distinct)
+		}
+		l, err := tr.step(1, ds.Train[:4])
+		if err != nil {
+			t.Fatal(err)
+		}
+		lossOf[k] = l
+		for _, p := range m.params() {
+			params[k] = append(params[k], values[float64](p)...)
+		}
+	}
+	if math.Abs(lossOf[0]-lossOf[1]) > 1e-12*math.Abs(lossOf[1]) {
+		t.Errorf("loss %v with distinct item rows, %v without", lossOf[0], lossOf[1])
+	}
+	if len(params[0]) != len(params[1]) {
+		t.Fatalf("%d and %d parameters", len(params[0]), len(params[1]))
+	}
+	for k := range params[0] {
+		if math.Abs(params[0][k]-params[1][k]) > 1e-12 {
+			t.Fatalf("parameter %d after the step: %v with distinct item rows, %v without", k, params[0][k], params[1][k])
 		}
 	}
 }

@@ -258,8 +258,16 @@ type trainer[T float] struct {
 	negSrc   *rand.PCG // negRNG's source, whose state checkpoints save
 
 	vm        gorgonia.VM
-	x         [2][]T            // tower inputs: the backing arrays of the graph's input nodes
-	ids       [2][]int32        // entity of each tower input row
+	x         [2][]T     // tower inputs: the backing arrays of the graph's input nodes
+	ids       [2][]int32 // entity of each query row and item row of the step
+	// towerIDs is the entity of each tower input row: ids, except that with distinct the item
+	// tower runs once per distinct item of the step (the first nDistinct rows; the rest repeat
+	// the first and are never read) and rowOf maps each item row to its tower row.
+	towerIDs  [2][]int32
+	distinct  bool
+	nDistinct int
+	rowOf     []int32
+	slot      []int32 // per item: its tower row while the step's distinct items are listed, else −1
 	dx        [2]*gorgonia.Node // gradient w.r.t. the tower inputs (nil for a side without fields)
 	outs      [2]*gorgonia.Node // the towers' normalised outputs
 	dense     []*param
@@ -325,6 +333,18 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	itemRows, cols := tr.shape.Rows(b, ds.Items), tr.shape.Entries(b, ds.Items)
 	tr.pos = make([]int32, b)
 	tr.ids = [2][]int32{make([]int32, b), make([]int32, itemRows)}
+	tr.towerIDs = tr.ids
+	// A step that draws more item rows than the corpus has items (each row's own draws over a
+	// small corpus) repeats items: the item tower then runs once per distinct item, at most M
+	// rows. Memory rows are held constant and keep their own tower rows.
+	if tr.distinct = itemRows > ds.Items && tr.shape.Memory == 0 && tr.shape.Layout != samplers.LayoutCorpus; tr.distinct {
+		tr.towerIDs[sideItem] = make([]int32, ds.Items)
+		tr.rowOf = make([]int32, itemRows)
+		tr.slot = make([]int32, ds.Items)
+		for k := range tr.slot {
+			tr.slot[k] = -1
+		}
+	}
 	tr.keys = make([]uint64, itemRows)
 	tr.st = losses.Step{
 		Layout:  tr.layout(),
@@ -393,7 +413,7 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 	var wrt gorgonia.Nodes
 	var inputs [2]*gorgonia.Node
 	for side, t := range m.towers {
-		rows := len(tr.ids[side])
+		rows := len(tr.towerIDs[side])
 		tn, err := fwd[T](m, t, g, rows, tr.impl, len(t.fields) > 0)
 		if err != nil {
 			return err
@@ -407,8 +427,15 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 			inputs[side] = tn.x
 		}
 	}
+	items := outs[sideItem]
+	if tr.distinct {
+		var err error
+		if items, err = gorgonia.ApplyOp(&rowsOp[T]{idx: &tr.rowOf}, items); err != nil {
+			return err
+		}
+	}
 	scores, err := gorgonia.ApplyOp(&scoresOp[T]{first: tr.shape.Layout == samplers.LayoutFirst,
-		perRow: tr.shape.PerRow, constant: tr.shape.Constant(tr.b)}, outs[sideQuery], outs[sideItem])
+		perRow: tr.shape.PerRow, constant: tr.shape.Constant(tr.b)}, outs[sideQuery], items)
 	if err != nil {
 		return err
 	}
@@ -465,16 +492,40 @@ func (tr *trainer[T]) forwardBackward(t int64, batch []datasets.Interaction) (fl
 		tr.pos[i] = it.Item
 	}
 	tr.smp.Draw(tr.negRNG, &tr.data, tr.pos, tr.ids[sideItem])
+	if tr.distinct {
+		tr.listDistinct()
+	}
 	if err := tr.fillStep(t, batch); err != nil {
 		return 0, err
 	}
 	return tr.run()
 }
 
+// listDistinct lists the step's distinct items in towerIDs (first occurrence first) and maps each
+// item row to its tower row.
+func (tr *trainer[T]) listDistinct() {
+	u, n := tr.towerIDs[sideItem], 0
+	for r, id := range tr.ids[sideItem] {
+		if tr.slot[id] < 0 {
+			tr.slot[id] = int32(n)
+			u[n] = id
+			n++
+		}
+		tr.rowOf[r] = tr.slot[id]
+	}
+	for _, id := range u[:n] {
+		tr.slot[id] = -1
+	}
+	for k := n; k < len(u); k++ {
+		u[k] = u[0]
+	}
+	tr.nDistinct = n
+}
+
 // run gathers the tower inputs and runs the graph; it returns the loss.
 func (tr *trainer[T]) run() (float64, error) {
 	for side, t := range tr.m.towers {
-		gather(tr.m, t, tr.ids[side], tr.x[side])
+		gather(tr.m, t, tr.towerIDs[side], tr.x[side])
 	}
 	defer tr.vm.Reset()
 	if err := tr.vm.RunAll(); err != nil {
@@ -632,8 +683,12 @@ func (tr *trainer[T]) gradients() float64 {
 			dx[side] = data[T](n.Value())
 		}
 	}
-	live := tr.ids
-	live[sideItem] = live[sideItem][:len(live[sideItem])-tr.shape.Constant(tr.b)] // no gradient reaches the constant rows
+	live := tr.towerIDs
+	n := len(live[sideItem]) - tr.shape.Constant(tr.b) // no gradient reaches the constant rows
+	if tr.distinct {
+		n = tr.nDistinct // nor the repeated rows past the distinct items
+	}
+	live[sideItem] = live[sideItem][:n]
 	scatter(tr.m, live, dx, tr.grads)
 	var ss float64
 	for _, g := range tr.denseGrad {
