@@ -257,9 +257,9 @@ type trainer[T float] struct {
 	negRNG   *rand.Rand
 	negSrc   *rand.PCG // negRNG's source, whose state checkpoints save
 
-	vm        gorgonia.VM
-	x         [2][]T     // tower inputs: the backing arrays of the graph's input nodes
-	ids       [2][]int32 // entity of each query row and item row of the step
+	vm  gorgonia.VM
+	x   [2][]T     // tower inputs: the backing arrays of the graph's input nodes
+	ids [2][]int32 // entity of each query row and item row of the step
 	// towerIDs is the entity of each tower input row: ids, except that with distinct the item
 	// tower runs once per distinct item of the step (the first nDistinct rows; the rest repeat
 	// the first and are never read) and rowOf maps each item row to its tower row.
@@ -267,7 +267,7 @@ type trainer[T float] struct {
 	distinct  bool
 	nDistinct int
 	rowOf     []int32
-	slot      []int32 // per item: its tower row while the step's distinct items are listed, else −1
+	slot      []int32           // per item: its tower row while the step's distinct items are listed, else −1
 	dx        [2]*gorgonia.Node // gradient w.r.t. the tower inputs (nil for a side without fields)
 	outs      [2]*gorgonia.Node // the towers' normalised outputs
 	dense     []*param

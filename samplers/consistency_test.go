@@ -173,14 +173,15 @@ func correctedGrad(acc, f []float64, c Columns, pc int, pos int64, posLogQ float
 	acc[pos] -= oneMinusP
 }
 
-// TestConsistency measures, for every built-in sampler that draws and every logq form, the bias
-// of the corrected sampled softmax's gradient against the full softmax's as the candidates grow
-// (×16), on 60 items with counts ∝ 1/rank (B·q up to 9 for the head at the largest batch) and
-// scores correlated with popularity, and likewise for Khrylchenko et al.'s logq_corrected. It
-// asserts that the consistent ones (expected_count, dedupe and logq_corrected under every
-// sampler; inclusion under uniform, whose Q is the same for every item and cancels) end below a
-// third of where they started, and that inclusion under the samplers whose
-// head fills several columns while p saturates (in_batch, mixed, popularity) does not converge
+// TestConsistency measures, for the built-in samplers that draw (and in_batch with uniform draws
+// per row) and every logq form, the bias of the corrected sampled softmax's gradient against the
+// full softmax's as the candidates grow (×16), on 60 items with counts ∝ 1/rank (B·q up to 9 for
+// the head at the largest batch) and scores correlated with popularity, and likewise for
+// Khrylchenko et al.'s logq_corrected. It asserts that the consistent ones (expected_count, dedupe
+// and logq_corrected under every sampler; inclusion under uniform and uniform_per_row, whose Q is
+// the same for every item and cancels) end below a third of where they started, and that
+// inclusion under the samplers whose head fills several columns while p saturates (in_batch,
+// mixed, popularity, in_batch + uniform_per_row) does not converge
 // (its bias at the largest size stays above 0.1). The table is logged (go test -v) and quoted in
 // docs/samplers.md.
 func TestConsistency(t *testing.T) {

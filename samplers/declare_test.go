@@ -16,10 +16,7 @@ func declareStep(smp Sampler, d *Data, pos []int32, seed uint64) ([]int32, Colum
 	sh := smp.Shape()
 	b := len(pos)
 	rows := make([]int32, sh.Rows(b, d.Items))
-	c := newColumns(sh.Cols(b, d.Items), b, &Columns{})
-	if sh.Layout == LayoutCorpus {
-		c.PosCol = make([]int, b)
-	}
+	c := newColumnsFor(sh, b, d.Items)
 	smp.Draw(rand.New(rand.NewPCG(seed, 1)), d, pos, rows)
 	var law Law
 	if sh.PositiveLaw {
@@ -33,15 +30,18 @@ func declareStep(smp Sampler, d *Data, pos []int32, seed uint64) ([]int32, Colum
 
 // TestDeclareUnigram: declare = "unigram" draws what the sampler draws and declares, for every
 // column and positive, q = count/N (an item without training interactions as if it had one) and
-// p = 1 − (1 − q)^(C−1); for in_batch, whose own law is count/N, the declared q is its own.
+// p = 1 − (1 − q)^(C−1), per row and column for a sampler that draws per row; for in_batch, whose
+// own law is count/N, the declared q is its own.
 func TestDeclareUnigram(t *testing.T) {
 	d := auditData(4)
 	d.Counts[19] = 0 // an item without training interactions
 	d.N -= 3
 	pos := []int32{0, 3, 3, 7}
 	for _, s := range []Settings{{Kind: KindInBatch}, {Kind: KindUniform, Negatives: 40}, {Kind: KindMixed, Negatives: 40},
-		{Kind: KindMixture, Of: []Settings{{Kind: KindInBatchUnique, Negatives: 3}, {Kind: KindUniform, Negatives: 40}}}, {Kind: KindFull}} {
-		t.Run(string(s.Kind), func(t *testing.T) {
+		{Kind: KindMixture, Of: []Settings{{Kind: KindInBatchUnique, Negatives: 3}, {Kind: KindUniform, Negatives: 40}}}, {Kind: KindFull},
+		{Kind: KindUniformPerRow, Negatives: 6},
+		{Kind: KindMixture, Of: []Settings{{Kind: KindInBatchUnique, Negatives: 2}, {Kind: KindUniformPerRow, Negatives: 6}}}} {
+		t.Run(settingsName(s), func(t *testing.T) {
 			own := must(New(s))
 			s.Declare = DeclareUnigram
 			uni := must(New(s))
@@ -50,14 +50,15 @@ func TestDeclareUnigram(t *testing.T) {
 			if !slices.Equal(rows, ownRows) || !slices.Equal(c.Items, ownCols.Items) {
 				t.Fatalf("unigram drew rows %v items %v, the sampler %v %v", rows, c.Items, ownRows, ownCols.Items)
 			}
-			n := len(c.Items) - 1
+			cols := own.Shape().Cols(len(pos), d.Items)
+			n := cols - 1
 			want := func(item int64) (float64, float64) {
 				q := float64(max(d.Counts[item], 1)) / float64(d.N)
 				return math.Log(q), math.Log(prob.Inclusion(q, n))
 			}
 			for j, item := range c.Items {
-				if item < 0 {
-					item = int64(pos[0])
+				if item < 0 { // column 0: the row's positive (the first row's, for shared columns)
+					item = int64(pos[j/cols])
 				}
 				if q, p := want(item); c.LogQ[j] != q || c.LogP[j] != p {
 					t.Errorf("column %d (item %d): log q %v, log p %v; want %v, %v", j, item, c.LogQ[j], c.LogP[j], q, p)

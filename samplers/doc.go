@@ -5,7 +5,9 @@
 // wherever the sampler's law gives one, and flagged as estimates (Columns.Estimated) where they
 // come from an estimator (Yi et al. 2019's streaming p̂). docs/samplers.md derives each built-in
 // sampler's q, p and expected count; the package's audit tests check them against what the
-// sampler draws.
+// sampler draws. A sampler may draw items for each row alone (Shape.PerRow, uniform_per_row):
+// it then declares per row and column, and p is the probability that the item is among the
+// row's candidates.
 //
 // A sampler is chosen by Settings.Kind, the [sampler] section of a config: one of the Kind
 // constants or a name added with Register. The trainer (package models) asks it for the step's
