@@ -1,15 +1,14 @@
 package samplers
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 )
 
 // BenchmarkSampler reports the time of one step (Draw and Declare) of every built-in sampler at
-// B = 1024, m = 256 (for memory K = 4 batches; for the mixture, of in_batch_unique and uniform,
-// m = 256 each) and M = 100 000 items with Zipf-like counts; the positives' law is a closed
-// form, as the trainer's is without an embedding keyer.
+// B = 1024, m = 256 (for memory K = 4 batches; for the mixtures, of in_batch_unique and uniform
+// or uniform_per_row, m = 256 each) and M = 100 000 items with Zipf-like counts; the positives'
+// law is a closed form, as the trainer's is without an embedding keyer.
 func BenchmarkSampler(b *testing.B) {
 	const batch, m, items = 1024, 256, 100_000
 	d := &Data{Items: items, Batch: batch, Counts: make([]int64, items)}
@@ -25,24 +24,21 @@ func BenchmarkSampler(b *testing.B) {
 	for _, s := range []Settings{{Kind: KindInBatch}, {Kind: KindUniform, Negatives: m}, {Kind: KindMixed, Negatives: m},
 		{Kind: KindFull}, {Kind: KindPopularity, Negatives: m}, {Kind: KindInBatchUnique, Negatives: m},
 		{Kind: KindMemory, MemoryBatches: 4},
-		{Kind: KindMixture, Of: []Settings{{Kind: KindInBatchUnique, Negatives: m}, {Kind: KindUniform, Negatives: m}}}} {
+		{Kind: KindMixture, Of: []Settings{{Kind: KindInBatchUnique, Negatives: m}, {Kind: KindUniform, Negatives: m}}},
+		{Kind: KindUniformPerRow, Negatives: m},
+		{Kind: KindMixture, Of: []Settings{{Kind: KindInBatchUnique, Negatives: m}, {Kind: KindUniformPerRow, Negatives: m}}}} {
 		smp, err := New(s)
 		if err != nil {
 			b.Fatal(err)
 		}
 		sh := smp.Shape()
 		rows := make([]int32, sh.Rows(batch, items))
-		cols := sh.Cols(batch, items)
-		c := Columns{Items: make([]int64, cols), LogQ: make([]float64, cols), LogP: make([]float64, cols),
-			PosLogQ: make([]float64, batch), PosLogP: make([]float64, batch)}
-		if sh.Layout == LayoutCorpus {
-			c.PosCol = make([]int, batch)
-		}
+		c := newColumnsFor(sh, batch, items)
 		var law Law
 		if sh.PositiveLaw {
 			law = exactLaw(d, rows)
 		}
-		b.Run(fmt.Sprintf("kind=%s", s.Kind), func(b *testing.B) {
+		b.Run("kind="+settingsName(s), func(b *testing.B) {
 			for b.Loop() {
 				smp.Draw(rng, d, pos, rows)
 				if err := smp.Declare(d, pos, rows, law, &c); err != nil {

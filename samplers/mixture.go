@@ -19,19 +19,24 @@ import (
 //	q_j = (n_A·q_A(j) + n_B·q_B(j)) / (n_A + n_B),   p_j = 1 − (1 − p_A(j))(1 − p_B(j)),
 //
 // exact where the components' declarations are (docs/samplers.md §3: mixed is in_batch + uniform).
-// A component's law of every item of the step is read from its ItemLaw where it has one, else from
-// its declaration of that item as a positive (Columns.PosLogQ and PosLogP under Layout First) or
-// as a column (Layout Diagonal). A component that draws per row must have an ItemLaw.
+// A component's law of every distinct item of the step is read from its ItemLaw where it has one,
+// else from its declaration of that item as a positive (Columns.PosLogQ and PosLogP under Layout
+// First) or as a column (Layout Diagonal), the item's law being that of its first row (a law that
+// depends on the item only, as the estimator's and every built-in's does). A component that draws
+// per row must have an ItemLaw.
 type mixture struct {
 	a, b      Sampler
 	sa, sb, s Shape // the components' shapes and the mixture's
 
 	rowsA, rowsB []int32   // the components' own item rows
-	all          []int32   // the mixture's rows as positives of a First component
-	scratch      []int32   // a First component's rows when declaring the law of all
-	ca, cb       Columns   // the components' declarations of every row
-	la, lb       []float64 // per row: log q of each component
-	pa, pb       []float64 // per row: log p of each component
+	items        []int32   // the step's distinct items, in the order of their first rows
+	first        []int     // the first row of each of items
+	of           []int32   // per row: its item's index in items
+	stamp        []int32   // per item: 1 + its index in items while they are listed, else 0
+	scratch      []int32   // the rows a component declares to give the law of items
+	ca, cb       Columns   // the components' declarations of items
+	la, lb       []float64 // per item of items: log q of each component, then of the mixture
+	pa, pb       []float64 // per item of items: log p of each component, then of the mixture
 }
 
 // newMixture checks the components' layouts.
@@ -85,39 +90,66 @@ func grow32(s []int32, n int) []int32 {
 	return s[:n]
 }
 
-// lawOf fills lq and lp (len(rows)) with component smp's log q and log p of every row's item.
-func (x *mixture) lawOf(smp Sampler, sh Shape, d *Data, pos, rows []int32, law Law, c *Columns, lq, lp []float64) error {
-	n := len(rows)
-	if il, ok := smp.(ItemLaw); ok {
-		il.ItemLaw(d, rows, lq, lp)
-		return nil
+// listItems lists the distinct items of rows in x.items with their first rows, and maps each row
+// to its item's index.
+func (x *mixture) listItems(d *Data, rows []int32) {
+	if len(x.stamp) != d.Items {
+		x.stamp = make([]int32, d.Items)
 	}
-	if sh.Layout == LayoutDiagonal {
-		// A Diagonal component declares every row it is given, positives first.
-		*c = newColumns(n, len(pos), c)
-		if err := smp.Declare(d, pos, rows, law, c); err != nil {
-			return err
+	x.items, x.first = x.items[:0], x.first[:0]
+	x.of = grow32(x.of, len(rows))
+	for r, item := range rows {
+		if x.stamp[item] == 0 {
+			x.items = append(x.items, item)
+			x.first = append(x.first, r)
+			x.stamp[item] = int32(len(x.items))
 		}
-		copy(lq, c.LogQ)
-		copy(lp, c.LogP)
+		x.of[r] = x.stamp[item] - 1
+	}
+	for _, item := range x.items {
+		x.stamp[item] = 0
+	}
+}
+
+// lawOf fills lq and lp (len(x.items)) with component smp's log q and log p of each distinct item
+// of the step, law giving the positives' law of the step's rows.
+func (x *mixture) lawOf(smp Sampler, sh Shape, d *Data, pos []int32, law Law, c *Columns, lq, lp []float64) error {
+	n, b := len(x.items), len(pos)
+	if il, ok := smp.(ItemLaw); ok {
+		il.ItemLaw(d, x.items, lq, lp)
 		return nil
 	}
-	// A First component declares each positive's law: declare every row as a positive.
-	x.scratch = grow32(x.scratch, n+sh.Extra)
-	copy(x.scratch, rows)
-	*c = newColumns(1+sh.Extra, n, c)
-	var sub Law
-	if law != nil {
-		// The positives are the mixture's rows, in order: the same row indices. The component's
-		// own columns (past them) are discarded; they read row 0's law.
-		sub = func(j int) (float64, float64, bool, error) {
-			if j >= n {
-				j = 0
+	// sub is law for declared rows whose items are x.items from row `from` on (each read at its
+	// first row), the rows before `from` being the step's own.
+	sub := func(from int) Law {
+		if law == nil {
+			return nil
+		}
+		return func(j int) (float64, float64, bool, error) {
+			if j >= from {
+				j = x.first[min(j-from, n-1)]
 			}
 			return law(j)
 		}
 	}
-	if err := smp.Declare(d, rows, x.scratch, sub, c); err != nil {
+	if sh.Layout == LayoutDiagonal {
+		// A Diagonal component declares every row it is given, positives first: the positives,
+		// then the items.
+		x.scratch = append(append(x.scratch[:0], pos...), x.items...)
+		*c = newColumns(b+n, b, c)
+		if err := smp.Declare(d, pos, x.scratch, sub(b), c); err != nil {
+			return err
+		}
+		copy(lq, c.LogQ[b:])
+		copy(lp, c.LogP[b:])
+		return nil
+	}
+	// A First component declares each positive's law: declare the items as positives. The
+	// component's own columns (past them) are discarded; they read the first item's law.
+	x.scratch = grow32(x.scratch, n+sh.Extra)
+	copy(x.scratch, x.items)
+	*c = newColumns(1+sh.Extra, n, c)
+	if err := smp.Declare(d, x.items, x.scratch, sub(0), c); err != nil {
 		return err
 	}
 	copy(lq, c.PosLogQ)
@@ -141,7 +173,9 @@ func newColumns(cols, b int, c *Columns) Columns {
 }
 
 func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error {
-	n, bsz := len(rows), len(pos)
+	bsz := len(pos)
+	x.listItems(d, rows)
+	n := len(x.items)
 	grow := func(s []float64) []float64 {
 		if cap(s) < n {
 			return make([]float64, n)
@@ -149,21 +183,22 @@ func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error
 		return s[:n]
 	}
 	x.la, x.lb, x.pa, x.pb = grow(x.la), grow(x.lb), grow(x.pa), grow(x.pb)
-	if err := x.lawOf(x.a, x.sa, d, pos, rows, law, &x.ca, x.la, x.pa); err != nil {
+	if err := x.lawOf(x.a, x.sa, d, pos, law, &x.ca, x.la, x.pa); err != nil {
 		return fmt.Errorf("mixture's first component: %w", err)
 	}
-	if err := x.lawOf(x.b, x.sb, d, pos, rows, law, &x.cb, x.lb, x.pb); err != nil {
+	if err := x.lawOf(x.b, x.sb, d, pos, law, &x.cb, x.lb, x.pb); err != nil {
 		return fmt.Errorf("mixture's second component: %w", err)
 	}
 	na, nb := float64(x.sa.Cols(bsz, d.Items)-1), float64(x.sb.Cols(bsz, d.Items)-1)
-	for r := range rows { // the mixture's law of each item row, into la and pa
-		missA, missB := -math.Expm1(x.pa[r]), -math.Expm1(x.pb[r]) // 1 − p = −expm1(log p)
-		x.la[r] = math.Log((na*math.Exp(x.la[r]) + nb*math.Exp(x.lb[r])) / (na + nb))
-		x.pa[r] = math.Log1p(-missA * missB)
+	for k := range x.items { // the mixture's law of each item, into la and pa
+		missA, missB := -math.Expm1(x.pa[k]), -math.Expm1(x.pb[k]) // 1 − p = −expm1(log p)
+		x.la[k] = math.Log((na*math.Exp(x.la[k]) + nb*math.Exp(x.lb[k])) / (na + nb))
+		x.pa[k] = math.Log1p(-missA * missB)
 	}
 	c.Estimated = x.ca.Estimated || x.cb.Estimated
-	copy(c.PosLogQ, x.la[:bsz])
-	copy(c.PosLogP, x.pa[:bsz])
+	for i := range pos {
+		c.PosLogQ[i], c.PosLogP[i] = x.la[x.of[i]], x.pa[x.of[i]]
+	}
 	cols, perRow := len(c.Items), 1
 	if x.s.PerRow > 0 {
 		cols, perRow = cols/bsz, bsz
@@ -171,7 +206,7 @@ func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error
 	for i := range perRow {
 		for j := range cols {
 			k, r := i*cols+j, x.s.Row(i, j, bsz)
-			c.Items[k], c.LogQ[k], c.LogP[k] = int64(rows[r]), x.la[r], x.pa[r]
+			c.Items[k], c.LogQ[k], c.LogP[k] = int64(rows[r]), x.la[x.of[r]], x.pa[x.of[r]]
 			if j == 0 && x.s.Layout == LayoutFirst {
 				c.Items[k] = -1 // each row's own positive
 			}
