@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -118,83 +119,111 @@ type contrastRow struct {
 // contrastCellsOf resolves the contrasts against the groups of a grid (in grid order) and the
 // evaluated logit-adjustment strengths taus (ref the strength of a side without la_tau). It is
 // an error if a contrast names an axis the grid does not have, a value no cell has, or selects
-// no cell or several, or an la_tau that was not evaluated.
-func contrastCellsOf(cs []Contrast, groups []string, taus []float64, ref float64) ([]contrastCells, error) {
+// no cell or several, or an la_tau that was not evaluated. When groups are only the finished
+// cells of a grid checked before (strict false: -only, a shard, a folder still filling up), a
+// contrast whose cells have not all finished is left out instead.
+func contrastCellsOf(cs []Contrast, groups []string, taus []float64, ref float64, strict bool) ([]contrastCells, error) {
 	axisOrder, axes := gridAxes(groups)
 	var out []contrastCells
 	for i, c := range cs {
-		where := fmt.Sprintf("report.contrast[%d] (%s)", i, c.Name)
-		byValues := []string{""}
-		if c.By != "" {
-			vs, ok := axes[c.By]
+		cells, err := contrastCellsOne(c, i, groups, axisOrder, axes, taus, ref)
+		var miss *missingCellError
+		if err != nil && (strict || !errors.As(err, &miss)) {
+			return nil, err
+		}
+		out = append(out, cells...)
+	}
+	return out, nil
+}
+
+// missingCellError is a contrast that names a cell, axis or value the groups do not have: an
+// error in a whole grid, an unfinished cell among a grid's finished ones.
+type missingCellError struct{ msg string }
+
+func (e *missingCellError) Error() string { return e.msg }
+
+// missing is the missingCellError of the formatted message.
+func missing(format string, args ...any) error {
+	return &missingCellError{fmt.Sprintf(format, args...)}
+}
+
+// contrastCellsOne resolves contrast c, the i-th, as contrastCellsOf does.
+func contrastCellsOne(c Contrast, i int, groups, axisOrder []string, axes map[string][]string, taus []float64, ref float64) ([]contrastCells, error) {
+	var out []contrastCells
+	where := fmt.Sprintf("report.contrast[%d] (%s)", i, c.Name)
+	byValues := []string{""}
+	if c.By != "" {
+		vs, ok := axes[c.By]
+		if !ok {
+			return nil, missing("%s: by: %q is not an axis of the grid (its axes, as in run ids: %s)", where, c.By, strings.Join(axisOrder, ", "))
+		}
+		byValues = vs
+	}
+	sides := [2]contrastSide{}
+	for j, text := range []string{c.A, c.B} {
+		side, err := parseSide(text)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", where, "ab"[j:j+1], err)
+		}
+		for _, kv := range side.spec {
+			vs, ok := axes[kv[0]]
 			if !ok {
-				return nil, fmt.Errorf("%s: by: %q is not an axis of the grid (its axes, as in run ids: %s)", where, c.By, strings.Join(axisOrder, ", "))
+				return nil, missing("%s: %s: %q is not an axis of the grid (its axes, as in run ids: %s)", where, "ab"[j:j+1], kv[0], strings.Join(axisOrder, ", "))
 			}
-			byValues = vs
+			if !slices.Contains(vs, kv[1]) {
+				return nil, missing("%s: %s: no cell has %s=%s (its values: %s)", where, "ab"[j:j+1], kv[0], kv[1], strings.Join(vs, ", "))
+			}
 		}
-		sides := [2]contrastSide{}
-		for j, text := range []string{c.A, c.B} {
-			side, err := parseSide(text)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %s: %w", where, "ab"[j:j+1], err)
-			}
-			for _, kv := range side.spec {
-				vs, ok := axes[kv[0]]
-				if !ok {
-					return nil, fmt.Errorf("%s: %s: %q is not an axis of the grid (its axes, as in run ids: %s)", where, "ab"[j:j+1], kv[0], strings.Join(axisOrder, ", "))
-				}
-				if !slices.Contains(vs, kv[1]) {
-					return nil, fmt.Errorf("%s: %s: no cell has %s=%s (its values: %s)", where, "ab"[j:j+1], kv[0], kv[1], strings.Join(vs, ", "))
-				}
-			}
-			if math.IsNaN(side.laTau) {
-				side.laTau = ref
-			} else if !slices.Contains(taus, side.laTau) {
-				return nil, fmt.Errorf("%s: %s: la_tau = %g was not evaluated (eval.logit_adjust: %s)", where, "ab"[j:j+1], side.laTau, formatFloats(taus))
-			}
-			sides[j] = side
+		if math.IsNaN(side.laTau) {
+			side.laTau = ref
+		} else if !slices.Contains(taus, side.laTau) {
+			return nil, fmt.Errorf("%s: %s: la_tau = %g was not evaluated (eval.logit_adjust: %s)", where, "ab"[j:j+1], side.laTau, formatFloats(taus))
 		}
-		found := 0
-	byValue:
-		for _, bv := range byValues {
-			var cells [2]string
-			for j, side := range sides {
-				spec := side.spec
+		sides[j] = side
+	}
+	found := 0
+byValue:
+	for _, bv := range byValues {
+		var cells [2]string
+		for j, side := range sides {
+			spec := side.spec
+			if c.By != "" {
+				spec = append(slices.Clone(spec), [2]string{c.By, bv})
+			}
+			var match []string
+			for _, g := range groups {
+				m := groupSettings(g)
+				if !slices.ContainsFunc(spec, func(kv [2]string) bool { return m[kv[0]] != kv[1] }) {
+					match = append(match, g)
+				}
+			}
+			if len(match) == 0 && c.By != "" {
+				continue byValue // a value of the by axis without one of the cells
+			}
+			if len(match) != 1 {
+				what := "no cell"
+				if len(match) > 1 {
+					what = fmt.Sprintf("%d cells (%s); give the other axes' values too", len(match), strings.Join(match, "; "))
+				}
+				at := ""
 				if c.By != "" {
-					spec = append(slices.Clone(spec), [2]string{c.By, bv})
+					at = fmt.Sprintf(" at %s=%s", c.By, bv)
 				}
-				var match []string
-				for _, g := range groups {
-					m := groupSettings(g)
-					if !slices.ContainsFunc(spec, func(kv [2]string) bool { return m[kv[0]] != kv[1] }) {
-						match = append(match, g)
-					}
+				if len(match) == 0 {
+					return nil, missing("%s: %s: %q selects %s%s", where, "ab"[j:j+1], []string{c.A, c.B}[j], what, at)
 				}
-				if len(match) == 0 && c.By != "" {
-					continue byValue // a value of the by axis without one of the cells
-				}
-				if len(match) != 1 {
-					what := "no cell"
-					if len(match) > 1 {
-						what = fmt.Sprintf("%d cells (%s); give the other axes' values too", len(match), strings.Join(match, "; "))
-					}
-					at := ""
-					if c.By != "" {
-						at = fmt.Sprintf(" at %s=%s", c.By, bv)
-					}
-					return nil, fmt.Errorf("%s: %s: %q selects %s%s", where, "ab"[j:j+1], []string{c.A, c.B}[j], what, at)
-				}
-				cells[j] = match[0]
+				return nil, fmt.Errorf("%s: %s: %q selects %s%s", where, "ab"[j:j+1], []string{c.A, c.B}[j], what, at)
 			}
-			if cells[0] == cells[1] && sides[0].laTau == sides[1].laTau {
-				return nil, fmt.Errorf("%s: a and b select the same cell %s", where, cells[0])
-			}
-			out = append(out, contrastCells{name: c.Name, by: c.By, byValue: bv, a: cells[0], b: cells[1], tauA: sides[0].laTau, tauB: sides[1].laTau})
-			found++
+			cells[j] = match[0]
 		}
-		if found == 0 {
-			return nil, fmt.Errorf("%s: no value of %s has both a cell %q and a cell %q", where, c.By, c.A, c.B)
+		if cells[0] == cells[1] && sides[0].laTau == sides[1].laTau {
+			return nil, fmt.Errorf("%s: a and b select the same cell %s", where, cells[0])
 		}
+		out = append(out, contrastCells{name: c.Name, by: c.By, byValue: bv, a: cells[0], b: cells[1], tauA: sides[0].laTau, tauB: sides[1].laTau})
+		found++
+	}
+	if found == 0 {
+		return nil, missing("%s: no value of %s has both a cell %q and a cell %q", where, c.By, c.A, c.B)
 	}
 	return out, nil
 }
@@ -213,7 +242,7 @@ func formatFloats(vs []float64) string {
 // family: the rows of the same slice, metric and K. A contrast whose cells have no common seed
 // yet (a folder still filling up) has no rows.
 func contrasts(rs Settings, recs []*Run, s *summary) ([]contrastRow, error) {
-	cells, err := contrastCellsOf(rs.Contrasts, s.groups, s.taus, s.refTau())
+	cells, err := contrastCellsOf(rs.Contrasts, s.groups, s.taus, s.refTau(), false)
 	if err != nil {
 		return nil, err
 	}

@@ -119,9 +119,11 @@ type comparison struct {
 
 // comparisons lists the pairs of groups (in grid order) that rs asks for: each group against
 // its baseline, then, with AllPairs, every group against every earlier one; and the groups that
-// have no baseline of the same values on the other axes. It is an error if the baseline names
-// an axis the grid does not have or matches no cell.
-func comparisons(rs Settings, groups []string) (out []comparison, alone []string, err error) {
+// have no baseline of the same values on the other axes. It is an error if the baseline matches
+// no cell, or, when groups are the whole grid (strict), if it names an axis the grid does not
+// have. Among the finished runs only, an axis that none of them shows has the empty value in
+// all of them (run ids leave out empty values).
+func comparisons(rs Settings, groups []string, strict bool) (out []comparison, alone []string, err error) {
 	spec, err := parseCellSpec(rs.Baseline)
 	if err != nil {
 		return nil, nil, fmt.Errorf("report.baseline: %w", err)
@@ -134,7 +136,7 @@ func comparisons(rs Settings, groups []string) (out []comparison, alone []string
 			maps.Copy(axes, groupSettings(g))
 		}
 		for _, kv := range spec {
-			if _, ok := axes[kv[0]]; !ok {
+			if _, ok := axes[kv[0]]; !ok && strict {
 				return nil, nil, fmt.Errorf("report.baseline: %q is not an axis of the grid (its axes, as in run ids: %s)",
 					kv[0], strings.Join(slices.Sorted(maps.Keys(axes)), ", "))
 			}
@@ -254,7 +256,7 @@ var errNoBaseline = errors.New("matches no cell of the grid")
 // when none of its runs has finished here (-only, a shard's report, a folder still filling up),
 // no cell can be compared yet and every group is reported as not compared.
 func compare(rs Settings, recs []*Run, groups []string) (*differences, error) {
-	cmps, alone, err := comparisons(rs, groups)
+	cmps, alone, err := comparisons(rs, groups, false)
 	if errors.Is(err, errNoBaseline) {
 		cmps, alone, err = nil, groups, nil
 	}

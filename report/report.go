@@ -464,7 +464,7 @@ func Check(in Input, warn io.Writer) error {
 			groups = append(groups, r.Group)
 		}
 	}
-	_, alone, err := comparisons(in.Settings, groups)
+	_, alone, err := comparisons(in.Settings, groups, true)
 	if err != nil {
 		return err
 	}
@@ -479,7 +479,7 @@ func Check(in Input, warn io.Writer) error {
 	if err := s.encode(in.Plots); err != nil {
 		return err
 	}
-	if _, err := contrastCellsOf(in.Settings.Contrasts, groups, s.taus, s.refTau()); err != nil {
+	if _, err := contrastCellsOf(in.Settings.Contrasts, groups, s.taus, s.refTau(), true); err != nil {
 		return err
 	}
 	if len(groups) > plots.DistinctSeries {

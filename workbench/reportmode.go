@@ -38,6 +38,11 @@ func reportRetrieval(raw, cfg *Config, runs []plannedRun, stdout io.Writer) erro
 	if err := checkFolder(cfg.Out, mine); err != nil {
 		return fmt.Errorf("-report: %w", err)
 	}
+	// The report's settings are checked against the whole grid: the report of the finished runs
+	// then leaves out what only the missing ones could give.
+	if err := checkReport(cfg, runs, stdout); err != nil {
+		return err
+	}
 	var recs []*runRecord
 	var missing, foreign []string
 	for _, r := range runs {
