@@ -103,7 +103,8 @@
 //     tables): L = (1/B)·Σ_i r_i (s_ip − 1)² + λ/(B·C_g)·Σ_i Σ_{j∈G} w_j s_ij²
 //     (times B for reduction sum) on the raw scores, where the Gramian columns
 //     G are all C columns (C_g = C) except under First, where they are the m
-//     shared negatives (C_g = C−1). The columns are drawn ∝ q, so each is
+//     drawn negatives (C_g = C−1; each row's own with Settings.PerRow). The
+//     columns are drawn ∝ q, so each is
 //     weighted w_j = 1/(M·q_j) (Step.Items = M, Step.LogQ): the term's
 //     expectation is then λ/B·Σ_i (1/M)·Σ_y s_iy², on S = UVᵀ the uniform
 //     Gramian regulariser λ/(B·M)·<UᵀU, VᵀV> of Krichene et al. over the whole

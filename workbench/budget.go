@@ -81,13 +81,16 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 	if loss.Layout() == losses.Indexed {
 		cols = float64(ds.Items)
 	}
-	itemRows := cols // the item tower's rows of a training step
+	towerRows, gathered := cols, 0.0 // the item tower's rows of a training step; the item rows gathered from them
 	if loss.Settings().PerRow {
 		smp, err := samplers.New(cfg.Sampler)
 		if err != nil {
 			return nil, err
 		}
-		itemRows = float64(smp.Shape().Rows(ts.BatchSize, ds.Items))
+		// Each row's own draws: the tower runs once per distinct item (at most M rows), and the
+		// item rows are gathered from it, forward and backward.
+		gathered = float64(smp.Shape().Rows(ts.BatchSize, ds.Items))
+		towerRows = math.Min(gathered, float64(ds.Items))
 	}
 	dim := float64(ms.Hidden[len(ms.Hidden)-1])
 
@@ -125,7 +128,7 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 		{"model.embedding_dim", fmt.Sprintf("%s state of the embedding tables", ts.Optimizer), tables * slots * elem, phaseTrain},
 		{"model.hidden", "tower weights", weights * elem, phaseBoth},
 		{"model.hidden", "tower gradients and optimiser state", weights * (1 + slots) * elem, phaseTrain},
-		{"model.hidden", "activations of a training step", 3 * (b + itemRows) * width * elem, phaseTrain},
+		{"model.hidden", "activations of a training step", (3*(b+towerRows)*width + 2*gathered*dim) * elem, phaseTrain},
 		{"model.hidden", "activations of the item tower at evaluation", math.Min(float64(ds.Items), inferenceChunk) * width * elem, phaseEval},
 		{"train.batch_size", "score matrix of a training step", 3 * b * cols * elem, phaseTrain},
 		{"model.hidden", "embeddings at evaluation (the items' twice: as computed and packed for scoring)", (2*float64(ds.Items) + float64(len(ds.Test))) * dim * elem, phaseEval},
