@@ -1,13 +1,11 @@
 package metrics
 
-import (
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
-)
+import "gonum.org/v1/gonum/blas"
 
-// blasBackend scores tiles with blas32's Sgemm in the U·Vᵀ layout (the queries of a block
-// gathered into a contiguous matrix, V used in place). It is the backend under the openblas
-// build tag, where blas32 is OpenBLAS, and wherever the assembly kernel is unavailable.
+// blasBackend scores tiles with float32BLAS's Sgemm in the U·Vᵀ layout (the queries of a block
+// gathered into a contiguous matrix, V used in place): OpenBLAS under the openblas build tag,
+// gonum's Sgemm otherwise. It is the backend wherever the assembly kernel is unavailable
+// (newBackend).
 type blasBackend struct{ embeddings }
 
 func newBLASBackend(u, v []float32, d int) *blasBackend {
@@ -34,6 +32,6 @@ func (s *blasScorer) load(queries []int32) {
 
 func (s *blasScorer) score(j0, n int, c []float32, ldc int) {
 	d := s.be.d
-	blas32.Implementation().Sgemm(blas.NoTrans, blas.Trans, s.n, n, d,
+	float32BLAS().Sgemm(blas.NoTrans, blas.Trans, s.n, n, d,
 		1, s.block, d, s.be.v[j0*d:(j0+n)*d], d, 0, c, ldc)
 }

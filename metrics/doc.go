@@ -46,14 +46,14 @@
 //     ranking is faster with it (no cgo call per tile): 14,100 against 9,400 queries/s in
 //     BenchmarkRankBackends on an AMD EPYC, 13,000 against 10,300–11,000 in BenchmarkRecallAtK on an
 //     Intel Xeon;
-//   - on processors without AVX2 or FMA (or with them hidden by GODEBUG=cpu.avx2=off): gonum's
-//     blas32 Sgemm, which the openblas tag switches to OpenBLAS (gonum.org/v1/netlib, cgo,
-//     -lopenblas) kept to one thread;
-//   - on other architectures, or with the noasm tag: gonum's pure-Go blas32 Sgemm.
+//   - on processors without AVX2 or FMA (or with them hidden by GODEBUG=cpu.avx2=off), on other
+//     architectures, or with the noasm tag: gonum's pure-Go Sgemm, or under the openblas tag
+//     OpenBLAS (gonum.org/v1/netlib, cgo, -lopenblas) kept to one thread, called directly (no
+//     package's BLAS is switched globally).
 //
 // Every backend gives the same ranks (see Ties): the choice changes the speed only.
 //
-// blas32 is called in the U·Vᵀ layout, gonum's faster one. The threshold counts of the scan use
+// The BLAS is called in the U·Vᵀ layout, gonum's faster one. The threshold counts of the scan use
 // AVX2 too where available.
 //
 // The float32 product decides almost every item; x̂ is computed only for the few items whose

@@ -3,13 +3,11 @@
 package metrics
 
 import (
-	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas"
 
 	"github.com/samplingbias/workbench/internal/openblas"
 )
 
-// init routes blas32 to OpenBLAS, at one thread (Evaluate parallelises in Go): the backend of
-// processors without AVX2 and FMA (see newBackend).
-func init() {
-	blas32.Use(openblas.Implementation{})
-}
+// float32BLAS is the BLAS of blasBackend: OpenBLAS, at one thread (Evaluate parallelises in Go),
+// called directly rather than installed with blas32.Use, so that no other package's BLAS changes.
+func float32BLAS() blas.Float32 { return openblas.Implementation{} }

@@ -50,7 +50,7 @@
 // needs no memory in proportion to it. Files of earlier versions are refused, naming their
 // version.
 //
-// The default build is pure Go (gonum's BLAS, which parallelises large products itself). With
-// -tags openblas the BLAS calls go to OpenBLAS at one thread and large products are split across
-// goroutines in Go.
+// The default build is pure Go (internal/gemm's blocked float32 kernel, which parallelises large
+// products itself; gonum's BLAS for float64). With -tags openblas the products go to OpenBLAS at
+// one thread, called directly, and large products are split across goroutines in Go.
 package models

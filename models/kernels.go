@@ -5,7 +5,6 @@ import (
 	"runtime"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/samplingbias/workbench/internal/parallel"
 )
@@ -21,7 +20,7 @@ const gemmMaxParts = 4
 
 // gemm computes C = alpha·op(A)·op(B) + beta·C for row-major A, B, C (op transposes when tA or
 // tB): float32 through float32BLAS (internal/gemm, or OpenBLAS under the openblas tag), float64
-// through blas64 (gonum's pure-Go BLAS, or OpenBLAS under the openblas tag).
+// through float64BLAS (gonum's pure-Go BLAS, or OpenBLAS under the openblas tag).
 //
 // When splitGemm is set (the openblas build, where OpenBLAS runs one thread), a large product is
 // split into at most gemmMaxParts blocks of rows (or columns, whichever C has more of) computed
@@ -95,7 +94,7 @@ func gemmCall[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T,
 		float32BLAS().Sgemm(trans(tA), trans(tB), m, n, k, float32(alpha), a, lda,
 			any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 	case []float64:
-		blas64.Implementation().Dgemm(trans(tA), trans(tB), m, n, k, float64(alpha), a, lda,
+		float64BLAS().Dgemm(trans(tA), trans(tB), m, n, k, float64(alpha), a, lda,
 			any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
 	}
 }

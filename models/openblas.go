@@ -4,9 +4,6 @@ package models
 
 import (
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gorgonia.org/gorgonia"
 
 	"github.com/samplingbias/workbench/internal/openblas"
 )
@@ -14,13 +11,8 @@ import (
 // splitGemm: OpenBLAS runs one thread, so large products are split across goroutines in Go.
 const splitGemm = true
 
-// float32BLAS returns the BLAS of float32 products: OpenBLAS, installed in blas32 by init.
-func float32BLAS() blas.Float32 { return blas32.Implementation() }
-
-// init routes blas32, blas64 and Gorgonia to OpenBLAS, at one thread (products are split across
-// goroutines in Go).
-func init() {
-	blas32.Use(openblas.Implementation{})
-	blas64.Use(openblas.Implementation{})
-	gorgonia.Use(openblas.Implementation{})
-}
+// float32BLAS and float64BLAS return the BLAS of the products: OpenBLAS at one thread (products
+// are split across goroutines in Go), called directly rather than installed with blas32.Use or
+// gorgonia.Use, so that importing models changes no other package's BLAS.
+func float32BLAS() blas.Float32 { return openblas.Implementation{} }
+func float64BLAS() blas.Float64 { return openblas.Implementation{} }

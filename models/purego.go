@@ -4,6 +4,7 @@ package models
 
 import (
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
 
 	gemmblas "github.com/samplingbias/workbench/internal/gemm"
 )
@@ -15,3 +16,6 @@ const splitGemm = false
 // (gonum's pure-Go one on processors without AVX2 and FMA). It is called directly rather than
 // installed with blas32.Use, so that importing models changes no other package's BLAS.
 func float32BLAS() blas.Float32 { return gemmblas.Implementation{} }
+
+// float64BLAS returns the BLAS of float64 products (the float64 models of the tests): gonum's.
+func float64BLAS() blas.Float64 { return gonum.Implementation{} }
