@@ -17,6 +17,7 @@ import (
 
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
+	"github.com/samplingbias/workbench/internal/distinct"
 	"github.com/samplingbias/workbench/internal/tape"
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/samplers"
@@ -267,7 +268,8 @@ type trainer[T float] struct {
 	distinct  bool
 	nDistinct int
 	rowOf     []int32
-	slot      []int32           // per item: its tower row while the step's distinct items are listed, else −1
+	firstRow  []int // the first item row of each distinct item (reused)
+	lister    distinct.Lister
 	dx        [2]*gorgonia.Node // gradient w.r.t. the tower inputs (nil for a side without fields)
 	outs      [2]*gorgonia.Node // the towers' normalised outputs
 	dense     []*param
@@ -340,10 +342,6 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	if tr.distinct = itemRows > ds.Items && tr.shape.Memory == 0 && tr.shape.Layout != samplers.LayoutCorpus; tr.distinct {
 		tr.towerIDs[sideItem] = make([]int32, ds.Items)
 		tr.rowOf = make([]int32, itemRows)
-		tr.slot = make([]int32, ds.Items)
-		for k := range tr.slot {
-			tr.slot[k] = -1
-		}
 	}
 	tr.keys = make([]uint64, itemRows)
 	tr.st = losses.Step{
@@ -501,25 +499,16 @@ func (tr *trainer[T]) forwardBackward(t int64, batch []datasets.Interaction) (fl
 	return tr.run()
 }
 
-// listDistinct lists the step's distinct items in towerIDs (first occurrence first) and maps each
-// item row to its tower row.
+// listDistinct lists the step's distinct items in towerIDs (first occurrence first), the rows
+// past them repeating the first, and maps each item row to its tower row.
 func (tr *trainer[T]) listDistinct() {
-	u, n := tr.towerIDs[sideItem], 0
-	for r, id := range tr.ids[sideItem] {
-		if tr.slot[id] < 0 {
-			tr.slot[id] = int32(n)
-			u[n] = id
-			n++
-		}
-		tr.rowOf[r] = tr.slot[id]
-	}
-	for _, id := range u[:n] {
-		tr.slot[id] = -1
-	}
-	for k := n; k < len(u); k++ {
+	u := tr.towerIDs[sideItem]
+	var items []int32
+	items, tr.firstRow = tr.lister.List(tr.ids[sideItem], tr.items, u[:0], tr.firstRow[:0], tr.rowOf)
+	tr.nDistinct = len(items)
+	for k := len(items); k < len(u); k++ {
 		u[k] = u[0]
 	}
-	tr.nDistinct = n
 }
 
 // run gathers the tower inputs and runs the graph; it returns the loss.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/samplingbias/workbench/internal/distinct"
 )
 
 // mixture is KindMixture: the columns of two samplers side by side (generalising mixed, Yang et al.
@@ -28,11 +30,11 @@ type mixture struct {
 	a, b      Sampler
 	sa, sb, s Shape // the components' shapes and the mixture's
 
-	rowsA, rowsB []int32   // the components' own item rows
-	items        []int32   // the step's distinct items, in the order of their first rows
-	first        []int     // the first row of each of items
-	of           []int32   // per row: its item's index in items
-	stamp        []int32   // per item: 1 + its index in items while they are listed, else 0
+	rowsA, rowsB []int32 // the components' own item rows
+	items        []int32 // the step's distinct items, in the order of their first rows
+	first        []int   // the first row of each of items
+	of           []int32 // per row: its item's index in items
+	lister       distinct.Lister
 	scratch      []int32   // the rows a component declares to give the law of items
 	ca, cb       Columns   // the components' declarations of items
 	la, lb       []float64 // per item of items: log q of each component, then of the mixture
@@ -88,27 +90,6 @@ func grow32(s []int32, n int) []int32 {
 		return make([]int32, n)
 	}
 	return s[:n]
-}
-
-// listItems lists the distinct items of rows in x.items with their first rows, and maps each row
-// to its item's index.
-func (x *mixture) listItems(d *Data, rows []int32) {
-	if len(x.stamp) != d.Items {
-		x.stamp = make([]int32, d.Items)
-	}
-	x.items, x.first = x.items[:0], x.first[:0]
-	x.of = grow32(x.of, len(rows))
-	for r, item := range rows {
-		if x.stamp[item] == 0 {
-			x.items = append(x.items, item)
-			x.first = append(x.first, r)
-			x.stamp[item] = int32(len(x.items))
-		}
-		x.of[r] = x.stamp[item] - 1
-	}
-	for _, item := range x.items {
-		x.stamp[item] = 0
-	}
 }
 
 // lawOf fills lq and lp (len(x.items)) with component smp's log q and log p of each distinct item
@@ -174,7 +155,8 @@ func newColumns(cols, b int, c *Columns) Columns {
 
 func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error {
 	bsz := len(pos)
-	x.listItems(d, rows)
+	x.of = grow32(x.of, len(rows))
+	x.items, x.first = x.lister.List(rows, d.Items, x.items[:0], x.first[:0], x.of)
 	n := len(x.items)
 	grow := func(s []float64) []float64 {
 		if cap(s) < n {
