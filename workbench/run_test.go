@@ -278,27 +278,32 @@ func TestEvalChangeReevaluates(t *testing.T) {
 	}
 }
 
-// TestCPUProfile: -cpuprofile writes a CPU profile of the command (gzip-compressed protobuf,
-// as runtime/pprof writes it), and an unwritable path is an error naming the flag before
-// anything runs.
-func TestCPUProfile(t *testing.T) {
+// TestProfiles: -cpuprofile and -memprofile write a CPU and an allocation profile of the command
+// (gzip-compressed protobuf, as runtime/pprof writes them), and an unwritable path is an error
+// naming the flag before anything runs.
+func TestProfiles(t *testing.T) {
 	dir := t.TempDir()
-	prof := filepath.Join(dir, "cpu.prof")
-	if _, err := runCommand(t, "-config", smokeConfig, "-out", filepath.Join(dir, "out"), "-only", "variant=plain,seed=1", "-cpuprofile", prof); err != nil {
+	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", filepath.Join(dir, "out"), "-only", "variant=plain,seed=1", "-cpuprofile", cpu, "-memprofile", mem); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(prof)
-	if err != nil {
-		t.Fatal(err)
+	for _, prof := range []string{cpu, mem} {
+		b, err := os.ReadFile(prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) < 100 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s: %d bytes, not a gzip-compressed profile", filepath.Base(prof), len(b))
+		}
 	}
-	if len(b) < 100 || b[0] != 0x1f || b[1] != 0x8b {
-		t.Errorf("cpu.prof: %d bytes, not a gzip-compressed profile", len(b))
-	}
-	_, err = runCommand(t, "-config", smokeConfig, "-out", filepath.Join(dir, "out2"), "-cpuprofile", filepath.Join(dir, "no", "such", "cpu.prof"))
-	if err == nil || !strings.Contains(err.Error(), "-cpuprofile") {
-		t.Errorf("error %v, want one naming -cpuprofile", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "out2")); err == nil {
-		t.Error("the runs were started")
+	for _, flag := range []string{"-cpuprofile", "-memprofile"} {
+		out := filepath.Join(dir, "out"+flag)
+		_, err := runCommand(t, "-config", smokeConfig, "-out", out, flag, filepath.Join(dir, "no", "such", "x.prof"))
+		if err == nil || !strings.Contains(err.Error(), flag) {
+			t.Errorf("error %v, want one naming %s", err, flag)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: the runs were started", flag)
+		}
 	}
 }
