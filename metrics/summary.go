@@ -24,22 +24,23 @@ type pairValue struct {
 type tally struct {
 	ks     []int
 	nt, np int
-	vals   []pairValue // per τ k and pair p: vals[k*np+p]
+	vals   []pairValue // per pair p and τ k: vals[p*nt+k], a pair's values side by side
 }
 
 func (t *tally) width() int { return 2*len(t.ks) + 1 }
 
-// add adds pair p's metrics to sum.
+// add adds pair p's metrics to sum. It adds to every recall and NDCG sum, 1 and the gain where
+// rank ≤ K and zeros elsewhere, without a branch on the rank (a bootstrap's draws are random, so
+// such a branch is mispredicted half the time): the sums are those of adding only where
+// rank ≤ K, since a sum of nonnegative terms is unchanged by adding +0.
 func (t *tally) add(sum []float64, p int32) {
 	w, nk := t.width(), len(t.ks)
-	for k := range t.nt {
-		v := t.vals[k*t.np+int(p)]
+	for k, v := range t.vals[int(p)*t.nt : (int(p)+1)*t.nt] {
 		s := sum[k*w : (k+1)*w]
 		for i, K := range t.ks {
-			if int(v.rank) <= K {
-				s[i]++
-				s[nk+i] += v.gain
-			}
+			hit := float64(1 + (int64(K)-int64(v.rank))>>63) // 1 if rank ≤ K, else 0
+			s[i] += hit
+			s[nk+i] += hit * v.gain
 		}
 		s[2*nk] += v.rr
 	}
@@ -50,7 +51,8 @@ func (t *tally) add(sum []float64, p int32) {
 func summarize(ctx context.Context, ranks []int32, pairs []Pair, itemSlice []Slice, m int, s *Settings, seed int64) ([]Result, error) {
 	t := &tally{ks: s.K, nt: len(s.LogitAdjust), np: len(pairs), vals: make([]pairValue, len(ranks))}
 	for i, r := range ranks {
-		t.vals[i] = pairValue{rank: r, gain: 1 / math.Log2(float64(r)+1), rr: 1 / float64(r)}
+		k, p := i/t.np, i%t.np
+		t.vals[p*t.nt+k] = pairValue{rank: r, gain: 1 / math.Log2(float64(r)+1), rr: 1 / float64(r)}
 	}
 
 	// The pairs and items of each slice: "all" first, then head, torso, tail, or the bins.
