@@ -24,6 +24,9 @@ const (
 // partWork is the least number of multiply-adds worth a goroutine.
 const partWork = 1 << 18
 
+// maxShared is the largest operand, in elements, that run packs once for all its goroutines.
+const maxShared = 1 << 22
+
 // run computes the product with the micro-kernel, in parallel; it returns false, having done
 // nothing, if the processor lacks AVX2 or FMA.
 func (p *product) run() bool {
@@ -38,25 +41,72 @@ func (p *product) run() bool {
 	if byRows {
 		tiles = rowTiles
 	}
-	parallel.Split(tiles, parallel.Parts(p.m*p.n*p.k, partWork, runtime.GOMAXPROCS(0)), func(_, lo, hi int) {
+	parts := parallel.Parts(p.m*p.n*p.k, partWork, runtime.GOMAXPROCS(0))
+	// Every part needs the whole of the operand along the other side of C: packed once, in
+	// parallel, it is shared rather than packed again by each part.
+	var sh shared
+	if parts > 1 {
+		buf := pool.Get().(*buffers)
+		defer pool.Put(buf)
+		sh = p.packShared(&buf.shared, byRows, parts)
+	}
+	parallel.Split(tiles, parts, func(_, lo, hi int) {
 		if byRows {
-			p.block(lo*mr, min(hi*mr, p.m), 0, p.n)
+			p.block(lo*mr, min(hi*mr, p.m), 0, p.n, sh)
 		} else {
-			p.block(0, p.m, lo*nr, min(hi*nr, p.n))
+			p.block(0, p.m, lo*nr, min(hi*nr, p.n), sh)
 		}
 	})
 	return true
 }
 
-// buffers holds the packed panels of one goroutine.
-type buffers struct {
+// shared is op(A) or op(B) packed whole: for every block of kc terms pc, the panels of all its
+// rows (op(A)) or columns (op(B)), the panel of row or column i at pc·len + i·kb, where len is
+// the number of rows or columns rounded up to whole panels. A nil a (b) is packed by block.
+type shared struct {
 	a, b []float32
+}
+
+// packShared packs op(B) whole when byRows (op(A) otherwise) into *buf in parts goroutines,
+// unless it has more than maxShared elements (then it returns the zero shared).
+func (p *product) packShared(buf *[]float32, byRows bool, parts int) shared {
+	n, w := p.m, mr
+	if byRows {
+		n, w = p.n, nr
+	}
+	size := p.k * roundUp(n, w)
+	if size > maxShared {
+		return shared{}
+	}
+	dst := grow(buf, size)
+	parallel.Split((n+w-1)/w, parts, func(_, lo, hi int) {
+		i0, rows := lo*w, min(hi*w, n)-lo*w
+		for pc := 0; pc < p.k; pc += kc {
+			kb := min(kc, p.k-pc)
+			off := pc*roundUp(n, w) + i0*kb
+			if byRows {
+				p.packB(dst[off:off+kb*roundUp(rows, w)], pc, kb, i0, rows)
+			} else {
+				p.packA(dst[off:off+kb*roundUp(rows, w)], i0, rows, pc, kb)
+			}
+		}
+	})
+	if byRows {
+		return shared{b: dst}
+	}
+	return shared{a: dst}
+}
+
+// buffers holds the packed panels of one goroutine, or an operand packed whole.
+type buffers struct {
+	a, b, shared []float32
 }
 
 var pool = sync.Pool{New: func() any { return new(buffers) }}
 
-// block computes rows [i0, i1) × columns [j0, j1) of C.
-func (p *product) block(i0, i1, j0, j1 int) {
+// block computes rows [i0, i1) × columns [j0, j1) of C, taking the packed panels of sh where it
+// has them.
+func (p *product) block(i0, i1, j0, j1 int, sh shared) {
 	buf := pool.Get().(*buffers)
 	defer pool.Put(buf)
 	var edge [mr * nr]float32
@@ -68,12 +118,24 @@ func (p *product) block(i0, i1, j0, j1 int) {
 			if pc > 0 {
 				beta = 1
 			}
-			bp := grow(&buf.b, kb*roundUp(nb, nr))
-			p.packB(bp, pc, kb, jc, nb)
+			var bp []float32
+			if sh.b != nil {
+				off := pc*roundUp(p.n, nr) + jc*kb
+				bp = sh.b[off : off+kb*roundUp(nb, nr)]
+			} else {
+				bp = grow(&buf.b, kb*roundUp(nb, nr))
+				p.packB(bp, pc, kb, jc, nb)
+			}
 			for ic := i0; ic < i1; ic += mc {
 				mb := min(mc, i1-ic)
-				ap := grow(&buf.a, kb*roundUp(mb, mr))
-				p.packA(ap, ic, mb, pc, kb)
+				var ap []float32
+				if sh.a != nil {
+					off := pc*roundUp(p.m, mr) + ic*kb
+					ap = sh.a[off : off+kb*roundUp(mb, mr)]
+				} else {
+					ap = grow(&buf.a, kb*roundUp(mb, mr))
+					p.packA(ap, ic, mb, pc, kb)
+				}
 				for jr := 0; jr < nb; jr += nr {
 					bt := bp[jr*kb : (jr+nr)*kb]
 					for ir := 0; ir < mb; ir += mr {
@@ -124,6 +186,8 @@ func (p *product) packA(dst []float32, ic, mb, pc, kb int) {
 // pack packs the matrix X[i0:i0+n, pc:pc+kb] into panels of w rows of X, each stored as kb groups
 // of w values (X[i, l] for the panel's rows i), padding the last panel with zeros. X[i, l] is
 // src[l*ld+i] if strided, src[i*ld+l] otherwise: for op(A), X = op(A); for op(B), X = op(B)ᵀ.
+// Full panels of the two widths are copied value by value with fixed sizes, which the compiler
+// turns into moves without a call (copy calls memmove for every group) or bounds checks.
 func pack(dst, src []float32, ld int, strided bool, w, i0, n, pc, kb int) {
 	for ir := 0; ir < n; ir += w {
 		panel := dst[ir*kb : (ir+w)*kb]
@@ -133,11 +197,22 @@ func pack(dst, src []float32, ld int, strided bool, w, i0, n, pc, kb int) {
 		}
 		i := i0 + ir
 		switch {
+		case strided && rows == mr && w == mr:
+			for l := range kb {
+				g, x := panel[l*mr:l*mr+mr], src[(pc+l)*ld+i:][:mr]
+				g[0], g[1], g[2], g[3], g[4], g[5] = x[0], x[1], x[2], x[3], x[4], x[5]
+			}
+		case strided && rows == nr && w == nr:
+			for l := range kb {
+				g, x := panel[l*nr:l*nr+nr], src[(pc+l)*ld+i:][:nr]
+				g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7] = x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]
+				g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15] = x[8], x[9], x[10], x[11], x[12], x[13], x[14], x[15]
+			}
 		case strided:
 			for l := range kb {
 				copy(panel[l*w:l*w+rows], src[(pc+l)*ld+i:][:rows])
 			}
-		case rows == 6 && w == 6:
+		case rows == mr && w == mr:
 			x0 := src[i*ld+pc:][:kb]
 			x1 := src[(i+1)*ld+pc:][:kb]
 			x2 := src[(i+2)*ld+pc:][:kb]
@@ -149,7 +224,19 @@ func pack(dst, src []float32, ld int, strided bool, w, i0, n, pc, kb int) {
 				g[0], g[1], g[2], g[3], g[4], g[5] = x0[l], x1[l], x2[l], x3[l], x4[l], x5[l]
 			}
 		default:
-			for r := range rows {
+			// Four rows at a time: four streams read, each group written in one cache line.
+			r := 0
+			for ; r+4 <= rows; r += 4 {
+				x0 := src[(i+r)*ld+pc:][:kb]
+				x1 := src[(i+r+1)*ld+pc:][:kb]
+				x2 := src[(i+r+2)*ld+pc:][:kb]
+				x3 := src[(i+r+3)*ld+pc:][:kb]
+				for l := range kb {
+					g := panel[l*w+r : l*w+r+4]
+					g[0], g[1], g[2], g[3] = x0[l], x1[l], x2[l], x3[l]
+				}
+			}
+			for ; r < rows; r++ {
 				for l, v := range src[(i+r)*ld+pc:][:kb] {
 					panel[l*w+r] = v
 				}
