@@ -39,6 +39,21 @@ func Gemm6x16(k int, a, b, c []float32, ldc int, alpha, beta float32) {
 	gemm6x16(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
 }
 
+// Gemm6x16Strided is Gemm6x16 with the panel of A read where it lies rather than packed: its
+// value (r, l), a[l*6+r] in Gemm6x16, is a[r*rs+l*cs] here (rs = lda, cs = 1 for six rows of a
+// row-major matrix; rs = 1, cs = lda for six columns). The sums are formed as in Gemm6x16, so
+// that equal values give bit-equal results in both. It panics if a slice is too short or if
+// Kernel reports false.
+func Gemm6x16Strided(k int, a []float32, rs, cs int, b, c []float32, ldc int, alpha, beta float32) {
+	if !vector {
+		panic("simd: Gemm6x16Strided needs AVX2 and FMA")
+	}
+	if k < 1 || rs < 1 || cs < 1 || len(a) <= 5*rs+(k-1)*cs || len(b) < 16*k || ldc < 16 || len(c) < 5*ldc+16 {
+		panic("simd: Gemm6x16Strided: bad sizes")
+	}
+	gemm6x16strided(k, &a[0], rs, cs, &b[0], &c[0], ldc, alpha, beta)
+}
+
 // CountGE returns how many x[i] satisfy x[i] ≥ lo and how many satisfy x[i] ≥ hi (NaN satisfies
 // neither).
 func CountGE(x []float32, lo, hi float32) (nlo, nhi int) {
@@ -90,6 +105,9 @@ func kernel6x16(k int, a, b, c *float32, ldc int)
 
 //go:noescape
 func gemm6x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+//go:noescape
+func gemm6x16strided(k int, a *float32, rs, cs int, b, c *float32, ldc int, alpha, beta float32)
 
 // countGE8 is CountGE for len(x) a multiple of 8, at most maxBlock.
 //

@@ -98,6 +98,42 @@ store:
 	VMOVUPS hi, 32(DX) \
 	ADDQ    R8, DX
 
+// GEMM_EPILOGUE sets the 6×16 tile of C at DX (row stride R8 bytes) to alpha·sum + beta·C from
+// the sums in Y0..Y11, alpha broadcast in Y14 and beta in Y15, with C not read when AX (beta's
+// bits without the sign) is zero, and returns.
+#define GEMM_EPILOGUE \
+	VMULPS Y14, Y0, Y0   \
+	VMULPS Y14, Y1, Y1   \
+	VMULPS Y14, Y2, Y2   \
+	VMULPS Y14, Y3, Y3   \
+	VMULPS Y14, Y4, Y4   \
+	VMULPS Y14, Y5, Y5   \
+	VMULPS Y14, Y6, Y6   \
+	VMULPS Y14, Y7, Y7   \
+	VMULPS Y14, Y8, Y8   \
+	VMULPS Y14, Y9, Y9   \
+	VMULPS Y14, Y10, Y10 \
+	VMULPS Y14, Y11, Y11 \
+	ANDL   $0x7fffffff, AX \
+	JZ     gemm_store    \
+	UPDATE2(Y0, Y1)      \
+	UPDATE2(Y2, Y3)      \
+	UPDATE2(Y4, Y5)      \
+	UPDATE2(Y6, Y7)      \
+	UPDATE2(Y8, Y9)      \
+	UPDATE2(Y10, Y11)    \
+	VZEROUPPER           \
+	RET                  \
+gemm_store:              \
+	STORE2(Y0, Y1)       \
+	STORE2(Y2, Y3)       \
+	STORE2(Y4, Y5)       \
+	STORE2(Y6, Y7)       \
+	STORE2(Y8, Y9)       \
+	STORE2(Y10, Y11)     \
+	VZEROUPPER           \
+	RET
+
 // func gemm6x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
 //
 // As kernel6x16, then C = alpha·sum + beta·C, with C not read when beta is ±0.
@@ -116,40 +152,62 @@ gemm_loop:
 	JNZ  gemm_loop
 
 	VBROADCASTSS alpha+40(FP), Y14
-	VMULPS       Y14, Y0, Y0
-	VMULPS       Y14, Y1, Y1
-	VMULPS       Y14, Y2, Y2
-	VMULPS       Y14, Y3, Y3
-	VMULPS       Y14, Y4, Y4
-	VMULPS       Y14, Y5, Y5
-	VMULPS       Y14, Y6, Y6
-	VMULPS       Y14, Y7, Y7
-	VMULPS       Y14, Y8, Y8
-	VMULPS       Y14, Y9, Y9
-	VMULPS       Y14, Y10, Y10
-	VMULPS       Y14, Y11, Y11
-	MOVL         beta+44(FP), AX
-	ANDL         $0x7fffffff, AX
-	JZ           gemm_store
 	VBROADCASTSS beta+44(FP), Y15
-	UPDATE2(Y0, Y1)
-	UPDATE2(Y2, Y3)
-	UPDATE2(Y4, Y5)
-	UPDATE2(Y6, Y7)
-	UPDATE2(Y8, Y9)
-	UPDATE2(Y10, Y11)
-	VZEROUPPER
-	RET
+	MOVL         beta+44(FP), AX
+	GEMM_EPILOGUE
 
-gemm_store:
-	STORE2(Y0, Y1)
-	STORE2(Y2, Y3)
-	STORE2(Y4, Y5)
-	STORE2(Y6, Y7)
-	STORE2(Y8, Y9)
-	STORE2(Y10, Y11)
-	VZEROUPPER
-	RET
+// func gemm6x16strided(k int, a *float32, rs, cs int, b, c *float32, ldc int, alpha, beta float32)
+//
+// As gemm6x16 with the panel of A read where it lies, value (r, l) at a + r·rs + l·cs (in
+// floats) instead of a + 6·l + r: SI and R10 point at the current values of rows 0 and 3, R9 is
+// rs and R11 cs in bytes, so rows 0..5 are at SI, SI+R9, SI+2·R9, R10, R10+R9, R10+2·R9. The
+// products and their order are those of gemm6x16.
+TEXT ·gemm6x16strided(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ rs+16(FP), R9
+	SHLQ $2, R9
+	MOVQ cs+24(FP), R11
+	SHLQ $2, R11
+	LEAQ (R9)(R9*2), R10
+	ADDQ SI, R10
+	MOVQ b+32(FP), DI
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R8
+	SHLQ $2, R8
+	ZERO12
+
+strided_loop:
+	VMOVUPS      (DI), Y12
+	VMOVUPS      32(DI), Y13
+	VBROADCASTSS (SI), Y14
+	VBROADCASTSS (SI)(R9*1), Y15
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VFMADD231PS  Y12, Y15, Y2
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS (SI)(R9*2), Y14
+	VBROADCASTSS (R10), Y15
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VFMADD231PS  Y12, Y15, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS (R10)(R9*1), Y14
+	VBROADCASTSS (R10)(R9*2), Y15
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VFMADD231PS  Y12, Y15, Y10
+	VFMADD231PS  Y13, Y15, Y11
+	ADDQ         R11, SI
+	ADDQ         R11, R10
+	ADDQ         $64, DI
+	DECQ         CX
+	JNZ          strided_loop
+
+	VBROADCASTSS alpha+56(FP), Y14
+	VBROADCASTSS beta+60(FP), Y15
+	MOVL         beta+60(FP), AX
+	GEMM_EPILOGUE
 
 // func countGE8(x []float32, lo, hi float32) (nlo, nhi int)
 //
