@@ -153,8 +153,10 @@ func MainEnv(args []string, stdout, stderr io.Writer, lookupEnv func(string) (st
 	if o.out != "" {
 		raw.Out, cfg.Out = o.out, o.out
 	}
-	if o.jobs == 0 {
-		o.jobs = defaultJobs(cfg.Experiment)
+	if o.jobs == 0 && cfg.Experiment == ExperimentFreqSim {
+		// One cell per core: the simulation is single-threaded per cell. (A retrieval grid's
+		// default depends on its runs' memory: retrievalJobs.)
+		o.jobs = runtime.GOMAXPROCS(0)
 	}
 	ctx, stop := interruptible(stderr)
 	defer stop()
@@ -219,16 +221,6 @@ func interruptibleExit(stderr io.Writer, exit func(os.Signal)) (context.Context,
 		close(done)
 		cancel()
 	}
-}
-
-// defaultJobs is the parallelism that keeps every core busy without oversubscribing it: the
-// frequency simulation is single-threaded per run, while a training run already uses every core
-// (its towers and BLAS calls are parallelised in Go), so retrieval runs go one at a time.
-func defaultJobs(experiment Experiment) int {
-	if experiment == ExperimentFreqSim {
-		return runtime.GOMAXPROCS(0)
-	}
-	return 1
 }
 
 // startCPUProfile starts the CPU profile of -cpuprofile and returns the function that stops it

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,13 +50,16 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 		return err
 	}
 	cache := &dataCache{sets: map[string]*cachedData{}}
-	need, err := preflight(runs, o, cache, stdout)
+	data, peak, n, err := preflight(runs, o, cache, stdout)
 	if err != nil {
 		return err
 	}
-	if need > 0 {
-		machine, source := machineMemory()
-		defer setMemoryLimit(need, machine, source, o.lookupEnv, stdout)()
+	machine, source := machineMemory()
+	if o.jobs == 0 {
+		o.jobs = retrievalJobs(data, peak, machine)
+	}
+	if n > 0 {
+		defer setMemoryLimit(data+float64(min(n, o.jobs))*peak, machine, source, o.lookupEnv, stdout)()
 	}
 	if err := claimFolder(cfg.Out, cfg, axisKeyList(cfg.Ablation)); err != nil {
 		return err
@@ -110,12 +114,10 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 // preflight loads the data of every run this invocation will run (each distinct data set once,
 // into cache, for the runs to use) and refuses a run whose step count overflows or whose memory
 // estimate exceeds the machine's memory: all before the folder is claimed or anything trained.
-// It returns the memory the runs need together (0 when none is to run): their distinct datasets,
-// and o.jobs runs at the largest peak estimate (runMemory) of any of them.
-func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer) (float64, error) {
+// It returns the memory of the runs' distinct datasets, the largest peak estimate (runMemory) of
+// any of them, and their number (0 when none is to run).
+func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer) (data, peak float64, n int, err error) {
 	limit, source := machineMemory()
-	var data, peak float64
-	var n int
 	counted := map[*datasets.Dataset]bool{}
 	for _, r := range selected(runs, o) {
 		if !o.force {
@@ -132,7 +134,7 @@ func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer)
 			p, err = checkMemory(r.cfg, ds, limit, source)
 		}
 		if err != nil {
-			return 0, fmt.Errorf("run %s: %w", r.ID, err)
+			return 0, 0, 0, fmt.Errorf("run %s: %w", r.ID, err)
 		}
 		if !counted[ds] {
 			counted[ds] = true
@@ -141,7 +143,21 @@ func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer)
 		peak = math.Max(peak, p)
 		n++
 	}
-	return data + float64(min(n, o.jobs))*peak, nil
+	return data, peak, n, nil
+}
+
+// retrievalJobs is the default number of runs in parallel (-jobs 0): two on a machine of two or
+// more cores whose memory holds two runs at the soft limit they would get (memoryLimit of the
+// data and two peaks below the machine's memory), else one. A run's products, kernels and
+// evaluation are split among all the cores, but its serial parts (the loss, the optimiser's
+// dense update, the schedule of the tape machine, the report) leave them partly idle: one run at
+// a time kept 1.44 of 2 cores busy on the main job (configs/wiki.toml); a second run fills them.
+// More than two would multiply memory for little: the cores are then busy already.
+func retrievalJobs(data, peak, machine float64) int {
+	if runtime.GOMAXPROCS(0) < 2 || float64(memoryLimit(data+2*peak, machine)) >= machine {
+		return 1
+	}
+	return 2
 }
 
 // cachedData is a dataset loaded once for all the runs that share its settings and seed.
