@@ -7,31 +7,30 @@ import (
 	"testing"
 )
 
-// TestTallyAdd checks tally.add, which adds zeros instead of branching on the rank, against the
-// sums of adding only where rank ≤ K, bit for bit, over random draws of pairs whose ranks fall
-// on, next to and far from the cut-offs (given in no particular order).
-func TestTallyAdd(t *testing.T) {
+// TestTallySum checks tally.sum, which adds zeros instead of branching on the rank, 16 values at a
+// time, against the sums of adding each drawn pair's values one by one only where rank ≤ K, bit
+// for bit, over random draws of pairs whose ranks fall on, next to and far from the cut-offs
+// (given in no particular order), with three τ (more values than one block of 16).
+func TestTallySum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	ks := []int{50, 1, 10, 300}
 	const nt, np = 3, 200
 	ranks := make([]int32, nt*np) // per τ k and pair p at ranks[k*np+p], as summarize gets them
 	for i := range ranks {
 		switch r := int32(rng.IntN(3)); r {
-		case 0: // on a cut-off, or one past it
-			ranks[i] = int32(ks[rng.IntN(len(ks))]) + r*int32(rng.IntN(2))
+		case 0, 1: // on a cut-off, or one past it
+			ranks[i] = int32(ks[rng.IntN(len(ks))]) + r
 		default:
 			ranks[i] = 1 + int32(rng.IntN(1000))
 		}
 	}
-	t0 := &tally{ks: ks, nt: nt, np: np, vals: make([]pairValue, len(ranks))}
-	for i, r := range ranks {
-		t0.vals[i%np*nt+i/np] = pairValue{rank: r, gain: 1 / math.Log2(float64(r)+1), rr: 1 / float64(r)}
-	}
-	w := t0.width()
-	got, want := make([]float64, nt*w), make([]float64, nt*w)
-	for range 5000 {
+	tl := newTally(ks, nt, np, ranks)
+	w := tl.width()
+	draws := make([]int32, 5000)
+	want := make([]float64, nt*w)
+	for d := range draws {
 		p := int32(rng.IntN(np))
-		t0.add(got, p)
+		draws[d] = p
 		for k := range nt {
 			r := ranks[k*np+int(p)]
 			for i, K := range ks {
@@ -43,6 +42,8 @@ func TestTallyAdd(t *testing.T) {
 			want[k*w+2*len(ks)] += 1 / float64(r)
 		}
 	}
+	got := make([]float64, nt*w)
+	tl.sum(got, draws)
 	for j := range got {
 		if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
 			t.Errorf("sum %d = %v, want %v", j, got[j], want[j])

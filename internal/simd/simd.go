@@ -30,3 +30,24 @@ func addGo(dst, a, b []float32) {
 		dst[i] = a[i] + b[i]
 	}
 }
+
+// checkRows panics unless every row i of idx, rows[i*stride : i*stride+16], lies within n values.
+func checkRows(n, stride int, idx []int32) {
+	if stride < 16 {
+		panic("simd: AddRows16: stride below 16")
+	}
+	for _, i := range idx {
+		if i < 0 || int(i)*stride+16 > n {
+			panic("simd: AddRows16: row out of range")
+		}
+	}
+}
+
+// addRows16Go is AddRows16 in plain Go.
+func addRows16Go(acc *[16]float64, rows []float64, stride int, idx []int32) {
+	for _, i := range idx {
+		for j, v := range rows[int(i)*stride:][:16] {
+			acc[j] += v
+		}
+	}
+}

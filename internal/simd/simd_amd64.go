@@ -54,6 +54,20 @@ func Gemm6x16Strided(k int, a []float32, rs, cs int, b, c []float32, ldc int, al
 	gemm6x16strided(k, &a[0], rs, cs, &b[0], &c[0], ldc, alpha, beta)
 }
 
+// AddRows16 adds the 16 values rows[i*stride : i*stride+16] of every i of idx to acc, in the order
+// of idx: each acc[j] is the sum acc[j] + rows[idx[0]*stride+j] + rows[idx[1]*stride+j] + …
+// formed one term at a time, as a loop over idx would. It panics if a row is out of range.
+func AddRows16(acc *[16]float64, rows []float64, stride int, idx []int32) {
+	checkRows(len(rows), stride, idx)
+	if !vector {
+		addRows16Go(acc, rows, stride, idx)
+		return
+	}
+	if len(idx) > 0 {
+		addRows16(&acc[0], &rows[0], stride, &idx[0], len(idx))
+	}
+}
+
 // CountGE returns how many x[i] satisfy x[i] ≥ lo and how many satisfy x[i] ≥ hi (NaN satisfies
 // neither).
 func CountGE(x []float32, lo, hi float32) (nlo, nhi int) {
@@ -108,6 +122,9 @@ func gemm6x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
 
 //go:noescape
 func gemm6x16strided(k int, a *float32, rs, cs int, b, c *float32, ldc int, alpha, beta float32)
+
+//go:noescape
+func addRows16(acc *float64, rows *float64, stride int, idx *int32, n int)
 
 // countGE8 is CountGE for len(x) a multiple of 8, at most maxBlock.
 //

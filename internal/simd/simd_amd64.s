@@ -307,3 +307,40 @@ add_loop:
 add_done:
 	VZEROUPPER
 	RET
+
+// func addRows16(acc *float64, rows *float64, stride int, idx *int32, n int)
+//
+// Y0..Y3 hold acc[0:16] while the rows are added in the order of idx: one VADDPD per four values
+// and row, so each acc[j] is the sum formed one term at a time. DX is the stride in bytes.
+TEXT ·addRows16(SB), NOSPLIT, $0-40
+	MOVQ    acc+0(FP), AX
+	MOVQ    rows+8(FP), SI
+	MOVQ    stride+16(FP), DX
+	SHLQ    $3, DX
+	MOVQ    idx+24(FP), DI
+	MOVQ    n+32(FP), CX
+	VMOVUPD (AX), Y0
+	VMOVUPD 32(AX), Y1
+	VMOVUPD 64(AX), Y2
+	VMOVUPD 96(AX), Y3
+	TESTQ   CX, CX
+	JZ      rows_done
+
+rows_loop:
+	MOVLQSX (DI), BX
+	IMULQ   DX, BX
+	VADDPD  (SI)(BX*1), Y0, Y0
+	VADDPD  32(SI)(BX*1), Y1, Y1
+	VADDPD  64(SI)(BX*1), Y2, Y2
+	VADDPD  96(SI)(BX*1), Y3, Y3
+	ADDQ    $4, DI
+	DECQ    CX
+	JNZ     rows_loop
+
+rows_done:
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	VZEROUPPER
+	RET
