@@ -1,5 +1,7 @@
 package simd
 
+import "math"
+
 // countGEGo is CountGE in plain Go.
 func countGEGo(x []float32, lo, hi float32) (nlo, nhi int) {
 	for _, v := range x {
@@ -49,5 +51,25 @@ func addRows16Go(acc *[16]float64, rows []float64, stride int, idx []int32) {
 		for j, v := range rows[int(i)*stride:][:16] {
 			acc[j] += v
 		}
+	}
+}
+
+// AdamStep holds the scalars of one Adam step: the gradients' scale (clipping), the moments'
+// decay rates b1 and b2, eps, the step size lr/(1−b1^t) and 1/√(1−b2^t).
+type AdamStep struct {
+	Scale, B1, B2, Eps, StepSize, InvSqrtBC2 float32
+}
+
+// adamGo is Adam in plain Go. The conversions to float32 round every product before it is added,
+// as the vector code does (without them the compiler may fuse a product and a sum).
+func adamGo(w, g, st []float32, p AdamStep) {
+	g, st = g[:len(w)], st[:2*len(w)]
+	c1, c2 := 1-p.B1, 1-p.B2
+	for i, gi := range g {
+		gi *= p.Scale
+		m := float32(p.B1*st[2*i]) + float32(c1*gi)
+		v := float32(p.B2*st[2*i+1]) + float32(float32(c2*gi)*gi)
+		st[2*i], st[2*i+1] = m, v
+		w[i] -= float32(p.StepSize*m) / (float32(float32(math.Sqrt(float64(v)))*p.InvSqrtBC2) + p.Eps)
 	}
 }

@@ -68,6 +68,27 @@ func AddRows16(acc *[16]float64, rows []float64, stride int, idx []int32) {
 	}
 }
 
+// Adam applies one step of Adam (Kingma and Ba 2015, Algorithm 1, as models' optimiser writes
+// it) to the weights w with gradients g and the moments st, interleaved (m_i at st[2i], v_i at
+// st[2i+1]): for every i, with gi = g[i]·scale,
+//
+//	m = b1·m + (1−b1)·gi, v = b2·v + (1−b2)·gi·gi, w[i] −= stepSize·m / (√v·invSqrtBC2 + eps),
+//
+// every operation rounded to float32 in that order (no fused multiply-add), so the results are
+// those of adamGo, the same loop in plain Go, bit for bit. len(g) ≥ len(w), len(st) ≥ 2·len(w).
+func Adam(w, g, st []float32, p AdamStep) {
+	g, st = g[:len(w)], st[:2*len(w)]
+	head := 0
+	if vector {
+		head = len(w) &^ 7
+		c := [8]float32{p.Scale, p.B1, 1 - p.B1, p.B2, 1 - p.B2, p.Eps, p.StepSize, p.InvSqrtBC2}
+		if head > 0 {
+			adam8(&w[0], &g[0], &st[0], head, &c)
+		}
+	}
+	adamGo(w[head:], g[head:], st[2*head:], p)
+}
+
 // CountGE returns how many x[i] satisfy x[i] ≥ lo and how many satisfy x[i] ≥ hi (NaN satisfies
 // neither).
 func CountGE(x []float32, lo, hi float32) (nlo, nhi int) {
@@ -125,6 +146,9 @@ func gemm6x16strided(k int, a *float32, rs, cs int, b, c *float32, ldc int, alph
 
 //go:noescape
 func addRows16(acc *float64, rows *float64, stride int, idx *int32, n int)
+
+//go:noescape
+func adam8(w, grad, st *float32, n int, c *[8]float32)
 
 // countGE8 is CountGE for len(x) a multiple of 8, at most maxBlock.
 //

@@ -344,3 +344,75 @@ rows_done:
 	VMOVUPD Y3, 96(AX)
 	VZEROUPPER
 	RET
+
+// ADAM_PERM is the order [0 1 4 5 2 3 6 7] in which VSHUFPS leaves the moments of 8 elements
+// read from their interleaved pairs (m, v), and its own inverse.
+DATA adamPerm<>+0(SB)/4, $0
+DATA adamPerm<>+4(SB)/4, $1
+DATA adamPerm<>+8(SB)/4, $4
+DATA adamPerm<>+12(SB)/4, $5
+DATA adamPerm<>+16(SB)/4, $2
+DATA adamPerm<>+20(SB)/4, $3
+DATA adamPerm<>+24(SB)/4, $6
+DATA adamPerm<>+28(SB)/4, $7
+GLOBL adamPerm<>(SB), RODATA|NOPTR, $32
+
+// func adam8(w, grad, st *float32, n int, c *[8]float32)
+//
+// n/8 blocks of 8 elements; c holds scale, b1, 1−b1, b2, 1−b2, eps, stepSize and invSqrtBC2.
+// Per block, the gradients and weights are permuted to the order of the
+// moments (ADAM_PERM), the moments deinterleaved (VSHUFPS) and interleaved back (VUNPCK?PS).
+TEXT ·adam8(SB), NOSPLIT, $0-40
+	MOVQ         w+0(FP), DI
+	MOVQ         grad+8(FP), SI
+	MOVQ         st+16(FP), DX
+	MOVQ         n+24(FP), CX
+	MOVQ         c+32(FP), AX
+	SHRQ         $3, CX
+	JZ           adam_done
+	VBROADCASTSS (AX), Y15
+	VBROADCASTSS 4(AX), Y14
+	VBROADCASTSS 8(AX), Y13
+	VBROADCASTSS 12(AX), Y12
+	VBROADCASTSS 16(AX), Y11
+	VBROADCASTSS 20(AX), Y10
+	VBROADCASTSS 24(AX), Y9
+	VBROADCASTSS 28(AX), Y8
+	VMOVUPS      adamPerm<>(SB), Y7
+
+adam_loop:
+	VPERMPS   (SI), Y7, Y0        // g
+	VMULPS    Y15, Y0, Y0         // gi = g·scale
+	VMOVUPS   (DX), Y1
+	VMOVUPS   32(DX), Y2
+	VSHUFPS   $0x88, Y2, Y1, Y3   // m
+	VSHUFPS   $0xdd, Y2, Y1, Y4   // v
+	VMULPS    Y3, Y14, Y5         // b1·m
+	VMULPS    Y0, Y13, Y6         // (1−b1)·gi
+	VADDPS    Y6, Y5, Y5          // m = b1·m + (1−b1)·gi
+	VMULPS    Y4, Y12, Y4         // b2·v
+	VMULPS    Y0, Y11, Y6         // (1−b2)·gi
+	VMULPS    Y0, Y6, Y6          // (1−b2)·gi·gi
+	VADDPS    Y6, Y4, Y4          // v = b2·v + (1−b2)·gi·gi
+	VUNPCKLPS Y4, Y5, Y1
+	VUNPCKHPS Y4, Y5, Y2
+	VMOVUPS   Y1, (DX)
+	VMOVUPS   Y2, 32(DX)
+	VSQRTPS   Y4, Y6
+	VMULPS    Y8, Y6, Y6          // sqrt(v)·invSqrtBC2
+	VADDPS    Y10, Y6, Y6         // + eps
+	VMULPS    Y5, Y9, Y3          // stepSize·m
+	VDIVPS    Y6, Y3, Y3
+	VPERMPS   (DI), Y7, Y0        // w
+	VSUBPS    Y3, Y0, Y0
+	VPERMPS   Y0, Y7, Y0
+	VMOVUPS   Y0, (DI)
+	ADDQ      $32, DI
+	ADDQ      $32, SI
+	ADDQ      $64, DX
+	DECQ      CX
+	JNZ       adam_loop
+
+adam_done:
+	VZEROUPPER
+	RET

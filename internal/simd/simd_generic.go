@@ -19,3 +19,13 @@ func AddRows16(acc *[16]float64, rows []float64, stride int, idx []int32) {
 	checkRows(len(rows), stride, idx)
 	addRows16Go(acc, rows, stride, idx)
 }
+
+// Adam applies one step of Adam (Kingma and Ba 2015, Algorithm 1, as models' optimiser writes
+// it) to the weights w with gradients g and the moments st, interleaved (m_i at st[2i], v_i at
+// st[2i+1]): for every i, with gi = g[i]·scale,
+//
+//	m = b1·m + (1−b1)·gi, v = b2·v + (1−b2)·gi·gi, w[i] −= stepSize·m / (√v·invSqrtBC2 + eps),
+//
+// every operation rounded to float32 in that order (no fused multiply-add). len(g) ≥ len(w),
+// len(st) ≥ 2·len(w).
+func Adam(w, g, st []float32, p AdamStep) { adamGo(w, g, st, p) }

@@ -111,3 +111,36 @@ func TestAddRows16(t *testing.T) {
 	var acc [16]float64
 	AddRows16(&acc, data, stride, []int32{rows})
 }
+
+// TestAdam compares Adam (vector code where the processor has it) bit for bit with adamGo, on
+// every length up to 40 and a longer one, with gradients and moments of mixed magnitudes, zero
+// moments (a first step) and a clipping scale.
+func TestAdam(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	p := AdamStep{Scale: 0.7, B1: 0.9, B2: 0.999, Eps: 1e-8, StepSize: 0.01, InvSqrtBC2: 22.4}
+	for _, n := range append([]int{1000}, func() []int {
+		var ns []int
+		for n := range 41 {
+			ns = append(ns, n)
+		}
+		return ns
+	}()...) {
+		w, g, st := make([]float32, n), make([]float32, n), make([]float32, 2*n)
+		for i := range w {
+			w[i] = float32(rng.NormFloat64())
+			g[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(8)-6)))
+			if rng.IntN(4) > 0 {
+				st[2*i], st[2*i+1] = float32(rng.NormFloat64()*1e-3), float32(rng.Float64()*1e-4)
+			}
+		}
+		w2, st2 := append([]float32(nil), w...), append([]float32(nil), st...)
+		Adam(w, g, st, p)
+		adamGo(w2, g, st2, p)
+		for i := range w {
+			if math.Float32bits(w[i]) != math.Float32bits(w2[i]) || math.Float32bits(st[2*i]) != math.Float32bits(st2[2*i]) ||
+				math.Float32bits(st[2*i+1]) != math.Float32bits(st2[2*i+1]) {
+				t.Fatalf("n %d, element %d: w %v m %v v %v, plain Go: w %v m %v v %v", n, i, w[i], st[2*i], st[2*i+1], w2[i], st2[2*i], st2[2*i+1])
+			}
+		}
+	}
+}
