@@ -17,30 +17,35 @@
 	VXORPS Y10, Y10, Y10 \
 	VXORPS Y11, Y11, Y11
 
-// STEP6x16 adds the products of one l (6 values at SI, 16 at DI) to Y0..Y11 and advances SI, DI.
-#define STEP6x16 \
+// FMA6x16(a0, a1, a2, a3, a4, a5) adds the products of one l to Y0..Y11: the 16 values at DI
+// times the 6 at the addresses a0..a5 (row r of the tile in Y(2r), Y(2r+1)).
+#define FMA6x16(a0, a1, a2, a3, a4, a5) \
 	VMOVUPS      (DI), Y12    \
 	VMOVUPS      32(DI), Y13  \
-	VBROADCASTSS (SI), Y14    \
-	VBROADCASTSS 4(SI), Y15   \
+	VBROADCASTSS a0, Y14      \
+	VBROADCASTSS a1, Y15      \
 	VFMADD231PS  Y12, Y14, Y0 \
 	VFMADD231PS  Y13, Y14, Y1 \
 	VFMADD231PS  Y12, Y15, Y2 \
 	VFMADD231PS  Y13, Y15, Y3 \
-	VBROADCASTSS 8(SI), Y14   \
-	VBROADCASTSS 12(SI), Y15  \
+	VBROADCASTSS a2, Y14      \
+	VBROADCASTSS a3, Y15      \
 	VFMADD231PS  Y12, Y14, Y4 \
 	VFMADD231PS  Y13, Y14, Y5 \
 	VFMADD231PS  Y12, Y15, Y6 \
 	VFMADD231PS  Y13, Y15, Y7 \
-	VBROADCASTSS 16(SI), Y14  \
-	VBROADCASTSS 20(SI), Y15  \
+	VBROADCASTSS a4, Y14      \
+	VBROADCASTSS a5, Y15      \
 	VFMADD231PS  Y12, Y14, Y8 \
 	VFMADD231PS  Y13, Y14, Y9 \
 	VFMADD231PS  Y12, Y15, Y10 \
-	VFMADD231PS  Y13, Y15, Y11 \
-	ADDQ         $24, SI      \
-	ADDQ         $64, DI
+	VFMADD231PS  Y13, Y15, Y11
+
+// STEP6x16 adds the products of one l (6 values at SI, 16 at DI) to Y0..Y11 and advances SI, DI.
+#define STEP6x16 \
+	FMA6x16((SI), 4(SI), 8(SI), 12(SI), 16(SI), 20(SI)) \
+	ADDQ $24, SI \
+	ADDQ $64, DI
 
 // func kernel6x16(k int, a, b, c *float32, ldc int)
 //
@@ -178,31 +183,12 @@ TEXT ·gemm6x16strided(SB), NOSPLIT, $0-64
 	ZERO12
 
 strided_loop:
-	VMOVUPS      (DI), Y12
-	VMOVUPS      32(DI), Y13
-	VBROADCASTSS (SI), Y14
-	VBROADCASTSS (SI)(R9*1), Y15
-	VFMADD231PS  Y12, Y14, Y0
-	VFMADD231PS  Y13, Y14, Y1
-	VFMADD231PS  Y12, Y15, Y2
-	VFMADD231PS  Y13, Y15, Y3
-	VBROADCASTSS (SI)(R9*2), Y14
-	VBROADCASTSS (R10), Y15
-	VFMADD231PS  Y12, Y14, Y4
-	VFMADD231PS  Y13, Y14, Y5
-	VFMADD231PS  Y12, Y15, Y6
-	VFMADD231PS  Y13, Y15, Y7
-	VBROADCASTSS (R10)(R9*1), Y14
-	VBROADCASTSS (R10)(R9*2), Y15
-	VFMADD231PS  Y12, Y14, Y8
-	VFMADD231PS  Y13, Y14, Y9
-	VFMADD231PS  Y12, Y15, Y10
-	VFMADD231PS  Y13, Y15, Y11
-	ADDQ         R11, SI
-	ADDQ         R11, R10
-	ADDQ         $64, DI
-	DECQ         CX
-	JNZ          strided_loop
+	FMA6x16((SI), (SI)(R9*1), (SI)(R9*2), (R10), (R10)(R9*1), (R10)(R9*2))
+	ADDQ R11, SI
+	ADDQ R11, R10
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  strided_loop
 
 	VBROADCASTSS alpha+56(FP), Y14
 	VBROADCASTSS beta+60(FP), Y15
