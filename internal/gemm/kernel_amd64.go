@@ -110,9 +110,8 @@ func (p *product) block(i0, i1, j0, j1 int, all []float32) {
 			for ic := i0; ic < i1; ic += mc {
 				mb := min(mc, i1-ic)
 				// The kernel reads an untransposed A where it lies, but for a last panel of fewer
-				// than mr rows, packed alone in ap; op(A) = Aᵀ is packed (read in place, a
-				// panel's values for one l share a cache line with those of the next panels only,
-				// and the product ran 0.8–0.95× as fast).
+				// than mr rows, packed alone in ap. op(A) = Aᵀ is packed: read in place, a panel
+				// touches a cache line per term, and the product ran 0.8–0.95× as fast.
 				full := 0 // rows [ic, ic+full) are read in place
 				var ap []float32
 				if !p.tA {
