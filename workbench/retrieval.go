@@ -78,7 +78,7 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 			}
 		}
 		return runOne(ctx, r, old, cache, progress)
-	}, cache.steps)
+	}, cache.work)
 	if o.shard.sharded() {
 		// Folder-level files are the report step's (or an unsharded run's): shards only add runs.
 		if runErr == nil {
@@ -171,9 +171,9 @@ type cachedData struct {
 type dataCache struct {
 	mu   sync.Mutex
 	sets map[string]*cachedData
-	// trainPairs holds the training pairs of each loaded data, lastPairs those of the last one.
-	trainPairs map[string]int
-	lastPairs  int
+	// sizes holds the training pairs and items of each loaded data, last those of the last one.
+	sizes map[string]dataSize
+	last  dataSize
 }
 
 // load returns the dataset of s and seed; the run that loads it prints its report's summary
@@ -194,33 +194,45 @@ func (c *dataCache) load(s datasets.Settings, seed int64, w io.Writer) (*dataset
 	})
 	if d.err == nil {
 		c.mu.Lock()
-		if c.trainPairs == nil {
-			c.trainPairs = map[string]int{}
+		if c.sizes == nil {
+			c.sizes = map[string]dataSize{}
 		}
-		c.trainPairs[key], c.lastPairs = len(d.ds.Train), len(d.ds.Train)
+		c.last = dataSize{pairs: len(d.ds.Train), items: d.ds.Items}
+		c.sizes[key] = c.last
 		c.mu.Unlock()
 	}
 	return d.ds, d.err
 }
 
+// dataSize is what the length of a run needs of its data.
+type dataSize struct{ pairs, items int }
+
 // cacheKey identifies data by its settings and seed.
 func cacheKey(s datasets.Settings, seed int64) string { return fmt.Sprintf("%#v/%d", s, seed) }
 
-// steps is the length of a run for the time left: its training steps, epochs × training pairs /
-// batch size (or train.steps), counting the pairs of its data once loaded and until then those of
-// the data loaded last (one pair before any is).
-func (c *dataCache) steps(r plannedRun) float64 {
+// work is the length of a run, for the time left and the order of the runs: its training steps,
+// epochs × training pairs / batch size (or train.steps), times the rows its towers compute per
+// step (the batch's queries and the sampler's item rows: the full softmax's are the whole
+// corpus), counting the pairs and items of its data once loaded and until then those of the data
+// loaded last (one pair and one item before any is).
+func (c *dataCache) work(r plannedRun) float64 {
 	t := r.cfg.Train
-	if t.Steps > 0 {
-		return float64(t.Steps)
-	}
+	key := cacheKey(r.cfg.Data, r.cfg.DataSeed)
 	c.mu.Lock()
-	pairs, ok := c.trainPairs[cacheKey(r.cfg.Data, r.cfg.DataSeed)]
+	size, ok := c.sizes[key]
 	if !ok {
-		pairs = max(c.lastPairs, 1)
+		size = c.last
 	}
 	c.mu.Unlock()
-	return float64(t.Epochs) * float64(pairs) / float64(max(t.BatchSize, 1))
+	steps := float64(t.Steps)
+	if t.Steps == 0 {
+		steps = float64(t.Epochs) * float64(max(size.pairs, 1)) / float64(max(t.BatchSize, 1))
+	}
+	rows := t.BatchSize
+	if smp, err := samplers.New(r.cfg.Sampler); err == nil {
+		rows = smp.Shape().Rows(t.BatchSize, max(size.items, 1))
+	}
+	return steps * float64(t.BatchSize+rows)
 }
 
 // writeRunConfig writes the run's resolved config into its folder.

@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -174,6 +176,54 @@ func TestScheduleInterrupted(t *testing.T) {
 	}
 	if calls != 3 {
 		t.Errorf("resume ran %d runs, want 3", calls)
+	}
+}
+
+// TestScheduleLongestFirst: with two jobs the longest runs start first (the grid's order
+// breaking ties); with one, the grid's order is kept.
+func TestScheduleLongestFirst(t *testing.T) {
+	length := map[string]float64{"x=0": 1, "x=1": 4, "x=2": 2, "x=3": 4}
+	for _, tc := range []struct {
+		jobs int
+		want [][]string // the runs started, in groups whose order within is free
+	}{
+		{2, [][]string{{"x=1", "x=3"}, {"x=0", "x=2"}}},
+		{1, [][]string{{"x=0"}, {"x=1"}, {"x=2"}, {"x=3"}}},
+	} {
+		dir := t.TempDir()
+		var runs []plannedRun
+		for i := range 4 {
+			id := fmt.Sprintf("x=%d", i)
+			runs = append(runs, plannedRun{cell: cell{ID: id, Group: id}, hash: "h", dir: filepath.Join(dir, id)})
+		}
+		// The first runs wait until every job has started one, so that none finishes before the
+		// others have started.
+		var mu sync.Mutex
+		all := sync.NewCond(&mu)
+		var started []string
+		err := schedule(context.Background(), runs, testOptions(t, tc.jobs), io.Discard, func(_ context.Context, r plannedRun, _ io.Writer) (*runRecord, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			started = append(started, r.ID)
+			all.Broadcast()
+			for len(started) < tc.jobs {
+				all.Wait()
+			}
+			return &runRecord{}, nil
+		}, func(r plannedRun) float64 { return length[r.ID] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got [][]string
+		for _, g := range tc.want {
+			part := slices.Clone(started[:len(g)])
+			started = started[len(g):]
+			slices.Sort(part)
+			got = append(got, part)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%d jobs: runs started %v, want %v", tc.jobs, got, tc.want)
+		}
 	}
 }
 
