@@ -73,3 +73,29 @@ func adamGo(w, g, st []float32, p AdamStep) {
 		w[i] -= float32(p.StepSize*m) / (float32(float32(math.Sqrt(float64(v)))*p.InvSqrtBC2) + p.Eps)
 	}
 }
+
+// addReLUGo is AddReLU in plain Go.
+func addReLUGo(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	for i := range dst {
+		dst[i] = max(a[i]+b[i], 0)
+	}
+}
+
+// reluGradGo is ReLUGrad in plain Go, without branches (a ReLU's sign pattern is unpredictable).
+func reluGradGo(dst, y, g []float32) {
+	y, g = y[:len(dst)], g[:len(dst)]
+	for i, v := range y {
+		// all ones iff v > 0: the int32 view of a float is positive iff the float is
+		mask := uint32(-int64(int32(math.Float32bits(v))) >> 63)
+		dst[i] = math.Float32frombits(math.Float32bits(g[i]) & mask)
+	}
+}
+
+// addScaledGo is AddScaled in plain Go.
+func addScaledGo(dst []float32, c float32, x []float32) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] += float32(c * v)
+	}
+}

@@ -39,6 +39,43 @@ func Gemm6x16(k int, a, b, c []float32, ldc int, alpha, beta float32) {
 	gemm6x16(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
 }
 
+// AddReLU sets dst[i] = max(a[i] + b[i], 0) for i < len(dst) (Go's max: NaN for a NaN sum, +0
+// for −0); a and b must be at least as long as dst.
+func AddReLU(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	head := 0
+	if vector {
+		head = len(dst) &^ 7
+		addReLU8(dst[:head], a[:head], b[:head])
+	}
+	addReLUGo(dst[head:], a[head:], b[head:])
+}
+
+// ReLUGrad sets dst[i] = g[i] where y[i] > 0 and +0 elsewhere, by the sign of y's int32 view (y
+// is a ReLU's output: y > 0 iff its input was), for i < len(dst); y and g must be at least as
+// long as dst.
+func ReLUGrad(dst, y, g []float32) {
+	y, g = y[:len(dst)], g[:len(dst)]
+	head := 0
+	if vector {
+		head = len(dst) &^ 7
+		reluGrad8(dst[:head], y[:head], g[:head])
+	}
+	reluGradGo(dst[head:], y[head:], g[head:])
+}
+
+// AddScaled adds c·x[i], the product rounded, to dst[i] for i < len(dst); x must be at least as
+// long as dst.
+func AddScaled(dst []float32, c float32, x []float32) {
+	x = x[:len(dst)]
+	head := 0
+	if vector {
+		head = len(dst) &^ 7
+		addScaled8(dst[:head], c, x[:head])
+	}
+	addScaledGo(dst[head:], c, x[head:])
+}
+
 // Gemm6x16Strided is Gemm6x16 with the panel of A read where it lies rather than packed: its
 // value (r, l), a[l*6+r] in Gemm6x16, is a[r*rs+l*cs] here (rs = lda, cs = 1 for six rows of a
 // row-major matrix; rs = 1, cs = lda for six columns). The sums are formed as in Gemm6x16, so
@@ -159,6 +196,18 @@ func countGE8(x []float32, lo, hi float32) (nlo, nhi int)
 //
 //go:noescape
 func indexIn8(x []float32, lo, hi float32) int
+
+// addReLU8, reluGrad8 and addScaled8 are AddReLU, ReLUGrad and AddScaled for slices of equal
+// length, a multiple of 8.
+//
+//go:noescape
+func addReLU8(dst, a, b []float32)
+
+//go:noescape
+func reluGrad8(dst, y, g []float32)
+
+//go:noescape
+func addScaled8(dst []float32, c float32, x []float32)
 
 // add8 is Add for slices of equal length, a multiple of 8.
 //

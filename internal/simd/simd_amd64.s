@@ -402,3 +402,83 @@ adam_loop:
 adam_done:
 	VZEROUPPER
 	RET
+
+// func addReLU8(dst, a, b []float32)
+//
+// dst = max(a + b, 0) as Go's max has it: VMAXPS with the sum second returns the sum when it is
+// a NaN or a zero, and adding +0 then turns −0 into +0.
+TEXT ·addReLU8(SB), NOSPLIT, $0-72
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   dst_len+8(FP), CX
+	MOVQ   a_base+24(FP), SI
+	MOVQ   b_base+48(FP), DX
+	VXORPS Y1, Y1, Y1
+	SHRQ   $3, CX
+	JZ     relu_done
+
+relu_loop:
+	VMOVUPS (SI), Y0
+	VADDPS  (DX), Y0, Y0
+	VMAXPS  Y0, Y1, Y0
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     relu_loop
+
+relu_done:
+	VZEROUPPER
+	RET
+
+// func reluGrad8(dst, y, g []float32)
+//
+// dst = g where the int32 view of y is positive (y > 0, NaNs of either sign aside), else +0.
+TEXT ·reluGrad8(SB), NOSPLIT, $0-72
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   dst_len+8(FP), CX
+	MOVQ   y_base+24(FP), SI
+	MOVQ   g_base+48(FP), DX
+	VPXOR  Y1, Y1, Y1
+	SHRQ   $3, CX
+	JZ     rgrad_done
+
+rgrad_loop:
+	VMOVUPS  (SI), Y0
+	VPCMPGTD Y1, Y0, Y0
+	VANDPS   (DX), Y0, Y0
+	VMOVUPS  Y0, (DI)
+	ADDQ     $32, SI
+	ADDQ     $32, DX
+	ADDQ     $32, DI
+	DECQ     CX
+	JNZ      rgrad_loop
+
+rgrad_done:
+	VZEROUPPER
+	RET
+
+// func addScaled8(dst []float32, c float32, x []float32)
+//
+// dst += c·x, the product rounded before it is added.
+TEXT ·addScaled8(SB), NOSPLIT, $0-56
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         dst_len+8(FP), CX
+	VBROADCASTSS c+24(FP), Y1
+	MOVQ         x_base+32(FP), SI
+	SHRQ         $3, CX
+	JZ           scaled_done
+
+scaled_loop:
+	VMULPS  (SI), Y1, Y0
+	VADDPS  (DI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     scaled_loop
+
+scaled_done:
+	VZEROUPPER
+	RET

@@ -29,3 +29,16 @@ func AddRows16(acc *[16]float64, rows []float64, stride int, idx []int32) {
 // every operation rounded to float32 in that order (no fused multiply-add). len(g) ≥ len(w),
 // len(st) ≥ 2·len(w).
 func Adam(w, g, st []float32, p AdamStep) { adamGo(w, g, st, p) }
+
+// AddReLU sets dst[i] = max(a[i] + b[i], 0) for i < len(dst) (Go's max: NaN for a NaN sum, +0
+// for −0); a and b must be at least as long as dst.
+func AddReLU(dst, a, b []float32) { addReLUGo(dst, a, b) }
+
+// ReLUGrad sets dst[i] = g[i] where y[i] > 0 and +0 elsewhere, by the sign of y's int32 view (y
+// is a ReLU's output: y > 0 iff its input was), for i < len(dst); y and g must be at least as
+// long as dst.
+func ReLUGrad(dst, y, g []float32) { reluGradGo(dst, y, g) }
+
+// AddScaled adds c·x[i], the product rounded, to dst[i] for i < len(dst); x must be at least as
+// long as dst.
+func AddScaled(dst []float32, c float32, x []float32) { addScaledGo(dst, c, x) }
