@@ -100,7 +100,7 @@
 // Evaluate reads the caller's U, V, ItemSlice and LogPrior in place and allocates nothing in
 // proportion to the corpus: per goroutine, one block of queries and one tile of items (packed for
 // the kernel) and a tile of scores and adjustments (384×1024 float32 scores, 1.5 MB); per
-// test pair and τ, about 120 bytes (its running count and band, its rank and its metric values,
+// test pair and τ, about 140 bytes (its running count and band, its rank and its metric values,
 // measured by TestEvaluateMemory, which bounds it at 160); per query row of U, 8 bytes; per
 // dimension, 8 bytes. (gonum's pure-Go Sgemm, the blas32 backend without the kernel, also makes
 // short-lived garbage, its goroutine closures, for every tile product.) The bootstrap adds Bootstrap × (2·len(K)+1) float64 per τ. For a million

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 
 	"github.com/samplingbias/workbench/internal/parallel"
+	"github.com/samplingbias/workbench/internal/simd"
 )
 
 // float is the element type of a model: float32 (the default) or float64 (gradient checks).
@@ -111,11 +112,21 @@ func parallelRows(n, width int, f func(lo, hi int)) {
 	parallel.Split(n, parallel.Parts(n*width, parallelGrain, runtime.GOMAXPROCS(0)), func(_, lo, hi int) { f(lo, hi) })
 }
 
-// biasAct sets y[i,:] = act(y[i,:] + b) for an n×h matrix y.
+// biasAct sets y[i,:] = act(y[i,:] + b) for an n×h matrix y (float32 eight columns at a time
+// where the processor has AVX2: simd.Add, simd.AddReLU).
 func biasAct[T float](y, b []T, h int, relu bool) {
 	parallelRows(len(y)/h, h, func(lo, hi int) {
 		for i := lo * h; i < hi*h; i += h {
 			row := y[i : i+h]
+			if r, ok := any(row).([]float32); ok {
+				b := any(b).([]float32)
+				if relu {
+					simd.AddReLU(r, r, b)
+				} else {
+					simd.Add(r, r, b)
+				}
+				continue
+			}
 			if relu {
 				for j, bj := range b[:h] {
 					row[j] = max(row[j]+bj, 0)
@@ -135,20 +146,10 @@ func reluGrad[T float](dst, y, g []T) {
 	switch y := any(y).(type) {
 	case []float32:
 		dst, g := any(dst).([]float32), any(g).([]float32)
-		parallelRows(len(y), 1, func(lo, hi int) { reluGrad32(dst[lo:hi], y[lo:hi], g[lo:hi]) })
+		parallelRows(len(y), 1, func(lo, hi int) { simd.ReLUGrad(dst[lo:hi], y[lo:hi], g[lo:hi]) })
 	case []float64:
 		dst, g := any(dst).([]float64), any(g).([]float64)
 		parallelRows(len(y), 1, func(lo, hi int) { reluGrad64(dst[lo:hi], y[lo:hi], g[lo:hi]) })
-	}
-}
-
-func reluGrad32(dst, y, g []float32) {
-	g = g[:len(y)]
-	dst = dst[:len(y)]
-	for i, v := range y {
-		// all ones iff v > 0: the int32 view of a float is positive iff the float is
-		mask := uint32(-int64(int32(math.Float32bits(v))) >> 63)
-		dst[i] = math.Float32frombits(math.Float32bits(g[i]) & mask)
 	}
 }
 
@@ -163,18 +164,39 @@ func reluGrad64(dst, y, g []float64) {
 }
 
 // colSum sets dst[j] = Σ_i x[i,j] for an n×h matrix x, summing rows in order (in parallel over
-// blocks of columns).
+// blocks of columns; float32 eight columns at a time where the processor has AVX2).
 func colSum[T float](dst, x []T, h int) {
 	n := len(x) / h
 	parallelRows(h, n, func(lo, hi int) {
 		d := dst[lo:hi]
 		clear(d)
 		for i := 0; i < n; i++ {
-			for j, v := range x[i*h+lo : i*h+hi] {
-				d[j] += v
-			}
+			addTo(d, x[i*h+lo:i*h+hi])
 		}
 	})
+}
+
+// addTo adds x to dst elementwise (len(x) ≥ len(dst)); float32 through simd.Add.
+func addTo[T float](dst, x []T) {
+	if d, ok := any(dst).([]float32); ok {
+		simd.Add(d, d, any(x).([]float32))
+		return
+	}
+	for j, v := range x[:len(dst)] {
+		dst[j] += v
+	}
+}
+
+// addScaled adds c·x to dst elementwise, each product rounded before it is added
+// (len(x) ≥ len(dst)); float32 through simd.AddScaled.
+func addScaled[T float](dst []T, c T, x []T) {
+	if d, ok := any(dst).([]float32); ok {
+		simd.AddScaled(d, float32(c), any(x).([]float32))
+		return
+	}
+	for j, v := range x[:len(dst)] {
+		dst[j] += c * v
+	}
 }
 
 // l2Norm sets y[i,:] = z[i,:] / sqrt(‖z[i,:]‖² + eps²): the L2 normalisation of every row, with

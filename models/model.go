@@ -340,9 +340,7 @@ func pool[T float](seg []T, f *datasets.Field, e int, emb []T) {
 			wk = T(w[k])
 		}
 		sum += wk
-		for j, v := range emb[int(id)*dim : int(id)*dim+dim] {
-			seg[j] += wk * v
-		}
+		addScaled(seg, wk, emb[int(id)*dim:int(id)*dim+dim])
 	}
 	if sum != 0 {
 		inv := 1 / sum

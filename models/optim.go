@@ -1,6 +1,10 @@
 package models
 
-import "math"
+import (
+	"math"
+
+	"github.com/samplingbias/workbench/internal/simd"
+)
 
 // optimizer applies SGD, momentum, Adagrad or Adam (PyTorch's update rules) to dense parameters
 // and, lazily, to the touched rows of embedding tables: a row's weights and optimiser state
@@ -121,6 +125,12 @@ func (o *optimizer[T]) update(w, g, st []T, scale T) {
 	case OptimizerAdam:
 		b1, b2 := T(o.s.Beta1), T(o.s.Beta2)
 		eps := T(o.s.Epsilon)
+		if w, ok := any(w).([]float32); ok {
+			// The same loop, eight elements at a time where the processor has AVX2.
+			simd.Adam(w, any(g).([]float32), any(st).([]float32), simd.AdamStep{Scale: float32(scale),
+				B1: float32(b1), B2: float32(b2), Eps: float32(eps), StepSize: float32(o.stepSize), InvSqrtBC2: float32(o.invSqrtBC2)})
+			return
+		}
 		st = st[:2*len(g)]
 		for i, gi := range g {
 			gi *= scale

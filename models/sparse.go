@@ -91,10 +91,7 @@ func scatterField[T float](fi fieldInput, in int, ids []int32, dx []T, rg *rowGr
 			if w != nil {
 				c = T(w[k]) / sum
 			}
-			dst := rg.row(id)
-			for j, v := range seg {
-				dst[j] += c * v
-			}
+			addScaled(rg.row(id), c, seg)
 		}
 	}
 }

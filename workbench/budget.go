@@ -123,6 +123,9 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 	// Each resample holds one mean per metric (recall and NDCG at every K, and MRR), slice (all,
 	// head, torso, tail) and logit adjustment, in float64.
 	means := float64(len(es.LogitAdjust)) * float64(2*len(es.K)+1) * 4
+	// Each test pair's values for the bootstrap: recall and NDCG at every K and MRR per logit
+	// adjustment, padded to a multiple of 16 (metrics' tally).
+	values := float64(len(ds.Test)) * math.Ceil(float64(len(es.LogitAdjust)*(2*len(es.K)+1))/16) * 16
 	return []memoryTerm{
 		{"model.embedding_dim", "embedding tables", tables * elem, phaseBoth},
 		{"model.embedding_dim", fmt.Sprintf("%s state of the embedding tables", ts.Optimizer), tables * slots * elem, phaseTrain},
@@ -132,7 +135,7 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 		{"model.hidden", "activations of the item tower at evaluation", math.Min(float64(ds.Items), inferenceChunk) * width * elem, phaseEval},
 		{"train.batch_size", "score matrix of a training step", 3 * b * cols * elem, phaseTrain},
 		{"model.hidden", "embeddings at evaluation (the items' twice: as computed and packed for scoring)", (2*float64(ds.Items) + float64(len(ds.Test))) * dim * elem, phaseEval},
-		{"eval.logit_adjust", "ranks of the test pairs", ranks * 8, phaseEval},
+		{"eval.logit_adjust", "ranks and metric values of the test pairs", ranks*8 + values*8, phaseEval},
 		{"eval.bootstrap", "bootstrap resamples", resamples * (means + 1) * 8, phaseEval},
 	}, nil
 }

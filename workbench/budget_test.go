@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/samplingbias/workbench/models"
@@ -124,5 +125,29 @@ func TestMemTotal(t *testing.T) {
 	}
 	if _, ok := memTotal([]byte("MemFree: 1 kB\n")); ok {
 		t.Error("memTotal found a value without a MemTotal line")
+	}
+}
+
+// TestRetrievalJobs: by default two runs go at once on two or more cores when the soft limit of
+// two runs stays below the machine's memory, else one.
+func TestRetrievalJobs(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	const gib = 1 << 30
+	for _, tc := range []struct {
+		procs             int
+		data, peak, total float64
+		want              int
+	}{
+		{2, 0.1 * gib, 0.2 * gib, 24 * gib, 2},
+		{8, 0.1 * gib, 0.2 * gib, 24 * gib, 2},
+		{1, 0.1 * gib, 0.2 * gib, 24 * gib, 1},
+		{2, 2 * gib, 8 * gib, 24 * gib, 1}, // 1.5 × (2 + 2·8) GiB + slack > 24 GiB
+		{2, 2 * gib, 8 * gib, 64 * gib, 2},
+	} {
+		runtime.GOMAXPROCS(tc.procs)
+		if got := retrievalJobs(tc.data, tc.peak, tc.total); got != tc.want {
+			t.Errorf("GOMAXPROCS %d, data %g GiB, peak %g GiB, machine %g GiB: %d jobs, want %d",
+				tc.procs, tc.data/gib, tc.peak/gib, tc.total/gib, got, tc.want)
+		}
 	}
 }

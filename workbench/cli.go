@@ -34,8 +34,8 @@ type options struct {
 	// lookupEnv reads the environment (os.LookupEnv in Main): the job-array engines' variables
 	// and GOMEMLIMIT.
 	lookupEnv func(string) (string, bool)
-	// cpuProfile is the file of -cpuprofile, "" for none.
-	cpuProfile string
+	// cpuProfile and memProfile are the files of -cpuprofile and -memprofile, "" for none.
+	cpuProfile, memProfile string
 }
 
 // setFlags collects repeated -set key=value flags.
@@ -62,6 +62,7 @@ func parseFlags(args []string, stderr io.Writer, lookupEnv func(string) (string,
 	fs.BoolVar(&o.report, "report", false, "train nothing: write metrics.csv, summary.md and the figures from the finished runs in the folder, naming the missing ones")
 	fs.StringVar(&shardFlag, "shard", "", "run only part i/n of the grid: the runs at positions ≡ i (mod n) of its order, 0 <= i < n (default: from a job-array engine's variables, else the whole grid)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to this file (read it with go tool pprof)")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write the allocations of the whole command (pprof's allocs profile: alloc_space, inuse_space) to this file at its end")
 	fs.IntVar(&shardCount, "shard-count", 0, "the number of tasks of a job array whose engine does not tell it (Kubernetes JOB_COMPLETION_INDEX, AWS_BATCH_JOB_ARRAY_INDEX)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -138,8 +139,8 @@ func MainEnv(args []string, stdout, stderr io.Writer, lookupEnv func(string) (st
 	if err != nil {
 		return err
 	}
-	if o.cpuProfile != "" {
-		stopProfile, err := startCPUProfile(o.cpuProfile)
+	for _, start := range []func() (func() error, error){o.startCPUProfile, o.startMemProfile} {
+		stopProfile, err := start()
 		if err != nil {
 			return err
 		}
@@ -152,8 +153,10 @@ func MainEnv(args []string, stdout, stderr io.Writer, lookupEnv func(string) (st
 	if o.out != "" {
 		raw.Out, cfg.Out = o.out, o.out
 	}
-	if o.jobs == 0 {
-		o.jobs = defaultJobs(cfg.Experiment)
+	if o.jobs == 0 && cfg.Experiment == ExperimentFreqSim {
+		// One cell per core: the simulation is single-threaded per cell. (A retrieval grid's
+		// default depends on its runs' memory: retrievalJobs.)
+		o.jobs = runtime.GOMAXPROCS(0)
 	}
 	ctx, stop := interruptible(stderr)
 	defer stop()
@@ -220,31 +223,47 @@ func interruptibleExit(stderr io.Writer, exit func(os.Signal)) (context.Context,
 	}
 }
 
-// defaultJobs is the parallelism that keeps every core busy without oversubscribing it: the
-// frequency simulation is single-threaded per run, while a training run already uses every core
-// (its towers and BLAS calls are parallelised in Go), so retrieval runs go one at a time.
-func defaultJobs(experiment Experiment) int {
-	if experiment == ExperimentFreqSim {
-		return runtime.GOMAXPROCS(0)
+// startCPUProfile starts the CPU profile of -cpuprofile and returns the function that stops it
+// and closes the file (nothing to do without -cpuprofile).
+func (o *options) startCPUProfile() (stop func() error, err error) {
+	if o.cpuProfile == "" {
+		return func() error { return nil }, nil
 	}
-	return 1
-}
-
-// startCPUProfile starts the CPU profile of -cpuprofile, written to path, and returns the
-// function that stops it and closes the file.
-func startCPUProfile(path string) (stop func() error, err error) {
-	f, err := os.Create(path)
+	f, err := os.Create(o.cpuProfile)
 	if err != nil {
 		return nil, fmt.Errorf("-cpuprofile: %w", err)
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("-cpuprofile %s: %w", path, err)
+		return nil, fmt.Errorf("-cpuprofile %s: %w", o.cpuProfile, err)
 	}
 	return func() error {
 		pprof.StopCPUProfile()
 		if err := f.Close(); err != nil {
-			return fmt.Errorf("-cpuprofile %s: %w", path, err)
+			return fmt.Errorf("-cpuprofile %s: %w", o.cpuProfile, err)
+		}
+		return nil
+	}, nil
+}
+
+// startMemProfile creates the file of -memprofile and returns the function that writes the
+// allocs profile of the whole command to it (sampled at runtime.MemProfileRate) and closes it
+// (nothing to do without -memprofile).
+func (o *options) startMemProfile() (stop func() error, err error) {
+	if o.memProfile == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(o.memProfile)
+	if err != nil {
+		return nil, fmt.Errorf("-memprofile: %w", err)
+	}
+	return func() error {
+		werr := pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return fmt.Errorf("-memprofile %s: %w", o.memProfile, werr)
 		}
 		return nil
 	}, nil

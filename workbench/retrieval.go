@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,13 +50,16 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 		return err
 	}
 	cache := &dataCache{sets: map[string]*cachedData{}}
-	need, err := preflight(runs, o, cache, stdout)
+	data, peak, n, err := preflight(runs, o, cache, stdout)
 	if err != nil {
 		return err
 	}
-	if need > 0 {
-		machine, source := machineMemory()
-		defer setMemoryLimit(need, machine, source, o.lookupEnv, stdout)()
+	machine, source := machineMemory()
+	if o.jobs == 0 {
+		o.jobs = retrievalJobs(data, peak, machine)
+	}
+	if n > 0 {
+		defer setMemoryLimit(data+float64(min(n, o.jobs))*peak, machine, source, o.lookupEnv, stdout)()
 	}
 	if err := claimFolder(cfg.Out, cfg, axisKeyList(cfg.Ablation)); err != nil {
 		return err
@@ -74,7 +78,7 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 			}
 		}
 		return runOne(ctx, r, old, cache, progress)
-	}, cache.steps)
+	}, cache.work)
 	if o.shard.sharded() {
 		// Folder-level files are the report step's (or an unsharded run's): shards only add runs.
 		if runErr == nil {
@@ -110,12 +114,10 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 // preflight loads the data of every run this invocation will run (each distinct data set once,
 // into cache, for the runs to use) and refuses a run whose step count overflows or whose memory
 // estimate exceeds the machine's memory: all before the folder is claimed or anything trained.
-// It returns the memory the runs need together (0 when none is to run): their distinct datasets,
-// and o.jobs runs at the largest peak estimate (runMemory) of any of them.
-func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer) (float64, error) {
+// It returns the memory of the runs' distinct datasets, the largest peak estimate (runMemory) of
+// any of them, and their number (0 when none is to run).
+func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer) (data, peak float64, n int, err error) {
 	limit, source := machineMemory()
-	var data, peak float64
-	var n int
 	counted := map[*datasets.Dataset]bool{}
 	for _, r := range selected(runs, o) {
 		if !o.force {
@@ -132,7 +134,7 @@ func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer)
 			p, err = checkMemory(r.cfg, ds, limit, source)
 		}
 		if err != nil {
-			return 0, fmt.Errorf("run %s: %w", r.ID, err)
+			return 0, 0, 0, fmt.Errorf("run %s: %w", r.ID, err)
 		}
 		if !counted[ds] {
 			counted[ds] = true
@@ -141,7 +143,21 @@ func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer)
 		peak = math.Max(peak, p)
 		n++
 	}
-	return data + float64(min(n, o.jobs))*peak, nil
+	return data, peak, n, nil
+}
+
+// retrievalJobs is the default number of runs in parallel (-jobs 0): two on a machine of two or
+// more cores whose memory holds two runs at the soft limit they would get (memoryLimit of the
+// data and two peaks below the machine's memory), else one. A run's products, kernels and
+// evaluation are split among all the cores, but its serial parts (the loss, the optimiser's
+// dense update, the schedule of the tape machine, the report) leave them partly idle: one run at
+// a time kept 1.44 of 2 cores busy on the main job (configs/wiki.toml); a second run fills them.
+// More than two would multiply memory for little: the cores are then busy already.
+func retrievalJobs(data, peak, machine float64) int {
+	if runtime.GOMAXPROCS(0) < 2 || float64(memoryLimit(data+2*peak, machine)) >= machine {
+		return 1
+	}
+	return 2
 }
 
 // cachedData is a dataset loaded once for all the runs that share its settings and seed.
@@ -155,9 +171,9 @@ type cachedData struct {
 type dataCache struct {
 	mu   sync.Mutex
 	sets map[string]*cachedData
-	// trainPairs holds the training pairs of each loaded data, lastPairs those of the last one.
-	trainPairs map[string]int
-	lastPairs  int
+	// sizes holds the training pairs and items of each loaded data, last those of the last one.
+	sizes map[string]dataSize
+	last  dataSize
 }
 
 // load returns the dataset of s and seed; the run that loads it prints its report's summary
@@ -178,33 +194,45 @@ func (c *dataCache) load(s datasets.Settings, seed int64, w io.Writer) (*dataset
 	})
 	if d.err == nil {
 		c.mu.Lock()
-		if c.trainPairs == nil {
-			c.trainPairs = map[string]int{}
+		if c.sizes == nil {
+			c.sizes = map[string]dataSize{}
 		}
-		c.trainPairs[key], c.lastPairs = len(d.ds.Train), len(d.ds.Train)
+		c.last = dataSize{pairs: len(d.ds.Train), items: d.ds.Items}
+		c.sizes[key] = c.last
 		c.mu.Unlock()
 	}
 	return d.ds, d.err
 }
 
+// dataSize is what the length of a run needs of its data.
+type dataSize struct{ pairs, items int }
+
 // cacheKey identifies data by its settings and seed.
 func cacheKey(s datasets.Settings, seed int64) string { return fmt.Sprintf("%#v/%d", s, seed) }
 
-// steps is the length of a run for the time left: its training steps, epochs × training pairs /
-// batch size (or train.steps), counting the pairs of its data once loaded and until then those of
-// the data loaded last (one pair before any is).
-func (c *dataCache) steps(r plannedRun) float64 {
+// work is the length of a run, for the time left and the order of the runs: its training steps,
+// epochs × training pairs / batch size (or train.steps), times the rows its towers compute per
+// step (the batch's queries and the sampler's item rows: the full softmax's are the whole
+// corpus), counting the pairs and items of its data once loaded and until then those of the data
+// loaded last (one pair and one item before any is).
+func (c *dataCache) work(r plannedRun) float64 {
 	t := r.cfg.Train
-	if t.Steps > 0 {
-		return float64(t.Steps)
-	}
+	key := cacheKey(r.cfg.Data, r.cfg.DataSeed)
 	c.mu.Lock()
-	pairs, ok := c.trainPairs[cacheKey(r.cfg.Data, r.cfg.DataSeed)]
+	size, ok := c.sizes[key]
 	if !ok {
-		pairs = max(c.lastPairs, 1)
+		size = c.last
 	}
 	c.mu.Unlock()
-	return float64(t.Epochs) * float64(pairs) / float64(max(t.BatchSize, 1))
+	steps := float64(t.Steps)
+	if t.Steps == 0 {
+		steps = float64(t.Epochs) * float64(max(size.pairs, 1)) / float64(max(t.BatchSize, 1))
+	}
+	rows := t.BatchSize
+	if smp, err := samplers.New(r.cfg.Sampler); err == nil {
+		rows = smp.Shape().Rows(t.BatchSize, max(size.items, 1))
+	}
+	return steps * float64(t.BatchSize+rows)
 }
 
 // writeRunConfig writes the run's resolved config into its folder.

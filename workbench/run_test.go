@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -177,6 +179,54 @@ func TestScheduleInterrupted(t *testing.T) {
 	}
 }
 
+// TestScheduleLongestFirst: with two jobs the longest runs start first (the grid's order
+// breaking ties); with one, the grid's order is kept.
+func TestScheduleLongestFirst(t *testing.T) {
+	length := map[string]float64{"x=0": 1, "x=1": 4, "x=2": 2, "x=3": 4}
+	for _, tc := range []struct {
+		jobs int
+		want [][]string // the runs started, in groups whose order within is free
+	}{
+		{2, [][]string{{"x=1", "x=3"}, {"x=0", "x=2"}}},
+		{1, [][]string{{"x=0"}, {"x=1"}, {"x=2"}, {"x=3"}}},
+	} {
+		dir := t.TempDir()
+		var runs []plannedRun
+		for i := range 4 {
+			id := fmt.Sprintf("x=%d", i)
+			runs = append(runs, plannedRun{cell: cell{ID: id, Group: id}, hash: "h", dir: filepath.Join(dir, id)})
+		}
+		// The first runs wait until every job has started one, so that none finishes before the
+		// others have started.
+		var mu sync.Mutex
+		all := sync.NewCond(&mu)
+		var started []string
+		err := schedule(context.Background(), runs, testOptions(t, tc.jobs), io.Discard, func(_ context.Context, r plannedRun, _ io.Writer) (*runRecord, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			started = append(started, r.ID)
+			all.Broadcast()
+			for len(started) < tc.jobs {
+				all.Wait()
+			}
+			return &runRecord{}, nil
+		}, func(r plannedRun) float64 { return length[r.ID] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got [][]string
+		for _, g := range tc.want {
+			part := slices.Clone(started[:len(g)])
+			started = started[len(g):]
+			slices.Sort(part)
+			got = append(got, part)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%d jobs: runs started %v, want %v", tc.jobs, got, tc.want)
+		}
+	}
+}
+
 func TestScheduleFailure(t *testing.T) {
 	runs := []plannedRun{{cell: cell{ID: "a"}, dir: filepath.Join(t.TempDir(), "a")}}
 	err := schedule(context.Background(), runs, testOptions(t, 2), io.Discard, func(context.Context, plannedRun, io.Writer) (*runRecord, error) {
@@ -278,27 +328,32 @@ func TestEvalChangeReevaluates(t *testing.T) {
 	}
 }
 
-// TestCPUProfile: -cpuprofile writes a CPU profile of the command (gzip-compressed protobuf,
-// as runtime/pprof writes it), and an unwritable path is an error naming the flag before
-// anything runs.
-func TestCPUProfile(t *testing.T) {
+// TestProfiles: -cpuprofile and -memprofile write a CPU and an allocation profile of the command
+// (gzip-compressed protobuf, as runtime/pprof writes them), and an unwritable path is an error
+// naming the flag before anything runs.
+func TestProfiles(t *testing.T) {
 	dir := t.TempDir()
-	prof := filepath.Join(dir, "cpu.prof")
-	if _, err := runCommand(t, "-config", smokeConfig, "-out", filepath.Join(dir, "out"), "-only", "variant=plain,seed=1", "-cpuprofile", prof); err != nil {
+	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", filepath.Join(dir, "out"), "-only", "variant=plain,seed=1", "-cpuprofile", cpu, "-memprofile", mem); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(prof)
-	if err != nil {
-		t.Fatal(err)
+	for _, prof := range []string{cpu, mem} {
+		b, err := os.ReadFile(prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) < 100 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s: %d bytes, not a gzip-compressed profile", filepath.Base(prof), len(b))
+		}
 	}
-	if len(b) < 100 || b[0] != 0x1f || b[1] != 0x8b {
-		t.Errorf("cpu.prof: %d bytes, not a gzip-compressed profile", len(b))
-	}
-	_, err = runCommand(t, "-config", smokeConfig, "-out", filepath.Join(dir, "out2"), "-cpuprofile", filepath.Join(dir, "no", "such", "cpu.prof"))
-	if err == nil || !strings.Contains(err.Error(), "-cpuprofile") {
-		t.Errorf("error %v, want one naming -cpuprofile", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "out2")); err == nil {
-		t.Error("the runs were started")
+	for _, flag := range []string{"-cpuprofile", "-memprofile"} {
+		out := filepath.Join(dir, "out"+flag)
+		_, err := runCommand(t, "-config", smokeConfig, "-out", out, flag, filepath.Join(dir, "no", "such", "x.prof"))
+		if err == nil || !strings.Contains(err.Error(), flag) {
+			t.Errorf("error %v, want one naming %s", err, flag)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: the runs were started", flag)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package workbench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -178,7 +179,9 @@ func selected(runs []plannedRun, o options) []plannedRun {
 // processes train the same run, and schedule never returns nil with a selected run unfinished:
 // runs still held when the wait ends are named in the error. The first failure stops the others;
 // finished runs are kept, so running the same command again resumes. length gives each run's
-// relative length (its training steps) for the time left; nil counts every run the same.
+// relative length (its training work) for the time left; nil counts every run the same. With
+// more than one job, the longest runs start first (Graham's LPT rule), so that no long run is
+// left for the end while the other cores idle; runs of equal length keep the grid's order.
 func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Writer, do runFunc, length func(plannedRun) float64) error {
 	if length == nil {
 		length = func(plannedRun) float64 { return 1 }
@@ -214,6 +217,9 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 	pending := make([]int, len(todo))
 	for i := range pending {
 		pending[i] = i
+	}
+	if o.jobs > 1 {
+		slices.SortStableFunc(pending, func(a, b int) int { return cmp.Compare(length(todo[b]), length(todo[a])) })
 	}
 	deadline := time.Now().Add(o.claims.wait)
 	var said string

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // runEnv runs the command with the environment env.
@@ -341,7 +343,8 @@ bootstrap = 10
 
 // TestTimeLeft: the time left counts runs by their length, so that after a 1-epoch run of a
 // sweep over 1, 2 and 4 epochs it is six times the time taken, not twice (with training alone),
-// and adds each run's evaluation.
+// and adds each run's evaluation. A run's length counts the rows its towers compute per step:
+// the full softmax's item rows are the corpus.
 func TestTimeLeft(t *testing.T) {
 	_, cfg, err := loadConfig(smokeConfig, nil)
 	if err != nil {
@@ -357,20 +360,25 @@ func TestTimeLeft(t *testing.T) {
 	if _, err := cache.load(cfg.Data, cfg.DataSeed, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	steps := make([]float64, len(runs))
+	work := make([]float64, len(runs))
 	for i, r := range runs {
-		steps[i] = cache.steps(r)
+		work[i] = cache.work(r)
 	}
 	// configs/smoke.toml: 8000 interactions, 10% to test, batches of 128: 56.25 steps an epoch
-	// (the fraction is harmless: only ratios matter).
-	if steps[0] <= 50 || steps[1] != 2*steps[0] || steps[2] != 4*steps[0] {
-		t.Fatalf("steps %v, want about 56, then twice and four times that", steps)
+	// (the fraction is harmless: only ratios matter) of 128 queries and 128 items.
+	if work[0] != 56.25*256 || work[1] != 2*work[0] || work[2] != 4*work[0] {
+		t.Fatalf("work %v, want 56.25 × 256, then twice and four times that", work)
+	}
+	full, _ := cfg.clone()
+	full.Sampler.Kind, full.Train.Epochs = samplers.KindFull, 1
+	if got, want := cache.work(plannedRun{cfg: full}), 56.25*float64(128+cfg.Data.Synthetic.Items); got != want {
+		t.Errorf("full softmax: work %v, want 56.25 × (128 + %d items) = %v", got, cfg.Data.Synthetic.Items, want)
 	}
 	// Lengths are taken when the time left is printed: before the data is loaded they are
 	// guesses, and the ratio must hold whichever scale they have.
 	none := []*runRecord{{}, {}, {}}
 	for _, scale := range []float64{1, 1000} {
-		length := func(r plannedRun) float64 { return scale * cache.steps(r) }
+		length := func(r plannedRun) float64 { return scale * cache.work(r) }
 		states := []runState{runDone, runPending, runPending}
 		if got := timeLeft(10*time.Second, runs, states, none, length); got != 60*time.Second {
 			t.Errorf("scale %g: time left %v, want 1m0s", scale, got)
@@ -387,7 +395,7 @@ func TestTimeLeft(t *testing.T) {
 	// 4-epoch runs then take 12 + 2 and 24 + 2 s of work, 40 s against the done run's 8 s: five
 	// times the 10 s elapsed.
 	timed := []*runRecord{{Train: trainSummary{Seconds: 6}, EvalSeconds: 2}, nil, nil}
-	if got := timeLeft(10*time.Second, runs, []runState{runDone, runPending, runPending}, timed, cache.steps); got != 50*time.Second {
+	if got := timeLeft(10*time.Second, runs, []runState{runDone, runPending, runPending}, timed, cache.work); got != 50*time.Second {
 		t.Errorf("time left with recorded times %v, want 50s", got)
 	}
 }

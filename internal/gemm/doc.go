@@ -2,9 +2,12 @@
 // gonum.org/v1/gonum/blas/gonum.Implementation and overrides Sgemm with a blocked, packed and
 // parallel product built on the 6×16 AVX2/FMA micro-kernel of internal/simd, in the manner of
 // Goto and van de Geijn (2008, "Anatomy of high-performance matrix multiplication", ACM TOMS 34(3))
-// and BLIS (Van Zee and van de Geijn 2015): panels of op(B) (kc×nc) and op(A) (mc×kc) are packed
-// into the micro-kernel's layout, with zeros padding the edges, and C is updated one 6×16 tile at
-// a time.
+// and BLIS (Van Zee and van de Geijn 2015): panels of op(B) (kc×nc) and of a transposed op(A)
+// (mc×kc) are packed into the micro-kernel's layout, with zeros padding the edges, and C is
+// updated one 6×16 tile at a time. An untransposed A is not packed: the kernel reads its six rows
+// in place (simd.Gemm6x16Strided, as BLIS's kernels for skinny products do), which saves a copy
+// of A where n is small (the towers' last layers, the gradients of the score matrix). A product
+// split among goroutines by rows packs op(B), which every part reads whole, once.
 //
 // Results do not depend on scheduling or on GOMAXPROCS: C is split among goroutines along whole
 // tiles, and every element is computed by the same sequence of operations wherever it lies (sums

@@ -39,6 +39,93 @@ func Gemm6x16(k int, a, b, c []float32, ldc int, alpha, beta float32) {
 	gemm6x16(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
 }
 
+// AddReLU sets dst[i] = max(a[i] + b[i], 0) for i < len(dst) (Go's max: NaN for a NaN sum, +0
+// for −0); a and b must be at least as long as dst.
+func AddReLU(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	head := 0
+	if vector {
+		head = len(dst) &^ 7
+		addReLU8(dst[:head], a[:head], b[:head])
+	}
+	addReLUGo(dst[head:], a[head:], b[head:])
+}
+
+// ReLUGrad sets dst[i] = g[i] where y[i] > 0 and +0 elsewhere, by the sign of y's int32 view (y
+// is a ReLU's output: y > 0 iff its input was), for i < len(dst); y and g must be at least as
+// long as dst.
+func ReLUGrad(dst, y, g []float32) {
+	y, g = y[:len(dst)], g[:len(dst)]
+	head := 0
+	if vector {
+		head = len(dst) &^ 7
+		reluGrad8(dst[:head], y[:head], g[:head])
+	}
+	reluGradGo(dst[head:], y[head:], g[head:])
+}
+
+// AddScaled adds c·x[i], the product rounded, to dst[i] for i < len(dst); x must be at least as
+// long as dst.
+func AddScaled(dst []float32, c float32, x []float32) {
+	x = x[:len(dst)]
+	head := 0
+	if vector {
+		head = len(dst) &^ 7
+		addScaled8(dst[:head], c, x[:head])
+	}
+	addScaledGo(dst[head:], c, x[head:])
+}
+
+// Gemm6x16Strided is Gemm6x16 with the panel of A read where it lies rather than packed: its
+// value (r, l), a[l*6+r] in Gemm6x16, is a[r*rs+l*cs] here (rs = lda, cs = 1 for six rows of a
+// row-major matrix; rs = 1, cs = lda for six columns). The sums are formed as in Gemm6x16, so
+// that equal values give bit-equal results in both. It panics if a slice is too short or if
+// Kernel reports false.
+func Gemm6x16Strided(k int, a []float32, rs, cs int, b, c []float32, ldc int, alpha, beta float32) {
+	if !vector {
+		panic("simd: Gemm6x16Strided needs AVX2 and FMA")
+	}
+	if k < 1 || rs < 1 || cs < 1 || len(a) <= 5*rs+(k-1)*cs || len(b) < 16*k || ldc < 16 || len(c) < 5*ldc+16 {
+		panic("simd: Gemm6x16Strided: bad sizes")
+	}
+	gemm6x16strided(k, &a[0], rs, cs, &b[0], &c[0], ldc, alpha, beta)
+}
+
+// AddRows16 adds the 16 values rows[i*stride : i*stride+16] of every i of idx to acc, in the order
+// of idx: each acc[j] is the sum acc[j] + rows[idx[0]*stride+j] + rows[idx[1]*stride+j] + …
+// formed one term at a time, as a loop over idx would. It panics if a row is out of range.
+func AddRows16(acc *[16]float64, rows []float64, stride int, idx []int32) {
+	checkRows(len(rows), stride, idx)
+	if !vector {
+		addRows16Go(acc, rows, stride, idx)
+		return
+	}
+	if len(idx) > 0 {
+		addRows16(&acc[0], &rows[0], stride, &idx[0], len(idx))
+	}
+}
+
+// Adam applies one step of Adam (Kingma and Ba 2015, Algorithm 1, as models' optimiser writes
+// it) to the weights w with gradients g and the moments st, interleaved (m_i at st[2i], v_i at
+// st[2i+1]): for every i, with gi = g[i]·scale,
+//
+//	m = b1·m + (1−b1)·gi, v = b2·v + (1−b2)·gi·gi, w[i] −= stepSize·m / (√v·invSqrtBC2 + eps),
+//
+// every operation rounded to float32 in that order (no fused multiply-add), so the results are
+// those of adamGo, the same loop in plain Go, bit for bit. len(g) ≥ len(w), len(st) ≥ 2·len(w).
+func Adam(w, g, st []float32, p AdamStep) {
+	g, st = g[:len(w)], st[:2*len(w)]
+	head := 0
+	if vector {
+		head = len(w) &^ 7
+		c := [8]float32{p.Scale, p.B1, 1 - p.B1, p.B2, 1 - p.B2, p.Eps, p.StepSize, p.InvSqrtBC2}
+		if head > 0 {
+			adam8(&w[0], &g[0], &st[0], head, &c)
+		}
+	}
+	adamGo(w[head:], g[head:], st[2*head:], p)
+}
+
 // CountGE returns how many x[i] satisfy x[i] ≥ lo and how many satisfy x[i] ≥ hi (NaN satisfies
 // neither).
 func CountGE(x []float32, lo, hi float32) (nlo, nhi int) {
@@ -91,6 +178,15 @@ func kernel6x16(k int, a, b, c *float32, ldc int)
 //go:noescape
 func gemm6x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
 
+//go:noescape
+func gemm6x16strided(k int, a *float32, rs, cs int, b, c *float32, ldc int, alpha, beta float32)
+
+//go:noescape
+func addRows16(acc *float64, rows *float64, stride int, idx *int32, n int)
+
+//go:noescape
+func adam8(w, grad, st *float32, n int, c *[8]float32)
+
 // countGE8 is CountGE for len(x) a multiple of 8, at most maxBlock.
 //
 //go:noescape
@@ -100,6 +196,18 @@ func countGE8(x []float32, lo, hi float32) (nlo, nhi int)
 //
 //go:noescape
 func indexIn8(x []float32, lo, hi float32) int
+
+// addReLU8, reluGrad8 and addScaled8 are AddReLU, ReLUGrad and AddScaled for slices of equal
+// length, a multiple of 8.
+//
+//go:noescape
+func addReLU8(dst, a, b []float32)
+
+//go:noescape
+func reluGrad8(dst, y, g []float32)
+
+//go:noescape
+func addScaled8(dst []float32, c float32, x []float32)
 
 // add8 is Add for slices of equal length, a multiple of 8.
 //

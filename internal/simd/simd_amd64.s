@@ -17,30 +17,35 @@
 	VXORPS Y10, Y10, Y10 \
 	VXORPS Y11, Y11, Y11
 
-// STEP6x16 adds the products of one l (6 values at SI, 16 at DI) to Y0..Y11 and advances SI, DI.
-#define STEP6x16 \
+// FMA6x16(a0, a1, a2, a3, a4, a5) adds the products of one l to Y0..Y11: the 16 values at DI
+// times the 6 at the addresses a0..a5 (row r of the tile in Y(2r), Y(2r+1)).
+#define FMA6x16(a0, a1, a2, a3, a4, a5) \
 	VMOVUPS      (DI), Y12    \
 	VMOVUPS      32(DI), Y13  \
-	VBROADCASTSS (SI), Y14    \
-	VBROADCASTSS 4(SI), Y15   \
+	VBROADCASTSS a0, Y14      \
+	VBROADCASTSS a1, Y15      \
 	VFMADD231PS  Y12, Y14, Y0 \
 	VFMADD231PS  Y13, Y14, Y1 \
 	VFMADD231PS  Y12, Y15, Y2 \
 	VFMADD231PS  Y13, Y15, Y3 \
-	VBROADCASTSS 8(SI), Y14   \
-	VBROADCASTSS 12(SI), Y15  \
+	VBROADCASTSS a2, Y14      \
+	VBROADCASTSS a3, Y15      \
 	VFMADD231PS  Y12, Y14, Y4 \
 	VFMADD231PS  Y13, Y14, Y5 \
 	VFMADD231PS  Y12, Y15, Y6 \
 	VFMADD231PS  Y13, Y15, Y7 \
-	VBROADCASTSS 16(SI), Y14  \
-	VBROADCASTSS 20(SI), Y15  \
+	VBROADCASTSS a4, Y14      \
+	VBROADCASTSS a5, Y15      \
 	VFMADD231PS  Y12, Y14, Y8 \
 	VFMADD231PS  Y13, Y14, Y9 \
 	VFMADD231PS  Y12, Y15, Y10 \
-	VFMADD231PS  Y13, Y15, Y11 \
-	ADDQ         $24, SI      \
-	ADDQ         $64, DI
+	VFMADD231PS  Y13, Y15, Y11
+
+// STEP6x16 adds the products of one l (6 values at SI, 16 at DI) to Y0..Y11 and advances SI, DI.
+#define STEP6x16 \
+	FMA6x16((SI), 4(SI), 8(SI), 12(SI), 16(SI), 20(SI)) \
+	ADDQ $24, SI \
+	ADDQ $64, DI
 
 // func kernel6x16(k int, a, b, c *float32, ldc int)
 //
@@ -98,6 +103,42 @@ store:
 	VMOVUPS hi, 32(DX) \
 	ADDQ    R8, DX
 
+// GEMM_EPILOGUE sets the 6×16 tile of C at DX (row stride R8 bytes) to alpha·sum + beta·C from
+// the sums in Y0..Y11, alpha broadcast in Y14 and beta in Y15, with C not read when AX (beta's
+// bits without the sign) is zero, and returns.
+#define GEMM_EPILOGUE \
+	VMULPS Y14, Y0, Y0   \
+	VMULPS Y14, Y1, Y1   \
+	VMULPS Y14, Y2, Y2   \
+	VMULPS Y14, Y3, Y3   \
+	VMULPS Y14, Y4, Y4   \
+	VMULPS Y14, Y5, Y5   \
+	VMULPS Y14, Y6, Y6   \
+	VMULPS Y14, Y7, Y7   \
+	VMULPS Y14, Y8, Y8   \
+	VMULPS Y14, Y9, Y9   \
+	VMULPS Y14, Y10, Y10 \
+	VMULPS Y14, Y11, Y11 \
+	ANDL   $0x7fffffff, AX \
+	JZ     gemm_store    \
+	UPDATE2(Y0, Y1)      \
+	UPDATE2(Y2, Y3)      \
+	UPDATE2(Y4, Y5)      \
+	UPDATE2(Y6, Y7)      \
+	UPDATE2(Y8, Y9)      \
+	UPDATE2(Y10, Y11)    \
+	VZEROUPPER           \
+	RET                  \
+gemm_store:              \
+	STORE2(Y0, Y1)       \
+	STORE2(Y2, Y3)       \
+	STORE2(Y4, Y5)       \
+	STORE2(Y6, Y7)       \
+	STORE2(Y8, Y9)       \
+	STORE2(Y10, Y11)     \
+	VZEROUPPER           \
+	RET
+
 // func gemm6x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
 //
 // As kernel6x16, then C = alpha·sum + beta·C, with C not read when beta is ±0.
@@ -116,40 +157,43 @@ gemm_loop:
 	JNZ  gemm_loop
 
 	VBROADCASTSS alpha+40(FP), Y14
-	VMULPS       Y14, Y0, Y0
-	VMULPS       Y14, Y1, Y1
-	VMULPS       Y14, Y2, Y2
-	VMULPS       Y14, Y3, Y3
-	VMULPS       Y14, Y4, Y4
-	VMULPS       Y14, Y5, Y5
-	VMULPS       Y14, Y6, Y6
-	VMULPS       Y14, Y7, Y7
-	VMULPS       Y14, Y8, Y8
-	VMULPS       Y14, Y9, Y9
-	VMULPS       Y14, Y10, Y10
-	VMULPS       Y14, Y11, Y11
-	MOVL         beta+44(FP), AX
-	ANDL         $0x7fffffff, AX
-	JZ           gemm_store
 	VBROADCASTSS beta+44(FP), Y15
-	UPDATE2(Y0, Y1)
-	UPDATE2(Y2, Y3)
-	UPDATE2(Y4, Y5)
-	UPDATE2(Y6, Y7)
-	UPDATE2(Y8, Y9)
-	UPDATE2(Y10, Y11)
-	VZEROUPPER
-	RET
+	MOVL         beta+44(FP), AX
+	GEMM_EPILOGUE
 
-gemm_store:
-	STORE2(Y0, Y1)
-	STORE2(Y2, Y3)
-	STORE2(Y4, Y5)
-	STORE2(Y6, Y7)
-	STORE2(Y8, Y9)
-	STORE2(Y10, Y11)
-	VZEROUPPER
-	RET
+// func gemm6x16strided(k int, a *float32, rs, cs int, b, c *float32, ldc int, alpha, beta float32)
+//
+// As gemm6x16 with the panel of A read where it lies, value (r, l) at a + r·rs + l·cs (in
+// floats) instead of a + 6·l + r: SI and R10 point at the current values of rows 0 and 3, R9 is
+// rs and R11 cs in bytes, so rows 0..5 are at SI, SI+R9, SI+2·R9, R10, R10+R9, R10+2·R9. The
+// products and their order are those of gemm6x16.
+TEXT ·gemm6x16strided(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ rs+16(FP), R9
+	SHLQ $2, R9
+	MOVQ cs+24(FP), R11
+	SHLQ $2, R11
+	LEAQ (R9)(R9*2), R10
+	ADDQ SI, R10
+	MOVQ b+32(FP), DI
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R8
+	SHLQ $2, R8
+	ZERO12
+
+strided_loop:
+	FMA6x16((SI), (SI)(R9*1), (SI)(R9*2), (R10), (R10)(R9*1), (R10)(R9*2))
+	ADDQ R11, SI
+	ADDQ R11, R10
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  strided_loop
+
+	VBROADCASTSS alpha+56(FP), Y14
+	VBROADCASTSS beta+60(FP), Y15
+	MOVL         beta+60(FP), AX
+	GEMM_EPILOGUE
 
 // func countGE8(x []float32, lo, hi float32) (nlo, nhi int)
 //
@@ -247,5 +291,194 @@ add_loop:
 	JNZ     add_loop
 
 add_done:
+	VZEROUPPER
+	RET
+
+// func addRows16(acc *float64, rows *float64, stride int, idx *int32, n int)
+//
+// Y0..Y3 hold acc[0:16] while the rows are added in the order of idx: one VADDPD per four values
+// and row, so each acc[j] is the sum formed one term at a time. DX is the stride in bytes.
+TEXT ·addRows16(SB), NOSPLIT, $0-40
+	MOVQ    acc+0(FP), AX
+	MOVQ    rows+8(FP), SI
+	MOVQ    stride+16(FP), DX
+	SHLQ    $3, DX
+	MOVQ    idx+24(FP), DI
+	MOVQ    n+32(FP), CX
+	VMOVUPD (AX), Y0
+	VMOVUPD 32(AX), Y1
+	VMOVUPD 64(AX), Y2
+	VMOVUPD 96(AX), Y3
+	TESTQ   CX, CX
+	JZ      rows_done
+
+rows_loop:
+	MOVLQSX (DI), BX
+	IMULQ   DX, BX
+	VADDPD  (SI)(BX*1), Y0, Y0
+	VADDPD  32(SI)(BX*1), Y1, Y1
+	VADDPD  64(SI)(BX*1), Y2, Y2
+	VADDPD  96(SI)(BX*1), Y3, Y3
+	ADDQ    $4, DI
+	DECQ    CX
+	JNZ     rows_loop
+
+rows_done:
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	VZEROUPPER
+	RET
+
+// ADAM_PERM is the order [0 1 4 5 2 3 6 7] in which VSHUFPS leaves the moments of 8 elements
+// read from their interleaved pairs (m, v), and its own inverse.
+DATA adamPerm<>+0(SB)/4, $0
+DATA adamPerm<>+4(SB)/4, $1
+DATA adamPerm<>+8(SB)/4, $4
+DATA adamPerm<>+12(SB)/4, $5
+DATA adamPerm<>+16(SB)/4, $2
+DATA adamPerm<>+20(SB)/4, $3
+DATA adamPerm<>+24(SB)/4, $6
+DATA adamPerm<>+28(SB)/4, $7
+GLOBL adamPerm<>(SB), RODATA|NOPTR, $32
+
+// func adam8(w, grad, st *float32, n int, c *[8]float32)
+//
+// n/8 blocks of 8 elements; c holds scale, b1, 1−b1, b2, 1−b2, eps, stepSize and invSqrtBC2.
+// Per block, the gradients and weights are permuted to the order of the
+// moments (ADAM_PERM), the moments deinterleaved (VSHUFPS) and interleaved back (VUNPCK?PS).
+TEXT ·adam8(SB), NOSPLIT, $0-40
+	MOVQ         w+0(FP), DI
+	MOVQ         grad+8(FP), SI
+	MOVQ         st+16(FP), DX
+	MOVQ         n+24(FP), CX
+	MOVQ         c+32(FP), AX
+	SHRQ         $3, CX
+	JZ           adam_done
+	VBROADCASTSS (AX), Y15
+	VBROADCASTSS 4(AX), Y14
+	VBROADCASTSS 8(AX), Y13
+	VBROADCASTSS 12(AX), Y12
+	VBROADCASTSS 16(AX), Y11
+	VBROADCASTSS 20(AX), Y10
+	VBROADCASTSS 24(AX), Y9
+	VBROADCASTSS 28(AX), Y8
+	VMOVUPS      adamPerm<>(SB), Y7
+
+adam_loop:
+	VPERMPS   (SI), Y7, Y0        // g
+	VMULPS    Y15, Y0, Y0         // gi = g·scale
+	VMOVUPS   (DX), Y1
+	VMOVUPS   32(DX), Y2
+	VSHUFPS   $0x88, Y2, Y1, Y3   // m
+	VSHUFPS   $0xdd, Y2, Y1, Y4   // v
+	VMULPS    Y3, Y14, Y5         // b1·m
+	VMULPS    Y0, Y13, Y6         // (1−b1)·gi
+	VADDPS    Y6, Y5, Y5          // m = b1·m + (1−b1)·gi
+	VMULPS    Y4, Y12, Y4         // b2·v
+	VMULPS    Y0, Y11, Y6         // (1−b2)·gi
+	VMULPS    Y0, Y6, Y6          // (1−b2)·gi·gi
+	VADDPS    Y6, Y4, Y4          // v = b2·v + (1−b2)·gi·gi
+	VUNPCKLPS Y4, Y5, Y1
+	VUNPCKHPS Y4, Y5, Y2
+	VMOVUPS   Y1, (DX)
+	VMOVUPS   Y2, 32(DX)
+	VSQRTPS   Y4, Y6
+	VMULPS    Y8, Y6, Y6          // sqrt(v)·invSqrtBC2
+	VADDPS    Y10, Y6, Y6         // + eps
+	VMULPS    Y5, Y9, Y3          // stepSize·m
+	VDIVPS    Y6, Y3, Y3
+	VPERMPS   (DI), Y7, Y0        // w
+	VSUBPS    Y3, Y0, Y0
+	VPERMPS   Y0, Y7, Y0
+	VMOVUPS   Y0, (DI)
+	ADDQ      $32, DI
+	ADDQ      $32, SI
+	ADDQ      $64, DX
+	DECQ      CX
+	JNZ       adam_loop
+
+adam_done:
+	VZEROUPPER
+	RET
+
+// func addReLU8(dst, a, b []float32)
+//
+// dst = max(a + b, 0) as Go's max has it: VMAXPS with the sum second returns the sum when it is
+// a NaN or a zero, and adding +0 then turns −0 into +0.
+TEXT ·addReLU8(SB), NOSPLIT, $0-72
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   dst_len+8(FP), CX
+	MOVQ   a_base+24(FP), SI
+	MOVQ   b_base+48(FP), DX
+	VXORPS Y1, Y1, Y1
+	SHRQ   $3, CX
+	JZ     relu_done
+
+relu_loop:
+	VMOVUPS (SI), Y0
+	VADDPS  (DX), Y0, Y0
+	VMAXPS  Y0, Y1, Y0
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     relu_loop
+
+relu_done:
+	VZEROUPPER
+	RET
+
+// func reluGrad8(dst, y, g []float32)
+//
+// dst = g where the int32 view of y is positive (y > 0, NaNs of either sign aside), else +0.
+TEXT ·reluGrad8(SB), NOSPLIT, $0-72
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   dst_len+8(FP), CX
+	MOVQ   y_base+24(FP), SI
+	MOVQ   g_base+48(FP), DX
+	VPXOR  Y1, Y1, Y1
+	SHRQ   $3, CX
+	JZ     rgrad_done
+
+rgrad_loop:
+	VMOVUPS  (SI), Y0
+	VPCMPGTD Y1, Y0, Y0
+	VANDPS   (DX), Y0, Y0
+	VMOVUPS  Y0, (DI)
+	ADDQ     $32, SI
+	ADDQ     $32, DX
+	ADDQ     $32, DI
+	DECQ     CX
+	JNZ      rgrad_loop
+
+rgrad_done:
+	VZEROUPPER
+	RET
+
+// func addScaled8(dst []float32, c float32, x []float32)
+//
+// dst += c·x, the product rounded before it is added.
+TEXT ·addScaled8(SB), NOSPLIT, $0-56
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         dst_len+8(FP), CX
+	VBROADCASTSS c+24(FP), Y1
+	MOVQ         x_base+32(FP), SI
+	SHRQ         $3, CX
+	JZ           scaled_done
+
+scaled_loop:
+	VMULPS  (SI), Y1, Y0
+	VADDPS  (DI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     scaled_loop
+
+scaled_done:
 	VZEROUPPER
 	RET

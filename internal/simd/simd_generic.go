@@ -11,3 +11,34 @@ func IndexIn(x []float32, lo, hi float32) int { return indexInGo(x, lo, hi) }
 
 // Add sets dst[i] = a[i] + b[i] for i < len(dst); a and b must be at least as long as dst.
 func Add(dst, a, b []float32) { addGo(dst, a, b) }
+
+// AddRows16 adds the 16 values rows[i*stride : i*stride+16] of every i of idx to acc, in the order
+// of idx: each acc[j] is the sum acc[j] + rows[idx[0]*stride+j] + rows[idx[1]*stride+j] + …
+// formed one term at a time, as a loop over idx would. It panics if a row is out of range.
+func AddRows16(acc *[16]float64, rows []float64, stride int, idx []int32) {
+	checkRows(len(rows), stride, idx)
+	addRows16Go(acc, rows, stride, idx)
+}
+
+// Adam applies one step of Adam (Kingma and Ba 2015, Algorithm 1, as models' optimiser writes
+// it) to the weights w with gradients g and the moments st, interleaved (m_i at st[2i], v_i at
+// st[2i+1]): for every i, with gi = g[i]·scale,
+//
+//	m = b1·m + (1−b1)·gi, v = b2·v + (1−b2)·gi·gi, w[i] −= stepSize·m / (√v·invSqrtBC2 + eps),
+//
+// every operation rounded to float32 in that order (no fused multiply-add). len(g) ≥ len(w),
+// len(st) ≥ 2·len(w).
+func Adam(w, g, st []float32, p AdamStep) { adamGo(w, g, st, p) }
+
+// AddReLU sets dst[i] = max(a[i] + b[i], 0) for i < len(dst) (Go's max: NaN for a NaN sum, +0
+// for −0); a and b must be at least as long as dst.
+func AddReLU(dst, a, b []float32) { addReLUGo(dst, a, b) }
+
+// ReLUGrad sets dst[i] = g[i] where y[i] > 0 and +0 elsewhere, by the sign of y's int32 view (y
+// is a ReLU's output: y > 0 iff its input was), for i < len(dst); y and g must be at least as
+// long as dst.
+func ReLUGrad(dst, y, g []float32) { reluGradGo(dst, y, g) }
+
+// AddScaled adds c·x[i], the product rounded, to dst[i] for i < len(dst); x must be at least as
+// long as dst.
+func AddScaled(dst []float32, c float32, x []float32) { addScaledGo(dst, c, x) }

@@ -69,3 +69,129 @@ func TestCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestAddRows16 compares AddRows16 (vector code where the processor has it) bit for bit with a
+// plain loop adding one row at a time, for no rows, one, and many in random order with repeats,
+// onto a nonzero start, with values of mixed magnitudes (so that the order of the additions
+// shows in the rounding); an out-of-range row panics.
+func TestAddRows16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	const rows, stride = 50, 19
+	data := make([]float64, (rows-1)*stride+16)
+	for i := range data {
+		data[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(12)-6))
+	}
+	for _, n := range []int{0, 1, 2, 1000} {
+		idx := make([]int32, n)
+		for i := range idx {
+			idx[i] = int32(rng.IntN(rows))
+		}
+		var got, want [16]float64
+		for j := range got {
+			got[j] = float64(j) / 3
+			want[j] = got[j]
+		}
+		AddRows16(&got, data, stride, idx)
+		for _, i := range idx {
+			for j := range want {
+				want[j] += data[int(i)*stride+j]
+			}
+		}
+		for j := range got {
+			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+				t.Errorf("%d rows: acc[%d] = %v, want %v", n, j, got[j], want[j])
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a row out of range did not panic")
+		}
+	}()
+	var acc [16]float64
+	AddRows16(&acc, data, stride, []int32{rows})
+}
+
+// TestAdam compares Adam (vector code where the processor has it) bit for bit with adamGo, on
+// every length up to 40 and a longer one, with gradients and moments of mixed magnitudes, zero
+// moments (a first step) and a clipping scale.
+func TestAdam(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	p := AdamStep{Scale: 0.7, B1: 0.9, B2: 0.999, Eps: 1e-8, StepSize: 0.01, InvSqrtBC2: 22.4}
+	for _, n := range append([]int{1000}, func() []int {
+		var ns []int
+		for n := range 41 {
+			ns = append(ns, n)
+		}
+		return ns
+	}()...) {
+		w, g, st := make([]float32, n), make([]float32, n), make([]float32, 2*n)
+		for i := range w {
+			w[i] = float32(rng.NormFloat64())
+			g[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(8)-6)))
+			if rng.IntN(4) > 0 {
+				st[2*i], st[2*i+1] = float32(rng.NormFloat64()*1e-3), float32(rng.Float64()*1e-4)
+			}
+		}
+		w2, st2 := append([]float32(nil), w...), append([]float32(nil), st...)
+		Adam(w, g, st, p)
+		adamGo(w2, g, st2, p)
+		for i := range w {
+			if math.Float32bits(w[i]) != math.Float32bits(w2[i]) || math.Float32bits(st[2*i]) != math.Float32bits(st2[2*i]) ||
+				math.Float32bits(st[2*i+1]) != math.Float32bits(st2[2*i+1]) {
+				t.Fatalf("n %d, element %d: w %v m %v v %v, plain Go: w %v m %v v %v", n, i, w[i], st[2*i], st[2*i+1], w2[i], st2[2*i], st2[2*i+1])
+			}
+		}
+	}
+}
+
+// TestElementwise compares AddReLU, ReLUGrad and AddScaled (vector code where the processor has
+// it) with the plain-Go loops, bit for bit (any NaN for a NaN), on every length up to 40 and a
+// longer one, on values with equalities, NaNs, infinities and zeros of both signs.
+func TestElementwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	same := func(x, y float32) bool {
+		return math.Float32bits(x) == math.Float32bits(y) || x != x && y != y
+	}
+	for _, n := range append([]int{1000}, func() []int {
+		var ns []int
+		for n := range 41 {
+			ns = append(ns, n)
+		}
+		return ns
+	}()...) {
+		a, b := vectorData(rng, n), vectorData(rng, n)
+		for i := range a {
+			if rng.IntN(8) == 0 {
+				a[i], b[i] = float32(math.Copysign(0, -1)), float32(math.Copysign(0, -1))
+			}
+		}
+		c := float32(rng.NormFloat64())
+		for _, f := range []struct {
+			name     string
+			vec, ref func(dst []float32)
+		}{
+			{"AddReLU", func(d []float32) { AddReLU(d, a, b) }, func(d []float32) { addReLUGo(d, a, b) }},
+			{"ReLUGrad", func(d []float32) { ReLUGrad(d, a, b) }, func(d []float32) { reluGradGo(d, a, b) }},
+			{"AddScaled", func(d []float32) { AddScaled(d, c, a) }, func(d []float32) { addScaledGo(d, c, a) }},
+		} {
+			got, want := append([]float32(nil), b...), append([]float32(nil), b...)
+			f.vec(got)
+			f.ref(want)
+			for i := range got {
+				if !same(got[i], want[i]) {
+					t.Fatalf("%s, n %d: [%d] = %v, plain Go: %v", f.name, n, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	// The plain loops against their definitions on the edge cases.
+	negZero := float32(math.Copysign(0, -1))
+	d := []float32{0}
+	if addReLUGo(d, []float32{negZero}, []float32{negZero}); math.Signbit(float64(d[0])) {
+		t.Error("AddReLU(−0 + −0) is −0, want +0")
+	}
+	if reluGradGo(d, []float32{negZero}, []float32{5}); d[0] != 0 {
+		t.Errorf("ReLUGrad at y = −0: %v, want 0", d[0])
+	}
+}

@@ -11,6 +11,7 @@ package tape // import "github.com/samplingbias/workbench/internal/tape"
 
 import (
 	"fmt"
+	"runtime"
 
 	"gorgonia.org/gorgonia"
 )
@@ -18,11 +19,20 @@ import (
 // Machine returns a tape machine that computes the values of outputs, and of every node they
 // depend on, when it runs: the nodes of g that no output depends on are not compiled. Read only
 // those values after a run.
+//
+// The machine has no finalizer. gorgonia.NewTapeMachine sets one (it releases CUDA contexts,
+// and does nothing without the cuda build tag), and the garbage collector never frees an object
+// with a finalizer that it can reach from itself (runtime.SetFinalizer): a machine whose graph
+// holds an op that refers back to it, such as a loss op holding a pointer into the trainer that
+// owns the machine, would keep the trainer, its graph and every buffer of its ops for the life of
+// the process.
 func Machine(g *gorgonia.ExprGraph, outputs ...*gorgonia.Node) (gorgonia.VM, error) {
 	sub := g.ExactSubgraphRoots(outputs...)
 	prog, locMap, err := gorgonia.CompileFunction(g, sub.Inputs(), outputs)
 	if err != nil {
 		return nil, fmt.Errorf("compiling the graph: %w", err)
 	}
-	return gorgonia.NewTapeMachine(g, gorgonia.WithPrecompiled(prog, locMap)), nil
+	m := gorgonia.NewTapeMachine(g, gorgonia.WithPrecompiled(prog, locMap))
+	runtime.SetFinalizer(m, nil)
+	return m, nil
 }

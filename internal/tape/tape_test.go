@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
+	"runtime"
 	"testing"
+	"weak"
 
 	"github.com/chewxy/hm"
 	"gorgonia.org/gorgonia"
@@ -56,5 +58,37 @@ func TestMachine(t *testing.T) {
 		if want := map[bool]int{false: 0, true: 1}[whole]; runs != want {
 			t.Errorf("whole graph %v: the stray node ran %d times, want %d", whole, runs, want)
 		}
+	}
+}
+
+// owner holds a machine whose graph refers back to the owner, as a trainer's loss op does.
+type owner struct {
+	vm   gorgonia.VM
+	runs int
+}
+
+// TestMachineCollected: a machine in a reference cycle through its own graph is freed once
+// unreachable (with gorgonia.NewTapeMachine's finalizer, it never is).
+func TestMachineCollected(t *testing.T) {
+	ref := func() weak.Pointer[owner] {
+		o := new(owner)
+		g := gorgonia.NewGraph()
+		x := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(1, 2), gorgonia.WithName("x"),
+			gorgonia.WithValue(tensor.New(tensor.WithShape(1, 2), tensor.WithBacking([]float64{1, 2}))))
+		y := gorgonia.Must(gorgonia.ApplyOp(countOp{&o.runs}, x))
+		var err error
+		if o.vm, err = Machine(g, y); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		return weak.Make(o)
+	}()
+	for range 3 {
+		runtime.GC()
+	}
+	if ref.Value() != nil {
+		t.Error("the machine's owner is still reachable after three collections")
 	}
 }
