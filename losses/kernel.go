@@ -83,8 +83,11 @@ func (p *plan) entries() (int, string) {
 	return p.c, "C"
 }
 
-// colsOf is row i's part of a per-column slice x: x itself for shared columns.
+// colsOf is row i's part of a per-column slice x: x itself for shared columns, nil for a nil x.
 func colsOf[E any](p *plan, x []E, i int) []E {
+	if x == nil {
+		return nil
+	}
 	if p.perRow {
 		return x[i*p.c : (i+1)*p.c]
 	}
@@ -597,13 +600,7 @@ func logisticRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int) {
 		}
 		k := p.coef[i] * invTau
 		acc := 0.0
-		var colOff, colW []float64
-		if p.colOff != nil {
-			colOff = colsOf(p, p.colOff, i)
-		}
-		if p.colW != nil {
-			colW = colsOf(p, p.colW, i)
-		}
+		colOff, colW := colsOf(p, p.colOff, i), colsOf(p, p.colW, i)
 		for j, v := range row {
 			if j == pc {
 				continue
@@ -715,9 +712,7 @@ func mseRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int) {
 		return p.gramCoef * gramW[j]
 	}
 	for i := lo; i < hi; i++ {
-		if p.gramW != nil {
-			gramW = colsOf(p, p.gramW, i)
-		}
+		gramW = colsOf(p, p.gramW, i)
 		row := s[i*c : (i+1)*c]
 		pc := p.pos(i)
 		gram := 0.0

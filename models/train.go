@@ -268,7 +268,6 @@ type trainer[T float] struct {
 	distinct  bool
 	nDistinct int
 	rowOf     []int32
-	firstRow  []int // the first item row of each distinct item (reused)
 	lister    distinct.Lister
 	dx        [2]*gorgonia.Node // gradient w.r.t. the tower inputs (nil for a side without fields)
 	outs      [2]*gorgonia.Node // the towers' normalised outputs
@@ -503,8 +502,7 @@ func (tr *trainer[T]) forwardBackward(t int64, batch []datasets.Interaction) (fl
 // past them repeating the first, and maps each item row to its tower row.
 func (tr *trainer[T]) listDistinct() {
 	u := tr.towerIDs[sideItem]
-	var items []int32
-	items, tr.firstRow = tr.lister.List(tr.ids[sideItem], tr.items, u[:0], tr.firstRow[:0], tr.rowOf)
+	items := tr.lister.List(tr.ids[sideItem], tr.items, u[:0], tr.rowOf)
 	tr.nDistinct = len(items)
 	for k := len(items); k < len(u); k++ {
 		u[k] = u[0]

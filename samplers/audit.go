@@ -52,12 +52,7 @@ func (a *Audit) Observe(sh Shape, c *Columns) {
 			continue
 		}
 		a.copies[item]++ // a negative of every row, less its own positive's rows (below)
-		if a.lastSeen[item] != a.steps {
-			a.lastSeen[item] = a.steps
-			a.declared[item]++
-			a.declP[item] += math.Exp(c.LogP[j])
-			a.declCopies[item] += m * math.Exp(c.LogQ[j])
-		}
+		a.declare(item, a.steps, 1, m, c.LogP[j], c.LogQ[j])
 	}
 	for i := range b {
 		var item int64 = -1
@@ -87,14 +82,21 @@ func (a *Audit) observeRows(sh Shape, c *Columns, b int) {
 			if j != sh.Pos(i) {
 				a.copies[item] += w
 			}
-			if a.lastSeen[item] != stamp {
-				a.lastSeen[item] = stamp
-				a.declared[item] += w
-				a.declP[item] += w * math.Exp(c.LogP[k])
-				a.declCopies[item] += w * m * math.Exp(c.LogQ[k])
-			}
+			a.declare(item, stamp, w, m, c.LogP[k], c.LogQ[k])
 		}
 	}
+}
+
+// declare adds, with weight w, item's declared p and copies m·q the first time it is seen under
+// stamp (a step, or a row of a step under PerRow).
+func (a *Audit) declare(item int64, stamp int, w, m, logP, logQ float64) {
+	if a.lastSeen[item] == stamp {
+		return
+	}
+	a.lastSeen[item] = stamp
+	a.declared[item] += w
+	a.declP[item] += w * math.Exp(logP)
+	a.declCopies[item] += w * m * math.Exp(logQ)
 }
 
 // Steps is the number of steps observed.

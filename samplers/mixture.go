@@ -156,8 +156,14 @@ func newColumns(cols, b int, c *Columns) Columns {
 func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error {
 	bsz := len(pos)
 	x.of = grow32(x.of, len(rows))
-	x.items, x.first = x.lister.List(rows, d.Items, x.items[:0], x.first[:0], x.of)
+	x.items = x.lister.List(rows, d.Items, x.items[:0], x.of)
 	n := len(x.items)
+	x.first = x.first[:0]
+	for r, k := range x.of[:len(rows)] { // items are listed in the order of their first rows
+		if int(k) == len(x.first) {
+			x.first = append(x.first, r)
+		}
+	}
 	grow := func(s []float64) []float64 {
 		if cap(s) < n {
 			return make([]float64, n)

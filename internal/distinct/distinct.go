@@ -10,9 +10,9 @@ type Lister struct {
 }
 
 // List appends to items the distinct ids of ids (each in [0, n)) in the order of their first
-// occurrence and to first the position of each first occurrence, sets of[r] to the index in the
-// list of ids[r] (len(of) ≥ len(ids)), and returns items and first.
-func (l *Lister) List(ids []int32, n int, items []int32, first []int, of []int32) ([]int32, []int) {
+// occurrence, sets of[r] to the index in the list of ids[r] (len(of) ≥ len(ids)), and returns
+// items.
+func (l *Lister) List(ids []int32, n int, items []int32, of []int32) []int32 {
 	if len(l.slot) != n {
 		l.slot = make([]int32, n)
 	}
@@ -20,7 +20,6 @@ func (l *Lister) List(ids []int32, n int, items []int32, first []int, of []int32
 	for r, id := range ids {
 		if l.slot[id] == 0 {
 			items = append(items, id)
-			first = append(first, r)
 			l.slot[id] = int32(len(items) - base)
 		}
 		of[r] = l.slot[id] - 1
@@ -28,5 +27,5 @@ func (l *Lister) List(ids []int32, n int, items []int32, first []int, of []int32
 	for _, id := range items[base:] {
 		l.slot[id] = 0
 	}
-	return items, first
+	return items
 }
