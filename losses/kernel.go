@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/samplingbias/workbench/internal/parallel"
+	"github.com/samplingbias/workbench/internal/simd"
 )
 
 // kind is the shape of a loss: every variant is one of three row kernels.
@@ -454,13 +455,21 @@ func gradInPlace[T floats](p *plan, g []T, gin float64, workers int) {
 			d := g[i*c : (i+1)*c]
 			pc := p.pos(i)
 			dp := T(gin * (p.rowScale[i]*float64(d[pc]) + p.posAdd[i]))
-			k := T(gin * p.rowScale[i])
-			for j, v := range d {
-				d[j] = k * v
-			}
+			scale(d, T(gin*p.rowScale[i]))
 			d[pc] = dp
 		}
 	})
+}
+
+// scale multiplies every x[j] by k.
+func scale[T floats](x []T, k T) {
+	if x32, ok := any(x).([]float32); ok {
+		simd.MulScalar(x32, x32, float32(k))
+		return
+	}
+	for j, v := range x {
+		x[j] = k * v
+	}
 }
 
 // rowMax is the largest entry of z.
@@ -531,10 +540,10 @@ func softmaxRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int, z [
 		var gr []T
 		if g != nil {
 			gr = g[i*c : (i+1)*c]
-			gr[pc] = T(expNeg(zp - mx))
+			gr[pc] = T(simd.ExpNeg(zp - mx))
 		}
 		others := expSum(z[:pc], gr, mx) + expSum(z[pc+1:], gr[min(pc+1, len(gr)):], mx)
-		ep := expNeg(zp - mx)
+		ep := simd.ExpNeg(zp - mx)
 		if g != nil {
 			p.rowScale[i] = p.coef[i] * invTau / (others + ep)
 			p.posAdd[i] = -p.coef[i] * invTau
@@ -547,18 +556,19 @@ func softmaxRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int, z [
 	}
 }
 
-// expSum returns Σ_k e^{z_k − mx} and, when g is not nil, stores each term in g[k].
+// expSum returns Σ_k e^{z_k − mx}, added in the order of k, and, when g is not nil, stores each
+// term in g[k]; it overwrites z with the terms.
 func expSum[T floats](z []float64, g []T, mx float64) float64 {
+	simd.ExpNegShift(z, z, mx)
 	sum := 0.0
 	if g == nil {
-		for _, x := range z {
-			sum += expNeg(x - mx)
+		for _, e := range z {
+			sum += e
 		}
 		return sum
 	}
 	g = g[:len(z)]
-	for k, x := range z {
-		e := expNeg(x - mx)
+	for k, e := range z {
 		g[k] = T(e)
 		sum += e
 	}
@@ -567,7 +577,7 @@ func expSum[T floats](z []float64, g []T, mx float64) float64 {
 
 // softplusSigmoid returns log(1+e^x) and σ(x) = 1/(1+e^{−x}), both stable for any x.
 func softplusSigmoid(x float64) (sp, sig float64) {
-	e := expNeg(-math.Abs(x))
+	e := simd.ExpNeg(-math.Abs(x))
 	return max(x, 0) + math.Log1p(e), sigmoidFrom(x, e)
 }
 

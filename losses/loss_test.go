@@ -495,27 +495,6 @@ func TestStaleMaximum(t *testing.T) {
 	checkClose(t, "stale maximum", got, want, g, gWant, 1e-9)
 }
 
-// TestExpNeg: the fast exponential against math.Exp.
-func TestExpNeg(t *testing.T) {
-	worst := 0.0
-	for k := 0; k <= 2_000_000; k++ {
-		x := -708 * float64(k) / 2_000_000
-		want := math.Exp(x)
-		worst = math.Max(worst, math.Abs(expNeg(x)-want)/want)
-	}
-	if worst > 1e-15 {
-		t.Errorf("expNeg: max relative error %g on [-708, 0]", worst)
-	}
-	for _, tc := range []struct{ x, want float64 }{{0, 1}, {-708.5, 0}, {math.Inf(-1), 0}} {
-		if got := expNeg(tc.x); got != tc.want {
-			t.Errorf("expNeg(%v) = %v, want %v", tc.x, got, tc.want)
-		}
-	}
-	if !math.IsNaN(expNeg(math.NaN())) {
-		t.Error("expNeg(NaN) is not NaN")
-	}
-}
-
 // TestLispMachine: the lisp machine's automatic differentiation (DoDiff)
 // gives the reference gradient, accumulated into the scores' gradient.
 func TestLispMachine(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/samplingbias/workbench/internal/parallel"
+	"github.com/samplingbias/workbench/internal/simd"
 )
 
 // The primitives of the expressions over a B×C matrix x and a second operand v along an axis
@@ -203,29 +204,47 @@ func (op *bcastOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, erro
 func bcast[T floats](out, x, v []T, c int, mul bool, ax axis) {
 	parallel.Split(len(x)/c, parallel.Parts(len(x), primMin, defaultWorkers()), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			o, xi, vi := out[i*c:(i+1)*c], x[i*c:(i+1)*c], rowOf(v, ax, i, c)
-			switch {
-			case len(vi) == 1 && mul:
-				for j := range xi {
-					o[j] = xi[j] * vi[0]
-				}
-			case len(vi) == 1:
-				for j := range xi {
-					o[j] = xi[j] + vi[0]
-				}
-			case mul:
-				vi = vi[:len(xi)]
-				for j := range xi {
-					o[j] = xi[j] * vi[j]
-				}
-			default:
-				vi = vi[:len(xi)]
-				for j := range xi {
-					o[j] = xi[j] + vi[j]
-				}
-			}
+			bcastRow(out[i*c:(i+1)*c], x[i*c:(i+1)*c], rowOf(v, ax, i, c), mul)
 		}
 	})
+}
+
+// bcastRow sets o = x·v (mul) or x + v, v holding one value or one per entry of x.
+func bcastRow[T floats](o, x, v []T, mul bool) {
+	if o32, ok := any(o).([]float32); ok {
+		x32, v32 := any(x).([]float32), any(v).([]float32)
+		switch {
+		case len(v) == 1 && mul:
+			simd.MulScalar(o32, x32, v32[0])
+		case len(v) == 1:
+			simd.AddScalar(o32, x32, v32[0])
+		case mul:
+			simd.Mul(o32, x32, v32)
+		default:
+			simd.Add(o32, x32, v32)
+		}
+		return
+	}
+	switch {
+	case len(v) == 1 && mul:
+		for j := range x {
+			o[j] = x[j] * v[0]
+		}
+	case len(v) == 1:
+		for j := range x {
+			o[j] = x[j] + v[0]
+		}
+	case mul:
+		v = v[:len(x)]
+		for j := range x {
+			o[j] = x[j] * v[j]
+		}
+	default:
+		v = v[:len(x)]
+		for j := range x {
+			o[j] = x[j] + v[j]
+		}
+	}
 }
 
 func (op *bcastOp) DiffWRT(int) []bool { return []bool{true, true} }
@@ -529,6 +548,8 @@ type lseState struct {
 	needGrad       bool
 	m, logS, shift []float64
 	terms          any
+	// z holds a row's exponentials, one buffer per part of the rows.
+	z [][]float64
 }
 
 func newLSE(loss bool) *lseOp {
@@ -587,24 +608,31 @@ func lse[T floats](out []T, st *lseState, a, x []T, loss bool) {
 		terms = grow(prev, len(x))
 		st.terms = terms
 	}
-	parallel.Split(b, parallel.Parts(len(x), primMin, defaultWorkers()), func(_, lo, hi int) {
+	parts := parallel.Parts(len(x), primMin, defaultWorkers())
+	st.z = grow(st.z, parts)
+	for w := range st.z {
+		st.z[w] = grow(st.z[w], c)
+	}
+	parallel.Split(b, parts, func(w, lo, hi int) {
+		z := st.z[w]
 		for i := lo; i < hi; i++ {
 			xi, ai := x[i*c:(i+1)*c], float64(a[i])
 			m := ai
-			for _, v := range xi {
-				if float64(v) > m {
-					m = float64(v)
+			for j, v := range xi {
+				z[j] = float64(v)
+				if z[j] > m {
+					m = z[j]
 				}
 			}
+			simd.ExpNegShift(z, z, m)
 			var s float64
 			if terms == nil {
-				for _, v := range xi {
-					s += expNeg(float64(v) - m)
+				for _, e := range z {
+					s += e
 				}
 			} else {
 				ti := terms[i*c : (i+1)*c]
-				for j, v := range xi {
-					e := expNeg(float64(v) - m)
+				for j, e := range z {
 					ti[j] = T(e)
 					s += e
 				}
@@ -614,7 +642,7 @@ func lse[T floats](out []T, st *lseState, a, x []T, loss bool) {
 				l := math.Log1p(math.Expm1(ai-m) + s)
 				out[i], st.logS[i], st.shift[i] = T((m-ai)+l), l, -((m - ai) + l)
 			} else {
-				l := math.Log(expNeg(ai-m) + s)
+				l := math.Log(simd.ExpNeg(ai-m) + s)
 				out[i], st.logS[i], st.shift[i] = T(m+l), l, (ai-m)-l
 			}
 		}
@@ -725,14 +753,14 @@ func lseGrad[T floats](out []T, st *lseState, x, g []T) {
 			m, l, gi := st.m[i], st.logS[i], float64(g[i])
 			oi := out[i*c : (i+1)*c]
 			if terms != nil {
-				scale := expNeg(-l) * gi
+				scale := simd.ExpNeg(-l) * gi
 				for j, e := range terms[i*c : (i+1)*c] {
 					oi[j] = T(float64(e) * scale)
 				}
 				continue
 			}
 			for j, v := range x[i*c : (i+1)*c] {
-				oi[j] = T(expNeg((float64(v)-m)-l) * gi)
+				oi[j] = T(simd.ExpNeg((float64(v)-m)-l) * gi)
 			}
 		}
 	})
@@ -744,7 +772,7 @@ func lseShare[T floats](out []T, shift []float64, g []T, loss bool) {
 		if loss {
 			out[i] = T(math.Expm1(d) * float64(g[i]))
 		} else {
-			out[i] = T(expNeg(d) * float64(g[i]))
+			out[i] = T(simd.ExpNeg(d) * float64(g[i]))
 		}
 	}
 }
@@ -872,7 +900,7 @@ func mapEntries[T floats](out, keep, x []T, c int, fn mapFn) {
 				out[k], keep[k] = T(sp), T(sig)
 				continue
 			}
-			sig := sigmoidFrom(v, expNeg(-math.Abs(v)))
+			sig := sigmoidFrom(v, simd.ExpNeg(-math.Abs(v)))
 			if fn == mapSigmoidSlope {
 				sig *= 1 - sig
 			}

@@ -1,7 +1,9 @@
 // Package simd holds the shared low-level vector routines: a 6×16 float32 matrix-product
 // micro-kernel (used by package metrics for its score tiles and, with alpha and beta, packed or
 // strided, by internal/gemm for general matrix products), the threshold counts of metrics'
-// ranking, the row sums of its bootstrap (AddRows16) and models' Adam update (Adam). On amd64
+// ranking, the row sums of its bootstrap (AddRows16), models' Adam update (Adam), the
+// elementwise loops of the towers and of the losses' primitives, and the exponential of the losses'
+// softmax rows (ExpNeg, ExpNegShift: the vector lanes give the scalar function's bits). On amd64
 // they are Go assembly using AVX2 and FMA (Go assembly cannot live in a package that uses cgo, as
 // metrics and models do under the openblas build tag), with the same loops in plain Go on
 // processors without them (Kernel then reports false). On other architectures, and with the

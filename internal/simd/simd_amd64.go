@@ -172,6 +172,70 @@ func Add(dst, a, b []float32) {
 	addGo(dst[head:], a[head:], b[head:])
 }
 
+// Mul sets dst[i] = a[i]·b[i] for i < len(dst); a and b must be at least as long as dst.
+func Mul(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	head := 0
+	if vector {
+		head = len(dst) &^ 7
+		mul8(dst[:head], a[:head], b[:head])
+	}
+	mulGo(dst[head:], a[head:], b[head:])
+}
+
+// MulScalar sets dst[i] = x[i]·c for i < len(dst); x must be at least as long as dst and may be
+// dst itself.
+func MulScalar(dst, x []float32, c float32) {
+	x = x[:len(dst)]
+	head := 0
+	if vector {
+		head = len(dst) &^ 7
+		mulScalar8(dst[:head], x[:head], c)
+	}
+	mulScalarGo(dst[head:], x[head:], c)
+}
+
+// AddScalar sets dst[i] = x[i] + c for i < len(dst); x must be at least as long as dst and may
+// be dst itself.
+func AddScalar(dst, x []float32, c float32) {
+	x = x[:len(dst)]
+	head := 0
+	if vector {
+		head = len(dst) &^ 7
+		addScalar8(dst[:head], x[:head], c)
+	}
+	addScalarGo(dst[head:], x[head:], c)
+}
+
+// mul8, mulScalar8 and addScalar8 are Mul, MulScalar and AddScalar for slices of equal length,
+// a multiple of 8.
+//
+//go:noescape
+func mul8(dst, a, b []float32)
+
+//go:noescape
+func mulScalar8(dst, x []float32, c float32)
+
+//go:noescape
+func addScalar8(dst, x []float32, c float32)
+
+// ExpNegShift sets dst[i] = ExpNeg(x[i] − shift), bit for bit, for i < len(dst); x must be at
+// least as long as dst and may be dst itself.
+func ExpNegShift(dst, x []float64, shift float64) {
+	x = x[:len(dst)]
+	head := 0
+	if vector {
+		head = len(dst) &^ 3
+		if head > 0 {
+			expNegShift4(&dst[0], &x[0], head, shift)
+		}
+	}
+	expNegShiftGo(dst[head:], x[head:], shift)
+}
+
+//go:noescape
+func expNegShift4(dst, x *float64, n int, shift float64)
+
 //go:noescape
 func kernel6x16(k int, a, b, c *float32, ldc int)
 

@@ -42,3 +42,18 @@ func ReLUGrad(dst, y, g []float32) { reluGradGo(dst, y, g) }
 // AddScaled adds c·x[i], the product rounded, to dst[i] for i < len(dst); x must be at least as
 // long as dst.
 func AddScaled(dst []float32, c float32, x []float32) { addScaledGo(dst, c, x) }
+
+// ExpNegShift sets dst[i] = ExpNeg(x[i] − shift), bit for bit, for i < len(dst); x must be at
+// least as long as dst and may be dst itself.
+func ExpNegShift(dst, x []float64, shift float64) { expNegShiftGo(dst, x, shift) }
+
+// Mul sets dst[i] = a[i]·b[i] for i < len(dst); a and b must be at least as long as dst.
+func Mul(dst, a, b []float32) { mulGo(dst, a, b) }
+
+// MulScalar sets dst[i] = x[i]·c for i < len(dst); x must be at least as long as dst and may be
+// dst itself.
+func MulScalar(dst, x []float32, c float32) { mulScalarGo(dst, x, c) }
+
+// AddScalar sets dst[i] = x[i] + c for i < len(dst); x must be at least as long as dst and may
+// be dst itself.
+func AddScalar(dst, x []float32, c float32) { addScalarGo(dst, x, c) }

@@ -174,6 +174,10 @@ func TestElementwise(t *testing.T) {
 			{"AddReLU", func(d []float32) { AddReLU(d, a, b) }, func(d []float32) { addReLUGo(d, a, b) }},
 			{"ReLUGrad", func(d []float32) { ReLUGrad(d, a, b) }, func(d []float32) { reluGradGo(d, a, b) }},
 			{"AddScaled", func(d []float32) { AddScaled(d, c, a) }, func(d []float32) { addScaledGo(d, c, a) }},
+			{"Mul", func(d []float32) { Mul(d, a, b) }, func(d []float32) { mulGo(d, a, b) }},
+			{"MulScalar", func(d []float32) { MulScalar(d, a, c) }, func(d []float32) { mulScalarGo(d, a, c) }},
+			{"MulScalar in place", func(d []float32) { MulScalar(d, d, c) }, func(d []float32) { mulScalarGo(d, d, c) }},
+			{"AddScalar", func(d []float32) { AddScalar(d, a, c) }, func(d []float32) { addScalarGo(d, a, c) }},
 		} {
 			got, want := append([]float32(nil), b...), append([]float32(nil), b...)
 			f.vec(got)
@@ -193,5 +197,72 @@ func TestElementwise(t *testing.T) {
 	}
 	if reluGradGo(d, []float32{negZero}, []float32{5}); d[0] != 0 {
 		t.Errorf("ReLUGrad at y = −0: %v, want 0", d[0])
+	}
+}
+
+// TestExpNeg: the fast exponential against math.Exp on [−708, 0], and its edge cases.
+func TestExpNeg(t *testing.T) {
+	worst := 0.0
+	for k := 0; k <= 2_000_000; k++ {
+		x := -708 * float64(k) / 2_000_000
+		want := math.Exp(x)
+		worst = math.Max(worst, math.Abs(ExpNeg(x)-want)/want)
+	}
+	if worst > 1e-15 {
+		t.Errorf("ExpNeg: max relative error %g on [-708, 0]", worst)
+	}
+	for _, tc := range []struct{ x, want float64 }{{0, 1}, {math.Copysign(0, -1), 1}, {-708.5, 0}, {math.Inf(-1), 0}} {
+		if got := ExpNeg(tc.x); got != tc.want || math.Signbit(got) {
+			t.Errorf("ExpNeg(%v) = %v, want %v", tc.x, got, tc.want)
+		}
+	}
+	if !math.IsNaN(ExpNeg(math.NaN())) {
+		t.Error("ExpNeg(NaN) is not NaN")
+	}
+}
+
+// TestExpNegShift: the vector lanes give ExpNeg's bits, on every length up to 40 and a long one,
+// with values over and beyond ExpNeg's range (below −708, above 0, infinities, NaN, −0), in place
+// and into another slice.
+func TestExpNegShift(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	same := func(x, y float64) bool {
+		return math.Float64bits(x) == math.Float64bits(y) || x != x && y != y
+	}
+	for _, n := range append([]int{100_000}, func() []int {
+		var ns []int
+		for n := range 41 {
+			ns = append(ns, n)
+		}
+		return ns
+	}()...) {
+		x := make([]float64, n)
+		for i := range x {
+			switch rng.IntN(50) {
+			case 0:
+				x[i] = math.NaN()
+			case 1:
+				x[i] = math.Inf(-1)
+			case 2:
+				x[i] = math.Inf(1)
+			case 3:
+				x[i] = math.Copysign(0, -1)
+			case 4:
+				x[i] = -708 + rng.Float64()
+			default:
+				x[i] = -750*rng.Float64() + 5
+			}
+		}
+		shift := []float64{0, 1.5, -2}[rng.IntN(3)]
+		got := make([]float64, n)
+		ExpNegShift(got, x, shift)
+		in := append([]float64(nil), x...)
+		ExpNegShift(in, in, shift)
+		for i, v := range x {
+			want := ExpNeg(v - shift)
+			if !same(got[i], want) || !same(in[i], want) {
+				t.Fatalf("n %d: ExpNeg(%v − %v) = %v (in place %v), want %v", n, v, shift, got[i], in[i], want)
+			}
+		}
 	}
 }
