@@ -153,8 +153,9 @@ func RowSum(x *G.Node) *G.Node { return G.Must(G.ApplyOp(newSum(false, axisRows)
 // elementwise product, without the product's B×C matrix.
 func RowDot(x, y *G.Node) *G.Node { return G.Must(G.ApplyOp(newSum(true, axisRows), x, y)) }
 
-// AtPos is x_ip, each row's entry at its positive column (B×1).
-func (e *Expr) AtPos(x *G.Node) *G.Node { return RowDot(x, e.Pos()) }
+// AtPos is x_ip, each row's entry at its positive column (B×1): RowDot(x, Pos) read as one
+// gather per row.
+func (e *Expr) AtPos(x *G.Node) *G.Node { return G.Must(G.ApplyOp(newPick(&e.bd.plan), x, e.Pos())) }
 
 // LogSumExp is log(e^{a_i} + Σ_j e^{x_ij}) as a B×1 matrix, for a B×1 a
 // and a B×C x, computed as m_i + log(e^{a_i − m_i} + Σ_j e^{x_ij − m_i})

@@ -559,20 +559,47 @@ func softmaxRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int, z [
 // expSum returns Σ_k e^{z_k − mx}, added in the order of k, and, when g is not nil, stores each
 // term in g[k]; it overwrites z with the terms.
 func expSum[T floats](z []float64, g []T, mx float64) float64 {
-	simd.ExpNegShift(z, z, mx)
-	sum := 0.0
-	if g == nil {
-		for _, e := range z {
-			sum += e
-		}
-		return sum
-	}
-	g = g[:len(z)]
-	for k, e := range z {
-		g[k] = T(e)
-		sum += e
+	sum := simd.ExpNegShift(z, z, mx)
+	if g != nil {
+		narrow(g[:len(z)], z)
 	}
 	return sum
+}
+
+// widenMax sets dst[k] = float64(x[k]) and returns the largest of m and the x[k] (NaNs
+// skipped).
+func widenMax[T floats](dst []float64, x []T, m float64) float64 {
+	if x32, ok := any(x).([]float32); ok {
+		return simd.WidenMax(dst, x32, m)
+	}
+	for k, v := range x {
+		dst[k] = float64(v)
+		if dst[k] > m {
+			m = dst[k]
+		}
+	}
+	return m
+}
+
+// mulWide sets dst[k] = T(float64(x[k])·c).
+func mulWide[T floats](dst, x []T, c float64) {
+	if d, ok := any(dst).([]float32); ok {
+		simd.MulWide(d, any(x).([]float32), c)
+		return
+	}
+	for k, v := range x {
+		dst[k] = T(float64(v) * c)
+	}
+}
+
+// narrow sets dst[k] = T(x[k]).
+func narrow[T floats](dst []T, x []float64) {
+	switch d := any(dst).(type) {
+	case []float32:
+		simd.Narrow(d, x)
+	case []float64:
+		copy(d, x)
+	}
 }
 
 // softplusSigmoid returns log(1+e^x) and σ(x) = 1/(1+e^{−x}), both stable for any x.

@@ -532,3 +532,36 @@ func TestLispMachine(t *testing.T) {
 		}
 	}
 }
+
+// TestStepChanges: a loss node reads the Step it was built with at every run, as the trainer
+// refills one Step per batch: after a run on one problem and the Step's contents replaced by
+// another's, every expression (including logq_corrected's, whose correction depends on the
+// Step alone) and every fused kernel gives the value and gradient of a node built on the second.
+func TestStepChanges(t *testing.T) {
+	gen := newCaseGen(12, 9)
+	for _, s := range []Settings{
+		{Variant: VariantLogQ, Impl: ImplExpression, RemoveAccidentalHits: true},
+		{Variant: VariantLogQCorrected},
+		{Variant: VariantNCE, Impl: ImplExpression},
+		{Variant: VariantLogQ, Sampler: SamplerUniform, Negatives: 5, Impl: ImplExpression},
+		{Variant: VariantLogQ, RemoveAccidentalHits: true},
+	} {
+		l := mustNew(t, s, tensor.Float64)
+		t.Run(name(l.Settings()), func(t *testing.T) {
+			first := gen.gen(l.Settings(), l.Layout(), 6, false)
+			second := gen.gen(l.Settings(), l.Layout(), 6, false)
+			st := *first.st
+			h := newHarness(t, l, &st, first.b, first.c, true)
+			if _, _, err := h.run(first.S); err != nil {
+				t.Fatal(err)
+			}
+			st = *second.st
+			got, g, err := h.run(second.S)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, gWant := mustRun(t, l, second.st, second.b, second.c, true, second.S)
+			checkClose(t, "after a change of Step", got, want, g, gWant, 1e-12)
+		})
+	}
+}

@@ -616,26 +616,11 @@ func lse[T floats](out []T, st *lseState, a, x []T, loss bool) {
 	parallel.Split(b, parts, func(w, lo, hi int) {
 		z := st.z[w]
 		for i := lo; i < hi; i++ {
-			xi, ai := x[i*c:(i+1)*c], float64(a[i])
-			m := ai
-			for j, v := range xi {
-				z[j] = float64(v)
-				if z[j] > m {
-					m = z[j]
-				}
-			}
-			simd.ExpNegShift(z, z, m)
-			var s float64
-			if terms == nil {
-				for _, e := range z {
-					s += e
-				}
-			} else {
-				ti := terms[i*c : (i+1)*c]
-				for j, e := range z {
-					ti[j] = T(e)
-					s += e
-				}
+			ai := float64(a[i])
+			m := widenMax(z, x[i*c:(i+1)*c], ai)
+			s := simd.ExpNegShift(z, z, m)
+			if terms != nil {
+				narrow(terms[i*c:(i+1)*c], z)
 			}
 			st.m[i] = m
 			if loss {
@@ -753,10 +738,7 @@ func lseGrad[T floats](out []T, st *lseState, x, g []T) {
 			m, l, gi := st.m[i], st.logS[i], float64(g[i])
 			oi := out[i*c : (i+1)*c]
 			if terms != nil {
-				scale := simd.ExpNeg(-l) * gi
-				for j, e := range terms[i*c : (i+1)*c] {
-					oi[j] = T(float64(e) * scale)
-				}
+				mulWide(oi, terms[i*c:(i+1)*c], simd.ExpNeg(-l)*gi)
 				continue
 			}
 			for j, v := range x[i*c : (i+1)*c] {
@@ -999,4 +981,123 @@ func (op *softplusBackOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Valu
 func (op *softplusBackOp) DiffWRT(int) []bool { return []bool{false, false} }
 func (op *softplusBackOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
 	return nil, fmt.Errorf("losses: %s has no gradient", op.name)
+}
+
+// pickOp is x_{i,col(i)} as a B×1 matrix, for a B×C x and the column col(i) = cols.pos(i) of
+// each row: the positive's gather of Expr.AtPos, which equals RowDot(x, Pos) for the one-hot
+// Pos of the same columns (where x is finite) in one read per row instead of a pass over the
+// B×C entries. Its second input, that Pos, is not read; it orders the op after the binding that
+// builds cols for the step. ∂/∂x_ij = g_i at j = col(i) and 0 elsewhere (pickBackOp).
+type pickOp struct {
+	primOp
+	cols *plan
+}
+
+func newPick(cols *plan) *pickOp { return &pickOp{primOp{name: "pick"}, cols} }
+
+// WriteHash includes the plan's address: picks of different steps must never be merged.
+func (op *pickOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "losses.pick{%p}", op.cols) }
+func (op *pickOp) Hashcode() uint32      { return hashOf(op) }
+
+func (op *pickOp) Arity() int    { return 2 }
+func (op *pickOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2) }
+
+func (op *pickOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := op.shapes(in, 2)
+	if err != nil {
+		return nil, err
+	}
+	if !s[0].Eq(s[1]) {
+		return nil, fmt.Errorf("losses: pick of a matrix of shape %v at positives of shape %v", s[0], s[1])
+	}
+	return vecShape(s[0], axisRows), nil
+}
+
+func (op *pickOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
+
+func (op *pickOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
+	t, err := op.dense(in, 2)
+	if err != nil {
+		return nil, err
+	}
+	s := t[0].Shape()
+	out := op.output(prealloc, vecShape(s, axisRows), t[0].Dtype())
+	switch x := t[0].Data().(type) {
+	case []float32:
+		pick(out.Data().([]float32), x, op.cols, s[1])
+	case []float64:
+		pick(out.Data().([]float64), x, op.cols, s[1])
+	}
+	return out, nil
+}
+
+// pick sets out[i] = x[i*c + cols.pos(i)].
+func pick[T floats](out, x []T, cols *plan, c int) {
+	for i := range out {
+		out[i] = x[i*c+cols.pos(i)]
+	}
+}
+
+func (op *pickOp) DiffWRT(int) []bool { return []bool{true, false} }
+
+func (op *pickOp) SymDiff(in G.Nodes, _, g *G.Node) (G.Nodes, error) {
+	dx, err := G.ApplyOp(newPickBack(op), in[0], g)
+	return G.Nodes{dx, nil}, err
+}
+
+// DoDiff is the lisp machine's differentiation.
+func (op *pickOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) error {
+	return doDiff(in, out, func(v []G.Value, g G.Value) ([]G.Value, error) {
+		dx, err := newPickBack(op).Do(v[0], g)
+		return []G.Value{dx, nil}, err
+	})
+}
+
+// pickBackOp is pickOp's gradient: a B×C matrix (the shape of its first input) holding g_i at
+// (i, col(i)) and 0 elsewhere, for the B×1 output gradient g (its second input).
+type pickBackOp struct {
+	primOp
+	fwd *pickOp
+}
+
+func newPickBack(fwd *pickOp) *pickBackOp { return &pickBackOp{primOp{name: "pickGrad"}, fwd} }
+
+func (op *pickBackOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "losses.pickGrad{%p}", op.fwd.cols) }
+func (op *pickBackOp) Hashcode() uint32      { return hashOf(op) }
+
+func (op *pickBackOp) Arity() int    { return 2 }
+func (op *pickBackOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2) }
+
+func (op *pickBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := op.shapes(in, 2)
+	if err != nil {
+		return nil, err
+	}
+	return s[0].Clone(), nil
+}
+
+func (op *pickBackOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
+
+func (op *pickBackOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
+	t, err := op.dense(in, 2)
+	if err != nil {
+		return nil, err
+	}
+	s := t[0].Shape()
+	out := op.output(prealloc, s, t[0].Dtype())
+	switch g := t[1].Data().(type) {
+	case []float32:
+		unpick(out.Data().([]float32), g, op.fwd.cols, s[1])
+	case []float64:
+		unpick(out.Data().([]float64), g, op.fwd.cols, s[1])
+	}
+	return out, nil
+}
+
+// unpick sets out to 0 but out[i*c + cols.pos(i)] = g[i].
+func unpick[T floats](out, g []T, cols *plan, c int) {
+	clear(out)
+	for i, v := range g {
+		out[i*c+cols.pos(i)] = v
+	}
 }

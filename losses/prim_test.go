@@ -40,7 +40,20 @@ func primCases() []primCase {
 			return must(gorgonia.Add(must(gorgonia.Log(must(gorgonia.Add(ea, ex)))), m))
 		}
 	}
+	// pick's columns, as a plan of Indexed layout, and their one-hot matrix as a constant.
+	cols := &plan{layout: Indexed, posCol: []int{3, 0, 6, 2, 6}}
+	oneHot := func(x *gorgonia.Node) *gorgonia.Node {
+		v := make([]float64, b*c)
+		for i, j := range cols.posCol {
+			v[i*c+j] = 1
+		}
+		return gorgonia.NewConstant(dense(x.Dtype(), v, b, c), gorgonia.In(x.Graph()))
+	}
 	return []primCase{
+		{"AtPos", [][2]int{{b, c}}, func(in []*gorgonia.Node) *gorgonia.Node {
+			return must(gorgonia.ApplyOp(newPick(cols), in[0], oneHot(in[0])))
+		},
+			func(in []*gorgonia.Node) *gorgonia.Node { return rowSum(must(gorgonia.HadamardProd(in[0], oneHot(in[0])))) }},
 		{"AddCols", [][2]int{{b, c}, {1, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return AddCols(in[0], in[1]) },
 			func(in []*gorgonia.Node) *gorgonia.Node {
 				return must(gorgonia.BroadcastAdd(in[0], in[1], nil, []byte{0}))
@@ -175,7 +188,7 @@ func TestPrimitives(t *testing.T) {
 			}
 			outRows, outCols := tc.shapes[0][0], tc.shapes[0][1]
 			switch tc.name {
-			case "RowSum", "RowDot":
+			case "RowSum", "RowDot", "AtPos":
 				outCols = 1
 			case "ColSum":
 				outRows = 1

@@ -78,7 +78,6 @@ func (s *kernelScorer) score(j0, n int, c []float32, ldc int) {
 
 // packItems writes items j0..j0+cols-1 (rows of the row-major v, of dimension d) into the panel
 // dst as d groups of 16 values, item jj's value l at dst[l*16+jj], with zeros past the last item.
-// Sixteen rows are read side by side so that the panel is written in order.
 func packItems(dst, v []float32, d, j0, cols int) {
 	if cols < panelCols {
 		clear(dst)
@@ -89,17 +88,5 @@ func packItems(dst, v []float32, d, j0, cols int) {
 		}
 		return
 	}
-	r := v[j0*d : (j0+panelCols)*d]
-	x0, x1, x2, x3 := r[0*d:1*d], r[1*d:2*d], r[2*d:3*d], r[3*d:4*d]
-	x4, x5, x6, x7 := r[4*d:5*d], r[5*d:6*d], r[6*d:7*d], r[7*d:8*d]
-	x8, x9, x10, x11 := r[8*d:9*d], r[9*d:10*d], r[10*d:11*d], r[11*d:12*d]
-	x12, x13, x14, x15 := r[12*d:13*d], r[13*d:14*d], r[14*d:15*d], r[15*d:16*d]
-	dst = dst[:panelCols*len(x0)]
-	for l := range x0 {
-		g := dst[l*panelCols : l*panelCols+panelCols : l*panelCols+panelCols]
-		g[0], g[1], g[2], g[3] = x0[l], x1[l], x2[l], x3[l]
-		g[4], g[5], g[6], g[7] = x4[l], x5[l], x6[l], x7[l]
-		g[8], g[9], g[10], g[11] = x8[l], x9[l], x10[l], x11[l]
-		g[12], g[13], g[14], g[15] = x12[l], x13[l], x14[l], x15[l]
-	}
+	simd.Pack16(dst, v[j0*d:(j0+panelCols)*d], d)
 }

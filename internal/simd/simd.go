@@ -161,10 +161,56 @@ func ExpNeg(x float64) float64 {
 	return p * math.Float64frombits(uint64(kb+1023)<<52)
 }
 
-// expNegShiftGo is ExpNegShift in plain Go.
-func expNegShiftGo(dst, x []float64, shift float64) {
+// expNegShiftGo is ExpNegShift in plain Go, its sum continuing from sum.
+func expNegShiftGo(dst, x []float64, shift, sum float64) float64 {
 	x = x[:len(dst)]
 	for i, v := range x {
 		dst[i] = ExpNeg(v - shift)
+		sum += dst[i]
+	}
+	return sum
+}
+
+// pack16Go is Pack16 in plain Go for the values l ≥ from, reading the 16 rows side by side so
+// that dst is written in order.
+func pack16Go(dst, src []float32, d, from int) {
+	x0, x1, x2, x3 := src[0*d:1*d], src[1*d:2*d], src[2*d:3*d], src[3*d:4*d]
+	x4, x5, x6, x7 := src[4*d:5*d], src[5*d:6*d], src[6*d:7*d], src[7*d:8*d]
+	x8, x9, x10, x11 := src[8*d:9*d], src[9*d:10*d], src[10*d:11*d], src[11*d:12*d]
+	x12, x13, x14, x15 := src[12*d:13*d], src[13*d:14*d], src[14*d:15*d], src[15*d:16*d]
+	for l := from; l < d; l++ {
+		g := dst[l*16 : l*16+16 : l*16+16]
+		g[0], g[1], g[2], g[3] = x0[l], x1[l], x2[l], x3[l]
+		g[4], g[5], g[6], g[7] = x4[l], x5[l], x6[l], x7[l]
+		g[8], g[9], g[10], g[11] = x8[l], x9[l], x10[l], x11[l]
+		g[12], g[13], g[14], g[15] = x12[l], x13[l], x14[l], x15[l]
+	}
+}
+
+// widenMaxGo is WidenMax in plain Go.
+func widenMaxGo(dst []float64, x []float32, m float64) float64 {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] = float64(v)
+		if dst[i] > m {
+			m = dst[i]
+		}
+	}
+	return m
+}
+
+// mulWideGo is MulWide in plain Go.
+func mulWideGo(dst, x []float32, c float64) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] = float32(float64(v) * c)
+	}
+}
+
+// narrowGo is Narrow in plain Go.
+func narrowGo(dst []float32, x []float64) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] = float32(v)
 	}
 }

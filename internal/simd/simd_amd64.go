@@ -219,22 +219,98 @@ func mulScalar8(dst, x []float32, c float32)
 //go:noescape
 func addScalar8(dst, x []float32, c float32)
 
-// ExpNegShift sets dst[i] = ExpNeg(x[i] − shift), bit for bit, for i < len(dst); x must be at
-// least as long as dst and may be dst itself.
-func ExpNegShift(dst, x []float64, shift float64) {
+// ExpNegShift sets dst[i] = ExpNeg(x[i] − shift), bit for bit, for i < len(dst), and returns
+// Σ dst[i] added one term at a time in the order of i, from 0; x must be at least as long as dst
+// and may be dst itself.
+func ExpNegShift(dst, x []float64, shift float64) float64 {
+	x = x[:len(dst)]
+	head, sum := 0, 0.0
+	if vector {
+		head = len(dst) &^ 3
+		if head > 0 {
+			sum = expNegShift4(&dst[0], &x[0], head, shift)
+		}
+	}
+	return expNegShiftGo(dst[head:], x[head:], shift, sum)
+}
+
+// Narrow sets dst[i] = float32(x[i]) for i < len(dst); x must be at least as long as dst.
+func Narrow(dst []float32, x []float64) {
 	x = x[:len(dst)]
 	head := 0
 	if vector {
 		head = len(dst) &^ 3
 		if head > 0 {
-			expNegShift4(&dst[0], &x[0], head, shift)
+			narrow4(&dst[0], &x[0], head)
 		}
 	}
-	expNegShiftGo(dst[head:], x[head:], shift)
+	narrowGo(dst[head:], x[head:])
+}
+
+// Pack16 sets dst[l*16+r] = src[r*d+l] for r < 16, l < d: the 16 rows of d values in src, each
+// contiguous, as d groups of 16 (a panel of Kernel6x16's second operand). len(src) ≥ 16·d,
+// len(dst) ≥ 16·d.
+func Pack16(dst, src []float32, d int) {
+	src, dst = src[:16*d], dst[:16*d]
+	head := 0
+	if vector {
+		head = d &^ 7
+		if head > 0 {
+			pack16x8(&dst[0], &src[0], d, head)
+		}
+	}
+	pack16Go(dst, src, d, head)
 }
 
 //go:noescape
-func expNegShift4(dst, x *float64, n int, shift float64)
+func pack16x8(dst, src *float32, d, n int)
+
+// WidenMax sets dst[i] = float64(x[i]) for i < len(dst) and returns the largest of m and the
+// x[i] as the loop `if v > m { m = v }` finds it (NaNs skipped, the first of equal values
+// kept); x must be at least as long as dst.
+func WidenMax(dst []float64, x []float32, m float64) float64 {
+	x = x[:len(dst)]
+	head := 0
+	if vector {
+		head = len(dst) &^ 3
+		if head > 0 {
+			m0 := m
+			m = widenMax4(&dst[0], &x[0], head, m)
+			if m == 0 {
+				// Zeros of both signs compare equal, and the lanes see them in another order
+				// than the loop: its sign is the loop's.
+				m = widenMaxGo(dst[:head], x[:head], m0)
+			}
+		}
+	}
+	return widenMaxGo(dst[head:], x[head:], m)
+}
+
+//go:noescape
+func widenMax4(dst *float64, x *float32, n int, m float64) float64
+
+// MulWide sets dst[i] = float32(float64(x[i])·c), the product formed in float64, for
+// i < len(dst); x must be at least as long as dst and may be dst itself.
+func MulWide(dst, x []float32, c float64) {
+	x = x[:len(dst)]
+	head := 0
+	if vector {
+		head = len(dst) &^ 3
+		if head > 0 {
+			mulWide4(&dst[0], &x[0], head, c)
+		}
+	}
+	mulWideGo(dst[head:], x[head:], c)
+}
+
+//go:noescape
+func mulWide4(dst, x *float32, n int, c float64)
+
+//go:noescape
+func narrow4(dst *float32, x *float64, n int)
+
+//go:noescape
+func expNegShift4(dst, x *float64, n int, shift float64) (sum float64)
 
 //go:noescape
 func kernel6x16(k int, a, b, c *float32, ldc int)

@@ -578,15 +578,18 @@ DATA expNegConst<>+560(SB)/8, $0x3e21eed8eff8d898
 DATA expNegConst<>+568(SB)/8, $0x3e21eed8eff8d898
 GLOBL expNegConst<>(SB), RODATA|NOPTR, $576
 
-// func expNegShift4(dst, x *float64, n int, shift float64)
+// func expNegShift4(dst, x *float64, n int, shift float64) (sum float64)
 //
 // dst[i] = ExpNeg(x[i] − shift) for i < n, n a multiple of 4, four lanes at a time with the
 // operations of ExpNeg in its order (no fused multiply-add): Y15 holds the shift, Y9..Y14 the
-// constants used outside the polynomial; the lanes below −708 are cleared at the end.
-TEXT ·expNegShift4(SB), NOSPLIT, $0-32
+// constants used outside the polynomial but −708; the lanes below −708 are cleared at the end.
+// sum is Σ dst[i] added one term at a time in the order of i (in X10, the lanes taken out one
+// by one), a chain of additions that overlaps the next lanes' exponentials.
+TEXT ·expNegShift4(SB), NOSPLIT, $0-40
 	MOVQ         dst+0(FP), DI
 	MOVQ         x+8(FP), SI
 	MOVQ         n+16(FP), CX
+	VXORPD       X10, X10, X10
 	SHRQ         $2, CX
 	JZ           expneg_done
 	VBROADCASTSD shift+24(FP), Y15
@@ -595,13 +598,12 @@ TEXT ·expNegShift4(SB), NOSPLIT, $0-32
 	VMOVUPD      32(AX), Y13          // roundMagic
 	VMOVUPD      64(AX), Y12          // ln2Hi
 	VMOVUPD      96(AX), Y11          // ln2Lo
-	VMOVUPD      128(AX), Y10         // −708
 	VMOVUPD      160(AX), Y9          // bits(roundMagic) − 1023
 
 expneg_loop:
 	VMOVUPD (SI), Y0
 	VSUBPD  Y15, Y0, Y0               // x − shift
-	VCMPPD  $0x11, Y10, Y0, Y8        // x < −708 (ordered: false for NaN)
+	VCMPPD  $0x11, 128(AX), Y0, Y8    // x < −708 (ordered: false for NaN)
 	VMULPD  Y14, Y0, Y1
 	VADDPD  Y13, Y1, Y1               // t = x·log2e + roundMagic
 	VSUBPD  Y13, Y1, Y2               // k = t − roundMagic
@@ -639,12 +641,20 @@ expneg_loop:
 	VMULPD  Y1, Y0, Y0
 	VANDNPD Y0, Y8, Y0                // 0 below −708
 	VMOVUPD Y0, (DI)
+	VADDSD  X0, X10, X10              // sum += lane 0
+	VPERMILPD $1, X0, X1
+	VADDSD  X1, X10, X10              // lane 1
+	VEXTRACTF128 $1, Y0, X2
+	VADDSD  X2, X10, X10              // lane 2
+	VPERMILPD $1, X2, X3
+	VADDSD  X3, X10, X10              // lane 3
 	ADDQ    $32, SI
 	ADDQ    $32, DI
 	DECQ    CX
 	JNZ     expneg_loop
 
 expneg_done:
+	VMOVSD  X10, sum+32(FP)
 	VZEROUPPER
 	RET
 
@@ -716,5 +726,181 @@ addsc_loop:
 	JNZ     addsc_loop
 
 addsc_done:
+	VZEROUPPER
+	RET
+
+// func narrow4(dst *float32, x *float64, n int)
+//
+// dst[i] = float32(x[i]) for i < n, n a multiple of 4 (rounded to nearest even, as Go converts).
+TEXT ·narrow4(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $2, CX
+	JZ   narrow_done
+
+narrow_loop:
+	VCVTPD2PSY (SI), X0
+	VMOVUPS    X0, (DI)
+	ADDQ       $32, SI
+	ADDQ       $16, DI
+	DECQ       CX
+	JNZ        narrow_loop
+
+narrow_done:
+	VZEROUPPER
+	RET
+
+// TRANSPOSE8 transposes the 8×8 block whose rows are Y0..Y7 into Y8..Y15 (Y8 holds column 0),
+// overwriting Y0..Y7.
+#define TRANSPOSE8 \
+	VUNPCKLPS  Y1, Y0, Y8         \
+	VUNPCKHPS  Y1, Y0, Y9         \
+	VUNPCKLPS  Y3, Y2, Y10        \
+	VUNPCKHPS  Y3, Y2, Y11        \
+	VUNPCKLPS  Y5, Y4, Y12        \
+	VUNPCKHPS  Y5, Y4, Y13        \
+	VUNPCKLPS  Y7, Y6, Y14        \
+	VUNPCKHPS  Y7, Y6, Y15        \
+	VSHUFPS    $0x44, Y10, Y8, Y0 \
+	VSHUFPS    $0xee, Y10, Y8, Y1 \
+	VSHUFPS    $0x44, Y11, Y9, Y2 \
+	VSHUFPS    $0xee, Y11, Y9, Y3 \
+	VSHUFPS    $0x44, Y14, Y12, Y4 \
+	VSHUFPS    $0xee, Y14, Y12, Y5 \
+	VSHUFPS    $0x44, Y15, Y13, Y6 \
+	VSHUFPS    $0xee, Y15, Y13, Y7 \
+	VPERM2F128 $0x20, Y4, Y0, Y8  \
+	VPERM2F128 $0x20, Y5, Y1, Y9  \
+	VPERM2F128 $0x20, Y6, Y2, Y10 \
+	VPERM2F128 $0x20, Y7, Y3, Y11 \
+	VPERM2F128 $0x31, Y4, Y0, Y12 \
+	VPERM2F128 $0x31, Y5, Y1, Y13 \
+	VPERM2F128 $0x31, Y6, Y2, Y14 \
+	VPERM2F128 $0x31, Y7, Y3, Y15
+
+// LOAD8(p, q) loads 8 floats from each of the rows at p, p+s, p+2s, p+3s, q, q+s, q+2s, q+3s
+// (R8 = s, R9 = 3s bytes) into Y0..Y7.
+#define LOAD8(p, q) \
+	VMOVUPS (p), Y0        \
+	VMOVUPS (p)(R8*1), Y1  \
+	VMOVUPS (p)(R8*2), Y2  \
+	VMOVUPS (p)(R9*1), Y3  \
+	VMOVUPS (q), Y4        \
+	VMOVUPS (q)(R8*1), Y5  \
+	VMOVUPS (q)(R8*2), Y6  \
+	VMOVUPS (q)(R9*1), Y7
+
+// STORE8(off) stores Y8..Y15 at DI+off, DI+off+64, …, DI+off+448: 8 groups of 16 floats.
+#define STORE8(off) \
+	VMOVUPS Y8, off(DI)      \
+	VMOVUPS Y9, off+64(DI)   \
+	VMOVUPS Y10, off+128(DI) \
+	VMOVUPS Y11, off+192(DI) \
+	VMOVUPS Y12, off+256(DI) \
+	VMOVUPS Y13, off+320(DI) \
+	VMOVUPS Y14, off+384(DI) \
+	VMOVUPS Y15, off+448(DI)
+
+// func pack16x8(dst, src *float32, d, n int)
+//
+// dst[l*16+r] = src[r*d+l] for r < 16, l < n (n a multiple of 8): per 8 values of l, rows 0..7
+// and rows 8..15 each transposed as an 8×8 block into the halves of 8 groups of 16.
+TEXT ·pack16x8(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ d+16(FP), R8
+	MOVQ n+24(FP), CX
+	SHLQ $2, R8                // s: a row, in bytes
+	LEAQ (R8)(R8*2), R9        // 3s
+	LEAQ (SI)(R8*4), R10       // row 4
+	LEAQ (R10)(R8*4), R11      // row 8
+	LEAQ (R11)(R8*4), R12      // row 12
+	// Prefetch the 16 rows that follow (the next panel of a tile, in the next page when d = 64,
+	// where the hardware prefetcher stops): prefetching never faults.
+	LEAQ (R12)(R8*4), AX
+	LEAQ (AX)(R8*8), BX
+	LEAQ (BX)(R8*8), BX
+
+prefetch_loop:
+	PREFETCHT0 (AX)
+	ADDQ       $64, AX
+	CMPQ       AX, BX
+	JB         prefetch_loop
+	SHRQ $3, CX
+	JZ   pack_done
+
+pack_loop:
+	LOAD8(SI, R10)
+	TRANSPOSE8
+	STORE8(0)
+	LOAD8(R11, R12)
+	TRANSPOSE8
+	STORE8(32)
+	ADDQ $32, SI
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, R12
+	ADDQ $512, DI
+	DECQ CX
+	JNZ  pack_loop
+
+pack_done:
+	VZEROUPPER
+	RET
+
+// func widenMax4(dst *float64, x *float32, n int, m float64) float64
+//
+// dst[i] = float64(x[i]) for i < n (n a multiple of 4), and the largest of m and the x[i] by
+// `if v > m { m = v }` taken lane by lane (VMAXPD with the running maximum second returns it
+// for a NaN or an equal value), the four lanes combined the same way at the end.
+TEXT ·widenMax4(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSD m+24(FP), Y1
+	SHRQ         $2, CX
+	JZ           widen_done
+
+widen_loop:
+	VCVTPS2PD (SI), Y0
+	VMOVUPD   Y0, (DI)
+	VMAXPD    Y1, Y0, Y1            // lane: v > m ? v : m
+	ADDQ      $16, SI
+	ADDQ      $32, DI
+	DECQ      CX
+	JNZ       widen_loop
+
+widen_done:
+	VEXTRACTF128 $1, Y1, X2
+	VMAXPD       X1, X2, X1
+	VPERMILPD    $1, X1, X2
+	VMAXSD       X1, X2, X1
+	VMOVSD       X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func mulWide4(dst, x *float32, n int, c float64)
+//
+// dst[i] = float32(float64(x[i])·c) for i < n, n a multiple of 4.
+TEXT ·mulWide4(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSD c+24(FP), Y1
+	SHRQ         $2, CX
+	JZ           mulwide_done
+
+mulwide_loop:
+	VCVTPS2PD  (SI), Y0
+	VMULPD     Y1, Y0, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X0, (DI)
+	ADDQ       $16, SI
+	ADDQ       $16, DI
+	DECQ       CX
+	JNZ        mulwide_loop
+
+mulwide_done:
 	VZEROUPPER
 	RET

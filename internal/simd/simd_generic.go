@@ -43,9 +43,13 @@ func ReLUGrad(dst, y, g []float32) { reluGradGo(dst, y, g) }
 // long as dst.
 func AddScaled(dst []float32, c float32, x []float32) { addScaledGo(dst, c, x) }
 
-// ExpNegShift sets dst[i] = ExpNeg(x[i] − shift), bit for bit, for i < len(dst); x must be at
-// least as long as dst and may be dst itself.
-func ExpNegShift(dst, x []float64, shift float64) { expNegShiftGo(dst, x, shift) }
+// ExpNegShift sets dst[i] = ExpNeg(x[i] − shift), bit for bit, for i < len(dst), and returns
+// Σ dst[i] added one term at a time in the order of i, from 0; x must be at least as long as dst
+// and may be dst itself.
+func ExpNegShift(dst, x []float64, shift float64) float64 { return expNegShiftGo(dst, x, shift, 0) }
+
+// Narrow sets dst[i] = float32(x[i]) for i < len(dst); x must be at least as long as dst.
+func Narrow(dst []float32, x []float64) { narrowGo(dst, x) }
 
 // Mul sets dst[i] = a[i]·b[i] for i < len(dst); a and b must be at least as long as dst.
 func Mul(dst, a, b []float32) { mulGo(dst, a, b) }
@@ -57,3 +61,17 @@ func MulScalar(dst, x []float32, c float32) { mulScalarGo(dst, x, c) }
 // AddScalar sets dst[i] = x[i] + c for i < len(dst); x must be at least as long as dst and may
 // be dst itself.
 func AddScalar(dst, x []float32, c float32) { addScalarGo(dst, x, c) }
+
+// Pack16 sets dst[l*16+r] = src[r*d+l] for r < 16, l < d: the 16 rows of d values in src, each
+// contiguous, as d groups of 16 (a panel of Kernel6x16's second operand). len(src) ≥ 16·d,
+// len(dst) ≥ 16·d.
+func Pack16(dst, src []float32, d int) { pack16Go(dst[:16*d], src[:16*d], d, 0) }
+
+// WidenMax sets dst[i] = float64(x[i]) for i < len(dst) and returns the largest of m and the
+// x[i] as the loop `if v > m { m = v }` finds it (NaNs skipped, the first of equal values
+// kept); x must be at least as long as dst.
+func WidenMax(dst []float64, x []float32, m float64) float64 { return widenMaxGo(dst, x, m) }
+
+// MulWide sets dst[i] = float32(float64(x[i])·c), the product formed in float64, for
+// i < len(dst); x must be at least as long as dst and may be dst itself.
+func MulWide(dst, x []float32, c float64) { mulWideGo(dst, x, c) }

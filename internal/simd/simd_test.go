@@ -167,6 +167,7 @@ func TestElementwise(t *testing.T) {
 			}
 		}
 		c := float32(rng.NormFloat64())
+		wide := rng.NormFloat64() * 1e-3
 		for _, f := range []struct {
 			name     string
 			vec, ref func(dst []float32)
@@ -178,6 +179,7 @@ func TestElementwise(t *testing.T) {
 			{"MulScalar", func(d []float32) { MulScalar(d, a, c) }, func(d []float32) { mulScalarGo(d, a, c) }},
 			{"MulScalar in place", func(d []float32) { MulScalar(d, d, c) }, func(d []float32) { mulScalarGo(d, d, c) }},
 			{"AddScalar", func(d []float32) { AddScalar(d, a, c) }, func(d []float32) { addScalarGo(d, a, c) }},
+			{"MulWide", func(d []float32) { MulWide(d, a, wide) }, func(d []float32) { mulWideGo(d, a, wide) }},
 		} {
 			got, want := append([]float32(nil), b...), append([]float32(nil), b...)
 			f.vec(got)
@@ -255,13 +257,106 @@ func TestExpNegShift(t *testing.T) {
 		}
 		shift := []float64{0, 1.5, -2}[rng.IntN(3)]
 		got := make([]float64, n)
-		ExpNegShift(got, x, shift)
+		sum := ExpNegShift(got, x, shift)
 		in := append([]float64(nil), x...)
-		ExpNegShift(in, in, shift)
+		sumIn := ExpNegShift(in, in, shift)
+		wantSum := 0.0
 		for i, v := range x {
 			want := ExpNeg(v - shift)
 			if !same(got[i], want) || !same(in[i], want) {
 				t.Fatalf("n %d: ExpNeg(%v − %v) = %v (in place %v), want %v", n, v, shift, got[i], in[i], want)
+			}
+			wantSum += want
+		}
+		if !same(sum, wantSum) || !same(sumIn, wantSum) {
+			t.Fatalf("n %d: sum %v (in place %v), want %v", n, sum, sumIn, wantSum)
+		}
+		// Terms of one order of magnitude, so that the sum is finite and its order shows in its
+		// last bits.
+		for i := range x {
+			x[i] = shift - 2*rng.Float64()
+		}
+		wantSum = 0.0
+		for _, v := range x {
+			wantSum += ExpNeg(v - shift)
+		}
+		if sum := ExpNegShift(got, x, shift); sum != wantSum {
+			t.Fatalf("n %d: sum of finite terms %v, want %v", n, sum, wantSum)
+		}
+		// Narrow: float32 conversions (NaN, infinities, overflow to ±Inf, subnormals and ties).
+		x = append(x, math.MaxFloat64, -math.MaxFloat64, 1e-310, 1+1.0/(1<<24), 1+3.0/(1<<24))
+		n32 := make([]float32, len(x))
+		Narrow(n32, x)
+		for i, v := range x {
+			if w := float32(v); math.Float32bits(n32[i]) != math.Float32bits(w) && !(w != w && n32[i] != n32[i]) {
+				t.Fatalf("Narrow(%v) = %v, want %v", v, n32[i], w)
+			}
+		}
+	}
+}
+
+// TestPack16: the vector transposition moves every value where the definition puts it, for
+// every d up to 40 and some longer ones.
+func TestPack16(t *testing.T) {
+	for _, d := range append([]int{64, 100, 128}, func() []int {
+		var ds []int
+		for d := 1; d <= 40; d++ {
+			ds = append(ds, d)
+		}
+		return ds
+	}()...) {
+		src := make([]float32, 16*d)
+		for k := range src {
+			src[k] = float32(k) + 0.5
+		}
+		dst := make([]float32, 16*d+1)
+		dst[16*d] = -1 // past the end: untouched
+		Pack16(dst, src, d)
+		for r := range 16 {
+			for l := range d {
+				if dst[l*16+r] != src[r*d+l] {
+					t.Fatalf("d %d: dst[%d·16+%d] = %v, want src[%d·%d+%d] = %v", d, l, r, dst[l*16+r], r, d, l, src[r*d+l])
+				}
+			}
+		}
+		if dst[16*d] != -1 {
+			t.Fatalf("d %d: Pack16 wrote past 16·d", d)
+		}
+	}
+}
+
+// TestWidenMax: the lanes' maximum is the loop's, bit for bit, on rows with NaNs, infinities,
+// zeros of both signs and ties, for every length up to 40 and a long one, and every start m.
+func TestWidenMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	negZero := float32(math.Copysign(0, -1))
+	for _, n := range append([]int{1000}, func() []int {
+		var ns []int
+		for n := range 41 {
+			ns = append(ns, n)
+		}
+		return ns
+	}()...) {
+		for trial := range 20 {
+			x := vectorData(rng, n)
+			for i := range x {
+				switch {
+				case trial%4 == 0: // rows of zeros and negatives
+					x[i] = []float32{0, negZero, -1}[rng.IntN(3)]
+				case trial%4 == 1:
+					x[i] = -float32(rng.IntN(3)) // ties
+				}
+			}
+			m := []float64{math.Inf(-1), math.Copysign(0, -1), 0, -0.5, math.NaN()}[trial%5]
+			got, want := make([]float64, n), make([]float64, n)
+			gm, wm := WidenMax(got, x, m), widenMaxGo(want, x, m)
+			if math.Float64bits(gm) != math.Float64bits(wm) && !(gm != gm && wm != wm) {
+				t.Fatalf("n %d, m %v, x %v: max %v, loop %v", n, m, x, gm, wm)
+			}
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+					t.Fatalf("n %d: dst[%d] = %v, want %v", n, i, got[i], want[i])
+				}
 			}
 		}
 	}
