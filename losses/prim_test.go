@@ -53,7 +53,9 @@ func primCases() []primCase {
 		{"AtPos", [][2]int{{b, c}}, func(in []*gorgonia.Node) *gorgonia.Node {
 			return must(gorgonia.ApplyOp(newPick(cols), in[0], oneHot(in[0])))
 		},
-			func(in []*gorgonia.Node) *gorgonia.Node { return rowSum(must(gorgonia.HadamardProd(in[0], oneHot(in[0])))) }},
+			func(in []*gorgonia.Node) *gorgonia.Node {
+				return rowSum(must(gorgonia.HadamardProd(in[0], oneHot(in[0]))))
+			}},
 		{"AddCols", [][2]int{{b, c}, {1, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return AddCols(in[0], in[1]) },
 			func(in []*gorgonia.Node) *gorgonia.Node {
 				return must(gorgonia.BroadcastAdd(in[0], in[1], nil, []byte{0}))
