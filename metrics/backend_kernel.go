@@ -69,10 +69,7 @@ func (s *kernelScorer) score(j0, n int, c []float32, ldc int) {
 		packItems(s.bp[jp*d:(jp+panelCols)*d], s.be.v, d, j0+jp, min(panelCols, n-jp))
 	}
 	for jp := 0; jp < n; jp += panelCols {
-		bp := s.bp[jp*d : (jp+panelCols)*d]
-		for ip := 0; ip < s.rows; ip += panelRows {
-			simd.Kernel6x16(d, s.ap[ip*d:(ip+panelRows)*d], bp, c[ip*ldc+jp:], ldc)
-		}
+		simd.Kernel6x16(d, s.rows/panelRows, s.ap[:s.rows*d], s.bp[jp*d:(jp+panelCols)*d], c[jp:], ldc)
 	}
 }
 

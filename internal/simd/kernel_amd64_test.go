@@ -18,48 +18,55 @@ func TestKernel6x16(t *testing.T) {
 				t.Error("Kernel6x16 ran without AVX2/FMA")
 			}
 		}()
-		Kernel6x16(1, make([]float32, 6), make([]float32, 16), make([]float32, 96), 16)
+		Kernel6x16(1, 1, make([]float32, 6), make([]float32, 16), make([]float32, 96), 16)
 		return
 	}
 	rng := rand.New(rand.NewPCG(2, 2))
 	for _, k := range []int{1, 2, 7, 64, 129} {
-		a := make([]float32, 6*k)
-		b := make([]float32, 16*k)
-		for i := range a {
-			a[i] = float32(rng.NormFloat64())
-		}
-		for l := range k {
-			for j := range 16 {
-				b[l*16+j] = float32(rng.NormFloat64())
+		for _, panels := range []int{1, 3} {
+			a := make([]float32, panels*6*k)
+			b := make([]float32, 16*k)
+			for i := range a {
+				a[i] = float32(rng.NormFloat64())
 			}
-			b[l*16+13] = b[l*16+2] // columns 2 and 13 are equal
-		}
-		const ldc = 21
-		c := make([]float32, 5*ldc+16)
-		Kernel6x16(k, a, b, c, ldc)
-		gamma := float64(k) * 0x1p-24 / (1 - float64(k)*0x1p-24)
-		for r := range 6 {
-			for j := range 16 {
-				var dot, abs float64
-				for l := range k {
-					x := float64(a[l*6+r]) * float64(b[l*16+j])
-					dot += x
-					abs += math.Abs(x)
+			for l := range k {
+				for j := range 16 {
+					b[l*16+j] = float32(rng.NormFloat64())
 				}
-				if got := float64(c[r*ldc+j]); math.Abs(got-dot) > gamma*abs {
-					t.Errorf("k %d: c[%d][%d] = %v, want %v ± %v", k, r, j, got, dot, gamma*abs)
-				}
+				b[l*16+13] = b[l*16+2] // columns 2 and 13 are equal
 			}
-			if c[r*ldc+2] != c[r*ldc+13] {
-				t.Errorf("k %d row %d: equal columns give %v and %v", k, r, c[r*ldc+2], c[r*ldc+13])
+			const ldc = 21
+			c := make([]float32, (6*panels-1)*ldc+16)
+			Kernel6x16(k, panels, a, b, c, ldc)
+			gamma := float64(k) * 0x1p-24 / (1 - float64(k)*0x1p-24)
+			for p := range panels {
+				alone := make([]float32, 5*ldc+16) // the panel on its own: the same values
+				Kernel6x16(k, 1, a[p*6*k:(p+1)*6*k], b, alone, ldc)
+				for r := range 6 {
+					row := c[(6*p+r)*ldc:]
+					for j := range 16 {
+						var dot, abs float64
+						for l := range k {
+							x := float64(a[p*6*k+l*6+r]) * float64(b[l*16+j])
+							dot += x
+							abs += math.Abs(x)
+						}
+						if got := float64(row[j]); math.Abs(got-dot) > gamma*abs {
+							t.Errorf("k %d panel %d: c[%d][%d] = %v, want %v ± %v", k, p, r, j, got, dot, gamma*abs)
+						}
+						if row[j] != alone[r*ldc+j] {
+							t.Errorf("k %d panel %d: c[%d][%d] = %v, alone %v", k, p, r, j, row[j], alone[r*ldc+j])
+						}
+					}
+					if row[2] != row[13] {
+						t.Errorf("k %d panel %d row %d: equal columns give %v and %v", k, p, r, row[2], row[13])
+					}
+				}
 			}
 		}
 	}
 }
 
-// TestGemm6x16 checks Gemm6x16 bit for bit against Kernel6x16's sums: alpha·sum when beta is 0,
-// over NaNs in C, and alpha·sum + beta·c otherwise; beta is a power of two, so that beta·c is
-// exact and the fused update is one float32 addition. Slots outside the tile must not change.
 func TestGemm6x16(t *testing.T) {
 	if !Kernel() {
 		defer func() {
@@ -81,7 +88,7 @@ func TestGemm6x16(t *testing.T) {
 		b[i] = float32(rng.NormFloat64())
 	}
 	sum := make([]float32, 5*ldc+16)
-	Kernel6x16(k, a, b, sum, ldc)
+	Kernel6x16(k, 1, a, b, sum, ldc)
 	for _, beta := range []float32{0, 0.5, -4} {
 		const alpha = -1.25
 		c := make([]float32, 5*ldc+16)

@@ -10,19 +10,19 @@ var vector = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 // Kernel reports whether Kernel6x16 may be called.
 func Kernel() bool { return vector }
 
-// Kernel6x16 sets c[r*ldc+j] = Σ_{l<k} a[l*6+r]·b[l*16+j] for r < 6, j < 16: a holds a panel of
-// 6 rows and b a panel of 16 columns, each stored as k consecutive groups of 6 (or 16) values.
-// Every sum runs over l in increasing order with one fused multiply-add per term, so equal
-// inputs give equal outputs wherever they sit in the panels. It panics if a slice is too short
-// or if Kernel reports false.
-func Kernel6x16(k int, a, b, c []float32, ldc int) {
+// Kernel6x16 sets c[(6p+r)*ldc+j] = Σ_{l<k} a[p*6k+l*6+r]·b[l*16+j] for p < panels, r < 6,
+// j < 16: a holds panels panels of 6 rows, one after the other, and b a panel of 16 columns,
+// each stored as k consecutive groups of 6 (or 16) values. Every sum runs over l in increasing
+// order with one fused multiply-add per term, so equal inputs give equal outputs wherever they
+// sit in the panels. It panics if a slice is too short or if Kernel reports false.
+func Kernel6x16(k, panels int, a, b, c []float32, ldc int) {
 	if !vector {
 		panic("simd: Kernel6x16 needs AVX2 and FMA")
 	}
-	if k < 1 || len(a) < 6*k || len(b) < 16*k || ldc < 16 || len(c) < 5*ldc+16 {
+	if k < 1 || panels < 1 || len(a) < panels*6*k || len(b) < 16*k || ldc < 16 || len(c) < (6*panels-1)*ldc+16 {
 		panic("simd: Kernel6x16: bad sizes")
 	}
-	kernel6x16(k, &a[0], &b[0], &c[0], ldc)
+	kernel6x16(k, &a[0], &b[0], &c[0], ldc, panels)
 }
 
 // Gemm6x16 sets c[r*ldc+j] = alpha·Σ_{l<k} a[l*6+r]·b[l*16+j] + beta·c[r*ldc+j] for r < 6,
@@ -313,7 +313,7 @@ func narrow4(dst *float32, x *float64, n int)
 func expNegShift4(dst, x *float64, n int, shift float64) (sum float64)
 
 //go:noescape
-func kernel6x16(k int, a, b, c *float32, ldc int)
+func kernel6x16(k int, a, b, c *float32, ldc, panels int)
 
 //go:noescape
 func gemm6x16(k int, a, b, c *float32, ldc int, alpha, beta float32)

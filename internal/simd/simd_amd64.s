@@ -47,27 +47,28 @@
 	ADDQ $24, SI \
 	ADDQ $64, DI
 
-// func kernel6x16(k int, a, b, c *float32, ldc int)
+// func kernel6x16(k int, a, b, c *float32, ldc, panels int)
 //
-// Y0..Y11 accumulate the 6×16 block (row r in Y(2r), Y(2r+1)); per l, Y12 and Y13 hold the 16
-// items' values and Y14, Y15 broadcast the queries'.
-TEXT ·kernel6x16(SB), NOSPLIT, $0-40
-	MOVQ k+0(FP), CX
+// For each of the panels panels of A (consecutive, 6k values each) and the rows of C they make
+// (6 rows from c, then the next 6): Y0..Y11 accumulate the 6×16 block (row r in Y(2r),
+// Y(2r+1)); per l, Y12 and Y13 hold the 16 items' values and Y14, Y15 broadcast the queries'.
+TEXT ·kernel6x16(SB), NOSPLIT, $0-48
 	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
+	MOVQ panels+40(FP), R10
 	SHLQ $2, R8
+
+kpanel:
+	MOVQ k+0(FP), CX
+	MOVQ b+16(FP), DI
 	ZERO12
-	TESTQ CX, CX
-	JZ    store
 
 loop:
 	STEP6x16
 	DECQ CX
 	JNZ  loop
 
-store:
 	VMOVUPS Y0, (DX)
 	VMOVUPS Y1, 32(DX)
 	ADDQ    R8, DX
@@ -85,6 +86,9 @@ store:
 	ADDQ    R8, DX
 	VMOVUPS Y10, (DX)
 	VMOVUPS Y11, 32(DX)
+	ADDQ    R8, DX
+	DECQ    R10
+	JNZ     kpanel
 	VZEROUPPER
 	RET
 
