@@ -17,7 +17,6 @@ import (
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/models"
-	"github.com/samplingbias/workbench/samplers"
 )
 
 // checkSteps refuses a training length whose step count, or count of training examples (steps ×
@@ -83,13 +82,9 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 	}
 	towerRows, gathered := cols, 0.0 // the item tower's rows of a training step; the item rows gathered from them
 	if loss.Settings().PerRow {
-		smp, err := samplers.New(cfg.Sampler)
-		if err != nil {
-			return nil, err
-		}
 		// Each row's own draws: the tower runs once per distinct item (at most M rows), and the
 		// item rows are gathered from it, forward and backward.
-		gathered = float64(smp.Shape().Rows(ts.BatchSize, ds.Items))
+		gathered = float64(cfg.shape.Rows(ts.BatchSize, ds.Items))
 		towerRows = math.Min(gathered, float64(ds.Items))
 	}
 	dim := float64(ms.Hidden[len(ms.Hidden)-1])

@@ -84,6 +84,8 @@ type Config struct {
 
 	// written lists the dotted keys the config file and the -set flags write (see checkWritten).
 	written []string `affects:"nothing"`
+	// shape is the resolved sampler's column shape, which resolveSampler sets.
+	shape samplers.Shape `affects:"nothing"`
 }
 
 // Axis is one [[ablation]] entry: either one key with a list of values, or several keys zipped
@@ -297,7 +299,8 @@ func (c *Config) resolveSampler() error {
 	if err != nil {
 		return err
 	}
-	return models.LossColumns(&c.Loss, smp.Shape(), c.Train.BatchSize)
+	c.shape = smp.Shape()
+	return models.LossColumns(&c.Loss, c.shape, c.Train.BatchSize)
 }
 
 // movedKeys are keys that moved to another section: written, they are an error naming the new key.

@@ -228,11 +228,7 @@ func (c *dataCache) work(r plannedRun) float64 {
 	if t.Steps == 0 {
 		steps = float64(t.Epochs) * float64(max(size.pairs, 1)) / float64(max(t.BatchSize, 1))
 	}
-	rows := t.BatchSize
-	if smp, err := samplers.New(r.cfg.Sampler); err == nil {
-		rows = smp.Shape().Rows(t.BatchSize, max(size.items, 1))
-	}
-	return steps * float64(t.BatchSize+rows)
+	return steps * float64(t.BatchSize+r.cfg.shape.Rows(t.BatchSize, max(size.items, 1)))
 }
 
 // writeRunConfig writes the run's resolved config into its folder.

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/samplers"
 )
 
@@ -370,7 +371,10 @@ func TestTimeLeft(t *testing.T) {
 		t.Fatalf("work %v, want 56.25 × 256, then twice and four times that", work)
 	}
 	full, _ := cfg.clone()
-	full.Sampler.Kind, full.Train.Epochs = samplers.KindFull, 1
+	full.Loss.Variant, full.Sampler.Kind, full.Train.Epochs = losses.VariantFull, samplers.KindFull, 1
+	if err := full.resolveSampler(); err != nil {
+		t.Fatal(err)
+	}
 	if got, want := cache.work(plannedRun{cfg: full}), 56.25*float64(128+cfg.Data.Synthetic.Items); got != want {
 		t.Errorf("full softmax: work %v, want 56.25 × (128 + %d items) = %v", got, cfg.Data.Synthetic.Items, want)
 	}
