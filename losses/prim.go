@@ -27,6 +27,7 @@ import (
 //	Σ x_ij·y_ij          (sumOp, prod) ∂/∂x: g·y; ∂/∂y: g·x
 //	log(e^{a_i} + Σ_j e^{x_ij}) and that minus a_i (lseOp)
 //	                                   ∂/∂x_ij: e^{x_ij − lse_i}·g_i, ∂/∂a_i: e^{a_i − lse_i}·g_i (lseBackOp)
+//	x_{i,p(i)}, the positive's entry (pickOp) ∂/∂x: g_i at (i, p(i)), 0 elsewhere (pickBackOp)
 //
 // Each is tested against the stock expression it replaces (value and gradient, float32 and
 // float64) and against finite differences.

@@ -10,8 +10,8 @@
 //
 // The machine computes with Engine, Gorgonia's standard engine with a faster float32 sum: the
 // gradients a node receives from several ops are added by the engine of their tensors, which
-// the machine sets, and the standard engine's loop on one core took a tenth of such a loss's
-// step.
+// the machine sets, and the standard engine's loop on one core took a tenth to a third of such a
+// loss's step.
 package tape // import "github.com/samplingbias/workbench/internal/tape"
 
 import (
