@@ -51,6 +51,7 @@
 // version.
 //
 // The default build is pure Go (internal/gemm's blocked float32 kernel, which parallelises large
-// products itself; gonum's BLAS for float64). With -tags openblas the products go to OpenBLAS at
-// one thread, called directly, and large products are split across goroutines in Go.
+// products itself; gonum's BLAS for float64). With -tags openblas the float64 products, and the
+// float32 ones on a processor without AVX2 and FMA (where internal/gemm has no kernel), go to
+// OpenBLAS at one thread, called directly, and large products are split across goroutines in Go.
 package models

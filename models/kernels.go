@@ -20,10 +20,11 @@ const gemmWork = 1 << 16
 const gemmMaxParts = 4
 
 // gemm computes C = alpha·op(A)·op(B) + beta·C for row-major A, B, C (op transposes when tA or
-// tB): float32 through float32BLAS (internal/gemm, or OpenBLAS under the openblas tag), float64
-// through float64BLAS (gonum's pure-Go BLAS, or OpenBLAS under the openblas tag).
+// tB): float32 through float32BLAS (internal/gemm, or OpenBLAS under the openblas tag on a
+// processor without AVX2 and FMA), float64 through float64BLAS (gonum's pure-Go BLAS, or OpenBLAS
+// under the openblas tag).
 //
-// When splitGemm is set (the openblas build, where OpenBLAS runs one thread), a large product is
+// When splitGemm is set (products OpenBLAS computes, at one thread), a large product is
 // split into at most gemmMaxParts blocks of rows (or columns, whichever C has more of) computed
 // concurrently. The split depends only on the shapes and every element of C is computed by one
 // BLAS call over the whole inner dimension, so results do not depend on scheduling.
@@ -45,7 +46,7 @@ func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb
 		return
 	}
 	parts := 1
-	if splitGemm {
+	if splitGemm[T]() {
 		parts = parallel.Parts(m*n*k, gemmWork, min(gemmMaxParts, max(m, n)/32))
 	}
 	byRows := m >= n

@@ -9,8 +9,9 @@ import (
 	gemmblas "github.com/samplingbias/workbench/internal/gemm"
 )
 
-// splitGemm: internal/gemm already computes large products on every core.
-const splitGemm = false
+// splitGemm reports whether gemm splits a product of T across goroutines: never, as
+// internal/gemm computes large products on every core and float64 ones are test-sized.
+func splitGemm[T float]() bool { return false }
 
 // float32BLAS returns the BLAS of float32 products: internal/gemm's blocked AVX2/FMA Sgemm
 // (gonum's pure-Go one on processors without AVX2 and FMA). It is called directly rather than

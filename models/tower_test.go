@@ -12,6 +12,8 @@ import (
 
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
+	gemmblas "github.com/samplingbias/workbench/internal/gemm"
+	"github.com/samplingbias/workbench/internal/simd"
 	"github.com/samplingbias/workbench/losses"
 )
 
@@ -286,5 +288,19 @@ func TestEmbedConcurrent(t *testing.T) {
 				t.Errorf("%s: %v", a, err)
 			}
 		}
+	}
+}
+
+// TestFloat32BLAS: where the processor has the AVX2/FMA kernel, float32 products go to
+// internal/gemm in both builds (the openblas build is then never slower than the pure-Go one);
+// a product is split across goroutines by gemm exactly when internal/gemm, which splits its
+// products itself, does not compute it (OpenBLAS under the openblas tag without the kernel).
+func TestFloat32BLAS(t *testing.T) {
+	_, isGemm := float32BLAS().(gemmblas.Implementation)
+	if simd.Kernel() && !isGemm {
+		t.Errorf("float32 products go to %T on a processor with the kernel, want internal/gemm", float32BLAS())
+	}
+	if splitGemm[float32]() == isGemm {
+		t.Errorf("float32 products to %T split by gemm: %v", float32BLAS(), splitGemm[float32]())
 	}
 }
