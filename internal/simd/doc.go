@@ -5,11 +5,11 @@
 // elementwise loops of the towers and of the losses' primitives, the exponentials of the losses'
 // softmax rows with their maximum, narrowing and scaling (ExpNeg, ExpNegShift, WidenMax, Narrow,
 // MulWide: the vector lanes give the scalar loops' bits), and the transposition of the ranking's
-// item panels (Pack16). On amd64
-// they are Go assembly using AVX2 and FMA (Go assembly cannot live in a package that uses cgo, as
-// metrics and models do under the openblas build tag), with the same loops in plain Go on
-// processors without them (Kernel then reports false). On other architectures, and with the
-// noasm build tag, the loops are plain Go and the kernels do not exist (Kernel reports false).
+// item panels (Pack16). On amd64 they are Go assembly using AVX2 and FMA (Go assembly cannot live
+// in a package that uses cgo, as metrics and models do under the openblas build tag), with the
+// same loops in plain Go on processors without them (Kernel then reports false). On other
+// architectures, and with the noasm build tag, the loops are plain Go and the kernels do not
+// exist (Kernel reports false).
 //
 // Forcing the portable fallbacks: the noasm build tag (go test -tags noasm ./...) compiles every
 // CPU-specific path of the module out (this package, internal/gemm, metrics' kernel backend, and
