@@ -109,6 +109,16 @@ func grow[E any](buf []E, n int) []E {
 	return buf[:n]
 }
 
+// growRows returns buf with n rows of m values, each row reused where it is long enough: the
+// scratch rows of the parts of a kernel's rows.
+func growRows(buf [][]float64, n, m int) [][]float64 {
+	buf = grow(buf, n)
+	for w := range buf {
+		buf[w] = grow(buf[w], m)
+	}
+	return buf
+}
+
 // take resizes *buf to n and returns it.
 func take(buf *[]float64, n int) []float64 {
 	*buf = grow(*buf, n)
@@ -455,21 +465,11 @@ func gradInPlace[T floats](p *plan, g []T, gin float64, workers int) {
 			d := g[i*c : (i+1)*c]
 			pc := p.pos(i)
 			dp := T(gin * (p.rowScale[i]*float64(d[pc]) + p.posAdd[i]))
-			scale(d, T(gin*p.rowScale[i]))
+			k := [1]T{T(gin * p.rowScale[i])}
+			bcastRow(d, d, k[:], true)
 			d[pc] = dp
 		}
 	})
-}
-
-// scale multiplies every x[j] by k.
-func scale[T floats](x []T, k T) {
-	if x32, ok := any(x).([]float32); ok {
-		simd.MulScalar(x32, x32, float32(k))
-		return
-	}
-	for j, v := range x {
-		x[j] = k * v
-	}
 }
 
 // rowMax is the largest entry of z.
@@ -537,13 +537,13 @@ func softmaxRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int, z [
 		// that a row the positive dominates (max = z_p) gets its loss as
 		// log1p(others) = log(1 + Σ_{j≠p} e^{z_j − z_p}), exact to rounding
 		// however small, rather than as log(1 + others) rounded to 0.
+		ep := simd.ExpNeg(zp - mx)
 		var gr []T
 		if g != nil {
 			gr = g[i*c : (i+1)*c]
-			gr[pc] = T(simd.ExpNeg(zp - mx))
+			gr[pc] = T(ep)
 		}
 		others := expSum(z[:pc], gr, mx) + expSum(z[pc+1:], gr[min(pc+1, len(gr)):], mx)
-		ep := simd.ExpNeg(zp - mx)
 		if g != nil {
 			p.rowScale[i] = p.coef[i] * invTau / (others + ep)
 			p.posAdd[i] = -p.coef[i] * invTau

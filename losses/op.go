@@ -171,12 +171,7 @@ func (op *lossOp) forward(t *tensor.Dense, withGrad bool) (float64, error) {
 		return 0, err
 	}
 	st.rowLoss = grow(st.rowLoss, op.b)
-	if len(st.scratch) < op.workers {
-		st.scratch = make([][]float64, op.workers)
-	}
-	for w := range st.scratch {
-		st.scratch[w] = grow(st.scratch[w], op.c)
-	}
+	st.scratch = growRows(st.scratch, op.workers, op.c)
 	if withGrad && (st.grad == nil || st.grad.Dtype() != t.Dtype()) {
 		st.grad = tensor.New(tensor.Of(t.Dtype()), tensor.WithShape(op.b, op.c))
 	}

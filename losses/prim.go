@@ -610,10 +610,7 @@ func lse[T floats](out []T, st *lseState, a, x []T, loss bool) {
 		st.terms = terms
 	}
 	parts := parallel.Parts(len(x), primMin, defaultWorkers())
-	st.z = grow(st.z, parts)
-	for w := range st.z {
-		st.z[w] = grow(st.z[w], c)
-	}
+	st.z = growRows(st.z, parts, c)
 	parallel.Split(b, parts, func(w, lo, hi int) {
 		z := st.z[w]
 		for i := lo; i < hi; i++ {

@@ -24,15 +24,24 @@ func vectorData(rng *rand.Rand, n int) []float32 {
 	return x
 }
 
+// upTo returns the lengths 0, 1, …, n, then long.
+func upTo(n int, long ...int) []int {
+	ns := make([]int, 0, n+1+len(long))
+	for k := range n + 1 {
+		ns = append(ns, k)
+	}
+	return append(ns, long...)
+}
+
+// same32 and same64 report whether x and y have the same bits or are both NaN.
+func same32(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) || x != x && y != y }
+func same64(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) || x != x && y != y }
+
 // TestCounts compares CountGE, IndexIn and Add (vector code where the processor has it) with
 // the plain-Go loops, on every length up to 70 and some longer ones, at every offset of 0..3.
 func TestCounts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	lengths := []int{1000, 1024, 4099}
-	for n := range 71 {
-		lengths = append(lengths, n)
-	}
-	for _, n := range lengths {
+	for _, n := range upTo(70, 1000, 1024, 4099) {
 		for off := range 4 {
 			x := vectorData(rng, n+off)[off:]
 			lo := float32(rng.IntN(9)-4) / 4
@@ -118,13 +127,7 @@ func TestAddRows16(t *testing.T) {
 func TestAdam(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	p := AdamStep{Scale: 0.7, B1: 0.9, B2: 0.999, Eps: 1e-8, StepSize: 0.01, InvSqrtBC2: 22.4}
-	for _, n := range append([]int{1000}, func() []int {
-		var ns []int
-		for n := range 41 {
-			ns = append(ns, n)
-		}
-		return ns
-	}()...) {
+	for _, n := range upTo(40, 1000) {
 		w, g, st := make([]float32, n), make([]float32, n), make([]float32, 2*n)
 		for i := range w {
 			w[i] = float32(rng.NormFloat64())
@@ -150,16 +153,7 @@ func TestAdam(t *testing.T) {
 // longer one, on values with equalities, NaNs, infinities and zeros of both signs.
 func TestElementwise(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	same := func(x, y float32) bool {
-		return math.Float32bits(x) == math.Float32bits(y) || x != x && y != y
-	}
-	for _, n := range append([]int{1000}, func() []int {
-		var ns []int
-		for n := range 41 {
-			ns = append(ns, n)
-		}
-		return ns
-	}()...) {
+	for _, n := range upTo(40, 1000) {
 		a, b := vectorData(rng, n), vectorData(rng, n)
 		for i := range a {
 			if rng.IntN(8) == 0 {
@@ -185,7 +179,7 @@ func TestElementwise(t *testing.T) {
 			f.vec(got)
 			f.ref(want)
 			for i := range got {
-				if !same(got[i], want[i]) {
+				if !same32(got[i], want[i]) {
 					t.Fatalf("%s, n %d: [%d] = %v, plain Go: %v", f.name, n, i, got[i], want[i])
 				}
 			}
@@ -228,16 +222,7 @@ func TestExpNeg(t *testing.T) {
 // and into another slice.
 func TestExpNegShift(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	same := func(x, y float64) bool {
-		return math.Float64bits(x) == math.Float64bits(y) || x != x && y != y
-	}
-	for _, n := range append([]int{100_000}, func() []int {
-		var ns []int
-		for n := range 41 {
-			ns = append(ns, n)
-		}
-		return ns
-	}()...) {
+	for _, n := range upTo(40, 100_000) {
 		x := make([]float64, n)
 		for i := range x {
 			switch rng.IntN(50) {
@@ -263,12 +248,12 @@ func TestExpNegShift(t *testing.T) {
 		wantSum := 0.0
 		for i, v := range x {
 			want := ExpNeg(v - shift)
-			if !same(got[i], want) || !same(in[i], want) {
+			if !same64(got[i], want) || !same64(in[i], want) {
 				t.Fatalf("n %d: ExpNeg(%v − %v) = %v (in place %v), want %v", n, v, shift, got[i], in[i], want)
 			}
 			wantSum += want
 		}
-		if !same(sum, wantSum) || !same(sumIn, wantSum) {
+		if !same64(sum, wantSum) || !same64(sumIn, wantSum) {
 			t.Fatalf("n %d: sum %v (in place %v), want %v", n, sum, sumIn, wantSum)
 		}
 		// Terms of one order of magnitude, so that the sum is finite and its order shows in its
@@ -288,7 +273,7 @@ func TestExpNegShift(t *testing.T) {
 		n32 := make([]float32, len(x))
 		Narrow(n32, x)
 		for i, v := range x {
-			if w := float32(v); math.Float32bits(n32[i]) != math.Float32bits(w) && !(w != w && n32[i] != n32[i]) {
+			if w := float32(v); !same32(n32[i], w) {
 				t.Fatalf("Narrow(%v) = %v, want %v", v, n32[i], w)
 			}
 		}
@@ -298,13 +283,7 @@ func TestExpNegShift(t *testing.T) {
 // TestPack16: the vector transposition moves every value where the definition puts it, for
 // every d up to 40 and some longer ones.
 func TestPack16(t *testing.T) {
-	for _, d := range append([]int{64, 100, 128}, func() []int {
-		var ds []int
-		for d := 1; d <= 40; d++ {
-			ds = append(ds, d)
-		}
-		return ds
-	}()...) {
+	for _, d := range upTo(40, 64, 100, 128) {
 		src := make([]float32, 16*d)
 		for k := range src {
 			src[k] = float32(k) + 0.5
@@ -330,13 +309,7 @@ func TestPack16(t *testing.T) {
 func TestWidenMax(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	negZero := float32(math.Copysign(0, -1))
-	for _, n := range append([]int{1000}, func() []int {
-		var ns []int
-		for n := range 41 {
-			ns = append(ns, n)
-		}
-		return ns
-	}()...) {
+	for _, n := range upTo(40, 1000) {
 		for trial := range 20 {
 			x := vectorData(rng, n)
 			for i := range x {
@@ -350,11 +323,11 @@ func TestWidenMax(t *testing.T) {
 			m := []float64{math.Inf(-1), math.Copysign(0, -1), 0, -0.5, math.NaN()}[trial%5]
 			got, want := make([]float64, n), make([]float64, n)
 			gm, wm := WidenMax(got, x, m), widenMaxGo(want, x, m)
-			if math.Float64bits(gm) != math.Float64bits(wm) && !(gm != gm && wm != wm) {
+			if !same64(gm, wm) {
 				t.Fatalf("n %d, m %v, x %v: max %v, loop %v", n, m, x, gm, wm)
 			}
 			for i := range got {
-				if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+				if !same64(got[i], want[i]) {
 					t.Fatalf("n %d: dst[%d] = %v, want %v", n, i, got[i], want[i])
 				}
 			}
