@@ -30,7 +30,7 @@ const (
 type kernelBackend struct{ embeddings }
 
 func newKernelBackend(u, v []float32, d int) *kernelBackend {
-	return &kernelBackend{embeddings{u: u, v: v, d: d, rows: 384, cols: 1024}}
+	return &kernelBackend{embeddings{u: u, v: v, d: d, rows: 768, sub: 384, cols: 1024}}
 }
 
 func (b *kernelBackend) worker(rows int) tileScorer {
@@ -42,6 +42,7 @@ type kernelScorer struct {
 	ap   []float32 // the block's queries in panels of 6 (zero rows pad the last one)
 	bp   []float32 // the tile's items in panels of 16: panel p, items 16p..16p+15, at bp[16p·d:]
 	rows int       // queries in the block rounded up to a multiple of 6
+	n    int       // items in the tile
 }
 
 func (s *kernelScorer) load(queries []int32) {
@@ -63,13 +64,19 @@ func (s *kernelScorer) load(queries []int32) {
 	}
 }
 
-func (s *kernelScorer) score(j0, n int, c []float32, ldc int) {
+func (s *kernelScorer) pack(j0, n int) {
 	d := s.be.d
+	s.n = n
 	for jp := 0; jp < n; jp += panelCols {
 		packItems(s.bp[jp*d:(jp+panelCols)*d], s.be.v, d, j0+jp, min(panelCols, n-jp))
 	}
-	for jp := 0; jp < n; jp += panelCols {
-		simd.Kernel6x16(d, s.rows/panelRows, s.ap[:s.rows*d], s.bp[jp*d:(jp+panelCols)*d], c[jp:], ldc)
+}
+
+func (s *kernelScorer) score(i0, i1 int, c []float32, ldc int) {
+	d := s.be.d
+	p0, p1 := i0/panelRows, (i1+panelRows-1)/panelRows
+	for jp := 0; jp < s.n; jp += panelCols {
+		simd.Kernel6x16(d, p1-p0, s.ap[p0*panelRows*d:p1*panelRows*d], s.bp[jp*d:(jp+panelCols)*d], c[jp:], ldc)
 	}
 }
 

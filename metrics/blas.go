@@ -9,7 +9,7 @@ import "gonum.org/v1/gonum/blas"
 type blasBackend struct{ embeddings }
 
 func newBLASBackend(u, v []float32, d int) *blasBackend {
-	return &blasBackend{embeddings{u: u, v: v, d: d, rows: 512, cols: 512}}
+	return &blasBackend{embeddings{u: u, v: v, d: d, rows: 512, sub: 512, cols: 512}}
 }
 
 func (b *blasBackend) worker(rows int) tileScorer {
@@ -19,19 +19,20 @@ func (b *blasBackend) worker(rows int) tileScorer {
 type blasScorer struct {
 	be    *blasBackend
 	block []float32 // the block's query rows, contiguous
-	n     int       // queries in the block
+	j0, n int       // the tile's first item and its number of items
 }
 
 func (s *blasScorer) load(queries []int32) {
 	d := s.be.d
-	s.n = len(queries)
 	for i, q := range queries {
 		copy(s.block[i*d:(i+1)*d], s.be.u[int(q)*d:])
 	}
 }
 
-func (s *blasScorer) score(j0, n int, c []float32, ldc int) {
+func (s *blasScorer) pack(j0, n int) { s.j0, s.n = j0, n }
+
+func (s *blasScorer) score(i0, i1 int, c []float32, ldc int) {
 	d := s.be.d
-	float32BLAS().Sgemm(blas.NoTrans, blas.Trans, s.n, n, d,
-		1, s.block, d, s.be.v[j0*d:(j0+n)*d], d, 0, c, ldc)
+	float32BLAS().Sgemm(blas.NoTrans, blas.Trans, i1-i0, s.n, d,
+		1, s.block[i0*d:i1*d], d, s.be.v[s.j0*d:(s.j0+s.n)*d], d, 0, c, ldc)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/samplingbias/workbench/internal/progress"
+	"github.com/samplingbias/workbench/internal/simd"
 )
 
 // Pair is a test pair: Query indexes a row of Input.U, Item a row of Input.V.
@@ -229,10 +230,10 @@ func checkInput(in *Input, s *Settings) error {
 	if m > math.MaxInt32 {
 		return fmt.Errorf("metrics: %d items, more than an int32 index allows", m)
 	}
-	if i := slices.IndexFunc(in.U, notFinite32); i >= 0 {
+	if i := firstNotFinite(in.U); i >= 0 {
 		return fmt.Errorf("metrics: U[%d][%d] = %v is not finite", i/d, i%d, in.U[i])
 	}
-	if i := slices.IndexFunc(in.V, notFinite32); i >= 0 {
+	if i := firstNotFinite(in.V); i >= 0 {
 		return fmt.Errorf("metrics: V[%d][%d] = %v is not finite", i/d, i%d, in.V[i])
 	}
 	if len(in.Pairs) == 0 {
@@ -277,6 +278,17 @@ func checkInput(in *Input, s *Settings) error {
 }
 
 func notFinite32(x float32) bool { return math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) }
+
+// firstNotFinite returns the index of the first NaN or infinity in x, or -1. The values at least
+// −MaxFloat32 and below +Inf, counted in vector registers, are the finite ones (NaN is neither):
+// only an x that has some other value is searched.
+func firstNotFinite(x []float32) int {
+	atLeastMin, inf := simd.CountGE(x, -math.MaxFloat32, float32(math.Inf(1)))
+	if atLeastMin-inf == len(x) {
+		return -1
+	}
+	return slices.IndexFunc(x, notFinite32)
+}
 
 // checkAdjustments checks that every adjustment a_j = float32(-τ·log π_j) is finite and returns,
 // per τ, max_j |a_j| (0 for τ = 0).

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -241,5 +242,35 @@ func TestMeanCI(t *testing.T) {
 				t.Errorf("%v: %v [%v, %v], want %v ± %v", c.values, mean, lo, hi, c.mean, c.half)
 			}
 		}
+	}
+}
+
+// TestFirstNotFinite: the first NaN or infinity is found wherever it sits (in the vector lanes or
+// the tail), and the finite extremes are not taken for one.
+func TestFirstNotFinite(t *testing.T) {
+	finite := []float32{math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, float32(math.Copysign(0, -1)), 1}
+	bad := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))}
+	for _, n := range []int{1, 7, 8, 9, 31, 40} {
+		t.Run(fmt.Sprint("n=", n), func(t *testing.T) {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = finite[i%len(finite)]
+			}
+			if got := firstNotFinite(x); got != -1 {
+				t.Errorf("finite values: %d, want -1", got)
+			}
+			for at := range n {
+				for _, b := range bad {
+					y := slices.Clone(x)
+					y[at] = b
+					if at+1 < n {
+						y[n-1] = b // a later one is not the first
+					}
+					if got := firstNotFinite(y); got != at {
+						t.Errorf("%v at %d: %d", b, at, got)
+					}
+				}
+			}
+		})
 	}
 }

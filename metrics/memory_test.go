@@ -35,7 +35,7 @@ func TestEvaluateMemory(t *testing.T) {
 	_, isBLAS := newBackend(large.U, large.V, d).(*blasBackend)
 	limit := uint64(64 << 10)
 	if isBLAS {
-		rows, cols := newBLASBackend(nil, nil, d).geometry()
+		rows, _, cols := newBLASBackend(nil, nil, d).geometry()
 		products := (600 + rows - 1) / rows * ((30000+cols-1)/cols - (1000+cols-1)/cols)
 		limit = uint64(products) * 32 << 10
 	}

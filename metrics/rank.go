@@ -135,8 +135,8 @@ func newRanker(in Input, s *Settings) (*ranker, error) {
 	r.spScore = make([]float32, len(r.spItem))
 
 	r.state = make([]bandState, len(in.Pairs)*r.nt)
-	r.corpusBounds()
-	r.setBands()
+	r.corpusBounds(s.Workers)
+	r.setBands(s.Workers)
 	r.ranks = make([]int32, len(in.Pairs)*r.nt)
 	return r, nil
 }
@@ -154,14 +154,24 @@ func newRanker(in Input, s *Settings) (*ranker, error) {
 //
 // The interval is x̂_y ± 2E rounded outwards to float32: x_j ≥ hi gives x̂_j ≥ x̂_y + E > x̂_y,
 // x_j < lo gives x̂_j < x̂_y − E, and the computed x_y itself lies inside.
-func (r *ranker) setBands() {
+//
+// The pairs are split among workers goroutines; each pair's interval depends on the pair alone.
+func (r *ranker) setBands(workers int) {
+	parallel.Split(len(r.pair), parallel.Parts(len(r.pair)*r.d, 1<<16, workers), func(_, lo, hi int) {
+		r.setBandsOf(lo, hi)
+	})
+}
+
+// setBandsOf is setBands for pairs lo..hi-1.
+func (r *ranker) setBandsOf(lo, hi int) {
 	const unit32, unit64 = 0x1p-24, 0x1p-53
 	d := float64(r.d)
 	gamma32 := d * unit32 / (1 - d*unit32)
 	gamma64 := d * unit64 / (1 - d*unit64)
 	tiny := (d + 2) * 0x1p-148
-	var bound []float64 // per τ, for the current query
-	for p, pr := range r.pair {
+	bound := make([]float64, 0, r.nt) // per τ, for the current query
+	for p := lo; p < hi; p++ {
+		pr := r.pair[p]
 		uq := r.u[int(pr.Query)*r.d:][:r.d]
 		var byCoord, norm float64
 		for l, x := range uq {
@@ -205,20 +215,35 @@ func (r *ranker) decision(q, j int32, k int) float64 {
 	return x
 }
 
-// corpusBounds sets vmax and vnorm.
-func (r *ranker) corpusBounds() {
-	r.vmax = make([]float64, r.d)
-	for j := range r.m {
-		vj := r.v[j*r.d:][:r.d]
-		var norm float64
-		for l, x := range vj {
-			ax := math.Abs(float64(x))
-			r.vmax[l] = max(r.vmax[l], ax)
-			norm += ax * ax
+// corpusBounds sets vmax and vnorm, with the items split among workers goroutines (the maxima
+// are the same however they are split).
+func (r *ranker) corpusBounds(workers int) {
+	parts := parallel.Parts(r.m*r.d, 1<<16, workers)
+	vmax := make([][]float64, parts)
+	vnorm := make([]float64, parts)
+	parallel.Split(r.m, parts, func(part, lo, hi int) {
+		mx := make([]float64, r.d)
+		var mn float64
+		for j := lo; j < hi; j++ {
+			vj := r.v[j*r.d:][:r.d]
+			var norm float64
+			for l, x := range vj {
+				ax := math.Abs(float64(x))
+				mx[l] = max(mx[l], ax)
+				norm += ax * ax
+			}
+			mn = max(mn, norm)
 		}
-		r.vnorm = max(r.vnorm, norm)
+		vmax[part], vnorm[part] = mx, mn
+	})
+	r.vmax = vmax[0]
+	for part := 1; part < parts; part++ {
+		for l, x := range vmax[part] {
+			r.vmax[l] = max(r.vmax[l], x)
+		}
+		vnorm[0] = max(vnorm[0], vnorm[part])
 	}
-	r.vnorm = math.Sqrt(r.vnorm)
+	r.vnorm = math.Sqrt(vnorm[0])
 }
 
 // adjOf is a_j = float32(-τ·log π_j) for τ k (0 for τ = 0).
@@ -251,9 +276,11 @@ const blockAlign = 6
 
 // backend computes tiles of the score matrix.
 type backend interface {
-	// geometry returns the queries per block and the items per tile (the row stride of a tile);
-	// run may use smaller blocks, of a multiple of blockAlign queries.
-	geometry() (rows, cols int)
+	// geometry returns the queries per block, the queries per score tile (at most rows, a
+	// multiple of blockAlign) and the items per tile (the row stride of a score tile); run may
+	// use smaller blocks, of a multiple of blockAlign queries. A block's tile of items is
+	// prepared once for all of its score tiles, which stay small enough for the caches.
+	geometry() (rows, sub, cols int)
 	// worker returns a tile scorer with its own buffers for blocks of up to rows queries, for one
 	// goroutine.
 	worker(rows int) tileScorer
@@ -262,30 +289,34 @@ type backend interface {
 // embeddings is what every backend holds: the query and item embeddings U and V (row-major, d
 // columns) and its geometry.
 type embeddings struct {
-	u, v       []float32
-	d          int
-	rows, cols int
+	u, v            []float32
+	d               int
+	rows, sub, cols int
 }
 
-func (e *embeddings) geometry() (rows, cols int) { return e.rows, e.cols }
+func (e *embeddings) geometry() (rows, sub, cols int) { return e.rows, e.sub, e.cols }
 
 // tileScorer scores one block of queries against tiles of items.
 type tileScorer interface {
 	// load makes queries the current block.
 	load(queries []int32)
-	// score sets c[i*ldc+j] to the score of the block's query i and item j0+j, for j < n; c has
-	// room for rows×ldc values, n ≤ ldc = cols, and j0 is a multiple of cols. A kernel may also
-	// write c beyond n or beyond the block's queries, within rows×ldc.
-	score(j0, n int, c []float32, ldc int)
+	// pack makes items j0..j0+n-1 the current tile: n ≤ cols, and j0 is a multiple of cols.
+	pack(j0, n int)
+	// score sets c[(i-i0)*ldc+j] to the score of the block's query i and the tile's item j, for
+	// i0 ≤ i < i1 and j < n; i0 is a multiple of sub, i1 ≤ i0+sub, c has room for sub×ldc
+	// values and ldc = cols. A kernel may also write c beyond n or beyond the block's queries,
+	// within sub×ldc.
+	score(i0, i1 int, c []float32, ldc int)
 }
 
 // run ranks every pair, parallel over blocks of queries, and returns ctx.Err() within one tile
 // of ctx being done.
 func (r *ranker) run(ctx context.Context, be backend, workers int) error {
-	rows, cols := be.geometry()
+	rows, sub, cols := be.geometry()
 	if per := (len(r.queries) + workers - 1) / workers; per < rows {
 		// Too few queries to give every worker a block: make the blocks smaller.
 		rows = max(blockAlign, (per+blockAlign-1)/blockAlign*blockAlign)
+		sub = min(sub, rows)
 	}
 	blocks := (len(r.queries) + rows - 1) / rows
 	wks := make([]*rankWorker, max(1, min(workers, blocks)))
@@ -293,10 +324,11 @@ func (r *ranker) run(ctx context.Context, be backend, workers int) error {
 		if wks[w] == nil {
 			wks[w] = &rankWorker{
 				ts:     be.worker(rows),
-				c:      make([]float32, rows*cols),
+				c:      make([]float32, sub*cols),
 				x:      make([]float32, cols),
 				a:      make([]float32, r.nt*cols),
 				cursor: make([]int32, rows),
+				sub:    sub,
 				ldc:    cols,
 			}
 		}
@@ -308,10 +340,11 @@ func (r *ranker) run(ctx context.Context, be backend, workers int) error {
 // rankWorker holds one goroutine's buffers.
 type rankWorker struct {
 	ts     tileScorer
-	c      []float32 // score tile, rows × ldc
+	c      []float32 // score tile, sub × ldc
 	x      []float32 // adjusted scores of one tile row
 	a      []float32 // a_j of the tile's items, per τ k at a[k*ldc:]
 	cursor []int32   // per query of the block: its next special item
+	sub    int       // queries per score tile
 	ldc    int
 	sx, ex []float32 // finish's adjusted scores of special items, and of the excluded ones
 }
@@ -328,36 +361,17 @@ func (r *ranker) block(ctx context.Context, wk *rankWorker, a0, a1 int) error {
 			return err
 		}
 		n := min(ldc, r.m-j0)
-		wk.ts.score(j0, n, wk.c, ldc)
+		wk.ts.pack(j0, n)
 		for k := range r.nt {
 			for i := range n {
 				wk.a[k*ldc+i] = r.adjOf(k, int32(j0+i))
 			}
 		}
-		for i := range a1 - a0 {
-			a := a0 + i
-			row := wk.c[i*ldc : i*ldc+n]
-			e := wk.cursor[i]
-			for ; e < r.spOff[a+1] && int(r.spItem[e]) < j0+n; e++ {
-				r.spScore[e] = row[int(r.spItem[e])-j0]
-			}
-			wk.cursor[i] = e
-			for k, tau := range r.taus {
-				x := row
-				if tau != 0 {
-					x = wk.x[:n]
-					simd.Add(x, row, wk.a[k*ldc:k*ldc+n])
-				}
-				for _, p := range r.pairIdx[r.pairOff[a]:r.pairOff[a+1]] {
-					st := &r.state[int(p)*r.nt+k]
-					nlo, nhi := simd.CountGE(x, st.lo, st.hi)
-					st.above += int64(nhi)
-					for off := 0; nlo > nhi; nlo-- { // nlo − nhi items lie in [lo, hi)
-						at := off + simd.IndexIn(x[off:], st.lo, st.hi)
-						st.band = append(st.band, int32(j0+at))
-						off = at + 1
-					}
-				}
+		for i0 := 0; i0 < a1-a0; i0 += wk.sub {
+			i1 := min(a1-a0, i0+wk.sub)
+			wk.ts.score(i0, i1, wk.c, ldc)
+			for i := i0; i < i1; i++ {
+				r.count(wk, a0+i, i, j0, wk.c[(i-i0)*ldc:(i-i0)*ldc+n])
 			}
 		}
 	}
@@ -368,6 +382,34 @@ func (r *ranker) block(ctx context.Context, wk *rankWorker, a0, a1 int) error {
 	}
 	r.done.Add(int64(r.pairOff[a1] - r.pairOff[a0]))
 	return nil
+}
+
+// count adds the scores row of queries[a] (the block's query i) against items j0..j0+len(row)-1
+// to the running counts of its pairs.
+func (r *ranker) count(wk *rankWorker, a, i, j0 int, row []float32) {
+	n := len(row)
+	e := wk.cursor[i]
+	for ; e < r.spOff[a+1] && int(r.spItem[e]) < j0+n; e++ {
+		r.spScore[e] = row[int(r.spItem[e])-j0]
+	}
+	wk.cursor[i] = e
+	for k, tau := range r.taus {
+		x := row
+		if tau != 0 {
+			x = wk.x[:n]
+			simd.Add(x, row, wk.a[k*wk.ldc:k*wk.ldc+n])
+		}
+		for _, p := range r.pairIdx[r.pairOff[a]:r.pairOff[a+1]] {
+			st := &r.state[int(p)*r.nt+k]
+			nlo, nhi := simd.CountGE(x, st.lo, st.hi)
+			st.above += int64(nhi)
+			for off := 0; nlo > nhi; nlo-- { // nlo − nhi items lie in [lo, hi)
+				at := off + simd.IndexIn(x[off:], st.lo, st.hi)
+				st.band = append(st.band, int32(j0+at))
+				off = at + 1
+			}
+		}
+	}
 }
 
 // finish turns the running counts of queries[a]'s pairs into ranks.

@@ -12,26 +12,29 @@ import (
 )
 
 // geomBackend overrides a backend's block geometry, so that small tests cross many blocks and
-// tiles. rows must be a multiple of 6 and cols of 16 (the kernel's panels).
+// tiles. rows and sub must be multiples of 6 and cols of 16 (the kernel's panels).
 type geomBackend struct {
 	backend
-	rows, cols int
+	rows, sub, cols int
 }
 
-func (g geomBackend) geometry() (int, int) { return g.rows, g.cols }
+func (g geomBackend) geometry() (int, int, int) { return g.rows, g.sub, g.cols }
 
 // testBackends returns the production backend (the assembly kernel on amd64 with AVX2, else
 // blas32) and blas32 (gonum, or OpenBLAS under the openblas tag), each with the default geometry
-// and with a small one.
+// and with small ones, one of which scores a block in several tiles (24 queries, four of the
+// kernel's panels, at a time with AVX-512).
 func testBackends(in *Input) map[string]backend {
 	prod := newBackend(in.U, in.V, in.Dim)
 	blas := newBLASBackend(in.U, in.V, in.Dim)
 	return map[string]backend{
-		fmt.Sprintf("%T", prod):         prod,
-		fmt.Sprintf("%T/small", prod):   geomBackend{prod, 12, 32},
-		"blas32":                        blas,
-		"blas32/small":                  geomBackend{blas, 12, 32},
-		"blas32/small-odd-block-height": geomBackend{blas, 7, 48},
+		fmt.Sprintf("%T", prod):           prod,
+		fmt.Sprintf("%T/small", prod):     geomBackend{prod, 12, 12, 32},
+		fmt.Sprintf("%T/sub-tiles", prod): geomBackend{prod, 54, 24, 32},
+		"blas32":                          blas,
+		"blas32/small":                    geomBackend{blas, 12, 12, 32},
+		"blas32/sub-tiles":                geomBackend{blas, 30, 12, 48},
+		"blas32/small-odd-block-height":   geomBackend{blas, 7, 7, 48},
 	}
 }
 
@@ -392,6 +395,7 @@ type perturbedScorer struct {
 	p       *perturbed
 	inner   tileScorer
 	queries []int32
+	j0, n   int
 	rng     *rand.Rand
 }
 
@@ -400,12 +404,17 @@ func (s *perturbedScorer) load(queries []int32) {
 	s.inner.load(queries)
 }
 
-func (s *perturbedScorer) score(j0, n int, c []float32, ldc int) {
-	s.inner.score(j0, n, c, ldc)
-	in, d := s.p.in, s.p.in.Dim
+func (s *perturbedScorer) pack(j0, n int) {
+	s.j0, s.n = j0, n
+	s.inner.pack(j0, n)
+}
+
+func (s *perturbedScorer) score(i0, i1 int, c []float32, ldc int) {
+	s.inner.score(i0, i1, c, ldc)
+	in, d, j0 := s.p.in, s.p.in.Dim, s.j0
 	gamma := float64(d) * 0x1p-24 / (1 - float64(d)*0x1p-24)
-	for i, q := range s.queries {
-		for j := range n {
+	for i, q := range s.queries[i0:i1] {
+		for j := range s.n {
 			var abs float64
 			for l := range d {
 				abs += math.Abs(float64(in.U[int(q)*d+l]) * float64(in.V[(j0+j)*d+l]))
@@ -437,8 +446,8 @@ func TestRanksRounded(t *testing.T) {
 		t.Fatalf("only %d twins of a positive: the data does not exercise ties", twins)
 	}
 	backends := testBackends(&in)
-	backends["perturbed blas32"] = &perturbed{backend: geomBackend{newBLASBackend(in.U, in.V, d), 12, 32}, in: &in}
-	backends["perturbed production"] = &perturbed{backend: geomBackend{newBackend(in.U, in.V, d), 12, 32}, in: &in}
+	backends["perturbed blas32"] = &perturbed{backend: geomBackend{newBLASBackend(in.U, in.V, d), 12, 6, 32}, in: &in}
+	backends["perturbed production"] = &perturbed{backend: geomBackend{newBackend(in.U, in.V, d), 24, 12, 32}, in: &in}
 	for _, filter := range []Filter{FilterNone, FilterSeen} {
 		s := Settings{Filter: filter, LogitAdjust: []float64{0, 0.7}}
 		want := refRanks(&in, &s)
@@ -472,25 +481,29 @@ func TestScoreTiles(t *testing.T) {
 	const unit = 0x1p-24
 	gamma := float64(d) * unit / (1 - float64(d)*unit)
 	for name, be := range testBackends(&in) {
-		rows, cols := be.geometry()
+		rows, sub, cols := be.geometry()
 		ts := be.worker(rows)
-		c := make([]float32, rows*cols)
+		c := make([]float32, sub*cols)
 		for q0 := 0; q0 < len(queries); q0 += rows {
 			block := queries[q0:min(len(queries), q0+rows)]
 			ts.load(block)
 			for j0 := 0; j0 < m; j0 += cols {
 				nn := min(cols, m-j0)
-				ts.score(j0, nn, c, cols)
-				for i, q := range block {
-					for j := range nn {
-						var dot, abs float64
-						for l := range d {
-							x := float64(in.U[int(q)*d+l]) * float64(in.V[(j0+j)*d+l])
-							dot += x
-							abs += math.Abs(x)
-						}
-						if got := float64(c[i*cols+j]); math.Abs(got-dot) > gamma*abs {
-							t.Fatalf("%s: score(%d, %d) = %v, want %v ± %v", name, q, j0+j, got, dot, gamma*abs)
+				ts.pack(j0, nn)
+				for i0 := 0; i0 < len(block); i0 += sub {
+					i1 := min(len(block), i0+sub)
+					ts.score(i0, i1, c, cols)
+					for i, q := range block[i0:i1] {
+						for j := range nn {
+							var dot, abs float64
+							for l := range d {
+								x := float64(in.U[int(q)*d+l]) * float64(in.V[(j0+j)*d+l])
+								dot += x
+								abs += math.Abs(x)
+							}
+							if got := float64(c[i*cols+j]); math.Abs(got-dot) > gamma*abs {
+								t.Fatalf("%s: score(%d, %d) = %v, want %v ± %v", name, q, j0+j, got, dot, gamma*abs)
+							}
 						}
 					}
 				}

@@ -180,7 +180,7 @@ func TestEvaluateCancel(t *testing.T) {
 		s     Settings
 		after time.Duration // 0: at the first progress line; < 0: before the call
 	}{
-		{"ranking", benchInput(3000, 100000, 64), Settings{Bootstrap: -1}, 0},
+		{"ranking", benchInput(20000, 100000, 64), Settings{Bootstrap: -1}, 0}, // about 1.5 s of ranking
 		{"bootstrap", benchInput(2000, 100, 8), Settings{Bootstrap: 1_000_000}, 300 * time.Millisecond},
 		{"before", benchInput(10, 100, 8), Settings{}, -1},
 	}

@@ -203,23 +203,30 @@ func checkMemory(cfg *Config, ds *datasets.Dataset, limit float64, source string
 // The soft memory limit. Go's garbage collector lets the heap grow to twice its live size before
 // it collects (GOGC=100), so a run whose live heap is 2.3 GB would reach 4.6 GB and more with no
 // limit. Unless the environment sets GOMEMLIMIT, the workbench sets the runtime's soft limit
-// (debug.SetMemoryLimit) to limitFactor × the memory of the runs it is about to run (their data
-// and peak estimate, see preflight) + limitSlack, at most the machine's memory: near the limit
-// the collector runs more often instead of letting the heap grow. The factor leaves the collector
-// room to work in (at the limit it collects about every time the live heap grows by half, instead
-// of by all of it), so that a run is not slowed by collections; the slack covers what the
-// estimate leaves out (goroutine stacks, the runtime's own metadata, the scoring workers' tiles,
-// a small run's constant costs). The limit is soft: an estimate that is too low slows the run
-// (the collector then runs often, taking at most about half the CPU) but never stops it.
+// (debug.SetMemoryLimit) to the memory of the runs it is about to run (their data and peak
+// estimate, see preflight) + the collector's room + limitSlack, at most the machine's memory: near
+// the limit the collector runs more often instead of letting the heap grow. The room is
+// limitFactor − 1 of the estimate, at most limitRoom: with it the collector collects about every
+// time the live heap grows by half (instead of by all of it), so that a small run is not slowed by
+// collections; a large run's estimate is mostly its tables and optimiser state, which live for
+// the whole run, while its garbage between collections is a step's or an evaluation tile's
+// buffers, which do not grow with the corpus, so its room stops at limitRoom (10,000,000 items
+// need an 8.4 GiB estimate: a 1.5 × limit would let the heap grow 4 GiB past it). The slack
+// covers what the estimate leaves out (goroutine stacks, the runtime's own metadata, the scoring
+// workers' tiles, a small run's constant costs). The limit is soft: an estimate that is too low
+// slows the run (the collector then runs often, taking at most about half the CPU) but never
+// stops it.
 const (
 	limitFactor = 1.5
+	limitRoom   = 2 << 30
 	limitSlack  = 256 << 20
 )
 
 // memoryLimit is the soft memory limit for runs that need need bytes on a machine of machine
 // bytes.
 func memoryLimit(need, machine float64) int64 {
-	return int64(math.Min(need*limitFactor+limitSlack, machine))
+	room := math.Min(need*(limitFactor-1), limitRoom)
+	return int64(math.Min(need+room+limitSlack, machine))
 }
 
 // setMemoryLimit sets the runtime's soft memory limit to memoryLimit(need, machine) (machine
@@ -232,6 +239,9 @@ func setMemoryLimit(need, machine float64, source string, lookupEnv func(string)
 	}
 	limit := memoryLimit(need, machine)
 	how := fmt.Sprintf("%g × the runs' estimate of %s + %s", limitFactor, formatBytes(need), formatBytes(limitSlack))
+	if need*(limitFactor-1) > limitRoom {
+		how = fmt.Sprintf("the runs' estimate of %s + %s + %s", formatBytes(need), formatBytes(limitRoom), formatBytes(limitSlack))
+	}
 	if float64(limit) >= machine {
 		how = source + ", less than " + how
 	}

@@ -141,7 +141,8 @@ func TestRetrievalJobs(t *testing.T) {
 		{2, 0.1 * gib, 0.2 * gib, 24 * gib, 2},
 		{8, 0.1 * gib, 0.2 * gib, 24 * gib, 2},
 		{1, 0.1 * gib, 0.2 * gib, 24 * gib, 1},
-		{2, 2 * gib, 8 * gib, 24 * gib, 1}, // 1.5 × (2 + 2·8) GiB + slack > 24 GiB
+		{2, 2 * gib, 10 * gib, 24 * gib, 1}, // (2 + 2·10) GiB + 2 GiB of room + slack > 24 GiB
+		{2, 2 * gib, 8 * gib, 24 * gib, 2},  // (2 + 2·8) GiB + 2 GiB of room + slack < 24 GiB
 		{2, 2 * gib, 8 * gib, 64 * gib, 2},
 	} {
 		runtime.GOMAXPROCS(tc.procs)

@@ -18,11 +18,13 @@
 // buffers, the evaluation's embeddings, ranks and resamples; training's and evaluation's parts
 // are not live together), and a run that exceeds the machine's memory is refused, naming the
 // config key of its largest part. Unless the environment sets GOMEMLIMIT, the command then sets
-// the Go runtime's soft memory limit (runtime/debug.SetMemoryLimit) to 1.5 × the estimate of
-// the runs it is about to run + 256 MiB, at most the machine's memory, and prints it: without a
-// limit the garbage collector lets the heap grow to twice its live size (GOGC=100), which for a
-// million-item corpus is gigabytes that the run never uses. The factor leaves the collector room
-// to work in, the 256 MiB what the estimate leaves out (the runtime's own memory, small runs'
+// the Go runtime's soft memory limit (runtime/debug.SetMemoryLimit) to the estimate of the runs
+// it is about to run + half of it, at most 2 GiB, + 256 MiB, at most the machine's memory, and
+// prints it: without a limit the garbage collector lets the heap grow to twice its live size
+// (GOGC=100), which for a million-item corpus is gigabytes that the run never uses. The half
+// leaves the collector room to work in; the room stops at 2 GiB because a large run's estimate
+// is mostly tables and optimiser state that live for the whole run, while its garbage is a step's
+// buffers; the 256 MiB is what the estimate leaves out (the runtime's own memory, small runs'
 // constant costs). The limit is soft: an estimate that is too low makes the collector run more
 // often, never the run fail. A GOMEMLIMIT in the environment (as "off" too) is left to the
 // runtime. Main restores the previous limit when it returns.

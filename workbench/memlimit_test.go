@@ -73,7 +73,10 @@ func TestMemoryLimitFormula(t *testing.T) {
 		{gib, 16 * gib, 1.5*gib + 256<<20},
 		{0, 16 * gib, 256 << 20},
 		{20 * gib, 16 * gib, 16 * gib}, // never above the machine's memory
-		{10.5 * gib, 16 * gib, 16 * gib},
+		{14 * gib, 16 * gib, 16 * gib},
+		{4 * gib, 16 * gib, 6*gib + 256<<20},      // the room reaches limitRoom
+		{10 * gib, 16 * gib, 12*gib + 256<<20},    // and stays there
+		{8.5 * gib, 24 * gib, 10.5*gib + 256<<20}, // about configs/synthetic_10m.toml's estimate (README, "Scale")
 	} {
 		if got := memoryLimit(tt.need, tt.machine); got != tt.want {
 			t.Errorf("memoryLimit(%v, %v) = %v, want %v", tt.need, tt.machine, got, tt.want)
@@ -97,7 +100,8 @@ func TestSetMemoryLimit(t *testing.T) {
 		message string
 	}{
 		{"from the estimate", 2 * gib, noEnv, 3*gib + 256<<20, "memory: Go heap limited to 3.2 GiB (1.5 × the runs' estimate of 2.0 GiB + 256.0 MiB; GOMEMLIMIT overrides)\n"},
-		{"machine", 20 * gib, noEnv, 16 * gib, "memory: Go heap limited to 16.0 GiB (a test machine, less than 1.5 × the runs' estimate of 20.0 GiB + 256.0 MiB; GOMEMLIMIT overrides)\n"},
+		{"machine", 20 * gib, noEnv, 16 * gib, "memory: Go heap limited to 16.0 GiB (a test machine, less than the runs' estimate of 20.0 GiB + 2.0 GiB + 256.0 MiB; GOMEMLIMIT overrides)\n"},
+		{"room", 6 * gib, noEnv, 8*gib + 256<<20, "memory: Go heap limited to 8.2 GiB (the runs' estimate of 6.0 GiB + 2.0 GiB + 256.0 MiB; GOMEMLIMIT overrides)\n"},
 		{"GOMEMLIMIT", 2 * gib, withEnv, prev, "memory: GOMEMLIMIT=3GiB (the runs' estimate is 2.0 GiB)\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

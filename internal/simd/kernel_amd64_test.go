@@ -23,7 +23,7 @@ func TestKernel6x16(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(2, 2))
 	for _, k := range []int{1, 2, 7, 64, 129} {
-		for _, panels := range []int{1, 3} {
+		for _, panels := range []int{1, 3, 4, 5, 9} { // 4 or more: four at a time with AVX-512, then the rest
 			a := make([]float32, panels*6*k)
 			b := make([]float32, 16*k)
 			for i := range a {

@@ -7,6 +7,9 @@ import "golang.org/x/sys/cpu"
 // vector reports whether the processor runs the AVX2/FMA routines (set once, from CPUID).
 var vector = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// wide reports whether Kernel6x16 may also run four panels at a time in AVX-512 registers.
+var wide = vector && cpu.X86.HasAVX512F
+
 // Kernel reports whether Kernel6x16 may be called.
 func Kernel() bool { return vector }
 
@@ -21,6 +24,14 @@ func Kernel6x16(k, panels int, a, b, c []float32, ldc int) {
 	}
 	if k < 1 || panels < 1 || len(a) < panels*6*k || len(b) < 16*k || ldc < 16 || len(c) < (6*panels-1)*ldc+16 {
 		panic("simd: Kernel6x16: bad sizes")
+	}
+	if wide && panels >= 4 {
+		quads := panels / 4
+		kernel24x16(k, &a[0], &b[0], &c[0], ldc, quads)
+		if panels == 4*quads {
+			return
+		}
+		a, c, panels = a[4*quads*6*k:], c[4*quads*6*ldc:], panels-4*quads
 	}
 	kernel6x16(k, &a[0], &b[0], &c[0], ldc, panels)
 }
@@ -314,6 +325,9 @@ func expNegShift4(dst, x *float64, n int, shift float64) (sum float64)
 
 //go:noescape
 func kernel6x16(k int, a, b, c *float32, ldc, panels int)
+
+//go:noescape
+func kernel24x16(k int, a, b, c *float32, ldc, quads int)
 
 //go:noescape
 func gemm6x16(k int, a, b, c *float32, ldc int, alpha, beta float32)

@@ -143,6 +143,137 @@ gemm_store:              \
 	VZEROUPPER           \
 	RET
 
+// func kernel24x16(k int, a, b, c *float32, ldc, quads int)
+//
+// kernel6x16 with AVX-512, four panels of A at a time: for each of the quads groups of 4
+// consecutive panels (6k values each, so R9 = 24k bytes apart), Z0..Z23 accumulate the 24×16
+// block (row 6q+r of the group, panel q's row r, in Z(6q+r)); per l, Z24 holds the 16 items'
+// values and each FMA broadcasts one query's value from memory. Every element gets the same
+// fused multiply-adds in the same order as in kernel6x16, so the two give the same bits.
+TEXT ·kernel24x16(SB), NOSPLIT, $0-48
+	MOVQ  a+8(FP), SI
+	MOVQ  c+24(FP), DX
+	MOVQ  ldc+32(FP), R8
+	MOVQ  quads+40(FP), R10
+	SHLQ  $2, R8
+	MOVQ  k+0(FP), R9
+	IMULQ $24, R9
+	LEAQ  (R9)(R9*2), R11
+
+kquad:
+	MOVQ k+0(FP), CX
+	MOVQ b+16(FP), DI
+	MOVQ SI, BX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+
+kloop:
+	VMOVUPS (DI), Z24
+	VFMADD231PS.BCST (BX), Z24, Z0
+	VFMADD231PS.BCST 4(BX), Z24, Z1
+	VFMADD231PS.BCST 8(BX), Z24, Z2
+	VFMADD231PS.BCST 12(BX), Z24, Z3
+	VFMADD231PS.BCST 16(BX), Z24, Z4
+	VFMADD231PS.BCST 20(BX), Z24, Z5
+	VFMADD231PS.BCST (BX)(R9*1), Z24, Z6
+	VFMADD231PS.BCST 4(BX)(R9*1), Z24, Z7
+	VFMADD231PS.BCST 8(BX)(R9*1), Z24, Z8
+	VFMADD231PS.BCST 12(BX)(R9*1), Z24, Z9
+	VFMADD231PS.BCST 16(BX)(R9*1), Z24, Z10
+	VFMADD231PS.BCST 20(BX)(R9*1), Z24, Z11
+	VFMADD231PS.BCST (BX)(R9*2), Z24, Z12
+	VFMADD231PS.BCST 4(BX)(R9*2), Z24, Z13
+	VFMADD231PS.BCST 8(BX)(R9*2), Z24, Z14
+	VFMADD231PS.BCST 12(BX)(R9*2), Z24, Z15
+	VFMADD231PS.BCST 16(BX)(R9*2), Z24, Z16
+	VFMADD231PS.BCST 20(BX)(R9*2), Z24, Z17
+	VFMADD231PS.BCST (BX)(R11*1), Z24, Z18
+	VFMADD231PS.BCST 4(BX)(R11*1), Z24, Z19
+	VFMADD231PS.BCST 8(BX)(R11*1), Z24, Z20
+	VFMADD231PS.BCST 12(BX)(R11*1), Z24, Z21
+	VFMADD231PS.BCST 16(BX)(R11*1), Z24, Z22
+	VFMADD231PS.BCST 20(BX)(R11*1), Z24, Z23
+	ADDQ $24, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  kloop
+
+	VMOVUPS Z0, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z1, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z2, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z3, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z4, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z5, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z6, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z7, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z8, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z9, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z10, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z11, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z12, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z13, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z14, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z15, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z16, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z17, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z18, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z19, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z20, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z21, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z22, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z23, (DX)
+	ADDQ    R8, DX
+	LEAQ (SI)(R9*4), SI
+	DECQ R10
+	JNZ  kquad
+	VZEROUPPER
+	RET
+
 // func gemm6x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
 //
 // As kernel6x16, then C = alpha·sum + beta·C, with C not read when beta is ±0.
