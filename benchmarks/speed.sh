@@ -40,8 +40,10 @@ done
 for r in $(seq "$rounds"); do
 	echo "round $r of $rounds"
 	for build in pure openblas; do
-		(cd models && "$bin/models-$build" -test.run '^$' -test.bench '^(BenchmarkTrainStep/batch=1024|BenchmarkWikiStep)$' -test.benchtime 3s) |
-			awk -v b=$build '/examples\/s/ { for (i = 2; i < NF; i++) if ($(i+1) == "examples/s") print $1 "/" b, $i }' >>"$bin/figures"
+		for bench in '^BenchmarkTrainStep$/^batch=1024$' '^BenchmarkWikiStep$'; do
+			(cd models && "$bin/models-$build" -test.run '^$' -test.bench "$bench" -test.benchtime 3s) |
+				awk -v b=$build '/examples\/s/ { for (i = 2; i < NF; i++) if ($(i+1) == "examples/s") print $1 "/" b, $i }' >>"$bin/figures"
+		done
 		(cd metrics && "$bin/metrics-$build" -test.run '^$' -test.bench '^BenchmarkRecallAtK$' -test.benchtime 5x) |
 			awk -v b=$build '/queries\/s/ { for (i = 2; i < NF; i++) if ($(i+1) == "queries/s") print $1 "/" b, $i }' >>"$bin/figures"
 	done

@@ -7,7 +7,9 @@
 // MulWide: the vector lanes give the scalar loops' bits), and the transposition of the ranking's
 // item panels (Pack16). On amd64 they are Go assembly using AVX2 and FMA (Go assembly cannot live
 // in a package that uses cgo, as metrics and models do under the openblas build tag), with the
-// same loops in plain Go on processors without them (Kernel then reports false). On other
+// same loops in plain Go on processors without them (Kernel then reports false); where the
+// processor also has AVX-512, Kernel6x16 runs four panels at a time in its 32 wider registers,
+// giving the same bits. On other
 // architectures, and with the noasm build tag, the loops are plain Go and the kernels do not
 // exist (Kernel reports false).
 //
@@ -15,6 +17,7 @@
 // CPU-specific path of the module out (this package, internal/gemm, metrics' kernel backend, and
 // the assembly of gonum and gorgonia's tensor, which honour the same tag); GODEBUG=cpu.avx2=off
 // (read by golang.org/x/sys/cpu at start-up) makes a normal build take its run-time fallbacks,
-// as on a processor without AVX2. The tests compare the vector routines with plain-Go loops and
+// as on a processor without AVX2, and GODEBUG=cpu.avx512f=off its AVX2 kernel where AVX-512 is
+// there. The tests compare the vector routines with plain-Go loops and
 // the kernels with float64 sums, so both builds check the same statements; CI runs both.
 package simd
