@@ -313,12 +313,7 @@ type tileScorer interface {
 // of ctx being done.
 func (r *ranker) run(ctx context.Context, be backend, workers int) error {
 	rows, sub, cols := be.geometry()
-	if per := (len(r.queries) + workers - 1) / workers; per < rows {
-		// Too few queries to give every worker a block: make the blocks smaller.
-		rows = max(blockAlign, (per+blockAlign-1)/blockAlign*blockAlign)
-		sub = min(sub, rows)
-	}
-	blocks := (len(r.queries) + rows - 1) / rows
+	rows, sub, blocks := blockPlan(len(r.queries), rows, sub, workers)
 	wks := make([]*rankWorker, max(1, min(workers, blocks)))
 	return parallel.Each(ctx, blocks, len(wks), func(w, b int) error {
 		if wks[w] == nil {
@@ -335,6 +330,20 @@ func (r *ranker) run(ctx context.Context, be backend, workers int) error {
 		a0 := b * rows
 		return r.block(ctx, wks[w], a0, min(len(r.queries), a0+rows))
 	})
+}
+
+// blockPlan returns the height of the blocks of nq queries, of their score tiles and the number
+// of blocks for workers goroutines, from the backend's geometry (rows, sub). The blocks make
+// whole rounds of the workers, so that none waits at the end while another ranks a last block:
+// as many blocks of rows queries as needed, rounded up to a multiple of workers, then made as
+// even as blockAlign allows (never taller than rows).
+func blockPlan(nq, rows, sub, workers int) (int, int, int) {
+	blocks := ((nq+rows-1)/rows + workers - 1) / workers * workers
+	if per := (nq + blocks - 1) / blocks; per < rows {
+		rows = max(blockAlign, (per+blockAlign-1)/blockAlign*blockAlign)
+		sub = min(sub, rows)
+	}
+	return rows, sub, (nq + rows - 1) / rows
 }
 
 // rankWorker holds one goroutine's buffers.

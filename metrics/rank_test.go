@@ -511,3 +511,33 @@ func TestScoreTiles(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockPlan: the blocks are never taller than the backend's, their number is a multiple of
+// the workers wherever the queries allow blocks of blockAlign (so that every worker ranks the
+// same number of them), and all but the last have one height, within blockAlign of the others'
+// mean.
+func TestBlockPlan(t *testing.T) {
+	for _, tc := range []struct{ nq, rows, sub, workers int }{
+		{10000, 768, 384, 2}, {10000, 384, 384, 2}, {50000, 768, 384, 2}, {9984, 768, 384, 2},
+		{700, 768, 384, 2}, {13, 12, 12, 3}, {5, 768, 384, 4}, {1000, 512, 512, 3}, {100, 7, 7, 1},
+	} {
+		t.Run(fmt.Sprint(tc), func(t *testing.T) {
+			rows, sub, blocks := blockPlan(tc.nq, tc.rows, tc.sub, tc.workers)
+			if rows > tc.rows || sub > rows || sub > tc.sub || rows < 1 || sub < 1 {
+				t.Fatalf("rows %d, sub %d from %d, %d", rows, sub, tc.rows, tc.sub)
+			}
+			if rows < tc.rows && (rows%blockAlign != 0 || sub%blockAlign != 0 && sub != rows) {
+				t.Errorf("a smaller block of %d (score tiles %d) is not a multiple of %d", rows, sub, blockAlign)
+			}
+			if blocks != (tc.nq+rows-1)/rows {
+				t.Errorf("%d blocks of %d do not cover %d queries", blocks, rows, tc.nq)
+			}
+			if tc.nq >= tc.workers*blockAlign && blocks%tc.workers != 0 {
+				t.Errorf("%d blocks for %d workers", blocks, tc.workers)
+			}
+			if mean := float64(tc.nq) / float64(blocks); float64(rows)-mean >= blockAlign {
+				t.Errorf("blocks of %d, %.1f queries each on average", rows, mean)
+			}
+		})
+	}
+}
