@@ -38,17 +38,16 @@ func (b *kernelBackend) worker(rows int) tileScorer {
 }
 
 type kernelScorer struct {
-	be   *kernelBackend
-	ap   []float32 // the block's queries in panels of 6 (zero rows pad the last one)
-	bp   []float32 // the tile's items in panels of 16: panel p, items 16p..16p+15, at bp[16p·d:]
-	rows int       // queries in the block rounded up to a multiple of 6
-	n    int       // items in the tile
+	be *kernelBackend
+	ap []float32 // the block's queries in panels of 6 (zero rows pad the last one)
+	bp []float32 // the tile's items in panels of 16: panel p, items 16p..16p+15, at bp[16p·d:]
+	n  int       // items in the tile
 }
 
 func (s *kernelScorer) load(queries []int32) {
 	d := s.be.d
-	s.rows = (len(queries) + panelRows - 1) / panelRows * panelRows
-	for p := 0; p < s.rows; p += panelRows {
+	rows := (len(queries) + panelRows - 1) / panelRows * panelRows
+	for p := 0; p < rows; p += panelRows {
 		dst := s.ap[p*d : (p+panelRows)*d]
 		for r := range panelRows {
 			if p+r >= len(queries) {

@@ -211,7 +211,7 @@ func checkMemory(cfg *Config, ds *datasets.Dataset, limit float64, source string
 // collections; a large run's estimate is mostly its tables and optimiser state, which live for
 // the whole run, while its garbage between collections is a step's or an evaluation tile's
 // buffers, which do not grow with the corpus, so its room stops at limitRoom (10,000,000 items
-// need an 8.4 GiB estimate: a 1.5 × limit would let the heap grow 4 GiB past it). The slack
+// need an 8.7 GiB estimate: a 1.5 × limit would let the heap grow 4 GiB past it). The slack
 // covers what the estimate leaves out (goroutine stacks, the runtime's own metadata, the scoring
 // workers' tiles, a small run's constant costs). The limit is soft: an estimate that is too low
 // slows the run (the collector then runs often, taking at most about half the CPU) but never
