@@ -37,15 +37,21 @@ for build in pure openblas; do
 	go test "${tags[@]}" -c -o "$bin/metrics-$build" ./metrics/
 done
 
+# figures BUILD prints each examples/s and queries/s figure of go test -bench's output on its
+# input as "BENCHMARK/BUILD VALUE".
+figures() {
+	awk -v b="$1" '{ for (i = 2; i < NF; i++) if ($(i+1) == "examples/s" || $(i+1) == "queries/s") print $1 "/" b, $i }'
+}
+
 for r in $(seq "$rounds"); do
 	echo "round $r of $rounds"
 	for build in pure openblas; do
 		for bench in '^BenchmarkTrainStep$/^batch=1024$' '^BenchmarkWikiStep$'; do
 			(cd models && "$bin/models-$build" -test.run '^$' -test.bench "$bench" -test.benchtime 3s) |
-				awk -v b=$build '/examples\/s/ { for (i = 2; i < NF; i++) if ($(i+1) == "examples/s") print $1 "/" b, $i }' >>"$bin/figures"
+				figures $build >>"$bin/figures"
 		done
 		(cd metrics && "$bin/metrics-$build" -test.run '^$' -test.bench '^BenchmarkRecallAtK$' -test.benchtime 5x) |
-			awk -v b=$build '/queries\/s/ { for (i = 2; i < NF; i++) if ($(i+1) == "queries/s") print $1 "/" b, $i }' >>"$bin/figures"
+			figures $build >>"$bin/figures"
 	done
 	$python benchmarks/pytorch/bench.py --repeats 1 |
 		awk '$2 ~ /\/s$/ { print "PyTorch/" $1, $3 }' >>"$bin/figures"
