@@ -261,7 +261,7 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 	counts := ds.ItemCounts()
 	notes := emptySlices(counts, metrics.AssignSlices(counts, cfg.Slices), cfg.Slices)
 	for _, n := range notes {
-		fmt.Fprintf(progress, "%s: %s\n", r.ID, n)
+		runNote(progress, r.ID, "%s", n)
 	}
 	m, err := models.New(cfg.Model, ds, tensor.Float32, r.Seed)
 	if err != nil {
@@ -270,10 +270,10 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 	var summary trainSummary
 	var curve models.Curve
 	if old != nil {
-		fmt.Fprintf(progress, "%s: training unchanged, evaluating its saved model again\n", r.ID)
+		runNote(progress, r.ID, "training unchanged, evaluating its saved model again")
 		if err := m.Load(r.modelPath()); err != nil {
 			// A corrupt or unreadable model is trained again, never evaluated.
-			fmt.Fprintf(progress, "%s: %v: training it again\n", r.ID, err)
+			runNote(progress, r.ID, "%v: training it again", err)
 			if m, err = models.New(cfg.Model, ds, tensor.Float32, r.Seed); err != nil {
 				return nil, err
 			}
@@ -360,7 +360,7 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 		return trainSummary{}, nil, err
 	}
 	if exists(r.checkpointPath()) {
-		fmt.Fprintf(progress, "%s: resuming training from %s\n", r.ID, r.checkpointPath())
+		runNote(progress, r.ID, "resuming training from %s", r.checkpointPath())
 	}
 	var audit *samplers.Audit
 	if cfg.Sampler.Audit {
@@ -382,7 +382,7 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	if err != nil {
 		return trainSummary{}, nil, err
 	}
-	fmt.Fprintf(progress, "%s: %d checkpoints of %.1f KB, %.3f s writing them\n", r.ID, cost.Writes, float64(cost.Bytes)/1e3, cost.Seconds)
+	runNote(progress, r.ID, "%d checkpoints of %.1f KB, %.3f s writing them", cost.Writes, float64(cost.Bytes)/1e3, cost.Seconds)
 	last := curve[len(curve)-1]
 	sum := trainSummary{Steps: last.Step, Seconds: seconds, ExamplesPerSec: float64(last.Step*cfg.Train.BatchSize) / seconds, FinalLoss: last.Loss,
 		Checkpoints: checkpointSummary(cost)}
@@ -408,7 +408,7 @@ func usableCheckpoint(r plannedRun, progress io.Writer) error {
 	case !errors.As(err, &bad):
 		return err
 	}
-	fmt.Fprintf(progress, "%s: warning: %v; training from the start\n", r.ID, err)
+	runNote(progress, r.ID, "warning: %v; training from the start", err)
 	if err := os.Remove(r.checkpointPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -274,7 +275,8 @@ func TestPlotsOnlyChangeRedraws(t *testing.T) {
 // TestParallelJobsSameResults: runs in parallel (-jobs 2) give the metrics of runs one at a time.
 func TestParallelJobsSameResults(t *testing.T) {
 	one, two := t.TempDir(), t.TempDir()
-	if _, err := runCommand(t, "-config", smokeConfig, "-out", one, "-jobs", "1"); err != nil {
+	serial, err := runCommand(t, "-config", smokeConfig, "-out", one, "-jobs", "1")
+	if err != nil {
 		t.Fatal(err)
 	}
 	out, err := runCommand(t, "-config", smokeConfig, "-out", two, "-jobs", "2")
@@ -283,6 +285,13 @@ func TestParallelJobsSameResults(t *testing.T) {
 	}
 	if !strings.Contains(out, "2 at a time") || !strings.Contains(out, "variant=logq,seed=2: ") {
 		t.Errorf("parallel output lacks the schedule or the prefixed progress lines:\n%s", out)
+	}
+	// A run's own lines name it once, whether the scheduler prefixes its lines or not.
+	noteLine := regexp.MustCompile(`(?m)^variant=\w+,seed=\d: \d+ checkpoints of `)
+	for jobs, o := range []string{serial, out} {
+		if n := len(noteLine.FindAllString(o, -1)); n != 4 {
+			t.Errorf("-jobs %d: %d of the 4 runs' checkpoint lines name their run once at the start:\n%s", jobs+1, n, o)
+		}
 	}
 	a, _ := os.ReadFile(filepath.Join(one, "metrics.csv"))
 	b, _ := os.ReadFile(filepath.Join(two, "metrics.csv"))

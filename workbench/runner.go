@@ -427,6 +427,16 @@ func (r plannedRun) isFinished() bool {
 	return err == nil && rec != nil
 }
 
+// runNote writes a line about run id to its progress writer with the id in front, once: the
+// prefixWriter of parallel runs already puts it there.
+func runNote(progress io.Writer, id, format string, args ...any) {
+	line := fmt.Sprintf(format, args...) + "\n"
+	if _, labelled := progress.(*prefixWriter); !labelled {
+		line = id + ": " + line
+	}
+	io.WriteString(progress, line)
+}
+
 // prefixWriter prefixes every line with the run id, so that parallel runs' progress lines stay
 // readable; it is not a terminal, so trainers print plain lines to it.
 type prefixWriter struct {
