@@ -60,6 +60,9 @@ func BenchmarkRankBackends(b *testing.B) {
 	if err := s.Resolve(); err != nil {
 		b.Fatal(err)
 	}
+	if err := checkInput(&in, &s); err != nil {
+		b.Fatal(err)
+	}
 	for name, be := range testBackends(&in) {
 		if _, ok := be.(geomBackend); ok {
 			continue

@@ -70,11 +70,8 @@ type bandState struct {
 	band   []int32 // items with lo ≤ x < hi
 }
 
-// newRanker validates the input and prepares the ranking; s must be resolved.
+// newRanker prepares the ranking of in, which has passed checkInput; s must be resolved.
 func newRanker(in Input, s *Settings) (*ranker, error) {
-	if err := checkInput(&in, s); err != nil {
-		return nil, err
-	}
 	amax, err := checkAdjustments(s.LogitAdjust, in.LogPrior)
 	if err != nil {
 		return nil, err

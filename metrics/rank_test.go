@@ -44,6 +44,9 @@ func ranksWith(t *testing.T, in Input, s Settings, be backend, workers int) []in
 	if err := s.Resolve(); err != nil {
 		t.Fatal(err)
 	}
+	if err := checkInput(&in, &s); err != nil {
+		t.Fatal(err)
+	}
 	r, err := newRanker(in, &s)
 	if err != nil {
 		t.Fatal(err)

@@ -225,8 +225,17 @@ const (
 // memoryLimit is the soft memory limit for runs that need need bytes on a machine of machine
 // bytes.
 func memoryLimit(need, machine float64) int64 {
-	room := math.Min(need*(limitFactor-1), limitRoom)
+	room, _ := heapRoom(need)
 	return int64(math.Min(need+room+limitSlack, machine))
+}
+
+// heapRoom is the collector's room above an estimate of need bytes: limitFactor − 1 of it, or
+// limitRoom when that is less (capped).
+func heapRoom(need float64) (room float64, capped bool) {
+	if room = need * (limitFactor - 1); room > limitRoom {
+		return limitRoom, true
+	}
+	return room, false
 }
 
 // setMemoryLimit sets the runtime's soft memory limit to memoryLimit(need, machine) (machine
@@ -239,7 +248,7 @@ func setMemoryLimit(need, machine float64, source string, lookupEnv func(string)
 	}
 	limit := memoryLimit(need, machine)
 	how := fmt.Sprintf("%g × the runs' estimate of %s + %s", limitFactor, formatBytes(need), formatBytes(limitSlack))
-	if need*(limitFactor-1) > limitRoom {
+	if _, capped := heapRoom(need); capped {
 		how = fmt.Sprintf("the runs' estimate of %s + %s + %s", formatBytes(need), formatBytes(limitRoom), formatBytes(limitSlack))
 	}
 	if float64(limit) >= machine {
