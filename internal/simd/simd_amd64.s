@@ -143,13 +143,49 @@ gemm_store:              \
 	VZEROUPPER           \
 	RET
 
+// ZERO6Z(z0, z1, z2, z3, z4, z5) clears six AVX-512 accumulators.
+#define ZERO6Z(z0, z1, z2, z3, z4, z5) \
+	VPXORD z0, z0, z0 \
+	VPXORD z1, z1, z1 \
+	VPXORD z2, z2, z2 \
+	VPXORD z3, z3, z3 \
+	VPXORD z4, z4, z4 \
+	VPXORD z5, z5, z5
+
+// FMA6Z(p, z0, z1, z2, z3, z4, z5) adds the products of one l for one panel to z0..z5: the 16
+// values in Z24 times each of the panel's 6 values at (p), broadcast from memory.
+#define FMA6Z(p, z0, z1, z2, z3, z4, z5) \
+	VFMADD231PS.BCST (p), Z24, z0   \
+	VFMADD231PS.BCST 4(p), Z24, z1  \
+	VFMADD231PS.BCST 8(p), Z24, z2  \
+	VFMADD231PS.BCST 12(p), Z24, z3 \
+	VFMADD231PS.BCST 16(p), Z24, z4 \
+	VFMADD231PS.BCST 20(p), Z24, z5
+
+// STORE6Z(z0, z1, z2, z3, z4, z5) sets six rows of C from DX on (row stride R8 bytes) to z0..z5
+// and moves DX past them.
+#define STORE6Z(z0, z1, z2, z3, z4, z5) \
+	VMOVUPS z0, (DX) \
+	ADDQ    R8, DX   \
+	VMOVUPS z1, (DX) \
+	ADDQ    R8, DX   \
+	VMOVUPS z2, (DX) \
+	ADDQ    R8, DX   \
+	VMOVUPS z3, (DX) \
+	ADDQ    R8, DX   \
+	VMOVUPS z4, (DX) \
+	ADDQ    R8, DX   \
+	VMOVUPS z5, (DX) \
+	ADDQ    R8, DX
+
 // func kernel24x16(k int, a, b, c *float32, ldc, quads int)
 //
 // kernel6x16 with AVX-512, four panels of A at a time: for each of the quads groups of 4
 // consecutive panels (6k values each, so R9 = 24k bytes apart), Z0..Z23 accumulate the 24×16
 // block (row 6q+r of the group, panel q's row r, in Z(6q+r)); per l, Z24 holds the 16 items'
-// values and each FMA broadcasts one query's value from memory. Every element gets the same
-// fused multiply-adds in the same order as in kernel6x16, so the two give the same bits.
+// values and each FMA broadcasts one query's value from memory, panel q's from BX, R11, R12 and
+// R13. Every element gets the same fused multiply-adds in the same order as in kernel6x16, so
+// the two give the same bits.
 TEXT ·kernel24x16(SB), NOSPLIT, $0-48
 	MOVQ  a+8(FP), SI
 	MOVQ  c+24(FP), DX
@@ -158,116 +194,37 @@ TEXT ·kernel24x16(SB), NOSPLIT, $0-48
 	SHLQ  $2, R8
 	MOVQ  k+0(FP), R9
 	IMULQ $24, R9
-	LEAQ  (R9)(R9*2), R11
 
 kquad:
 	MOVQ k+0(FP), CX
 	MOVQ b+16(FP), DI
 	MOVQ SI, BX
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-	VPXORD Z18, Z18, Z18
-	VPXORD Z19, Z19, Z19
-	VPXORD Z20, Z20, Z20
-	VPXORD Z21, Z21, Z21
-	VPXORD Z22, Z22, Z22
-	VPXORD Z23, Z23, Z23
+	LEAQ (SI)(R9*1), R11
+	LEAQ (SI)(R9*2), R12
+	LEAQ (R11)(R9*2), R13
+	ZERO6Z(Z0, Z1, Z2, Z3, Z4, Z5)
+	ZERO6Z(Z6, Z7, Z8, Z9, Z10, Z11)
+	ZERO6Z(Z12, Z13, Z14, Z15, Z16, Z17)
+	ZERO6Z(Z18, Z19, Z20, Z21, Z22, Z23)
 
 kloop:
 	VMOVUPS (DI), Z24
-	VFMADD231PS.BCST (BX), Z24, Z0
-	VFMADD231PS.BCST 4(BX), Z24, Z1
-	VFMADD231PS.BCST 8(BX), Z24, Z2
-	VFMADD231PS.BCST 12(BX), Z24, Z3
-	VFMADD231PS.BCST 16(BX), Z24, Z4
-	VFMADD231PS.BCST 20(BX), Z24, Z5
-	VFMADD231PS.BCST (BX)(R9*1), Z24, Z6
-	VFMADD231PS.BCST 4(BX)(R9*1), Z24, Z7
-	VFMADD231PS.BCST 8(BX)(R9*1), Z24, Z8
-	VFMADD231PS.BCST 12(BX)(R9*1), Z24, Z9
-	VFMADD231PS.BCST 16(BX)(R9*1), Z24, Z10
-	VFMADD231PS.BCST 20(BX)(R9*1), Z24, Z11
-	VFMADD231PS.BCST (BX)(R9*2), Z24, Z12
-	VFMADD231PS.BCST 4(BX)(R9*2), Z24, Z13
-	VFMADD231PS.BCST 8(BX)(R9*2), Z24, Z14
-	VFMADD231PS.BCST 12(BX)(R9*2), Z24, Z15
-	VFMADD231PS.BCST 16(BX)(R9*2), Z24, Z16
-	VFMADD231PS.BCST 20(BX)(R9*2), Z24, Z17
-	VFMADD231PS.BCST (BX)(R11*1), Z24, Z18
-	VFMADD231PS.BCST 4(BX)(R11*1), Z24, Z19
-	VFMADD231PS.BCST 8(BX)(R11*1), Z24, Z20
-	VFMADD231PS.BCST 12(BX)(R11*1), Z24, Z21
-	VFMADD231PS.BCST 16(BX)(R11*1), Z24, Z22
-	VFMADD231PS.BCST 20(BX)(R11*1), Z24, Z23
+	FMA6Z(BX, Z0, Z1, Z2, Z3, Z4, Z5)
+	FMA6Z(R11, Z6, Z7, Z8, Z9, Z10, Z11)
+	FMA6Z(R12, Z12, Z13, Z14, Z15, Z16, Z17)
+	FMA6Z(R13, Z18, Z19, Z20, Z21, Z22, Z23)
 	ADDQ $24, BX
+	ADDQ $24, R11
+	ADDQ $24, R12
+	ADDQ $24, R13
 	ADDQ $64, DI
 	DECQ CX
 	JNZ  kloop
 
-	VMOVUPS Z0, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z1, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z2, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z3, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z4, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z5, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z6, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z7, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z8, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z9, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z10, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z11, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z12, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z13, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z14, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z15, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z16, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z17, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z18, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z19, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z20, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z21, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z22, (DX)
-	ADDQ    R8, DX
-	VMOVUPS Z23, (DX)
-	ADDQ    R8, DX
+	STORE6Z(Z0, Z1, Z2, Z3, Z4, Z5)
+	STORE6Z(Z6, Z7, Z8, Z9, Z10, Z11)
+	STORE6Z(Z12, Z13, Z14, Z15, Z16, Z17)
+	STORE6Z(Z18, Z19, Z20, Z21, Z22, Z23)
 	LEAQ (SI)(R9*4), SI
 	DECQ R10
 	JNZ  kquad
