@@ -3,6 +3,7 @@ package estimators
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // Estimator estimates p̂(y): the probability that item y appears in a training batch (step).
@@ -28,6 +29,25 @@ func LogProbs(e Estimator, items []uint64, dst []float64) {
 	for i, y := range items {
 		dst[i] = math.Log(e.Prob(y))
 	}
+}
+
+// StateBytes is the memory, in bytes, of the state the estimator of s (resolved here; s is a
+// copy) keeps for a corpus of items items, doubled for the copy MarshalBinary makes of it, which
+// training holds while it writes a checkpoint: the buckets of streaming, multihash and lsh
+// (16 bytes each: the last arrival and the gap), the online exact estimator's counts (8 bytes an
+// item). The unigram and static exact estimators read Env.Counts and keep nothing of their own;
+// lsh's projections (Projections × dim float64) are left out.
+func StateBytes(s Settings, items int) (float64, error) {
+	if err := s.Resolve(); err != nil {
+		return 0, err
+	}
+	switch {
+	case s.Kind == KindExact && s.Mode == ModeOnline:
+		return 2 * 8 * float64(items), nil
+	case s.Kind == KindExact || s.Kind == KindUnigram:
+		return 0, nil
+	}
+	return 2 * float64(unsafe.Sizeof(cell{})) * float64(s.Buckets), nil
 }
 
 // New builds the estimator of s (resolved here; s is a copy) for the data env; seed seeds the

@@ -108,7 +108,7 @@ type Settings struct {
 	// DefaultAlpha (Yi et al.).
 	Alpha float64 `toml:"alpha"`
 	// Buckets is the total number of buckets H over all hash arrays (streaming, multihash, lsh);
-	// default DefaultBuckets = 2^20, about 12 MiB, so that collisions are rare for corpora up to ~10^5 items (load
+	// default DefaultBuckets = 2^20, 16 MiB, so that collisions are rare for corpora up to ~10^5 items (load
 	// M/H < 0.1). Yi et al.'s simulation uses 5000. multihash uses m arrays of ⌊H/m⌋ buckets.
 	Buckets int `toml:"buckets"`
 	// Hashes is the number m of hash arrays: 1 for streaming (any other value is an error),

@@ -15,6 +15,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/samplingbias/workbench/datasets"
+	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/models"
 )
@@ -121,6 +122,14 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 	// Each test pair's values for the bootstrap: recall and NDCG at every K and MRR per logit
 	// adjustment, padded to a multiple of 16 (metrics' tally).
 	values := float64(len(ds.Test)) * math.Ceil(float64(len(es.LogitAdjust)*(2*len(es.K)+1))/16) * 16
+	estimator, err := estimators.StateBytes(cfg.Estimator, ds.Items)
+	if err != nil {
+		return nil, err
+	}
+	estimatorKey := "estimator.buckets"
+	if cfg.Estimator.Kind == estimators.KindExact {
+		estimatorKey = "estimator.mode"
+	}
 	return []memoryTerm{
 		{"model.embedding_dim", "embedding tables", tables * elem, phaseBoth},
 		{"model.embedding_dim", fmt.Sprintf("%s state of the embedding tables", ts.Optimizer), tables * slots * elem, phaseTrain},
@@ -132,6 +141,7 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 		{"model.hidden", "embeddings at evaluation (the items' twice: as computed and packed for scoring)", (2*float64(ds.Items) + float64(len(ds.Test))) * dim * elem, phaseEval},
 		{"eval.logit_adjust", "ranks and metric values of the test pairs", ranks*8 + values*8, phaseEval},
 		{"eval.bootstrap", "bootstrap resamples", resamples * (means + 1) * 8, phaseEval},
+		{estimatorKey, "frequency estimator's state and a checkpoint's copy of it", estimator, phaseTrain},
 	}, nil
 }
 

@@ -74,7 +74,7 @@ func TestRunRefusedBeforeAllocating(t *testing.T) {
 
 // TestMemoryLimit: the estimate of the smoke run fits in 1 GiB and not in 1 MiB; the error
 // names the limit's source. (The smoke run: 56 steps per epoch of 128 pairs; 700 embedding rows
-// of 16 floats with Adam's two moments; 300 items.)
+// of 16 floats with Adam's two moments; 300 items; the streaming estimator's default buckets.)
 func TestMemoryLimit(t *testing.T) {
 	raw, cfg, err := loadConfig(smokeConfig, nil)
 	if err != nil {
@@ -102,6 +102,10 @@ func TestMemoryLimit(t *testing.T) {
 	}
 	if want := float64(700 * 16 * 2 * 4); terms[1].bytes != want || terms[1].phase != phaseTrain {
 		t.Errorf("their Adam state: %v bytes in phase %d, want %v while training", terms[1].bytes, terms[1].phase, want)
+	}
+	// The streaming estimator's 2^20 buckets of 16 bytes, and their copy in a checkpoint.
+	if want, last := float64(2*16<<20), terms[len(terms)-1]; last.bytes != want || last.phase != phaseTrain || last.key != "estimator.buckets" {
+		t.Errorf("the estimator: %v bytes in phase %d under %s, want %v while training under estimator.buckets", last.bytes, last.phase, last.key, want)
 	}
 	if peak, err := checkMemory(rc, ds, total, "test limit"); err != nil {
 		t.Errorf("limit = estimate: %v", err)

@@ -15,9 +15,9 @@
 //
 // Before anything is trained, each run's memory is estimated from its config and data (the
 // dataset's arrays, the model's tables and weights, the optimiser state and a training step's
-// buffers, the evaluation's embeddings, ranks and resamples; training's and evaluation's parts
-// are not live together), and a run that exceeds the machine's memory is refused, naming the
-// config key of its largest part. Unless the environment sets GOMEMLIMIT, the command then sets
+// buffers, the frequency estimator's state, the evaluation's embeddings, ranks and resamples;
+// training's and evaluation's parts are not live together), and a run that exceeds the machine's
+// memory is refused, naming the config key of its largest part. Unless the environment sets GOMEMLIMIT, the command then sets
 // the Go runtime's soft memory limit (runtime/debug.SetMemoryLimit) to the estimate of the runs
 // it is about to run + half of it, at most 2 GiB, + 256 MiB, at most the machine's memory, and
 // prints it: without a limit the garbage collector lets the heap grow to twice its live size
