@@ -18,9 +18,14 @@ type Dataset struct {
 	// QueryFeatures and ItemFeatures hold one bag of categorical ids per entity and field.
 	// They may be the same pointer (wikilinks); treat them as read-only.
 	QueryFeatures, ItemFeatures *Features
-	// Train and Test are the split interactions. For sources with timestamps both are sorted
-	// by (Time, Query, Item); otherwise they keep the source order.
-	Train, Test []Interaction
+	// Train, Valid and Test are the split interactions: Valid is the validation set (empty
+	// unless the split asks for one, SplitSettings.Validation), which training never sees. For
+	// sources with timestamps each is sorted by (Time, Query, Item), pairs equal in all three in
+	// the source's order; otherwise they keep the source order.
+	Train, Valid, Test []Interaction
+	// Sequences indexes every query's training items in time order, the histories of
+	// sequential query towers; nil when the source has no timestamps.
+	Sequences *Sequences
 	// Days is the number of day buckets (0 = no timestamps).
 	Days int
 	// Report is what the loader counted.
@@ -112,9 +117,9 @@ func (d *Dataset) ItemCounts() []int64 {
 }
 
 // KnownPositives returns, for every query, the sorted distinct items it interacts with in
-// Train or Test: the lists to remove from a query's ranking for filtered evaluation (eval
-// filter "known").
-func (d *Dataset) KnownPositives() [][]int32 { return d.positives(d.Train, d.Test) }
+// Train, Valid or Test: the lists to remove from a query's ranking for filtered evaluation
+// (eval filter "known").
+func (d *Dataset) KnownPositives() [][]int32 { return d.positives(d.Train, d.Valid, d.Test) }
 
 // TrainPositives returns, for every query, the sorted distinct items it interacts with in
 // Train: the items it has already seen, removed from its ranking with eval filter "seen".
@@ -155,8 +160,9 @@ func (d *Dataset) TrainDays() [][]Interaction {
 }
 
 // Validate checks the invariants of the form: ids in range, consistent features and day
-// buckets, Train sorted by day when Days > 0. Loaders return valid datasets; Validate is for
-// tests and for datasets built by hand.
+// buckets, Train sorted by day when Days > 0, and Sequences (when not nil) holding every
+// training item once, at the position each pair's history says. Loaders return valid datasets;
+// Validate is for tests and for datasets built by hand.
 func (d *Dataset) Validate() error {
 	if d.Queries < 0 || d.Items < 0 {
 		return fmt.Errorf("datasets: negative size (queries %d, items %d)", d.Queries, d.Items)
@@ -176,7 +182,7 @@ func (d *Dataset) Validate() error {
 	for _, part := range []struct {
 		name string
 		ints []Interaction
-	}{{"train", d.Train}, {"test", d.Test}} {
+	}{{"train", d.Train}, {"validation", d.Valid}, {"test", d.Test}} {
 		for i, it := range part.ints {
 			switch {
 			case it.Query < 0 || int(it.Query) >= d.Queries:
@@ -192,6 +198,9 @@ func (d *Dataset) Validate() error {
 	}
 	if d.Days > 0 && !slices.IsSortedFunc(d.Train, func(a, b Interaction) int { return int(a.Day - b.Day) }) {
 		return fmt.Errorf("datasets: train is not sorted by day")
+	}
+	if d.Sequences != nil {
+		return d.Sequences.validate(d)
 	}
 	return nil
 }
@@ -233,7 +242,8 @@ type Report struct {
 	// Records is the number of data records read: links, labelled examples, CSV rows or
 	// generated interactions.
 	Records int64
-	// Pairs is the number of (query, item) interactions kept (= len(Train) + len(Test)).
+	// Pairs is the number of (query, item) interactions kept (= len(Train) + len(Valid) +
+	// len(Test)).
 	Pairs int64
 	// UnknownIDs counts references to names not in the entity list (e.g. a link to a page that
 	// articles.tsv does not list); the record is dropped.
@@ -257,9 +267,9 @@ type Report struct {
 	// Unterminated counts files whose last line has no line break and was kept, its structure
 	// saying that it is complete (see the package documentation, "Bad input").
 	Unterminated int64
-	// Train and Test are the split sizes; ColdTestItems and ColdTestQueries count test pairs
-	// whose item (query) has no training pair.
-	Train, Test                    int
+	// Train, Valid and Test are the split sizes; ColdTestItems and ColdTestQueries count test
+	// pairs whose item (query) has no training pair.
+	Train, Valid, Test             int
 	ColdTestItems, ColdTestQueries int
 	// Examples holds up to 5 "file:line: what" examples of every kind counted above.
 	Examples []string
@@ -285,6 +295,7 @@ func (r Report) String() string {
 	}
 	for _, c := range slices.Concat([]reportCount{{"records read", r.Records}, {"pairs kept", r.Pairs}}, r.setApart(), []reportCount{
 		{"train pairs", int64(r.Train)},
+		{"validation pairs", int64(r.Valid)},
 		{"test pairs", int64(r.Test)},
 		{"test pairs with a cold item", int64(r.ColdTestItems)},
 		{"test pairs with a cold query", int64(r.ColdTestQueries)},
@@ -300,12 +311,17 @@ func (r Report) String() string {
 }
 
 // Summary is the report on one line, for printing at load time: the records read, the pairs
-// kept and split, then every non-zero count of records dropped or set apart, e.g.
+// kept and split (the validation pairs only when there are some), then every non-zero count of
+// records dropped or set apart, e.g.
 //
 //	wikilinks: 12 records read, 9 pairs kept (8 train, 1 test); unknown ids (dropped): 2, self-links: 1
 func (r Report) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d records read, %d pairs kept (%d train, %d test)", r.Source, r.Records, r.Pairs, r.Train, r.Test)
+	valid := ""
+	if r.Valid > 0 {
+		valid = fmt.Sprintf(", %d validation", r.Valid)
+	}
+	fmt.Fprintf(&b, "%s: %d records read, %d pairs kept (%d train%s, %d test)", r.Source, r.Records, r.Pairs, r.Train, valid, r.Test)
 	sep := "; "
 	for _, c := range r.setApart() {
 		if c.v != 0 {

@@ -93,3 +93,89 @@ func ExampleListInputs() {
 	fmt.Println(in.Dir, in.Names)
 	// Output: testdata/arff [mini.xml mini-train.arff mini-test.arff]
 }
+
+// A user's history: the training items before a pair, most recent last. With leave_last_out and
+// validation the user's last pair is its test pair, the one before its validation pair, and
+// neither is in any history.
+func ExampleDataset_History() {
+	const users, items = 2, 6
+	u := &datasets.Unsplit{
+		Dataset: &datasets.Dataset{
+			Name:    "histories",
+			Queries: users, Items: items,
+			QueryFeatures: &datasets.Features{Fields: []datasets.Field{datasets.IDField("user_id", users)}},
+			ItemFeatures:  &datasets.Features{Fields: []datasets.Field{datasets.IDField("item_id", items)}},
+			Report:        datasets.Report{Source: "by hand", Records: 7},
+		},
+		Pairs: []datasets.Interaction{
+			{Query: 0, Item: 3, Time: 100, Reward: 1}, {Query: 0, Item: 1, Time: 200, Reward: 1},
+			{Query: 0, Item: 4, Time: 300, Reward: 1}, {Query: 0, Item: 0, Time: 400, Reward: 1},
+			{Query: 0, Item: 5, Time: 500, Reward: 1}, {Query: 1, Item: 2, Time: 150, Reward: 1},
+			{Query: 1, Item: 3, Time: 250, Reward: 1},
+		},
+		Timed: true,
+	}
+	d, err := u.Split(datasets.SplitSettings{Kind: "leave_last_out", Validation: true}, 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(d.Report.Summary())
+	for _, p := range []datasets.Part{datasets.PartTrain, datasets.PartValid, datasets.PartTest} {
+		for i, x := range d.Pairs(p) {
+			fmt.Printf("%s user %d item %d: history %v, last 2 %v\n", p, x.Query, x.Item, d.History(p, i, 10), d.History(p, i, 2))
+		}
+	}
+	// Output:
+	// by hand: 7 records read, 7 pairs kept (4 train, 1 validation, 2 test)
+	// train user 0 item 3: history [], last 2 []
+	// train user 1 item 2: history [], last 2 []
+	// train user 0 item 1: history [3], last 2 [3]
+	// train user 0 item 4: history [3 1], last 2 [3 1]
+	// validation user 0 item 0: history [3 1 4], last 2 [1 4]
+	// test user 1 item 3: history [2], last 2 [2]
+	// test user 0 item 5: history [3 1 4], last 2 [1 4]
+}
+
+// Training at every position: each window's targets are consecutive training items of one
+// user, each input the item just before its target, left-padded to L.
+func ExampleDataset_Windows() {
+	const users, items = 2, 8
+	u := &datasets.Unsplit{
+		Dataset: &datasets.Dataset{
+			Name:    "windows",
+			Queries: users, Items: items,
+			QueryFeatures: &datasets.Features{Fields: []datasets.Field{datasets.IDField("user_id", users)}},
+			ItemFeatures:  &datasets.Features{Fields: []datasets.Field{datasets.IDField("item_id", items)}},
+			Report:        datasets.Report{Source: "by hand", Records: 10},
+		},
+		Timed: true,
+	}
+	for i, it := range []int32{7, 6, 5, 4, 3, 2, 1} { // user 0: 7 items, the last its test pair
+		u.Pairs = append(u.Pairs, datasets.Interaction{Query: 0, Item: it, Time: int64(i), Reward: 1})
+	}
+	for i, it := range []int32{0, 1, 2} { // user 1: 3 items, the last its test pair
+		u.Pairs = append(u.Pairs, datasets.Interaction{Query: 1, Item: it, Time: int64(i), Reward: 1})
+	}
+	d, err := u.Split(datasets.SplitSettings{Kind: "leave_last_out"}, 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	const l = 3
+	for _, rule := range []datasets.Windowing{datasets.WindowingLast, datasets.WindowingAll} {
+		w, err := d.Windows(l, rule)
+		if err != nil {
+			log.Fatal(err)
+		}
+		inputs, targets := make([]int32, l), make([]int32, l)
+		for k, win := range w.List {
+			w.Fill(k, inputs, targets, nil)
+			fmt.Printf("%s: user %d inputs %v targets %v\n", rule, win.Query, inputs, targets)
+		}
+	}
+	// Output:
+	// last: user 0 inputs [5 4 3] targets [4 3 2]
+	// last: user 1 inputs [-1 -1 0] targets [-1 -1 1]
+	// all: user 0 inputs [-1 7 6] targets [-1 6 5]
+	// all: user 0 inputs [5 4 3] targets [4 3 2]
+	// all: user 1 inputs [-1 -1 0] targets [-1 -1 1]
+}

@@ -70,9 +70,10 @@ const (
 )
 
 // Split resolves a copy of s (with the dataset's Report.Source as the source), assigns day
-// buckets when the pairs are timed, splits the pairs into Train and Test by the seed and
-// completes the Report. It returns u.Dataset, now split; an empty train or test set is an
-// error.
+// buckets when the pairs are timed, splits the pairs into Train, Valid (when s asks for a
+// validation set) and Test by the seed, indexes every query's training sequence when the pairs
+// are timed (Dataset.Sequences) and completes the Report. It returns u.Dataset, now split; an
+// empty train, validation or test set is an error.
 func (u *Unsplit) Split(s SplitSettings, seed int64) (*Dataset, error) {
 	d := u.Dataset
 	if err := s.resolve(d.Report.Source); err != nil {
@@ -89,36 +90,59 @@ func (u *Unsplit) Split(s SplitSettings, seed int64) (*Dataset, error) {
 	if (s.Kind == SplitTemporal || s.Kind == SplitLeaveLastOut) && !u.Timed {
 		return nil, fmt.Errorf("split.kind: %s needs timestamps, which %s does not have", s.Kind, d.Name)
 	}
-	test := u.testMask(s, rand.New(rand.NewPCG(uint64(seed), streamSplit)))
-	nTest := 0
-	for _, t := range test {
-		if t {
-			nTest++
-		}
+	if len(u.Pairs) > math.MaxInt32 {
+		return nil, fmt.Errorf("%s: %d pairs; at most %d can be split (pairs are indexed by int32)", d.Name, len(u.Pairs), math.MaxInt32)
 	}
-	d.Train = make([]Interaction, 0, len(test)-nTest)
-	d.Test = make([]Interaction, 0, nTest)
+	rng := rand.New(rand.NewPCG(uint64(seed), streamSplit))
+	test := u.testMask(s, rng)
+	valid, err := u.validMask(s, test, rng)
+	if err != nil {
+		return nil, err
+	}
+	part := make([]Part, len(u.Pairs))
+	var sizes [numParts]int
+	for i := range part {
+		switch {
+		case test[i]:
+			part[i] = PartTest
+		case valid != nil && valid[i]:
+			part[i] = PartValid
+		}
+		sizes[part[i]]++
+	}
+	d.Train = make([]Interaction, 0, sizes[PartTrain])
+	d.Valid = make([]Interaction, 0, sizes[PartValid])
+	d.Test = make([]Interaction, 0, sizes[PartTest])
 	for i, p := range u.Pairs {
-		if test[i] {
-			d.Test = append(d.Test, p)
-		} else {
+		switch part[i] {
+		case PartTrain:
 			d.Train = append(d.Train, p)
+		case PartValid:
+			d.Valid = append(d.Valid, p)
+		case PartTest:
+			d.Test = append(d.Test, p)
 		}
 	}
 	if u.Timed {
+		// Every part in (time, query, item) order; pairs equal in all three keep the source's
+		// order. indexSequences relies on this order.
 		byTime := func(a, b Interaction) int {
 			return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.Query, b.Query), cmp.Compare(a.Item, b.Item))
 		}
 		slices.SortStableFunc(d.Train, byTime)
+		slices.SortStableFunc(d.Valid, byTime)
 		slices.SortStableFunc(d.Test, byTime)
 	}
 	r := &d.Report
-	r.Pairs, r.Train, r.Test = int64(len(u.Pairs)), len(d.Train), len(d.Test)
+	r.Pairs, r.Train, r.Valid, r.Test = int64(len(u.Pairs)), len(d.Train), len(d.Valid), len(d.Test)
 	switch {
 	case len(d.Test) == 0:
 		return nil, fmt.Errorf("split: the test set of %s is empty (kind %s, %d pairs)", d.Name, s.Kind, len(u.Pairs))
 	case len(d.Train) == 0:
 		return nil, fmt.Errorf("split: the train set of %s is empty (kind %s, %d pairs)", d.Name, s.Kind, len(u.Pairs))
+	}
+	if u.Timed {
+		d.Sequences = indexSequences(u.Pairs, part, d)
 	}
 	items := make([]bool, d.Items)
 	queries := make([]bool, d.Queries)
@@ -214,22 +238,93 @@ func (u *Unsplit) testMask(s SplitSettings, rng *rand.Rand) []bool {
 // the query's latest time, the last in pairs' order. A query with one pair
 // keeps it in train.
 func leaveLastOut(pairs []Interaction, queries int, test []bool) {
+	for _, i := range lastPairs(pairs, queries, nil) {
+		if i >= 0 {
+			test[i] = true
+		}
+	}
+}
+
+// lastPairs returns, for every query, the index of its last pair by time among the pairs not
+// in skip (nil: none skipped), of pairs tied at the latest time the last in pairs' order; −1
+// for a query with fewer than two such pairs (its only pair stays in train).
+func lastPairs(pairs []Interaction, queries int, skip []bool) []int {
 	last := make([]int, queries) // index of the query's last pair, −1 if none
 	count := make([]int, queries)
 	for q := range last {
 		last[q] = -1
 	}
 	for i, p := range pairs {
+		if skip != nil && skip[i] {
+			continue
+		}
 		count[p.Query]++
 		if l := last[p.Query]; l < 0 || p.Time >= pairs[l].Time {
 			last[p.Query] = i
 		}
 	}
-	for q, i := range last {
-		if count[q] > 1 {
-			test[i] = true
+	for q := range last {
+		if count[q] < 2 {
+			last[q] = -1
 		}
 	}
+	return last
+}
+
+// validMask returns which pairs, of those not in test, go to validation (nil when s asks for
+// no validation set): with leave_last_out each query's last pair once its test pair is set
+// apart (its second-to-last), for every query with one or for ValidationUsers of them drawn by
+// rng; with temporal the latest ValidationFraction of all pairs before the test window, pairs
+// tied with the first validation time included. An empty validation set is an error naming the
+// key that asked for it.
+func (u *Unsplit) validMask(s SplitSettings, test []bool, rng *rand.Rand) ([]bool, error) {
+	if !s.Validation {
+		return nil, nil
+	}
+	d := u.Dataset
+	valid := make([]bool, len(u.Pairs))
+	switch s.Kind {
+	case SplitLeaveLastOut:
+		var eligible []int // the second-to-last pair of every query with at least three pairs
+		for _, i := range lastPairs(u.Pairs, d.Queries, test) {
+			if i >= 0 {
+				eligible = append(eligible, i)
+			}
+		}
+		switch n := s.ValidationUsers; {
+		case len(eligible) == 0:
+			return nil, fmt.Errorf("split.validation: no query of %s has three pairs or more, so none has a validation pair", d.Name)
+		case n > len(eligible):
+			return nil, fmt.Errorf("split.validation_users: %d asked, but only %d queries of %s have the three pairs or more that a validation pair needs",
+				n, len(eligible), d.Name)
+		case n == 0:
+			for _, i := range eligible {
+				valid[i] = true
+			}
+		default:
+			for k, chosen := range choose(len(eligible), n, rng) {
+				valid[eligible[k]] = chosen
+			}
+		}
+	case SplitTemporal:
+		var times []int64
+		for i, p := range u.Pairs {
+			if !test[i] {
+				times = append(times, p.Time)
+			}
+		}
+		k := min(fraction(len(u.Pairs), s.ValidationFraction), len(times))
+		if k == 0 {
+			return nil, fmt.Errorf("split.validation_fraction: %v of the %d pairs of %s (%d before the test window) is no pair",
+				s.ValidationFraction, len(u.Pairs), d.Name, len(times))
+		}
+		slices.Sort(times)
+		cut := times[len(times)-k]
+		for i, p := range u.Pairs {
+			valid[i] = !test[i] && p.Time >= cut
+		}
+	}
+	return valid, nil
 }
 
 // fraction returns round(f·n).

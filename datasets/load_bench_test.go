@@ -11,8 +11,9 @@ import (
 )
 
 // writeEdgeList writes lines "query<TAB>item" to path: queries and items drawn from ids ids
-// each, items Zipf-distributed (exponent 1.1), from a seeded source.
-func writeEdgeList(path string, lines, ids int) error {
+// each, items Zipf-distributed (exponent 1.1), from a seeded source. With timed, every line has
+// a third column, a timestamp: the line's number over 4, so that lines tie in time four by four.
+func writeEdgeList(path string, lines, ids int, timed bool) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -20,8 +21,12 @@ func writeEdgeList(path string, lines, ids int) error {
 	w := bufio.NewWriterSize(f, 1<<20)
 	rng := rand.New(rand.NewPCG(1, uint64(lines)))
 	zipf := rand.NewZipf(rng, 1.1, 1, uint64(ids-1))
-	for range lines {
-		fmt.Fprintf(w, "q%d\ti%d\n", rng.IntN(ids), zipf.Uint64())
+	for i := range lines {
+		fmt.Fprintf(w, "q%d\ti%d", rng.IntN(ids), zipf.Uint64())
+		if timed {
+			fmt.Fprintf(w, "\t%d", i/4)
+		}
+		fmt.Fprintln(w)
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()
@@ -62,7 +67,7 @@ func BenchmarkLoadEdgeList(b *testing.B) {
 		b.Run(fmt.Sprintf("lines=%d/ids=%d", c.lines, c.ids), func(b *testing.B) {
 			lines := c.lines
 			path := filepath.Join(b.TempDir(), "edges.tsv")
-			if err := writeEdgeList(path, lines, c.ids); err != nil {
+			if err := writeEdgeList(path, lines, c.ids, false); err != nil {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
@@ -88,7 +93,7 @@ func BenchmarkLoadEdgeList(b *testing.B) {
 func TestLoadMemory(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "edges.tsv")
 	const lines = 100_000
-	if err := writeEdgeList(path, lines, lines/10); err != nil {
+	if err := writeEdgeList(path, lines, lines/10, false); err != nil {
 		t.Fatal(err)
 	}
 	ds, retained, err := loadRetained(edgeListSettings(path))
@@ -102,4 +107,58 @@ func TestLoadMemory(t *testing.T) {
 		t.Errorf("%d bytes held for %d interactions, %d queries and %d items; want at most %d",
 			retained, lines, ds.Queries, ds.Items, bound)
 	}
+}
+
+// heapLive is the heap live after a collection.
+func heapLive() uint64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// TestSequencesMemory bounds the memory the sequence index adds to a loaded timed edge list of
+// 100,000 lines over 10,000 queries, split at random 90/10 (README, "Scale"): Dataset.Sequences
+// holds 4 bytes per training pair (Items), 4 per pair of every part (Before) and 4 per query
+// (Offsets), 8 bytes per pair here (4·0.9 + 4 + 4·10,000/100,000), with 1% for the allocator;
+// the windows of training at every position (Dataset.Windows) add 4 bytes per training pair and
+// 12 per window. Measured: 8.03 bytes per pair for the index, 4.83 per pair for the windows of
+// at most 200 targets (WindowingAll; 9,992 windows).
+func TestSequencesMemory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "edges.tsv")
+	const lines = 100_000
+	if err := writeEdgeList(path, lines, lines/10, true); err != nil {
+		t.Fatal(err)
+	}
+	s := edgeListSettings(path)
+	s.Interactions.Time = "2"
+	ds, _, err := loadRetained(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.Sequences == nil || len(ds.Train)+len(ds.Test) != lines {
+		t.Fatalf("%d pairs, sequences %v", len(ds.Train)+len(ds.Test), ds.Sequences != nil)
+	}
+	// The windows first, while the index they read is there.
+	before := heapLive()
+	w, err := ds.Windows(200, WindowingAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := heapLive()
+	windows := after - min(after, before)
+	if bound := 1.01 * float64(4*len(ds.Train)+12*len(w.List)); float64(windows) > bound {
+		t.Errorf("the windows hold %d bytes for %d training pairs and %d windows; want at most %.0f", windows, len(ds.Train), len(w.List), bound)
+	}
+	nWindows := len(w.List)
+	w = nil
+	with := heapLive()
+	ds.Sequences = nil
+	without := heapLive()
+	index := with - min(with, without)
+	if bound := 1.01 * float64(4*len(ds.Train)+4*lines+4*(ds.Queries+1)); float64(index) > bound {
+		t.Errorf("the sequences hold %d bytes for %d pairs (%d train) and %d queries; want at most %.0f", index, lines, len(ds.Train), ds.Queries, bound)
+	}
+	runtime.KeepAlive(ds)
+	t.Logf("sequences: %.2f bytes per pair; windows: %.2f bytes per pair (%d windows)", float64(index)/lines, float64(windows)/lines, nWindows)
 }

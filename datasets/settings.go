@@ -95,6 +95,9 @@ const (
 	DefaultDays           = 10
 )
 
+// DefaultValidationFraction is the default SplitSettings.ValidationFraction.
+const DefaultValidationFraction = 0.1
+
 // columnNone is the column spec that names no column.
 const columnNone = "none"
 
@@ -143,6 +146,28 @@ type SplitSettings struct {
 	// TestDays, when > 0 with kind temporal, puts the last TestDays day buckets in test instead
 	// of the latest TestFraction of pairs. Default 0.
 	TestDays int `toml:"test_days"`
+	// Validation sets a validation set apart (Dataset.Valid), for model selection: training
+	// never sees it and no query's history contains it. With leave_last_out it is each query's
+	// second-to-last pair by time (ties as for the test pair: the later in the source's order is
+	// the later pair), the validation pair of SASRec's protocol (Kang & McAuley, "Self-Attentive
+	// Sequential Recommendation", ICDM 2018); a query with fewer than three pairs has
+	// none (its pairs split as without validation), so the test set is the same with and without
+	// validation. With temporal it is the ValidationFraction of pairs just before the test window.
+	// Only for those two kinds. Default false: no validation set, and the split is the one without
+	// these keys.
+	Validation bool `toml:"validation"`
+	// ValidationUsers, with leave_last_out and validation, gives a validation pair to that many
+	// queries only, drawn uniformly by the seed among the queries with at least three pairs (the
+	// others keep their second-to-last pair in train), as Petrov & Macdonald (gSASRec, RecSys 2023)
+	// and Khrylchenko et al. ("Correcting the LogQ Correction", 2025) use 512 validation users.
+	// More than the queries with three pairs is an error. Default 0: every query with at least
+	// three pairs.
+	ValidationUsers int `toml:"validation_users"`
+	// ValidationFraction, with temporal and validation, is the fraction of all pairs put in
+	// validation: the latest pairs before the test window (pairs tied with the first validation
+	// time go to validation too), whether the window is TestFraction or TestDays. With
+	// TestFraction, the two fractions sum to less than 1. Default DefaultValidationFraction.
+	ValidationFraction float64 `toml:"validation_fraction"`
 }
 
 // WikilinksSettings is the [data.wikilinks] table.
@@ -296,6 +321,16 @@ func (s *SplitSettings) resolve(source Source) error {
 		fraction = setting.Range("split.test_fraction", s.TestFraction, setting.Open(0.0, 1))
 	}
 	timed := s.Kind == SplitTemporal || lastOut
+	window := s.Validation && s.Kind == SplitTemporal
+	var validFraction error // only a temporal validation window has one: OnlyFor below rejects one written otherwise
+	if window {
+		setting.Default(&s.ValidationFraction, DefaultValidationFraction)
+		validFraction = setting.Range("split.validation_fraction", s.ValidationFraction, setting.Open(0.0, 1))
+		if validFraction == nil && s.TestDays == 0 && s.TestFraction+s.ValidationFraction >= 1 {
+			validFraction = fmt.Errorf("split.validation_fraction: %v with split.test_fraction %v leaves no pair to train on; their sum must be < 1",
+				s.ValidationFraction, s.TestFraction)
+		}
+	}
 	return setting.First(
 		setting.OneOf("split.kind", s.Kind, splitKinds),
 		setting.Require("split.kind", s.Kind != SplitFiles || source == SourceXMC,
@@ -307,6 +342,13 @@ func (s *SplitSettings) resolve(source Source) error {
 		fraction,
 		setting.NotNegative("split.test_days", s.TestDays, ""),
 		setting.OnlyFor("split.test_days", s.TestDays > 0, s.Kind == SplitTemporal, "only for kind temporal (kind is %s)", s.Kind),
+		setting.OnlyFor("split.validation", s.Validation, timed, "only for kinds leave_last_out and temporal (kind is %s)", s.Kind),
+		setting.NotNegative("split.validation_users", s.ValidationUsers, "every query with at least three pairs"),
+		setting.OnlyFor("split.validation_users", s.ValidationUsers != 0, lastOut && s.Validation,
+			"only for kind leave_last_out with split.validation = true (kind is %s, validation %v)", s.Kind, s.Validation),
+		setting.OnlyFor("split.validation_fraction", s.ValidationFraction != 0, window,
+			"only for kind temporal with split.validation = true (kind is %s, validation %v)", s.Kind, s.Validation),
+		validFraction,
 	)
 }
 

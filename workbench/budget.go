@@ -156,7 +156,7 @@ func peakBytes(terms []memoryTerm) float64 {
 	return by[phaseBoth] + math.Max(by[phaseTrain], by[phaseEval])
 }
 
-// dataBytes is the memory ds holds: its interactions, features, tokens and names.
+// dataBytes is the memory ds holds: its interactions, sequence index, features, tokens and names.
 func dataBytes(ds *datasets.Dataset) float64 {
 	strs := func(ss []string) float64 {
 		n := float64(cap(ss)) * float64(unsafe.Sizeof(""))
@@ -165,7 +165,13 @@ func dataBytes(ds *datasets.Dataset) float64 {
 		}
 		return n
 	}
-	n := float64(cap(ds.Train)+cap(ds.Test))*float64(unsafe.Sizeof(datasets.Interaction{})) + strs(ds.QueryNames) + strs(ds.ItemNames)
+	n := float64(cap(ds.Train)+cap(ds.Valid)+cap(ds.Test))*float64(unsafe.Sizeof(datasets.Interaction{})) + strs(ds.QueryNames) + strs(ds.ItemNames)
+	if s := ds.Sequences; s != nil {
+		n += 4 * float64(cap(s.Offsets)+cap(s.Items))
+		for _, b := range s.Before {
+			n += 4 * float64(cap(b))
+		}
+	}
 	for side, fs := range []*datasets.Features{ds.QueryFeatures, ds.ItemFeatures} {
 		if fs == nil || (side == 1 && fs == ds.QueryFeatures) {
 			continue
