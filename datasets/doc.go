@@ -1,6 +1,7 @@
 // Package datasets loads retrieval datasets into one in-memory form: queries, items, (query,
 // item) interactions with optional timestamp, day bucket and reward, a bag of categorical
-// features per query and per item, and a seeded train/test split.
+// features per query and per item, a seeded train/test split (with an optional validation set)
+// and, with timestamps, every user's training sequence.
 //
 // Sources (Settings.Source):
 //
@@ -42,6 +43,26 @@
 // Timestamps give day buckets: UTC days since the day of the first timestamp
 // (Interaction.Day, Dataset.Days, Dataset.TrainDays) for sequential training.
 //
+// Validation: split kinds leave_last_out and temporal can set a validation set apart
+// (SplitSettings.Validation, Dataset.Valid) that training never sees: each user's second-to-last
+// pair, as in SASRec's protocol (Kang & McAuley, "Self-Attentive Sequential Recommendation", ICDM
+// 2018), for every user with three pairs or for a seeded subset of them (as Petrov & Macdonald,
+// gSASRec, RecSys 2023, and Khrylchenko et al., "Correcting the LogQ Correction", 2025, use 512
+// validation users), or the pairs just before temporal's test window. Without it every split
+// is the one it was before validation sets existed.
+//
+// Sequences: with timestamps, the split indexes every user's (query's) training items in time
+// order, ties in the source's order (Dataset.Sequences): the context of an event for a query
+// tower that reads the user's past items (Yi et al. section 5; SASRec). The history of any pair
+// (Dataset.History) is its user's training items before it, most recent last, the last L of
+// them: a validation or test item is in no history, and a user whose pairs are all held out has
+// an empty one. The index is a flat item array with per-user offsets and one int32 per pair (8
+// bytes per training pair, 4 per held-out pair, 4 per user), never a list per pair; histories are
+// views into it. Dataset.Windows cuts the sequences into the windows of training at every
+// position (rules WindowingLast, SASRec's, and WindowingAll), each an input sequence and its
+// next-item targets left-padded with Padding (Windows.Fill, PadLeft). docs/sequences.md defines
+// all of these.
+//
 // Files may be gzip-compressed: a file is gunzipped when it starts with the gzip magic bytes,
 // and "name.gz" is read when "name" does not exist. The repository ships Delicious and MovieLens
 // ml-latest-small in data/ with their provenance and licence files.
@@ -66,7 +87,7 @@
 // pages (dropped), self-links (dropped unless wikilinks.keep_self_links), repeated links and
 // repeated labels or features of an example (dropped), repeated (user, item) rows (kept unless
 // interactions.dedupe), XMC examples without labels (no pairs), ratings under the threshold
-// (dropped). An empty train or test set is an error. No input makes a loader panic (each parser
+// (dropped). An empty train, validation (when asked for) or test set is an error. No input makes a loader panic (each parser
 // has a fuzz test). Report.Summary is the one-line account that the workbench prints when it
 // loads a dataset.
 //

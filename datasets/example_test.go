@@ -95,87 +95,66 @@ func ExampleListInputs() {
 }
 
 // A user's history: the training items before a pair, most recent last. With leave_last_out and
-// validation the user's last pair is its test pair, the one before its validation pair, and
-// neither is in any history.
+// validation a user's last rating is its test pair and the one before its validation pair;
+// neither is in any history (MovieLens ml-latest-small, shipped in the repository; names are
+// movieIds).
 func ExampleDataset_History() {
-	const users, items = 2, 6
-	u := &datasets.Unsplit{
-		Dataset: &datasets.Dataset{
-			Name:    "histories",
-			Queries: users, Items: items,
-			QueryFeatures: &datasets.Features{Fields: []datasets.Field{datasets.IDField("user_id", users)}},
-			ItemFeatures:  &datasets.Features{Fields: []datasets.Field{datasets.IDField("item_id", items)}},
-			Report:        datasets.Report{Source: "by hand", Records: 7},
-		},
-		Pairs: []datasets.Interaction{
-			{Query: 0, Item: 3, Time: 100, Reward: 1}, {Query: 0, Item: 1, Time: 200, Reward: 1},
-			{Query: 0, Item: 4, Time: 300, Reward: 1}, {Query: 0, Item: 0, Time: 400, Reward: 1},
-			{Query: 0, Item: 5, Time: 500, Reward: 1}, {Query: 1, Item: 2, Time: 150, Reward: 1},
-			{Query: 1, Item: 3, Time: 250, Reward: 1},
-		},
-		Timed: true,
-	}
-	d, err := u.Split(datasets.SplitSettings{Kind: "leave_last_out", Validation: true}, 1)
+	d, err := datasets.Load(datasets.Settings{Source: "interactions", Path: "../data/movielens-latest-small",
+		Split: datasets.SplitSettings{Kind: "leave_last_out", Validation: true}}, 1)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(d.Report.Summary())
+	const user = 0
 	for _, p := range []datasets.Part{datasets.PartTrain, datasets.PartValid, datasets.PartTest} {
 		for i, x := range d.Pairs(p) {
-			fmt.Printf("%s user %d item %d: history %v, last 2 %v\n", p, x.Query, x.Item, d.History(p, i, 10), d.History(p, i, 2))
+			if x.Query != user {
+				continue
+			}
+			var last []string
+			for _, it := range d.History(p, i, 3) {
+				last = append(last, d.ItemNames[it])
+			}
+			fmt.Printf("%s: user %s rates %s after %d training items, the last 3 %v\n",
+				p, d.QueryNames[user], d.ItemNames[x.Item], len(d.History(p, i, 1000)), last)
+			break // the user's first pair of the part
 		}
 	}
 	// Output:
-	// by hand: 7 records read, 7 pairs kept (4 train, 1 validation, 2 test)
-	// train user 0 item 3: history [], last 2 []
-	// train user 1 item 2: history [], last 2 []
-	// train user 0 item 1: history [3], last 2 [3]
-	// train user 0 item 4: history [3 1], last 2 [3 1]
-	// validation user 0 item 0: history [3 1 4], last 2 [1 4]
-	// test user 1 item 3: history [2], last 2 [2]
-	// test user 0 item 5: history [3 1 4], last 2 [1 4]
+	// interactions: 100836 records read, 100836 pairs kept (99616 train, 610 validation, 610 test)
+	// train: user 1 rates 804 after 0 training items, the last 3 []
+	// validation: user 1 rates 2012 after 230 training items, the last 3 [1445 553 2478]
+	// test: user 1 rates 2492 after 230 training items, the last 3 [1445 553 2478]
 }
 
 // Training at every position: each window's targets are consecutive training items of one
-// user, each input the item just before its target, left-padded to L.
+// user, each input the item just before its target, left-padded (Padding, −1) to L.
 func ExampleDataset_Windows() {
-	const users, items = 2, 8
-	u := &datasets.Unsplit{
-		Dataset: &datasets.Dataset{
-			Name:    "windows",
-			Queries: users, Items: items,
-			QueryFeatures: &datasets.Features{Fields: []datasets.Field{datasets.IDField("user_id", users)}},
-			ItemFeatures:  &datasets.Features{Fields: []datasets.Field{datasets.IDField("item_id", items)}},
-			Report:        datasets.Report{Source: "by hand", Records: 10},
-		},
-		Timed: true,
-	}
-	for i, it := range []int32{7, 6, 5, 4, 3, 2, 1} { // user 0: 7 items, the last its test pair
-		u.Pairs = append(u.Pairs, datasets.Interaction{Query: 0, Item: it, Time: int64(i), Reward: 1})
-	}
-	for i, it := range []int32{0, 1, 2} { // user 1: 3 items, the last its test pair
-		u.Pairs = append(u.Pairs, datasets.Interaction{Query: 1, Item: it, Time: int64(i), Reward: 1})
-	}
-	d, err := u.Split(datasets.SplitSettings{Kind: "leave_last_out"}, 1)
+	d, err := datasets.Load(datasets.Settings{Source: "interactions", Path: "../data/movielens-latest-small",
+		Split: datasets.SplitSettings{Kind: "leave_last_out"}}, 1)
 	if err != nil {
 		log.Fatal(err)
 	}
-	const l = 3
+	const l = 4
+	inputs, targets := make([]int32, l), make([]int32, l)
 	for _, rule := range []datasets.Windowing{datasets.WindowingLast, datasets.WindowingAll} {
 		w, err := d.Windows(l, rule)
 		if err != nil {
 			log.Fatal(err)
 		}
-		inputs, targets := make([]int32, l), make([]int32, l)
-		for k, win := range w.List {
-			w.Fill(k, inputs, targets, nil)
-			fmt.Printf("%s: user %d inputs %v targets %v\n", rule, win.Query, inputs, targets)
+		fmt.Println(rule, len(w.List), "windows")
+		for k, win := range w.List[:3] { // item ids; Padding is −1
+			n := w.Fill(k, inputs, targets, nil)
+			fmt.Printf("  user %s positions %d-%d: %d targets %v, inputs %v\n", d.QueryNames[win.Query], win.Start, win.End-1, n, targets, inputs)
 		}
 	}
 	// Output:
-	// last: user 0 inputs [5 4 3] targets [4 3 2]
-	// last: user 1 inputs [-1 -1 0] targets [-1 -1 1]
-	// all: user 0 inputs [-1 7 6] targets [-1 6 5]
-	// all: user 0 inputs [5 4 3] targets [4 3 2]
-	// all: user 1 inputs [-1 -1 0] targets [-1 -1 1]
+	// last 610 windows
+	//   user 1 positions 227-230: 4 targets [95 31 160 119], inputs [9 95 31 160]
+	//   user 2 positions 24-27: 4 targets [248 233 257 255], inputs [246 248 233 257]
+	//   user 3 positions 34-37: 4 targets [277 128 28 279], inputs [261 277 128 28]
+	// all 25133 windows
+	//   user 1 positions 1-2: 2 targets [-1 -1 73 120], inputs [-1 -1 43 73]
+	//   user 1 positions 3-6: 4 targets [171 183 219 220], inputs [120 171 183 219]
+	//   user 1 positions 7-10: 4 targets [227 6 24 184], inputs [220 227 6 24]
 }

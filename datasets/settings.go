@@ -146,22 +146,22 @@ type SplitSettings struct {
 	// TestDays, when > 0 with kind temporal, puts the last TestDays day buckets in test instead
 	// of the latest TestFraction of pairs. Default 0.
 	TestDays int `toml:"test_days"`
-	// Validation sets a validation set apart (Dataset.Valid), for model selection: training
-	// never sees it and no query's history contains it. With leave_last_out it is each query's
-	// second-to-last pair by time (ties as for the test pair: the later in the source's order is
-	// the later pair), the validation pair of SASRec's protocol (Kang & McAuley, "Self-Attentive
-	// Sequential Recommendation", ICDM 2018); a query with fewer than three pairs has
-	// none (its pairs split as without validation), so the test set is the same with and without
-	// validation. With temporal it is the ValidationFraction of pairs just before the test window.
-	// Only for those two kinds. Default false: no validation set, and the split is the one without
-	// these keys.
+	// Validation sets a validation set apart (Dataset.Valid), for model selection: training never sees
+	// it and no query's history contains it. With leave_last_out it is each query's second-to-last
+	// pair by time (ties as for the test pair: the later in the source's order is the later pair), the
+	// validation pair of SASRec's protocol (Kang & McAuley, "Self-Attentive Sequential
+	// Recommendation", ICDM 2018); a query with fewer than three pairs has none (its pairs split as
+	// without validation), so the test set is the same with and without validation. With temporal it
+	// is the ValidationFraction of pairs just before the test window. Only for those two kinds
+	// (docs/sequences.md, section 4). Default false: no validation set, and the split is the one
+	// without these keys.
 	Validation bool `toml:"validation"`
 	// ValidationUsers, with leave_last_out and validation, gives a validation pair to that many
-	// queries only, drawn uniformly by the seed among the queries with at least three pairs (the
-	// others keep their second-to-last pair in train), as Petrov & Macdonald (gSASRec, RecSys 2023)
-	// and Khrylchenko et al. ("Correcting the LogQ Correction", 2025) use 512 validation users.
-	// More than the queries with three pairs is an error. Default 0: every query with at least
-	// three pairs.
+	// queries only, drawn uniformly by the split's seed among the queries with at least three pairs
+	// (the others keep their second-to-last pair in train), as Petrov & Macdonald (gSASRec, RecSys
+	// 2023) and Khrylchenko et al. ("Correcting the LogQ Correction", 2025) use 512 validation users.
+	// More than the queries with three pairs is an error. Default 0: every query with at least three
+	// pairs.
 	ValidationUsers int `toml:"validation_users"`
 	// ValidationFraction, with temporal and validation, is the fraction of all pairs put in
 	// validation: the latest pairs before the test window (pairs tied with the first validation

@@ -168,3 +168,36 @@ columns = ["genres"]
 		}
 	}
 }
+
+// TestValidationTOML: the validation keys of [data.split] as a config writes them, decoded
+// strictly and resolved, with temporal's default fraction.
+func TestValidationTOML(t *testing.T) {
+	for _, c := range []struct {
+		doc  string
+		want SplitSettings
+	}{
+		{"kind = \"leave_last_out\"\nvalidation = true\nvalidation_users = 512\n",
+			SplitSettings{Kind: SplitLeaveLastOut, Validation: true, ValidationUsers: 512}},
+		{"kind = \"temporal\"\nvalidation = true\n",
+			SplitSettings{Kind: SplitTemporal, TestFraction: DefaultTestFraction, Validation: true, ValidationFraction: DefaultValidationFraction}},
+		{"kind = \"temporal\"\ntest_days = 7\nvalidation = true\nvalidation_fraction = 0.05\n",
+			SplitSettings{Kind: SplitTemporal, TestFraction: DefaultTestFraction, TestDays: 7, Validation: true, ValidationFraction: 0.05}},
+	} {
+		var cfg struct {
+			Data Settings `toml:"data"`
+		}
+		md, err := toml.Decode("[data]\nsource = \"synthetic\"\n[data.split]\n"+c.doc, &cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u := md.Undecoded(); len(u) > 0 {
+			t.Fatalf("undecoded keys %v", u)
+		}
+		if err := cfg.Data.Resolve(); err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Data.Split != c.want {
+			t.Errorf("%q resolves to %+v, want %+v", c.doc, cfg.Data.Split, c.want)
+		}
+	}
+}
