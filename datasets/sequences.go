@@ -45,7 +45,8 @@ const Padding int32 = -1
 //
 // The index is one flat array of items and one int32 per pair, never a list per pair: 4 bytes
 // per training pair (Items), 4 bytes per pair of every part (Before) and 4 bytes per query
-// (Offsets).
+// (Offsets). Nothing writes to it once the split has built it: History, Windows and Fill may be
+// called from several goroutines at once.
 type Sequences struct {
 	// Offsets has length Queries+1: query q's sequence is Items[Offsets[q]:Offsets[q+1]], oldest
 	// first.
