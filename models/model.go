@@ -175,9 +175,12 @@ func checkField(f *datasets.Field, n int) error {
 	return nil
 }
 
-func (m *Model) newParam(name string, shape ...int) *param {
+func (m *Model) newParam(name string, shape ...int) *param { return newParamOf(m.dt, name, shape...) }
+
+// newParamOf returns a zero parameter of dtype dt.
+func newParamOf(dt tensor.Dtype, name string, shape ...int) *param {
 	p := &param{name: name, shape: shape}
-	if m.dt == tensor.Float64 {
+	if dt == tensor.Float64 {
 		d := make([]float64, p.size())
 		adviseHugePages(d)
 		p.data = d
@@ -206,27 +209,35 @@ func (m *Model) params() []*param {
 
 func (m *Model) init(seed int64) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x6d6f64656c73)) // "models"
-	set := func(p *param, f func() float64) {
-		switch d := p.data.(type) {
-		case []float32:
-			for i := range d {
-				d[i] = float32(f())
-			}
-		case []float64:
-			for i := range d {
-				d[i] = f()
-			}
-		}
-	}
 	for _, p := range m.tables {
-		set(p, func() float64 { return m.s.InitStd * rng.NormFloat64() })
+		fillParam(p, func() float64 { return m.s.InitStd * rng.NormFloat64() })
 	}
 	for _, t := range m.towers {
 		for _, l := range t.layers {
-			a := math.Sqrt(6 / float64(l.in+l.out))
-			set(l.w, func() float64 { return a * (2*rng.Float64() - 1) })
+			glorot(l, rng)
 		}
 	}
+}
+
+// fillParam sets every element of p, in order, to the next value of f.
+func fillParam(p *param, f func() float64) {
+	switch d := p.data.(type) {
+	case []float32:
+		for i := range d {
+			d[i] = float32(f())
+		}
+	case []float64:
+		for i := range d {
+			d[i] = f()
+		}
+	}
+}
+
+// glorot draws the weights of l from Glorot and Bengio's uniform law, U(−a, a) with
+// a = sqrt(6/(in + out)).
+func glorot(l layer, rng *rand.Rand) {
+	a := math.Sqrt(6 / float64(l.in+l.out))
+	fillParam(l.w, func() float64 { return a * (2*rng.Float64() - 1) })
 }
 
 // Dim returns the dimension of the embeddings u and v (the last hidden size).

@@ -1,0 +1,269 @@
+package models
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/samplingbias/workbench/internal/simd"
+)
+
+// The kernels of the sequence encoders' ops (seqops.go): causal attention over one (sequence,
+// head) block at a time, and layer normalisation row by row.
+//
+// The attention of Kang & McAuley (section III-B) is causal: position i of a sequence attends
+// to positions j ≤ i, and, the sequence being padded on the left from its start s, only to
+// j ≥ s. Every matrix indexed by (query i, key j) of one block (scores, weights, their
+// gradients, the dropout mask) is L×L, and an entry is read or written only in the causal
+// region s ≤ j ≤ i; the kernels write zeros elsewhere. The products run on tiles of attnTile
+// query rows (or key columns): a tile of rows [r0, r1) needs the keys [s, r1) only, so that
+// the work is about half of the full L×L products, and nothing is spent on padding.
+
+// attnTile is the number of query rows (key columns) of one tile of the attention products:
+// a multiple of the GEMM micro-tile's 6 rows, small enough that one tile's product (at most
+// attnTile × L × head width multiply-adds) stays a single-threaded call of internal/gemm for
+// L = 200 and heads of 64 columns, so that the blocks, which run in parallel, do not split
+// again.
+const attnTile = 24
+
+// seqStarts sets st[b] to the first position of sequence b whose keep value is 1 (length for a
+// sequence of padding only), for keep holding seqs·length values, and checks that every
+// sequence is 0 … 0 1 … 1: padded on the left.
+func seqStarts[T float](st []int, keep []T, length int) error {
+	for b := range st {
+		row := keep[b*length : (b+1)*length]
+		s := length
+		for j, v := range row {
+			if v != 0 {
+				s = j
+				break
+			}
+		}
+		for j, v := range row[s:] {
+			if v != 1 {
+				return fmt.Errorf("sequence %d: keep value %v at position %d after its start %d (sequences are padded on the left: 0 … 0 1 … 1)", b, v, s+j, s)
+			}
+		}
+		st[b] = s
+	}
+	return nil
+}
+
+// lowerBlock sets the causal region of one block's L×L matrix c to alpha·⟨a_i, b_j⟩ (⊙ mask[i,j]
+// when mask is not nil), s ≤ j ≤ i, and the rest of c to zero. a and bm hold the block's L rows
+// of a head's dh columns at stride d (slices starting at the head's first column).
+func lowerBlock[T float](c, a, bm, mask []T, L, d, dh, s int, alpha T) {
+	for r0 := s; r0 < L; r0 += attnTile {
+		r1 := min(r0+attnTile, L)
+		gemm(false, true, r1-r0, r1-s, dh, alpha, a[r0*d:], d, bm[s*d:], d, 0, c[r0*L+s:], L)
+	}
+	for i := range L {
+		row := c[i*L : (i+1)*L]
+		if i < s {
+			clear(row)
+			continue
+		}
+		clear(row[:s])
+		clear(row[i+1:])
+		if mask != nil {
+			mulInto(row[s:i+1], row[s:i+1], mask[i*L+s:i*L+i+1])
+		}
+	}
+}
+
+// rowBlock sets y_i = alpha·Σ_{s≤j≤i} m[i,j]·mask[i,j]·x_j (mask 1 when nil) for the block's
+// rows i ≥ s, and y_i = 0 for i < s; y and x hold a head's dh columns at stride d. tile is
+// scratch of attnTile·L values.
+func rowBlock[T float](y, m, mask, x, tile []T, L, d, dh, s int, alpha T) {
+	for i := range s {
+		clear(y[i*d : i*d+dh])
+	}
+	for r0 := s; r0 < L; r0 += attnTile {
+		r1 := min(r0+attnTile, L)
+		w := r1 - s
+		t := tile[:(r1-r0)*w]
+		for i := r0; i < r1; i++ {
+			tr := t[(i-r0)*w : (i-r0+1)*w]
+			n := i - s + 1
+			causalCopy(tr[:n], m[i*L+s:i*L+i+1], mask, i*L+s)
+			clear(tr[n:])
+		}
+		gemm(false, false, r1-r0, dh, w, alpha, t, w, x[s*d:], d, 0, y[r0*d:], d)
+	}
+}
+
+// colBlock sets y_j = alpha·Σ_{j≤i<L} m[i,j]·mask[i,j]·x_i (mask 1 when nil) for the block's
+// rows j ≥ s, and y_j = 0 for j < s; y and x hold a head's dh columns at stride d. tile is
+// scratch of attnTile·L values.
+func colBlock[T float](y, m, mask, x, tile []T, L, d, dh, s int, alpha T) {
+	for j := range s {
+		clear(y[j*d : j*d+dh])
+	}
+	for c0 := s; c0 < L; c0 += attnTile {
+		c1 := min(c0+attnTile, L)
+		w := c1 - c0
+		t := tile[:(L-c0)*w]
+		for i := c0; i < L; i++ {
+			tr := t[(i-c0)*w : (i-c0+1)*w]
+			n := min(i, c1-1) - c0 + 1
+			causalCopy(tr[:n], m[i*L+c0:i*L+c0+n], mask, i*L+c0)
+			clear(tr[n:])
+		}
+		gemm(true, false, w, dh, L-c0, alpha, t, w, x[c0*d:], d, 0, y[c0*d:], d)
+	}
+}
+
+// causalCopy sets dst = src ⊙ mask[off : off+len(dst)], or dst = src when mask is nil.
+func causalCopy[T float](dst, src, mask []T, off int) {
+	if mask == nil {
+		copy(dst, src)
+		return
+	}
+	mulInto(dst, src, mask[off:off+len(dst)])
+}
+
+// mulInto sets dst[i] = a[i]·b[i] (float32 eight at a time where the processor has AVX2).
+func mulInto[T float](dst, a, b []T) {
+	if d, ok := any(dst).([]float32); ok {
+		simd.Mul(d, any(a).([]float32), any(b).([]float32))
+		return
+	}
+	for i := range dst {
+		dst[i] = a[i] * b[i]
+	}
+}
+
+// causalSoftmaxBlock sets, for every query row i ≥ s of one block, p[i, s..i] to the softmax of
+// z[i, s..i] (computed in float64 from the row's maximum: e^{z_ij − m_i}/Σ_k e^{z_ik − m_i}),
+// and every other entry of the block to zero: a padded row (i < s) attends to nothing. wide is
+// scratch of L float64 values.
+func causalSoftmaxBlock[T float](p, z []T, L, s int, wide []float64) {
+	for i := range L {
+		row := p[i*L : (i+1)*L]
+		if i < s {
+			clear(row)
+			continue
+		}
+		clear(row[:s])
+		clear(row[i+1:])
+		softmaxRow(row[s:i+1], z[i*L+s:i*L+i+1], wide)
+	}
+}
+
+// softmaxRow sets dst to the softmax of x, in float64 (simd.ExpNegShift's e^x, relative error
+// below 1e-15), each value rounded once to T.
+func softmaxRow[T float](dst, x []T, wide []float64) {
+	w := wide[:len(x)]
+	var m float64
+	switch x := any(x).(type) {
+	case []float32:
+		m = simd.WidenMax(w, x, math.Inf(-1))
+	case []float64:
+		m = math.Inf(-1)
+		for i, v := range x {
+			w[i] = v
+			m = max(m, v)
+		}
+	}
+	inv := 1 / simd.ExpNegShift(w, w, m)
+	for i, e := range w {
+		dst[i] = T(e * inv)
+	}
+}
+
+// causalSoftmaxGradBlock sets dz = p ⊙ (g − Σ_k p_k g_k) row by row in the causal region of one
+// block (the softmax's gradient, the dot product accumulated in float64) and zero elsewhere.
+func causalSoftmaxGradBlock[T float](dz, p, g []T, L, s int) {
+	for i := range L {
+		row := dz[i*L : (i+1)*L]
+		if i < s {
+			clear(row)
+			continue
+		}
+		clear(row[:s])
+		clear(row[i+1:])
+		pr, gr := p[i*L+s:i*L+i+1], g[i*L+s:i*L+i+1]
+		var dot float64
+		for k, v := range pr {
+			dot += float64(v) * float64(gr[k])
+		}
+		for k, v := range pr {
+			row[s+k] = T(float64(v) * (float64(gr[k]) - dot))
+		}
+	}
+}
+
+// rowStats sets mean[r] and inv[r] = 1/sqrt(var_r + eps) of every row of the n×d matrix x
+// (population variance, as Kang & McAuley's layer normalisation takes it), in float64.
+func rowStats[T float](mean, inv []float64, x []T, d int, eps float64) {
+	parallelRows(len(mean), d, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			row := x[r*d : (r+1)*d]
+			var s float64
+			for _, v := range row {
+				s += float64(v)
+			}
+			mu := s / float64(d)
+			var ss float64
+			for _, v := range row {
+				c := float64(v) - mu
+				ss += c * c
+			}
+			mean[r], inv[r] = mu, 1/math.Sqrt(ss/float64(d)+eps)
+		}
+	})
+}
+
+// layerNormRows sets y_r = γ ⊙ (x_r − μ_r)·inv_r + β for every row r (Kang & McAuley section
+// III-C: LayerNorm(x) = α ⊙ (x − μ)/sqrt(σ² + ε) + β), each value formed in float64.
+func layerNormRows[T float](y, x, gamma, beta []T, mean, inv []float64, d int) {
+	parallelRows(len(mean), d, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			xr, yr := x[r*d:(r+1)*d], y[r*d:(r+1)*d]
+			mu, iv := mean[r], inv[r]
+			for j, v := range xr {
+				yr[j] = T(float64(gamma[j])*((float64(v)-mu)*iv) + float64(beta[j]))
+			}
+		}
+	})
+}
+
+// layerNormGradX sets dx, the gradient of layerNormRows w.r.t. x from the output's gradient g:
+// with x̂ = (x − μ)·inv and ĝ = g ⊙ γ, dx = inv·(ĝ − mean(ĝ) − x̂·mean(ĝ ⊙ x̂)) row by row.
+func layerNormGradX[T float](dx, x, gamma, g []T, mean, inv []float64, d int) {
+	parallelRows(len(mean), d, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			xr, gr, dr := x[r*d:(r+1)*d], g[r*d:(r+1)*d], dx[r*d:(r+1)*d]
+			mu, iv := mean[r], inv[r]
+			var sg, sgx float64
+			for j, v := range xr {
+				gh := float64(gr[j]) * float64(gamma[j])
+				sg += gh
+				sgx += gh * (float64(v) - mu) * iv
+			}
+			sg /= float64(d)
+			sgx /= float64(d)
+			for j, v := range xr {
+				xh := (float64(v) - mu) * iv
+				dr[j] = T(iv * (float64(gr[j])*float64(gamma[j]) - sg - xh*sgx))
+			}
+		}
+	})
+}
+
+// layerNormGradGamma sets dγ_j = Σ_r g[r,j]·x̂[r,j], rows summed in order (in parallel over
+// blocks of columns, so that the sums do not depend on the split).
+func layerNormGradGamma[T float](dgamma, x, g []T, mean, inv []float64, d int) {
+	n := len(mean)
+	parallelRows(d, n, func(lo, hi int) {
+		acc := make([]float64, hi-lo)
+		for r := range n {
+			mu, iv := mean[r], inv[r]
+			for j := lo; j < hi; j++ {
+				acc[j-lo] += float64(g[r*d+j]) * ((float64(x[r*d+j]) - mu) * iv)
+			}
+		}
+		for j, v := range acc {
+			dgamma[lo+j] = T(v)
+		}
+	})
+}

@@ -1,0 +1,479 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"hash"
+	"runtime"
+
+	"github.com/chewxy/hm"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/internal/parallel"
+)
+
+// The custom Gorgonia ops of the sequence encoders (kernels in seqkernels.go). Like the tower
+// ops (ops.go) each owns its output and scratch, overwritten at every execution, and computes its
+// gradient with further ops of this file:
+//
+//	causalSoftmaxOp   P = softmax of Z over each row's causal region (the attention weights)
+//	                                    ∂: causalSoftmaxGradOp
+//	headProductOp     per (sequence, head) block, restricted to the causal region s ≤ j ≤ i:
+//	                  lower  C_ij = α⟨a_i, b_j⟩ ⊙ D_ij      (scores QKᵀ/√d_h; ∂ of weighted sums)
+//	                  row    y_i  = α Σ_j M_ij D_ij x_j       (weights · values; ∂ of scores)
+//	                  col    y_j  = α Σ_i M_ij D_ij x_i       (the transposed products of ∂)
+//	                                    ∂: the other two modes (headProductOp.SymDiff)
+//	layerNormOp       Y = γ ⊙ (X − μ)/sqrt(σ² + ε) + β, row by row
+//	                                    ∂: layerNormGradOp (X and γ), colSumOp (β)
+//
+// causalSoftmaxOp is also a primitive of the attention written as an expression (sasrec.go):
+// Gorgonia's SoftMax starts every row's maximum from the tensor's first value and runs one
+// goroutine per row, so that a masked row can overflow; this one is stable, and a row without a
+// key (a padded position) is zero.
+
+// attnGeom is the layout of one graph's attention: sequences of length positions (a matrix of
+// positions has seqs·length rows, one sequence after the other) and heads heads, each of an
+// equal share of the width's columns.
+type attnGeom struct{ length, heads int }
+
+func (g attnGeom) String() string { return fmt.Sprintf("L=%d,h=%d", g.length, g.heads) }
+
+// blockRunner runs a function on every (sequence, head) block in parallel, with per-goroutine
+// scratch that it keeps from one execution to the next.
+type blockRunner[T float] struct {
+	starts []int
+	tiles  [][]T
+	wide   [][]float64
+}
+
+// run checks keep (the positions' 0/1 column, padded on the left) and calls f(b, k, s, tile,
+// wide) for every block (sequence b, head k) of the sequences keep describes, s being the
+// sequence's start, tile attnTile·L values and wide L float64 values of scratch.
+func (r *blockRunner[T]) run(keep []T, g attnGeom, f func(b, k, s int, tile []T, wide []float64)) error {
+	seqs := len(keep) / g.length
+	r.starts = grow(r.starts, seqs)
+	if err := seqStarts(r.starts, keep, g.length); err != nil {
+		return err
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if len(r.tiles) != workers || len(r.wide[0]) < g.length {
+		r.tiles, r.wide = make([][]T, workers), make([][]float64, workers)
+		for w := range workers {
+			r.tiles[w] = make([]T, attnTile*g.length)
+			r.wide[w] = make([]float64, g.length)
+		}
+	}
+	return parallel.Each(context.Background(), seqs*g.heads, workers, func(w, i int) error {
+		b, k := i/g.heads, i%g.heads
+		f(b, k, r.starts[b], r.tiles[w], r.wide[w])
+		return nil
+	})
+}
+
+// column is the type of the positions' keep column (a matrix).
+var column = matrix
+
+// ---- causalSoftmaxOp ----
+
+// causalSoftmaxOp computes the attention weights P ((seqs·heads·L)×L, block (b, k) at rows
+// (b·heads + k)·L) from the scores Z of the same shape and the positions' keep column (seqs·L
+// × 1): P[i, s..i] = softmax(Z[i, s..i]) for every real query row i, zero elsewhere.
+type causalSoftmaxOp[T float] struct {
+	opCommon
+	outBuf[T]
+	blockRunner[T]
+	geom attnGeom
+}
+
+func (op *causalSoftmaxOp[T]) Arity() int            { return 2 }
+func (op *causalSoftmaxOp[T]) Type() hm.Type         { return hm.NewFnType(matrix, column, matrix) }
+func (op *causalSoftmaxOp[T]) String() string        { return fmt.Sprintf("CausalSoftmax{%v}", op.geom) }
+func (op *causalSoftmaxOp[T]) Hashcode() uint32      { return hashcode(op) }
+func (op *causalSoftmaxOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+
+func (op *causalSoftmaxOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	return blockShape(op, op.geom, in[0], in[1])
+}
+
+// blockShape checks that z is the (seqs·heads·L)×L matrix of the blocks of keep's sequences and
+// returns its shape.
+func blockShape(op fmt.Stringer, g attnGeom, z, keep gorgonia.DimSizer) (tensor.Shape, error) {
+	r, c, err := shape2(z)
+	if err != nil {
+		return nil, err
+	}
+	n, one, err := shape2(keep)
+	if err != nil {
+		return nil, err
+	}
+	if one != 1 || n%g.length != 0 || c != g.length || r != n*g.heads {
+		return nil, fmt.Errorf("%v: a %d×%d block matrix for a %d×%d keep column", op, r, c, n, one)
+	}
+	return tensor.Shape{r, c}, nil
+}
+
+func (op *causalSoftmaxOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+	r, c := valShape2(in[0])
+	t, p := op.get(r, c)
+	z, keep := data[T](in[0]), data[T](in[1])
+	L := op.geom.length
+	err := op.run(keep, op.geom, func(b, k, s int, _ []T, wide []float64) {
+		off := (b*op.geom.heads + k) * L * L
+		causalSoftmaxBlock(p[off:off+L*L], z[off:off+L*L], L, s, wide)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", op, err)
+	}
+	return t, nil
+}
+
+func (op *causalSoftmaxOp[T]) DiffWRT(int) []bool { return []bool{true, false} }
+
+func (op *causalSoftmaxOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	dz, err := gorgonia.ApplyOp(&causalSoftmaxGradOp[T]{geom: op.geom}, output, grad, in[1])
+	return gorgonia.Nodes{dz, nil}, err
+}
+
+// causalSoftmaxGradOp computes, from (P, G, keep), the gradient of causalSoftmaxOp:
+// dZ_ij = P_ij·(G_ij − Σ_k P_ik G_ik) in the causal region, zero elsewhere.
+type causalSoftmaxGradOp[T float] struct {
+	opCommon
+	outBuf[T]
+	blockRunner[T]
+	geom attnGeom
+}
+
+func (op *causalSoftmaxGradOp[T]) Arity() int { return 3 }
+func (op *causalSoftmaxGradOp[T]) Type() hm.Type {
+	return hm.NewFnType(matrix, matrix, column, matrix)
+}
+func (op *causalSoftmaxGradOp[T]) String() string {
+	return fmt.Sprintf("CausalSoftmaxGrad{%v}", op.geom)
+}
+func (op *causalSoftmaxGradOp[T]) Hashcode() uint32      { return hashcode(op) }
+func (op *causalSoftmaxGradOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+
+func (op *causalSoftmaxGradOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	return blockShape(op, op.geom, in[0], in[2])
+}
+
+func (op *causalSoftmaxGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+	r, c := valShape2(in[0])
+	t, dz := op.get(r, c)
+	p, g, keep := data[T](in[0]), data[T](in[1]), data[T](in[2])
+	L := op.geom.length
+	err := op.run(keep, op.geom, func(b, k, s int, _ []T, _ []float64) {
+		off := (b*op.geom.heads + k) * L * L
+		causalSoftmaxGradBlock(dz[off:off+L*L], p[off:off+L*L], g[off:off+L*L], L, s)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", op, err)
+	}
+	return t, nil
+}
+
+// ---- headProductOp ----
+
+// productMode is the product a headProductOp computes over each block's causal region.
+type productMode int
+
+const (
+	productLower productMode = iota // C_ij = α⟨a_i, b_j⟩·D_ij, s ≤ j ≤ i (a block matrix)
+	productRow                      // y_i = α Σ_{s≤j≤i} M_ij D_ij x_j (positions × width)
+	productCol                      // y_j = α Σ_{j≤i<L} M_ij D_ij x_i (positions × width)
+)
+
+var productNames = [...]string{productLower: "lower", productRow: "row", productCol: "col"}
+
+// headProductOp computes one of the causal products of the attention, per (sequence, head)
+// block, from (U, V, keep) or (U, V, keep, D): for productLower U and V are positions × width
+// matrices (seqs·L rows, head k in columns [k·d_h, (k+1)·d_h)) and the result a block matrix
+// ((seqs·heads·L)×L); for productRow and productCol U is a block matrix and V and the result
+// are positions × width. D, when given (masked), is a block matrix multiplying U's (or the
+// result's) entries: the attention weights' dropout. Entries of block matrices outside the
+// causal region are not read, and are zero in a result.
+type headProductOp[T float] struct {
+	opCommon
+	outBuf[T]
+	blockRunner[T]
+	mode   productMode
+	geom   attnGeom
+	alpha  float64
+	masked bool
+}
+
+func (op *headProductOp[T]) Arity() int {
+	if op.masked {
+		return 4
+	}
+	return 3
+}
+
+func (op *headProductOp[T]) Type() hm.Type {
+	if op.masked {
+		return hm.NewFnType(matrix, matrix, column, matrix, matrix)
+	}
+	return hm.NewFnType(matrix, matrix, column, matrix)
+}
+
+func (op *headProductOp[T]) String() string {
+	return fmt.Sprintf("HeadProduct{%s,%v,α=%g,masked=%t}", productNames[op.mode], op.geom, op.alpha, op.masked)
+}
+func (op *headProductOp[T]) Hashcode() uint32      { return hashcode(op) }
+func (op *headProductOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+
+func (op *headProductOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	n, one, err := shape2(in[2])
+	if err != nil {
+		return nil, err
+	}
+	if one != 1 || n%op.geom.length != 0 {
+		return nil, fmt.Errorf("%v: keep is %d×%d", op, n, one)
+	}
+	blocks := tensor.Shape{n * op.geom.heads, op.geom.length}
+	var pos gorgonia.DimSizer // the positions × width operand
+	switch op.mode {
+	case productLower:
+		if _, err := op.positions(in[0], n); err != nil {
+			return nil, err
+		}
+		pos = in[1]
+	default:
+		if _, err := blockShape(op, op.geom, in[0], in[2]); err != nil {
+			return nil, err
+		}
+		pos = in[1]
+	}
+	d, err := op.positions(pos, n)
+	if err != nil {
+		return nil, err
+	}
+	if op.masked {
+		if _, err := blockShape(op, op.geom, in[3], in[2]); err != nil {
+			return nil, err
+		}
+	}
+	if op.mode == productLower {
+		return blocks, nil
+	}
+	return tensor.Shape{n, d}, nil
+}
+
+// positions checks that s is an n × width matrix whose width the heads divide, and returns the
+// width.
+func (op *headProductOp[T]) positions(s gorgonia.DimSizer, n int) (int, error) {
+	r, d, err := shape2(s)
+	if err != nil {
+		return 0, err
+	}
+	if r != n || d%op.geom.heads != 0 {
+		return 0, fmt.Errorf("%v: a %d×%d matrix of positions for %d positions", op, r, d, n)
+	}
+	return d, nil
+}
+
+func (op *headProductOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+	u, v, keep := data[T](in[0]), data[T](in[1]), data[T](in[2])
+	var mask []T
+	if op.masked {
+		mask = data[T](in[3])
+	}
+	n, _ := valShape2(in[2])
+	_, d := valShape2(in[1])
+	L, h := op.geom.length, op.geom.heads
+	dh := d / h
+	alpha := T(op.alpha)
+	var t *tensor.Dense
+	var out []T
+	if op.mode == productLower {
+		t, out = op.get(n*h, L)
+	} else {
+		t, out = op.get(n, d)
+	}
+	err := op.run(keep, op.geom, func(b, k, s int, tile []T, _ []float64) {
+		blk := (b*h + k) * L * L
+		pos := b*L*d + k*dh // the block's first row, the head's first column
+		var dm []T
+		if mask != nil {
+			dm = mask[blk : blk+L*L]
+		}
+		switch op.mode {
+		case productLower:
+			lowerBlock(out[blk:blk+L*L], u[pos:], v[pos:], dm, L, d, dh, s, alpha)
+		case productRow:
+			rowBlock(out[pos:], u[blk:blk+L*L], dm, v[pos:], tile, L, d, dh, s, alpha)
+		case productCol:
+			colBlock(out[pos:], u[blk:blk+L*L], dm, v[pos:], tile, L, d, dh, s, alpha)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", op, err)
+	}
+	return t, nil
+}
+
+func (op *headProductOp[T]) DiffWRT(n int) []bool {
+	w := make([]bool, n)
+	w[0], w[1] = true, true
+	return w
+}
+
+// SymDiff returns the gradients w.r.t. U and V, each a product of another mode:
+//
+//	lower  C = α(A·Bᵀ)⊙D:  dA = row(G, B),  dB = col(G, A)
+//	row    y = α(M⊙D)·X:    dM = lower(G, X), dX = col(M, G)
+//	col    y = α(M⊙D)ᵀ·X:   dM = lower(X, G), dX = row(M, G)
+//
+// with the same α, keep and D.
+func (op *headProductOp[T]) SymDiff(in gorgonia.Nodes, _, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	apply := func(mode productMode, a, b *gorgonia.Node) (*gorgonia.Node, error) {
+		args := gorgonia.Nodes{a, b, in[2]}
+		if op.masked {
+			args = append(args, in[3])
+		}
+		return gorgonia.ApplyOp(&headProductOp[T]{mode: mode, geom: op.geom, alpha: op.alpha, masked: op.masked}, args...)
+	}
+	type term struct {
+		mode productMode
+		a, b *gorgonia.Node
+	}
+	var du, dv term
+	switch op.mode {
+	case productLower:
+		du, dv = term{productRow, grad, in[1]}, term{productCol, grad, in[0]}
+	case productRow:
+		du, dv = term{productLower, grad, in[1]}, term{productCol, in[0], grad}
+	case productCol:
+		du, dv = term{productLower, in[1], grad}, term{productRow, in[0], grad}
+	}
+	gu, err := apply(du.mode, du.a, du.b)
+	if err != nil {
+		return nil, err
+	}
+	gv, err := apply(dv.mode, dv.a, dv.b)
+	if err != nil {
+		return nil, err
+	}
+	out := make(gorgonia.Nodes, len(in))
+	out[0], out[1] = gu, gv
+	return out, nil
+}
+
+// ---- layerNormOp ----
+
+// layerNormOp computes Y = γ ⊙ (X − μ)/sqrt(σ² + ε) + β for every row of X (n×d), μ and σ² the
+// row's mean and population variance, from (X, γ, β) with γ and β of length d.
+type layerNormOp[T float] struct {
+	opCommon
+	outBuf[T]
+	name      string
+	eps       float64
+	mean, inv []float64
+}
+
+func (op *layerNormOp[T]) Arity() int    { return 3 }
+func (op *layerNormOp[T]) Type() hm.Type { return hm.NewFnType(matrix, vector, vector, matrix) }
+func (op *layerNormOp[T]) String() string {
+	return fmt.Sprintf("LayerNorm{%s,eps=%g}", op.name, op.eps)
+}
+func (op *layerNormOp[T]) Hashcode() uint32      { return hashcode(op) }
+func (op *layerNormOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+
+func (op *layerNormOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	return layerNormShape(op, in)
+}
+
+// layerNormShape checks (X, γ, β or G) of a layer normalisation and returns X's shape.
+func layerNormShape(op fmt.Stringer, in []gorgonia.DimSizer) (tensor.Shape, error) {
+	n, d, err := shape2(in[0])
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range in[1:] {
+		if ts, ok := s.(tensor.Shape); !ok || ts.TotalSize() != d && !ts.Eq(tensor.Shape{n, d}) {
+			return nil, fmt.Errorf("%v: %v for rows of width %d", op, s, d)
+		}
+	}
+	return tensor.Shape{n, d}, nil
+}
+
+// stats computes the row statistics of x into the op's scratch.
+func stats[T float](mean, inv *[]float64, x []T, d int, eps float64) {
+	n := len(x) / d
+	*mean, *inv = grow(*mean, n), grow(*inv, n)
+	rowStats(*mean, *inv, x, d, eps)
+}
+
+func (op *layerNormOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+	n, d := valShape2(in[0])
+	t, y := op.get(n, d)
+	x := data[T](in[0])
+	stats(&op.mean, &op.inv, x, d, op.eps)
+	layerNormRows(y, x, data[T](in[1]), data[T](in[2]), op.mean, op.inv, d)
+	return t, nil
+}
+
+func (op *layerNormOp[T]) DiffWRT(int) []bool { return []bool{true, true, true} }
+
+func (op *layerNormOp[T]) SymDiff(in gorgonia.Nodes, _, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	dx, err := gorgonia.ApplyOp(&layerNormGradOp[T]{name: op.name, eps: op.eps}, in[0], in[1], grad)
+	if err != nil {
+		return nil, err
+	}
+	dg, err := gorgonia.ApplyOp(&layerNormGradOp[T]{name: op.name, eps: op.eps, wrtGamma: true}, in[0], in[1], grad)
+	if err != nil {
+		return nil, err
+	}
+	db, err := gorgonia.ApplyOp(&colSumOp[T]{name: op.name + ".dβ"}, grad)
+	if err != nil {
+		return nil, err
+	}
+	return gorgonia.Nodes{dx, dg, db}, nil
+}
+
+// layerNormGradOp computes, from (X, γ, G), the gradient of layerNormOp w.r.t. X
+// (layerNormGradX) or, with wrtGamma, w.r.t. γ (layerNormGradGamma).
+type layerNormGradOp[T float] struct {
+	opCommon
+	outBuf[T]
+	name      string
+	eps       float64
+	wrtGamma  bool
+	mean, inv []float64
+}
+
+func (op *layerNormGradOp[T]) Arity() int { return 3 }
+func (op *layerNormGradOp[T]) Type() hm.Type {
+	if op.wrtGamma {
+		return hm.NewFnType(matrix, vector, matrix, vector)
+	}
+	return hm.NewFnType(matrix, vector, matrix, matrix)
+}
+func (op *layerNormGradOp[T]) String() string {
+	return fmt.Sprintf("LayerNormGrad{%s,eps=%g,wrtGamma=%t}", op.name, op.eps, op.wrtGamma)
+}
+func (op *layerNormGradOp[T]) Hashcode() uint32      { return hashcode(op) }
+func (op *layerNormGradOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+
+func (op *layerNormGradOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	s, err := layerNormShape(op, in)
+	if err != nil || !op.wrtGamma {
+		return s, err
+	}
+	return tensor.Shape{s[1]}, nil
+}
+
+func (op *layerNormGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+	n, d := valShape2(in[0])
+	x, gamma, g := data[T](in[0]), data[T](in[1]), data[T](in[2])
+	stats(&op.mean, &op.inv, x, d, op.eps)
+	if op.wrtGamma {
+		t, dg := op.get(d)
+		layerNormGradGamma(dg, x, g, op.mean, op.inv, d)
+		return t, nil
+	}
+	t, dx := op.get(n, d)
+	layerNormGradX(dx, x, gamma, g, op.mean, op.inv, d)
+	return t, nil
+}

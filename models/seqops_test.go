@@ -1,0 +1,292 @@
+package models
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/internal/tape"
+)
+
+// opInput is one input of an op under test: its shape, values and whether its gradient is
+// checked.
+type opInput struct {
+	shape tensor.Shape
+	vals  []float64
+	diff  bool
+}
+
+// opCheck runs build (an op applied to the inputs' nodes) in float64 and returns its output, and
+// checks the gradient of Σ out ⊙ C (C fixed, random) w.r.t. every diff input against central
+// finite differences, and, when want is not nil, the output against want.
+func opCheck(t *testing.T, ins []opInput, want []float64, build func(in G.Nodes) *G.Node) {
+	t.Helper()
+	g := G.NewGraph()
+	nodes := make(G.Nodes, len(ins))
+	var wrt G.Nodes
+	for i, in := range ins {
+		v := tensor.New(tensor.WithShape(in.shape...), tensor.WithBacking(in.vals))
+		nodes[i] = G.NewTensor(g, tensor.Float64, len(in.shape), G.WithShape(in.shape...), G.WithName(fmt.Sprint("in", i)), G.WithValue(v))
+		if in.diff {
+			wrt = append(wrt, nodes[i])
+		}
+	}
+	out := build(nodes)
+	rng := rand.New(rand.NewPCG(1, 9))
+	coef := make([]float64, out.Shape().TotalSize())
+	for i := range coef {
+		coef[i] = rng.NormFloat64()
+	}
+	c := G.NewTensor(g, tensor.Float64, out.Dims(), G.WithShape(out.Shape()...), G.WithName("coef"),
+		G.WithValue(tensor.New(tensor.WithShape(out.Shape()...), tensor.WithBacking(coef))))
+	run := func(m G.VM) {
+		t.Helper()
+		defer m.Reset()
+		if err := m.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The output is read from a machine that computes nothing after it (the loss's product may
+	// work in place on it).
+	value, err := tape.Machine(g, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(value)
+	if want != nil {
+		got := data[float64](out.Value())
+		for i := range want {
+			if math.Abs(got[i]-want[i]) > 1e-12*(1+math.Abs(want[i])) {
+				t.Fatalf("output %d: %.15g, reference %.15g", i, got[i], want[i])
+			}
+		}
+	}
+	if len(wrt) == 0 {
+		return
+	}
+	loss := G.Must(G.Sum(G.Must(G.HadamardProd(out, c))))
+	grads, err := G.Grad(loss, wrt...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm, err := tape.Machine(g, append(G.Nodes{loss}, grads...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fwd, err := tape.Machine(g, loss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(vm)
+	k := 0
+	for _, in := range ins {
+		if !in.diff {
+			continue
+		}
+		an := append([]float64(nil), data[float64](grads[k].Value())...)
+		k++
+		for i := range in.vals {
+			v := in.vals[i]
+			const h = 1e-6
+			in.vals[i] = v + h
+			run(fwd)
+			lp := loss.Value().Data().(float64)
+			in.vals[i] = v - h
+			run(fwd)
+			lm := loss.Value().Data().(float64)
+			in.vals[i] = v
+			if fd := (lp - lm) / (2 * h); math.Abs(fd-an[i]) > 1e-7+1e-6*math.Abs(fd) {
+				t.Errorf("input %d [%d]: gradient %.10g, finite difference %.10g", k-1, i, an[i], fd)
+			}
+		}
+	}
+}
+
+// randoms returns n values from N(0, sd²).
+func randoms(rng *rand.Rand, n int, sd float64) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = sd * rng.NormFloat64()
+	}
+	return x
+}
+
+// testKeep is the keep column of 3 sequences of length 5 starting at 0 (full), 2 and 5 (empty).
+func testKeep() (keep []float64, starts []int) {
+	starts = []int{0, 2, 5}
+	for _, s := range starts {
+		for j := range 5 {
+			v := 0.0
+			if j >= s {
+				v = 1
+			}
+			keep = append(keep, v)
+		}
+	}
+	return keep, starts
+}
+
+// TestCausalSoftmaxOp checks the attention weights' primitive against the softmax over each
+// row's causal region written out (zero outside it and in padded rows; a row of its region
+// sums to 1), with scores of ±10⁴ that overflow a softmax not shifted by the row's maximum, and
+// its gradient against finite differences, every entry of the scores included.
+func TestCausalSoftmaxOp(t *testing.T) {
+	const L, heads = 5, 2
+	keep, starts := testKeep()
+	rng := rand.New(rand.NewPCG(2, 2))
+	rows := len(starts) * heads * L
+	for _, sd := range []float64{1, 1e4} {
+		t.Run(fmt.Sprint("scale=", sd), func(t *testing.T) {
+			z := randoms(rng, rows*L, sd)
+			want := make([]float64, rows*L)
+			for r := range rows {
+				s, i := starts[r/(heads*L)], r%L
+				if i < s {
+					continue
+				}
+				mx := math.Inf(-1)
+				for j := s; j <= i; j++ {
+					mx = math.Max(mx, z[r*L+j])
+				}
+				var sum float64
+				for j := s; j <= i; j++ {
+					sum += math.Exp(z[r*L+j] - mx)
+				}
+				for j := s; j <= i; j++ {
+					want[r*L+j] = math.Exp(z[r*L+j]-mx) / sum
+				}
+			}
+			ins := []opInput{{tensor.Shape{rows, L}, z, sd == 1}, {tensor.Shape{len(keep), 1}, keep, false}}
+			opCheck(t, ins, want, func(in G.Nodes) *G.Node {
+				return G.Must(G.ApplyOp(&causalSoftmaxOp[float64]{geom: attnGeom{L, heads}}, in[0], in[1]))
+			})
+		})
+	}
+}
+
+// TestHeadProductOp checks the three causal products, with and without a mask, against their
+// definitions written out per (sequence, head) block, and their gradients (each a product of
+// another mode) against finite differences.
+func TestHeadProductOp(t *testing.T) {
+	const L, heads, dh = 5, 2, 3
+	const d = heads * dh
+	const alpha = 0.7
+	keep, starts := testKeep()
+	n := len(keep)
+	blocks := n * heads
+	for _, mode := range []productMode{productLower, productRow, productCol} {
+		for _, masked := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/masked=%t", productNames[mode], masked), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(mode), 3))
+				pos := func() []float64 { return randoms(rng, n*d, 1) }
+				blk := func() []float64 { return randoms(rng, blocks*L, 1) }
+				var u, v []float64
+				shapeU := tensor.Shape{blocks, L}
+				if mode == productLower {
+					u, shapeU = pos(), tensor.Shape{n, d}
+				} else {
+					u = blk()
+				}
+				v = pos()
+				mask := blk()
+				at := func(m []float64, b, k, i, j int) float64 { return m[((b*heads+k)*L+i)*L+j] }
+				dm := func(b, k, i, j int) float64 {
+					if !masked {
+						return 1
+					}
+					return at(mask, b, k, i, j)
+				}
+				var want []float64
+				if mode == productLower {
+					want = make([]float64, blocks*L)
+				} else {
+					want = make([]float64, n*d)
+				}
+				for b, s := range starts {
+					for k := range heads {
+						for i := s; i < L; i++ {
+							for j := s; j <= i; j++ {
+								switch mode {
+								case productLower: // C_ij = α⟨u_i, v_j⟩ D_ij
+									var dot float64
+									for c := range dh {
+										dot += u[(b*L+i)*d+k*dh+c] * v[(b*L+j)*d+k*dh+c]
+									}
+									want[((b*heads+k)*L+i)*L+j] = alpha * dot * dm(b, k, i, j)
+								case productRow: // y_i += α M_ij D_ij v_j
+									for c := range dh {
+										want[(b*L+i)*d+k*dh+c] += alpha * at(u, b, k, i, j) * dm(b, k, i, j) * v[(b*L+j)*d+k*dh+c]
+									}
+								case productCol: // y_j += α M_ij D_ij v_i
+									for c := range dh {
+										want[(b*L+j)*d+k*dh+c] += alpha * at(u, b, k, i, j) * dm(b, k, i, j) * v[(b*L+i)*d+k*dh+c]
+									}
+								}
+							}
+						}
+					}
+				}
+				ins := []opInput{{shapeU, u, true}, {tensor.Shape{n, d}, v, true}, {tensor.Shape{n, 1}, keep, false}}
+				if masked {
+					ins = append(ins, opInput{tensor.Shape{blocks, L}, mask, false})
+				}
+				opCheck(t, ins, want, func(in G.Nodes) *G.Node {
+					return G.Must(G.ApplyOp(&headProductOp[float64]{mode: mode, geom: attnGeom{L, heads}, alpha: alpha, masked: masked}, in...))
+				})
+			})
+		}
+	}
+}
+
+// TestLayerNormOp checks the fused layer normalisation against γ ⊙ (x − μ)/sqrt(σ² + ε) + β
+// written out (refLayerNorm) and its gradients w.r.t. x, γ and β against finite differences;
+// and that a constant row (σ² = 0) gives β.
+func TestLayerNormOp(t *testing.T) {
+	const n, d = 7, 5
+	rng := rand.New(rand.NewPCG(4, 4))
+	x := randoms(rng, n*d, 2)
+	gamma, beta := randoms(rng, d, 1), randoms(rng, d, 1)
+	ln := func(in G.Nodes) *G.Node {
+		return G.Must(G.ApplyOp(&layerNormOp[float64]{name: "test", eps: sasrecNormEpsilon}, in...))
+	}
+	for _, constant := range []bool{false, true} {
+		t.Run(fmt.Sprint("constant=", constant), func(t *testing.T) {
+			if constant {
+				copy(x[d:2*d], []float64{3, 3, 3, 3, 3})
+			}
+			var want []float64
+			for r := range n {
+				want = append(want, refLayerNorm(x[r*d:(r+1)*d], gamma, beta)...)
+			}
+			if constant {
+				for j := range d {
+					if want[d+j] != beta[j] {
+						t.Fatalf("reference of a constant row %v, β %v", want[d:2*d], beta)
+					}
+				}
+			}
+			// At a constant row the gradient w.r.t. x is of order 1/sqrt(ε): finite differences
+			// are checked away from it.
+			ins := []opInput{{tensor.Shape{n, d}, x, !constant}, {tensor.Shape{d}, gamma, true}, {tensor.Shape{d}, beta, true}}
+			opCheck(t, ins, want, ln)
+		})
+	}
+}
+
+// TestAttentionOpsRejectRightPadding checks that the attention ops refuse a keep column that is
+// not 0 … 0 1 … 1 in every sequence, with an error naming the sequence.
+func TestAttentionOpsRejectRightPadding(t *testing.T) {
+	const L = 3
+	keep := []float64{0, 1, 1, 1, 0, 1}
+	z := make([]float64, 2*L*L)
+	op := &causalSoftmaxOp[float64]{geom: attnGeom{L, 1}}
+	_, err := op.Do(tensor.New(tensor.WithShape(2*L, L), tensor.WithBacking(z)), tensor.New(tensor.WithShape(2*L, 1), tensor.WithBacking(keep)))
+	if err == nil || !strings.Contains(err.Error(), "sequence 1") || !strings.Contains(err.Error(), "padded on the left") {
+		t.Fatalf("error %v", err)
+	}
+}
