@@ -398,9 +398,10 @@ func (n *sasrecNodes[T]) bind(w *Window) {
 	})
 }
 
-// fillDropout draws the step's dropout masks from rng, in graph order; the attention masks only
-// in the causal regions of the windows bind last bound (the only entries the attention reads),
-// row by row.
+// fillDropout draws the step's dropout masks from rng, in graph order. An attention mask is
+// drawn only in the causal regions of the windows bind last bound (the only entries the
+// attention reads): one 64-bit draw s from rng, then block (sequence b, head k) from the PCG
+// stream (s, b·heads + k), row by row, the blocks in parallel.
 func (n *sasrecNodes[T]) fillDropout(rng *rand.Rand) {
 	p, L, h := n.e.dropout(), n.length, n.e.s.Heads
 	for _, m := range n.drop {
@@ -408,14 +409,17 @@ func (n *sasrecNodes[T]) fillDropout(rng *rand.Rand) {
 			fillDropout(m.data, p, rng)
 			continue
 		}
-		for r, s := range n.starts {
-			for k := range h {
-				blk := m.data[(r*h+k)*L*L:]
+		seed := rng.Uint64()
+		parallelRows(len(n.starts)*h, L*L/2, func(lo, hi int) {
+			var src rand.PCG
+			for blk := lo; blk < hi; blk++ {
+				src.Seed(seed, uint64(blk))
+				s, m := n.starts[blk/h], m.data[blk*L*L:(blk+1)*L*L]
 				for i := s; i < L; i++ {
-					fillDropout(blk[i*L+s:i*L+i+1], p, rng)
+					bernoulli(m[i*L+s:i*L+i+1], p, &src)
 				}
 			}
-		}
+		})
 	}
 }
 

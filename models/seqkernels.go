@@ -25,6 +25,14 @@ import (
 // again.
 const attnTile = 24
 
+// kernelScratch is the scratch of one goroutine of the attention's micro-kernel
+// (attnkernel_amd64.go): packed panels, the causal block matrix, a packed partial panel of
+// queries and an edge tile.
+type kernelScratch struct {
+	bp, mt, ap []float32
+	edge       [6 * 16]float32
+}
+
 // seqStarts sets st[b] to the first position of sequence b whose keep value is 1 (length for a
 // sequence of padding only), for keep holding seqs·length values, and checks that every
 // sequence is 0 … 0 1 … 1: padded on the left.
@@ -56,6 +64,12 @@ func lowerBlock[T float](c, a, bm, mask []T, L, d, dh, s int, alpha T) {
 		r1 := min(r0+attnTile, L)
 		gemm(false, true, r1-r0, r1-s, dh, alpha, a[r0*d:], d, bm[s*d:], d, 0, c[r0*L+s:], L)
 	}
+	causalRows(c, mask, L, s)
+}
+
+// causalRows clears the entries of one block's L×L matrix c outside the causal region and
+// multiplies those inside by mask's (when mask is not nil).
+func causalRows[T float](c, mask []T, L, s int) {
 	for i := range L {
 		row := c[i*L : (i+1)*L]
 		if i < s {
@@ -193,35 +207,63 @@ func causalSoftmaxGradBlock[T float](dz, p, g []T, L, s int) {
 }
 
 // rowStats sets mean[r] and inv[r] = 1/sqrt(var_r + eps) of every row of the n×d matrix x
-// (population variance, as Kang & McAuley's layer normalisation takes it), in float64.
-func rowStats[T float](mean, inv []float64, x []T, d int, eps float64) {
+// (population variance, as Kang & McAuley's layer normalisation takes it), in T, the sums in four
+// interleaved partial sums.
+func rowStats[T float](mean, inv []T, x []T, d int, eps float64) {
 	parallelRows(len(mean), d, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			row := x[r*d : (r+1)*d]
-			var s float64
-			for _, v := range row {
-				s += float64(v)
-			}
-			mu := s / float64(d)
-			var ss float64
-			for _, v := range row {
-				c := float64(v) - mu
-				ss += c * c
-			}
-			mean[r], inv[r] = mu, 1/math.Sqrt(ss/float64(d)+eps)
+			mu := sum4(row) / T(d)
+			mean[r], inv[r] = mu, T(1/math.Sqrt(float64(sumSq4(row, mu)/T(d))+eps))
 		}
 	})
 }
 
+// sum4 returns Σ_i x_i, summed in four interleaved partial sums (which the processor adds in
+// parallel), then added pairwise.
+func sum4[T float](x []T) T {
+	var s0, s1, s2, s3 T
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i]
+		s1 += x[i+1]
+		s2 += x[i+2]
+		s3 += x[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// sumSq4 returns Σ_i (x_i − mu)², in four interleaved partial sums.
+func sumSq4[T float](x []T, mu T) T {
+	var s0, s1, s2, s3 T
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		c0, c1, c2, c3 := x[i]-mu, x[i+1]-mu, x[i+2]-mu, x[i+3]-mu
+		s0 += c0 * c0
+		s1 += c1 * c1
+		s2 += c2 * c2
+		s3 += c3 * c3
+	}
+	for ; i < len(x); i++ {
+		c := x[i] - mu
+		s0 += c * c
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
 // layerNormRows sets y_r = γ ⊙ (x_r − μ_r)·inv_r + β for every row r (Kang & McAuley section
-// III-C: LayerNorm(x) = α ⊙ (x − μ)/sqrt(σ² + ε) + β), each value formed in float64.
-func layerNormRows[T float](y, x, gamma, beta []T, mean, inv []float64, d int) {
+// III-C: LayerNorm(x) = α ⊙ (x − μ)/sqrt(σ² + ε) + β).
+func layerNormRows[T float](y, x, gamma, beta []T, mean, inv []T, d int) {
+	gamma, beta = gamma[:d], beta[:d]
 	parallelRows(len(mean), d, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			xr, yr := x[r*d:(r+1)*d], y[r*d:(r+1)*d]
 			mu, iv := mean[r], inv[r]
 			for j, v := range xr {
-				yr[j] = T(float64(gamma[j])*((float64(v)-mu)*iv) + float64(beta[j]))
+				yr[j] = gamma[j]*((v-mu)*iv) + beta[j]
 			}
 		}
 	})
@@ -229,41 +271,58 @@ func layerNormRows[T float](y, x, gamma, beta []T, mean, inv []float64, d int) {
 
 // layerNormGradX sets dx, the gradient of layerNormRows w.r.t. x from the output's gradient g:
 // with x̂ = (x − μ)·inv and ĝ = g ⊙ γ, dx = inv·(ĝ − mean(ĝ) − x̂·mean(ĝ ⊙ x̂)) row by row.
-func layerNormGradX[T float](dx, x, gamma, g []T, mean, inv []float64, d int) {
+func layerNormGradX[T float](dx, x, gamma, g []T, mean, inv []T, d int) {
+	gamma = gamma[:d]
 	parallelRows(len(mean), d, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			xr, gr, dr := x[r*d:(r+1)*d], g[r*d:(r+1)*d], dx[r*d:(r+1)*d]
 			mu, iv := mean[r], inv[r]
-			var sg, sgx float64
-			for j, v := range xr {
-				gh := float64(gr[j]) * float64(gamma[j])
-				sg += gh
-				sgx += gh * (float64(v) - mu) * iv
+			var sg0, sg1, sgx0, sgx1 T
+			j := 0
+			for ; j+2 <= d; j += 2 {
+				g0, g1 := gr[j]*gamma[j], gr[j+1]*gamma[j+1]
+				sg0 += g0
+				sg1 += g1
+				sgx0 += g0 * ((xr[j] - mu) * iv)
+				sgx1 += g1 * ((xr[j+1] - mu) * iv)
 			}
-			sg /= float64(d)
-			sgx /= float64(d)
+			for ; j < d; j++ {
+				g0 := gr[j] * gamma[j]
+				sg0 += g0
+				sgx0 += g0 * ((xr[j] - mu) * iv)
+			}
+			mg, mgx := (sg0+sg1)/T(d), (sgx0+sgx1)/T(d)
 			for j, v := range xr {
-				xh := (float64(v) - mu) * iv
-				dr[j] = T(iv * (float64(gr[j])*float64(gamma[j]) - sg - xh*sgx))
+				dr[j] = iv * (gr[j]*gamma[j] - mg - ((v-mu)*iv)*mgx)
 			}
 		}
 	})
 }
 
-// layerNormGradGamma sets dγ_j = Σ_r g[r,j]·x̂[r,j], rows summed in order (in parallel over
-// blocks of columns, so that the sums do not depend on the split).
-func layerNormGradGamma[T float](dgamma, x, g []T, mean, inv []float64, d int) {
+// lnChunk is the number of rows whose contributions to dγ are summed together before the
+// chunks' sums are added in order: the split depends on the shape only.
+const lnChunk = 256
+
+// layerNormGradGamma sets dγ_j = Σ_r g[r,j]·x̂[r,j]: each chunk of lnChunk rows summed in
+// parallel into its row of part (⌈n/lnChunk⌉ × d scratch), then the chunks added in order.
+func layerNormGradGamma[T float](dgamma, x, g []T, mean, inv []T, d int, part []T) {
 	n := len(mean)
-	parallelRows(d, n, func(lo, hi int) {
-		acc := make([]float64, hi-lo)
-		for r := range n {
-			mu, iv := mean[r], inv[r]
-			for j := lo; j < hi; j++ {
-				acc[j-lo] += float64(g[r*d+j]) * ((float64(x[r*d+j]) - mu) * iv)
+	chunks := (n + lnChunk - 1) / lnChunk
+	parallelRows(chunks, lnChunk*d, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			acc := part[c*d : (c+1)*d]
+			clear(acc)
+			for r := c * lnChunk; r < min(n, (c+1)*lnChunk); r++ {
+				xr, gr := x[r*d:(r+1)*d], g[r*d:(r+1)*d]
+				mu, iv := mean[r], inv[r]
+				for j, v := range xr {
+					acc[j] += gr[j] * ((v - mu) * iv)
+				}
 			}
 		}
-		for j, v := range acc {
-			dgamma[lo+j] = T(v)
-		}
 	})
+	clear(dgamma)
+	for c := range chunks {
+		addTo(dgamma, part[c*d:(c+1)*d])
+	}
 }

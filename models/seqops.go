@@ -45,12 +45,14 @@ type blockRunner[T float] struct {
 	starts []int
 	tiles  [][]T
 	wide   [][]float64
+	ks     []kernelScratch
 }
 
-// run checks keep (the positions' 0/1 column, padded on the left) and calls f(b, k, s, tile,
-// wide) for every block (sequence b, head k) of the sequences keep describes, s being the
-// sequence's start, tile attnTile·L values and wide L float64 values of scratch.
-func (r *blockRunner[T]) run(keep []T, g attnGeom, f func(b, k, s int, tile []T, wide []float64)) error {
+// run checks keep (the positions' 0/1 column, padded on the left) and calls f(b, k, s, w) for
+// every block (sequence b, head k) of the sequences keep describes, s being the sequence's start
+// and w the goroutine, whose scratch is r.tiles[w] (attnTile·L values), r.wide[w] (L float64
+// values) and r.ks[w].
+func (r *blockRunner[T]) run(keep []T, g attnGeom, f func(b, k, s, w int)) error {
 	seqs := len(keep) / g.length
 	r.starts = grow(r.starts, seqs)
 	if err := seqStarts(r.starts, keep, g.length); err != nil {
@@ -58,7 +60,7 @@ func (r *blockRunner[T]) run(keep []T, g attnGeom, f func(b, k, s int, tile []T,
 	}
 	workers := runtime.GOMAXPROCS(0)
 	if len(r.tiles) != workers || len(r.wide[0]) < g.length {
-		r.tiles, r.wide = make([][]T, workers), make([][]float64, workers)
+		r.tiles, r.wide, r.ks = make([][]T, workers), make([][]float64, workers), make([]kernelScratch, workers)
 		for w := range workers {
 			r.tiles[w] = make([]T, attnTile*g.length)
 			r.wide[w] = make([]float64, g.length)
@@ -66,7 +68,7 @@ func (r *blockRunner[T]) run(keep []T, g attnGeom, f func(b, k, s int, tile []T,
 	}
 	return parallel.Each(context.Background(), seqs*g.heads, workers, func(w, i int) error {
 		b, k := i/g.heads, i%g.heads
-		f(b, k, r.starts[b], r.tiles[w], r.wide[w])
+		f(b, k, r.starts[b], w)
 		return nil
 	})
 }
@@ -118,9 +120,9 @@ func (op *causalSoftmaxOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	t, p := op.get(r, c)
 	z, keep := data[T](in[0]), data[T](in[1])
 	L := op.geom.length
-	err := op.run(keep, op.geom, func(b, k, s int, _ []T, wide []float64) {
+	err := op.run(keep, op.geom, func(b, k, s, w int) {
 		off := (b*op.geom.heads + k) * L * L
-		causalSoftmaxBlock(p[off:off+L*L], z[off:off+L*L], L, s, wide)
+		causalSoftmaxBlock(p[off:off+L*L], z[off:off+L*L], L, s, op.wide[w])
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", op, err)
@@ -163,7 +165,7 @@ func (op *causalSoftmaxGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, erro
 	t, dz := op.get(r, c)
 	p, g, keep := data[T](in[0]), data[T](in[1]), data[T](in[2])
 	L := op.geom.length
-	err := op.run(keep, op.geom, func(b, k, s int, _ []T, _ []float64) {
+	err := op.run(keep, op.geom, func(b, k, s, _ int) {
 		off := (b*op.geom.heads + k) * L * L
 		causalSoftmaxGradBlock(dz[off:off+L*L], p[off:off+L*L], g[off:off+L*L], L, s)
 	})
@@ -201,6 +203,9 @@ type headProductOp[T float] struct {
 	geom   attnGeom
 	alpha  float64
 	masked bool
+	// portable computes with gemm tile by tile where the micro-kernel would (kernelBlock): the
+	// fallback, which the tests compare with it.
+	portable bool
 }
 
 func (op *headProductOp[T]) Arity() int {
@@ -291,20 +296,26 @@ func (op *headProductOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	} else {
 		t, out = op.get(n, d)
 	}
-	err := op.run(keep, op.geom, func(b, k, s int, tile []T, _ []float64) {
+	err := op.run(keep, op.geom, func(b, k, s, w int) {
 		blk := (b*h + k) * L * L
 		pos := b*L*d + k*dh // the block's first row, the head's first column
 		var dm []T
 		if mask != nil {
 			dm = mask[blk : blk+L*L]
 		}
-		switch op.mode {
-		case productLower:
-			lowerBlock(out[blk:blk+L*L], u[pos:], v[pos:], dm, L, d, dh, s, alpha)
-		case productRow:
-			rowBlock(out[pos:], u[blk:blk+L*L], dm, v[pos:], tile, L, d, dh, s, alpha)
-		case productCol:
-			colBlock(out[pos:], u[blk:blk+L*L], dm, v[pos:], tile, L, d, dh, s, alpha)
+		if op.mode == productLower {
+			if op.portable || !kernelBlock(op.mode, out[blk:blk+L*L], u[pos:], v[pos:], dm, L, d, dh, s, alpha, &op.ks[w]) {
+				lowerBlock(out[blk:blk+L*L], u[pos:], v[pos:], dm, L, d, dh, s, alpha)
+			}
+			return
+		}
+		if !op.portable && kernelBlock(op.mode, out[pos:], u[blk:blk+L*L], v[pos:], dm, L, d, dh, s, alpha, &op.ks[w]) {
+			return
+		}
+		if op.mode == productRow {
+			rowBlock(out[pos:], u[blk:blk+L*L], dm, v[pos:], op.tiles[w], L, d, dh, s, alpha)
+		} else {
+			colBlock(out[pos:], u[blk:blk+L*L], dm, v[pos:], op.tiles[w], L, d, dh, s, alpha)
 		}
 	})
 	if err != nil {
@@ -332,7 +343,7 @@ func (op *headProductOp[T]) SymDiff(in gorgonia.Nodes, _, grad *gorgonia.Node) (
 		if op.masked {
 			args = append(args, in[3])
 		}
-		return gorgonia.ApplyOp(&headProductOp[T]{mode: mode, geom: op.geom, alpha: op.alpha, masked: op.masked}, args...)
+		return gorgonia.ApplyOp(&headProductOp[T]{mode: mode, geom: op.geom, alpha: op.alpha, masked: op.masked, portable: op.portable}, args...)
 	}
 	type term struct {
 		mode productMode
@@ -369,7 +380,7 @@ type layerNormOp[T float] struct {
 	outBuf[T]
 	name      string
 	eps       float64
-	mean, inv []float64
+	mean, inv []T
 }
 
 func (op *layerNormOp[T]) Arity() int    { return 3 }
@@ -399,7 +410,7 @@ func layerNormShape(op fmt.Stringer, in []gorgonia.DimSizer) (tensor.Shape, erro
 }
 
 // stats computes the row statistics of x into the op's scratch.
-func stats[T float](mean, inv *[]float64, x []T, d int, eps float64) {
+func stats[T float](mean, inv *[]T, x []T, d int, eps float64) {
 	n := len(x) / d
 	*mean, *inv = grow(*mean, n), grow(*inv, n)
 	rowStats(*mean, *inv, x, d, eps)
@@ -440,7 +451,8 @@ type layerNormGradOp[T float] struct {
 	name      string
 	eps       float64
 	wrtGamma  bool
-	mean, inv []float64
+	mean, inv []T
+	part      []T // layerNormGradGamma's partial sums
 }
 
 func (op *layerNormGradOp[T]) Arity() int { return 3 }
@@ -470,7 +482,8 @@ func (op *layerNormGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	stats(&op.mean, &op.inv, x, d, op.eps)
 	if op.wrtGamma {
 		t, dg := op.get(d)
-		layerNormGradGamma(dg, x, g, op.mean, op.inv, d)
+		op.part = grow(op.part, (n+lnChunk-1)/lnChunk*d)
+		layerNormGradGamma(dg, x, g, op.mean, op.inv, d, op.part)
 		return t, nil
 	}
 	t, dx := op.get(n, d)

@@ -10,6 +10,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/samplingbias/workbench/internal/simd"
 	"github.com/samplingbias/workbench/internal/tape"
 )
 
@@ -288,5 +289,70 @@ func TestAttentionOpsRejectRightPadding(t *testing.T) {
 	_, err := op.Do(tensor.New(tensor.WithShape(2*L, L), tensor.WithBacking(z)), tensor.New(tensor.WithShape(2*L, 1), tensor.WithBacking(keep)))
 	if err == nil || !strings.Contains(err.Error(), "sequence 1") || !strings.Contains(err.Error(), "padded on the left") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestHeadProductKernel checks the attention's micro-kernel (kernelBlock) against the portable
+// path (gemm tile by tile) in float32, for every mode with and without a mask, on blocks whose
+// sizes leave partial tiles everywhere: lengths 37 and 50, heads of 20 and 64 columns,
+// sequences starting at 0, in the middle, at the last position and empty.
+func TestHeadProductKernel(t *testing.T) {
+	if !simd.Kernel() {
+		t.Skip("the processor lacks AVX2 and FMA: no micro-kernel to compare")
+	}
+	for _, c := range []struct{ L, heads, dh int }{{37, 2, 20}, {50, 1, 64}} {
+		d := c.heads * c.dh
+		rng := rand.New(rand.NewPCG(uint64(c.L), 5))
+		starts := []int{0, c.L / 3, c.L - 1, c.L, 5}
+		var keep []float32
+		for _, s := range starts {
+			for j := range c.L {
+				keep = append(keep, float32(min(1, max(0, j-s+1))))
+			}
+		}
+		n, blocks := len(keep), len(keep)*c.heads
+		f32 := func(k int) []float32 {
+			x := make([]float32, k)
+			for i := range x {
+				x[i] = float32(rng.NormFloat64())
+			}
+			return x
+		}
+		for _, mode := range []productMode{productLower, productRow, productCol} {
+			for _, masked := range []bool{false, true} {
+				t.Run(fmt.Sprintf("L=%d,dh=%d/%s/masked=%t", c.L, c.dh, productNames[mode], masked), func(t *testing.T) {
+					rows, cols := blocks, c.L // U: a block matrix, or positions × width for lower
+					if mode == productLower {
+						rows, cols = n, d
+					}
+					ins := []tensor.Tensor{
+						tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(f32(rows*cols))),
+						tensor.New(tensor.WithShape(n, d), tensor.WithBacking(f32(n*d))),
+						tensor.New(tensor.WithShape(n, 1), tensor.WithBacking(keep)),
+					}
+					if masked {
+						ins = append(ins, tensor.New(tensor.WithShape(blocks, c.L), tensor.WithBacking(f32(blocks*c.L))))
+					}
+					var out [2][]float32
+					for k, portable := range []bool{false, true} {
+						op := &headProductOp[float32]{mode: mode, geom: attnGeom{c.L, c.heads}, alpha: 0.3, masked: masked, portable: portable}
+						vals := make([]G.Value, len(ins))
+						for i, v := range ins {
+							vals[i] = v
+						}
+						v, err := op.Do(vals...)
+						if err != nil {
+							t.Fatal(err)
+						}
+						out[k] = append([]float32(nil), data[float32](v)...)
+					}
+					for i := range out[0] {
+						if diff := math.Abs(float64(out[0][i] - out[1][i])); diff > 1e-5*(1+math.Abs(float64(out[1][i]))) {
+							t.Fatalf("value %d: kernel %v, portable %v", i, out[0][i], out[1][i])
+						}
+					}
+				})
+			}
+		}
 	}
 }

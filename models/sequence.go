@@ -167,25 +167,39 @@ func (w *Window) history(r int) []int32 { return w.Items[r*w.Len+w.start(r) : (r
 // 32-bit integer is below t, which rounds p to a multiple of 2⁻³² (off by at most 2⁻³³).
 func dropThreshold(p float64) uint64 { return uint64(math.Round(p * (1 << 32))) }
 
+// dropChunk is the number of units of a mask drawn from one random stream.
+const dropChunk = 1 << 14
+
 // fillDropout writes one step's inverted-dropout mask (Srivastava et al. 2014, "Dropout: A
 // Simple Way to Prevent Neural Networks from Overfitting"; the form of Kang & McAuley's
 // TensorFlow and PyTorch code) into m: 0 with probability p, else 1/(1 − p), so that
-// E[m_i] = 1. The units are drawn in order from rng, two per 64-bit draw; the caller owns rng
-// (seeded from the run's seed), so that the mask of a step is reproducible from the seed.
+// E[m_i] = 1. It takes one 64-bit draw s from rng, which the caller owns (seeded from the run's
+// seed), and draws chunk c of dropChunk units from the PCG stream (s, c), two units per 64-bit
+// draw: the chunks fill in parallel, and the mask depends on rng's state and m's length only.
 func fillDropout[T float](m []T, p float64, rng *rand.Rand) {
-	t := dropThreshold(p)
-	keep := T(1 / (1 - p))
-	for i := 0; i < len(m); i += 2 {
-		u := rng.Uint64()
-		m[i] = keep
-		if u&0xffffffff < t {
-			m[i] = 0
+	seed := rng.Uint64()
+	chunks := (len(m) + dropChunk - 1) / dropChunk
+	parallelRows(chunks, dropChunk, func(lo, hi int) {
+		var src rand.PCG
+		for c := lo; c < hi; c++ {
+			src.Seed(seed, uint64(c))
+			bernoulli(m[c*dropChunk:min(len(m), (c+1)*dropChunk)], p, &src)
 		}
-		if i+1 < len(m) {
-			m[i+1] = keep
-			if u>>32 < t {
-				m[i+1] = 0
-			}
-		}
+	})
+}
+
+// bernoulli fills m with 0 (probability p) or 1/(1 − p) from src, two units per draw: unit 2k
+// from the low 32 bits of draw k, unit 2k+1 from the high ones. It has no branch on the draws
+// (kept is 1 − the sign bit of u − t).
+func bernoulli[T float](m []T, p float64, src *rand.PCG) {
+	t, keep := dropThreshold(p), T(1/(1-p))
+	i := 0
+	for ; i+2 <= len(m); i += 2 {
+		u := src.Uint64()
+		m[i] = keep * T(1-(u&0xffffffff-t)>>63)
+		m[i+1] = keep * T(1-(u>>32-t)>>63)
+	}
+	if i < len(m) {
+		m[i] = keep * T(1-(src.Uint64()&0xffffffff-t)>>63)
 	}
 }
