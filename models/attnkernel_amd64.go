@@ -34,9 +34,7 @@ func kernelBlock[T float](mode productMode, out, u, v, mask []T, L, d, dh, s int
 		k.lower(o, a, b)
 		causalRows(o, m, L, s)
 	default:
-		for i := range s {
-			clear(o[i*d : i*d+dh])
-		}
+		clearRows(o, s, d, dh)
 		if k.n == 0 {
 			return true
 		}

@@ -10,7 +10,6 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/samplingbias/workbench/datasets"
-	"github.com/samplingbias/workbench/internal/tape"
 )
 
 // historyDataset has 4 users (a user id and a weighted tag bag, two dense features) and 6 items
@@ -121,18 +120,7 @@ func TestHistoryGradientSharedTable(t *testing.T) {
 		rng := rand.New(rand.NewPCG(3, 3))
 		cv := tensor.New(tensor.WithShape(len(qids), len(iids)), tensor.WithBacking(randoms(rng, len(qids)*len(iids), 1)))
 		loss := G.Must(G.Sum(G.Must(G.HadamardProd(s, G.NewMatrix(g, tensor.Float64, G.WithShape(len(qids), len(iids)), G.WithName("c"), G.WithValue(cv))))))
-		grads, err := G.Grad(loss, wrt...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		vm, err := tape.Machine(g, append(G.Nodes{loss}, grads...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fwdOnly, err := tape.Machine(g, loss)
-		if err != nil {
-			t.Fatal(err)
-		}
+		grads, vm, fwdOnly := gradMachines(t, loss, wrt)
 		run := func(vm G.VM) float64 {
 			for side, tw := range m.towers {
 				x := tn[side].xData.([]float64)
@@ -170,13 +158,7 @@ func TestHistoryGradientSharedTable(t *testing.T) {
 		for _, p := range m.params() {
 			x := values[float64](p)
 			for i := range x {
-				v := x[i]
-				x[i] = v + 1e-6
-				lp := run(fwdOnly)
-				x[i] = v - 1e-6
-				lm := run(fwdOnly)
-				x[i] = v
-				if fd := (lp - lm) / 2e-6; math.Abs(fd-analytic[p][i]) > 1e-7+1e-6*math.Abs(fd) {
+				if fd := centralDifference(x, i, func() float64 { return run(fwdOnly) }); !agrees(analytic[p][i], fd) {
 					t.Errorf("share %t: %s[%d]: gradient %.10g, finite difference %.10g", share, p.name, i, analytic[p][i], fd)
 				}
 			}

@@ -40,12 +40,7 @@ func newSeqHarness[T float](t testing.TB, e *sasrec, rows, length int, impl towe
 		h.coef[i] = T(crng.NormFloat64())
 	}
 	h.loss = G.Must(G.Sum(G.Must(G.HadamardProd(n.out, c))))
-	if h.grads, err = G.Grad(h.loss, append(append(G.Nodes(nil), n.params...), n.x)...); err != nil {
-		t.Fatal(err)
-	}
-	if h.vm, err = tape.Machine(g, append(G.Nodes{h.loss}, h.grads...)...); err != nil {
-		t.Fatal(err)
-	}
+	h.grads, h.vm, _ = gradMachines(t, h.loss, append(append(G.Nodes(nil), n.params...), n.x))
 	return h
 }
 
@@ -191,15 +186,11 @@ func TestSASRecMatchesReference(t *testing.T) {
 					}
 					x := values[float64](p)
 					for i := range x {
-						v := x[i]
-						const step = 1e-6
-						x[i] = v + step
-						_, lp := refSASRec(e, w, m, h.coef)
-						x[i] = v - step
-						_, lm := refSASRec(e, w, m, h.coef)
-						x[i] = v
-						fd := (lp - lm) / (2 * step)
-						if math.Abs(fd-an[i]) > 1e-7+1e-6*math.Abs(fd) {
+						fd := centralDifference(x, i, func() float64 {
+							_, l := refSASRec(e, w, m, h.coef)
+							return l
+						})
+						if !agrees(an[i], fd) {
 							t.Errorf("%s[%d]: gradient %.10g, finite difference %.10g", p.name, i, an[i], fd)
 						}
 						checked++

@@ -70,6 +70,16 @@ func lowerBlock[T float](c, a, bm, mask []T, L, d, dh, s int, alpha T) {
 // causalRows clears the entries of one block's L×L matrix c outside the causal region and
 // multiplies those inside by mask's (when mask is not nil).
 func causalRows[T float](c, mask []T, L, s int) {
+	eachCausalRow(c, L, s, func(i int, row []T) {
+		if mask != nil {
+			mulInto(row, row, mask[i*L+s:i*L+i+1])
+		}
+	})
+}
+
+// eachCausalRow clears the entries of one block's L×L matrix c outside the causal region
+// s ≤ j ≤ i and calls f(i, c[i, s..i]) for every query row i ≥ s.
+func eachCausalRow[T float](c []T, L, s int, f func(i int, row []T)) {
 	for i := range L {
 		row := c[i*L : (i+1)*L]
 		if i < s {
@@ -78,9 +88,7 @@ func causalRows[T float](c, mask []T, L, s int) {
 		}
 		clear(row[:s])
 		clear(row[i+1:])
-		if mask != nil {
-			mulInto(row[s:i+1], row[s:i+1], mask[i*L+s:i*L+i+1])
-		}
+		f(i, row[s:i+1])
 	}
 }
 
@@ -88,20 +96,11 @@ func causalRows[T float](c, mask []T, L, s int) {
 // rows i ≥ s, and y_i = 0 for i < s; y and x hold a head's dh columns at stride d. tile is
 // scratch of attnTile·L values.
 func rowBlock[T float](y, m, mask, x, tile []T, L, d, dh, s int, alpha T) {
-	for i := range s {
-		clear(y[i*d : i*d+dh])
-	}
+	clearRows(y, s, d, dh)
 	for r0 := s; r0 < L; r0 += attnTile {
 		r1 := min(r0+attnTile, L)
-		w := r1 - s
-		t := tile[:(r1-r0)*w]
-		for i := r0; i < r1; i++ {
-			tr := t[(i-r0)*w : (i-r0+1)*w]
-			n := i - s + 1
-			causalCopy(tr[:n], m[i*L+s:i*L+i+1], mask, i*L+s)
-			clear(tr[n:])
-		}
-		gemm(false, false, r1-r0, dh, w, alpha, t, w, x[s*d:], d, 0, y[r0*d:], d)
+		t := causalTile(tile, m, mask, L, r0, r1, s, r1)
+		gemm(false, false, r1-r0, dh, r1-s, alpha, t, r1-s, x[s*d:], d, 0, y[r0*d:], d)
 	}
 }
 
@@ -109,21 +108,34 @@ func rowBlock[T float](y, m, mask, x, tile []T, L, d, dh, s int, alpha T) {
 // rows j ≥ s, and y_j = 0 for j < s; y and x hold a head's dh columns at stride d. tile is
 // scratch of attnTile·L values.
 func colBlock[T float](y, m, mask, x, tile []T, L, d, dh, s int, alpha T) {
-	for j := range s {
-		clear(y[j*d : j*d+dh])
-	}
+	clearRows(y, s, d, dh)
 	for c0 := s; c0 < L; c0 += attnTile {
 		c1 := min(c0+attnTile, L)
-		w := c1 - c0
-		t := tile[:(L-c0)*w]
-		for i := c0; i < L; i++ {
-			tr := t[(i-c0)*w : (i-c0+1)*w]
-			n := min(i, c1-1) - c0 + 1
-			causalCopy(tr[:n], m[i*L+c0:i*L+c0+n], mask, i*L+c0)
-			clear(tr[n:])
-		}
-		gemm(true, false, w, dh, L-c0, alpha, t, w, x[c0*d:], d, 0, y[c0*d:], d)
+		t := causalTile(tile, m, mask, L, c0, L, c0, c1)
+		gemm(true, false, c1-c0, dh, L-c0, alpha, t, c1-c0, x[c0*d:], d, 0, y[c0*d:], d)
 	}
+}
+
+// clearRows zeroes the first rows rows of a head's dh columns at stride d.
+func clearRows[T float](y []T, rows, d, dh int) {
+	for i := range rows {
+		clear(y[i*d : i*d+dh])
+	}
+}
+
+// causalTile writes the rows [i0, i1) × columns [j0, j1) of one block's L×L matrix m, times
+// mask's when mask is not nil, into tile as a (i1−i0)×(j1−j0) matrix, with zeros outside the
+// causal region j ≤ i, and returns it.
+func causalTile[T float](tile, m, mask []T, L, i0, i1, j0, j1 int) []T {
+	w := j1 - j0
+	t := tile[:(i1-i0)*w]
+	for i := i0; i < i1; i++ {
+		tr := t[(i-i0)*w : (i-i0+1)*w]
+		n := min(i+1, j1) - j0
+		causalCopy(tr[:n], m[i*L+j0:i*L+j0+n], mask, i*L+j0)
+		clear(tr[n:])
+	}
+	return t
 }
 
 // causalCopy sets dst = src ⊙ mask[off : off+len(dst)], or dst = src when mask is nil.
@@ -151,16 +163,7 @@ func mulInto[T float](dst, a, b []T) {
 // and every other entry of the block to zero: a padded row (i < s) attends to nothing. wide is
 // scratch of L float64 values.
 func causalSoftmaxBlock[T float](p, z []T, L, s int, wide []float64) {
-	for i := range L {
-		row := p[i*L : (i+1)*L]
-		if i < s {
-			clear(row)
-			continue
-		}
-		clear(row[:s])
-		clear(row[i+1:])
-		softmaxRow(row[s:i+1], z[i*L+s:i*L+i+1], wide)
-	}
+	eachCausalRow(p, L, s, func(i int, row []T) { softmaxRow(row, z[i*L+s:i*L+i+1], wide) })
 }
 
 // softmaxRow sets dst to the softmax of x, in float64 (simd.ExpNegShift's e^x, relative error
@@ -187,23 +190,16 @@ func softmaxRow[T float](dst, x []T, wide []float64) {
 // causalSoftmaxGradBlock sets dz = p ⊙ (g − Σ_k p_k g_k) row by row in the causal region of one
 // block (the softmax's gradient, the dot product accumulated in float64) and zero elsewhere.
 func causalSoftmaxGradBlock[T float](dz, p, g []T, L, s int) {
-	for i := range L {
-		row := dz[i*L : (i+1)*L]
-		if i < s {
-			clear(row)
-			continue
-		}
-		clear(row[:s])
-		clear(row[i+1:])
+	eachCausalRow(dz, L, s, func(i int, row []T) {
 		pr, gr := p[i*L+s:i*L+i+1], g[i*L+s:i*L+i+1]
 		var dot float64
 		for k, v := range pr {
 			dot += float64(v) * float64(gr[k])
 		}
 		for k, v := range pr {
-			row[s+k] = T(float64(v) * (float64(gr[k]) - dot))
+			row[k] = T(float64(v) * (float64(gr[k]) - dot))
 		}
-	}
+	})
 }
 
 // rowStats sets mean[r] and inv[r] = 1/sqrt(var_r + eps) of every row of the n×d matrix x

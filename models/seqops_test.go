@@ -71,18 +71,7 @@ func opCheck(t *testing.T, ins []opInput, want []float64, build func(in G.Nodes)
 		return
 	}
 	loss := G.Must(G.Sum(G.Must(G.HadamardProd(out, c))))
-	grads, err := G.Grad(loss, wrt...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vm, err := tape.Machine(g, append(G.Nodes{loss}, grads...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fwd, err := tape.Machine(g, loss)
-	if err != nil {
-		t.Fatal(err)
-	}
+	grads, vm, fwd := gradMachines(t, loss, wrt)
 	run(vm)
 	k := 0
 	for _, in := range ins {
@@ -92,21 +81,49 @@ func opCheck(t *testing.T, ins []opInput, want []float64, build func(in G.Nodes)
 		an := append([]float64(nil), data[float64](grads[k].Value())...)
 		k++
 		for i := range in.vals {
-			v := in.vals[i]
-			const h = 1e-6
-			in.vals[i] = v + h
-			run(fwd)
-			lp := loss.Value().Data().(float64)
-			in.vals[i] = v - h
-			run(fwd)
-			lm := loss.Value().Data().(float64)
-			in.vals[i] = v
-			if fd := (lp - lm) / (2 * h); math.Abs(fd-an[i]) > 1e-7+1e-6*math.Abs(fd) {
+			fd := centralDifference(in.vals, i, func() float64 {
+				run(fwd)
+				return loss.Value().Data().(float64)
+			})
+			if !agrees(an[i], fd) {
 				t.Errorf("input %d [%d]: gradient %.10g, finite difference %.10g", k-1, i, an[i], fd)
 			}
 		}
 	}
 }
+
+// gradMachines returns the gradients of loss w.r.t. wrt, a machine that computes the loss and
+// them, and one that computes the loss alone.
+func gradMachines(t testing.TB, loss *G.Node, wrt G.Nodes) (grads G.Nodes, vm, fwd G.VM) {
+	t.Helper()
+	grads, err := G.Grad(loss, wrt...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vm, err = tape.Machine(loss.Graph(), append(G.Nodes{loss}, grads...)...); err != nil {
+		t.Fatal(err)
+	}
+	if fwd, err = tape.Machine(loss.Graph(), loss); err != nil {
+		t.Fatal(err)
+	}
+	return grads, vm, fwd
+}
+
+// centralDifference returns (f() at x_i + h − f() at x_i − h)/2h, h = 1e-6, and restores x_i.
+func centralDifference(x []float64, i int, f func() float64) float64 {
+	const h = 1e-6
+	v := x[i]
+	x[i] = v + h
+	lp := f()
+	x[i] = v - h
+	lm := f()
+	x[i] = v
+	return (lp - lm) / (2 * h)
+}
+
+// agrees reports whether a gradient agrees with its central difference fd: within 1e-7 + 1e-6·|fd|
+// (the difference's truncation and rounding errors at h = 1e-6).
+func agrees(grad, fd float64) bool { return math.Abs(fd-grad) <= 1e-7+1e-6*math.Abs(fd) }
 
 // randoms returns n values from N(0, sd²).
 func randoms(rng *rand.Rand, n int, sd float64) []float64 {
