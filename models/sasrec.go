@@ -220,7 +220,7 @@ func sasrecFwd[T float](e *sasrec, g *G.ExprGraph, rows, length int, impl towerI
 	rl := rows * length
 	n.x, n.xData = b.input("sasrec.x", rl, e.d)
 	n.keep, n.keepData = b.input("sasrec.keep", rl, 1)
-	h := b.maskRows(b.dropout(b.embed(n.x)))
+	h := b.embed(n.x)
 	for i, blk := range e.blocks {
 		name := fmt.Sprintf("sasrec.%d", i)
 		qn := b.layerNorm(h, blk.ln1, name+".ln1")
@@ -230,8 +230,7 @@ func sasrecFwd[T float](e *sasrec, g *G.ExprGraph, rows, length int, impl towerI
 		s := b.add(b.attention(q, k, v), qn)
 		fn := b.layerNorm(s, blk.ln2, name+".ln2")
 		f := b.dropout(b.dense(fn, blk.inner, true, name+".ffn1"))
-		f = b.dropout(b.dense(f, blk.outerFFN, false, name+".ffn2"))
-		h = b.maskRows(b.add(f, fn))
+		h = b.residual(b.dense(f, blk.outerFFN, false, name+".ffn2"), fn)
 	}
 	n.out = b.maskRows(b.layerNorm(h, e.norm, "sasrec.ln"))
 	return n, nil
@@ -252,25 +251,41 @@ func (b *seqBuilder[T]) param(p *param) *G.Node {
 	return node
 }
 
-// embed is √d·x + P[MaxLength − L + t] at every position t of every window: the item embedding
-// scaled as Kang & McAuley's code scales it (modules.py, embedding: scale=True) plus the
-// learned positional embedding (section III-A).
+// embed is keep ⊙ Dropout(√d·x + P[MaxLength − L + t]) at every position t of every window: the
+// item embedding scaled as Kang & McAuley's code scales it (modules.py, embedding: scale=True)
+// plus the learned positional embedding (section III-A), dropped, zero at padding.
 func (b *seqBuilder[T]) embed(x *G.Node) *G.Node {
 	e, rows, L := b.n.e, b.n.rows, b.n.length
 	pos := b.param(e.pos)
+	scale := math.Sqrt(float64(e.d))
+	if b.impl == towerFused {
+		args := G.Nodes{x, pos, b.n.keep}
+		if b.train {
+			args = append(args, b.mask(rows*L, e.d, false))
+		}
+		return G.Must(G.ApplyOp(&embedOp[T]{scale: scale, length: L, maxLen: e.s.MaxLength, masked: b.train}, args...))
+	}
 	if L < e.s.MaxLength {
 		pos = G.Must(G.Slice(pos, G.S(e.s.MaxLength-L, e.s.MaxLength)))
 	}
 	pos = G.Must(G.Reshape(pos, tensor.Shape{1, L * e.d}))
-	scale := math.Sqrt(float64(e.d))
-	var sum *G.Node
-	if b.impl == towerExpression {
-		xs := G.Must(G.Reshape(G.Must(G.Mul(x, constant(b.dt, scale))), tensor.Shape{rows, L * e.d}))
-		sum = G.Must(G.BroadcastAdd(xs, pos, nil, []byte{0}))
-	} else {
-		sum = losses.AddCols(G.Must(G.Reshape(losses.MulScalar(x, scale), tensor.Shape{rows, L * e.d})), pos)
+	xs := G.Must(G.Reshape(G.Must(G.Mul(x, constant(b.dt, scale))), tensor.Shape{rows, L * e.d}))
+	sum := G.Must(G.Reshape(G.Must(G.BroadcastAdd(xs, pos, nil, []byte{0})), tensor.Shape{rows * L, e.d}))
+	return b.maskRows(b.dropout(sum))
+}
+
+// residual is keep ⊙ (Dropout(f) + r): a block's output from its feed-forward output f and the
+// residual r.
+func (b *seqBuilder[T]) residual(f, r *G.Node) *G.Node {
+	if b.impl == towerFused {
+		args := G.Nodes{f, r, b.n.keep}
+		if b.train {
+			s := f.Shape()
+			args = append(args, b.mask(s[0], s[1], false))
+		}
+		return G.Must(G.ApplyOp(&residualOp[T]{length: b.n.length, masked: b.train}, args...))
 	}
-	return G.Must(G.Reshape(sum, tensor.Shape{rows * L, e.d}))
+	return b.maskRows(b.add(b.dropout(f), r))
 }
 
 // dropout is x ⊙ M in a training graph, the mask M (x's shape) an input of the graph, and x

@@ -10,6 +10,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/samplingbias/workbench/internal/tape"
+	"github.com/samplingbias/workbench/losses"
 )
 
 // seqHarness is a training graph of the encoder for the tests and the benchmark: the loss
@@ -39,7 +40,7 @@ func newSeqHarness[T float](t testing.TB, e *sasrec, rows, length int, impl towe
 	for i := range h.coef {
 		h.coef[i] = T(crng.NormFloat64())
 	}
-	h.loss = G.Must(G.Sum(G.Must(G.HadamardProd(n.out, c))))
+	h.loss = G.Must(G.Sum(losses.RowDot(n.out, c)))
 	h.grads, h.vm, _ = gradMachines(t, h.loss, append(append(G.Nodes(nil), n.params...), n.x))
 	return h
 }
@@ -410,7 +411,8 @@ func TestSASRecInferenceDropsNothing(t *testing.T) {
 }
 
 // TestDropoutMasks checks the dropout masks: reproducible from the seed, different for another
-// seed, every value 0 or 1/(1 − p), and the fraction dropped within 5 standard deviations of p.
+// seed, every value 0 or the kept units' scale (1/(1 − p), p rounded to 2⁻¹⁶, within 1e-5 of
+// 1/(1 − p) itself), and the fraction dropped within 5 standard deviations of p.
 func TestDropoutMasks(t *testing.T) {
 	for _, p := range []float64{0.2, 0.5} {
 		t.Run(fmt.Sprint(p), func(t *testing.T) {
@@ -427,13 +429,17 @@ func TestDropoutMasks(t *testing.T) {
 				if a[i] != c[i] {
 					differ++
 				}
+				_, scale := dropRate(p)
 				switch a[i] {
 				case 0:
 					dropped++
-				case float32(1 / (1 - p)):
+				case float32(scale):
 				default:
 					t.Fatalf("unit %d: %v", i, a[i])
 				}
+			}
+			if _, scale := dropRate(p); math.Abs(scale-1/(1-p)) > 1e-5 {
+				t.Errorf("scale %v for rate %v", scale, p)
 			}
 			if differ == 0 {
 				t.Error("another seed gave the same mask")

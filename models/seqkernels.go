@@ -3,7 +3,9 @@ package models
 import (
 	"fmt"
 	"math"
+	"runtime"
 
+	"github.com/samplingbias/workbench/internal/parallel"
 	"github.com/samplingbias/workbench/internal/simd"
 )
 
@@ -202,95 +204,117 @@ func causalSoftmaxGradBlock[T float](dz, p, g []T, L, s int) {
 	})
 }
 
-// rowStats sets mean[r] and inv[r] = 1/sqrt(var_r + eps) of every row of the n×d matrix x
-// (population variance, as Kang & McAuley's layer normalisation takes it), in T, the sums in four
-// interleaved partial sums.
-func rowStats[T float](mean, inv []T, x []T, d int, eps float64) {
-	parallelRows(len(mean), d, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			row := x[r*d : (r+1)*d]
-			mu := sum4(row) / T(d)
-			mean[r], inv[r] = mu, T(1/math.Sqrt(float64(sumSq4(row, mu)/T(d))+eps))
-		}
-	})
+// rowMoments returns the mean μ of the row x and inv = 1/sqrt(σ² + eps), σ² the population
+// variance (as Kang & McAuley's layer normalisation takes it), in T.
+func rowMoments[T float](x []T, eps float64) (mu, inv T) {
+	d := T(len(x))
+	mu = sum8(x) / d
+	return mu, T(1 / math.Sqrt(float64(sumSq8(x, mu)/d)+eps))
 }
 
-// sum4 returns Σ_i x_i, summed in four interleaved partial sums (which the processor adds in
-// parallel), then added pairwise.
-func sum4[T float](x []T) T {
-	var s0, s1, s2, s3 T
+// sum8 returns Σ_i x_i in eight interleaved partial sums (which the processor adds in
+// parallel), added pairwise.
+func sum8[T float](x []T) T {
+	var s [8]T
 	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i]
-		s1 += x[i+1]
-		s2 += x[i+2]
-		s3 += x[i+3]
+	for ; i+8 <= len(x); i += 8 {
+		v := x[i : i+8 : i+8]
+		s[0], s[1], s[2], s[3] = s[0]+v[0], s[1]+v[1], s[2]+v[2], s[3]+v[3]
+		s[4], s[5], s[6], s[7] = s[4]+v[4], s[5]+v[5], s[6]+v[6], s[7]+v[7]
 	}
 	for ; i < len(x); i++ {
-		s0 += x[i]
+		s[0] += x[i]
 	}
-	return (s0 + s1) + (s2 + s3)
+	return pairwise8(&s)
 }
 
-// sumSq4 returns Σ_i (x_i − mu)², in four interleaved partial sums.
-func sumSq4[T float](x []T, mu T) T {
-	var s0, s1, s2, s3 T
+// sumSq8 returns Σ_i (x_i − mu)² as sum8 adds.
+func sumSq8[T float](x []T, mu T) T {
+	var s [8]T
 	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		c0, c1, c2, c3 := x[i]-mu, x[i+1]-mu, x[i+2]-mu, x[i+3]-mu
-		s0 += c0 * c0
-		s1 += c1 * c1
-		s2 += c2 * c2
-		s3 += c3 * c3
+	for ; i+8 <= len(x); i += 8 {
+		v := x[i : i+8 : i+8]
+		c0, c1, c2, c3 := v[0]-mu, v[1]-mu, v[2]-mu, v[3]-mu
+		c4, c5, c6, c7 := v[4]-mu, v[5]-mu, v[6]-mu, v[7]-mu
+		s[0], s[1], s[2], s[3] = s[0]+c0*c0, s[1]+c1*c1, s[2]+c2*c2, s[3]+c3*c3
+		s[4], s[5], s[6], s[7] = s[4]+c4*c4, s[5]+c5*c5, s[6]+c6*c6, s[7]+c7*c7
 	}
 	for ; i < len(x); i++ {
-		c := x[i] - mu
-		s0 += c * c
+		s[0] += (x[i] - mu) * (x[i] - mu)
 	}
-	return (s0 + s1) + (s2 + s3)
+	return pairwise8(&s)
+}
+
+// dot8 returns Σ_i x_i·y_i as sum8 adds.
+func dot8[T float](x, y []T) T {
+	var s [8]T
+	y = y[:len(x)]
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		v, w := x[i:i+8:i+8], y[i:i+8:i+8]
+		s[0], s[1], s[2], s[3] = s[0]+v[0]*w[0], s[1]+v[1]*w[1], s[2]+v[2]*w[2], s[3]+v[3]*w[3]
+		s[4], s[5], s[6], s[7] = s[4]+v[4]*w[4], s[5]+v[5]*w[5], s[6]+v[6]*w[6], s[7]+v[7]*w[7]
+	}
+	for ; i < len(x); i++ {
+		s[0] += x[i] * y[i]
+	}
+	return pairwise8(&s)
+}
+
+func pairwise8[T float](s *[8]T) T {
+	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+}
+
+// normalize sets dst = (x − mu)·inv (float32 eight at a time where the processor has AVX2).
+func normalize[T float](dst, x []T, mu, inv T) {
+	if d, ok := any(dst).([]float32); ok {
+		simd.AddScalar(d, any(x).([]float32), float32(-mu))
+		simd.MulScalar(d, d, float32(inv))
+		return
+	}
+	for j, v := range x {
+		dst[j] = (v - mu) * inv
+	}
+}
+
+// rowScratch splits the rows [0, n) of an n×d matrix among goroutines as parallelRows does, and
+// calls f(lo, hi, tmp) with d values of scratch of its own, from scratch (grown to the parts' d
+// values each and returned).
+func rowScratch[T float](scratch []T, n, d int, f func(lo, hi int, tmp []T)) []T {
+	parts := parallel.Parts(n*d, parallelGrain, runtime.GOMAXPROCS(0))
+	scratch = grow(scratch, parts*d)
+	parallel.Split(n, parts, func(p, lo, hi int) { f(lo, hi, scratch[p*d:(p+1)*d]) })
+	return scratch
 }
 
 // layerNormRows sets y_r = γ ⊙ (x_r − μ_r)·inv_r + β for every row r (Kang & McAuley section
 // III-C: LayerNorm(x) = α ⊙ (x − μ)/sqrt(σ² + ε) + β).
-func layerNormRows[T float](y, x, gamma, beta []T, mean, inv []T, d int) {
-	gamma, beta = gamma[:d], beta[:d]
-	parallelRows(len(mean), d, func(lo, hi int) {
+func layerNormRows[T float](y, x, gamma, beta []T, d int, eps float64) {
+	parallelRows(len(x)/d, d, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			xr, yr := x[r*d:(r+1)*d], y[r*d:(r+1)*d]
-			mu, iv := mean[r], inv[r]
-			for j, v := range xr {
-				yr[j] = gamma[j]*((v-mu)*iv) + beta[j]
-			}
+			mu, inv := rowMoments(xr, eps)
+			normalize(yr, xr, mu, inv)
+			mulInto(yr, yr, gamma)
+			addTo(yr, beta)
 		}
 	})
 }
 
 // layerNormGradX sets dx, the gradient of layerNormRows w.r.t. x from the output's gradient g:
-// with x̂ = (x − μ)·inv and ĝ = g ⊙ γ, dx = inv·(ĝ − mean(ĝ) − x̂·mean(ĝ ⊙ x̂)) row by row.
-func layerNormGradX[T float](dx, x, gamma, g []T, mean, inv []T, d int) {
-	gamma = gamma[:d]
-	parallelRows(len(mean), d, func(lo, hi int) {
+// with x̂ = (x − μ)·inv and ĝ = g ⊙ γ, dx = inv·(ĝ − mean(ĝ) − x̂·mean(ĝ ⊙ x̂)) row by row. It
+// returns scratch, grown to what it used.
+func layerNormGradX[T float](dx, x, gamma, g []T, d int, eps float64, scratch []T) []T {
+	return rowScratch(scratch, len(x)/d, d, func(lo, hi int, xh []T) {
 		for r := lo; r < hi; r++ {
-			xr, gr, dr := x[r*d:(r+1)*d], g[r*d:(r+1)*d], dx[r*d:(r+1)*d]
-			mu, iv := mean[r], inv[r]
-			var sg0, sg1, sgx0, sgx1 T
-			j := 0
-			for ; j+2 <= d; j += 2 {
-				g0, g1 := gr[j]*gamma[j], gr[j+1]*gamma[j+1]
-				sg0 += g0
-				sg1 += g1
-				sgx0 += g0 * ((xr[j] - mu) * iv)
-				sgx1 += g1 * ((xr[j+1] - mu) * iv)
-			}
-			for ; j < d; j++ {
-				g0 := gr[j] * gamma[j]
-				sg0 += g0
-				sgx0 += g0 * ((xr[j] - mu) * iv)
-			}
-			mg, mgx := (sg0+sg1)/T(d), (sgx0+sgx1)/T(d)
-			for j, v := range xr {
-				dr[j] = iv * (gr[j]*gamma[j] - mg - ((v-mu)*iv)*mgx)
-			}
+			xr, dr := x[r*d:(r+1)*d], dx[r*d:(r+1)*d]
+			mu, inv := rowMoments(xr, eps)
+			normalize(xh, xr, mu, inv)
+			mulInto(dr, g[r*d:(r+1)*d], gamma) // ĝ
+			mg, mgx := sum8(dr)/T(d), dot8(dr, xh)/T(d)
+			shiftInto(dr, dr, -mg)
+			addScaled(dr, -mgx, xh)
+			scaleInto(dr, dr, inv)
 		}
 	})
 }
@@ -300,25 +324,140 @@ func layerNormGradX[T float](dx, x, gamma, g []T, mean, inv []T, d int) {
 const lnChunk = 256
 
 // layerNormGradGamma sets dγ_j = Σ_r g[r,j]·x̂[r,j]: each chunk of lnChunk rows summed in
-// parallel into its row of part (⌈n/lnChunk⌉ × d scratch), then the chunks added in order.
-func layerNormGradGamma[T float](dgamma, x, g []T, mean, inv []T, d int, part []T) {
-	n := len(mean)
+// parallel into its row of part (⌈n/lnChunk⌉ × d values), then the chunks added in order. It
+// returns scratch, grown to what it used.
+func layerNormGradGamma[T float](dgamma, x, g []T, d int, eps float64, part, scratch []T) []T {
+	n := len(x) / d
 	chunks := (n + lnChunk - 1) / lnChunk
-	parallelRows(chunks, lnChunk*d, func(lo, hi int) {
+	scratch = rowScratch(scratch, chunks, lnChunk*d, func(lo, hi int, xh []T) {
+		xh = xh[:d]
 		for c := lo; c < hi; c++ {
 			acc := part[c*d : (c+1)*d]
 			clear(acc)
 			for r := c * lnChunk; r < min(n, (c+1)*lnChunk); r++ {
-				xr, gr := x[r*d:(r+1)*d], g[r*d:(r+1)*d]
-				mu, iv := mean[r], inv[r]
-				for j, v := range xr {
-					acc[j] += gr[j] * ((v - mu) * iv)
-				}
+				xr := x[r*d : (r+1)*d]
+				mu, inv := rowMoments(xr, eps)
+				normalize(xh, xr, mu, inv)
+				mulInto(xh, xh, g[r*d:(r+1)*d])
+				addTo(acc, xh)
 			}
 		}
 	})
 	clear(dgamma)
 	for c := range chunks {
 		addTo(dgamma, part[c*d:(c+1)*d])
+	}
+	return scratch
+}
+
+// shiftInto sets dst = x + c (float32 eight at a time where the processor has AVX2).
+func shiftInto[T float](dst, x []T, c T) {
+	if d, ok := any(dst).([]float32); ok {
+		simd.AddScalar(d, any(x).([]float32), float32(c))
+		return
+	}
+	for i, v := range x[:len(dst)] {
+		dst[i] = v + c
+	}
+}
+
+// embedRows sets y_r = keep_r·((scale·x_r + pos_{maxLen−L+t}) ⊙ mask_r) for every position r
+// (t = r mod L its position in the window; mask 1 when nil): the encoder's input.
+func embedRows[T float](y, x, pos, keep, mask []T, L, maxLen, d int, scale T) {
+	parallelRows(len(keep), d, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			yr := y[r*d : (r+1)*d]
+			if keep[r] == 0 {
+				clear(yr)
+				continue
+			}
+			p := pos[(maxLen-L+r%L)*d:]
+			scaleInto(yr, x[r*d:(r+1)*d], scale)
+			addTo(yr, p)
+			if mask != nil {
+				mulInto(yr, yr, mask[r*d:(r+1)*d])
+			}
+		}
+	})
+}
+
+// residualRows sets y_r = keep_r·(f_r ⊙ mask_r + res_r) for every row r (mask 1 when nil): a
+// block's output.
+func residualRows[T float](y, f, res, keep, mask []T, d int) {
+	parallelRows(len(keep), d, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			yr := y[r*d : (r+1)*d]
+			if keep[r] == 0 {
+				clear(yr)
+				continue
+			}
+			if mask != nil {
+				mulInto(yr, f[r*d:(r+1)*d], mask[r*d:(r+1)*d])
+			} else {
+				copy(yr, f[r*d:(r+1)*d])
+			}
+			addTo(yr, res[r*d:(r+1)*d])
+		}
+	})
+}
+
+// maskedGradRows sets dst_r = scale·keep_r·(g_r ⊙ mask_r) for every row r (mask 1 when nil):
+// the gradient of embedRows w.r.t. x and of residualRows w.r.t. f and res.
+func maskedGradRows[T float](dst, g, keep, mask []T, d int, scale T) {
+	parallelRows(len(keep), d, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			dr := dst[r*d : (r+1)*d]
+			if keep[r] == 0 {
+				clear(dr)
+				continue
+			}
+			scaleInto(dr, g[r*d:(r+1)*d], scale)
+			if mask != nil {
+				mulInto(dr, dr, mask[r*d:(r+1)*d])
+			}
+		}
+	})
+}
+
+// posGradRows sets dpos, the gradient of embedRows w.r.t. the positional table (maxLen × d):
+// row maxLen − L + t is Σ_b keep·(g ⊙ mask) at position t of every window b, in the order of b,
+// and the rows of no position are zero. tmp is scratch of L·d values.
+func posGradRows[T float](dpos, g, keep, mask, tmp []T, L, maxLen, d int) {
+	clear(dpos[:(maxLen-L)*d])
+	seqs := len(keep) / L
+	parallelRows(L, seqs*d, func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			acc, u := dpos[(maxLen-L+t)*d:(maxLen-L+t+1)*d], tmp[t*d:(t+1)*d]
+			clear(acc)
+			for b := range seqs {
+				r := b*L + t
+				if keep[r] == 0 {
+					continue
+				}
+				gr := g[r*d : (r+1)*d]
+				if mask != nil {
+					mulInto(u, gr, mask[r*d:(r+1)*d])
+					gr = u
+				}
+				addTo(acc, gr)
+			}
+		}
+	})
+}
+
+// scaleInto sets dst = c·x (a copy when c is 1; float32 eight at a time where the processor has
+// AVX2).
+func scaleInto[T float](dst, x []T, c T) {
+	switch {
+	case c == 1:
+		copy(dst, x)
+	default:
+		if d, ok := any(dst).([]float32); ok {
+			simd.MulScalar(d, any(x).([]float32), float32(c))
+			return
+		}
+		for i := range dst {
+			dst[i] = c * x[i]
+		}
 	}
 }

@@ -26,6 +26,10 @@ import (
 //	                                    ∂: the other two modes (headProductOp.SymDiff)
 //	layerNormOp       Y = γ ⊙ (X − μ)/sqrt(σ² + ε) + β, row by row
 //	                                    ∂: layerNormGradOp (X and γ), colSumOp (β)
+//	embedOp           Y_r = keep_r·((scale·X_r + P[maxLen − L + t]) ⊙ D_r), the encoder's input
+//	                                    ∂: rowMaskOp (X), posGradOp (P)
+//	residualOp        Y_r = keep_r·(F_r ⊙ D_r + R_r), a block's output
+//	                                    ∂: rowMaskOp (F and R)
 //
 // causalSoftmaxOp is also a primitive of the attention written as an expression (sasrec.go):
 // Gorgonia's SoftMax starts every row's maximum from the tensor's first value and runs one
@@ -324,11 +328,7 @@ func (op *headProductOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	return t, nil
 }
 
-func (op *headProductOp[T]) DiffWRT(n int) []bool {
-	w := make([]bool, n)
-	w[0], w[1] = true, true
-	return w
-}
+func (op *headProductOp[T]) DiffWRT(n int) []bool { return diffFirst(n, 2) }
 
 // SymDiff returns the gradients w.r.t. U and V, each a product of another mode:
 //
@@ -378,9 +378,8 @@ func (op *headProductOp[T]) SymDiff(in gorgonia.Nodes, _, grad *gorgonia.Node) (
 type layerNormOp[T float] struct {
 	opCommon
 	outBuf[T]
-	name      string
-	eps       float64
-	mean, inv []T
+	name string
+	eps  float64
 }
 
 func (op *layerNormOp[T]) Arity() int    { return 3 }
@@ -409,19 +408,10 @@ func layerNormShape(op fmt.Stringer, in []gorgonia.DimSizer) (tensor.Shape, erro
 	return tensor.Shape{n, d}, nil
 }
 
-// stats computes the row statistics of x into the op's scratch.
-func stats[T float](mean, inv *[]T, x []T, d int, eps float64) {
-	n := len(x) / d
-	*mean, *inv = grow(*mean, n), grow(*inv, n)
-	rowStats(*mean, *inv, x, d, eps)
-}
-
 func (op *layerNormOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	n, d := valShape2(in[0])
 	t, y := op.get(n, d)
-	x := data[T](in[0])
-	stats(&op.mean, &op.inv, x, d, op.eps)
-	layerNormRows(y, x, data[T](in[1]), data[T](in[2]), op.mean, op.inv, d)
+	layerNormRows(y, data[T](in[0]), data[T](in[1]), data[T](in[2]), d, op.eps)
 	return t, nil
 }
 
@@ -448,11 +438,10 @@ func (op *layerNormOp[T]) SymDiff(in gorgonia.Nodes, _, grad *gorgonia.Node) (go
 type layerNormGradOp[T float] struct {
 	opCommon
 	outBuf[T]
-	name      string
-	eps       float64
-	wrtGamma  bool
-	mean, inv []T
-	part      []T // layerNormGradGamma's partial sums
+	name          string
+	eps           float64
+	wrtGamma      bool
+	part, scratch []T // layerNormGradGamma's partial sums, the kernels' rows of scratch
 }
 
 func (op *layerNormGradOp[T]) Arity() int { return 3 }
@@ -479,14 +468,248 @@ func (op *layerNormGradOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape,
 func (op *layerNormGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	n, d := valShape2(in[0])
 	x, gamma, g := data[T](in[0]), data[T](in[1]), data[T](in[2])
-	stats(&op.mean, &op.inv, x, d, op.eps)
 	if op.wrtGamma {
 		t, dg := op.get(d)
 		op.part = grow(op.part, (n+lnChunk-1)/lnChunk*d)
-		layerNormGradGamma(dg, x, g, op.mean, op.inv, d, op.part)
+		op.scratch = layerNormGradGamma(dg, x, g, d, op.eps, op.part, op.scratch)
 		return t, nil
 	}
 	t, dx := op.get(n, d)
-	layerNormGradX(dx, x, gamma, g, op.mean, op.inv, d)
+	op.scratch = layerNormGradX(dx, x, gamma, g, d, op.eps, op.scratch)
 	return t, nil
+}
+
+// ---- embedOp, residualOp and their gradients ----
+
+// The element-wise steps of the encoder fused in one pass each: the input (scaled item
+// embeddings plus positional embeddings, dropped, padding zeroed) and a block's output (the
+// dropped feed-forward output plus the residual, padding zeroed), whose stock-op forms are
+// three or four passes each (sasrec.go's expression).
+
+// maskedType returns the type of an op of n matrix operands and the keep column, then a mask
+// when masked, returning a matrix.
+func maskedType(n int, masked bool) hm.Type {
+	args := make([]hm.Type, 0, n+3)
+	for range n {
+		args = append(args, matrix)
+	}
+	args = append(args, column)
+	if masked {
+		args = append(args, matrix)
+	}
+	return hm.NewFnType(append(args, matrix)...)
+}
+
+// checkRows checks that the positions' operands ops (each n × d, n the rows of keep, a
+// multiple of length) and the mask (when masked, after keep) fit, and returns n and d.
+func checkRows(op fmt.Stringer, in []gorgonia.DimSizer, ops []int, keep int, masked bool, length int) (int, int, error) {
+	n, one, err := shape2(in[keep])
+	if err != nil {
+		return 0, 0, err
+	}
+	if one != 1 || n%length != 0 {
+		return 0, 0, fmt.Errorf("%v: keep is %d×%d for windows of length %d", op, n, one, length)
+	}
+	if masked {
+		ops = append(ops, keep+1)
+	}
+	d := -1
+	for _, i := range ops {
+		r, c, err := shape2(in[i])
+		if err != nil {
+			return 0, 0, err
+		}
+		if r != n || d >= 0 && c != d {
+			return 0, 0, fmt.Errorf("%v: operand %d is %d×%d for %d positions of width %d", op, i, r, c, n, d)
+		}
+		d = c
+	}
+	return n, d, nil
+}
+
+// maskOf returns the mask operand of an op's inputs (after keep at index keep), or nil.
+func maskOf[T float](in []gorgonia.Value, keep int, masked bool) []T {
+	if !masked {
+		return nil
+	}
+	return data[T](in[keep+1])
+}
+
+// embedOp computes, from (X, P, keep) or (X, P, keep, D), the encoder's input
+// Y_r = keep_r·((scale·X_r + P[maxLen − L + t]) ⊙ D_r), t = r mod L: the item embeddings
+// scaled, plus the positional embeddings of the positions aligned to the window's end (P has
+// maxLen rows), dropped, and zero at padding.
+type embedOp[T float] struct {
+	opCommon
+	outBuf[T]
+	scale          float64
+	length, maxLen int
+	masked         bool
+}
+
+func (op *embedOp[T]) Arity() int    { return 3 + b2i(op.masked) }
+func (op *embedOp[T]) Type() hm.Type { return maskedType(2, op.masked) }
+func (op *embedOp[T]) String() string {
+	return fmt.Sprintf("Embed{scale=%g,L=%d,max=%d,masked=%t}", op.scale, op.length, op.maxLen, op.masked)
+}
+func (op *embedOp[T]) Hashcode() uint32      { return hashcode(op) }
+func (op *embedOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+
+func (op *embedOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	n, d, err := checkRows(op, in, []int{0}, 2, op.masked, op.length)
+	if err != nil {
+		return nil, err
+	}
+	if r, c, err := shape2(in[1]); err != nil || r != op.maxLen || c != d || op.length > op.maxLen {
+		return nil, fmt.Errorf("%v: positional table %v for width %d", op, in[1], d)
+	}
+	return tensor.Shape{n, d}, nil
+}
+
+func (op *embedOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+	n, d := valShape2(in[0])
+	t, y := op.get(n, d)
+	embedRows(y, data[T](in[0]), data[T](in[1]), data[T](in[2]), maskOf[T](in, 2, op.masked), op.length, op.maxLen, d, T(op.scale))
+	return t, nil
+}
+
+func (op *embedOp[T]) DiffWRT(n int) []bool { return diffFirst(n, 2) }
+
+func (op *embedOp[T]) SymDiff(in gorgonia.Nodes, _, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	args := append(gorgonia.Nodes{grad}, in[2:]...)
+	dx, err := gorgonia.ApplyOp(&rowMaskOp[T]{scale: op.scale, length: op.length, masked: op.masked}, args...)
+	if err != nil {
+		return nil, err
+	}
+	dp, err := gorgonia.ApplyOp(&posGradOp[T]{length: op.length, maxLen: op.maxLen, masked: op.masked}, args...)
+	if err != nil {
+		return nil, err
+	}
+	out := make(gorgonia.Nodes, len(in))
+	out[0], out[1] = dx, dp
+	return out, nil
+}
+
+// residualOp computes, from (F, R, keep) or (F, R, keep, D), a block's output
+// Y_r = keep_r·(F_r ⊙ D_r + R_r): the dropped feed-forward output plus the residual, zero at
+// padding.
+type residualOp[T float] struct {
+	opCommon
+	outBuf[T]
+	length int
+	masked bool
+}
+
+func (op *residualOp[T]) Arity() int    { return 3 + b2i(op.masked) }
+func (op *residualOp[T]) Type() hm.Type { return maskedType(2, op.masked) }
+func (op *residualOp[T]) String() string {
+	return fmt.Sprintf("Residual{L=%d,masked=%t}", op.length, op.masked)
+}
+func (op *residualOp[T]) Hashcode() uint32      { return hashcode(op) }
+func (op *residualOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+
+func (op *residualOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	n, d, err := checkRows(op, in, []int{0, 1}, 2, op.masked, op.length)
+	return tensor.Shape{n, d}, err
+}
+
+func (op *residualOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+	n, d := valShape2(in[0])
+	t, y := op.get(n, d)
+	residualRows(y, data[T](in[0]), data[T](in[1]), data[T](in[2]), maskOf[T](in, 2, op.masked), d)
+	return t, nil
+}
+
+func (op *residualOp[T]) DiffWRT(n int) []bool { return diffFirst(n, 2) }
+
+func (op *residualOp[T]) SymDiff(in gorgonia.Nodes, _, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	df, err := gorgonia.ApplyOp(&rowMaskOp[T]{scale: 1, length: op.length, masked: op.masked}, append(gorgonia.Nodes{grad}, in[2:]...)...)
+	if err != nil {
+		return nil, err
+	}
+	dr, err := gorgonia.ApplyOp(&rowMaskOp[T]{scale: 1, length: op.length}, grad, in[2])
+	if err != nil {
+		return nil, err
+	}
+	out := make(gorgonia.Nodes, len(in))
+	out[0], out[1] = df, dr
+	return out, nil
+}
+
+// rowMaskOp computes scale·keep_r·(G_r ⊙ D_r) from (G, keep) or (G, keep, D): the gradients of
+// embedOp w.r.t. X and of residualOp w.r.t. F and R.
+type rowMaskOp[T float] struct {
+	opCommon
+	outBuf[T]
+	scale  float64
+	length int
+	masked bool
+}
+
+func (op *rowMaskOp[T]) Arity() int    { return 2 + b2i(op.masked) }
+func (op *rowMaskOp[T]) Type() hm.Type { return maskedType(1, op.masked) }
+func (op *rowMaskOp[T]) String() string {
+	return fmt.Sprintf("RowMask{scale=%g,masked=%t}", op.scale, op.masked)
+}
+func (op *rowMaskOp[T]) Hashcode() uint32      { return hashcode(op) }
+func (op *rowMaskOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+
+func (op *rowMaskOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	n, d, err := checkRows(op, in, []int{0}, 1, op.masked, op.length)
+	return tensor.Shape{n, d}, err
+}
+
+func (op *rowMaskOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+	n, d := valShape2(in[0])
+	t, y := op.get(n, d)
+	maskedGradRows(y, data[T](in[0]), data[T](in[1]), maskOf[T](in, 1, op.masked), d, T(op.scale))
+	return t, nil
+}
+
+// posGradOp computes, from (G, keep) or (G, keep, D), embedOp's gradient w.r.t. the positional
+// table (maxLen × d): row maxLen − L + t sums keep·(G ⊙ D) at position t over the windows.
+type posGradOp[T float] struct {
+	opCommon
+	outBuf[T]
+	length, maxLen int
+	masked         bool
+	tmp            []T
+}
+
+func (op *posGradOp[T]) Arity() int    { return 2 + b2i(op.masked) }
+func (op *posGradOp[T]) Type() hm.Type { return maskedType(1, op.masked) }
+func (op *posGradOp[T]) String() string {
+	return fmt.Sprintf("PosGrad{L=%d,max=%d,masked=%t}", op.length, op.maxLen, op.masked)
+}
+func (op *posGradOp[T]) Hashcode() uint32      { return hashcode(op) }
+func (op *posGradOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+
+func (op *posGradOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	_, d, err := checkRows(op, in, []int{0}, 1, op.masked, op.length)
+	return tensor.Shape{op.maxLen, d}, err
+}
+
+func (op *posGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+	_, d := valShape2(in[0])
+	t, dp := op.get(op.maxLen, d)
+	op.tmp = grow(op.tmp, op.length*d)
+	posGradRows(dp, data[T](in[0]), data[T](in[1]), maskOf[T](in, 1, op.masked), op.tmp, op.length, op.maxLen, d)
+	return t, nil
+}
+
+// diffFirst says that an op of n inputs is differentiable w.r.t. its first k.
+func diffFirst(n, k int) []bool {
+	w := make([]bool, n)
+	for i := range min(k, n) {
+		w[i] = true
+	}
+	return w
+}
+
+// b2i is 1 for true and 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

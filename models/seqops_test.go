@@ -373,3 +373,50 @@ func TestHeadProductKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbedAndResidualOps checks the fused input and block-output steps against their
+// definitions written out, with and without a dropout mask, windows shorter than the
+// positional table included, and their gradients (rowMaskOp, posGradOp) against finite
+// differences.
+func TestEmbedAndResidualOps(t *testing.T) {
+	const L, maxLen, d = 5, 7, 3
+	keep, starts := testKeep()
+	n := len(keep)
+	for _, masked := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(6, 6))
+		x, y, pos, mask := randoms(rng, n*d, 1), randoms(rng, n*d, 1), randoms(rng, maxLen*d, 1), randoms(rng, n*d, 1)
+		dm := func(i int) float64 {
+			if masked {
+				return mask[i]
+			}
+			return 1
+		}
+		embed, res := make([]float64, n*d), make([]float64, n*d)
+		for b, s := range starts {
+			for t := s; t < L; t++ {
+				for j := range d {
+					i := (b*L+t)*d + j
+					embed[i] = (1.5*x[i] + pos[(maxLen-L+t)*d+j]) * dm(i)
+					res[i] = x[i]*dm(i) + y[i]
+				}
+			}
+		}
+		inputs := func(first ...opInput) []opInput {
+			in := append(first, opInput{tensor.Shape{n, 1}, keep, false})
+			if masked {
+				in = append(in, opInput{tensor.Shape{n, d}, mask, false})
+			}
+			return in
+		}
+		t.Run(fmt.Sprint("embed/masked=", masked), func(t *testing.T) {
+			opCheck(t, inputs(opInput{tensor.Shape{n, d}, x, true}, opInput{tensor.Shape{maxLen, d}, pos, true}), embed, func(in G.Nodes) *G.Node {
+				return G.Must(G.ApplyOp(&embedOp[float64]{scale: 1.5, length: L, maxLen: maxLen, masked: masked}, in...))
+			})
+		})
+		t.Run(fmt.Sprint("residual/masked=", masked), func(t *testing.T) {
+			opCheck(t, inputs(opInput{tensor.Shape{n, d}, x, true}, opInput{tensor.Shape{n, d}, y, true}), res, func(in G.Nodes) *G.Node {
+				return G.Must(G.ApplyOp(&residualOp[float64]{length: L, masked: masked}, in...))
+			})
+		})
+	}
+}

@@ -163,9 +163,14 @@ func (w *Window) start(r int) int {
 // history returns the items of row r, the most recent last.
 func (w *Window) history(r int) []int32 { return w.Items[r*w.Len+w.start(r) : (r+1)*w.Len] }
 
-// dropThreshold is the threshold t of a dropout of rate p: a unit is dropped when a uniform
-// 32-bit integer is below t, which rounds p to a multiple of 2⁻³² (off by at most 2⁻³³).
-func dropThreshold(p float64) uint64 { return uint64(math.Round(p * (1 << 32))) }
+// dropRate returns the threshold t and the scale of a dropout of rate p: a unit is dropped when
+// a uniform 16-bit integer is below t = round(p·2¹⁶) (at most 2¹⁶ − 1), so that the rate is
+// t/2¹⁶, within 2⁻¹⁷ of p, and four units come from one 64-bit draw; a kept unit is scaled by
+// 1/(1 − t/2¹⁶), so that its expectation is 1.
+func dropRate(p float64) (t uint64, scale float64) {
+	t = min(uint64(math.Round(p*(1<<16))), 1<<16-1)
+	return t, 1 / (1 - float64(t)/(1<<16))
+}
 
 // dropChunk is the number of units of a mask drawn from one random stream.
 const dropChunk = 1 << 14
@@ -173,9 +178,9 @@ const dropChunk = 1 << 14
 // fillDropout writes one step's inverted-dropout mask (Srivastava et al. 2014, "Dropout: A
 // Simple Way to Prevent Neural Networks from Overfitting"; the form of Kang & McAuley's
 // TensorFlow and PyTorch code) into m: 0 with probability p, else 1/(1 − p), so that
-// E[m_i] = 1. It takes one 64-bit draw s from rng, which the caller owns (seeded from the run's
-// seed), and draws chunk c of dropChunk units from the PCG stream (s, c), two units per 64-bit
-// draw: the chunks fill in parallel, and the mask depends on rng's state and m's length only.
+// E[m_i] = 1 (p as dropRate rounds it). It takes one 64-bit draw s from rng, which the caller
+// owns (seeded from the run's seed), and draws chunk c of dropChunk units from the PCG stream
+// (s, c): the chunks fill in parallel, and the mask depends on rng's state and m's length only.
 func fillDropout[T float](m []T, p float64, rng *rand.Rand) {
 	seed := rng.Uint64()
 	chunks := (len(m) + dropChunk - 1) / dropChunk
@@ -188,18 +193,22 @@ func fillDropout[T float](m []T, p float64, rng *rand.Rand) {
 	})
 }
 
-// bernoulli fills m with 0 (probability p) or 1/(1 − p) from src, two units per draw: unit 2k
-// from the low 32 bits of draw k, unit 2k+1 from the high ones. It has no branch on the draws
-// (kept is 1 − the sign bit of u − t).
+// bernoulli fills m with 0 (probability p, as dropRate rounds it) or the kept units' scale from
+// src, four units per draw: unit 4k+i from bits 16i to 16i+15 of draw k. It has no branch on
+// the draws (a unit is kept when the sign bit of its 16 bits minus t is 0).
 func bernoulli[T float](m []T, p float64, src *rand.PCG) {
-	t, keep := dropThreshold(p), T(1/(1-p))
+	t, scale := dropRate(p)
+	keep := T(scale)
+	unit := func(u uint64) T { return keep * T(1-(u&0xffff-t)>>63) }
 	i := 0
-	for ; i+2 <= len(m); i += 2 {
+	for ; i+4 <= len(m); i += 4 {
 		u := src.Uint64()
-		m[i] = keep * T(1-(u&0xffffffff-t)>>63)
-		m[i+1] = keep * T(1-(u>>32-t)>>63)
+		m[i], m[i+1], m[i+2], m[i+3] = unit(u), unit(u>>16), unit(u>>32), unit(u>>48)
 	}
 	if i < len(m) {
-		m[i] = keep * T(1-(src.Uint64()&0xffffffff-t)>>63)
+		u := src.Uint64()
+		for ; i < len(m); i, u = i+1, u>>16 {
+			m[i] = unit(u)
+		}
 	}
 }
