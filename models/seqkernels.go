@@ -3,9 +3,7 @@ package models
 import (
 	"fmt"
 	"math"
-	"runtime"
 
-	"github.com/samplingbias/workbench/internal/parallel"
 	"github.com/samplingbias/workbench/internal/simd"
 )
 
@@ -215,106 +213,77 @@ func rowMoments[T float](x []T, eps float64) (mu, inv T) {
 // sum8 returns Σ_i x_i in eight interleaved partial sums (which the processor adds in
 // parallel), added pairwise.
 func sum8[T float](x []T) T {
-	var s [8]T
+	var s0, s1, s2, s3, s4, s5, s6, s7 T
 	i := 0
 	for ; i+8 <= len(x); i += 8 {
 		v := x[i : i+8 : i+8]
-		s[0], s[1], s[2], s[3] = s[0]+v[0], s[1]+v[1], s[2]+v[2], s[3]+v[3]
-		s[4], s[5], s[6], s[7] = s[4]+v[4], s[5]+v[5], s[6]+v[6], s[7]+v[7]
+		s0, s1, s2, s3 = s0+v[0], s1+v[1], s2+v[2], s3+v[3]
+		s4, s5, s6, s7 = s4+v[4], s5+v[5], s6+v[6], s7+v[7]
 	}
 	for ; i < len(x); i++ {
-		s[0] += x[i]
+		s0 += x[i]
 	}
-	return pairwise8(&s)
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
 
 // sumSq8 returns Σ_i (x_i − mu)² as sum8 adds.
 func sumSq8[T float](x []T, mu T) T {
-	var s [8]T
+	var s0, s1, s2, s3, s4, s5, s6, s7 T
 	i := 0
 	for ; i+8 <= len(x); i += 8 {
 		v := x[i : i+8 : i+8]
 		c0, c1, c2, c3 := v[0]-mu, v[1]-mu, v[2]-mu, v[3]-mu
 		c4, c5, c6, c7 := v[4]-mu, v[5]-mu, v[6]-mu, v[7]-mu
-		s[0], s[1], s[2], s[3] = s[0]+c0*c0, s[1]+c1*c1, s[2]+c2*c2, s[3]+c3*c3
-		s[4], s[5], s[6], s[7] = s[4]+c4*c4, s[5]+c5*c5, s[6]+c6*c6, s[7]+c7*c7
+		s0, s1, s2, s3 = s0+c0*c0, s1+c1*c1, s2+c2*c2, s3+c3*c3
+		s4, s5, s6, s7 = s4+c4*c4, s5+c5*c5, s6+c6*c6, s7+c7*c7
 	}
 	for ; i < len(x); i++ {
-		s[0] += (x[i] - mu) * (x[i] - mu)
+		s0 += (x[i] - mu) * (x[i] - mu)
 	}
-	return pairwise8(&s)
-}
-
-// dot8 returns Σ_i x_i·y_i as sum8 adds.
-func dot8[T float](x, y []T) T {
-	var s [8]T
-	y = y[:len(x)]
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
-		v, w := x[i:i+8:i+8], y[i:i+8:i+8]
-		s[0], s[1], s[2], s[3] = s[0]+v[0]*w[0], s[1]+v[1]*w[1], s[2]+v[2]*w[2], s[3]+v[3]*w[3]
-		s[4], s[5], s[6], s[7] = s[4]+v[4]*w[4], s[5]+v[5]*w[5], s[6]+v[6]*w[6], s[7]+v[7]*w[7]
-	}
-	for ; i < len(x); i++ {
-		s[0] += x[i] * y[i]
-	}
-	return pairwise8(&s)
-}
-
-func pairwise8[T float](s *[8]T) T {
-	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
-}
-
-// normalize sets dst = (x − mu)·inv (float32 eight at a time where the processor has AVX2).
-func normalize[T float](dst, x []T, mu, inv T) {
-	if d, ok := any(dst).([]float32); ok {
-		simd.AddScalar(d, any(x).([]float32), float32(-mu))
-		simd.MulScalar(d, d, float32(inv))
-		return
-	}
-	for j, v := range x {
-		dst[j] = (v - mu) * inv
-	}
-}
-
-// rowScratch splits the rows [0, n) of an n×d matrix among goroutines as parallelRows does, and
-// calls f(lo, hi, tmp) with d values of scratch of its own, from scratch (grown to the parts' d
-// values each and returned).
-func rowScratch[T float](scratch []T, n, d int, f func(lo, hi int, tmp []T)) []T {
-	parts := parallel.Parts(n*d, parallelGrain, runtime.GOMAXPROCS(0))
-	scratch = grow(scratch, parts*d)
-	parallel.Split(n, parts, func(p, lo, hi int) { f(lo, hi, scratch[p*d:(p+1)*d]) })
-	return scratch
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
 
 // layerNormRows sets y_r = γ ⊙ (x_r − μ_r)·inv_r + β for every row r (Kang & McAuley section
 // III-C: LayerNorm(x) = α ⊙ (x − μ)/sqrt(σ² + ε) + β).
 func layerNormRows[T float](y, x, gamma, beta []T, d int, eps float64) {
+	gamma, beta = gamma[:d], beta[:d]
 	parallelRows(len(x)/d, d, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			xr, yr := x[r*d:(r+1)*d], y[r*d:(r+1)*d]
 			mu, inv := rowMoments(xr, eps)
-			normalize(yr, xr, mu, inv)
-			mulInto(yr, yr, gamma)
-			addTo(yr, beta)
+			for j, v := range xr {
+				yr[j] = gamma[j]*((v-mu)*inv) + beta[j]
+			}
 		}
 	})
 }
 
 // layerNormGradX sets dx, the gradient of layerNormRows w.r.t. x from the output's gradient g:
-// with x̂ = (x − μ)·inv and ĝ = g ⊙ γ, dx = inv·(ĝ − mean(ĝ) − x̂·mean(ĝ ⊙ x̂)) row by row. It
-// returns scratch, grown to what it used.
-func layerNormGradX[T float](dx, x, gamma, g []T, d int, eps float64, scratch []T) []T {
-	return rowScratch(scratch, len(x)/d, d, func(lo, hi int, xh []T) {
+// with x̂ = (x − μ)·inv and ĝ = g ⊙ γ, dx = inv·(ĝ − mean(ĝ) − x̂·mean(ĝ ⊙ x̂)) row by row.
+func layerNormGradX[T float](dx, x, gamma, g []T, d int, eps float64) {
+	gamma = gamma[:d]
+	parallelRows(len(x)/d, d, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
-			xr, dr := x[r*d:(r+1)*d], dx[r*d:(r+1)*d]
+			xr, gr, dr := x[r*d:(r+1)*d], g[r*d:(r+1)*d], dx[r*d:(r+1)*d]
 			mu, inv := rowMoments(xr, eps)
-			normalize(xh, xr, mu, inv)
-			mulInto(dr, g[r*d:(r+1)*d], gamma) // ĝ
-			mg, mgx := sum8(dr)/T(d), dot8(dr, xh)/T(d)
-			shiftInto(dr, dr, -mg)
-			addScaled(dr, -mgx, xh)
-			scaleInto(dr, dr, inv)
+			var sg0, sg1, sgx0, sgx1 T
+			j := 0
+			for ; j+2 <= d; j += 2 {
+				g0, g1 := gr[j]*gamma[j], gr[j+1]*gamma[j+1]
+				sg0 += g0
+				sg1 += g1
+				sgx0 += g0 * ((xr[j] - mu) * inv)
+				sgx1 += g1 * ((xr[j+1] - mu) * inv)
+			}
+			for ; j < d; j++ {
+				g0 := gr[j] * gamma[j]
+				sg0 += g0
+				sgx0 += g0 * ((xr[j] - mu) * inv)
+			}
+			mg, mgx := (sg0+sg1)/T(d), (sgx0+sgx1)/T(d)
+			for j, v := range xr {
+				dr[j] = inv * (gr[j]*gamma[j] - mg - ((v-mu)*inv)*mgx)
+			}
 		}
 	})
 }
@@ -324,40 +293,26 @@ func layerNormGradX[T float](dx, x, gamma, g []T, d int, eps float64, scratch []
 const lnChunk = 256
 
 // layerNormGradGamma sets dγ_j = Σ_r g[r,j]·x̂[r,j]: each chunk of lnChunk rows summed in
-// parallel into its row of part (⌈n/lnChunk⌉ × d values), then the chunks added in order. It
-// returns scratch, grown to what it used.
-func layerNormGradGamma[T float](dgamma, x, g []T, d int, eps float64, part, scratch []T) []T {
+// parallel into its row of part (⌈n/lnChunk⌉ × d values), then the chunks added in order.
+func layerNormGradGamma[T float](dgamma, x, g []T, d int, eps float64, part []T) {
 	n := len(x) / d
 	chunks := (n + lnChunk - 1) / lnChunk
-	scratch = rowScratch(scratch, chunks, lnChunk*d, func(lo, hi int, xh []T) {
-		xh = xh[:d]
+	parallelRows(chunks, lnChunk*d, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
 			acc := part[c*d : (c+1)*d]
 			clear(acc)
 			for r := c * lnChunk; r < min(n, (c+1)*lnChunk); r++ {
-				xr := x[r*d : (r+1)*d]
+				xr, gr := x[r*d:(r+1)*d], g[r*d:(r+1)*d]
 				mu, inv := rowMoments(xr, eps)
-				normalize(xh, xr, mu, inv)
-				mulInto(xh, xh, g[r*d:(r+1)*d])
-				addTo(acc, xh)
+				for j, v := range xr {
+					acc[j] += gr[j] * ((v - mu) * inv)
+				}
 			}
 		}
 	})
 	clear(dgamma)
 	for c := range chunks {
 		addTo(dgamma, part[c*d:(c+1)*d])
-	}
-	return scratch
-}
-
-// shiftInto sets dst = x + c (float32 eight at a time where the processor has AVX2).
-func shiftInto[T float](dst, x []T, c T) {
-	if d, ok := any(dst).([]float32); ok {
-		simd.AddScalar(d, any(x).([]float32), float32(c))
-		return
-	}
-	for i, v := range x[:len(dst)] {
-		dst[i] = v + c
 	}
 }
 

@@ -438,10 +438,10 @@ func (op *layerNormOp[T]) SymDiff(in gorgonia.Nodes, _, grad *gorgonia.Node) (go
 type layerNormGradOp[T float] struct {
 	opCommon
 	outBuf[T]
-	name          string
-	eps           float64
-	wrtGamma      bool
-	part, scratch []T // layerNormGradGamma's partial sums, the kernels' rows of scratch
+	name     string
+	eps      float64
+	wrtGamma bool
+	part     []T // layerNormGradGamma's partial sums
 }
 
 func (op *layerNormGradOp[T]) Arity() int { return 3 }
@@ -471,11 +471,11 @@ func (op *layerNormGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	if op.wrtGamma {
 		t, dg := op.get(d)
 		op.part = grow(op.part, (n+lnChunk-1)/lnChunk*d)
-		op.scratch = layerNormGradGamma(dg, x, g, d, op.eps, op.part, op.scratch)
+		layerNormGradGamma(dg, x, g, d, op.eps, op.part)
 		return t, nil
 	}
 	t, dx := op.get(n, d)
-	op.scratch = layerNormGradX(dx, x, gamma, g, d, op.eps, op.scratch)
+	layerNormGradX(dx, x, gamma, g, d, op.eps)
 	return t, nil
 }
 
