@@ -364,8 +364,7 @@ func (b *seqBuilder[T]) attention(q, k, v *G.Node) *G.Node {
 	alpha := 1 / math.Sqrt(float64(dh))
 	blocks := b.n.rows * g.heads * g.length
 	if b.impl == towerFused {
-		s := G.Must(G.ApplyOp(&headProductOp[T]{mode: productLower, geom: g, alpha: alpha}, q, k, keep))
-		p := G.Must(G.ApplyOp(&causalSoftmaxOp[T]{geom: g}, s, keep))
+		p := G.Must(G.ApplyOp(&attnWeightsOp[T]{geom: g, alpha: alpha}, q, k, keep))
 		args := G.Nodes{p, v, keep}
 		if b.train {
 			args = append(args, b.mask(blocks, g.length, true))

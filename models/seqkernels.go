@@ -188,16 +188,13 @@ func softmaxRow[T float](dst, x []T, wide []float64) {
 }
 
 // causalSoftmaxGradBlock sets dz = p ⊙ (g − Σ_k p_k g_k) row by row in the causal region of one
-// block (the softmax's gradient, the dot product accumulated in float64) and zero elsewhere.
+// block (the softmax's gradient; the dot product in eight interleaved sums) and zero elsewhere.
 func causalSoftmaxGradBlock[T float](dz, p, g []T, L, s int) {
 	eachCausalRow(dz, L, s, func(i int, row []T) {
 		pr, gr := p[i*L+s:i*L+i+1], g[i*L+s:i*L+i+1]
-		var dot float64
+		dot := dot8(pr, gr)
 		for k, v := range pr {
-			dot += float64(v) * float64(gr[k])
-		}
-		for k, v := range pr {
-			row[k] = T(float64(v) * (float64(gr[k]) - dot))
+			row[k] = v * (gr[k] - dot)
 		}
 	})
 }
@@ -222,6 +219,22 @@ func sum8[T float](x []T) T {
 	}
 	for ; i < len(x); i++ {
 		s0 += x[i]
+	}
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}
+
+// dot8 returns Σ_i x_i·y_i as sum8 adds.
+func dot8[T float](x, y []T) T {
+	var s0, s1, s2, s3, s4, s5, s6, s7 T
+	y = y[:len(x)]
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		v, w := x[i:i+8:i+8], y[i:i+8:i+8]
+		s0, s1, s2, s3 = s0+v[0]*w[0], s1+v[1]*w[1], s2+v[2]*w[2], s3+v[3]*w[3]
+		s4, s5, s6, s7 = s4+v[4]*w[4], s5+v[5]*w[5], s6+v[6]*w[6], s7+v[7]*w[7]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
 	}
 	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }

@@ -19,6 +19,8 @@ import (
 //
 //	causalSoftmaxOp   P = softmax of Z over each row's causal region (the attention weights)
 //	                                    ∂: causalSoftmaxGradOp
+//	attnWeightsOp     P = causal softmax of αQKᵀ, a block at a time (lower product and softmax)
+//	                                    ∂: causalSoftmaxGradOp, then headProductOp row and col
 //	headProductOp     per (sequence, head) block, restricted to the causal region s ≤ j ≤ i:
 //	                  lower  C_ij = α⟨a_i, b_j⟩ ⊙ D_ij      (scores QKᵀ/√d_h; ∂ of weighted sums)
 //	                  row    y_i  = α Σ_j M_ij D_ij x_j       (weights · values; ∂ of scores)
@@ -177,6 +179,73 @@ func (op *causalSoftmaxGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, erro
 		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	return t, nil
+}
+
+// ---- attnWeightsOp ----
+
+// attnWeightsOp computes the attention weights P = causal softmax of αQKᵀ from (Q, K, keep) in
+// one pass per block: headProductOp's lower product and causalSoftmaxOp fused, so that the
+// scores of a block stay in the cache rather than in a matrix of their own.
+type attnWeightsOp[T float] struct {
+	opCommon
+	outBuf[T]
+	blockRunner[T]
+	geom     attnGeom
+	alpha    float64
+	portable bool // the lower product on gemm tile by tile, as headProductOp.portable
+}
+
+func (op *attnWeightsOp[T]) Arity() int    { return 3 }
+func (op *attnWeightsOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix, column, matrix) }
+func (op *attnWeightsOp[T]) String() string {
+	return fmt.Sprintf("AttnWeights{%v,α=%g}", op.geom, op.alpha)
+}
+func (op *attnWeightsOp[T]) Hashcode() uint32      { return hashcode(op) }
+func (op *attnWeightsOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+
+func (op *attnWeightsOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
+	return (&headProductOp[T]{mode: productLower, geom: op.geom}).InferShape(in...)
+}
+
+func (op *attnWeightsOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
+	q, k, keep := data[T](in[0]), data[T](in[1]), data[T](in[2])
+	n, _ := valShape2(in[2])
+	_, d := valShape2(in[0])
+	L, h := op.geom.length, op.geom.heads
+	dh := d / h
+	t, p := op.get(n*h, L)
+	err := op.run(keep, op.geom, func(b, hd, s, w int) {
+		blk, pos := (b*h+hd)*L*L, b*L*d+hd*dh
+		pb := p[blk : blk+L*L]
+		if op.portable || !kernelBlock(productLower, pb, q[pos:], k[pos:], nil, L, d, dh, s, T(op.alpha), &op.ks[w]) {
+			lowerBlock(pb, q[pos:], k[pos:], nil, L, d, dh, s, T(op.alpha))
+		}
+		causalSoftmaxBlock(pb, pb, L, s, op.wide[w])
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", op, err)
+	}
+	return t, nil
+}
+
+func (op *attnWeightsOp[T]) DiffWRT(int) []bool { return []bool{true, true, false} }
+
+// SymDiff returns dQ = α·dS·K and dK = α·dSᵀ·Q (headProductOp's row and col products) of the
+// scores' gradient dS (causalSoftmaxGradOp).
+func (op *attnWeightsOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	ds, err := gorgonia.ApplyOp(&causalSoftmaxGradOp[T]{geom: op.geom}, output, grad, in[2])
+	if err != nil {
+		return nil, err
+	}
+	dq, err := gorgonia.ApplyOp(&headProductOp[T]{mode: productRow, geom: op.geom, alpha: op.alpha, portable: op.portable}, ds, in[1], in[2])
+	if err != nil {
+		return nil, err
+	}
+	dk, err := gorgonia.ApplyOp(&headProductOp[T]{mode: productCol, geom: op.geom, alpha: op.alpha, portable: op.portable}, ds, in[0], in[2])
+	if err != nil {
+		return nil, err
+	}
+	return gorgonia.Nodes{dq, dk, nil}, nil
 }
 
 // ---- headProductOp ----

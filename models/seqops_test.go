@@ -420,3 +420,39 @@ func TestEmbedAndResidualOps(t *testing.T) {
 		})
 	}
 }
+
+// TestAttnWeightsOp checks the fused attention weights, the softmax over each row's causal
+// region of α⟨q_i, k_j⟩ per head, against their definition written out, and their gradients
+// w.r.t. Q and K against finite differences.
+func TestAttnWeightsOp(t *testing.T) {
+	const L, heads, dh = 5, 2, 3
+	const d, alpha = heads * dh, 0.6
+	keep, starts := testKeep()
+	n := len(keep)
+	rng := rand.New(rand.NewPCG(8, 8))
+	q, k := randoms(rng, n*d, 1), randoms(rng, n*d, 1)
+	want := make([]float64, n*heads*L)
+	for b, s := range starts {
+		for h := range heads {
+			for i := s; i < L; i++ {
+				row := want[((b*heads+h)*L+i)*L:]
+				var z float64
+				for j := s; j <= i; j++ {
+					var dot float64
+					for c := range dh {
+						dot += q[(b*L+i)*d+h*dh+c] * k[(b*L+j)*d+h*dh+c]
+					}
+					row[j] = math.Exp(alpha * dot)
+					z += row[j]
+				}
+				for j := s; j <= i; j++ {
+					row[j] /= z
+				}
+			}
+		}
+	}
+	ins := []opInput{{tensor.Shape{n, d}, q, true}, {tensor.Shape{n, d}, k, true}, {tensor.Shape{n, 1}, keep, false}}
+	opCheck(t, ins, want, func(in G.Nodes) *G.Node {
+		return G.Must(G.ApplyOp(&attnWeightsOp[float64]{geom: attnGeom{L, heads}, alpha: alpha}, in...))
+	})
+}
