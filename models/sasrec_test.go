@@ -451,3 +451,58 @@ func TestDropoutMasks(t *testing.T) {
 		})
 	}
 }
+
+// TestSASRecDropoutMasksReproducible checks that a training graph's masks (the embedding's, the
+// attention weights' in the causal regions, the feed-forward layers') are the same for two
+// sources of one seed and differ for another seed.
+func TestSASRecDropoutMasksReproducible(t *testing.T) {
+	w := testWindow()
+	e := testSASRec(t, 2, 0.3, false)
+	masks := func(seed uint64) refMasks {
+		h := newSeqHarness[float64](t, e, w.Rows, w.Len, towerFused, true, seed)
+		h.run(t, w)
+		return h.masks()
+	}
+	a, b, c := masks(4), masks(4), masks(5)
+	if len(a) != 1+3*len(e.blocks) {
+		t.Fatalf("%d masks for %d blocks", len(a), len(e.blocks))
+	}
+	for k := range a {
+		same, other := true, true
+		for i := range a[k] {
+			same = same && a[k][i] == b[k][i]
+			other = other && a[k][i] == c[k][i]
+		}
+		if !same {
+			t.Errorf("mask %d differs between two sources of one seed", k)
+		}
+		if other {
+			t.Errorf("mask %d is the same for another seed", k)
+		}
+	}
+}
+
+// TestSASRecOutputTable checks that the output item table is the input one by default (Kang &
+// McAuley's shared item embedding) and a table of its own, among the parameters, with
+// separate_output.
+func TestSASRecOutputTable(t *testing.T) {
+	tied, separate := testSASRec(t, 1, 0, false), testSASRec(t, 1, 0, true)
+	if tied.out != tied.items || len(tied.tables()) != 1 {
+		t.Error("the tied output table is not the input table")
+	}
+	if separate.out == separate.items || separate.out.name != "sasrec.output" || len(separate.tables()) != 2 {
+		t.Errorf("separate output table %q", separate.out.name)
+	}
+	for _, e := range []*sasrec{tied, separate} {
+		names := map[string]bool{}
+		for _, p := range e.params() {
+			if names[p.name] {
+				t.Errorf("parameter %s twice", p.name)
+			}
+			names[p.name] = true
+		}
+		if want := len(e.tables()) + 1 + 14*len(e.blocks) + 2; len(names) != want {
+			t.Errorf("%d parameters, want %d", len(names), want)
+		}
+	}
+}
