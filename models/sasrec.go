@@ -31,7 +31,7 @@ const sasrecNormEpsilon = 1e-8
 //	          weights; a padded query attends to nothing)                       (section III-B)
 //	    S  = A + Q̃
 //	    F̃  = LayerNorm₂(S)
-//	    H  = keep ⊙ (Dropout(ReLU(F̃W₁ + b₁)·W₂ + b₂ ...) + F̃), each dense output dropped
+//	    H  = keep ⊙ (Dropout(Dropout(ReLU(F̃W₁ + b₁))·W₂ + b₂) + F̃)          (section III-B)
 //	out = keep ⊙ LayerNorm(H)
 //
 // The residual connections add the normalised input (Q̃, F̃) and the keys and values read the
@@ -57,7 +57,7 @@ type sasrec struct {
 type sasrecBlock struct {
 	ln1, ln2        layerNorm
 	query, key, val layer // d × d projections
-	inner, outerFFN layer // the point-wise feed-forward layers, d × d each
+	ffn1, ffn2      layer // the point-wise feed-forward layers, d × d each
 }
 
 // layerNorm holds a layer normalisation's gain γ and bias β (Kang & McAuley's α and β).
@@ -95,7 +95,7 @@ func newSASRec(s SequenceSettings, d, items int, initStd float64, dt tensor.Dtyp
 		n := func(s string) string { return fmt.Sprintf("%d.%s", i, s) }
 		e.blocks = append(e.blocks, sasrecBlock{
 			ln1: ln(n("ln1")), query: dense(n("query")), key: dense(n("key")), val: dense(n("value")),
-			ln2: ln(n("ln2")), inner: dense(n("ffn1")), outerFFN: dense(n("ffn2")),
+			ln2: ln(n("ln2")), ffn1: dense(n("ffn1")), ffn2: dense(n("ffn2")),
 		})
 	}
 	e.norm = ln("ln")
@@ -105,7 +105,7 @@ func newSASRec(s SequenceSettings, d, items int, initStd float64, dt tensor.Dtyp
 	}
 	fillParam(e.pos, func() float64 { return initStd * rng.NormFloat64() })
 	for _, b := range e.blocks {
-		for _, l := range []layer{b.query, b.key, b.val, b.inner, b.outerFFN} {
+		for _, l := range []layer{b.query, b.key, b.val, b.ffn1, b.ffn2} {
 			glorot(l, rng)
 		}
 	}
@@ -133,14 +133,13 @@ func (e *sasrec) norms() []layerNorm {
 	return append(ns, e.norm)
 }
 
-// params lists every parameter: the tables, then the positional table, each block's
-// parameters, and the last normalisation's, in the order the graph binds them (sasrecFwd's
-// nodes' of).
+// params lists every parameter: the tables, then the dense parameters in the order the graph
+// binds them (sasrecNodes.of): the positional table, each block's, the last normalisation's.
 func (e *sasrec) params() []*param {
 	ps := append(e.tables(), e.pos)
 	for _, b := range e.blocks {
 		ps = append(ps, b.ln1.gamma, b.ln1.beta, b.query.w, b.query.b, b.key.w, b.key.b, b.val.w, b.val.b,
-			b.ln2.gamma, b.ln2.beta, b.inner.w, b.inner.b, b.outerFFN.w, b.outerFFN.b)
+			b.ln2.gamma, b.ln2.beta, b.ffn1.w, b.ffn1.b, b.ffn2.w, b.ffn2.b)
 	}
 	return append(ps, e.norm.gamma, e.norm.beta)
 }
@@ -181,8 +180,9 @@ type dropMask[T float] struct {
 
 // seqBuilder builds the encoder's graph: the layers as expressions of stock Gorgonia ops and
 // the causal softmax primitive (towerExpression, the specification), or with the fused ops
-// (towerFused: layerNormOp, the attention's headProductOps, and the primitives of package
-// losses for the element-wise products and sums).
+// (towerFused: embedOp, layerNormOp, attnWeightsOp and headProductOp, residualOp, the towers'
+// dense op, and the primitives of package losses for the other element-wise products and
+// sums).
 type seqBuilder[T float] struct {
 	n     *sasrecNodes[T]
 	g     *G.ExprGraph
@@ -229,8 +229,8 @@ func sasrecFwd[T float](e *sasrec, g *G.ExprGraph, rows, length int, impl towerI
 		v := b.dense(h, blk.val, false, name+".value")
 		s := b.add(b.attention(q, k, v), qn)
 		fn := b.layerNorm(s, blk.ln2, name+".ln2")
-		f := b.dropout(b.dense(fn, blk.inner, true, name+".ffn1"))
-		h = b.residual(b.dense(f, blk.outerFFN, false, name+".ffn2"), fn)
+		f := b.dropout(b.dense(fn, blk.ffn1, true, name+".ffn1"))
+		h = b.residual(b.dense(f, blk.ffn2, false, name+".ffn2"), fn)
 	}
 	n.out = b.maskRows(b.layerNorm(h, e.norm, "sasrec.ln"))
 	return n, nil

@@ -130,11 +130,11 @@ func refSASRec(e *sasrec, w *Window, m refMasks, coef []float64) ([]float64, flo
 					S[j] = A[j] + Qn[t][j]
 				}
 				Fn := refLayerNorm(S, vals(blk.ln2.gamma), vals(blk.ln2.beta))
-				F := refDense(Fn, vals(blk.inner.w), vals(blk.inner.b), true)
+				F := refDense(Fn, vals(blk.ffn1.w), vals(blk.ffn1.b), true)
 				for j := range F {
 					F[j] *= drop(mk+1, r*L+t, j)
 				}
-				F = refDense(F, vals(blk.outerFFN.w), vals(blk.outerFFN.b), false)
+				F = refDense(F, vals(blk.ffn2.w), vals(blk.ffn2.b), false)
 				next[t] = make(refVec, d)
 				if t < s {
 					continue

@@ -121,7 +121,7 @@ func testSASRec(t testing.TB, heads int, dropout float64, separate bool) *sasrec
 		fillParam(n.beta, func() float64 { return 0.2 * rng.NormFloat64() })
 	}
 	for _, b := range e.blocks {
-		for _, l := range []layer{b.query, b.key, b.val, b.inner, b.outerFFN} {
+		for _, l := range []layer{b.query, b.key, b.val, b.ffn1, b.ffn2} {
 			fillParam(l.b, func() float64 { return 0.1 * rng.NormFloat64() })
 		}
 	}
