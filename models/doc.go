@@ -36,6 +36,23 @@
 // machine, and with both cores already busy inside each heavy op it could only overlap the
 // small element-wise ops.
 //
+// A query can also be a history of items (a Window of histories padded on the left;
+// SequenceSettings, docs/encoders.md). The mean encoder is Yi et al.'s watch-history feature
+// (section 5): the mean of the history's item embeddings (zero for an empty history) joins the
+// query tower's input like a feature bag, gathered outside the graph from the item tower's id
+// table under ShareEmbeddings (the paper's sharing of the video id table), its gradient
+// scattered back into the rows from both towers. The sasrec encoder is Kang & McAuley's
+// self-attentive sequential encoder (ICDM 2018) in the form of the authors' code: item
+// embedding scaled by √d plus a learned positional embedding, blocks of causal multi-head
+// self-attention and a point-wise feed-forward layer with residual connections, layer
+// normalisation and dropout, padding masked, a last normalisation; its output is the hidden
+// state at every position. Its forward definition (sasrecFwd) serves training and inference
+// (which has no dropout); it is written as an expression of stock ops and a stable causal
+// softmax primitive, and fused (layer normalisation and the attention's causal per-head
+// products as ops with their gradients, the products on internal/simd's micro-kernel), the two
+// tested equal and against a plain-Go reference of the equations. Dropout masks are inputs of
+// the training graph, drawn every step from the caller's seeded random source.
+//
 // Save writes model.bin, Load reads it; TrainResumable writes training checkpoints (parameters,
 // optimiser state, estimator state, random-number states, position in the epoch, curve) every
 // TrainSettings.CheckpointEvery steps or every epoch, and resumes from one so that the run ends

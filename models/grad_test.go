@@ -230,6 +230,13 @@ func refEmbed(m *Model, side int, e int) []float64 {
 
 // refEmbedNorm is refEmbed that also returns the norm of the output before normalisation.
 func refEmbedNorm(m *Model, side int, e int) ([]float64, float64) {
+	bags, dense := refInputs(m, side, e)
+	return refMLPNorm(m, side, append(bags, dense...))
+}
+
+// refInputs returns the tower input of entity e: each field's weighted mean of its bag's rows,
+// and the dense features.
+func refInputs(m *Model, side int, e int) (bags, dense []float64) {
 	tw := m.towers[side]
 	var x []float64
 	for _, fi := range tw.fields {
@@ -257,8 +264,15 @@ func refEmbedNorm(m *Model, side int, e int) ([]float64, float64) {
 	}
 	dd := tw.feats.DenseDim
 	for j := range dd {
-		x = append(x, float64(tw.feats.Dense[e*dd+j]))
+		dense = append(dense, float64(tw.feats.Dense[e*dd+j]))
 	}
+	return x, dense
+}
+
+// refMLPNorm applies the tower's MLP to the input x and normalises the output; it also returns
+// the output's norm before normalisation.
+func refMLPNorm(m *Model, side int, x []float64) ([]float64, float64) {
+	tw := m.towers[side]
 	for li, l := range tw.layers {
 		w, b := values[float64](l.w), values[float64](l.b)
 		y := make([]float64, l.out)

@@ -58,8 +58,9 @@ type tower struct {
 	n        int // number of entities
 	feats    *datasets.Features
 	fields   []fieldInput
-	denseOff int // first column of the dense features
-	in       int // input width: fields × EmbeddingDim + DenseDim
+	denseOff int           // first column of the dense features
+	history  *historyInput // the mean of a history of items (query side; nil: none)
+	in       int           // input width: fields × EmbeddingDim + DenseDim
 	layers   []layer
 }
 
@@ -83,6 +84,12 @@ type Model struct {
 // N(0, InitStd²), MLP weights Glorot-uniform, biases zero. dt is tensor.Float32 (the default
 // choice) or tensor.Float64. The model keeps references to ds's feature bags (read-only).
 func New(s Settings, ds *datasets.Dataset, dt tensor.Dtype, seed int64) (*Model, error) {
+	return newModel(s, nil, ds, dt, seed)
+}
+
+// newModel is New, with, when hist is not nil, the mean of a history of items among the query
+// tower's inputs (newHistoryModel).
+func newModel(s Settings, hist *SequenceSettings, ds *datasets.Dataset, dt tensor.Dtype, seed int64) (*Model, error) {
 	s.Hidden = append([]int(nil), s.Hidden...) // not the caller's array
 	if err := s.Resolve(); err != nil {
 		return nil, err
@@ -129,6 +136,10 @@ func New(s Settings, ds *datasets.Dataset, dt tensor.Dtype, seed int64) (*Model,
 			t.fields = append(t.fields, fieldInput{field: f, table: ti, off: t.in})
 			t.in += s.EmbeddingDim
 		}
+		if side == sideQuery && hist != nil {
+			t.history = &historyInput{off: t.in, maxLen: hist.MaxLength}
+			t.in += s.EmbeddingDim
+		}
 		if fs.DenseDim < 0 || len(fs.Dense) != t.n*fs.DenseDim {
 			return nil, fmt.Errorf("models: %s dense features: %d values for %d×%d", sideNames[side], len(fs.Dense), t.n, fs.DenseDim)
 		}
@@ -147,6 +158,12 @@ func New(s Settings, ds *datasets.Dataset, dt tensor.Dtype, seed int64) (*Model,
 			in = h
 		}
 		m.towers[side] = t
+	}
+	if h := m.towers[sideQuery].history; h != nil {
+		var err error
+		if h.table, err = m.historyTable(ds.Items); err != nil {
+			return nil, err
+		}
 	}
 	m.init(seed)
 	return m, nil
@@ -175,9 +192,12 @@ func checkField(f *datasets.Field, n int) error {
 	return nil
 }
 
-func (m *Model) newParam(name string, shape ...int) *param {
+func (m *Model) newParam(name string, shape ...int) *param { return newParamOf(m.dt, name, shape...) }
+
+// newParamOf returns a zero parameter of dtype dt.
+func newParamOf(dt tensor.Dtype, name string, shape ...int) *param {
 	p := &param{name: name, shape: shape}
-	if m.dt == tensor.Float64 {
+	if dt == tensor.Float64 {
 		d := make([]float64, p.size())
 		adviseHugePages(d)
 		p.data = d
@@ -206,27 +226,35 @@ func (m *Model) params() []*param {
 
 func (m *Model) init(seed int64) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x6d6f64656c73)) // "models"
-	set := func(p *param, f func() float64) {
-		switch d := p.data.(type) {
-		case []float32:
-			for i := range d {
-				d[i] = float32(f())
-			}
-		case []float64:
-			for i := range d {
-				d[i] = f()
-			}
-		}
-	}
 	for _, p := range m.tables {
-		set(p, func() float64 { return m.s.InitStd * rng.NormFloat64() })
+		fillParam(p, func() float64 { return m.s.InitStd * rng.NormFloat64() })
 	}
 	for _, t := range m.towers {
 		for _, l := range t.layers {
-			a := math.Sqrt(6 / float64(l.in+l.out))
-			set(l.w, func() float64 { return a * (2*rng.Float64() - 1) })
+			glorot(l, rng)
 		}
 	}
+}
+
+// fillParam sets every element of p, in order, to the next value of f.
+func fillParam(p *param, f func() float64) {
+	switch d := p.data.(type) {
+	case []float32:
+		for i := range d {
+			d[i] = float32(f())
+		}
+	case []float64:
+		for i := range d {
+			d[i] = f()
+		}
+	}
+}
+
+// glorot draws the weights of l from Glorot and Bengio's uniform law, U(−a, a) with
+// a = sqrt(6/(in + out)).
+func glorot(l layer, rng *rand.Rand) {
+	a := math.Sqrt(6 / float64(l.in+l.out))
+	fillParam(l.w, func() float64 { return a * (2*rng.Float64() - 1) })
 }
 
 // Dim returns the dimension of the embeddings u and v (the last hidden size).
@@ -265,6 +293,9 @@ func (m *Model) EmbedItems(ids []int32) ([]float32, error) { return m.embed(side
 
 func (m *Model) embed(side int, ids []int32) ([]float32, error) {
 	t := m.towers[side]
+	if t.history != nil {
+		return nil, errors.New("models: the query tower reads histories, which EmbedQueries does not have")
+	}
 	for _, id := range ids {
 		if id < 0 || int(id) >= t.n {
 			return nil, fmt.Errorf("models: %s id %d out of range [0, %d)", sideNames[side], id, t.n)
@@ -277,6 +308,12 @@ func (m *Model) embed(side int, ids []int32) ([]float32, error) {
 }
 
 func embedT[T float](m *Model, t *tower, ids []int32, impl towerImpl) ([]float32, error) {
+	return embedWindowT[T](m, t, ids, nil, impl)
+}
+
+// embedWindowT embeds ids by t's inference graph, in chunks; row r of w is the history of
+// ids[r] for a tower that reads one (w nil otherwise).
+func embedWindowT[T float](m *Model, t *tower, ids []int32, w *Window, impl towerImpl) ([]float32, error) {
 	d := m.Dim()
 	out := make([]float32, len(ids)*d)
 	if len(ids) == 0 {
@@ -287,7 +324,12 @@ func embedT[T float](m *Model, t *tower, ids []int32, impl towerImpl) ([]float32
 		return nil, err
 	}
 	for lo := 0; lo < len(ids); lo += inferenceRows {
-		y, err := f.run(ids[lo:min(lo+inferenceRows, len(ids))])
+		hi := min(lo+inferenceRows, len(ids))
+		var part *Window
+		if w != nil {
+			part = &Window{Rows: hi - lo, Len: w.Len, Items: w.Items[lo*w.Len : hi*w.Len]}
+		}
+		y, err := f.runWindow(ids[lo:hi], part)
 		if err != nil {
 			return nil, err
 		}
@@ -330,9 +372,15 @@ func gather[T float](m *Model, t *tower, ids []int32, x []T) {
 
 // pool sets seg to the weighted mean of the rows of emb (dim = len(seg)) in entity e's bag of f.
 func pool[T float](seg []T, f *datasets.Field, e int, emb []T) {
+	bag, w := f.Bag(e)
+	poolBag(seg, bag, w, emb)
+}
+
+// poolBag sets seg to the mean of the rows of emb (dim = len(seg)) of the ids of bag, weighted
+// by w (nil: all 1): zeros for an empty bag or a zero weight sum.
+func poolBag[T float](seg []T, bag []int32, w []float32, emb []T) {
 	dim := len(seg)
 	clear(seg)
-	bag, w := f.Bag(e)
 	var sum T
 	for k, id := range bag {
 		wk := T(1)

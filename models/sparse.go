@@ -71,27 +71,32 @@ func scatterField[T float](fi fieldInput, in int, ids []int32, dx []T, rg *rowGr
 	dim := rg.dim
 	for r, e := range ids {
 		bag, w := fi.field.Bag(int(e))
-		if len(bag) == 0 {
-			continue
+		scatterBag(dx[r*in+fi.off:r*in+fi.off+dim], bag, w, rg)
+	}
+}
+
+// scatterBag adds the gradient seg of a pooled segment (poolBag of bag with weights w) to the
+// rows of bag: dE[id_k] += (w_k / Σw) · seg.
+func scatterBag[T float](seg []T, bag []int32, w []float32, rg *rowGrad[T]) {
+	if len(bag) == 0 {
+		return
+	}
+	var sum T
+	if w == nil {
+		sum = T(len(bag))
+	} else {
+		for _, wk := range w {
+			sum += T(wk)
 		}
-		var sum T
-		if w == nil {
-			sum = T(len(bag))
-		} else {
-			for _, wk := range w {
-				sum += T(wk)
-			}
+	}
+	if sum == 0 {
+		return
+	}
+	for k, id := range bag {
+		c := 1 / sum
+		if w != nil {
+			c = T(w[k]) / sum
 		}
-		if sum == 0 {
-			continue
-		}
-		seg := dx[r*in+fi.off : r*in+fi.off+dim]
-		for k, id := range bag {
-			c := 1 / sum
-			if w != nil {
-				c = T(w[k]) / sum
-			}
-			addScaled(rg.row(id), c, seg)
-		}
+		addScaled(rg.row(id), c, seg)
 	}
 }

@@ -271,11 +271,19 @@ func newInference[T float](m *Model, t *tower, rows int, impl towerImpl) (*infer
 // run returns the normalised outputs of ids (at most rows of them; len(ids) × Dim, valid until
 // the next run). Rows beyond len(ids) keep the inputs of an earlier run and are ignored: every
 // output row depends on its own input row only.
-func (f *inference[T]) run(ids []int32) ([]T, error) {
+func (f *inference[T]) run(ids []int32) ([]T, error) { return f.runWindow(ids, nil) }
+
+// runWindow is run for a tower whose input includes the mean of a history: row r's history is
+// row r of w (w nil for a tower without one).
+func (f *inference[T]) runWindow(ids []int32, w *Window) ([]T, error) {
 	if len(ids) > f.rows {
 		return nil, fmt.Errorf("models: %d ids for a graph of %d rows", len(ids), f.rows)
 	}
-	gather(f.m, f.t, ids, f.x[:len(ids)*f.t.in])
+	x := f.x[:len(ids)*f.t.in]
+	gather(f.m, f.t, ids, x)
+	if w != nil {
+		gatherHistory(f.m, f.t, w, x)
+	}
 	defer f.vm.Reset()
 	if err := f.vm.RunAll(); err != nil {
 		return nil, fmt.Errorf("models: %s tower: %w", sideNames[f.t.side], err)

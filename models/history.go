@@ -1,0 +1,118 @@
+package models
+
+import (
+	"fmt"
+
+	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/datasets"
+)
+
+// historyInput places the mean of a history of items in the query tower's input: Yi et al.'s
+// watch-history feature (section 5), the user's past k videos as a bag of ids whose embeddings
+// are mean-pooled and concatenated with the user's other features before the query MLP. Like the
+// feature bags, the mean is gathered outside the graph into the tower's input, and its gradient
+// scattered back into the table's rows (gatherHistory, scatterHistory).
+type historyInput struct {
+	table  int // index into Model.tables: the item tower's id table when shared
+	off    int // first column of the mean in the tower's input
+	maxLen int // the longest history the tower reads (SequenceSettings.MaxLength)
+}
+
+// newHistoryModel builds a model (as New) whose query tower reads, between the pooled feature
+// bags and the dense features, the mean of the embeddings of the query's history of items: row
+// r of a Window for query row r, at most seq.MaxLength items (seq.Encoder must be EncoderMean).
+// An empty history (padding only, as for a user whose every event is held out) gives a zero
+// mean, so that the query is then its other features alone. With s.ShareEmbeddings the history
+// shares the item tower's id table (historyTable), Yi et al.'s sharing of the video id table
+// among the seed video, the candidate and the watch history.
+func newHistoryModel(s Settings, seq SequenceSettings, ds *datasets.Dataset, dt tensor.Dtype, seed int64) (*Model, error) {
+	if err := seq.Resolve(); err != nil {
+		return nil, err
+	}
+	if seq.Encoder != EncoderMean {
+		return nil, fmt.Errorf("encoder: %q is not the history mean %q", seq.Encoder, EncoderMean)
+	}
+	return newModel(s, &seq, ds, dt, seed)
+}
+
+// historyTable returns the table of the history's items, for a corpus of items items: with
+// ShareEmbeddings the item tower's id table, that of its first field whose bag of item e is
+// {e}; otherwise a table of its own, query.history (items × EmbeddingDim).
+func (m *Model) historyTable(items int) (int, error) {
+	if !m.s.ShareEmbeddings {
+		m.tables = append(m.tables, m.newParam("query.history", items, m.s.EmbeddingDim))
+		return len(m.tables) - 1, nil
+	}
+	for _, fi := range m.towers[sideItem].fields {
+		if idField(fi.field, items) {
+			m.tables[fi.table].name = "shared." + fi.field.Name
+			return fi.table, nil
+		}
+	}
+	return 0, fmt.Errorf("share_embeddings: the history would share the item tower's id table, but no item field holds the items' own ids (a field whose bag of item e is {e})")
+}
+
+// idField reports whether f gives each of the n items the bag {e} of its own id, weight 1.
+func idField(f *datasets.Field, n int) bool {
+	if f.Vocab != n {
+		return false
+	}
+	for e := range n {
+		bag, w := f.Bag(e)
+		if len(bag) != 1 || int(bag[0]) != e || w != nil && w[0] != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// gatherHistory sets the history segment of every row r of x (the tower inputs of w.Rows rows)
+// to the mean of the table's rows of the items of row r of w (zeros for an empty history).
+func gatherHistory[T float](m *Model, t *tower, w *Window, x []T) {
+	h, dim := t.history, m.s.EmbeddingDim
+	emb := values[T](m.tables[h.table])
+	parallelRows(w.Rows, t.in, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			poolBag(x[r*t.in+h.off:r*t.in+h.off+dim], w.history(r), nil, emb)
+		}
+	})
+}
+
+// scatterHistory adds the gradient of the history segments of dx (the gradient w.r.t. the tower
+// inputs gathered for w) to the table's rows: the transpose of gatherHistory.
+func scatterHistory[T float](m *Model, t *tower, w *Window, dx []T, rg *rowGrad[T]) {
+	h, dim := t.history, m.s.EmbeddingDim
+	for r := range w.Rows {
+		scatterBag(dx[r*t.in+h.off:r*t.in+h.off+dim], w.history(r), nil, rg)
+	}
+}
+
+// checkHistories checks a window of histories for the query rows ids of the history tower t.
+func (m *Model) checkHistories(t *tower, ids []int32, w *Window) error {
+	if w.Rows != len(ids) {
+		return fmt.Errorf("models: a window of %d histories for %d queries", w.Rows, len(ids))
+	}
+	return w.check(m.towers[sideItem].n, t.history.maxLen)
+}
+
+// embedHistories returns the L2-normalised query embeddings u of the queries ids whose histories
+// are the rows of w, row-major len(ids) × Dim(), by the query tower's forward definition.
+func (m *Model) embedHistories(ids []int32, w *Window) ([]float32, error) {
+	t := m.towers[sideQuery]
+	if t.history == nil {
+		return nil, fmt.Errorf("models: the query tower reads no histories")
+	}
+	for _, id := range ids {
+		if id < 0 || int(id) >= t.n {
+			return nil, fmt.Errorf("models: query id %d out of range [0, %d)", id, t.n)
+		}
+	}
+	if err := m.checkHistories(t, ids, w); err != nil {
+		return nil, err
+	}
+	if m.dt == tensor.Float64 {
+		return embedWindowT[float64](m, t, ids, w, towerFused)
+	}
+	return embedWindowT[float32](m, t, ids, w, towerFused)
+}

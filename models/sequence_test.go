@@ -1,0 +1,97 @@
+package models
+
+import (
+	"strings"
+	"testing"
+
+	"gorgonia.org/tensor"
+)
+
+// TestSequenceSettingsResolve checks the defaults of the sequence encoders' settings (SASRec's
+// for MovieLens-1M: 2 blocks, 1 head, dropout 0.2, length 200, the output table tied) and that
+// every bad value is one error naming its key, the options of SASRec included for the mean
+// encoder, which has none of them.
+func TestSequenceSettingsResolve(t *testing.T) {
+	var s SequenceSettings
+	if err := s.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Encoder != EncoderSASRec || s.MaxLength != 200 || s.Blocks != 2 || s.Heads != 1 || *s.Dropout != 0.2 || s.SeparateOutput {
+		t.Errorf("defaults %+v (dropout %v)", s, *s.Dropout)
+	}
+	m := SequenceSettings{Encoder: EncoderMean}
+	if err := m.Resolve(); err != nil || m.MaxLength != DefaultMaxLength || m.Dropout != nil || m.Blocks != 0 {
+		t.Errorf("mean: %+v, %v", m, err)
+	}
+	zero := 0.0
+	if z := (SequenceSettings{Dropout: &zero}); z.Resolve() != nil || *z.Dropout != 0 {
+		t.Errorf("dropout 0 is not kept: %v", *z.Dropout)
+	}
+	f := func(v float64) *float64 { return &v }
+	for _, c := range []struct {
+		s   SequenceSettings
+		key string
+	}{
+		{SequenceSettings{Encoder: "gru"}, "encoder"},
+		{SequenceSettings{MaxLength: -1}, "max_length"},
+		{SequenceSettings{Encoder: EncoderMean, MaxLength: -5}, "max_length"},
+		{SequenceSettings{Blocks: -1}, "blocks"},
+		{SequenceSettings{Heads: -2}, "heads"},
+		{SequenceSettings{Dropout: f(1)}, "dropout"},
+		{SequenceSettings{Dropout: f(-0.1)}, "dropout"},
+		{SequenceSettings{Encoder: EncoderMean, Blocks: 2}, "blocks"},
+		{SequenceSettings{Encoder: EncoderMean, Heads: 1}, "heads"},
+		{SequenceSettings{Encoder: EncoderMean, Dropout: f(0.2)}, "dropout"},
+		{SequenceSettings{Encoder: EncoderMean, SeparateOutput: true}, "separate_output"},
+	} {
+		err := c.s.Resolve()
+		if err == nil || !strings.HasPrefix(err.Error(), c.key+":") || strings.Count(err.Error(), ":") > 2 {
+			t.Errorf("%+v: error %v, want one naming %s", c.s, err, c.key)
+		}
+	}
+	three := SequenceSettings{Heads: 3}
+	if err := three.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if err := three.checkWidth(64); err == nil || !strings.HasPrefix(err.Error(), "heads:") || !strings.Contains(err.Error(), "64") {
+		t.Errorf("3 heads of width 64: %v", err)
+	}
+	if _, err := newSASRec(SequenceSettings{Heads: 3}, 64, 10, 0.1, tensor.Float32, 1); err == nil {
+		t.Error("newSASRec accepted 3 heads of width 64")
+	}
+	if err := three.checkWidth(63); err != nil {
+		t.Errorf("3 heads of width 63: %v", err)
+	}
+}
+
+// TestWindowCheck checks the validation of a window of histories: padding on the left only,
+// items in range, the length at most max_length, the size matching, an empty history allowed.
+func TestWindowCheck(t *testing.T) {
+	P := Padding
+	for _, c := range []struct {
+		name string
+		w    Window
+		want string // "" for a valid window
+	}{
+		{"valid", Window{Rows: 2, Len: 3, Items: []int32{P, 1, 2, P, P, P}}, ""},
+		{"right padding", Window{Rows: 1, Len: 3, Items: []int32{1, 2, P}}, "row 0: padding at position 2 after an item"},
+		{"gap", Window{Rows: 1, Len: 3, Items: []int32{1, P, 2}}, "padding at position 1"},
+		{"range", Window{Rows: 2, Len: 2, Items: []int32{P, 1, 0, 9}}, "row 1, position 1: item 9 out of range [0, 9)"},
+		{"negative", Window{Rows: 1, Len: 2, Items: []int32{P, -3}}, "item -3 out of range"},
+		{"length", Window{Rows: 1, Len: 6, Items: make([]int32, 6)}, "length 6 exceeds max_length 5"},
+		{"size", Window{Rows: 2, Len: 3, Items: make([]int32, 5)}, "holds 5 items"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.w.check(9, 5)
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+		})
+	}
+}
