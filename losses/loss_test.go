@@ -67,35 +67,41 @@ func TestFiniteDifferences(t *testing.T) {
 			s := withImpl(s0, im)
 			l := mustNew(t, s, tensor.Float64)
 			p := gen.gen(l.Settings(), l.Layout(), 4, false)
-			h := newHarness(t, l, p.st, p.b, p.c, true)
-			_, g, err := h.run(p.S)
-			if err != nil {
-				t.Fatal(err)
-			}
-			const eps = 1e-5
-			fd := make([]float64, len(p.S))
-			x := append([]float64(nil), p.S...)
-			for k := range x {
-				x[k] = p.S[k] + eps
-				up, _, err := h.run(x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				x[k] = p.S[k] - eps
-				down, _, err := h.run(x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				x[k] = p.S[k]
-				fd[k] = (up - down) / (2 * eps)
-			}
-			scale := maxAbs(fd)
-			for k := range fd {
-				if math.Abs(g[k]-fd[k]) > 1e-7*scale+1e-9 {
-					t.Errorf("%s: grad[%d] = %.12g, central difference %.12g", name(s), k, g[k], fd[k])
-					break
-				}
-			}
+			checkFiniteDifferences(t, name(s), newHarness(t, l, p.st, p.b, p.c, true), p.S)
+		}
+	}
+}
+
+// checkFiniteDifferences fails unless the float64 gradient of h at S equals the central
+// differences of its value, entry by entry, to 1e-7 of their largest.
+func checkFiniteDifferences(t *testing.T, what string, h *harness, S []float64) {
+	t.Helper()
+	_, g, err := h.run(S)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const eps = 1e-5
+	fd := make([]float64, len(S))
+	x := append([]float64(nil), S...)
+	for k := range x {
+		x[k] = S[k] + eps
+		up, _, err := h.run(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x[k] = S[k] - eps
+		down, _, err := h.run(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x[k] = S[k]
+		fd[k] = (up - down) / (2 * eps)
+	}
+	scale := maxAbs(fd)
+	for k := range fd {
+		if math.Abs(g[k]-fd[k]) > 1e-7*scale+1e-9 {
+			t.Errorf("%s: grad[%d] = %.12g, central difference %.12g", what, k, g[k], fd[k])
+			return
 		}
 	}
 }
