@@ -24,11 +24,7 @@ type DebiasedContrastiveOptions struct {
 
 // Resolve fills the default and requires τ⁺ ∈ [0, 1).
 func (o *DebiasedContrastiveOptions) Resolve() error {
-	if o.TauPlus == nil {
-		t := DefaultTauPlus
-		o.TauPlus = &t
-	}
-	return setting.Range("tau_plus", *o.TauPlus, setting.ClosedOpen(0.0, 1.0))
+	return resolveFloat("tau_plus", &o.TauPlus, DefaultTauPlus, setting.ClosedOpen(0.0, 1.0))
 }
 
 // debiasedContrastiveExpr is the debiased contrastive loss of Chuang et al., "Debiased

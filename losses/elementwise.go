@@ -80,27 +80,45 @@ func (op *elemOp) Arity() int    { return 2 }
 func (op *elemOp) Type() hm.Type { return hm.NewFnType(mat2, scalarOf, mat2) }
 
 func (op *elemOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if len(in) != 2 {
-		return nil, fmt.Errorf("losses: %s takes 2 inputs, got %d", op.name, len(in))
-	}
-	s, err := op.shapes(in[:1], 1)
+	s, err := op.shapesWithScalar(in, 2)
 	if err != nil {
 		return nil, err
 	}
 	return s[0].Clone(), nil
 }
 
+// shapesWithScalar returns the shapes of the n−1 matrices that come before a last, scalar,
+// input.
+func (p primOp) shapesWithScalar(in []G.DimSizer, n int) ([]tensor.Shape, error) {
+	if len(in) != n {
+		return nil, fmt.Errorf("losses: %s takes %d inputs, got %d", p.name, n, len(in))
+	}
+	return p.shapes(in[:n-1], n-1)
+}
+
+// denseWithScalar returns the n−1 matrices that come before a last, scalar, input, and the
+// scalar's value.
+func (p primOp) denseWithScalar(in []G.Value, n int) ([]*tensor.Dense, float64, error) {
+	if len(in) != n {
+		return nil, 0, fmt.Errorf("losses: %s takes %d inputs, got %d", p.name, n, len(in))
+	}
+	t, err := p.dense(in[:n-1], n-1)
+	if err != nil {
+		return nil, 0, err
+	}
+	switch a := in[n-1].(type) {
+	case *G.F64:
+		return t, float64(*a), nil
+	case *G.F32:
+		return t, float64(*a), nil
+	}
+	return nil, 0, fmt.Errorf("losses: %s: input %d is not a float scalar (%T)", p.name, n-1, in[n-1])
+}
+
 func (op *elemOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
 
 func (op *elemOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	if len(in) != 2 {
-		return nil, fmt.Errorf("losses: %s takes 2 inputs, got %d", op.name, len(in))
-	}
-	t, err := op.dense(in[:1], 1)
-	if err != nil {
-		return nil, err
-	}
-	a, err := scalarValue(op.name, in[1])
+	t, a, err := op.denseWithScalar(in, 2)
 	if err != nil {
 		return nil, err
 	}
@@ -114,17 +132,6 @@ func (op *elemOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error
 		elemEntries(out.Data().([]float64), keep.Data().([]float64), d, a, x.Shape()[1], op.fn)
 	}
 	return out, nil
-}
-
-// scalarValue is the float value of a scalar operand.
-func scalarValue(name string, v G.Value) (float64, error) {
-	switch a := v.(type) {
-	case *G.F64:
-		return float64(*a), nil
-	case *G.F32:
-		return float64(*a), nil
-	}
-	return 0, fmt.Errorf("losses: %s: the scale is not a float scalar (%T)", name, v)
 }
 
 // elemEntries writes a·f(x) into out and f'(x) into keep, rows split among the cores.
@@ -185,10 +192,7 @@ func (op *elemBackOp) Arity() int    { return 3 }
 func (op *elemBackOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, scalarOf, mat2) }
 
 func (op *elemBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if len(in) != 3 {
-		return nil, fmt.Errorf("losses: %s takes 3 inputs, got %d", op.name, len(in))
-	}
-	s, err := op.shapes(in[:2], 2)
+	s, err := op.shapesWithScalar(in, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -198,14 +202,7 @@ func (op *elemBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 func (op *elemBackOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
 
 func (op *elemBackOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	if len(in) != 3 {
-		return nil, fmt.Errorf("losses: %s takes 3 inputs, got %d", op.name, len(in))
-	}
-	t, err := op.dense(in[:2], 2)
-	if err != nil {
-		return nil, err
-	}
-	a, err := scalarValue(op.name, in[2])
+	t, a, err := op.denseWithScalar(in, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -247,21 +244,14 @@ func (op *elemScaleGradOp) Arity() int    { return 3 }
 func (op *elemScaleGradOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, scalarOf, scalarOf) }
 
 func (op *elemScaleGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if len(in) != 3 {
-		return nil, fmt.Errorf("losses: %s takes 3 inputs, got %d", op.name, len(in))
+	if _, err := op.shapesWithScalar(in, 3); err != nil {
+		return nil, err
 	}
 	return tensor.ScalarShape(), nil
 }
 
 func (op *elemScaleGradOp) Do(in ...G.Value) (G.Value, error) {
-	if len(in) != 3 {
-		return nil, fmt.Errorf("losses: %s takes 3 inputs, got %d", op.name, len(in))
-	}
-	t, err := op.dense(in[:2], 2)
-	if err != nil {
-		return nil, err
-	}
-	a, err := scalarValue(op.name, in[2])
+	t, a, err := op.denseWithScalar(in, 3)
 	if err != nil {
 		return nil, err
 	}

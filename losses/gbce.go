@@ -24,11 +24,7 @@ type GBCEOptions struct {
 
 // Resolve fills the default and requires t ∈ [0, 1].
 func (o *GBCEOptions) Resolve() error {
-	if o.T == nil {
-		t := DefaultGBCET
-		o.T = &t
-	}
-	return setting.Range("t", *o.T, setting.Closed(0.0, 1.0))
+	return resolveFloat("t", &o.T, DefaultGBCET, setting.Closed(0.0, 1.0))
 }
 
 // checkGBCE refuses the samplers whose negatives are not uniform: gbce's α = k/(N − 1) is the

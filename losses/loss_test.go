@@ -34,25 +34,32 @@ func TestAgainstReference(t *testing.T) {
 					s := withImpl(s0, im)
 					l := mustNew(t, s, dt)
 					p := gen.gen(l.Settings(), l.Layout(), 6, extreme)
-					h := newHarness(t, l, p.st, p.b, p.c, true)
-					got, gGot, err := h.run(p.S)
-					if err != nil {
-						t.Fatalf("%s: %v", name(s), err)
-					}
-					tol, S := 1e-9, p.S
-					if dt == tensor.Float32 {
-						tol, S = 1e-4, round32(p.S)
-					}
-					want, gWant := refLoss(&p.s, p.st, S, p.b, p.c)
 					what := name(s) + "/" + dt.String()
 					if extreme {
 						what += "/extreme"
 					}
-					checkClose(t, what, got, want, gGot, gWant, tol)
+					checkReference(t, what, l, p)
 				}
 			}
 		}
 	}
+}
+
+// checkReference fails unless the node of l (with its gradient) on problem p equals the float64
+// reference refLoss, to 1e-9 in float64 and 1e-4 in float32 (whose reference takes the scores
+// rounded to float32, as the node sees them).
+func checkReference(t *testing.T, what string, l *Loss, p problem) {
+	t.Helper()
+	got, gGot, err := newHarness(t, l, p.st, p.b, p.c, true).run(p.S)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	tol, S := 1e-9, p.S
+	if l.dt == tensor.Float32 {
+		tol, S = 1e-4, round32(p.S)
+	}
+	want, gWant := refLoss(&p.s, p.st, S, p.b, p.c)
+	checkClose(t, what, got, want, gGot, gWant, tol)
 }
 
 // TestFiniteDifferences checks the float64 gradient of every variant, both

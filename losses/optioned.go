@@ -5,6 +5,8 @@ import (
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/internal/setting"
 )
 
 // builtinVariant is a built-in variant defined, like a registered one, by its expression and an
@@ -77,4 +79,13 @@ func (e *Expr) invTemperature() *G.Node {
 		return G.Must(G.HadamardDiv(e.Const(1), e.Tau))
 	}
 	return e.Const(1 / e.Settings.Temperature)
+}
+
+// resolveFloat resolves a numeric option held by pointer, so that a written 0 differs from an
+// option left out: def when *p is nil, and then required in r.
+func resolveFloat(key string, p **float64, def float64, r setting.Interval[float64]) error {
+	if *p == nil {
+		*p = &def
+	}
+	return setting.Range(key, **p, r)
 }

@@ -185,16 +185,7 @@ func TestOptionedAgainstReference(t *testing.T) {
 						p.S[k] = math.Tanh(p.S[k])
 					}
 				}
-				got, gGot, err := newHarness(t, l, p.st, p.b, p.c, true).run(p.S)
-				if err != nil {
-					t.Fatalf("%s: %v", optionName(s), err)
-				}
-				tol, S := 1e-9, p.S
-				if dt == tensor.Float32 {
-					tol, S = 1e-4, round32(p.S)
-				}
-				want, gWant := refLoss(&p.s, p.st, S, p.b, p.c)
-				checkClose(t, optionName(s)+"/"+kind+"/"+dt.String(), got, want, gGot, gWant, tol)
+				checkReference(t, optionName(s)+"/"+kind+"/"+dt.String(), l, p)
 			}
 		}
 		if s.Temperature == 0.7 {
