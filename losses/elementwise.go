@@ -9,25 +9,25 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/samplingbias/workbench/internal/parallel"
+	"github.com/samplingbias/workbench/internal/simd"
 )
 
 // elemFn is a function that an elemOp applies to every entry of a matrix, computed together with
 // its derivative (eval). Where a function is −Inf (its argument is outside the domain where the
-// term it stands for is positive, so that the term e^{f(x)} is 0), its derivative is taken as 0:
-// the term is 0 on a neighbourhood of the argument, and a 0 rather than 0·∞ keeps the gradient
-// finite.
+// term it stands for is positive, so that the term e^{f(x)} is 0), or a surrogate activation
+// is 0 below its kink, its derivative is taken as 0: the term is 0 on a neighbourhood of the
+// argument, and a 0 rather than 0·∞ keeps the gradient finite.
 type elemFn int
 
 const (
-	elemLogTanh1 elemFn = iota // log(1 + tanh x)
-	elemLogAtan1               // log(1 + arctan x)
-	elemLogReLU1               // log max(x + 1, 0)
+	elemTanh1    elemFn = iota // tanh x + 1
+	elemAtan1                  // max(arctan x + 1, 0)
+	elemReLU1                  // max(x + 1, 0)
 	elemLog1mExp               // log(1 − e^x)
 )
 
 // elemNames name the ops by their function.
-var elemNames = [...]string{elemLogTanh1: "logTanh1", elemLogAtan1: "logAtan1", elemLogReLU1: "logReLU1",
-	elemLog1mExp: "log1mExp"}
+var elemNames = [...]string{elemTanh1: "tanh1", elemAtan1: "atan1", elemReLU1: "relu1", elemLog1mExp: "log1mExp"}
 
 // tanOne is tan 1, the argument below which 1 + arctan x ≤ 0.
 var tanOne = math.Tan(1)
@@ -35,21 +35,25 @@ var tanOne = math.Tan(1)
 // eval returns f(x) and f'(x).
 func (fn elemFn) eval(x float64) (y, dy float64) {
 	switch fn {
-	case elemLogTanh1:
-		// 1 + tanh x = 2σ(2x): log = ln 2 − softplus(−2x), derivative 1 − tanh x = 2σ(−2x).
-		sp, sig := softplusSigmoid(-2 * x)
-		return math.Ln2 - sp, 2 * sig
-	case elemLogAtan1:
+	case elemTanh1:
+		// tanh x + 1 = 2/(1 + e^{−2x}) (x ≥ 0) = 2e^{2x}/(1 + e^{2x}) (x < 0); derivative
+		// 1 − tanh² x = y(2 − y).
+		e := simd.ExpNeg(-2 * math.Abs(x))
+		y = 2 / (1 + e)
+		if x < 0 {
+			y *= e
+		}
+		return y, y * (2 - y)
+	case elemAtan1:
 		if x <= -tanOne {
-			return math.Inf(-1), 0
+			return 0, 0
 		}
-		a := 1 + math.Atan(x)
-		return math.Log(a), 1 / ((1 + x*x) * a)
-	case elemLogReLU1:
+		return 1 + math.Atan(x), 1 / (1 + x*x)
+	case elemReLU1:
 		if x <= -1 {
-			return math.Inf(-1), 0
+			return 0, 0
 		}
-		return math.Log1p(x), 1 / (1 + x)
+		return x + 1, 1
 	}
 	// log(1 − e^x) as Mächler (2012), "Accurately computing log(1 − exp(−|a|))": log(−expm1(x))
 	// above −ln 2, log1p(−e^x) below; derivative −e^x/(1 − e^x) = −1/expm1(−x).
@@ -134,12 +138,24 @@ func (op *elemOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error
 	return out, nil
 }
 
-// elemEntries writes a·f(x) into out and f'(x) into keep, rows split among the cores.
+// elemEntries writes a·f(x) into out and f'(x) into keep, rows split among the cores. relu's
+// loop is written out, so that its two comparisons are not a call per entry.
 func elemEntries[T floats](out, keep, x []T, a float64, c int, fn elemFn) {
 	parallel.Split(len(x)/c, parallel.Parts(len(x), primMin, defaultWorkers()), func(_, lo, hi int) {
-		for k := lo * c; k < hi*c; k++ {
-			y, dy := fn.eval(float64(x[k]))
-			out[k], keep[k] = T(a*y), T(dy)
+		o, k, v := out[lo*c:hi*c], keep[lo*c:hi*c], x[lo*c:hi*c]
+		if fn == elemReLU1 {
+			for j, xv := range v {
+				y, dy := float64(xv)+1, 1.0
+				if y <= 0 {
+					y, dy = 0, 0
+				}
+				o[j], k[j] = T(a*y), T(dy)
+			}
+			return
+		}
+		for j, xv := range v {
+			y, dy := fn.eval(float64(xv))
+			o[j], k[j] = T(a*y), T(dy)
 		}
 	})
 }
@@ -175,9 +191,10 @@ func (op *elemOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) error {
 	})
 }
 
+// The forward ops of elementwise.go and rowprims.go differentiate both ways.
 var (
-	_ G.SDOp = (*elemOp)(nil)
-	_ G.ADOp = (*elemOp)(nil)
+	_, _, _ G.SDOp = (*elemOp)(nil), (*rowSoftplusOp)(nil), (*logSumPowOp)(nil)
+	_, _, _ G.ADOp = (*elemOp)(nil), (*rowSoftplusOp)(nil), (*logSumPowOp)(nil)
 )
 
 // elemBackOp is g ⊙ a·f'(x), the gradient of src with respect to x, from the slopes src kept in

@@ -59,5 +59,5 @@ func gbceExpr(e *Expr) (*G.Node, error) {
 	alpha := G.Must(G.HadamardDiv(k, G.Must(G.Sub(e.Items(), one))))
 	beta := G.Must(G.Sub(one, G.Must(G.Mul(t, G.Must(G.Sub(one, alpha))))))
 	pos := G.Must(G.HadamardProd(beta, Softplus(G.Must(G.Neg(e.AtPos(f))))))
-	return e.Reduce(G.Must(G.Add(pos, RowDot(Softplus(f), e.Neg())))), nil
+	return e.Reduce(G.Must(G.Add(pos, RowSoftplusSum(f, e.Neg())))), nil
 }

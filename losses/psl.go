@@ -27,15 +27,15 @@ var surrogates = []Surrogate{SurrogateTanh, SurrogateAtan, SurrogateReLU}
 // UnmarshalText sets s from its name; an unknown name is an error that lists the allowed ones.
 func (s *Surrogate) UnmarshalText(b []byte) error { return setting.Unmarshal(s, b, surrogates) }
 
-// logFn is the elemFn of log σ.
-func (s Surrogate) logFn() elemFn {
+// fn is the elemFn of σ.
+func (s Surrogate) fn() elemFn {
 	switch s {
 	case SurrogateAtan:
-		return elemLogAtan1
+		return elemAtan1
 	case SurrogateReLU:
-		return elemLogReLU1
+		return elemReLU1
 	}
-	return elemLogTanh1
+	return elemTanh1
 }
 
 // PSLOptions are the options of psl, [loss.options] (or [loss.options.psl]). Its τ is the loss's
@@ -59,19 +59,16 @@ func (o *PSLOptions) Resolve() error {
 // over the score differences d_ij = s_ij − s_ip, ℓ_i = log Σ_{j∈{p}∪N_i} e^{d_ij/τ}, with the
 // exponential replaced by a surrogate activation σ,
 //
-//	ℓ_i = log Σ_{j∈{p}∪N_i} σ(d_ij)^{1/τ} = log Σ_{j∈{p}∪N_i} e^{log σ(d_ij)/τ},
+//	ℓ_i = log Σ_{j∈{p}∪N_i} σ(d_ij)^{1/τ},
 //
 // on the raw scores s (τ is the temperature; the positive's own term is σ(0)^{1/τ} = 1, as the
-// softmax's is). Where σ(d) ≤ 0 (relu below d = −1, atan below −tan 1 ≈ −1.557, reachable with
-// cosine scores, d ∈ [−2, 2]) the term is 0: the value of the step σ bounds from above there, and
-// the limit of σ(d)^{1/τ} as σ(d) → 0.
+// softmax's is). Where σ(d) would be negative (atan below d = −tan 1 ≈ −1.557, reachable with
+// cosine scores, d ∈ [−2, 2]) it is 0, as relu's is below d = −1: the value of the step σ bounds
+// from above there, and the limit of σ(d)^{1/τ} as σ(d) → 0. LogSumPow takes the powers by
+// repeated squaring when 1/τ is an integer (τ = 0.05, 0.1, 0.2, 0.5, …), without a logarithm
+// per entry.
 func pslExpr(e *Expr) (*G.Node, error) {
 	d := SubRows(e.Scores, e.AtPos(e.Scores))
-	x := logSurrogate(e, d, e.Options.(*PSLOptions).Surrogate)
-	return e.Reduce(LogSumExp(e.AtPos(x), AddEach(x, e.NegLog()))), nil
-}
-
-// logSurrogate is log σ(d)/τ of every entry of d, −Inf where σ(d) ≤ 0.
-func logSurrogate(e *Expr, d *G.Node, s Surrogate) *G.Node {
-	return G.Must(G.ApplyOp(newElem(s.logFn()), d, e.invTemperature()))
+	sigma := G.Must(G.ApplyOp(newElem(e.Options.(*PSLOptions).Surrogate.fn()), d, e.Const(1)))
+	return e.Reduce(LogSumPow(sigma, AddEach(e.Pos(), e.Neg()), e.invTemperature())), nil
 }
