@@ -13,8 +13,8 @@ import (
 // joins the graph when its method is first called. Row vectors are B×1 and
 // column vectors 1×C matrices, so that they broadcast against the B×C scores
 // with AddCols, AddRows, MulCols and MulRows; AddEach, MulScalar, RowSum,
-// RowDot, LogSumExp, SoftmaxLoss, Softplus and Sigmoid are the other B×C
-// primitives. Each splits its rows over the cores and keeps its output from
+// RowDot, LogSumExp, SoftmaxLoss, Softplus, Sigmoid, RowSoftplusSum, LogSumPow
+// and Log1mExp are the other B×C primitives. Each splits its rows over the cores and keeps its output from
 // step to step, where Gorgonia's stock op of the same function copies or
 // allocates, so an expression built from them costs about what a fused
 // kernel does (README, BenchmarkLoss). The methods and functions build nodes
