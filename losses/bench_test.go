@@ -39,8 +39,9 @@ func report(b *testing.B, cpu0 time.Duration) {
 // a fused kernel twice, side by side: the fused node (impl = fused) and the
 // expression (impl = expression: the same loss built from the primitives of
 // the expressions and differentiated by autodiff), so that the cost of
-// writing a loss as its formula is measured for each; and logq_corrected,
-// which is an expression only.
+// writing a loss as its formula is measured for each; and the variants that
+// are expressions only: logq_corrected, gbce (on 1023 uniform negatives, the
+// in-batch matrix's size), psl with each surrogate and debiased_contrastive.
 func BenchmarkLoss(b *testing.B) {
 	var cases []Settings
 	for _, s := range []Settings{
@@ -58,7 +59,12 @@ func BenchmarkLoss(b *testing.B) {
 			cases = append(cases, s)
 		}
 	}
-	cases = append(cases, Settings{Variant: VariantLogQCorrected})
+	cases = append(cases, Settings{Variant: VariantLogQCorrected},
+		Settings{Variant: VariantGBCE, Sampler: SamplerUniform, Negatives: benchB - 1},
+		Settings{Variant: VariantDebiasedContrastive})
+	for _, sg := range surrogates {
+		cases = append(cases, Settings{Variant: VariantPSL, Options: map[string]any{"surrogate": string(sg)}})
+	}
 	for _, s := range cases {
 		l, p := benchProblem(b, s)
 		b.Run(name(l.Settings()), func(b *testing.B) {

@@ -71,6 +71,7 @@ const (
 	sidePosLogP
 	sidePosLogPrior
 	sideRewards
+	sideItems
 	nSides
 )
 
@@ -92,6 +93,7 @@ var sideInfo = [nSides]struct {
 	sidePosLogP:     {"PosLogP", 'r', func(st *Step) []float64 { return st.PosLogP }},
 	sidePosLogPrior: {"PosLogPrior", 'r', func(st *Step) []float64 { return st.PosLogPrior }},
 	sideRewards:     {"Rewards", 'r', func(st *Step) []float64 { return st.Rewards }},
+	sideItems:       {"loss.items", 'r', nil},
 }
 
 // binding holds the side-information input nodes of an expression, created
@@ -164,6 +166,9 @@ func (bd *binding) bind() error {
 		case []float64:
 			fill(d, x, side(k) == sideRewards)
 		}
+	}
+	if err := fillItems(bd.vals[sideItems], st.Items); err != nil {
+		return err
 	}
 	switch bd.dt {
 	case tensor.Float32:

@@ -1,8 +1,9 @@
 // Package losses builds the training losses of the workbench as Gorgonia graph
 // nodes: the plain and logQ-corrected batch softmax of Yi et al. (2019), the
 // sampling × weighting grid of Rawat et al. (2021), full-softmax and
-// logit-adjusted references, the MSE + Gramian baseline, and the logistic
-// family of the candidate-sampling table.
+// logit-adjusted references, the MSE + Gramian baseline, the logistic family
+// of the candidate-sampling table, and gBCE, PSL and the debiased contrastive
+// loss.
 //
 // A Loss is made from Settings (the [loss] section of a config) and adds a
 // scalar node on a B×C matrix of raw scores s_ij = <u_i, v_j> (Loss.Node).
@@ -120,7 +121,23 @@
 //     P̂ is the full-softmax probability and the gradient the full
 //     softmax's. q is Step.LogQ, from q_source as for the Rawat weightings.
 //     logqCorrectedExpr; expression only.
+//   - gbce (Petrov & Macdonald 2023, §4): ℓ_i = β_i·softplus(−f_ip) +
+//     Σ_{j∈N_i} softplus(f_ij), β_i = α_i(t(1 − 1/α_i) + 1/α_i), α_i = k_i/(M − 1)
+//     with k_i = |N_i| and M = Step.Items; t = 0 is negative_sampling. Uniform
+//     negatives only. gbceExpr; expression only.
+//   - psl (Yang et al. 2024, §3): ℓ_i = log Σ_{j∈{p}∪N_i} σ(s_ij − s_ip)^{1/τ}
+//     with the surrogate σ(d) = tanh(d) + 1, arctan(d) + 1 or max(d + 1, 0), a
+//     term 0 where σ ≤ 0. pslExpr; expression only.
+//   - debiased_contrastive (Chuang et al. 2020, §3, M = 1):
+//     ℓ_i = −log e^{f_ip}/(e^{f_ip} + k_i·g_i), g_i = max{((1/k_i)Σ_{j∈N_i}
+//     e^{f_ij} − τ⁺e^{f_ip})/(1 − τ⁺), e^{−1/τ}}. debiasedContrastiveExpr;
+//     expression only.
 //   - a variant added with Register: its own expression; expression only.
+//
+// gbce, psl and debiased_contrastive take their options (t, surrogate,
+// tau_plus) from [loss.options] as a registered variant does, and refuse the
+// logQ options; docs/losses.md gives their ranges and which samplers and
+// corrections each paper allows.
 //
 // With learn_temperature, τ = exp(Inputs.LogTemperature) is learned with the
 // towers, Settings.Temperature its initial value; every variant with a
@@ -156,4 +173,9 @@
 //     candidate-sampling table).
 //   - Khrylchenko et al., Correcting the LogQ Correction, RecSys 2025
 //     (arXiv 2507.09331).
+//   - A. V. Petrov and C. Macdonald, gSASRec: Reducing overconfidence in
+//     sequential recommendation trained with negative sampling, RecSys 2023.
+//   - W. Yang et al., PSL: Rethinking and improving softmax loss from pairwise
+//     perspective for recommendation, NeurIPS 2024.
+//   - C.-Y. Chuang et al., Debiased contrastive learning, NeurIPS 2020.
 package losses

@@ -63,3 +63,33 @@ func run2x2(l *losses.Loss, logP []float64) (float64, []float64, error) {
 	}
 	return loss.Value().Data().(float64), grads[0].Value().Data().([]float64), nil
 }
+
+// The variants with options of their own take them from Settings.Options, the [loss.options]
+// table. On the scores [[1, 0], [0, 1]] with τ = 1 each row has one negative, d = 0 − 1 = −1
+// below its positive: psl with tanh gives log(1 + (1 + tanh(−1))) = 0.21382 and with atan
+// log(1 + (1 − π/4)) = 0.19442 per row; debiased_contrastive with τ⁺ = 0.1 estimates
+// g = (e⁰ − 0.1·e¹)/0.9 = 0.80908 (above the bound e^{−1}) and gives log(1 + g/e) = 0.26055.
+func Example_options() {
+	for _, s := range []losses.Settings{
+		{Variant: losses.VariantPSL, Options: map[string]any{"surrogate": "tanh"}},
+		{Variant: losses.VariantPSL, Options: map[string]any{"surrogate": "atan"}},
+		{Variant: losses.VariantDebiasedContrastive, Options: map[string]any{"tau_plus": 0.1}},
+	} {
+		s.Temperature = 1
+		l, err := losses.New(s, tensor.Float64)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		loss, _, err := run2x2(l, nil)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s %v: loss %.5f\n", s.Variant, l.Settings().Options, loss)
+	}
+	// Output:
+	// psl map[surrogate:tanh]: loss 0.21382
+	// psl map[surrogate:atan]: loss 0.19442
+	// debiased_contrastive map[tau_plus:0.1]: loss 0.26055
+}

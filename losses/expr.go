@@ -13,8 +13,8 @@ import (
 // joins the graph when its method is first called. Row vectors are B×1 and
 // column vectors 1×C matrices, so that they broadcast against the B×C scores
 // with AddCols, AddRows, MulCols and MulRows; AddEach, MulScalar, RowSum,
-// RowDot, LogSumExp, SoftmaxLoss, Softplus and Sigmoid are the other B×C
-// primitives. Each splits its rows over the cores and keeps its output from
+// RowDot, LogSumExp, SoftmaxLoss, Softplus, Sigmoid, RowSoftplusSum, LogSumPow
+// and Log1mExp are the other B×C primitives. Each splits its rows over the cores and keeps its output from
 // step to step, where Gorgonia's stock op of the same function copies or
 // allocates, so an expression built from them costs about what a fused
 // kernel does (README, BenchmarkLoss). The methods and functions build nodes
@@ -373,13 +373,12 @@ func logqCorrectedExpr(e *Expr) (*G.Node, error) {
 	// ŝ = f − log Q' = f − log q_j + log(1 − q_p), on S_i only.
 	sHat := AddRows(AddCols(f, e.Correct(G.Must(G.Neg(e.LogQ())))), e.Correct(logOneMinusQp))
 	sHat = AddEach(sHat, e.NegLog())
-	// k'_i, and an extra term that is 0 in a row without negatives and −Inf
-	// otherwise, so that the log-sum-exp is finite in every row.
-	k := RowSum(e.Neg())
+	// log k'_i (log 1 without negatives), and an extra term that is 0 in a row
+	// without negatives and −Inf otherwise, so that the log-sum-exp is finite
+	// in every row.
+	_, logK, none := negativeCount(e)
 	one := e.Const(1)
-	none := G.Must(G.Log(G.Must(G.Rectify(G.Must(G.Sub(one, k))))))
 	lse := LogSumExp(none, sHat)
-	logK := G.Must(G.Log(G.Must(G.Add(G.Must(G.Rectify(G.Must(G.Sub(k, one)))), one))))
 	oneMinusP := Sigmoid(G.Must(G.Sub(G.Must(G.Sub(lse, logK)), fPos)))
 	w := StopGradient(G.Must(G.HadamardProd(oneMinusP, G.Must(G.Sub(one, G.Must(G.Exp(none)))))))
 	return e.Reduce(G.Must(G.HadamardProd(G.Must(G.Sub(lse, fPos)), w))), nil

@@ -293,6 +293,7 @@ func allSettings(t testing.TB) []Settings {
 										if v == VariantMSEGramian {
 											s.GramianWeight = 0.3
 										}
+										s.Options = optionedTestOptions(v)
 										if s.Resolve() == nil && !seen[name(s)] {
 											seen[name(s)] = true
 											perVariant[v]++

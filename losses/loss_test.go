@@ -34,25 +34,32 @@ func TestAgainstReference(t *testing.T) {
 					s := withImpl(s0, im)
 					l := mustNew(t, s, dt)
 					p := gen.gen(l.Settings(), l.Layout(), 6, extreme)
-					h := newHarness(t, l, p.st, p.b, p.c, true)
-					got, gGot, err := h.run(p.S)
-					if err != nil {
-						t.Fatalf("%s: %v", name(s), err)
-					}
-					tol, S := 1e-9, p.S
-					if dt == tensor.Float32 {
-						tol, S = 1e-4, round32(p.S)
-					}
-					want, gWant := refLoss(&p.s, p.st, S, p.b, p.c)
 					what := name(s) + "/" + dt.String()
 					if extreme {
 						what += "/extreme"
 					}
-					checkClose(t, what, got, want, gGot, gWant, tol)
+					checkReference(t, what, l, p)
 				}
 			}
 		}
 	}
+}
+
+// checkReference fails unless the node of l (with its gradient) on problem p equals the float64
+// reference refLoss, to 1e-9 in float64 and 1e-4 in float32 (whose reference takes the scores
+// rounded to float32, as the node sees them).
+func checkReference(t *testing.T, what string, l *Loss, p problem) {
+	t.Helper()
+	got, gGot, err := newHarness(t, l, p.st, p.b, p.c, true).run(p.S)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	tol, S := 1e-9, p.S
+	if l.dt == tensor.Float32 {
+		tol, S = 1e-4, round32(p.S)
+	}
+	want, gWant := refLoss(&p.s, p.st, S, p.b, p.c)
+	checkClose(t, what, got, want, gGot, gWant, tol)
 }
 
 // TestFiniteDifferences checks the float64 gradient of every variant, both
@@ -67,35 +74,41 @@ func TestFiniteDifferences(t *testing.T) {
 			s := withImpl(s0, im)
 			l := mustNew(t, s, tensor.Float64)
 			p := gen.gen(l.Settings(), l.Layout(), 4, false)
-			h := newHarness(t, l, p.st, p.b, p.c, true)
-			_, g, err := h.run(p.S)
-			if err != nil {
-				t.Fatal(err)
-			}
-			const eps = 1e-5
-			fd := make([]float64, len(p.S))
-			x := append([]float64(nil), p.S...)
-			for k := range x {
-				x[k] = p.S[k] + eps
-				up, _, err := h.run(x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				x[k] = p.S[k] - eps
-				down, _, err := h.run(x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				x[k] = p.S[k]
-				fd[k] = (up - down) / (2 * eps)
-			}
-			scale := maxAbs(fd)
-			for k := range fd {
-				if math.Abs(g[k]-fd[k]) > 1e-7*scale+1e-9 {
-					t.Errorf("%s: grad[%d] = %.12g, central difference %.12g", name(s), k, g[k], fd[k])
-					break
-				}
-			}
+			checkFiniteDifferences(t, name(s), newHarness(t, l, p.st, p.b, p.c, true), p.S)
+		}
+	}
+}
+
+// checkFiniteDifferences fails unless the float64 gradient of h at S equals the central
+// differences of its value, entry by entry, to 1e-7 of their largest.
+func checkFiniteDifferences(t *testing.T, what string, h *harness, S []float64) {
+	t.Helper()
+	_, g, err := h.run(S)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const eps = 1e-5
+	fd := make([]float64, len(S))
+	x := append([]float64(nil), S...)
+	for k := range x {
+		x[k] = S[k] + eps
+		up, _, err := h.run(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x[k] = S[k] - eps
+		down, _, err := h.run(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x[k] = S[k]
+		fd[k] = (up - down) / (2 * eps)
+	}
+	scale := maxAbs(fd)
+	for k := range fd {
+		if math.Abs(g[k]-fd[k]) > 1e-7*scale+1e-9 {
+			t.Errorf("%s: grad[%d] = %.12g, central difference %.12g", what, k, g[k], fd[k])
+			return
 		}
 	}
 }

@@ -211,6 +211,8 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 				gr[j] += k * r.w / s.Temperature * r.softmax[t]
 			}
 			gr[p] -= k * r.w / s.Temperature
+		case VariantGBCE, VariantPSL, VariantDebiasedContrastive:
+			li = refOptionedRow(s, st, row, gr, i, c, k)
 		case VariantMSEGramian:
 			// Krichene et al.: (s_ip − 1)² + λ/(B·C_g) Σ_{i,j∈gram} w_j s_ij² (times B for sum).
 			d := row[p] - 1

@@ -59,8 +59,14 @@ func Register(name string, v Custom) error {
 	return registry.Add("losses: variant", name, variantNames, v)
 }
 
-// registered returns the variant added under name, if any.
-func registered(name Variant) (Custom, bool) { return registry.Get(name) }
+// registered returns the definition of a variant defined by an expression with options: a
+// built-in one (builtinCustom) or one added under name with Register.
+func registered(name Variant) (Custom, bool) {
+	if v, ok := builtinCustom(name); ok {
+		return v.Custom, true
+	}
+	return registry.Get(name)
+}
 
 // Variants returns the names of every variant: the built-in ones in their
 // documented order, then the registered ones sorted.
@@ -117,6 +123,11 @@ func (s *Settings) resolveOptions() error {
 	opts, err := s.decodeOptions()
 	if err != nil || opts == nil {
 		return err
+	}
+	if v, ok := builtinCustom(s.Variant); ok && v.check != nil {
+		if err := v.check(s, opts); err != nil {
+			return err
+		}
 	}
 	var buf bytes.Buffer
 	if err := toml.NewEncoder(&buf).Encode(opts); err != nil {

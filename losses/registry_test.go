@@ -115,6 +115,7 @@ func TestFamily(t *testing.T) {
 		VariantLogitAdjusted: FamilySoftmax, VariantConstant: FamilySoftmax, VariantImportance: FamilySoftmax,
 		VariantRelative: FamilySoftmax, VariantTail: FamilySoftmax, VariantNCE: FamilyLogistic,
 		VariantNegativeSampling: FamilyLogistic, VariantSampledLogistic: FamilyLogistic, VariantMSEGramian: FamilyRegression,
+		VariantGBCE: FamilyLogistic, VariantPSL: FamilySoftmax, VariantDebiasedContrastive: FamilySoftmax,
 	}
 	for _, v := range variantNames {
 		w, ok := want[v]

@@ -28,6 +28,11 @@ const (
 	VariantNegativeSampling Variant = "negative_sampling"
 	VariantSampledLogistic  Variant = "sampled_logistic"
 	VariantLogQCorrected    Variant = "logq_corrected"
+	// The variants below are expressions with options of their own ([loss.options]; see
+	// builtinCustom and docs/losses.md).
+	VariantGBCE                Variant = "gbce"
+	VariantPSL                 Variant = "psl"
+	VariantDebiasedContrastive Variant = "debiased_contrastive"
 )
 
 // UnmarshalText sets v from its name, a built-in or a registered variant's; an unknown name is
@@ -42,11 +47,11 @@ type Family string
 const (
 	// FamilySoftmax: the cross-entropy of a softmax over the row's candidates, ℓ_i = −log of the
 	// positive's (corrected, weighted) share: plain, logq, logq_corrected, full, logit_adjusted,
-	// and Rawat et al.'s weightings in their softmax form (eq. 5).
+	// Rawat et al.'s weightings in their softmax form (eq. 5), psl and debiased_contrastive.
 	FamilySoftmax Family = "softmax"
 	// FamilyLogistic: sums of binary cross-entropies, one for the positive and one per negative:
-	// nce, negative_sampling, sampled_logistic, and Rawat et al.'s weightings in their decoupled
-	// form (eq. 6).
+	// nce, negative_sampling, sampled_logistic, gbce, and Rawat et al.'s weightings in their
+	// decoupled form (eq. 6).
 	FamilyLogistic Family = "logistic"
 	// FamilyRegression: mse_gramian's squared error plus its Gramian penalty.
 	FamilyRegression Family = "regression"
@@ -216,7 +221,7 @@ const (
 var (
 	variantNames = []Variant{VariantPlain, VariantLogQ, VariantConstant, VariantImportance, VariantRelative,
 		VariantTail, VariantFull, VariantLogitAdjusted, VariantMSEGramian, VariantNCE, VariantNegativeSampling,
-		VariantSampledLogistic, VariantLogQCorrected}
+		VariantSampledLogistic, VariantLogQCorrected, VariantGBCE, VariantPSL, VariantDebiasedContrastive}
 	implNames     = []Impl{ImplAuto, ImplExpression, ImplFused}
 	forms         = []Form{FormSoftmax, FormDecoupled}
 	samplers      = []Sampler{SamplerInBatch, SamplerUniform, SamplerMixed}
@@ -323,13 +328,14 @@ type Settings struct {
 	// false). The loss is then always the expression: impl auto means
 	// expression and impl fused is an error. Not for mse_gramian.
 	LearnTemperature bool `toml:"learn_temperature"`
-	// Options are the options of a variant added with Register, the
-	// [loss.options] table, decoded strictly into the variant's options
+	// Options are the options of a variant added with Register, or of the
+	// built-in gbce (t), psl (surrogate) and debiased_contrastive (tau_plus):
+	// the [loss.options] table, decoded strictly into the variant's options
 	// struct: a key it does not declare is an error. Must be empty for the
-	// built-in variants, whose options are the fields above. A table
-	// [loss.options.<variant>] holds the options of that registered variant
-	// only, for a grid over several variants (see resolveOptions); resolved,
-	// Options are the run's variant's options with their defaults.
+	// other built-in variants, whose options are the fields above. A table
+	// [loss.options.<variant>] holds the options of that variant only, for a
+	// grid over several variants (see resolveOptions); resolved, Options are
+	// the run's variant's options with their defaults.
 	Options map[string]any `toml:"options,omitempty"`
 }
 
@@ -345,9 +351,11 @@ func isCorpus(v Variant) bool { return v == VariantFull || v == VariantLogitAdju
 func isBuiltin(v Variant) bool { return slices.Contains(variantNames, v) }
 
 // hasFused reports whether the resolved settings have a fused kernel: every
-// built-in variant but logq_corrected, without learn_temperature.
+// built-in variant but logq_corrected and those defined by an expression with
+// options (builtinCustom), without learn_temperature.
 func (s *Settings) hasFused() bool {
-	return isBuiltin(s.Variant) && s.Variant != VariantLogQCorrected && !s.LearnTemperature
+	_, custom := builtinCustom(s.Variant)
+	return isBuiltin(s.Variant) && s.Variant != VariantLogQCorrected && !custom && !s.LearnTemperature
 }
 
 // hasCorrection reports whether the resolved settings apply an additive logit correction.

@@ -1,5 +1,7 @@
-// Package prob holds the probability identities of sampling with replacement that both the
-// losses (which subtract them) and the samplers (which declare them) use, written once.
+// Package prob holds the probability identities of sampling that both the losses (which subtract
+// them) and the samplers (which declare them) use, written once: per-draw and inclusion
+// probabilities of draws with replacement, and the exact inclusion probabilities of weighted
+// draws without replacement (SuccessiveInclusion).
 package prob
 
 import "math"

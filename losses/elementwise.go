@@ -1,0 +1,327 @@
+package losses
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/internal/parallel"
+	"github.com/samplingbias/workbench/internal/simd"
+)
+
+// elemFn is a function that an elemOp applies to every entry of a matrix, computed together with
+// its derivative (eval). Where a function is −Inf (its argument is outside the domain where the
+// term it stands for is positive, so that the term e^{f(x)} is 0), or a surrogate activation
+// is 0 below its kink, its derivative is taken as 0: the term is 0 on a neighbourhood of the
+// argument, and a 0 rather than 0·∞ keeps the gradient finite.
+type elemFn int
+
+const (
+	elemTanh1    elemFn = iota // tanh x + 1
+	elemAtan1                  // max(arctan x + 1, 0)
+	elemReLU1                  // max(x + 1, 0)
+	elemLog1mExp               // log(1 − e^x)
+)
+
+// elemNames name the ops by their function.
+var elemNames = [...]string{elemTanh1: "tanh1", elemAtan1: "atan1", elemReLU1: "relu1", elemLog1mExp: "log1mExp"}
+
+// tanOne is tan 1, the argument below which 1 + arctan x ≤ 0.
+var tanOne = math.Tan(1)
+
+// eval returns f(x) and f'(x).
+func (fn elemFn) eval(x float64) (y, dy float64) {
+	switch fn {
+	case elemTanh1:
+		// tanh x + 1 = 2/(1 + e^{−2x}) (x ≥ 0) = 2e^{2x}/(1 + e^{2x}) (x < 0); derivative
+		// 1 − tanh² x = y(2 − y).
+		e := simd.ExpNeg(-2 * math.Abs(x))
+		y = 2 / (1 + e)
+		if x < 0 {
+			y *= e
+		}
+		return y, y * (2 - y)
+	case elemAtan1:
+		if x <= -tanOne {
+			return 0, 0
+		}
+		return 1 + math.Atan(x), 1 / (1 + x*x)
+	case elemReLU1:
+		if x <= -1 {
+			return 0, 0
+		}
+		return x + 1, 1
+	}
+	// log(1 − e^x) as Mächler (2012), "Accurately computing log(1 − exp(−|a|))": log(−expm1(x))
+	// above −ln 2, log1p(−e^x) below; derivative −e^x/(1 − e^x) = −1/expm1(−x).
+	switch {
+	case x >= 0 || math.IsNaN(x):
+		return math.Inf(-1), 0
+	case x > -math.Ln2:
+		return math.Log(-math.Expm1(x)), -1 / math.Expm1(-x)
+	}
+	return math.Log1p(-math.Exp(x)), -1 / math.Expm1(-x)
+}
+
+// elemOp is y_ij = a·f(x_ij) for a matrix x and a scalar a > 0 (its second input), f an elemFn.
+// The forward pass keeps f'(x) for the gradient ops: ∂/∂x = g ⊙ a·f'(x) (elemBackOp) and
+// ∂/∂a = Σ g ⊙ f(x) over the entries where f is finite (elemScaleGradOp, from y/a).
+type elemOp struct {
+	primOp
+	fn   elemFn
+	keep *tensor.Dense // f'(x) of the last forward pass
+	rows [][]float64   // one row buffer per goroutine (tanh's exponentials)
+}
+
+func newElem(fn elemFn) *elemOp { return &elemOp{primOp: primOp{name: elemNames[fn]}, fn: fn} }
+
+// scalarOf is the element type of mat2, the type of a scalar operand.
+var scalarOf = hm.TypeVariable('a')
+
+func (op *elemOp) Arity() int    { return 2 }
+func (op *elemOp) Type() hm.Type { return hm.NewFnType(mat2, scalarOf, mat2) }
+
+func (op *elemOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := op.shapesWithScalar(in, 2)
+	if err != nil {
+		return nil, err
+	}
+	return s[0].Clone(), nil
+}
+
+// shapesWithScalar returns the shapes of the n−1 matrices that come before a last, scalar,
+// input.
+func (p primOp) shapesWithScalar(in []G.DimSizer, n int) ([]tensor.Shape, error) {
+	if len(in) != n {
+		return nil, fmt.Errorf("losses: %s takes %d inputs, got %d", p.name, n, len(in))
+	}
+	return p.shapes(in[:n-1], n-1)
+}
+
+// denseWithScalar returns the n−1 matrices that come before a last, scalar, input, and the
+// scalar's value.
+func (p primOp) denseWithScalar(in []G.Value, n int) ([]*tensor.Dense, float64, error) {
+	if len(in) != n {
+		return nil, 0, fmt.Errorf("losses: %s takes %d inputs, got %d", p.name, n, len(in))
+	}
+	t, err := p.dense(in[:n-1], n-1)
+	if err != nil {
+		return nil, 0, err
+	}
+	switch a := in[n-1].(type) {
+	case *G.F64:
+		return t, float64(*a), nil
+	case *G.F32:
+		return t, float64(*a), nil
+	}
+	return nil, 0, fmt.Errorf("losses: %s: input %d is not a float scalar (%T)", p.name, n-1, in[n-1])
+}
+
+func (op *elemOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
+
+func (op *elemOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
+	t, a, err := op.denseWithScalar(in, 2)
+	if err != nil {
+		return nil, err
+	}
+	x := t[0]
+	out := op.output(prealloc, x.Shape(), x.Dtype())
+	keep := reuse(&op.keep, x.Shape(), x.Dtype())
+	c := x.Shape()[1]
+	op.rows = growRows(op.rows, parallel.Parts(x.Shape().TotalSize(), primMin, defaultWorkers()), c)
+	switch d := x.Data().(type) {
+	case []float32:
+		elemEntries(out.Data().([]float32), keep.Data().([]float32), d, a, op.rows, op.fn)
+	case []float64:
+		elemEntries(out.Data().([]float64), keep.Data().([]float64), d, a, op.rows, op.fn)
+	}
+	return out, nil
+}
+
+// elemEntries writes a·f(x) into out and f'(x) into keep, rows split among len(rows) goroutines,
+// each with a row buffer. relu's loop is written out, so that its two comparisons are not a call
+// per entry, and tanh's takes a row's exponentials four at a time (simd.ExpNegShift, the bits of
+// ExpNeg).
+func elemEntries[T floats](out, keep, x []T, a float64, rows [][]float64, fn elemFn) {
+	c := len(rows[0])
+	parallel.Split(len(x)/c, len(rows), func(part, lo, hi int) {
+		o, k, v := out[lo*c:hi*c], keep[lo*c:hi*c], x[lo*c:hi*c]
+		switch fn {
+		case elemReLU1:
+			for j, xv := range v {
+				y, dy := float64(xv)+1, 1.0
+				if y <= 0 {
+					y, dy = 0, 0
+				}
+				o[j], k[j] = T(a*y), T(dy)
+			}
+		case elemTanh1:
+			e := rows[part]
+			for i := 0; i < len(v); i += c {
+				for j, xv := range v[i : i+c] {
+					e[j] = -2 * math.Abs(float64(xv))
+				}
+				simd.ExpNegShift(e, e, 0)
+				for j, xv := range v[i : i+c] {
+					num := 2.0
+					if xv < 0 {
+						num = 2 * e[j]
+					}
+					y := num / (1 + e[j])
+					o[i+j], k[i+j] = T(a*y), T(y*(2-y))
+				}
+			}
+		default:
+			for j, xv := range v {
+				y, dy := fn.eval(float64(xv))
+				o[j], k[j] = T(a*y), T(dy)
+			}
+		}
+	})
+}
+
+func (op *elemOp) DiffWRT(int) []bool { return []bool{true, true} }
+
+// back and scaleGrad are the ops of the two gradients.
+func (op *elemOp) back() *elemBackOp {
+	return &elemBackOp{primOp: primOp{name: op.name + "Back"}, src: op}
+}
+func (op *elemOp) scaleGrad() *elemScaleGradOp {
+	return &elemScaleGradOp{primOp{name: op.name + "ScaleGrad"}}
+}
+
+func (op *elemOp) SymDiff(in G.Nodes, out, g *G.Node) (G.Nodes, error) {
+	dx, err := G.ApplyOp(op.back(), g, in[0], in[1])
+	if err != nil {
+		return nil, err
+	}
+	da, err := G.ApplyOp(op.scaleGrad(), g, out, in[1])
+	return G.Nodes{dx, da}, err
+}
+
+// DoDiff is the lisp machine's differentiation.
+func (op *elemOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) error {
+	return doDiff(in, out, func(v []G.Value, g G.Value) ([]G.Value, error) {
+		dx, err := op.back().Do(g, v[0], v[1])
+		if err != nil {
+			return nil, err
+		}
+		da, err := op.scaleGrad().Do(g, out.Value(), v[1])
+		return []G.Value{dx, da}, err
+	})
+}
+
+// The forward ops of elementwise.go and rowprims.go differentiate both ways.
+var (
+	_, _, _ G.SDOp = (*elemOp)(nil), (*rowSoftplusOp)(nil), (*logSumPowOp)(nil)
+	_, _, _ G.ADOp = (*elemOp)(nil), (*rowSoftplusOp)(nil), (*logSumPowOp)(nil)
+)
+
+// elemBackOp is g ⊙ a·f'(x), the gradient of src with respect to x, from the slopes src kept in
+// its forward pass on x (its second input, which orders it after src and gives its shape); the
+// scalar a is its third input.
+type elemBackOp struct {
+	primOp
+	src *elemOp
+}
+
+func (op *elemBackOp) Arity() int    { return 3 }
+func (op *elemBackOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, scalarOf, mat2) }
+
+func (op *elemBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := op.shapesWithScalar(in, 3)
+	if err != nil {
+		return nil, err
+	}
+	return s[0].Clone(), nil
+}
+
+func (op *elemBackOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
+
+func (op *elemBackOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
+	t, a, err := op.denseWithScalar(in, 3)
+	if err != nil {
+		return nil, err
+	}
+	k := op.src.keep
+	if k == nil || !fits(k, t[1].Shape(), t[1].Dtype()) || !t[0].Shape().Eq(k.Shape()) {
+		return nil, fmt.Errorf("losses: %s runs before its %s", op.name, op.src.name)
+	}
+	out := op.output(prealloc, k.Shape(), k.Dtype())
+	c := k.Shape()[1]
+	switch g := t[0].Data().(type) {
+	case []float32:
+		scaleProduct(out.Data().([]float32), g, k.Data().([]float32), a, c)
+	case []float64:
+		scaleProduct(out.Data().([]float64), g, k.Data().([]float64), a, c)
+	}
+	return out, nil
+}
+
+// scaleProduct writes a·g ⊙ s into out, rows split among the cores.
+func scaleProduct[T floats](out, g, s []T, a float64, c int) {
+	parallel.Split(len(g)/c, parallel.Parts(len(g), primMin, defaultWorkers()), func(_, lo, hi int) {
+		for k := lo * c; k < hi*c; k++ {
+			out[k] = T(a * float64(g[k]) * float64(s[k]))
+		}
+	})
+}
+
+func (op *elemBackOp) DiffWRT(int) []bool { return []bool{false, false, false} }
+func (op *elemBackOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
+	return nil, fmt.Errorf("losses: %s has no gradient", op.name)
+}
+
+// elemScaleGradOp is the scalar Σ_ij g_ij·y_ij/a over the finite y: the gradient of y = a·f(x)
+// with respect to the scale a, from the gradient g, the forward output y and a (its three
+// inputs). The entries where y = −Inf are terms that are 0 whatever a, and add nothing.
+type elemScaleGradOp struct{ primOp }
+
+func (op *elemScaleGradOp) Arity() int    { return 3 }
+func (op *elemScaleGradOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, scalarOf, scalarOf) }
+
+func (op *elemScaleGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	if _, err := op.shapesWithScalar(in, 3); err != nil {
+		return nil, err
+	}
+	return tensor.ScalarShape(), nil
+}
+
+func (op *elemScaleGradOp) Do(in ...G.Value) (G.Value, error) {
+	t, a, err := op.denseWithScalar(in, 3)
+	if err != nil {
+		return nil, err
+	}
+	switch g := t[0].Data().(type) {
+	case []float32:
+		return G.NewF32(float32(finiteDot(g, t[1].Data().([]float32)) / a)), nil
+	default:
+		return G.NewF64(finiteDot(g.([]float64), t[1].Data().([]float64)) / a), nil
+	}
+}
+
+// finiteDot is Σ g_k·y_k over the finite y_k, in float64.
+func finiteDot[T floats](g, y []T) float64 {
+	s := 0.0
+	for k, v := range y {
+		if !math.IsInf(float64(v), 0) {
+			s += float64(g[k]) * float64(v)
+		}
+	}
+	return s
+}
+
+func (op *elemScaleGradOp) DiffWRT(int) []bool { return []bool{false, false, false} }
+func (op *elemScaleGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
+	return nil, fmt.Errorf("losses: %s has no gradient", op.name)
+}
+
+// Log1mExp is log(1 − e^x) of every entry of a matrix, computed as Mächler (2012) does so that it
+// is exact to rounding near 0 and far below it; it is −Inf for x ≥ 0, where 1 − e^x ≤ 0, with
+// gradient 0 there (a max or a mask then drops it; see debiasedContrastiveExpr).
+func Log1mExp(x *G.Node) *G.Node {
+	return G.Must(G.ApplyOp(newElem(elemLog1mExp), x, constLike(x, 1)))
+}
