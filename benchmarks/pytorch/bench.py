@@ -16,6 +16,19 @@ whose score is at least the pair's (ties count against it, as in the Go code), c
 blocks of the score matrix (matmul, then a comparison and a count per row). "topk" ranks with
 torch.topk instead (the usual PyTorch idiom), for scale.
 
+The SASRec step (`models` BenchmarkSASRecStep): 128 sequences of 200 items (Zipf(1.1) over
+--sasrec-items items, no padding), width 64, Kang & McAuley's encoder as their code writes it
+(item embedding scaled by sqrt(d) plus a learned positional embedding, dropout 0.2, two blocks of
+causal single-head self-attention whose residual adds the normalised queries and a point-wise
+feed-forward layer with residual, layer normalisation, a final layer normalisation; the output
+table tied to the input one), every position a row of the step with its next item as the
+positive and 256 negatives, Khrylchenko et al.'s sampler: 128 distinct items of the batch's
+targets shared by every position and 128 uniform items drawn for each position alone; the
+sampled softmax with the logQ correction subtracted from every candidate; Adam on every parameter
+(dense, as gSASRec's and Khrylchenko et al.'s code train it: with 25,600 positions × 257
+candidates a step touches most rows of the table, and SparseAdam's coalescing measured slower),
+float32. It reports positions/s.
+
 It prints one line per measurement, the median of --repeats runs with the range:
     step examples/s 25000 (24000-26000)
 and fails (exit status 1) if the two rankings disagree on the recall: with Gaussian embeddings
@@ -41,10 +54,17 @@ def parse():
     p.add_argument("--items", type=int, default=100_000, help="items of the ranked corpus")
     p.add_argument("--block", type=int, default=1000, help="queries per block of the score matrix")
     p.add_argument("--k", type=int, default=100)
+    p.add_argument("--sasrec-steps", type=int, default=5, help="timed SASRec steps per measurement")
+    p.add_argument("--sasrec-batch", type=int, default=128, help="sequences per SASRec step")
+    p.add_argument("--sasrec-length", type=int, default=200, help="positions per sequence")
+    p.add_argument("--sasrec-items", type=int, default=100_000, help="items of the SASRec corpus")
     a = p.parse_args()
-    for name in ("threads", "repeats", "steps", "batch", "rows", "queries", "items", "block", "k"):
+    for name in ("threads", "repeats", "steps", "batch", "rows", "queries", "items", "block", "k",
+                 "sasrec_steps", "sasrec_batch", "sasrec_length", "sasrec_items"):
         if getattr(a, name) < 1:
-            p.error(f"--{name} must be at least 1, not {getattr(a, name)}")
+            p.error(f"--{name.replace('_', '-')} must be at least 1, not {getattr(a, name)}")
+    if a.sasrec_items <= 128 + 1:
+        p.error(f"--sasrec-items must exceed the 128 shared negatives, not {a.sasrec_items}")
     return a
 
 
@@ -127,6 +147,80 @@ def bench_rank(a, use_topk):
     return out, hits / a.queries
 
 
+class SASRecBlock(torch.nn.Module):
+    """One block of Kang & McAuley's encoder as their code writes it: queries from the normalised
+    input, keys and values from the input itself, causal attention without output projection,
+    the residual added to the normalised queries, then the point-wise feed-forward layer."""
+
+    def __init__(self, d, dropout):
+        super().__init__()
+        self.ln1, self.ln2 = torch.nn.LayerNorm(d, eps=1e-8), torch.nn.LayerNorm(d, eps=1e-8)
+        self.q, self.k, self.v = (torch.nn.Linear(d, d) for _ in range(3))
+        self.ffn1, self.ffn2 = torch.nn.Linear(d, d), torch.nn.Linear(d, d)
+        self.drop = torch.nn.Dropout(dropout)
+        self.scale = d ** -0.5
+
+    def forward(self, h, causal):
+        q = self.ln1(h)
+        w = (self.q(q) @ self.k(h).transpose(1, 2)) * self.scale
+        w = self.drop(torch.softmax(w.masked_fill(causal, float("-inf")), dim=-1))
+        s = w @ self.v(h) + q
+        f = self.ln2(s)
+        return self.drop(self.ffn2(self.drop(torch.relu(self.ffn1(f))))) + f
+
+
+def bench_sasrec(a):
+    gen = torch.Generator().manual_seed(9)
+    d, b, n, m, shared, per_row = 64, a.sasrec_batch, a.sasrec_length, a.sasrec_items, 128, 128
+    items = torch.nn.Embedding(m, d)
+    pos = torch.nn.Embedding(n, d)
+    torch.nn.init.normal_(items.weight, std=0.05)
+    torch.nn.init.normal_(pos.weight, std=0.05)
+    blocks = torch.nn.ModuleList(SASRecBlock(d, 0.2) for _ in range(2))
+    final = torch.nn.LayerNorm(d, eps=1e-8)
+    drop = torch.nn.Dropout(0.2)
+    params = [*items.parameters(), *pos.parameters(), *blocks.parameters(), *final.parameters()]
+    adam = torch.optim.Adam(params, lr=1e-3)
+    causal = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
+    seqs = zipf_items(gen, 16 * b * (n + 1), m).view(16 * b, n + 1)
+    positions = torch.arange(n).expand(b, n)
+    log_uniform = torch.log(torch.tensor(per_row / m))
+
+    def step(k):
+        batch = seqs[(k % 16) * b:(k % 16 + 1) * b]
+        x, y = batch[:, :-1], batch[:, 1:].reshape(-1)
+        h = drop(items(x) * d ** 0.5 + pos(positions))
+        for blk in blocks:
+            h = blk(h, causal)
+        h = final(h).reshape(b * n, d)
+        targets = torch.unique(y)
+        pick = targets[torch.randperm(len(targets), generator=gen)[:shared]]
+        own = torch.randint(0, m, (b * n, per_row), generator=gen)
+        # logQ of the shared items: each is one of the step's distinct targets, drawn shared
+        # (expected copies among a row's 256 negatives: its inclusion probability); the uniform
+        # items' per_row/m.
+        lq_shared = torch.log(torch.tensor(len(pick) / len(targets)))
+        pos_logit = (h * items(y)).sum(1, keepdim=True) - lq_shared
+        shared_logits = h @ items(pick).T - lq_shared
+        own_logits = torch.einsum("rd,rkd->rk", h, items(own)) - log_uniform
+        logits = torch.cat([pos_logit, shared_logits, own_logits], dim=1)
+        loss = torch.nn.functional.cross_entropy(logits, torch.zeros(b * n, dtype=torch.long))
+        adam.zero_grad()
+        loss.backward()
+        adam.step()
+        return loss
+
+    for k in range(2):  # warm up: the optimisers' state
+        step(k)
+    out = []
+    for _ in range(a.repeats):
+        t0 = time.perf_counter()
+        for k in range(a.sasrec_steps):
+            step(k)
+        out.append(a.sasrec_steps * b * n / (time.perf_counter() - t0))
+    return out
+
+
 def line(name, unit, xs, extra=""):
     med = statistics.median(xs)
     print(f"{name} {unit} {med:.0f} ({min(xs):.0f}-{max(xs):.0f}){extra}")
@@ -138,6 +232,7 @@ def main():
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, batch {a.batch}, "
           f"{a.queries} queries x {a.items} items")
     line("step", "examples/s", bench_step(a))
+    line("sasrec", "positions/s", bench_sasrec(a))
     recalls = []
     for name, use_topk in (("recall-count", False), ("recall-topk", True)):
         xs, recall = bench_rank(a, use_topk)
