@@ -24,7 +24,7 @@ feed-forward layer with residual, layer normalisation, a final layer normalisati
 table tied to the input one), every position a row of the step with its next item as the
 positive and 256 negatives, Khrylchenko et al.'s sampler: 128 distinct items of the batch's
 targets shared by every position and 128 uniform items drawn for each position alone; the
-sampled softmax with the logQ correction subtracted from every candidate; Adam on every parameter
+sampled softmax with a log Q subtracted from every candidate (the correction's cost); Adam on every parameter
 (dense, as gSASRec's and Khrylchenko et al.'s code train it: with 25,600 positions × 257
 candidates a step touches most rows of the table, and SparseAdam's coalescing measured slower),
 float32. It reports positions/s.
@@ -196,9 +196,9 @@ def bench_sasrec(a):
         targets = torch.unique(y)
         pick = targets[torch.randperm(len(targets), generator=gen)[:shared]]
         own = torch.randint(0, m, (b * n, per_row), generator=gen)
-        # logQ of the shared items: each is one of the step's distinct targets, drawn shared
-        # (expected copies among a row's 256 negatives: its inclusion probability); the uniform
-        # items' per_row/m.
+        # A log Q subtracted from every candidate, as the correction does; its values (the
+        # share of distinct targets kept, the uniform items' per_row/m) stand in for the
+        # estimator's: the step's cost does not depend on them.
         lq_shared = torch.log(torch.tensor(len(pick) / len(targets)))
         pos_logit = (h * items(y)).sum(1, keepdim=True) - lq_shared
         shared_logits = h @ items(pick).T - lq_shared
