@@ -80,7 +80,7 @@ type Settings struct {
 	Bootstrap int `toml:"bootstrap"`
 	// Workers is the number of goroutines scoring and resampling (default runtime.GOMAXPROCS(0),
 	// filled in by Resolve).
-	Workers int `toml:"workers"`
+	Workers int `toml:"workers" zero:"runtime.GOMAXPROCS(0)"`
 	// MaxPairs, when positive and smaller than the number of test pairs, evaluates a seeded
 	// random sample of MaxPairs test pairs, stratified by the slice of the pair's item (see
 	// "Sampled evaluation" in the package documentation); each sampled pair is still ranked

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/samplingbias/workbench/datasets"
+	"github.com/samplingbias/workbench/internal/schema"
 	"github.com/samplingbias/workbench/samplers"
 )
 
@@ -48,15 +49,19 @@ type keyValue struct {
 // path, copied elsewhere or touched are the same data.
 func (c *Config) canonical(roles ...affects) ([]keyValue, error) {
 	var out []keyValue
+	root := configSchema()
 	v := reflect.ValueOf(c).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !slices.Contains(roles, affects(f.Tag.Get("affects"))) {
+	for _, f := range root.Fields {
+		if !slices.Contains(roles, affects(f.Affects)) {
 			continue
 		}
-		flatten(tomlName(f), v.Field(i), &out)
-		if f.Type == reflect.TypeFor[datasets.Settings]() {
+		field := &schema.Table{Type: root.Type, Fields: []*schema.Field{f}}
+		field.Walk("", v, func(key string, v reflect.Value) {
+			if !isZero(v) {
+				out = append(out, keyValue{key, literal(v)})
+			}
+		})
+		if f.Go.Type == reflect.TypeFor[datasets.Settings]() {
 			var err error
 			if out, err = withDataIdentity(out, c.Data); err != nil {
 				return nil, err
@@ -92,55 +97,6 @@ func legacySamplerKeys(kvs []keyValue) []keyValue {
 	return out
 }
 
-// tomlName is the key of a struct field in the config: its toml tag, else its name.
-func tomlName(f reflect.StructField) string {
-	name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
-	if name == "" {
-		return f.Name
-	}
-	return name
-}
-
-// flatten appends the non-zero leaves of v under key.
-func flatten(key string, v reflect.Value, out *[]keyValue) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			flatten(key, v.Elem(), out)
-		}
-		return
-	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			if f := t.Field(i); f.IsExported() && f.Tag.Get("toml") != "-" {
-				flatten(key+"."+tomlName(f), v.Field(i), out)
-			}
-		}
-		return
-	case reflect.Slice, reflect.Array:
-		if v.Len() == 0 {
-			return
-		}
-		if elem := v.Type().Elem(); elem.Kind() == reflect.Struct {
-			for i := range v.Len() {
-				flatten(fmt.Sprintf("%s[%d]", key, i), v.Index(i), out)
-			}
-			return
-		}
-	case reflect.Map:
-		keys := v.MapKeys()
-		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
-		for _, k := range keys {
-			flatten(key+"."+fmt.Sprint(k), v.MapIndex(k), out)
-		}
-		return
-	}
-	if v.IsZero() {
-		return
-	}
-	*out = append(*out, keyValue{key, literal(v)})
-}
-
 // literal writes a leaf value exactly: shortest round-tripping numbers, quoted strings, lists in
 // brackets.
 func literal(v reflect.Value) string {
@@ -168,14 +124,13 @@ func literal(v reflect.Value) string {
 			parts[i] = literal(v.Index(i))
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
-	case reflect.Map, reflect.Struct:
-		var kvs []keyValue
-		flatten("", v, &kvs)
-		sort.Slice(kvs, func(i, j int) bool { return kvs[i].Key < kvs[j].Key })
-		parts := make([]string, len(kvs))
-		for i, kv := range kvs {
-			parts[i] = strings.TrimPrefix(kv.Key, ".") + " = " + kv.Value
-		}
+	case reflect.Map:
+		var parts []string
+		schema.WalkFree("", v, func(key string, v reflect.Value) {
+			if !isZero(v) {
+				parts = append(parts, strings.TrimPrefix(key, ".")+" = "+literal(v))
+			}
+		})
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
 	return fmt.Sprintf("%v", v.Interface())

@@ -14,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/samplingbias/workbench/internal/schema"
 	isetting "github.com/samplingbias/workbench/internal/setting"
 )
 
@@ -134,7 +135,7 @@ func expand(axes []Axis, seeds []int64) ([]cell, error) {
 // when it is an entry of a table of free names (loss.options.alpha), whose name may be that of
 // any setting: two grids over different keys never give their runs the same id.
 func idNames(keys map[string]bool) map[string]string {
-	all := keysOf(reflect.TypeOf(Config{}), "")
+	all := configSchema().Keys("")
 	count := map[string]int{}
 	for _, k := range all {
 		count[isetting.Leaf(k)]++
@@ -220,7 +221,7 @@ func cellConfig(raw *Config, c cell) (*Config, error) {
 	}
 	cfg.Ablation = nil
 	cfg.Seeds = []int64{c.Seed}
-	written := append([]string(nil), raw.written...)
+	w := raw.written.clone()
 	for _, s := range c.Settings {
 		if err := assign(cfg, s.Key, s.Value); err != nil {
 			var unknown *isetting.UnknownError
@@ -229,17 +230,14 @@ func cellConfig(raw *Config, c cell) (*Config, error) {
 			}
 			return nil, fmt.Errorf("ablation %s: %w", s.Key, err)
 		}
-		written = append(written, s.Key)
+		w.add(s.Key, s.Value, "axis", s.Key)
 	}
-	asWritten, err := cfg.clone()
-	if err != nil {
-		return nil, err
-	}
+	cfg.written = w
 	if err := cfg.resolve(toml.MetaData{}); err != nil {
-		return nil, fmt.Errorf("run %s: %w", c.ID, err)
+		return nil, fmt.Errorf("run %s: %w", c.ID, w.located(err, cfg))
 	}
-	if err := checkWritten(asWritten, cfg, written); err != nil {
-		return nil, fmt.Errorf("run %s: %w", c.ID, err)
+	if err := checkWritten(w, cfg); err != nil {
+		return nil, fmt.Errorf("run %s: %w", c.ID, w.located(err, cfg))
 	}
 	return cfg, nil
 }
@@ -255,7 +253,7 @@ func cellConfig(raw *Config, c cell) (*Config, error) {
 func setAxis(cfg *Config, key string, v any) (bool, error) {
 	values := []any{v}
 	list, isList := v.([]any)
-	if isList && !listSetting(cfg, key) {
+	if isList && !listSetting(key) {
 		if len(list) == 0 {
 			return true, fmt.Errorf("%s: an empty list of values", key)
 		}
@@ -300,9 +298,9 @@ func setAxis(cfg *Config, key string, v any) (bool, error) {
 
 // listSetting reports whether the dotted key names a setting that is itself a list (such as
 // eval.k or model.hidden), where a list value is the setting's value rather than an axis.
-func listSetting(cfg *Config, key string) bool {
-	v, ok := valueAt(cfg, key)
-	return ok && v.Kind() == reflect.Slice
+func listSetting(key string) bool {
+	f, entry := configSchema().Lookup(key)
+	return f != nil && entry == nil && (f.Kind == schema.KindArray || f.Kind == schema.KindValue && f.Go.Type.Kind() == reflect.Slice)
 }
 
 // setFirstCell sets the keys of every axis of cfg to the axis' first point, so that the

@@ -226,7 +226,7 @@ func TestOptionsPerVariant(t *testing.T) {
 	}{
 		{"file", nil, 2.5, ""},
 		{"set", []string{"loss.options.scaled_plain.factor=4"}, 4.0, ""},
-		{"type error", []string{"loss.options.scaled_plain.factor=\"big\""}, nil, "options: variant scaled_plain"},
+		{"type error", []string{"loss.options.scaled_plain.factor=\"big\""}, nil, `-set loss.options.scaled_plain.factor="big": loss.options.factor: variant scaled_plain: incompatible types`},
 		{"built-in variant", []string{"loss.options.logq.alpha=1"}, nil, "options.logq: variant logq is built in and has no options"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -258,7 +258,7 @@ func TestOptionsPerVariant(t *testing.T) {
 }
 
 // TestOptionErrorLine: a wrongly typed option is reported at its own line of the file, in a
-// [loss.options] table and in a variant's own table; given with -set, without a line.
+// [loss.options] table and in a variant's own table; given with -set, at the flag.
 func TestOptionErrorLine(t *testing.T) {
 	for _, tt := range []struct {
 		name, body string
@@ -266,11 +266,11 @@ func TestOptionErrorLine(t *testing.T) {
 		want       string
 	}{
 		{"options table", "seeds = [1]\n[loss]\nvariant = \"scaled_plain\"\n\n[loss.options]\nfactor = \"big\"\n", nil,
-			"grid.toml:6: loss.options: variant scaled_plain: incompatible types"},
+			"grid.toml:6: loss.options.factor: variant scaled_plain: incompatible types"},
 		{"variant's table", "[loss]\nvariant = \"scaled_plain\"\n[loss.options.scaled_plain]\n# the factor\nfactor = \"big\"\n", nil,
-			"grid.toml:5: loss.options: variant scaled_plain: incompatible types"},
+			"grid.toml:5: loss.options.factor: variant scaled_plain: incompatible types"},
 		{"-set", "[loss]\nvariant = \"scaled_plain\"\n[loss.options]\nfactor = 2.0\n", []string{`loss.options.factor="big"`},
-			"grid.toml: loss.options: variant scaled_plain: incompatible types"},
+			`-set loss.options.factor="big": loss.options.factor: variant scaled_plain: incompatible types`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := parseConfig("grid.toml", []byte(tt.body), tt.sets)
