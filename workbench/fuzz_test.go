@@ -17,7 +17,7 @@ import (
 // temperedOptions are the options of the test variant tempered_plain, whose Resolve fills a
 // default: a written alpha = 0 is then an error, never a default silently put in its place.
 type temperedOptions struct {
-	Alpha float64 `toml:"alpha"`
+	Alpha float64  `toml:"alpha"`
 	Names []string `toml:"names"`
 }
 
