@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"encoding"
 	"encoding/binary"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -28,6 +29,14 @@ import (
 // the states of the random-number generators (the epoch shuffle and the uniform negatives), the
 // batch order of the current epoch, the number of steps done and the training curve so far. It
 // is written atomically in the checksummed layout of model files (save.go), with its own magic.
+
+// The options of a registered loss variant or sampler (losses.Settings.Options,
+// samplers.Settings.Options), part of runIdentity, are TOML values: the lists and tables among
+// them are encoded as interface values, which gob encodes only once their types are registered.
+func init() {
+	gob.Register([]any(nil))
+	gob.Register(map[string]any(nil))
+}
 
 // runIdentity is what a checkpoint must share with the run that resumes from it.
 type runIdentity struct {

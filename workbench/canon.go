@@ -12,7 +12,6 @@ import (
 
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/internal/schema"
-	"github.com/samplingbias/workbench/samplers"
 )
 
 // affects is what a config section changes, declared by the `affects` struct tag of each field of
@@ -68,33 +67,8 @@ func (c *Config) canonical(roles ...affects) ([]keyValue, error) {
 			}
 		}
 	}
-	out = legacySamplerKeys(out)
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out, nil
-}
-
-// legacySamplerKeys writes the sampler's kind and negatives under the keys they had before the
-// [sampler] section (loss.sampler, loss.negatives), and leaves out kind "full", which the corpus
-// variants had as no key, and the default declaration (declare = "law", of the sampler or of a
-// mixture's component), which samplers had before the key: results trained before the section
-// or the key keep their identity.
-func legacySamplerKeys(kvs []keyValue) []keyValue {
-	out := kvs[:0]
-	for _, kv := range kvs {
-		switch {
-		case kv.Key == "sampler.kind" && kv.Value == strconv.Quote("full"):
-			continue
-		case strings.HasPrefix(kv.Key, "sampler.") && strings.HasSuffix(kv.Key, ".declare") &&
-			kv.Value == strconv.Quote(string(samplers.DeclareLaw)):
-			continue
-		case kv.Key == "sampler.kind":
-			kv.Key = "loss.sampler"
-		case kv.Key == "sampler.negatives":
-			kv.Key = "loss.negatives"
-		}
-		out = append(out, kv)
-	}
-	return out
 }
 
 // literal writes a leaf value exactly: shortest round-tripping numbers, quoted strings, lists in

@@ -531,18 +531,20 @@ func (c *Config) clone() (*Config, error) {
 // finished run whose hash differs is not finished for this config, while changing only how
 // figures look redraws them from the finished runs.
 func (c *Config) hash() (string, error) {
-	kvs, err := c.canonical(affectsTraining, affectsEvaluation, affectsGrid)
-	if err != nil {
-		return "", err
-	}
-	return digestOf(kvs), nil
+	return c.hashAt(schemaVersion, affectsTraining, affectsEvaluation, affectsGrid)
 }
 
 // trainHash identifies what a run's training depends on: the canonical encoding of the sections
 // that affect training or the grid. A run whose training hash is unchanged is re-evaluated from
 // its saved model instead of retrained.
 func (c *Config) trainHash() (string, error) {
-	kvs, err := c.canonical(affectsTraining, affectsGrid)
+	return c.hashAt(schemaVersion, affectsTraining, affectsGrid)
+}
+
+// hashAt is the digest of the canonical encoding of the sections of roles as the given schema
+// version wrote it (see schemaVersions).
+func (c *Config) hashAt(version int, roles ...affects) (string, error) {
+	kvs, err := c.canonicalAt(version, roles...)
 	if err != nil {
 		return "", err
 	}

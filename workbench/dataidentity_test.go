@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -308,7 +309,7 @@ func TestResumeIgnoresOtherFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := claimOutput(out, cfg); err != nil {
+	if err := claimOutput(out, cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +39,20 @@ func removeStale(dir string, since time.Time) {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
+}
+
+// noLinks refuses a run folder dir (out/runs/<id>) when it, or the runs folder holding it, is a
+// symbolic link: the workbench writes a run's files only into folders of the results folder
+// itself, so that a link (planted by another member of a group sharing the folder, or left by a
+// copy) never redirects them, nor makes a run elsewhere look finished here.
+func noLinks(dir string) error {
+	for _, p := range []string{filepath.Dir(dir), dir} {
+		fi, err := os.Lstat(p)
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link: a run's files are written only into folders of the results folder itself; replace the link by a folder", p)
+		}
+	}
+	return nil
 }
 
 // exists reports whether path exists.
@@ -78,14 +93,10 @@ func readJSON(path string, v any) error {
 // settingsFile is the folder's claim: the training settings of the runs it holds.
 const settingsFile = "training.settings"
 
-// legacyHashPrefix began the config.toml of results folders written before training.settings
-// existed, whose hashes were of a TOML encoding and cannot be compared with today's.
-const legacyHashPrefix = "# workbench training hash: "
-
 // claimOutput claims out for cfg (see claimFolder, with no ablation axes) and writes the resolved
 // config to out/config.toml.
-func claimOutput(out string, cfg *Config) error {
-	if err := claimFolder(out, cfg, nil); err != nil {
+func claimOutput(out string, cfg *Config, w io.Writer) error {
+	if err := claimFolder(out, cfg, nil, w); err != nil {
 		return err
 	}
 	return writeFolderConfig(out, cfg)
@@ -104,19 +115,27 @@ func writeFolderConfig(out string, cfg *Config) error {
 }
 
 // folderSettings are the training settings a folder is claimed for: cfg's canonical training
-// settings without its ablation axes (each run's own settings are in its record).
+// settings without its ablation axes (each run's own settings are in its record), in a schema
+// version's encoding.
 type folderSettings struct {
-	axes   []string
-	values map[string]string
-	lines  []keyValue
+	version int
+	axes    []string
+	values  map[string]string
+	lines   []keyValue
 }
 
+// newFolderSettings are cfg's folder settings in the current schema version.
 func newFolderSettings(cfg *Config, axes []string) (folderSettings, error) {
-	kvs, err := cfg.canonical(affectsTraining)
+	return newFolderSettingsAt(cfg, axes, schemaVersion)
+}
+
+// newFolderSettingsAt are cfg's folder settings in schema version.
+func newFolderSettingsAt(cfg *Config, axes []string, version int) (folderSettings, error) {
+	kvs, err := cfg.canonicalAt(version, affectsTraining)
 	if err != nil {
 		return folderSettings{}, err
 	}
-	f := folderSettings{axes: axes, values: map[string]string{}}
+	f := folderSettings{version: version, axes: axes, values: map[string]string{}}
 	for _, kv := range kvs {
 		if !underAxis(kv.Key, axes) {
 			f.values[kv.Key] = kv.Value
@@ -126,10 +145,14 @@ func newFolderSettings(cfg *Config, axes []string) (folderSettings, error) {
 	return f, nil
 }
 
-const axesPrefix = "# axes:"
+const (
+	versionPrefix = "# schema:"
+	axesPrefix    = "# axes:"
+)
 
 func (f folderSettings) encode() []byte {
 	var b strings.Builder
+	fmt.Fprintf(&b, "%s %d\n", versionPrefix, f.version)
 	b.WriteString("# The training settings of the runs in this folder, written once by the first process\n")
 	b.WriteString("# that used it. A config is refused here when one of its training settings that is not\n")
 	b.WriteString("# an ablation axis (of either config) differs; more seeds or grid cells are welcome.\n")
@@ -140,9 +163,16 @@ func (f folderSettings) encode() []byte {
 	return []byte(b.String())
 }
 
+// parseFolderSettings reads a training.settings file; one without a version line is of version 1.
 func parseFolderSettings(b []byte) folderSettings {
-	f := folderSettings{values: map[string]string{}}
+	f := folderSettings{version: 1, values: map[string]string{}}
 	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, versionPrefix); ok {
+			if v, err := strconv.Atoi(strings.TrimSpace(rest)); err == nil {
+				f.version = v
+			}
+			continue
+		}
 		if rest, ok := strings.CutPrefix(line, axesPrefix); ok {
 			f.axes = strings.Fields(rest)
 			continue
@@ -199,7 +229,7 @@ func orUnset(v string) string {
 // differ; settings that are ablation axes of either config do not count, so that a grid may gain
 // seeds and cells (a change of [eval], [slices] or [plots] alone is allowed too: runs are then
 // re-evaluated or figures redrawn).
-func claimFolder(out string, cfg *Config, axes []string) error {
+func claimFolder(out string, cfg *Config, axes []string, w io.Writer) error {
 	mine, err := newFolderSettings(cfg, axes)
 	if err != nil {
 		return err
@@ -207,7 +237,7 @@ func claimFolder(out string, cfg *Config, axes []string) error {
 	if err := os.MkdirAll(out, 0o777); err != nil {
 		return err
 	}
-	if err := refuseLegacy(out); err != nil {
+	if err := refusePremigration(out); err != nil {
 		return err
 	}
 	if err := refuseForeign(out); err != nil {
@@ -220,7 +250,7 @@ func claimFolder(out string, cfg *Config, axes []string) error {
 	if !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	return checkFolder(out, mine)
+	return checkFolder(out, cfg, mine, w)
 }
 
 // refuseForeign refuses a folder that holds files but no training.settings: files the
@@ -251,20 +281,9 @@ func refuseForeign(out string) error {
 	return nil
 }
 
-// refuseLegacy refuses a folder written before training.settings existed.
-func refuseLegacy(out string) error {
-	if _, err := os.Stat(filepath.Join(out, settingsFile)); err == nil {
-		return nil
-	}
-	b, err := os.ReadFile(filepath.Join(out, "config.toml"))
-	if err == nil && strings.HasPrefix(string(b), legacyHashPrefix) {
-		return fmt.Errorf("%s holds the results of an earlier version of the workbench, whose config hashes cannot be compared with today's: choose another -out or remove the folder", out)
-	}
-	return nil
-}
-
-// checkFolder compares mine with the settings out is claimed for.
-func checkFolder(out string, mine folderSettings) error {
+// checkFolder compares mine, cfg's settings, with the settings out is claimed for, after
+// migrating a folder of an earlier schema version (see migrateFolder; it says so on w).
+func checkFolder(out string, cfg *Config, mine folderSettings, w io.Writer) error {
 	path := filepath.Join(out, settingsFile)
 	var b []byte
 	var err error
@@ -281,7 +300,15 @@ func checkFolder(out string, mine folderSettings) error {
 	if err != nil {
 		return err
 	}
-	if diff := mine.differences(parseFolderSettings(b)); len(diff) > 0 {
+	have := parseFolderSettings(b)
+	switch {
+	case have.version > schemaVersion:
+		return fmt.Errorf("%s is of schema version %d, written by a later version of the workbench than this one (%d): use that version, or another -out",
+			path, have.version, schemaVersion)
+	case have.version < schemaVersion:
+		return migrateFolder(out, cfg, mine.axes, have, w)
+	}
+	if diff := mine.differences(have); len(diff) > 0 {
 		return fmt.Errorf("%s holds the results of a different config (training settings %s): %s; choose another -out or remove the folder",
 			out, path, strings.Join(diff, "; "))
 	}

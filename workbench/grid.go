@@ -3,9 +3,7 @@ package workbench
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -26,11 +24,8 @@ type setting struct {
 
 // cell is one point of the ablation grid repeated for one seed: a run.
 type cell struct {
-	ID    string // readable, stable: "variant=logq,temperature=0.07,seed=2"
-	Group string // the ID without the seed: the runs averaged together
-	// LegacyID is the id earlier versions gave the run (see expand), under which a results
-	// folder written by them holds it.
-	LegacyID string
+	ID       string    // readable, stable: "variant=logq,temperature=0.07,seed=2"
+	Group    string    // the ID without the seed: the runs averaged together
 	Settings []setting // the axes' values, in axis order
 	Seed     int64
 }
@@ -67,29 +62,28 @@ func axisKeys(i int, a Axis) ([]string, [][]any, error) {
 
 // expand returns the runs of the grid: the cartesian product of the axes (zipped keys move
 // together), each repeated for every seed. Ids name each key by its last component unless that
-// is ambiguous (see idNames), and leave out keys whose value is empty. LegacyID is the id of
-// earlier versions: keys by their last component unless two axes shared it, empty values kept.
+// is ambiguous (see idNames), and leave out keys whose value is empty (see runID).
 func expand(axes []Axis, seeds []int64) ([]cell, error) {
 	type axis struct {
 		keys   []string
 		points [][]any
 	}
 	var all []axis
-	seen := map[string]bool{}
+	var keys []string
 	for i, a := range axes {
-		keys, points, err := axisKeys(i, a)
+		ks, points, err := axisKeys(i, a)
 		if err != nil {
 			return nil, err
 		}
-		for _, k := range keys {
-			if seen[k] {
+		for _, k := range ks {
+			if slices.Contains(keys, k) {
 				return nil, fmt.Errorf("ablation[%d]: key %s is already an axis", i, k)
 			}
-			seen[k] = true
+			keys = append(keys, k)
 		}
-		all = append(all, axis{keys, points})
+		all = append(all, axis{ks, points})
 	}
-	short, legacy := idNames(seen), shortNames(seen)
+	names := idNames(keys)
 	groups := [][]setting{nil}
 	for _, a := range all {
 		var next [][]setting
@@ -107,26 +101,37 @@ func expand(axes []Axis, seeds []int64) ([]cell, error) {
 	var cells []cell
 	ids := map[string]bool{}
 	for _, g := range groups {
-		var parts, old []string
+		values := map[string]string{}
 		for _, s := range g {
-			v := formatValue(s.Value)
-			old = append(old, legacy[s.Key]+"="+v)
-			if v != "" {
-				parts = append(parts, short[s.Key]+"="+v)
-			}
+			values[s.Key] = formatValue(s.Value)
 		}
-		group, oldGroup := strings.Join(parts, ","), strings.Join(old, ",")
+		group := runID(names, keys, values)
 		if ids[group] {
 			return nil, fmt.Errorf("ablation: two cells have the same values %s", group)
 		}
 		ids[group] = true
 		for _, seed := range seeds {
-			id := strings.TrimPrefix(group+",seed="+strconv.FormatInt(seed, 10), ",")
-			oldID := strings.TrimPrefix(oldGroup+",seed="+strconv.FormatInt(seed, 10), ",")
-			cells = append(cells, cell{ID: id, Group: group, LegacyID: oldID, Settings: g, Seed: seed})
+			cells = append(cells, cell{ID: withSeed(group, seed), Group: group, Settings: g, Seed: seed})
 		}
 	}
 	return cells, nil
+}
+
+// runID is the id of a cell, without its seed: name=value for each of the axis keys in order,
+// those whose (formatted) value is empty left out.
+func runID(names map[string]string, keys []string, values map[string]string) string {
+	var parts []string
+	for _, k := range keys {
+		if v := values[k]; v != "" {
+			parts = append(parts, names[k]+"="+v)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// withSeed is the id of the run of the cell group at seed.
+func withSeed(group string, seed int64) string {
+	return strings.TrimPrefix(group+",seed="+strconv.FormatInt(seed, 10), ",")
 }
 
 // idNames maps each dotted key to the name a run id gives it: its last component, unless that
@@ -134,38 +139,20 @@ func expand(axes []Axis, seeds []int64) ([]cell, error) {
 // of another of the keys, or of another setting of a config (estimator.kind, data.split.kind), or
 // when it is an entry of a table of free names (loss.options.alpha), whose name may be that of
 // any setting: two grids over different keys never give their runs the same id.
-func idNames(keys map[string]bool) map[string]string {
+func idNames(keys []string) map[string]string {
 	all := configSchema().Keys("")
 	count := map[string]int{}
 	for _, k := range all {
 		count[isetting.Leaf(k)]++
 	}
-	for k := range keys {
+	for _, k := range keys {
 		if !slices.Contains(all, k) {
 			count[isetting.Leaf(k)]++
 		}
 	}
 	out := map[string]string{}
-	for k := range keys {
+	for _, k := range keys {
 		if count[isetting.Leaf(k)] > 1 || !slices.Contains(all, k) {
-			out[k] = k
-		} else {
-			out[k] = isetting.Leaf(k)
-		}
-	}
-	return out
-}
-
-// shortNames maps each dotted key to its last component, or to the whole key where two keys
-// share a last component: the names of earlier versions' run ids.
-func shortNames(keys map[string]bool) map[string]string {
-	count := map[string]int{}
-	for k := range keys {
-		count[isetting.Leaf(k)]++
-	}
-	out := map[string]string{}
-	for k := range keys {
-		if count[isetting.Leaf(k)] > 1 {
 			out[k] = k
 		} else {
 			out[k] = isetting.Leaf(k)
@@ -336,23 +323,6 @@ func checkOnly(runs []plannedRun, o options) error {
 		o.only, len(runs), strings.Join(isetting.Nearest(o.only.String(), ids, 3), "\n  "))
 }
 
-// runDir is the folder of the run c in the results folder out: runs/<id>, or runs/<legacy id>
-// where a folder written by an earlier version holds the run under its old id and none holds it
-// under the new one.
-func runDir(out string, c cell) string {
-	dir := filepath.Join(out, "runs", c.ID)
-	if c.LegacyID == c.ID {
-		return dir
-	}
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		old := filepath.Join(out, "runs", c.LegacyID)
-		if _, err := os.Stat(old); err == nil {
-			return old
-		}
-	}
-	return dir
-}
-
 // addFinishedSeeds adds to the seeds of raw and cfg those of the runs finished in cfg.Out for a
 // cell of the grid at a seed the config does not list (a seed added with -set seeds=... by an
 // earlier command), so that a later command without that -set keeps them in the report and in
@@ -366,7 +336,6 @@ func addFinishedSeeds(raw, cfg *Config) error {
 	groups := map[string]bool{}
 	for _, c := range cells {
 		groups[c.Group] = true
-		groups[strings.TrimSuffix(strings.TrimSuffix(c.LegacyID, "seed=0"), ",")] = true
 	}
 	files, err := filepath.Glob(filepath.Join(cfg.Out, "runs", "*", "metrics.json"))
 	if err != nil {
@@ -375,8 +344,8 @@ func addFinishedSeeds(raw, cfg *Config) error {
 	var extra []int64
 	for _, f := range files {
 		var rec runRecord
-		if err := readJSON(f, &rec); err != nil {
-			return err
+		if readJSON(f, &rec) != nil {
+			continue // an unreadable record is a run not finished (see plannedRun.record)
 		}
 		if groups[rec.Group] && !slices.Contains(cfg.Seeds, rec.Seed) && !slices.Contains(extra, rec.Seed) {
 			extra = append(extra, rec.Seed)

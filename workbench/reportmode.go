@@ -32,10 +32,10 @@ func reportRetrieval(raw, cfg *Config, runs []plannedRun, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if err := refuseLegacy(cfg.Out); err != nil {
+	if err := refusePremigration(cfg.Out); err != nil {
 		return err
 	}
-	if err := checkFolder(cfg.Out, mine); err != nil {
+	if err := checkFolder(cfg.Out, cfg, mine, stdout); err != nil {
 		return fmt.Errorf("-report: %w", err)
 	}
 	// The report's settings are checked against the whole grid: the report of the finished runs

@@ -61,7 +61,7 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	if n > 0 {
 		defer setMemoryLimit(data+float64(min(n, o.jobs))*peak, machine, source, o.lookupEnv, stdout)()
 	}
-	if err := claimFolder(cfg.Out, cfg, axisKeyList(cfg.Ablation)); err != nil {
+	if err := claimFolder(cfg.Out, cfg, axisKeyList(cfg.Ablation), stdout); err != nil {
 		return err
 	}
 	if !o.shard.sharded() {
@@ -245,7 +245,7 @@ func writeRunConfig(r plannedRun) error {
 // old is the record of the same training (only [eval] or [slices] changed), the run's saved model
 // is evaluated again instead of retrained, and old's training summary and curve are kept; a saved
 // model that does not load (a flipped bit fails its checksum) is trained again. Training writes
-// checkpoint.bin into the run's folder (every train.checkpoint_every steps, default every epoch):
+// its checkpoint into the run's folder (every train.checkpoint_every steps, default every epoch):
 // a run killed mid-training resumes from it, to the same model.bin and metrics, and the file is
 // removed once the run is finished.
 func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache, progress io.Writer) (*runRecord, error) {
@@ -340,10 +340,6 @@ func emptySlices(counts []int64, assign []metrics.Slice, s metrics.SliceSettings
 	}
 	return notes
 }
-
-// checkpointPath is where the run's training state is saved while it trains (see
-// models.TrainResumable), so that a run killed mid-training resumes from its last checkpoint.
-func (r plannedRun) checkpointPath() string { return filepath.Join(r.dir, "checkpoint.bin") }
 
 // train trains m with the run's estimator and loss, and saves its curve and parameters.
 func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Dataset, counts []int64, progress io.Writer) (trainSummary, models.Curve, error) {

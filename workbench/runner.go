@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -111,10 +113,22 @@ func plan(raw, cfg *Config) ([]plannedRun, error) {
 		if err != nil {
 			return nil, err
 		}
-		runs[i] = plannedRun{cell: c, cfg: rc, hash: h, trainHash: th, dir: runDir(cfg.Out, c)}
+		if len(c.ID) > maxName {
+			return nil, fmt.Errorf("run %.60s…: its id is %d bytes, longer than a folder's name may be (%d): give the axes shorter values",
+				c.ID, len(c.ID), maxName)
+		}
+		dir := filepath.Join(cfg.Out, "runs", c.ID)
+		if err := noLinks(dir); err != nil {
+			return nil, fmt.Errorf("run %s: %w", c.ID, err)
+		}
+		runs[i] = plannedRun{cell: c, cfg: rc, hash: h, trainHash: th, dir: dir}
 	}
 	return runs, nil
 }
+
+// maxName is the longest name of a file or folder on the common file systems (NAME_MAX of
+// ext4, XFS, APFS, NTFS in characters): a run's folder is named by its id.
+const maxName = 255
 
 // finished reads the run's record if the run finished with this very config.
 func (r plannedRun) finished() (*runRecord, error) {
@@ -138,18 +152,42 @@ func (r plannedRun) trained() (*runRecord, error) {
 	return rec, nil
 }
 
-// record reads the run's metrics.json, nil if there is none.
+// record reads the run's metrics.json, nil if there is none. A record that does not parse (a
+// file damaged outside the workbench, which writes it atomically) is no record: the run is not
+// finished and runs again (see tornRecord).
 func (r plannedRun) record() (*runRecord, error) {
 	var rec runRecord
 	err := readJSON(filepath.Join(r.dir, "metrics.json"), &rec)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || r.tornRecord() != nil {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	rec.ID, rec.Group = r.ID, r.Group // a run found under its legacy id (see runDir)
 	return &rec, nil
+}
+
+// tornRecord returns the error of parsing the run's metrics.json, nil when it parses or is not
+// there.
+func (r plannedRun) tornRecord() error {
+	b, err := os.ReadFile(filepath.Join(r.dir, "metrics.json"))
+	if err != nil {
+		return nil
+	}
+	var rec runRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return fmt.Errorf("%s is unreadable (%v): the run is not finished and runs again", filepath.Join(r.dir, "metrics.json"), err)
+	}
+	return nil
+}
+
+// axes are the run's axis values as its record writes them.
+func (r plannedRun) axes() map[string]string {
+	out := map[string]string{}
+	for _, st := range r.Settings {
+		out[st.Key] = formatValue(st.Value)
+	}
+	return out
 }
 
 // modelPath is where the run saves its trained parameters.
@@ -189,6 +227,9 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 	var todo []plannedRun
 	finished := 0
 	for _, r := range selected(runs, o) {
+		if err := r.tornRecord(); err != nil {
+			fmt.Fprintf(stdout, "%s: %v\n", r.ID, err)
+		}
 		if !o.force {
 			rec, err := r.finished()
 			if err != nil {
@@ -198,9 +239,9 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 				finished++
 				continue
 			}
-			if err := r.sameTraining(); err != nil {
-				return err
-			}
+		}
+		if err := r.checkReuse(o.force); err != nil {
+			return err
 		}
 		todo = append(todo, r)
 	}
@@ -340,10 +381,7 @@ func (s *scheduler) run(ctx context.Context, i int) (_ *owner, err error) {
 	rec, err := s.do(ctx, r, progress)
 	if err == nil {
 		rec.ID, rec.Group, rec.Seed, rec.ConfigHash, rec.TrainHash = r.ID, r.Group, r.Seed, r.hash, r.trainHash
-		rec.Axes = map[string]string{}
-		for _, st := range r.Settings {
-			rec.Axes[st.Key] = formatValue(st.Value)
-		}
+		rec.Axes = r.axes()
 		err = writeJSON(filepath.Join(r.dir, "metrics.json"), rec)
 	}
 	if err != nil {
@@ -363,16 +401,36 @@ func (s *scheduler) run(ctx context.Context, i int) (_ *owner, err error) {
 	return nil, nil
 }
 
-// sameTraining refuses a run whose folder holds a run trained with other settings (the folder's
-// claim admits only configs whose settings agree, so this is a run of an earlier version or a
-// folder edited by hand): it is not overwritten without -force.
-func (r plannedRun) sameTraining() error {
+// checkReuse refuses to train a run into a folder that holds a run of another cell: a record
+// whose axis values are not this run's is a run of another config's grid whose id is the same
+// (a results folder admits configs whose axes differ), and not even -force replaces it. Without
+// force, a run of this cell trained with other settings (a folder edited by hand) is refused too.
+func (r plannedRun) checkReuse(force bool) error {
 	rec, err := r.record()
-	if err != nil || rec == nil || rec.TrainHash == r.trainHash {
+	if err != nil || rec == nil {
 		return err
+	}
+	if mine := r.axes(); !maps.Equal(rec.Axes, mine) {
+		return fmt.Errorf("run %s: %s holds a run of another grid (axes %s; this run's %s), which -force does not replace: choose another -out",
+			r.ID, r.dir, showAxes(rec.Axes), showAxes(mine))
+	}
+	if force || rec.TrainHash == r.trainHash {
+		return nil
 	}
 	return fmt.Errorf("run %s: %s holds a run trained with other settings (training hash %s, this config's %s): remove it or use -force",
 		r.ID, r.dir, rec.TrainHash, r.trainHash)
+}
+
+// showAxes writes axis values as key=value, sorted.
+func showAxes(axes map[string]string) string {
+	if len(axes) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(axes)) {
+		parts = append(parts, k+"="+axes[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // runState is where a run of a schedule stands.

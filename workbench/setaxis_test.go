@@ -116,71 +116,33 @@ func TestOnlyMatchingNothing(t *testing.T) {
 
 // TestRunIDs: ids leave out empty values, and name a key by its whole path where its last
 // component is ambiguous across the config's settings, so that grids over different keys never
-// share a run folder; LegacyID is the id of earlier versions, for folders they wrote.
+// share a run folder.
 func TestRunIDs(t *testing.T) {
 	for _, tt := range []struct {
-		name        string
-		axes        []Axis
-		ids, legacy []string
+		name string
+		axes []Axis
+		ids  []string
 	}{
-		{"unambiguous", []Axis{{Key: "loss.variant", Values: []any{"plain"}}},
-			[]string{"variant=plain,seed=1"}, []string{"variant=plain,seed=1"}},
+		{"unambiguous", []Axis{{Key: "loss.variant", Values: []any{"plain"}}}, []string{"variant=plain,seed=1"}},
 		{"empty value left out", []Axis{{Keys: []string{"loss.variant", "loss.logq_probability"}, Values: []any{[]any{"full", ""}, []any{"logq", "inclusion"}}}},
-			[]string{"variant=full,seed=1", "variant=logq,logq_probability=inclusion,seed=1"},
-			[]string{"variant=full,logq_probability=,seed=1", "variant=logq,logq_probability=inclusion,seed=1"}},
-		{"estimator.alpha", []Axis{{Key: "estimator.alpha", Values: []any{0.5}}},
-			[]string{"alpha=0.5,seed=1"}, []string{"alpha=0.5,seed=1"}},
-		{"a loss option is named by its path", []Axis{{Key: "loss.options.alpha", Values: []any{0.5}}},
-			[]string{"loss.options.alpha=0.5,seed=1"}, []string{"alpha=0.5,seed=1"}},
-		{"ambiguous across the config", []Axis{{Key: "estimator.kind", Values: []any{"exact"}}},
-			[]string{"estimator.kind=exact,seed=1"}, []string{"kind=exact,seed=1"}},
+			[]string{"variant=full,seed=1", "variant=logq,logq_probability=inclusion,seed=1"}},
+		{"estimator.alpha", []Axis{{Key: "estimator.alpha", Values: []any{0.5}}}, []string{"alpha=0.5,seed=1"}},
+		{"a loss option is named by its path", []Axis{{Key: "loss.options.alpha", Values: []any{0.5}}}, []string{"loss.options.alpha=0.5,seed=1"}},
+		{"ambiguous across the config", []Axis{{Key: "estimator.kind", Values: []any{"exact"}}}, []string{"estimator.kind=exact,seed=1"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cells, err := expand(tt.axes, []int64{1})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var ids, legacy []string
+			var ids []string
 			for _, c := range cells {
-				ids, legacy = append(ids, c.ID), append(legacy, c.LegacyID)
+				ids = append(ids, c.ID)
 			}
-			if strings.Join(ids, " ") != strings.Join(tt.ids, " ") || strings.Join(legacy, " ") != strings.Join(tt.legacy, " ") {
-				t.Errorf("ids %v (legacy %v), want %v (legacy %v)", ids, legacy, tt.ids, tt.legacy)
+			if strings.Join(ids, " ") != strings.Join(tt.ids, " ") {
+				t.Errorf("ids %v, want %v", ids, tt.ids)
 			}
 		})
-	}
-}
-
-// TestLegacyRunFolderFound: a run finished under the id of an earlier version (with an empty
-// value in it) is found and not run again, reported under its new id.
-func TestLegacyRunFolderFound(t *testing.T) {
-	out := t.TempDir()
-	args := []string{"-config", smokeConfig, "-out", out, "-set", "seeds=[1]", "-set", "loss.variant=plain",
-		"-set", `loss.logq_probability=[""]`}
-	if _, err := runCommand(t, args...); err != nil {
-		t.Fatal(err)
-	}
-	newDir := filepath.Join(out, "runs", "variant=plain,seed=1")
-	oldDir := filepath.Join(out, "runs", "variant=plain,logq_probability=,seed=1")
-	if err := os.Rename(newDir, oldDir); err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := runCommand(t, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(stdout, "finished in") {
-		t.Errorf("the run under its legacy id was run again:\n%s", stdout)
-	}
-	if _, err := os.Stat(newDir); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("a folder under the new id was made: %v", err)
-	}
-	csv, err := os.ReadFile(filepath.Join(out, "metrics.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(csv), "\n\"variant=plain,seed=1\",1,") {
-		t.Errorf("metrics.csv does not name the run by its new id:\n%.300s", csv)
 	}
 }
 
