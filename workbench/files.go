@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -253,6 +255,76 @@ func claimFolder(out string, cfg *Config, axes []string, w io.Writer) error {
 	return checkFolder(out, cfg, mine, w)
 }
 
+// adoptFolder writes the training.settings of a results folder that lost it (deleted by hand),
+// when the folder holds finished runs of cfg's grid (runs) that are this config's (their records
+// have its axis values and training hashes) and no run of the grid that is another config's:
+// the folder is then cfg's, as it was when its runs were written. Otherwise the folder is left
+// to claimFolder, which refuses it.
+func adoptFolder(cfg *Config, runs []plannedRun, w io.Writer) error {
+	if exists(filepath.Join(cfg.Out, settingsFile)) || !exists(filepath.Join(cfg.Out, "runs")) {
+		return nil
+	}
+	mine := 0
+	for _, r := range runs {
+		rec, err := r.record()
+		switch {
+		case err != nil || rec == nil:
+			continue
+		case rec.TrainHash != r.trainHash || !maps.Equal(rec.Axes, r.axes()):
+			return nil
+		}
+		mine++
+	}
+	if mine == 0 {
+		return nil
+	}
+	settings, err := newFolderSettings(cfg, axisKeyList(cfg.Ablation))
+	if err != nil {
+		return err
+	}
+	if err := createExclusive(filepath.Join(cfg.Out, settingsFile), settings.encode()); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	fmt.Fprintf(w, "%s had no %s: written again from the %d finished runs of this config it holds\n", cfg.Out, settingsFile, mine)
+	return nil
+}
+
+// narrowerGrid says, when the grid of the folder's config.toml (the grid its metrics.csv,
+// summary.md and figures report) has runs that this command's grid runs lacks (a -set narrowed
+// an axis, or the config is a run's own config.toml), that the folder's report is kept rather
+// than replaced by one of fewer runs; "" when this grid has every run of the folder's, or the
+// folder has no config.toml yet. -report writes the report of its grid whatever the folder's.
+func narrowerGrid(out string, runs []plannedRun) (string, error) {
+	path := filepath.Join(out, "config.toml")
+	if !exists(path) {
+		return "", nil
+	}
+	raw, cfg, err := loadConfig(path, nil)
+	if err != nil {
+		return "", nil // not a config of this version: replaced by this grid's
+	}
+	raw.Out, cfg.Out = out, out
+	theirs, err := plan(raw, cfg)
+	if err != nil {
+		return "", nil
+	}
+	mine := map[string]bool{}
+	for _, r := range runs {
+		mine[r.ID] = true
+	}
+	missing := 0
+	for _, r := range theirs {
+		if !mine[r.ID] {
+			missing++
+		}
+	}
+	if missing == 0 {
+		return "", nil
+	}
+	return fmt.Sprintf("%s's config.toml, metrics.csv, summary.md and figures report a grid of %s, %d of which this grid of %s lacks: kept as they are (run with -report to write this grid's instead)",
+		out, plural(len(theirs), "run"), missing, plural(len(runs), "run")), nil
+}
+
 // refuseForeign refuses a folder that holds files but no training.settings: files the
 // workbench did not write (a folder claimed by a process writes training.settings before any
 // other file, so that a listing showing that process's files shows its claim too).
@@ -272,11 +344,15 @@ func refuseForeign(out string) error {
 		}
 	}
 	if len(foreign) > 0 {
+		hint := ""
+		if slices.Contains(foreign, "runs") {
+			hint = fmt.Sprintf(" (a results folder whose %s was deleted is taken back by a config of which it holds finished runs, and none of another config)", settingsFile)
+		}
 		if len(foreign) > 3 {
 			foreign = append(foreign[:3], "…")
 		}
-		return fmt.Errorf("%s is not a results folder of the workbench (it holds %s and no %s): choose another -out, or an empty or new folder",
-			out, strings.Join(foreign, ", "), settingsFile)
+		return fmt.Errorf("%s is not a results folder of the workbench (it holds %s and no %s): choose another -out, or an empty or new folder%s",
+			out, strings.Join(foreign, ", "), settingsFile, hint)
 	}
 	return nil
 }

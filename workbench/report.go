@@ -2,6 +2,7 @@ package workbench
 
 import (
 	"io"
+	"reflect"
 
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/metrics"
@@ -26,7 +27,44 @@ func writeReport(cfg *Config, runs []plannedRun, recs []*runRecord, stdout io.Wr
 
 // reportInput is the report.Input of runs under cfg.
 func reportInput(cfg *Config, runs []*report.Run) report.Input {
-	return report.Input{Runs: runs, Axes: axisKeyList(cfg.Ablation), Settings: cfg.Report, Plots: cfg.Plots}
+	plots := cfg.Plots
+	plots.Labels = reportLabels(cfg)
+	return report.Input{Runs: runs, Axes: axisKeyList(cfg.Ablation), Settings: cfg.Report, Plots: plots}
+}
+
+// reportLabels are cfg's plots.labels without those that name only values of the file's axes
+// which a -set removed from the grid (the report rejects a label of no value of its grid, and a
+// grid narrowed by -set keeps the labels of its file).
+func reportLabels(cfg *Config) map[string]string {
+	if len(cfg.Plots.Labels) == 0 || reflect.DeepEqual(cfg.fileAxes, cfg.Ablation) {
+		return cfg.Plots.Labels
+	}
+	here, file := labelKeys(cfg.Ablation), labelKeys(cfg.fileAxes)
+	out := map[string]string{}
+	for k, v := range cfg.Plots.Labels {
+		if here[k] || !file[k] {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// labelKeys are the keys a label of a value of the grid of axes may have: "value" and
+// "name=value" as in run ids.
+func labelKeys(axes []Axis) map[string]bool {
+	known := map[string]bool{}
+	cells, err := expand(axes, []int64{0})
+	if err != nil {
+		return known
+	}
+	names := idNames(axisKeyList(axes))
+	for _, c := range cells {
+		for _, s := range c.Settings {
+			v := formatValue(s.Value)
+			known[v], known[names[s.Key]+"="+v] = true, true
+		}
+	}
+	return known
 }
 
 // reportRun is the run as the report reads it; family is its loss's.

@@ -61,10 +61,17 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	if n > 0 {
 		defer setMemoryLimit(data+float64(min(n, o.jobs))*peak, machine, source, o.lookupEnv, stdout)()
 	}
+	if err := adoptFolder(cfg, runs, stdout); err != nil {
+		return err
+	}
 	if err := claimFolder(cfg.Out, cfg, axisKeyList(cfg.Ablation), stdout); err != nil {
 		return err
 	}
-	if !o.shard.sharded() {
+	narrower, err := narrowerGrid(cfg.Out, runs)
+	if err != nil {
+		return err
+	}
+	if !o.shard.sharded() && narrower == "" {
 		if err := writeFolderConfig(cfg.Out, raw); err != nil {
 			return err
 		}
@@ -101,6 +108,10 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 		fmt.Fprintf(stdout, "%s keeps its previous metrics.csv, summary.md and figures: %s\n", cfg.Out, why)
 		return runErr
 	}
+	if narrower != "" {
+		fmt.Fprintln(stdout, narrower)
+		return runErr
+	}
 	if len(recs) > 0 {
 		removeStale(cfg.Out, begin)
 		if err := writeReport(cfg, runs, recs, stdout); err != nil {
@@ -119,7 +130,7 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer) (data, peak float64, n int, err error) {
 	limit, source := machineMemory()
 	counted := map[*datasets.Dataset]bool{}
-	for _, r := range selected(runs, o) {
+	for _, r := range selected(runs, o, true) {
 		if !o.force {
 			if rec, err := r.finished(); err != nil || rec != nil {
 				continue // finished, or reported by the schedule
@@ -231,9 +242,19 @@ func (c *dataCache) work(r plannedRun) float64 {
 	return steps * float64(t.BatchSize+r.cfg.shape.Rows(t.BatchSize, max(size.items, 1)))
 }
 
-// writeRunConfig writes the run's resolved config into its folder.
+// writeRunConfig writes the run's resolved config into its folder, with its axis values as
+// axes of one value each, so that the file loaded as a -config is a grid of this one run: the
+// same id, settings and hashes (its training and evaluation are found finished in the same
+// results folder).
 func writeRunConfig(r plannedRun) error {
-	body, err := r.cfg.encodeFor(r.dir)
+	own, err := r.cfg.clone()
+	if err != nil {
+		return err
+	}
+	for _, s := range r.Settings {
+		own.Ablation = append(own.Ablation, Axis{Key: s.Key, Values: []any{s.Value}})
+	}
+	body, err := own.encodeFor(r.dir)
 	if err != nil {
 		return err
 	}

@@ -117,7 +117,7 @@ func TestResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "4 runs: 0 already finished, 2 to run") {
+	if !strings.Contains(out, "4 runs, 2 selected by -only (2 left out, 2 of them finished): 0 already finished, 2 to run") {
 		t.Errorf("-force output:\n%s", out)
 	}
 }
@@ -267,7 +267,7 @@ func TestPlotsOnlyChangeRedraws(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "4 runs: 2 already finished, 0 to run") {
+	if !strings.Contains(out, "4 runs, 2 selected by -only (2 left out, 0 of them finished): 2 already finished, 0 to run") {
 		t.Errorf("output:\n%s", out)
 	}
 }

@@ -198,11 +198,11 @@ func (r plannedRun) modelPath() string { return filepath.Join(r.dir, "model.bin"
 type runFunc func(ctx context.Context, r plannedRun, progress io.Writer) (*runRecord, error)
 
 // selected returns the runs of the grid this invocation is about: those of its shard (by
-// position in the grid's order) that match -only.
-func selected(runs []plannedRun, o options) []plannedRun {
+// position in the grid's order) that match -only (when only).
+func selected(runs []plannedRun, o options, only bool) []plannedRun {
 	var out []plannedRun
 	for i, r := range runs {
-		if o.shard.has(i) && (o.only == nil || o.only.MatchString(r.ID)) {
+		if o.shard.has(i) && (!only || o.only == nil || o.only.MatchString(r.ID)) {
 			out = append(out, r)
 		}
 	}
@@ -226,7 +226,7 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 	}
 	var todo []plannedRun
 	finished := 0
-	for _, r := range selected(runs, o) {
+	for _, r := range selected(runs, o, true) {
 		if err := r.tornRecord(); err != nil {
 			fmt.Fprintf(stdout, "%s: %v\n", r.ID, err)
 		}
@@ -245,11 +245,7 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 		}
 		todo = append(todo, r)
 	}
-	what := fmt.Sprintf("%d runs", len(runs))
-	if o.shard.sharded() {
-		what = fmt.Sprintf("%s: %d of %d runs", o.shard, len(selected(runs, o)), len(runs))
-	}
-	fmt.Fprintf(stdout, "%s: %d already finished, %d to run, %d at a time\n", what, finished, len(todo), o.jobs)
+	fmt.Fprintln(stdout, countLine(runs, o, finished, len(todo)))
 	if len(todo) == 0 {
 		return nil
 	}
@@ -300,6 +296,38 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 		case <-time.After(min(o.claims.poll, left)):
 		}
 	}
+}
+
+// countLine is the line that says what a schedule is about to do: how many of the grid's runs
+// are this invocation's (its shard's, those -only selects), how many of those are finished and
+// how many it runs, and, under -only, how many it leaves out and how many of those are finished.
+func countLine(runs []plannedRun, o options, finished, todo int) string {
+	what := plural(len(runs), "run")
+	if o.shard.sharded() {
+		what = fmt.Sprintf("%s: %d of %s", o.shard, len(selected(runs, o, false)), what)
+	}
+	if o.only != nil {
+		sel := len(selected(runs, o, true))
+		out, outFinished := 0, 0
+		for _, r := range selected(runs, o, false) {
+			if !o.only.MatchString(r.ID) {
+				out++
+				if r.isFinished() {
+					outFinished++
+				}
+			}
+		}
+		what = fmt.Sprintf("%s, %d selected by -only (%d left out, %d of them finished)", what, sel, out, outFinished)
+	}
+	return fmt.Sprintf("%s: %d already finished, %d to run, %d at a time", what, finished, todo, o.jobs)
+}
+
+// plural is "1 run", "2 runs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // waitLineEvery is how often the progress line of a wait for held runs is repeated when they stay

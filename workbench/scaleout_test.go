@@ -303,7 +303,7 @@ bootstrap = 10
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		if !strings.Contains(o, "1 runs: 1 already finished, 0 to run") {
+		if !strings.Contains(o, "1 run: 1 already finished, 0 to run") {
 			t.Errorf("%s: output\n%s", path, o)
 		}
 	}
@@ -322,7 +322,7 @@ bootstrap = 10
 	}
 	for _, path := range []string{"exp.toml", filepath.Join(copied, "exp.toml")} {
 		o, err := runCommand(t, "-config", path, "-out", out)
-		if err != nil || !strings.Contains(o, "1 runs: 1 already finished, 0 to run") {
+		if err != nil || !strings.Contains(o, "1 run: 1 already finished, 0 to run") {
 			t.Errorf("%s after touching the data and adding notes: %v\n%s", path, err, o)
 		}
 		if o, err := runCommand(t, "-config", path, "-out", out, "-report"); err != nil || !strings.Contains(o, "report: 1 of 1 runs finished") {
