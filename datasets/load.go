@@ -69,6 +69,14 @@ const (
 	maxDays = 1 << 20
 )
 
+// orNone lists files, or says there are none.
+func orNone(files []string) string {
+	if len(files) == 0 {
+		return "no file"
+	}
+	return strings.Join(files, ", ")
+}
+
 // Split resolves a copy of s (with the dataset's Report.Source as the source), assigns day
 // buckets when the pairs are timed, splits the pairs into Train and Test by the seed and
 // completes the Report. It returns u.Dataset, now split; an empty train or test set is an
@@ -79,7 +87,7 @@ func (u *Unsplit) Split(s SplitSettings, seed int64) (*Dataset, error) {
 		return nil, err
 	}
 	if len(u.Pairs) == 0 {
-		return nil, fmt.Errorf("%s: no pairs (%d records read)", d.Report.Source, d.Report.Records)
+		return nil, fmt.Errorf("no pairs to split, from %s: %s", orNone(d.Report.Files), d.Report.Summary())
 	}
 	if u.Timed {
 		if err := u.assignDays(); err != nil {

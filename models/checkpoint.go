@@ -283,6 +283,9 @@ type CheckpointCost struct {
 	Writes  int
 	Bytes   int64
 	Seconds float64
+	// Steps is the number of training steps done at the checkpoint: where a run resumed from
+	// it starts.
+	Steps int
 }
 
 // ReadCheckpointCost reads the cost of the checkpoints of the run whose last checkpoint is at path
@@ -298,7 +301,7 @@ func ReadCheckpointCost(path string) (CheckpointCost, error) {
 		return CheckpointCost{}, err
 	}
 	c := ck.Cost.withOne()
-	return CheckpointCost{Writes: c.Writes, Bytes: st.Size(), Seconds: c.Seconds}, nil
+	return CheckpointCost{Writes: c.Writes, Bytes: st.Size(), Seconds: c.Seconds, Steps: ck.Step}, nil
 }
 
 // errHeaderOnly stops the reading of a checkpoint after its header.

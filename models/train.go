@@ -174,7 +174,7 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 	if total == 0 {
 		total = ts.Epochs * perEpoch
 	}
-	rep := newReporter(progress, total, ts.BatchSize, ts.LogSeconds)
+	rep := newReporter(progress, total, ts.BatchSize, ts.LogSeconds, l.step)
 	defer rep.close()
 
 	batch := make([]datasets.Interaction, ts.BatchSize)

@@ -55,7 +55,7 @@ func parseFlags(args []string, stderr io.Writer, lookupEnv func(string) (string,
 	fs.StringVar(&o.config, "config", "", "TOML config file (required)")
 	fs.StringVar(&o.out, "out", "", "output directory (overrides the config's out)")
 	fs.Var(&sets, "set", "override a config value: section.key=value (repeatable). On the key of an ablation axis it replaces the axis by that value; on a key zipped with others in an axis it keeps the axis' tuples with that value (an error if none has it); a list on a key whose setting is not a list, section.key=[a,b], sweeps the key as an axis")
-	fs.IntVar(&o.jobs, "jobs", 0, "runs in parallel (default: what the machine sustains without oversubscribing its cores)")
+	fs.IntVar(&o.jobs, "jobs", 0, "runs in parallel (default: what the machine sustains without oversubscribing its cores); with more than one, each run's progress is plain lines prefixed by its id (the live progress bar of a terminal is for one run at a time)")
 	fs.StringVar(&only, "only", "", "run only the runs whose id matches this regular expression")
 	fs.BoolVar(&o.force, "force", false, "rerun finished runs instead of resuming")
 	fs.BoolVar(&o.list, "list", false, "print the ids of the runs (of this shard), one per line, then their count; run nothing")

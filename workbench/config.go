@@ -161,6 +161,9 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 		}
 		key := strings.TrimSpace(k)
 		x, isTOML := parseValue(v)
+		if t := strings.TrimSpace(v); !isTOML && (strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{")) {
+			return nil, nil, fmt.Errorf("-set %s: %s is not a TOML list or table (quote the strings in it: [\"a\", \"b\"])", s, t)
+		}
 		axis, err := setAxis(&cfg, key, x)
 		if err != nil {
 			return nil, nil, fmt.Errorf("-set %s: %w", s, err)
@@ -388,6 +391,7 @@ func (c *Config) resolve(md toml.MetaData) error {
 		section("plots", c.Plots.Resolve()),
 		section("report", c.Report.Resolve()),
 		checkNegatives(c.Train, c.Loss, c.Sampler),
+		checkDeclared(c.Loss, c.Sampler),
 	)
 }
 

@@ -166,7 +166,7 @@ func TestCanonicalSamplerKeys(t *testing.T) {
 		{1, "[sampler]\nkind = \"uniform\"\n", []string{`loss.sampler = "uniform"`, "loss.negatives = 64"}, []string{"sampler.kind", "sampler.negatives"}},
 		{1, "", []string{`loss.sampler = "in_batch"`}, []string{"sampler.kind", "negatives"}},
 		{1, "[loss]\nvariant = \"full\"\n", nil, []string{"sampler"}},
-		{1, "[sampler]\ndeclare = \"unigram\"\n", []string{`sampler.declare = "unigram"`}, nil},
+		{1, "[loss]\nvariant = \"logq\"\n[sampler]\ndeclare = \"unigram\"\n", []string{`sampler.declare = "unigram"`}, nil},
 		{1, "[sampler]\nkind = \"mixture\"\n[[sampler.of]]\nkind = \"in_batch\"\n[[sampler.of]]\nkind = \"uniform\"\n", nil, []string{"declare"}},
 	} {
 		_, cfg, err := loadConfig(writeConfig(t, tt.body), nil)

@@ -188,6 +188,17 @@ func parseFolderSettings(b []byte) folderSettings {
 
 // differences lists the settings of f and g that differ, leaving out either one's axes.
 func (f folderSettings) differences(g folderSettings) []string {
+	out := dataDifferences(f, g)
+	for _, k := range f.differingKeys(g) {
+		out = append(out, fmt.Sprintf("%s = %s here, %s in the folder", k, orUnset(f.values[k]), orUnset(g.values[k])))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// differingKeys lists the settings of f and g that differ, leaving out either one's axes and
+// the data's identity (see dataDifferences), sorted.
+func (f folderSettings) differingKeys(g folderSettings) []string {
 	keys := map[string]bool{}
 	for k := range f.values {
 		keys[k] = true
@@ -195,15 +206,42 @@ func (f folderSettings) differences(g folderSettings) []string {
 	for k := range g.values {
 		keys[k] = true
 	}
-	out := dataDifferences(f, g)
+	var out []string
 	for k := range keys {
 		if underAxis(k, f.axes) || underAxis(k, g.axes) || f.values[k] == g.values[k] || k == dataContentKey || k == legacyDataKey {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s = %s here, %s in the folder", k, orUnset(f.values[k]), orUnset(g.values[k])))
+		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// sweptHint says, for the differing settings keys that runs of the folder out have as axes (a
+// grid swept them there, with -set or another config), how to select those runs: the folder is
+// not another config's for them, the key is an axis there.
+func sweptHint(out string, keys []string) string {
+	files, _ := filepath.Glob(filepath.Join(out, "runs", "*", "metrics.json"))
+	swept := map[string]bool{}
+	for _, f := range files {
+		var rec runRecord
+		if readJSON(f, &rec) != nil {
+			continue
+		}
+		for k := range rec.Axes {
+			if slices.Contains(keys, k) {
+				swept[k] = true
+			}
+		}
+	}
+	if len(swept) == 0 {
+		return ""
+	}
+	var hints []string
+	for _, k := range slices.Sorted(maps.Keys(swept)) {
+		hints = append(hints, fmt.Sprintf("-set '%s=[value]' (a list: an axis of one value) selects the runs of a value", k))
+	}
+	return fmt.Sprintf(" (the folder's runs sweep %s as an ablation axis: %s)", strings.Join(slices.Sorted(maps.Keys(swept)), ", "), strings.Join(hints, "; "))
 }
 
 // underAxis reports whether the canonical key is one of the axes or inside one (an axis over a
@@ -289,40 +327,58 @@ func adoptFolder(cfg *Config, runs []plannedRun, w io.Writer) error {
 	return nil
 }
 
-// narrowerGrid says, when the grid of the folder's config.toml (the grid its metrics.csv,
-// summary.md and figures report) has runs that this command's grid runs lacks (a -set narrowed
-// an axis, or the config is a run's own config.toml), that the folder's report is kept rather
-// than replaced by one of fewer runs; "" when this grid has every run of the folder's, or the
-// folder has no config.toml yet. -report writes the report of its grid whatever the folder's.
-func narrowerGrid(out string, runs []plannedRun) (string, error) {
+// folderGrid compares this command's grid runs with the grid of the folder's config.toml, the
+// grid its metrics.csv, summary.md and figures report. When every run of this grid is one of the
+// folder's and the folder's has more (a -set narrowed an axis, or the config is a run's own
+// config.toml), keep says that the folder's report is kept rather than replaced by one of fewer
+// runs. When this grid has runs of its own but lacks some of the folder's (a new axis renames
+// every run), note says that the report is replaced and which runs it leaves out. Both are ""
+// when this grid has every run of the folder's, or the folder has no config.toml yet. -report
+// writes the report of its grid whatever the folder's.
+func folderGrid(out string, runs []plannedRun) (keep, note string) {
 	path := filepath.Join(out, "config.toml")
 	if !exists(path) {
-		return "", nil
+		return "", ""
 	}
 	raw, cfg, err := loadConfig(path, nil)
 	if err != nil {
-		return "", nil // not a config of this version: replaced by this grid's
+		return "", "" // not a config of this version: replaced by this grid's
 	}
 	raw.Out, cfg.Out = out, out
 	theirs, err := plan(raw, cfg)
 	if err != nil {
-		return "", nil
+		return "", ""
 	}
-	mine := map[string]bool{}
+	have, mine := map[string]bool{}, map[string]bool{}
+	for _, r := range theirs {
+		have[r.ID] = true
+	}
+	own := 0
 	for _, r := range runs {
 		mine[r.ID] = true
-	}
-	missing := 0
-	for _, r := range theirs {
-		if !mine[r.ID] {
-			missing++
+		if !have[r.ID] {
+			own++
 		}
 	}
-	if missing == 0 {
-		return "", nil
+	var missing []string
+	for _, r := range theirs {
+		if !mine[r.ID] {
+			missing = append(missing, r.ID)
+		}
 	}
-	return fmt.Sprintf("%s's config.toml, metrics.csv, summary.md and figures report a grid of %s, %d of which this grid of %s lacks: kept as they are (run with -report to write this grid's instead)",
-		out, plural(len(theirs), "run"), missing, plural(len(runs), "run")), nil
+	switch {
+	case len(missing) == 0:
+		return "", ""
+	case own == 0:
+		return fmt.Sprintf("%s's config.toml, metrics.csv, summary.md and figures report a grid of %s, %d of which this grid of %s lacks: kept as they are (run with -report to write this grid's instead)",
+			out, plural(len(theirs), "run"), len(missing), plural(len(runs), "run")), ""
+	}
+	n := len(missing)
+	if n > 3 {
+		missing = append(missing[:3], "…")
+	}
+	return "", fmt.Sprintf("%s's report is now of this grid of %s; %s of its previous report that this grid lacks stay in runs/ (%s)",
+		out, plural(len(runs), "run"), plural(n, "run"), strings.Join(missing, ", "))
 }
 
 // refuseForeign refuses a folder that holds files but no training.settings: files the
@@ -385,8 +441,8 @@ func checkFolder(out string, cfg *Config, mine folderSettings, w io.Writer) erro
 		return migrateFolder(out, cfg, mine.axes, have, w)
 	}
 	if diff := mine.differences(have); len(diff) > 0 {
-		return fmt.Errorf("%s holds the results of a different config (training settings %s): %s; choose another -out or remove the folder",
-			out, path, strings.Join(diff, "; "))
+		return fmt.Errorf("%s holds the results of a different config (training settings %s): %s; choose another -out or remove the folder%s",
+			out, path, strings.Join(diff, "; "), sweptHint(out, mine.differingKeys(have)))
 	}
 	return nil
 }

@@ -103,7 +103,7 @@ func expand(axes []Axis, seeds []int64) ([]cell, error) {
 	for _, g := range groups {
 		values := map[string]string{}
 		for _, s := range g {
-			values[s.Key] = formatValue(s.Value)
+			values[s.Key] = axisValue(s.Key, s.Value)
 		}
 		group := runID(names, keys, values)
 		if ids[group] {
@@ -159,6 +159,22 @@ func idNames(keys []string) map[string]string {
 		}
 	}
 	return out
+}
+
+// axisValue writes the value v of the axis key for a run id, a record and a CSV column (see
+// formatValue); a table of free names (a registered variant's options, loss.options) names
+// each of its entries, as name:value, since no other setting tells what its values are:
+// {alpha = 0.5} is alpha:0.5.
+func axisValue(key string, v any) string {
+	table, ok := v.(map[string]any)
+	if f, entry := configSchema().Lookup(key); !ok || f == nil || f.Kind != schema.KindMap || entry != nil {
+		return formatValue(v)
+	}
+	parts := make([]string, 0, len(table))
+	for _, k := range slices.Sorted(maps.Keys(table)) {
+		parts = append(parts, formatValue(k)+":"+formatValue(table[k]))
+	}
+	return strings.Join(parts, "-")
 }
 
 // formatValue writes a value for a run id and a CSV column: strings as they are, numbers in
@@ -257,21 +273,30 @@ func setAxis(cfg *Config, key string, v any) (bool, error) {
 		if j < 0 {
 			continue
 		}
-		var kept, have []any
+		var kept []any
+		var have []string
 		for _, t := range a.Values {
 			tuple, ok := t.([]any)
 			if !ok || len(tuple) != len(a.Keys) {
 				return true, fmt.Errorf("ablation[%d].values: want tuples of %d values", i, len(a.Keys))
 			}
-			have = append(have, tuple[j])
+			if h := formatValue(tuple[j]); !slices.Contains(have, h) {
+				have = append(have, h)
+			}
 			if slices.ContainsFunc(values, func(x any) bool { return formatValue(x) == formatValue(tuple[j]) }) {
 				kept = append(kept, t)
 			}
 		}
-		if len(kept) == 0 {
-			return true, fmt.Errorf("%s is zipped with %s in ablation[%d], which has no tuple with %s = %s (it has %s): set a value it has, or edit the axis",
+		var none []string
+		for _, x := range values {
+			if !slices.Contains(have, formatValue(x)) {
+				none = append(none, formatValue(x))
+			}
+		}
+		if len(none) > 0 {
+			return true, fmt.Errorf("%s is zipped with %s in ablation[%d], which has no tuple with %s = %s (it has %s): set values it has, or edit the axis",
 				key, strings.Join(slices.DeleteFunc(slices.Clone(a.Keys), func(k string) bool { return k == key }), ", "),
-				i, key, formatValue(v), formatValue(have))
+				i, key, strings.Join(none, " or "), strings.Join(have, ", "))
 		}
 		cfg.Ablation[i].Values = kept
 		return true, nil

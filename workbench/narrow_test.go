@@ -105,3 +105,29 @@ func TestDeletedSettingsTakenBack(t *testing.T) {
 		t.Error("the settings written again differ from those deleted")
 	}
 }
+
+// TestSweptValueSelected: in a folder whose runs sweep a key that its training settings fix (a
+// -set added the axis), a -set of one of the swept values is refused as another config's, saying
+// how to select those runs; the list form (an axis of one value) finds them finished. A grid that
+// renames the folder's runs (a new axis) replaces the report, naming the runs it leaves out.
+func TestSweptValueSelected(t *testing.T) {
+	out := t.TempDir()
+	base := []string{"-config", smokeConfig, "-out", out, "-set", "seeds=[1]", "-set", "loss.variant=plain"}
+	if _, err := runCommand(t, base...); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := runCommand(t, append(base, "-set", "loss.temperature=[0.05, 0.1]")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := out + "'s report is now of this grid of 2 runs; 1 run of its previous report that this grid lacks stay in runs/ (variant=plain,seed=1)"; !strings.Contains(stdout, want) {
+		t.Errorf("output lacks %q:\n%s", want, stdout)
+	}
+	_, err = runCommand(t, append(base, "-set", "loss.temperature=0.05")...)
+	wantError(t, err, "loss.temperature = 0.05 here, 0.1 in the folder",
+		"(the folder's runs sweep loss.temperature as an ablation axis: -set 'loss.temperature=[value]' (a list: an axis of one value) selects the runs of a value)")
+	stdout, err = runCommand(t, append(base, "-set", "loss.temperature=[0.05]")...)
+	if err != nil || !strings.Contains(stdout, "1 run: 1 already finished, 0 to run") {
+		t.Errorf("the list form: %v\n%s", err, stdout)
+	}
+}

@@ -1,8 +1,11 @@
 package workbench
 
 import (
+	"fmt"
 	"io"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/metrics"
@@ -60,7 +63,7 @@ func labelKeys(axes []Axis) map[string]bool {
 	names := idNames(axisKeyList(axes))
 	for _, c := range cells {
 		for _, s := range c.Settings {
-			v := formatValue(s.Value)
+			v := axisValue(s.Key, s.Value)
 			known[v], known[names[s.Key]+"="+v] = true, true
 		}
 	}
@@ -90,10 +93,10 @@ func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 		rec := &report.Run{ID: r.ID, Group: r.Group, Seed: r.Seed, Axes: map[string]string{}, LossFamily: string(r.cfg.Loss.Family()),
 			Curve: report.Curve{{Step: 1, Loss: 1}, {Step: 2, Loss: 1}}}
 		for _, st := range r.Settings {
-			rec.Axes[st.Key] = formatValue(st.Value)
+			rec.Axes[st.Key] = axisValue(st.Key, st.Value)
 		}
 		for _, tau := range r.cfg.Eval.LogitAdjust {
-			for _, sl := range metrics.Slices() {
+			for _, sl := range runSlices(r.cfg.Slices) {
 				for _, k := range r.cfg.Eval.K {
 					rec.Results = append(rec.Results, metrics.Result{Tau: tau, Slice: sl, Metric: metrics.MetricRecall, K: k})
 				}
@@ -101,7 +104,40 @@ func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 		}
 		placeholders[i] = rec
 	}
-	return report.Check(reportInput(cfg, placeholders), stdout)
+	err := report.Check(reportInput(cfg, placeholders), stdout)
+	if err == nil {
+		return nil
+	}
+	for _, r := range runs[1:] {
+		if !slices.Equal(runSlices(r.cfg.Slices), runSlices(runs[0].cfg.Slices)) {
+			return fmt.Errorf("the report of this grid cannot be drawn (checked before training): its runs have different slices (%s slices items by %s, %s by %s), which the report does not put side by side; give each slicing its own -out: %w",
+				runs[0].ID, sliceNames(runs[0].cfg.Slices), r.ID, sliceNames(r.cfg.Slices), err)
+		}
+	}
+	return fmt.Errorf("the report of this grid cannot be drawn (checked before training): %w", err)
+}
+
+// sliceNames lists the slices of a run's slice settings.
+func sliceNames(s metrics.SliceSettings) string {
+	sl := runSlices(s)
+	names := make([]string, len(sl))
+	for i, x := range sl {
+		names[i] = x.String()
+	}
+	return strings.Join(names, ", ")
+}
+
+// runSlices are the slices a run's results have under its (resolved) slice settings: head,
+// torso, tail and all, or the popularity bins and all.
+func runSlices(s metrics.SliceSettings) []metrics.Slice {
+	if s.Bins == 0 {
+		return metrics.Slices()
+	}
+	out := make([]metrics.Slice, 0, s.Bins+1)
+	for i := range s.Bins {
+		out = append(out, metrics.SliceBin(i))
+	}
+	return append(out, metrics.SliceAll)
 }
 
 // axisKeyList lists the keys of the ablation axes in order.

@@ -67,11 +67,8 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	if err := claimFolder(cfg.Out, cfg, axisKeyList(cfg.Ablation), stdout); err != nil {
 		return err
 	}
-	narrower, err := narrowerGrid(cfg.Out, runs)
-	if err != nil {
-		return err
-	}
-	if !o.shard.sharded() && narrower == "" {
+	keep, note := folderGrid(cfg.Out, runs)
+	if !o.shard.sharded() && keep == "" {
 		if err := writeFolderConfig(cfg.Out, raw); err != nil {
 			return err
 		}
@@ -108,9 +105,12 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 		fmt.Fprintf(stdout, "%s keeps its previous metrics.csv, summary.md and figures: %s\n", cfg.Out, why)
 		return runErr
 	}
-	if narrower != "" {
-		fmt.Fprintln(stdout, narrower)
+	if keep != "" {
+		fmt.Fprintln(stdout, keep)
 		return runErr
+	}
+	if note != "" && len(recs) > 0 {
+		fmt.Fprintln(stdout, note)
 	}
 	if len(recs) > 0 {
 		removeStale(cfg.Out, begin)
@@ -137,6 +137,10 @@ func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer)
 			}
 		}
 		ds, err := cache.load(r.cfg.Data, r.cfg.DataSeed, stdout)
+		if err != nil && !r.cfg.written.has("data.source") {
+			err = fmt.Errorf("%w (data.source is not set, so its default %q read the data: set data.source = %q for a CSV or TSV of events, %q or %q for the other loaders)",
+				err, r.cfg.Data.Source, datasets.SourceInteractions, datasets.SourceXMC, datasets.SourceSynthetic)
+		}
 		if err == nil {
 			err = checkSteps(r.cfg.Train, len(ds.Train))
 		}
@@ -303,9 +307,14 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 			summary, curve = old.Train, old.Curve
 		}
 	}
+	var here trainedHere // nothing, for a saved model evaluated again
 	if old == nil {
 		if summary, curve, err = train(ctx, r, m, ds, counts, progress); err != nil {
 			return nil, err
+		}
+		here = trainedHere{fraction: 1, seconds: summary.Seconds}
+		if summary.Steps > 0 {
+			here.fraction = float64(summary.Steps-summary.ResumedFrom) / float64(summary.Steps)
 		}
 	}
 	rec, err := evaluate(ctx, m, ds, counts, cfg, r.Seed, progress)
@@ -317,7 +326,7 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 	if err := r.removeCheckpoint(); err != nil {
 		return nil, err
 	}
-	rec.Train, rec.Curve = summary, curve
+	rec.Train, rec.Curve, rec.here = summary, curve, here
 	rec.Data.SliceNotes = notes
 	return rec, nil
 }
@@ -376,8 +385,14 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	if err := r.checkCheckpoint(); err != nil {
 		return trainSummary{}, nil, err
 	}
+	resumed := 0
 	if exists(r.checkpointPath()) {
-		runNote(progress, r.ID, "resuming training from %s", r.checkpointPath())
+		at, err := models.ReadCheckpointCost(r.checkpointPath())
+		if err != nil {
+			return trainSummary{}, nil, err
+		}
+		resumed = at.Steps
+		runNote(progress, r.ID, "resuming training from %s (step %d)", r.checkpointPath(), resumed)
 	}
 	var audit *samplers.Audit
 	if cfg.Sampler.Audit {
@@ -401,8 +416,9 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	}
 	runNote(progress, r.ID, "%d checkpoints of %.1f KB, %.3f s writing them", cost.Writes, float64(cost.Bytes)/1e3, cost.Seconds)
 	last := curve[len(curve)-1]
-	sum := trainSummary{Steps: last.Step, Seconds: seconds, ExamplesPerSec: float64(last.Step*cfg.Train.BatchSize) / seconds, FinalLoss: last.Loss,
-		Checkpoints: checkpointSummary(cost)}
+	sum := trainSummary{Steps: last.Step, ResumedFrom: resumed, Seconds: seconds, FinalLoss: last.Loss,
+		ExamplesPerSec: float64((last.Step-resumed)*cfg.Train.BatchSize) / seconds,
+		Checkpoints:    checkpointSummary{Writes: cost.Writes, Bytes: cost.Bytes, Seconds: cost.Seconds}}
 	if audit != nil {
 		if err := writeAtomic(filepath.Join(r.dir, "sampler_audit.csv"), func(w io.Writer) error { return audit.WriteCSV(w, counts) }); err != nil {
 			return trainSummary{}, nil, err

@@ -38,6 +38,15 @@ type runRecord struct {
 	// MostPopular is the most-popular baseline on the run's data (metrics.MostPopular).
 	MostPopular []metrics.Result `json:"most_popular,omitempty"`
 	Curve       models.Curve     `json:"curve"`
+	// here is the part of the run's training done by this process, for the time left.
+	here trainedHere
+}
+
+// trainedHere is the part of a run's training a process did: the fraction of its steps (those
+// after the checkpoint it resumed from; none when it evaluated a saved model again) and the
+// seconds they took.
+type trainedHere struct {
+	fraction, seconds float64
 }
 
 // dataSummary records the sizes of the data a run saw.
@@ -57,7 +66,11 @@ type dataSummary struct {
 
 // trainSummary records how training went.
 type trainSummary struct {
-	Steps          int     `json:"steps"`
+	Steps int `json:"steps"`
+	// ResumedFrom is the step of the checkpoint this process resumed training from (0: it
+	// trained from the start); Seconds and ExamplesPerSec are of this process's steps. Not in
+	// metrics.json, which is the same however often the run was stopped.
+	ResumedFrom    int     `json:"-"`
 	Seconds        float64 `json:"seconds"`
 	ExamplesPerSec float64 `json:"examples_per_sec"`
 	FinalLoss      float64 `json:"final_loss"`
@@ -185,7 +198,7 @@ func (r plannedRun) tornRecord() error {
 func (r plannedRun) axes() map[string]string {
 	out := map[string]string{}
 	for _, st := range r.Settings {
-		out[st.Key] = formatValue(st.Value)
+		out[st.Key] = axisValue(st.Key, st.Value)
 	}
 	return out
 }
@@ -473,7 +486,8 @@ const (
 // timeLeft extrapolates the time the pending runs take from the time elapsed for the done ones
 // (recs holds their records). A run's work is its training, in proportion to its own length
 // (training steps), plus its evaluation, the same for every run: the done runs' records tell the
-// seconds of each per step and per run. The time left is the elapsed time scaled by the pending
+// seconds of each per step and per run; of a done run's training, only the part this process did
+// counts (the steps after a checkpoint it resumed from, none for a saved model evaluated again). The time left is the elapsed time scaled by the pending
 // work over the done work, which keeps parallel runs and one-off costs (loading data) in
 // proportion. So a grid sweeping the number of epochs is not estimated from the mean of its
 // first, short, runs. Every length is taken now, so that one learned meanwhile (the data's size,
@@ -485,9 +499,9 @@ func timeLeft(elapsed time.Duration, runs []plannedRun, states []runState, recs 
 	for i, r := range runs {
 		switch states[i] {
 		case runDone:
-			doneSteps += length(r)
+			doneSteps += length(r) * recs[i].here.fraction
 			doneRuns++
-			trainSecs += recs[i].Train.Seconds
+			trainSecs += recs[i].here.seconds
 			evalSecs += recs[i].EvalSeconds
 		case runPending:
 			pendingSteps += length(r)

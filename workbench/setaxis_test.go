@@ -55,7 +55,10 @@ values = [[0.01, 0.05], [0.02, 0.1], [0.03, 0.1]]
 			"variant=plain,learning_rate=0.01,temperature=0.05,embedding_dim=16,seed=2",
 		}, ""},
 		{"zipped value not in the axis", []string{"loss.temperature=0.2"}, nil,
-			"loss.temperature is zipped with train.learning_rate in ablation[1], which has no tuple with loss.temperature = 0.2 (it has 0.05+0.1+0.1)"},
+			"loss.temperature is zipped with train.learning_rate in ablation[1], which has no tuple with loss.temperature = 0.2 (it has 0.05, 0.1)"},
+		// A list keeps the tuples of its values; a value no tuple has is not dropped in silence.
+		{"zipped list with a value not in the axis", []string{"loss.temperature=[0.1, 0.3]"}, nil,
+			"-set loss.temperature=[0.1, 0.3]: loss.temperature is zipped with train.learning_rate in ablation[1], which has no tuple with loss.temperature = 0.3 (it has 0.05, 0.1)"},
 		{"unknown variant as an axis value", []string{"loss.variant=nope"}, nil, "nope"},
 	}
 	for _, tt := range tests {
@@ -128,6 +131,10 @@ func TestRunIDs(t *testing.T) {
 			[]string{"variant=full,seed=1", "variant=logq,logq_probability=inclusion,seed=1"}},
 		{"estimator.alpha", []Axis{{Key: "estimator.alpha", Values: []any{0.5}}}, []string{"alpha=0.5,seed=1"}},
 		{"a loss option is named by its path", []Axis{{Key: "loss.options.alpha", Values: []any{0.5}}}, []string{"loss.options.alpha=0.5,seed=1"}},
+		{"a table of options names its entries", []Axis{{Key: "loss.options", Values: []any{map[string]any{"alpha": 0.5, "beta": int64(2)}}}},
+			[]string{"loss.options=alpha:0.5-beta:2,seed=1"}},
+		{"a table of known keys gives its values", []Axis{{Key: "sampler.of", Values: []any{[]any{map[string]any{"kind": "uniform", "negatives": int64(8)}}}}},
+			[]string{"of=uniform-8,seed=1"}},
 		{"ambiguous across the config", []Axis{{Key: "estimator.kind", Values: []any{"exact"}}}, []string{"estimator.kind=exact,seed=1"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -178,6 +178,24 @@ func (w *written) add(key string, x any, kind, by string) {
 	}
 }
 
+// has reports whether the dotted key (a key of tables, no index) was written.
+func (w *written) has(key string) bool {
+	if w == nil {
+		return false
+	}
+	var x any = w.tree
+	for _, p := range strings.Split(key, ".") {
+		m, ok := x.(map[string]any)
+		if !ok {
+			return false
+		}
+		if x, ok = m[p]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // leafKeys lists key and the dotted keys of the values inside x, a table or list of tables.
 func leafKeys(key string, x any) []string {
 	out := []string{key}

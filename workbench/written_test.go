@@ -1,6 +1,7 @@
 package workbench
 
 import (
+	"path/filepath"
 	"testing"
 )
 
@@ -30,6 +31,10 @@ func TestWrittenValuesUsedOrRefused(t *testing.T) {
 			[]string{"run sampler.kind=mixture,of=in_batch+uniform-0,seed=1: sampler.of[1].negatives: 0 is not allowed"}},
 		{"empty string", "[plots]\ncolor_by = \"\"\n", nil, []string{`exp.toml:2: plots.color_by: "" written: leave the key out`}},
 		{"empty list", "", []string{"plots.marker_by=[]"}, []string{`-set plots.marker_by=[]: plots.marker_by: [] written: leave the key out`}},
+		{"declaration nothing reads", "[sampler]\ndeclare = \"unigram\"\n", nil,
+			[]string{`exp.toml:2: sampler.declare: "unigram" is what the loss subtracts as the sampler's probabilities, and loss.variant = "plain" subtracts none`}},
+		{"table of another loader", "[data]\nsource = \"synthetic\"\n[data.xmc]\ntrain = \"t.txt\"\n", nil,
+			[]string{`exp.toml:3: data.xmc: only read by source xmc, not synthetic: remove the [data.xmc] table or set data.source = "xmc"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := loadAndPlan(t, tc.body, tc.sets...)
@@ -57,6 +62,8 @@ func TestErrorsNameWhereWritten(t *testing.T) {
 			[]string{"exp.toml:4: unknown key loss.temprature (did you mean loss.temperature?)"}},
 		{"unknown keys", "[loss]\ntemprature = 0.1\n[train]\nepocs = 2\n", nil,
 			[]string{"exp.toml:2: unknown key loss.temprature (did you mean loss.temperature?), train.epocs (did you mean train.epochs?) (line 4)"}},
+		{"not a TOML list", "", []string{"loss.variant=[plain, logq]"},
+			[]string{`-set loss.variant=[plain, logq]: [plain, logq] is not a TOML list or table (quote the strings in it: ["a", "b"])`}},
 		{"not TOML", "", []string{"eval.k=10,100"},
 			[]string{"-set eval.k=10,100: eval.k: incompatible types", "(10,100 is not a TOML value, so it was read as a string: write a list as [a, b]"}},
 	} {
@@ -65,4 +72,15 @@ func TestErrorsNameWhereWritten(t *testing.T) {
 			wantError(t, err, tc.want...)
 		})
 	}
+}
+
+// TestDefaultSourceNamed: data that fail to load with data.source not written say that the
+// default loader read them, and which source reads a CSV of events.
+func TestDefaultSourceNamed(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "events.csv"), "user_id,item_id,ts\n1,2,3\n")
+	write(t, filepath.Join(dir, "events.toml"), "[data]\npath = \"events.csv\"\n")
+	_, err := runCommand(t, "-config", filepath.Join(dir, "events.toml"), "-out", filepath.Join(dir, "out"))
+	wantError(t, err, "events.csv:1: expected 2 tab-separated column(s)",
+		`(data.source is not set, so its default "wikilinks" read the data: set data.source = "interactions" for a CSV or TSV of events`)
 }
