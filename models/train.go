@@ -519,7 +519,7 @@ func (tr *trainer[T]) run() (float64, error) {
 		if lf := (*losses.NonFiniteError)(nil); errors.As(opError(err), &lf) {
 			return lf.Value, &NonFiniteError{Quantity: "loss", Value: lf.Value}
 		}
-		return 0, err
+		return 0, opError(err)
 	}
 	l, ok := losses.Scalar(tr.lossNode.Value())
 	if !ok {
