@@ -41,13 +41,20 @@ func Parse(path string, text []byte, sets ...string) (*Grid, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Grid{raw: raw, cfg: cfg}
 	if cfg.Experiment == ExperimentRetrieval {
-		if _, err := plan(raw, cfg); err != nil {
+		// Every run's settings are checked now; the runs' identities, which read the data's
+		// files, when the grid runs (see Runs).
+		cells, err := expand(cfg.Ablation, cfg.Seeds)
+		if err != nil {
 			return nil, err
 		}
+		for _, c := range cells {
+			if _, err := cellConfig(raw, c); err != nil {
+				return nil, err
+			}
+		}
 	}
-	return g, nil
+	return &Grid{raw: raw, cfg: cfg}, nil
 }
 
 // Config returns a copy of the grid's resolved config: every section with its defaults filled

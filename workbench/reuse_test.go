@@ -80,19 +80,7 @@ func TestTornRecordRedone(t *testing.T) {
 // the run's own, is not resumed: the run is refused, naming both training identities.
 func TestCopiedCheckpointRefused(t *testing.T) {
 	out := t.TempDir()
-	load := func(extra ...string) plannedRun {
-		t.Helper()
-		raw, cfg, err := loadConfig(smokeConfig, append([]string{"loss.variant=logq", "seeds=[1]", "train.checkpoint_every=10", "train.log_every=5", "train.log_seconds=1e-9"}, extra...))
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw.Out, cfg.Out = out, out
-		runs, err := plan(raw, cfg)
-		if err != nil || len(runs) != 1 {
-			t.Fatalf("%d runs, %v", len(runs), err)
-		}
-		return runs[0]
-	}
+	load := func(extra ...string) plannedRun { return checkpointedRun(t, out, extra...) }
 	cache := &dataCache{sets: map[string]*cachedData{}}
 	kill := func(r plannedRun) {
 		t.Helper()

@@ -147,25 +147,16 @@ func cloneValue(v any) any {
 // add records the dotted key written with value x by the -set flag or axis by (kind "set" or
 // "axis"): a table value merges into a table written before, as setting it does.
 func (w *written) add(key string, x any, kind, by string) {
-	parts := strings.Split(key, ".")
-	m := w.tree
-	for _, p := range parts[:len(parts)-1] {
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[p] = next
-		}
-		m = next
-	}
-	last := parts[len(parts)-1]
+	m, last := schema.Parent(w.tree, key)
+	value := cloneValue(x)
 	if t, ok := x.(map[string]any); ok {
 		if old, ok := m[last].(map[string]any); ok {
 			merged := cloneTree(old)
 			maps.Copy(merged, cloneTree(t))
-			x = merged
+			value = merged
 		}
 	}
-	m[last] = cloneValue(x)
+	m[last] = value
 	origins := &w.sets
 	if kind == "axis" {
 		origins = &w.axes

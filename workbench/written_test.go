@@ -84,3 +84,10 @@ func TestDefaultSourceNamed(t *testing.T) {
 	wantError(t, err, "events.csv:1: expected 2 tab-separated column(s)",
 		`(data.source is not set, so its default "wikilinks" read the data: set data.source = "interactions" for a CSV or TSV of events`)
 }
+
+// TestWrittenTablesMerge: a -set of a table merges into the table the file wrote, as setting it
+// does: a zero the file wrote beside it is still checked.
+func TestWrittenTablesMerge(t *testing.T) {
+	_, err := loadAndPlan(t, "[data]\nsource = \"synthetic\"\n[data.synthetic]\nitems = 0\n", "data.synthetic={queries = 50}")
+	wantError(t, err, "exp.toml:4: data.synthetic.items: 0 is not allowed")
+}

@@ -224,7 +224,8 @@ func (t *Table) Get(v reflect.Value, key string) (_ reflect.Value, ok bool) {
 			v = v.Index(p.Index)
 		}
 	}
-	return Indirect(v), v.IsValid()
+	v = Indirect(v)
+	return v, v.IsValid()
 }
 
 // tableOf finds the table of struct type rt in the schema, nil if it has none.
@@ -309,4 +310,27 @@ func WalkFree(key string, v reflect.Value, visit func(string, reflect.Value)) {
 	for _, n := range names {
 		WalkFree(key+"."+n, v.MapIndex(reflect.ValueOf(n).Convert(v.Type().Key())), visit)
 	}
+}
+
+// Nest sets the dotted key (no index) of the tree of TOML tables tree to x, making the tables on
+// the way: "a.b.c" = 1 is {a = {b = {c = 1}}}.
+func Nest(tree map[string]any, key string, x any) {
+	m, last := Parent(tree, key)
+	m[last] = x
+}
+
+// Parent returns the table of the tree of TOML tables tree that holds the dotted key (no index),
+// making the tables on the way, and the key's last part.
+func Parent(tree map[string]any, key string) (map[string]any, string) {
+	parts := strings.Split(key, ".")
+	m := tree
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	return m, parts[len(parts)-1]
 }

@@ -312,15 +312,16 @@ func ToTOML(v any) map[string]any {
 	rv := Indirect(reflect.ValueOf(v))
 	out := map[string]any{}
 	for _, f := range New(rv.Type()).Fields {
-		if x, ok := toTOML(rv.Field(f.Index)); ok {
+		if x, ok := TOML(rv.Field(f.Index)); ok {
 			out[f.Name] = x
 		}
 	}
 	return out
 }
 
-// toTOML is the TOML value of v; ok is false for a nil pointer or interface.
-func toTOML(v reflect.Value) (any, bool) {
+// TOML is the TOML value of v (int64, float64, string, bool, []any or map[string]any; a type
+// with MarshalText as its text); ok is false for a nil pointer or interface.
+func TOML(v reflect.Value) (any, bool) {
 	if v.CanInterface() {
 		if m, ok := v.Interface().(encoding.TextMarshaler); ok && v.Kind() != reflect.Struct {
 			if b, err := m.MarshalText(); err == nil {
@@ -333,7 +334,7 @@ func toTOML(v reflect.Value) (any, bool) {
 		if v.IsNil() {
 			return nil, false
 		}
-		return toTOML(v.Elem())
+		return TOML(v.Elem())
 	case reflect.String:
 		return v.String(), true
 	case reflect.Bool:
@@ -347,7 +348,7 @@ func toTOML(v reflect.Value) (any, bool) {
 	case reflect.Slice, reflect.Array:
 		out := make([]any, 0, v.Len())
 		for i := range v.Len() {
-			if x, ok := toTOML(v.Index(i)); ok {
+			if x, ok := TOML(v.Index(i)); ok {
 				out = append(out, x)
 			}
 		}
@@ -355,7 +356,7 @@ func toTOML(v reflect.Value) (any, bool) {
 	case reflect.Map:
 		out := map[string]any{}
 		for it := v.MapRange(); it.Next(); {
-			if x, ok := toTOML(it.Value()); ok {
+			if x, ok := TOML(it.Value()); ok {
 				out[fmt.Sprint(it.Key().Interface())] = x
 			}
 		}
