@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -108,6 +109,29 @@ func TestMigrateCheckpoint(t *testing.T) {
 		}
 		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
 			t.Errorf("identity %q: the folder holds %v, want %v", tc.identity, got, tc.want)
+		}
+	}
+}
+
+// TestShowcasesLoad: the config.toml of every shipped showcase under results/showcase loads as a
+// config of the current version and plans its grid (the showcases are reports of the current
+// version, kept without their runs).
+func TestShowcasesLoad(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "results", "showcase", "*", "config.toml"))
+	if err != nil || len(files) < 4 {
+		t.Fatalf("showcases: %v, %v", files, err)
+	}
+	for _, f := range files {
+		g, err := Load(f, "out="+strconv.Quote(t.TempDir()))
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if g.Config().Experiment != ExperimentRetrieval {
+			continue
+		}
+		if runs, err := g.Runs(); err != nil || len(runs) == 0 {
+			t.Errorf("%s: %d runs, %v", f, len(runs), err)
 		}
 	}
 }
