@@ -257,6 +257,19 @@ func TestRunFlagErrors(t *testing.T) {
 	}
 }
 
+// TestFlagSetNamedAfterProgram: the usage of the flags names the program that calls Main (here
+// the test binary), not "experiments": a program of one's own is not named after the command.
+func TestFlagSetNamedAfterProgram(t *testing.T) {
+	var stderr bytes.Buffer
+	if err := Main([]string{"-h"}, io.Discard, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	want := "Usage of " + filepath.Base(os.Args[0]) + ":"
+	if !strings.HasPrefix(stderr.String(), want) || strings.Contains(stderr.String(), "Usage of experiments") {
+		t.Errorf("usage begins %.40q, want %q", stderr.String(), want)
+	}
+}
+
 // TestPlotsOnlyChangeRedraws: changing only [plots] keeps the finished runs and redraws.
 func TestPlotsOnlyChangeRedraws(t *testing.T) {
 	dir := t.TempDir()
