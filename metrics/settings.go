@@ -76,11 +76,11 @@ type Settings struct {
 	// finite and distinct (default [0]).
 	LogitAdjust []float64 `toml:"logit_adjust"`
 	// Bootstrap is the number of bootstrap resamples of the test pairs behind the 95% intervals
-	// (default DefaultBootstrap; 0 means the default; -1 computes no interval: Lo = Hi = Value).
+	// (default DefaultBootstrap; -1 computes no interval: Lo = Hi = Value).
 	Bootstrap int `toml:"bootstrap"`
 	// Workers is the number of goroutines scoring and resampling (default runtime.GOMAXPROCS(0),
 	// filled in by Resolve).
-	Workers int `toml:"workers"`
+	Workers int `toml:"workers" zero:"runtime.GOMAXPROCS(0)"`
 	// MaxPairs, when positive and smaller than the number of test pairs, evaluates a seeded
 	// random sample of MaxPairs test pairs, stratified by the slice of the pair's item (see
 	// "Sampled evaluation" in the package documentation); each sampled pair is still ranked

@@ -139,13 +139,13 @@ type SliceSettings struct {
 	// DefaultSliceMethod.
 	Method SliceMethod `toml:"method"`
 	// Bins is the number of popularity bins of the quantile methods, in [2, MaxBins] (default
-	// DefaultBins; 0 means the default).
+	// DefaultBins).
 	Bins int `toml:"bins"`
 	// HeadMin is the minimum training count of a head item for method "count" (default
-	// DefaultHeadMin; 0 means the default).
+	// DefaultHeadMin).
 	HeadMin int `toml:"head_min"`
 	// TailMax is the count below which an item is tail for method "count" (default
-	// DefaultTailMax; 0 means the default). It must not exceed HeadMin.
+	// DefaultTailMax). It must not exceed HeadMin.
 	TailMax int `toml:"tail_max"`
 }
 

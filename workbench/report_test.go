@@ -47,6 +47,9 @@ func TestReportCheckedBeforeTraining(t *testing.T) {
 		{"report.baseline=loss=plain", `report.baseline: "loss" is not an axis of the grid`},
 		{`plots.labels={logQ="logQ"}`, `plots.labels: "logQ" is no axis value of the grid`},
 		{"plots.legend=inside", `plots.legend: unknown "inside" (allowed: top, right)`},
+		// An axis over the slicing gives each run its own slices: every figure is checked with
+		// each run's slices, before any run trains.
+		{`slices.method=["rank", "quantiles"]`, `the report of this grid cannot be drawn (checked before training): its runs have different slices`},
 	} {
 		dir := t.TempDir()
 		_, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", tc.set)

@@ -117,7 +117,7 @@ func TestResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "4 runs: 0 already finished, 2 to run") {
+	if !strings.Contains(out, "4 runs, 2 selected by -only (2 left out, 2 of them finished): 0 already finished, 2 to run") {
 		t.Errorf("-force output:\n%s", out)
 	}
 }
@@ -257,6 +257,19 @@ func TestRunFlagErrors(t *testing.T) {
 	}
 }
 
+// TestFlagSetNamedAfterProgram: the usage of the flags names the program that calls Main (here
+// the test binary), not "experiments": a program of one's own is not named after the command.
+func TestFlagSetNamedAfterProgram(t *testing.T) {
+	var stderr bytes.Buffer
+	if err := Main([]string{"-h"}, io.Discard, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	want := "Usage of " + filepath.Base(os.Args[0]) + ":"
+	if !strings.HasPrefix(stderr.String(), want) || strings.Contains(stderr.String(), "Usage of experiments") {
+		t.Errorf("usage begins %.40q, want %q", stderr.String(), want)
+	}
+}
+
 // TestPlotsOnlyChangeRedraws: changing only [plots] keeps the finished runs and redraws.
 func TestPlotsOnlyChangeRedraws(t *testing.T) {
 	dir := t.TempDir()
@@ -267,7 +280,7 @@ func TestPlotsOnlyChangeRedraws(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "4 runs: 2 already finished, 0 to run") {
+	if !strings.Contains(out, "4 runs, 2 selected by -only (2 left out, 0 of them finished): 2 already finished, 0 to run") {
 		t.Errorf("output:\n%s", out)
 	}
 }
