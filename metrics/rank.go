@@ -362,7 +362,7 @@ type rankWorker struct {
 	cursor []int32   // per query of the block: its next special item
 	sub    int       // queries per score tile
 	ldc    int
-	sx, ex []float32   // finish's adjusted scores of special items, and of the excluded ones
+	sx, ex []float32  // finish's adjusted scores of special items, and of the excluded ones
 	top    *topWorker // the top lists' state, when r keeps them
 }
 
