@@ -108,7 +108,7 @@ func TestPSPGolden(t *testing.T) {
 		k    int
 		want float64
 	}{
-		{MetricPSP, 1, 0},     // no label first
+		{MetricPSP, 1, 0},      // no label first
 		{MetricPSRecall, 1, 0}, // likewise
 		// Σ_queries Σ_top2 y/p over Σ_queries of the best top 2's: (1/p1 + 1/p3)/(1/p1 + 1/p3 + 1/p4).
 		{MetricPSP, 2, (inv1 + inv3) / (inv1 + inv3 + inv4)},
@@ -375,7 +375,6 @@ func btoi(b bool) int {
 	}
 	return 0
 }
-
 
 // TestDebiasedSample checks that the debiased test set's items follow pop^−γ: 5,000 test pairs
 // of a Zipf-like corpus of 50 items, resampled 200,000 times with γ = 1 (and 0.5), item j is
