@@ -459,6 +459,7 @@ func (c *Config) resolve(md toml.MetaData) error {
 		section("plots", c.Plots.Resolve()),
 		section("report", c.Report.Resolve()),
 		checkNegatives(c.Train, c.Loss, c.Sampler),
+		checkPropensity(c),
 	)
 }
 

@@ -33,7 +33,7 @@ func reportInput(cfg *Config, runs []*report.Run) report.Input {
 func (rec *runRecord) reportRun(family losses.Family) *report.Run {
 	r := &report.Run{ID: rec.ID, Group: rec.Group, Seed: rec.Seed, Axes: rec.Axes, LossFamily: string(family), Dataset: rec.Data.Name,
 		Items: rec.Data.Items, SliceNotes: rec.Data.SliceNotes, Bins: rec.Data.Bins,
-		Results: rec.Results, MostPopular: rec.MostPopular, Curve: make(report.Curve, len(rec.Curve))}
+		Results: rec.Results, MostPopular: rec.MostPopular, Curve: make(report.Curve, len(rec.Curve)), Ranks: rec.Ranks}
 	for i, p := range rec.Curve {
 		r.Curve[i] = report.CurvePoint{Step: p.Step, Loss: p.Loss}
 	}

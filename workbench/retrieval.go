@@ -129,6 +129,9 @@ func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer)
 		if err == nil {
 			err = checkSteps(r.cfg.Train, len(ds.Train))
 		}
+		if err == nil {
+			err = checkEval(r.cfg, ds, ds.ItemCounts())
+		}
 		var p float64
 		if err == nil {
 			p, err = checkMemory(r.cfg, ds, limit, source)
@@ -287,7 +290,7 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 			return nil, err
 		}
 	}
-	rec, err := evaluate(ctx, m, ds, counts, cfg, r.Seed, progress)
+	rec, err := evaluate(ctx, m, ds, counts, r, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -437,7 +440,8 @@ func trainError(err error, cfg *Config) error {
 
 // evaluate embeds the test queries and the whole corpus and ranks every item for every test pair;
 // the record it returns holds the results, the data's sizes and report, and the evaluation time.
-func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts []int64, cfg *Config, seed int64, progress io.Writer) (*runRecord, error) {
+func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts []int64, r plannedRun, progress io.Writer) (*runRecord, error) {
+	cfg, seed := r.cfg, r.Seed
 	start := time.Now()
 	row := map[int32]int32{}
 	var queries []int32
@@ -476,10 +480,15 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts
 	}
 	in := metrics.Input{U: u, V: v, Dim: m.Dim(), Pairs: pairs, ItemSlice: metrics.AssignSlices(counts, cfg.Slices), LogPrior: logPrior(counts)}
 	in.Exclude = excludeLists(ds, cfg.Eval.Filter, queries)
-	results, err := metrics.EvaluateContext(ctx, in, cfg.Eval, seed, progress)
+	evalData(&in, ds, cfg, counts, queries)
+	ev, err := metrics.EvaluateAll(ctx, in, cfg.Eval, seed, progress)
 	if err != nil {
 		return nil, err
 	}
+	if err := writeEvalFiles(r, ev, queries, len(pairs), progress); err != nil {
+		return nil, err
+	}
+	results := ev.Results
 	popular, err := metrics.MostPopular(ctx, pairs, in.ItemSlice, counts, cfg.Eval, seed)
 	if err != nil {
 		return nil, err
@@ -502,6 +511,7 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts
 		EvalSeconds: time.Since(start).Seconds(),
 		Results:     results,
 		MostPopular: popular,
+		Ranks:       pairRanksOf(ev, cfg.Eval.LogitAdjust),
 	}, nil
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
+	"github.com/samplingbias/workbench/report"
 )
 
 // runRecord is a finished run's metrics.json: written last, so its presence marks the run done.
@@ -36,6 +37,8 @@ type runRecord struct {
 	// MostPopular is the most-popular baseline on the run's data (metrics.MostPopular).
 	MostPopular []metrics.Result `json:"most_popular,omitempty"`
 	Curve       models.Curve     `json:"curve"`
+	// Ranks are the evaluated test pairs' ranks, for the report's paired tests over test pairs.
+	Ranks *report.PairRanks `json:"pair_ranks,omitempty"`
 }
 
 // dataSummary records the sizes of the data a run saw.

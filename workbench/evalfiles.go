@@ -1,0 +1,225 @@
+package workbench
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/samplingbias/workbench/datasets"
+	"github.com/samplingbias/workbench/metrics"
+	"github.com/samplingbias/workbench/report"
+)
+
+// Files of a run's evaluation beside metrics.json (see writeEvalFiles).
+const (
+	negativesFile = "negatives.tsv"
+	qrelsFile     = "qrels.trec"
+)
+
+// runFileName is the run file of τ: run.trec for the ranking as trained (τ = 0), else
+// run_la_tau=<τ>.trec.
+func runFileName(tau float64) string {
+	if tau == 0 {
+		return "run.trec"
+	}
+	return "run_la_tau=" + strconv.FormatFloat(tau, 'g', -1, 64) + ".trec"
+}
+
+// evalData gives the evaluation what the data knows beyond the embeddings: the training
+// counts, whether the data is multi-label (source xmc: its queries are examples, its items
+// labels) and its training examples, the known positives that sampled negatives avoid, and the
+// data seed, which seeds what every run on the same data shares.
+func evalData(in *metrics.Input, ds *datasets.Dataset, cfg *Config, counts []int64, queries []int32) {
+	in.Counts = counts
+	in.TestSeed = cfg.DataSeed
+	if cfg.Data.Source == datasets.SourceXMC {
+		in.MultiLabel = true
+		seen := map[int32]bool{}
+		for _, it := range ds.Train {
+			seen[it.Query] = true
+		}
+		in.TrainQueries = len(seen)
+	}
+	if cfg.Eval.Sampled.On() {
+		known := ds.KnownPositives()
+		in.Known = make([][]int32, len(queries))
+		for r, q := range queries {
+			in.Known[r] = known[q]
+		}
+	}
+}
+
+// checkEval refuses, before anything trains, an evaluation the run's data cannot give: more
+// sampled negatives than the corpus has items to draw from, or popularity negatives from a
+// corpus whose items were never seen in training.
+func checkEval(cfg *Config, ds *datasets.Dataset, counts []int64) error {
+	sm := cfg.Eval.Sampled
+	if !sm.On() {
+		return nil
+	}
+	if sm.Negatives >= ds.Items {
+		return fmt.Errorf("eval.sampled.negatives: %d negatives per test pair from a corpus of %d items: use fewer than the corpus minus the pair's item", sm.Negatives, ds.Items)
+	}
+	if sm.Kind == metrics.NegativesPopularity {
+		seen := 0
+		for _, c := range counts {
+			if c > 0 {
+				seen++
+			}
+		}
+		if seen <= sm.Negatives {
+			return fmt.Errorf("eval.sampled.kind: popularity negatives are drawn ∝ the training count, and only %d of the %d items have one, not more than eval.sampled.negatives = %d: use kind = %q or fewer negatives",
+				seen, ds.Items, sm.Negatives, metrics.NegativesUniform)
+		}
+	}
+	return nil
+}
+
+// checkPropensity refuses [eval.propensity] values other than the defaults on data that is not
+// multi-label, where PSP@K is not evaluated.
+func checkPropensity(c *Config) error {
+	p := c.Eval.Propensity
+	if c.Data.Source == datasets.SourceXMC {
+		return nil
+	}
+	for _, kv := range []struct {
+		key      string
+		v, deflt float64
+	}{{"a", p.A, metrics.DefaultPropensityA}, {"b", p.B, metrics.DefaultPropensityB}} {
+		if kv.v != kv.deflt {
+			return fmt.Errorf("eval.propensity.%s: PSP@K and PSRecall@K are evaluated on multi-label data only (data.source = %q), not on %q; leave it out",
+				kv.key, datasets.SourceXMC, c.Data.Source)
+		}
+	}
+	return nil
+}
+
+// pairRanksOf is what the report's paired tests over test pairs need of ev: the pairs' ranks
+// under every τ and a digest identifying the pairs.
+func pairRanksOf(ev *metrics.Evaluation, taus []float64) *report.PairRanks {
+	h := sha256.New()
+	var b [8]byte
+	for _, p := range ev.Pairs {
+		binary.LittleEndian.PutUint32(b[:4], uint32(p.Query))
+		binary.LittleEndian.PutUint32(b[4:], uint32(p.Item))
+		h.Write(b[:])
+	}
+	pr := &report.PairRanks{Pairs: hex.EncodeToString(h.Sum(nil)[:16]), Taus: taus}
+	n := len(ev.Pairs)
+	for k := range taus {
+		pr.Full = append(pr.Full, ev.Ranks[k*n:(k+1)*n])
+		if ev.SampledRanks != nil {
+			pr.Sampled = append(pr.Sampled, ev.SampledRanks[k*n:(k+1)*n])
+		}
+	}
+	return pr
+}
+
+// writeEvalFiles writes into the run's folder what its evaluation saves beside metrics.json,
+// each atomically, and removes what an earlier evaluation saved and this one does not (a file
+// of other settings would be stale): negatives.tsv with the sampled evaluation, the run files and
+// qrels.trec with eval.write_run. queries[r] is the query of the evaluation's query row r, and
+// test the number of test pairs (more than the evaluated ones under eval.max_pairs).
+func writeEvalFiles(r plannedRun, ev *metrics.Evaluation, queries []int32, test int, progress io.Writer) error {
+	cfg := r.cfg
+	keep := map[string]bool{}
+	if cfg.Eval.Sampled.On() {
+		keep[negativesFile] = true
+		if err := writeAtomic(filepath.Join(r.dir, negativesFile), func(w io.Writer) error {
+			return writeNegatives(w, ev, queries)
+		}); err != nil {
+			return err
+		}
+	}
+	if cfg.Eval.WriteRun {
+		keep[qrelsFile] = true
+		if err := writeAtomic(filepath.Join(r.dir, qrelsFile), ev.WriteQrels); err != nil {
+			return err
+		}
+		tag := "workbench"
+		if !strings.ContainsAny(r.ID, " \t") && r.ID != "" {
+			tag = r.ID
+		}
+		var names []string
+		for k, tau := range cfg.Eval.LogitAdjust {
+			name := runFileName(tau)
+			keep[name] = true
+			names = append(names, name)
+			if err := writeAtomic(filepath.Join(r.dir, name), func(w io.Writer) error { return ev.WriteRun(w, k, tag) }); err != nil {
+				return err
+			}
+		}
+		what := fmt.Sprintf("every test pair's top %d of the full ranking", maxK(cfg.Eval.K))
+		if n := len(ev.Pairs); n < test {
+			what = fmt.Sprintf("the top %d of the full ranking of the %d test pairs of eval.max_pairs's sample (of %d)", maxK(cfg.Eval.K), n, test)
+		}
+		if cfg.Eval.Sampled.On() {
+			what += "; the sampled evaluation's candidates are in " + negativesFile
+		}
+		runNote(progress, r.ID, "run files %s and %s: %s", strings.Join(names, ", "), qrelsFile, what)
+	}
+	return removeUnkept(r.dir, keep)
+}
+
+// removeUnkept removes from dir the evaluation files (negatives.tsv, qrels.trec, run*.trec) not
+// in keep.
+func removeUnkept(dir string, keep map[string]bool) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		run, _ := filepath.Match("run*.trec", name)
+		if (run || name == qrelsFile || name == negativesFile) && !keep[name] {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeNegatives writes negatives.tsv: a header, then one line per evaluated test pair with its
+// index (the qid of the run files), its query and item (the data's indices) and its negatives,
+// separated by spaces.
+func writeNegatives(w io.Writer, ev *metrics.Evaluation, queries []int32) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "pair\tquery\titem\tnegatives")
+	var line []byte
+	for p, pr := range ev.Pairs {
+		line = strconv.AppendInt(line[:0], int64(p), 10)
+		line = append(line, '\t')
+		line = strconv.AppendInt(line, int64(queries[pr.Query]), 10)
+		line = append(line, '\t')
+		line = strconv.AppendInt(line, int64(pr.Item), 10)
+		line = append(line, '\t')
+		for i, j := range ev.Negatives[p] {
+			if i > 0 {
+				line = append(line, ' ')
+			}
+			line = strconv.AppendInt(line, int64(j), 10)
+		}
+		line = append(line, '\n')
+		bw.Write(line)
+	}
+	return bw.Flush()
+}
+
+// maxK is the largest cut-off.
+func maxK(ks []int) int {
+	m := 0
+	for _, k := range ks {
+		m = max(m, k)
+	}
+	return m
+}
