@@ -118,6 +118,12 @@ func SampledMetrics() []Metric {
 	return []Metric{MetricSampledRecall, MetricSampledNDCG, MetricSampledMRR, MetricCorrectedRecall, MetricCorrectedNDCG}
 }
 
+// AllMetrics returns every metric an evaluation can give: Metrics, strat_recall,
+// ExposureMetrics, psp, psrecall and SampledMetrics.
+func AllMetrics() []Metric {
+	return slices.Concat(Metrics(), []Metric{MetricStratRecall}, ExposureMetrics(), []Metric{MetricPSP, MetricPSRecall}, SampledMetrics())
+}
+
 // TestSet names the test pairs a Result is over, Result.Test: the natural test set ("", written
 // "natural") or the popularity-debiased resample of it ("debiased", Settings.Debiased).
 type TestSet string

@@ -11,7 +11,8 @@ import (
 // TTestP is the two-sided p-value of the one-sample Student t-test of mean 0 over values (paired
 // differences): t = mean/(sd/√n) with n−1 degrees of freedom, the test whose 95% interval
 // MeanCI gives (p < 0.05 exactly when that interval excludes 0). It is NaN for fewer than two
-// values; 0 when they are equal and not 0, 1 when they are all 0.
+// values and for equal values other than 0 (a test of zero variance says nothing about
+// significance: the differences are unresolved, not significant), and 1 when they are all 0.
 func TTestP(values []float64) float64 {
 	n := len(values)
 	if n < 2 {
@@ -22,7 +23,7 @@ func TTestP(values []float64) float64 {
 		if mean == 0 {
 			return 1
 		}
-		return 0
+		return math.NaN()
 	}
 	t := math.Abs(mean) / (sd / math.Sqrt(float64(n)))
 	return 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Survival(t)

@@ -28,7 +28,9 @@ func TestTTestP(t *testing.T) {
 			}
 		})
 	}
-	if !math.IsNaN(TTestP([]float64{1})) || TTestP([]float64{0, 0}) != 1 || TTestP([]float64{2, 2}) != 0 {
+	// Three identical differences of 4/3910 (a run that differs from another by the same 4 test
+	// pairs at every seed) are not significant: a test of zero variance is unresolved.
+	if !math.IsNaN(TTestP([]float64{1})) || TTestP([]float64{0, 0}) != 1 || !math.IsNaN(TTestP([]float64{4.0 / 3910, 4.0 / 3910, 4.0 / 3910})) {
 		t.Error("TTestP of one value, of zeros or of equal values")
 	}
 }

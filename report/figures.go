@@ -50,52 +50,15 @@ func tradeoff(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 	if len(series) == 0 {
 		return nil, fmt.Errorf("no group has both head and tail Recall@%d", k)
 	}
-	l := plots.Labels{X: "Tail " + metricLabel(metrics.MetricRecall, k), Y: "Head " + metricLabel(metrics.MetricRecall, k), Key: s.key(len(series))}
-	if n := len(s.taus); n > 1 {
-		// One explanation for every curve, rather than a tag at each curve's end that collides
-		// with the others' at a dozen cells.
-		l.Title = fmt.Sprintf("Each curve: post-hoc logit adjustment τ_LA = %g → %g; large marker: as trained", s.taus[0], s.taus[n-1])
-		if !slices.Contains(s.taus, 0) {
-			l.Title = fmt.Sprintf("Each curve: post-hoc logit adjustment τ_LA = %g → %g; large marker: τ_LA = %g", s.taus[0], s.taus[n-1], s.refTau())
-		}
-	}
+	l := plots.Labels{X: "Tail " + metricLabel(metrics.MetricRecall, k), Y: "Head " + metricLabel(metrics.MetricRecall, k), Key: s.key(len(series)),
+		Title: tauTitle(s)}
 	return plots.Tradeoff(series, l, ps)
 }
 
-// tradeoffSeries returns the series of the trade-off figure of Recall@K.
+// tradeoffSeries returns the series of the trade-off figure of Recall@K: tail against head.
 func tradeoffSeries(s *summary, k int) []plots.TradeoffSeries {
-	var series []plots.TradeoffSeries
-	for _, g := range s.groups {
-		ts := plots.TradeoffSeries{Name: s.label(g), Style: s.enc.style(g)}
-		intervals := true
-		var taus []float64
-		for _, tau := range s.taus { // in increasing order
-			head, okH := s.values[aggKey{g, coord{tau, metrics.SliceHead, metrics.MetricRecall, k}}]
-			tail, okT := s.values[aggKey{g, coord{tau, metrics.SliceTail, metrics.MetricRecall, k}}]
-			if !okH || !okT {
-				continue
-			}
-			ts.X, ts.Y = append(ts.X, tail.Mean), append(ts.Y, head.Mean)
-			ts.XLo, ts.XHi = append(ts.XLo, max(tail.Lo, 0)), append(ts.XHi, min(tail.Hi, 1))
-			ts.YLo, ts.YHi = append(ts.YLo, max(head.Lo, 0)), append(ts.YHi, min(head.Hi, 1))
-			if tau == s.refTau() {
-				ts.Origin = len(taus)
-			}
-			taus = append(taus, tau)
-			intervals = intervals && head.N >= 2 && tail.N >= 2
-		}
-		if len(ts.X) == 0 {
-			continue
-		}
-		if !intervals { // a single seed: no interval across seeds
-			ts.XLo, ts.XHi, ts.YLo, ts.YHi = nil, nil, nil, nil
-		}
-		series = append(series, ts)
-	}
-	if len(series) == 1 {
-		series[0].Name = ""
-	}
-	return series
+	return xySeries(s, coord{0, metrics.SliceTail, metrics.MetricRecall, k, metrics.TestNatural},
+		coord{0, metrics.SliceHead, metrics.MetricRecall, k, metrics.TestNatural})
 }
 
 // recallBars draws Recall@K by slice, one bar per group, with the 95% interval across seeds.
@@ -103,7 +66,7 @@ func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 	var points []plots.BarPoint
 	for _, g := range s.groups {
 		for _, sl := range metrics.Slices() {
-			v, ok := s.values[aggKey{g, coord{s.refTau(), sl, metrics.MetricRecall, k}}]
+			v, ok := s.values[aggKey{g, coord{s.refTau(), sl, metrics.MetricRecall, k, metrics.TestNatural}}]
 			if !ok {
 				continue
 			}
@@ -274,7 +237,7 @@ func sweepFigures(in Input, s *summary) []figure {
 					// Every line keeps its style in every panel, whichever lines a panel lacks.
 					ls := plots.LineSeries{Name: label(name), Style: &plots.Style{Color: i, Shape: i}}
 					for _, pt := range lines[name] {
-						v, ok := s.values[aggKey{pt.group, coord{s.refTau(), sl, metrics.MetricRecall, k}}]
+						v, ok := s.values[aggKey{pt.group, coord{s.refTau(), sl, metrics.MetricRecall, k, metrics.TestNatural}}]
 						if !ok {
 							continue
 						}
@@ -342,7 +305,7 @@ func popularitySeries(s *summary, k int) []plots.LineSeries {
 		band := true
 		for b := len(s.bins) - 1; b >= 0; b-- { // the rarest bin first: increasing counts
 			bin := s.bins[b]
-			v, ok := s.values[aggKey{g, coord{s.refTau(), metrics.SliceBin(b), metrics.MetricRecall, k}}]
+			v, ok := s.values[aggKey{g, coord{s.refTau(), metrics.SliceBin(b), metrics.MetricRecall, k, metrics.TestNatural}}]
 			if !ok || bin.Items == 0 {
 				continue
 			}

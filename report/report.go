@@ -20,16 +20,17 @@ import (
 )
 
 // coord names one number of a run's results: the strength τ of post-hoc logit adjustment, the
-// slice of test pairs, the metric and its K.
+// slice of test pairs, the metric and its K, and the test set.
 type coord struct {
 	Tau    float64
 	Slice  metrics.Slice
 	Metric metrics.Metric
 	K      int
+	Test   metrics.TestSet
 }
 
 // coordOf is the coordinate of r.
-func coordOf(r metrics.Result) coord { return coord{r.Tau, r.Slice, r.Metric, r.K} }
+func coordOf(r metrics.Result) coord { return coord{r.Tau, r.Slice, r.Metric, r.K, r.Test} }
 
 // sliceColumns is the header row of a table with a column per slice, after the first columns
 // (e.g. "| run |"), and its rule row after the first columns' (e.g. "|---|").
@@ -71,6 +72,8 @@ type summary struct {
 	corpus int                // items in the corpus (of the first run)
 	bins   []metrics.BinShare // the popularity bins (of the first run), if slices.method makes bins
 	enc    figureEncoding     // how the figures draw the groups (encode)
+	// metricsOf holds the metrics each group's runs evaluated.
+	metricsOf map[string]map[metrics.Metric]bool
 }
 
 // encode chooses how the figures draw the groups (newEncoding with the [plots] settings).
@@ -91,7 +94,8 @@ func (s *summary) key(n int) *plots.Key {
 
 // summarize aggregates recs across seeds; labels (plots.labels) name the groups.
 func summarize(recs []*Run, labels map[string]string) *summary {
-	s := &summary{ks: map[metrics.Metric][]int{}, values: map[aggKey]agg{}, sizes: map[metrics.Slice][2]int{}, seeds: map[string]int{}}
+	s := &summary{ks: map[metrics.Metric][]int{}, values: map[aggKey]agg{}, sizes: map[metrics.Slice][2]int{}, seeds: map[string]int{},
+		metricsOf: map[string]map[metrics.Metric]bool{}}
 	samples := map[aggKey][]float64{}
 	boot := map[aggKey][2]float64{} // the first run's bootstrap interval
 	var keys []aggKey
@@ -107,7 +111,11 @@ func summarize(recs []*Run, labels map[string]string) *summary {
 				s.notes = append(s.notes, n)
 			}
 		}
+		if s.metricsOf[rec.Group] == nil {
+			s.metricsOf[rec.Group] = map[metrics.Metric]bool{}
+		}
 		for _, r := range rec.Results {
+			s.metricsOf[rec.Group][r.Metric] = true
 			slice, metric := r.Slice, r.Metric
 			k := aggKey{rec.Group, coordOf(r)}
 			if _, ok := samples[k]; !ok {
@@ -149,10 +157,65 @@ func summarize(recs []*Run, labels map[string]string) *summary {
 	return s
 }
 
-// eachTable calls table for every table of summary.md, in order: the ranking as trained (refTau)
-// first, then every other τ of post-hoc logit adjustment in increasing order; within each, every
-// metric and K, with the table's name (e.g. "Recall@10, post-hoc logit adjustment τ_LA = 0.5").
-func (s *summary) eachTable(table func(tau float64, metric metrics.Metric, k int, name string)) {
+// tableKey names a table of summary.md: a metric at K on a test set, under post-hoc logit
+// adjustment τ.
+type tableKey struct {
+	Tau    float64
+	Metric metrics.Metric
+	K      int
+	Test   metrics.TestSet
+}
+
+// name is the table's title, e.g. "Recall@10", "Recall@10, debiased test set" or "Recall@10,
+// post-hoc logit adjustment τ_LA = 0.5".
+func (t tableKey) name() string {
+	name := metricLabel(t.Metric, t.K)
+	if t.Test != metrics.TestNatural {
+		name += ", " + t.Test.String() + " test set"
+	}
+	if t.Tau != 0 {
+		name += fmt.Sprintf(", post-hoc logit adjustment τ_LA = %g", t.Tau)
+	}
+	return name
+}
+
+// tableKeys lists the tables (test set, metric and K, τ unset) for which want holds, in the order
+// of summary.md: the full ranking's metrics, popularity-stratified recall, the debiased test
+// set's metrics, the sampled evaluation's, then the exposure and propensity-scored metrics.
+func (s *summary) tableKeys(want func(coord) bool) []tableKey {
+	type family struct {
+		test    metrics.TestSet
+		metrics []metrics.Metric
+	}
+	var out []tableKey
+	for _, f := range []family{
+		{metrics.TestNatural, metrics.Metrics()},
+		{metrics.TestNatural, []metrics.Metric{metrics.MetricStratRecall}},
+		{metrics.TestDebiased, metrics.Metrics()},
+		{metrics.TestNatural, metrics.SampledMetrics()},
+		{metrics.TestNatural, append(metrics.ExposureMetrics(), metrics.MetricPSP, metrics.MetricPSRecall)},
+	} {
+		for _, m := range f.metrics {
+			for _, k := range s.ks[m] {
+				if want(coord{0, metrics.SliceAll, m, k, f.test}) {
+					out = append(out, tableKey{0, m, k, f.test})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// perSlice reports whether metric m is reported by slice (not exposure, nor propensity-scored).
+func perSlice(m metrics.Metric) bool {
+	return !slices.Contains(metrics.ExposureMetrics(), m) && m != metrics.MetricPSP && m != metrics.MetricPSRecall
+}
+
+// eachTable calls table for every table of summary.md's metrics by slice, in order: the ranking
+// as trained (refTau) first, every metric of the full ranking and K, and with all, then the
+// other per-slice families of tableKeys; then every other τ of post-hoc logit adjustment in
+// increasing order, for the full ranking's metrics only (metrics.csv has the others).
+func (s *summary) eachTable(all bool, table func(tk tableKey)) {
 	ref := s.refTau()
 	taus := []float64{ref}
 	for _, tau := range s.taus {
@@ -160,17 +223,27 @@ func (s *summary) eachTable(table func(tau float64, metric metrics.Metric, k int
 			taus = append(taus, tau)
 		}
 	}
-	for _, tau := range taus {
-		for _, m := range s.metricNames() {
-			for _, k := range s.ks[m] {
-				name := metricLabel(m, k)
-				if tau != 0 {
-					name += fmt.Sprintf(", post-hoc logit adjustment τ_LA = %g", tau)
-				}
-				table(tau, m, k, name)
+	for i, tau := range taus {
+		for _, tk := range s.tableKeys(func(c coord) bool {
+			if c.Test == metrics.TestNatural && slices.Contains(metrics.Metrics(), c.Metric) {
+				return true
 			}
+			return all && i == 0 && perSlice(c.Metric) && s.hasTable(c)
+		}) {
+			tk.Tau = tau
+			table(tk)
 		}
 	}
+}
+
+// hasTable reports whether some group has a value of c's metric, K and test set (any slice, τ).
+func (s *summary) hasTable(c coord) bool {
+	for k := range s.values {
+		if k.Metric == c.Metric && k.K == c.K && k.Test == c.Test {
+			return true
+		}
+	}
+	return false
 }
 
 // refTau is the post-hoc logit-adjustment strength of the figures that show one: 0 (the ranking
@@ -192,6 +265,11 @@ func (s *summary) refMetric(k int) string {
 		return fmt.Sprintf("%s (τ_LA = %g)", metricLabel(metrics.MetricRecall, k), tau)
 	}
 	return metricLabel(metrics.MetricRecall, k)
+}
+
+// has reports whether some run of group evaluated metric m.
+func (s *summary) has(group string, m metrics.Metric) bool {
+	return s.metricsOf[group][m]
 }
 
 // metricNames lists the metrics present, in the order of metrics.Metrics.
@@ -239,17 +317,20 @@ func Write(dir string, in Input, warn io.Writer) error {
 	}); err != nil {
 		return err
 	}
-	title := fmt.Sprintf("%s: %s", filepath.Base(dir), recs[0].Dataset)
-	if err := atomicfile.Write(filepath.Join(dir, "summary.md"), func(w io.Writer) error {
-		if err := writeSummary(w, title, s, d); err != nil {
-			return err
-		}
-		writeContrastsSummary(w, s, rows, in.Settings)
-		return nil
+	ag := sampledAgreement(s)
+	if err := writeOrRemove(filepath.Join(dir, "sampled_vs_full.csv"), len(ag) > 0, func(w io.Writer) error {
+		return writeAgreementCSV(w, ag)
 	}); err != nil {
 		return err
 	}
-	_, err = drawFigures(dir, in.Plots, append(retrievalFigures(in, s), contrastFigures(s, rows)...), warn, true)
+	title := fmt.Sprintf("%s: %s", filepath.Base(dir), recs[0].Dataset)
+	if err := atomicfile.Write(filepath.Join(dir, "summary.md"), func(w io.Writer) error {
+		return writeSummary(w, title, s, d, rows, in.Settings, ag)
+	}); err != nil {
+		return err
+	}
+	figs := slices.Concat(retrievalFigures(in, s), contrastFigures(s, rows), agreementFigures(s), exposureFigures(s))
+	_, err = drawFigures(dir, in.Plots, figs, warn, true)
 	return err
 }
 
@@ -298,14 +379,14 @@ func Check(in Input, warn io.Writer) error {
 	if err := s.encode(in.Plots); err != nil {
 		return err
 	}
-	if _, err := contrastCellsOf(in.Settings.Contrasts, groups, s.taus, s.refTau(), true); err != nil {
+	if _, err := contrastCellsOf(in.Settings.Contrasts, groups, s.taus, s.refTau(), true, s.has); err != nil {
 		return err
 	}
 	if len(groups) > plots.DistinctSeries {
 		fmt.Fprintf(warn, "warning: %d cells: in the figures, cells more than %d apart share colour and pattern; "+
 			"summary.md and metrics.csv tell them apart\n", len(groups), plots.DistinctSeries)
 	}
-	_, err = drawFigures("", in.Plots, retrievalFigures(in, s), warn, false)
+	_, err = drawFigures("", in.Plots, slices.Concat(retrievalFigures(in, s), agreementFigures(s), exposureFigures(s)), warn, false)
 	return err
 }
 

@@ -55,6 +55,8 @@ type PairRanks struct {
 	// Sampled[i][p] is its rank among itself and its sampled negatives; nil without the
 	// sampled evaluation.
 	Sampled [][]int32 `json:"sampled,omitempty"`
+	// Slices[p] is the popularity slice (or bin) of pair p's item.
+	Slices []metrics.Slice `json:"slices"`
 }
 
 // Curve is a training-loss curve: its points in increasing step.

@@ -61,9 +61,11 @@ func auditVerdict(tv, floor float64) string {
 	return fmt.Sprintf("%.2f times the floor: within sampling noise", tv/floor)
 }
 
-// writeSummary writes summary.md: per group and slice, mean ± 95% CI half-width across seeds for
-// every metric and K, the best mean of each column in bold, and the slice sizes.
-func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
+// writeSummary writes summary.md: the slice sizes and seeds, a digest, the contrasts, the sanity
+// baselines, the sampled evaluation against the full one, what the top-K lists recommend, then per
+// metric and K a table of every group by slice, mean ± 95% CI half-width across seeds, the best
+// mean of each column in bold; the popularity bins and the paired differences.
+func writeSummary(w io.Writer, title string, s *summary, d *differences, rows []contrastRow, rs Settings, ag []agreementRow) error {
 	fmt.Fprintf(w, "# %s\n\n", title)
 	fmt.Fprintf(w, "Mean ± half-width of the 95%% Student-t confidence interval across seeds; the best mean of each column is in **bold**. "+
 		"A row of a single seed has no interval across seeds: it shows [lo, hi]ᵇ, the run's 95%% bootstrap percentile interval "+
@@ -82,14 +84,19 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
 		fmt.Fprintf(w, " %s %d;", s.label(g), s.seeds[g])
 	}
 	fmt.Fprintln(w)
+	writeDigest(w, s, rows, rs, ag)
+	writeContrastsSummary(w, s, rows, rs)
+	writeBaselinesSummary(w, s)
+	writeAgreementSummary(w, s, ag, rows)
+	writeExposureSummary(w, s)
 	header, rule := sliceColumns()
-	s.eachTable(func(tau float64, m metrics.Metric, k int, name string) {
-		fmt.Fprintf(w, "\n## %s\n\n| run |%s\n|---|%s\n", name, header, rule)
+	s.eachTable(true, func(tk tableKey) {
+		fmt.Fprintf(w, "\n## %s\n\n| run |%s\n|---|%s\n", tk.name(), header, rule)
 		best := map[metrics.Slice]float64{}
 		for _, sl := range metrics.Slices() {
 			best[sl] = math.Inf(-1)
 			for _, g := range s.groups {
-				if v, ok := s.values[aggKey{g, coord{tau, sl, m, k}}]; ok && v.Mean > best[sl] {
+				if v, ok := s.values[aggKey{g, coord{tk.Tau, sl, tk.Metric, tk.K, tk.Test}}]; ok && v.Mean > best[sl] {
 					best[sl] = v.Mean
 				}
 			}
@@ -97,7 +104,7 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
 		for _, g := range s.groups {
 			fmt.Fprintf(w, "| %s |", s.label(g))
 			for _, sl := range metrics.Slices() {
-				v, ok := s.values[aggKey{g, coord{tau, sl, m, k}}]
+				v, ok := s.values[aggKey{g, coord{tk.Tau, sl, tk.Metric, tk.K, tk.Test}}]
 				if !ok {
 					fmt.Fprint(w, " – |")
 					continue
@@ -111,7 +118,6 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
 			fmt.Fprintln(w)
 		}
 	})
-	writeBaselinesSummary(w, s)
 	writeBinsSummary(w, s)
 	writeDifferencesSummary(w, s, d, s.label)
 	return nil
@@ -131,13 +137,20 @@ func (v agg) text() string {
 
 // metricLabel names a metric at K as in papers: Recall@10, NDCG@10, MRR.
 func metricLabel(metric metrics.Metric, k int) string {
-	switch metric {
-	case metrics.MetricRecall:
-		return fmt.Sprintf("Recall@%d", k)
-	case metrics.MetricNDCG:
-		return fmt.Sprintf("NDCG@%d", k)
-	case metrics.MetricMRR:
-		return "MRR"
+	names := map[metrics.Metric]string{
+		metrics.MetricRecall: "Recall", metrics.MetricNDCG: "NDCG", metrics.MetricMRR: "MRR",
+		metrics.MetricStratRecall: "Popularity-stratified Recall", metrics.MetricSampledRecall: "Sampled HR",
+		metrics.MetricSampledNDCG: "Sampled NDCG", metrics.MetricSampledMRR: "Sampled MRR",
+		metrics.MetricCorrectedRecall: "Corrected Recall", metrics.MetricCorrectedNDCG: "Corrected NDCG",
+		metrics.MetricARP: "ARP", metrics.MetricAPLT: "APLT", metrics.MetricCoverage: "Coverage", metrics.MetricGini: "Gini",
+		metrics.MetricNovelty: "Novelty", metrics.MetricPSP: "PSP", metrics.MetricPSRecall: "PSRecall",
 	}
-	return fmt.Sprintf("%s@%d", metric, k)
+	name, ok := names[metric]
+	if !ok {
+		name = string(metric)
+	}
+	if k == 0 {
+		return name
+	}
+	return fmt.Sprintf("%s@%d", name, k)
 }

@@ -104,8 +104,8 @@ func checkPropensity(c *Config) error {
 }
 
 // pairRanksOf is what the report's paired tests over test pairs need of ev: the pairs' ranks
-// under every τ and a digest identifying the pairs.
-func pairRanksOf(ev *metrics.Evaluation, taus []float64) *report.PairRanks {
+// under every τ, their items' slices (itemSlice) and a digest identifying the pairs.
+func pairRanksOf(ev *metrics.Evaluation, taus []float64, itemSlice []metrics.Slice) *report.PairRanks {
 	h := sha256.New()
 	var b [8]byte
 	for _, p := range ev.Pairs {
@@ -113,7 +113,10 @@ func pairRanksOf(ev *metrics.Evaluation, taus []float64) *report.PairRanks {
 		binary.LittleEndian.PutUint32(b[4:], uint32(p.Item))
 		h.Write(b[:])
 	}
-	pr := &report.PairRanks{Pairs: hex.EncodeToString(h.Sum(nil)[:16]), Taus: taus}
+	pr := &report.PairRanks{Pairs: hex.EncodeToString(h.Sum(nil)[:16]), Taus: taus, Slices: make([]metrics.Slice, len(ev.Pairs))}
+	for p, pair := range ev.Pairs {
+		pr.Slices[p] = itemSlice[pair.Item]
+	}
 	n := len(ev.Pairs)
 	for k := range taus {
 		pr.Full = append(pr.Full, ev.Ranks[k*n:(k+1)*n])

@@ -511,7 +511,7 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts
 		EvalSeconds: time.Since(start).Seconds(),
 		Results:     results,
 		MostPopular: popular,
-		Ranks:       pairRanksOf(ev, cfg.Eval.LogitAdjust),
+		Ranks:       pairRanksOf(ev, cfg.Eval.LogitAdjust, in.ItemSlice),
 	}, nil
 }
 
