@@ -226,3 +226,47 @@ func maxK(ks []int) int {
 	}
 	return m
 }
+
+// plannedResults are placeholders, at zero, of the results a run of cfg will have: every metric
+// its evaluation gives at every K, slice and logit-adjustment strength, so that the report's
+// check sees every metric and figure of the finished grid.
+func plannedResults(cfg *Config) []metrics.Result {
+	e := cfg.Eval
+	family := []metrics.Metric{metrics.MetricRecall, metrics.MetricNDCG, metrics.MetricStratRecall}
+	if e.Sampled.On() {
+		family = append(family, metrics.MetricSampledRecall, metrics.MetricSampledNDCG, metrics.MetricCorrectedRecall, metrics.MetricCorrectedNDCG)
+	}
+	var lists []metrics.Metric
+	if e.Exposure == metrics.SwitchOn {
+		lists = metrics.ExposureMetrics()
+	}
+	if cfg.Data.Source == datasets.SourceXMC {
+		lists = append(lists, metrics.MetricPSP, metrics.MetricPSRecall)
+	}
+	var out []metrics.Result
+	for _, tau := range e.LogitAdjust {
+		for _, sl := range metrics.Slices() {
+			for _, m := range family {
+				for _, k := range e.K {
+					out = append(out, metrics.Result{Tau: tau, Slice: sl, Metric: m, K: k})
+					if e.Debiased && (m == metrics.MetricRecall || m == metrics.MetricNDCG) {
+						out = append(out, metrics.Result{Tau: tau, Slice: sl, Metric: m, K: k, Test: metrics.TestDebiased})
+					}
+				}
+			}
+			out = append(out, metrics.Result{Tau: tau, Slice: sl, Metric: metrics.MetricMRR})
+			if e.Sampled.On() {
+				out = append(out, metrics.Result{Tau: tau, Slice: sl, Metric: metrics.MetricSampledMRR})
+			}
+			if e.Debiased {
+				out = append(out, metrics.Result{Tau: tau, Slice: sl, Metric: metrics.MetricMRR, Test: metrics.TestDebiased})
+			}
+		}
+		for _, m := range lists {
+			for _, k := range e.K {
+				out = append(out, metrics.Result{Tau: tau, Slice: metrics.SliceAll, Metric: m, K: k})
+			}
+		}
+	}
+	return out
+}

@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/samplingbias/workbench/losses"
-	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/report"
 	"github.com/samplingbias/workbench/samplers"
 )
@@ -44,8 +43,8 @@ func (rec *runRecord) reportRun(family losses.Family) *report.Run {
 }
 
 // checkReport checks, once the grid is planned and before anything trains, what the report
-// will need (report.Check), from placeholder results of the planned runs: every slice, metric
-// Recall at every K and every logit-adjustment strength of eval, and a two-point loss curve.
+// will need (report.Check), from placeholder results of the planned runs (plannedResults) and a
+// two-point loss curve.
 func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 	placeholders := make([]*report.Run, len(runs))
 	for i, r := range runs {
@@ -54,13 +53,7 @@ func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 		for _, st := range r.Settings {
 			rec.Axes[st.Key] = formatValue(st.Value)
 		}
-		for _, tau := range r.cfg.Eval.LogitAdjust {
-			for _, sl := range metrics.Slices() {
-				for _, k := range r.cfg.Eval.K {
-					rec.Results = append(rec.Results, metrics.Result{Tau: tau, Slice: sl, Metric: metrics.MetricRecall, K: k})
-				}
-			}
-		}
+		rec.Results = plannedResults(r.cfg)
 		placeholders[i] = rec
 	}
 	return report.Check(reportInput(cfg, placeholders), stdout)

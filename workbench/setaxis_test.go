@@ -179,7 +179,7 @@ func TestLegacyRunFolderFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(csv), "\n\"variant=plain,seed=1\",1,") {
+	if !strings.Contains(string(csv), "\n\"variant=plain,seed=1\",run,1,") {
 		t.Errorf("metrics.csv does not name the run by its new id:\n%.300s", csv)
 	}
 }
