@@ -36,12 +36,9 @@ func ScatterPanels(panels []ScatterPanel, l Labels, s Settings) (*plot.Plot, err
 		if err != nil {
 			return panelPlot{}, err
 		}
+		p.X.Tick.Marker = linearTicks{intervals: intervalsFor(ps.Width)} // labels that fit a narrow panel
 		if pn.Identity {
-			lo, hi := math.Min(p.X.Min, p.Y.Min), math.Max(p.X.Max, p.Y.Max)
-			p.X.Min, p.Y.Min, p.X.Max, p.Y.Max = lo, lo, hi, hi
-			line := &plotter.Line{XYs: plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}},
-				LineStyle: draw.LineStyle{Color: color.Gray{Y: 0x90}, Width: t.thin, Dashes: []vg.Length{t.em * 0.4, t.em * 0.3}}}
-			p.Add(line)
+			addIdentity(t, p)
 		}
 		out := panelPlot{p: p, entries: es}
 		for i, ts := range pn.Series {
@@ -50,4 +47,12 @@ func ScatterPanels(panels []ScatterPanel, l Labels, s Settings) (*plot.Plot, err
 		return out, nil
 	}, l, true, s)
 	return p, err
+}
+
+// addIdentity gives both axes of p the range that holds both, and draws the line y = x across it.
+func addIdentity(t theme, p *plot.Plot) {
+	lo, hi := math.Min(p.X.Min, p.Y.Min), math.Max(p.X.Max, p.Y.Max)
+	p.X.Min, p.Y.Min, p.X.Max, p.Y.Max = lo, lo, hi, hi
+	p.Add(&plotter.Line{XYs: plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}},
+		LineStyle: draw.LineStyle{Color: color.Gray{Y: 0x90}, Width: t.thin, Dashes: []vg.Length{t.em * 0.4, t.em * 0.3}}})
 }
