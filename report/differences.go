@@ -243,9 +243,10 @@ func (d difference) text(marked bool) string {
 }
 
 // excludesZero reports whether the interval of d lies entirely on one side of zero. An interval
-// of no width (every seed differing by the same amount) says nothing and excludes nothing.
+// of no width (every seed differing by the same amount, metrics.Equal) says nothing and
+// excludes nothing.
 func (d difference) excludesZero() bool {
-	return d.N >= 2 && d.Lo < d.Hi && (d.Lo > 0 || d.Hi < 0)
+	return d.N >= 2 && !metrics.Equal(d.D) && (d.Lo > 0 || d.Hi < 0)
 }
 
 // differences are the paired differences of a report: the comparisons, and for each the

@@ -7,6 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/samplingbias/workbench/metrics"
 )
 
 // benjaminiHochberg returns Benjamini & Hochberg's (1995) adjusted p-values of a family with
@@ -77,15 +79,13 @@ func kendallTau(x, y []float64) (tau float64, discordant [][2]int) {
 }
 
 // effectSize is the standardised mean of paired differences d, Cohen's d_z: mean/sd (sample
-// standard deviation); NaN for fewer than two differences or none of them different.
+// standard deviation); NaN for fewer than two differences or differences all equal
+// (metrics.Equal: no spread to standardise by).
 func effectSize(d []float64) float64 {
-	if len(d) < 2 {
+	if len(d) < 2 || metrics.Equal(d) {
 		return math.NaN()
 	}
 	mean, sd := stat.MeanStdDev(d, nil)
-	if sd == 0 {
-		return math.NaN()
-	}
 	return mean / sd
 }
 
