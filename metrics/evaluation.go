@@ -53,8 +53,8 @@ func EvaluateAll(ctx context.Context, in Input, s Settings, seed int64, w io.Wri
 			return nil, err
 		}
 	}
-	if s.lists(&in) {
-		r.top = newTopLists(r, slices.Max(s.K), s.WriteRun)
+	if keep := s.listTaus(&in); keep != nil {
+		r.top = newTopLists(r, slices.Max(s.K), s.WriteRun, keep)
 	}
 	stop := r.report(w, &s)
 	err = r.run(ctx, newBackend(in.U, in.V, in.Dim), s.Workers)
@@ -63,12 +63,27 @@ func EvaluateAll(ctx context.Context, in Input, s Settings, seed int64, w io.Wri
 		return nil, err
 	}
 	ev.Ranks = r.ranks
-	res, err := summarize(ctx, r.ranks, in.Pairs, in.ItemSlice, r.m, &s, seed)
+	var weights []float64 // the popularity weights of the pairs, with training counts
+	if in.Counts != nil {
+		weights = popularityWeights(in.Counts, full, in.Pairs, s.Gamma)
+	}
+	groups := sliceGroups(in.Pairs, nil, in.ItemSlice, r.m)
+	res, err := rankTally(s.K, s.LogitAdjust, len(in.Pairs), r.ranks).results(ctx, groups, &s, seed, 0)
 	if err != nil {
 		return nil, err
 	}
+	if weights != nil {
+		// Popularity-stratified recall has no bootstrap interval: its intervals are across seeds.
+		exact := s
+		exact.Bootstrap = -1
+		strat, err := stratTally(&s, r, weights).results(ctx, groups, &exact, seed, 0)
+		if err != nil {
+			return nil, err
+		}
+		res = append(res, strat...)
+	}
 	setTestPairs(res, full, in.ItemSlice)
-	more, err := ev.families(ctx, r, &in, full, &s, seed)
+	more, err := ev.families(ctx, r, &in, full, weights, &s, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -82,30 +97,45 @@ func EvaluateAll(ctx context.Context, in Input, s Settings, seed int64, w io.Wri
 // Bootstrap streams of the families (the g of tally.bootstrap, plus the group's index): the
 // natural test set's rank metrics use 0 to 255, as they always did.
 const (
-	streamStrat    = 1 << 8
 	streamSampled  = 2 << 8
 	streamDebiased = 3 << 8
 	streamExposure = 4 << 8
 )
 
+// stratTally tabulates popularity-stratified Recall@K of the full ranking r's pairs, whose
+// popularity weights are w (Steck, "Item Popularity and Recommendation Accuracy", RecSys 2011):
+// Σ_p w_p·[rank_p ≤ K] / Σ_p w_p over a slice's pairs, w_p = pop(y_p)^−γ.
+func stratTally(s *Settings, r *ranker, w []float64) *tally {
+	nk, np := len(s.K), len(r.pair)
+	cols := make([]column, nk+1)
+	for i, k := range s.K {
+		cols[i] = column{MetricStratRecall, k, nk}
+	}
+	cols[nk] = column{den: -1}
+	return newTally(cols, s.LogitAdjust, np, func(k, p int, row []float64) {
+		rank := r.ranks[k*np+p]
+		for i, K := range s.K {
+			if int(rank) <= K {
+				row[i] = w[p]
+			}
+		}
+		row[nk] = w[p]
+	})
+}
+
 // families evaluates the families beyond the full ranking's metrics, from the ranking r of the
-// pairs in.Pairs, sampled from full.
-func (ev *Evaluation) families(ctx context.Context, r *ranker, in *Input, full []Pair, s *Settings, seed int64) ([]Result, error) {
+// pairs in.Pairs, sampled from full, whose popularity weights are w (nil without training
+// counts).
+func (ev *Evaluation) families(ctx context.Context, r *ranker, in *Input, full []Pair, w []float64, s *Settings, seed int64) ([]Result, error) {
 	var out []Result
 	add := func(res []Result, err error) error {
 		setTestPairs(res, full, in.ItemSlice)
 		out = append(out, res...)
 		return err
 	}
-	if in.Counts != nil {
-		w := popularityWeights(in.Counts, full, in.Pairs, s.Gamma)
-		if err := add(stratified(ctx, r, w, in, s, seed)); err != nil {
+	if w != nil && s.Debiased {
+		if err := add(debiased(ctx, r, w, in, s, seed)); err != nil {
 			return nil, err
-		}
-		if s.Debiased {
-			if err := add(debiased(ctx, r, w, in, s, seed)); err != nil {
-				return nil, err
-			}
 		}
 	}
 	if ev.Negatives != nil {
@@ -134,29 +164,6 @@ func popularityWeights(counts []int64, full, pairs []Pair, gamma float64) []floa
 		w[p] = math.Pow(float64(counts[pr.Item]+test[pr.Item]), -gamma)
 	}
 	return w
-}
-
-// stratified evaluates popularity-stratified Recall@K by slice (Steck, "Item Popularity and
-// Recommendation Accuracy", RecSys 2011): Σ_p w_p·[rank_p ≤ K] / Σ_p w_p over the slice's pairs,
-// w_p = pop(y_p)^−γ.
-func stratified(ctx context.Context, r *ranker, w []float64, in *Input, s *Settings, seed int64) ([]Result, error) {
-	nk := len(s.K)
-	cols := make([]column, nk+1)
-	for i, k := range s.K {
-		cols[i] = column{MetricStratRecall, k, nk}
-	}
-	cols[nk] = column{den: -1}
-	np := len(in.Pairs)
-	t := newTally(cols, r.nt, np, func(k, p int, row []float64) {
-		rank := r.ranks[k*np+p]
-		for i, K := range s.K {
-			if int(rank) <= K {
-				row[i] = w[p]
-			}
-		}
-		row[nk] = w[p]
-	})
-	return t.results(ctx, sliceGroups(in.Pairs, nil, in.ItemSlice, r.m), s, seed, streamStrat)
 }
 
 // DebiasedSample returns a seeded resample with replacement of n of the pairs, ascending, pair p
@@ -189,7 +196,7 @@ func DebiasedSample(weights []float64, n int, seed int64) []int32 {
 // data is evaluated on the same resample.
 func debiased(ctx context.Context, r *ranker, w []float64, in *Input, s *Settings, seed int64) ([]Result, error) {
 	idx := DebiasedSample(w, len(in.Pairs), in.TestSeed)
-	t := rankTally(s.K, r.nt, len(in.Pairs), r.ranks)
+	t := rankTally(s.K, s.LogitAdjust, len(in.Pairs), r.ranks)
 	res, err := t.results(ctx, sliceGroups(in.Pairs, idx, in.ItemSlice, r.m), s, seed, streamDebiased)
 	for i := range res {
 		res[i].Test, res[i].TestPairs = TestDebiased, res[i].Pairs
@@ -221,7 +228,7 @@ func sampled(ctx context.Context, r *ranker, ranks []int32, in *Input, s *Settin
 		}
 	}
 	np := len(in.Pairs)
-	t := newTally(cols, r.nt, np, func(k, p int, row []float64) {
+	t := newTally(cols, s.LogitAdjust, np, func(k, p int, row []float64) {
 		rank := ranks[k*np+p]
 		rankRow(s.K, rank, row)
 		for i := range s.K {

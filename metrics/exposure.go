@@ -6,7 +6,8 @@ import (
 	"slices"
 )
 
-// exposure evaluates the top-K lists of the test queries under every τ (see "Exposure" and
+// exposure evaluates the top-K lists of the test queries as trained, or under every τ with
+// Settings.Exposure "all" (see "Exposure" and
 // "Propensity-scored metrics" in the package documentation): with Settings.Exposure, the
 // average recommended popularity, the long-tail share (when there are slices), the item
 // coverage, the Gini coefficient of exposure and the novelty; on multi-label data, PSP@K and
@@ -32,7 +33,21 @@ func exposure(ctx context.Context, r *ranker, in *Input, s *Settings, seed int64
 			inv[l] = 1 / p
 		}
 	}
-	on := s.Exposure == SwitchOn
+	on := s.Exposure != ExposureOff
+	if !on && inv == nil {
+		return nil, nil
+	}
+	// The τ of the lists: every kept one with exposure "all" or run files, else the reference.
+	var ks []int
+	for _, k := range r.top.kept() {
+		if s.Exposure == ExposureAll || k == RefTau(s.LogitAdjust) {
+			ks = append(ks, k)
+		}
+	}
+	taus := make([]float64, len(ks))
+	for i, k := range ks {
+		taus[i] = s.LogitAdjust[k]
+	}
 	// The columns of every family, nk each, and where they start (-1: absent).
 	var cols []column
 	add := func(m Metric, den int) int {
@@ -59,8 +74,8 @@ func exposure(ctx context.Context, r *ranker, in *Input, s *Settings, seed int64
 		ideal = add("", -1)
 		psr = add(MetricPSRecall, -1)
 	}
-	t := newTally(cols, r.nt, nq, func(k, a int, row []float64) {
-		list, _ := r.top.list(k, a)
+	t := newTally(cols, taus, nq, func(i, a int, row []float64) {
+		list, _ := r.top.list(ks[i], a)
 		if on {
 			for i, K := range s.K {
 				top := list[:min(K, len(list))]
@@ -115,18 +130,18 @@ func exposure(ctx context.Context, r *ranker, in *Input, s *Settings, seed int64
 		return res, err
 	}
 	// Coverage and Gini, per τ, after the τ's other exposure metrics.
-	perTau := len(res) / r.nt
+	perTau := len(res) / len(ks)
 	var out []Result
-	for k, tau := range s.LogitAdjust {
-		mine := res[k*perTau : (k+1)*perTau]
+	for i, tau := range taus {
+		mine := res[i*perTau : (i+1)*perTau]
 		at := slices.IndexFunc(mine, func(x Result) bool { return x.Metric == MetricNovelty })
 		out = append(out, mine[:at]...)
+		cov, gini := r.exposureCounts(ks[i], s.K)
 		for _, m := range []Metric{MetricCoverage, MetricGini} {
-			for _, K := range s.K {
-				cov, gini := r.exposureCounts(k, K)
-				v := cov
+			for i, K := range s.K {
+				v := cov[i]
 				if m == MetricGini {
-					v = gini
+					v = gini[i]
 				}
 				out = append(out, Result{Tau: tau, Slice: SliceAll, Metric: m, K: K, Value: v, Lo: v, Hi: v, Pairs: nq, Items: r.m})
 			}
@@ -136,27 +151,65 @@ func exposure(ctx context.Context, r *ranker, in *Input, s *Settings, seed int64
 	return out, nil
 }
 
-// exposureCounts returns, under τ k, the share of the corpus in some query's top K (item
-// coverage@K) and the Gini coefficient of the items' exposure: the number of the queries' top-K
-// lists each of the M items is in, never-shown items counting as 0.
-func (r *ranker) exposureCounts(k, K int) (coverage, gini float64) {
-	var shown []int32
+// exposureCounts returns, under τ k and for every cut-off K of ks, the share of the corpus in
+// some query's top K (item coverage@K) and the Gini coefficient of the items' exposure: the
+// number of the queries' top-K lists each of the M items is in, never-shown items counting as 0
+// (exposureOf).
+func (r *ranker) exposureCounts(k int, ks []int) (coverage, gini []float64) {
+	lists := make([][]int32, len(r.queries))
+	total := 0
 	for a := range r.queries {
-		list, _ := r.top.list(k, a)
-		shown = append(shown, list[:min(K, len(list))]...)
+		lists[a], _ = r.top.list(k, a)
+		total += min(slices.Max(ks), len(lists[a]))
 	}
-	slices.Sort(shown)
+	return exposureOf(lists, r.m, ks, 4*total >= r.m)
+}
+
+// exposureOf returns the coverage@K and Gini@K of the lists of items of a corpus of m items, for
+// every K of ks. The items are counted in an array of the corpus when dense (the lists hold at
+// least a quarter as many items as the corpus), else sorted, so that the memory stays in
+// proportion to the lists; both give the same.
+func exposureOf(lists [][]int32, m int, ks []int, dense bool) (coverage, gini []float64) {
+	coverage, gini = make([]float64, len(ks)), make([]float64, len(ks))
+	var count []int32
+	if dense {
+		count = make([]int32, m)
+	}
+	var shown []int32
 	var times []float64
-	for i := 0; i < len(shown); {
-		e := i
-		for e < len(shown) && shown[e] == shown[i] {
-			e++
+	for i, K := range ks {
+		times = times[:0]
+		if dense {
+			clear(count)
+			for _, l := range lists {
+				for _, j := range l[:min(K, len(l))] {
+					count[j]++
+				}
+			}
+			for _, c := range count {
+				if c > 0 {
+					times = append(times, float64(c))
+				}
+			}
+		} else {
+			shown = shown[:0]
+			for _, l := range lists {
+				shown = append(shown, l[:min(K, len(l))]...)
+			}
+			slices.Sort(shown)
+			for s := 0; s < len(shown); {
+				e := s
+				for e < len(shown) && shown[e] == shown[s] {
+					e++
+				}
+				times = append(times, float64(e-s))
+				s = e
+			}
 		}
-		times = append(times, float64(e-i))
-		i = e
+		slices.Sort(times)
+		coverage[i], gini[i] = float64(len(times))/float64(m), giniSorted(times, m)
 	}
-	slices.Sort(times)
-	return float64(len(times)) / float64(r.m), giniSorted(times, r.m)
+	return coverage, gini
 }
 
 // relevant returns the distinct items of the pairs of queries[a], ascending: a multi-label

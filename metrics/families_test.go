@@ -73,7 +73,28 @@ func TestExposureGolden(t *testing.T) {
 	if nov := find(t, ev.Results, MetricNovelty, 2, SliceAll, TestNatural); math.Abs(nov-2.6696550865577993) > 1e-12 {
 		t.Errorf("novelty@2 = %v, want 2.66965508655780 (by hand)", nov)
 	}
-	off, err := EvaluateAll(context.Background(), goldenInput(), Settings{K: []int{1, 2}, Bootstrap: -1, Exposure: SwitchOff}, 1, nil)
+	// With logit adjustment, the ranking as trained only ("on") or every τ ("all").
+	for _, c := range []struct {
+		e    Exposure
+		taus []float64
+	}{{ExposureOn, []float64{0}}, {ExposureAll, []float64{-1, 0, 1}}} {
+		in := goldenInput()
+		in.LogPrior = []float64{-1, -2, -3, -4, -5}
+		ev, err := EvaluateAll(context.Background(), in, Settings{K: []int{1, 2}, Bootstrap: -1, Exposure: c.e, LogitAdjust: []float64{-1, 0, 1}}, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var taus []float64
+		for _, r := range ev.Results {
+			if r.Metric == MetricGini && r.K == 1 {
+				taus = append(taus, r.Tau)
+			}
+		}
+		if !slices.Equal(taus, c.taus) {
+			t.Errorf("exposure %q: Gini@1 at τ %v, want %v", c.e, taus, c.taus)
+		}
+	}
+	off, err := EvaluateAll(context.Background(), goldenInput(), Settings{K: []int{1, 2}, Bootstrap: -1, Exposure: ExposureOff}, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,5 +600,23 @@ func TestGiniSorted(t *testing.T) {
 		if got := giniSorted(nonzero, n); math.Abs(got-want) > 1e-12 {
 			t.Errorf("%v: %v, want %v", x, got, want)
 		}
+	}
+}
+
+// TestExposureOf: counting the lists' items in an array of the corpus and sorting them give the
+// same coverage and Gini coefficient.
+func TestExposureOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	lists := make([][]int32, 40)
+	for a := range lists {
+		for range 1 + rng.IntN(12) {
+			lists[a] = append(lists[a], int32(rng.IntN(60)))
+		}
+	}
+	ks := []int{1, 5, 20}
+	c1, g1 := exposureOf(lists, 60, ks, true)
+	c2, g2 := exposureOf(lists, 60, ks, false)
+	if !slices.Equal(c1, c2) || !slices.Equal(g1, g2) {
+		t.Errorf("dense %v %v, sorted %v %v", c1, g1, c2, g2)
 	}
 }

@@ -432,7 +432,7 @@ func (r *ranker) count(wk *rankWorker, a, i, j0 int, row []float32) {
 				off = at + 1
 			}
 		}
-		if wk.top != nil {
+		if wk.top != nil && r.top.keep[k] {
 			wk.top.collect(r.nt, i, k, j0, x)
 		}
 	}

@@ -237,18 +237,25 @@ func (d *drawer) draw(rng *rand.Rand, y int32, known []int32) ([]int32, error) {
 
 // sampledRanks returns the rank of every pair's item among itself and its negatives, per τ k
 // and pair p at [k*len(pairs)+p]: 1 + the number of negatives whose decision score x̂ (the full
-// ranking's, see Ties) is at least the item's, ties counting against the item.
+// ranking's, see Ties) is at least the item's, ties counting against the item. Each negative's
+// product with the query is computed once, for every τ.
 func (r *ranker) sampledRanks(negatives [][]int32, workers int) []int32 {
 	np := len(r.pair)
 	out := make([]int32, r.nt*np)
 	parallel.Split(np, parallel.Parts(np*len(negatives[0])*r.d, 1<<16, workers), func(_, lo, hi int) {
+		dots := make([]float64, 0, len(negatives[0]))
 		for p := lo; p < hi; p++ {
 			pr := r.pair[p]
+			dots = dots[:0]
+			for _, j := range negatives[p] {
+				dots = append(dots, r.dot(pr.Query, j))
+			}
+			dy := r.dot(pr.Query, pr.Item)
 			for k := range r.nt {
-				y := r.decision(pr.Query, pr.Item, k)
+				y := dy + float64(r.adjOf(k, pr.Item))
 				rank := int32(1)
-				for _, j := range negatives[p] {
-					if r.decision(pr.Query, j, k) >= y {
+				for e, j := range negatives[p] {
+					if dots[e]+float64(r.adjOf(k, j)) >= y {
 						rank++
 					}
 				}

@@ -54,7 +54,7 @@ func (f Filter) Excludes() bool { return f != "" && f != FilterNone }
 const (
 	DefaultBootstrap  = 1000
 	DefaultLogSeconds = 10
-	DefaultExposure   = SwitchOn
+	DefaultExposure   = ExposureOn
 	DefaultGamma      = 1.0
 )
 
@@ -91,11 +91,13 @@ type Settings struct {
 	// LogSeconds is the minimum time between two plain progress lines when progress does not
 	// go to a terminal; default DefaultLogSeconds.
 	LogSeconds float64 `toml:"log_seconds"`
-	// Exposure evaluates what the top-K lists of the test queries recommend, at every K and τ:
+	// Exposure evaluates what the top-K lists of the test queries recommend, at every K:
 	// average recommended popularity (arp), the long-tail share (aplt), item coverage, the Gini
-	// coefficient of exposure and novelty (see "Exposure" in the package documentation): "on"
-	// or "off" (default DefaultExposure).
-	Exposure Switch `toml:"exposure"`
+	// coefficient of exposure and novelty (see "Exposure" in the package documentation).
+	// ExposureOn evaluates the ranking as trained (τ_LA = 0, or the smallest |τ| of
+	// LogitAdjust), ExposureAll every τ of LogitAdjust (a top list per τ: about as costly as the
+	// ranking itself at five τ), ExposureOff none (default DefaultExposure).
+	Exposure Exposure `toml:"exposure"`
 	// Gamma is the exponent γ of the popularity weights pop(y)^−γ of popularity-stratified
 	// Recall@K (Steck 2011) and of the debiased test set (Debiased), pop(y) the item's
 	// interactions in train and test; γ > 0 (default DefaultGamma).
@@ -117,19 +119,20 @@ type Settings struct {
 	WriteRun bool `toml:"write_run"`
 }
 
-// Switch is an evaluation that is on or off, Settings.Exposure.
-type Switch string
+// Exposure is which rankings the exposure metrics are evaluated for, Settings.Exposure.
+type Exposure string
 
-// Switches (see Settings.Exposure).
+// Exposure settings (see Settings.Exposure).
 const (
-	SwitchOn  Switch = "on"
-	SwitchOff Switch = "off"
+	ExposureOn  Exposure = "on"
+	ExposureAll Exposure = "all"
+	ExposureOff Exposure = "off"
 )
 
-var switches = []Switch{SwitchOn, SwitchOff}
+var exposures = []Exposure{ExposureOn, ExposureAll, ExposureOff}
 
-// UnmarshalText sets w from its name; an unknown name is an error that lists the allowed ones.
-func (w *Switch) UnmarshalText(b []byte) error { return setting.Unmarshal(w, b, switches) }
+// UnmarshalText sets e from its name; an unknown name is an error that lists the allowed ones.
+func (e *Exposure) UnmarshalText(b []byte) error { return setting.Unmarshal(e, b, exposures) }
 
 // Resolve fills the defaults in place and validates the settings.
 func (s *Settings) Resolve() error {
@@ -157,7 +160,7 @@ func (s *Settings) Resolve() error {
 			"must be a number of test pairs >= 1 (0 means all), got %d", s.MaxPairs),
 		setting.Positive("log_seconds", s.LogSeconds),
 		setting.Require("workers", s.Workers >= 0, "must be positive (0 means GOMAXPROCS), got %d", s.Workers),
-		setting.OneOf("exposure", s.Exposure, switches),
+		setting.OneOf("exposure", s.Exposure, exposures),
 		setting.Require("gamma", s.Gamma > 0 && !math.IsInf(s.Gamma, 0),
 			"must be a positive exponent of pop^−γ (1 weighs every item's test pairs alike when they follow its popularity), got %v", s.Gamma),
 		prefixed("propensity", s.Propensity.Resolve()),
@@ -173,10 +176,34 @@ func prefixed(key string, err error) error {
 	return fmt.Errorf("%s.%w", key, err)
 }
 
-// lists reports whether the evaluation keeps top-K lists: for exposure, propensity-scored
-// metrics or run files.
-func (s *Settings) lists(in *Input) bool {
-	return in.Counts != nil && (s.Exposure == SwitchOn || in.MultiLabel) || s.WriteRun
+// listTaus reports, per τ of LogitAdjust, whether the evaluation keeps its queries' top lists:
+// for every τ with run files or Exposure "all", else for the ranking as trained (RefTau) with
+// exposure or propensity-scored metrics (training counts given); nil for none.
+func (s *Settings) listTaus(in *Input) []bool {
+	keep := make([]bool, len(s.LogitAdjust))
+	switch {
+	case s.WriteRun || in.Counts != nil && s.Exposure == ExposureAll:
+		for k := range keep {
+			keep[k] = true
+		}
+	case in.Counts != nil && (s.Exposure == ExposureOn || in.MultiLabel):
+		keep[RefTau(s.LogitAdjust)] = true
+	default:
+		return nil
+	}
+	return keep
+}
+
+// RefTau returns the index of the ranking as trained among the strengths taus of post-hoc logit
+// adjustment: that of τ = 0 if there is one, else of the smallest |τ|, the first of equal ones.
+func RefTau(taus []float64) int {
+	ref := 0
+	for k, tau := range taus {
+		if math.Abs(tau) < math.Abs(taus[ref]) {
+			ref = k
+		}
+	}
+	return ref
 }
 
 // checkK requires positive, distinct cut-offs.

@@ -22,9 +22,11 @@ type column struct {
 	den    int // index of the denominator column within the τ's columns; -1 for a plain mean
 }
 
-// tally adds up metric vectors: per τ k, value i of a row at k*width+i, columns as cols says.
+// tally adds up metric vectors: per τ k (of taus), value i of a row at k*width+i, columns as cols
+// says.
 type tally struct {
 	cols   []column
+	taus   []float64
 	nt, np int
 	// rows holds what each row (a test pair, or a query) adds to a metric vector, at
 	// rows[p*stride:], nt·width values padded with zeros to stride, a multiple of 16.
@@ -34,10 +36,11 @@ type tally struct {
 
 func (t *tally) width() int { return len(t.cols) }
 
-// newTally returns a tally of np rows with the columns cols for nt values of τ; fill sets the
-// row of τ k and row p (zeros in, width values).
-func newTally(cols []column, nt, np int, fill func(k, p int, row []float64)) *tally {
-	t := &tally{cols: cols, nt: nt, np: np}
+// newTally returns a tally of np rows with the columns cols for the strengths taus of post-hoc
+// logit adjustment; fill sets the row of τ taus[k] and row p (zeros in, width values).
+func newTally(cols []column, taus []float64, np int, fill func(k, p int, row []float64)) *tally {
+	nt := len(taus)
+	t := &tally{cols: cols, taus: taus, nt: nt, np: np}
 	w := t.width()
 	t.stride = (nt*w + 15) / 16 * 16
 	t.rows = make([]float64, np*t.stride)
@@ -74,8 +77,8 @@ func rankRow(ks []int, r int32, row []float64) {
 }
 
 // rankTally tabulates the metric values of ranks (per τ k and pair p at ranks[k*np+p]).
-func rankTally(ks []int, nt, np int, ranks []int32) *tally {
-	return newTally(rankColumns(ks, MetricRecall, MetricNDCG, MetricMRR), nt, np, func(k, p int, row []float64) {
+func rankTally(ks []int, taus []float64, np int, ranks []int32) *tally {
+	return newTally(rankColumns(ks, MetricRecall, MetricNDCG, MetricMRR), taus, np, func(k, p int, row []float64) {
 		rankRow(ks, ranks[k*np+p], row)
 	})
 }
@@ -145,11 +148,11 @@ func sliceGroups(pairs []Pair, idx []int32, itemSlice []Slice, m int) []group {
 // summarize turns ranks (per τ k and pair p at ranks[k*len(pairs)+p]) into Results.
 // It returns ctx.Err() within one bootstrap resample of ctx being done.
 func summarize(ctx context.Context, ranks []int32, pairs []Pair, itemSlice []Slice, m int, s *Settings, seed int64) ([]Result, error) {
-	t := rankTally(s.K, len(s.LogitAdjust), len(pairs), ranks)
+	t := rankTally(s.K, s.LogitAdjust, len(pairs), ranks)
 	return t.results(ctx, sliceGroups(pairs, nil, itemSlice, m), s, seed, 0)
 }
 
-// results returns the Results of every group's rows, grouped by τ (in s.LogitAdjust order), then
+// results returns the Results of every group's rows, grouped by τ (in the tally's order), then
 // group, then column, with bootstrap intervals drawn from streams g0 + the group's index (see
 // bootstrap). A group without rows is left out, and so are the columns without a metric. Each
 // Result's Pairs is its group's number of rows.
@@ -173,7 +176,7 @@ func (t *tally) results(ctx context.Context, groups []group, s *Settings, seed i
 				return nil, err
 			}
 		}
-		for k, tau := range s.LogitAdjust[:t.nt] {
+		for k, tau := range t.taus {
 			for i, c := range t.cols {
 				if c.metric == "" {
 					continue

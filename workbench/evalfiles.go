@@ -237,14 +237,19 @@ func plannedResults(cfg *Config) []metrics.Result {
 		family = append(family, metrics.MetricSampledRecall, metrics.MetricSampledNDCG, metrics.MetricCorrectedRecall, metrics.MetricCorrectedNDCG)
 	}
 	var lists []metrics.Metric
-	if e.Exposure == metrics.SwitchOn {
+	if e.Exposure != metrics.ExposureOff {
 		lists = metrics.ExposureMetrics()
 	}
 	if cfg.Data.Source == datasets.SourceXMC {
 		lists = append(lists, metrics.MetricPSP, metrics.MetricPSRecall)
 	}
+	ref := metrics.RefTau(e.LogitAdjust)
 	var out []metrics.Result
-	for _, tau := range e.LogitAdjust {
+	for k, tau := range e.LogitAdjust {
+		at := lists
+		if k != ref && e.Exposure != metrics.ExposureAll {
+			at = nil // the lists' metrics are of the ranking as trained only
+		}
 		for _, sl := range metrics.Slices() {
 			for _, m := range family {
 				for _, k := range e.K {
@@ -262,7 +267,7 @@ func plannedResults(cfg *Config) []metrics.Result {
 				out = append(out, metrics.Result{Tau: tau, Slice: sl, Metric: metrics.MetricMRR, Test: metrics.TestDebiased})
 			}
 		}
-		for _, m := range lists {
+		for _, m := range at {
 			for _, k := range e.K {
 				out = append(out, metrics.Result{Tau: tau, Slice: metrics.SliceAll, Metric: m, K: k})
 			}
