@@ -50,15 +50,16 @@ const MaxSampledNegatives = 1000
 // corrected estimate of the full Recall@K and NDCG@K from r̃. The zero value evaluates
 // nothing sampled.
 type SampledSettings struct {
-	// Kind is NegativesNone (default: off), NegativesUniform or NegativesPopularity.
+	// Kind is how the negatives are drawn: "uniform", "popularity" (∝ the training count), or
+	// "none" (the default: no sampled evaluation).
 	Kind NegativeKind `toml:"kind"`
-	// Negatives is n, the negatives per test pair, in [1, MaxSampledNegatives] and below the
-	// corpus size (default DefaultSampledNegatives, with a Kind).
+	// Negatives is n, the negatives per test pair, in [1, 1000] and below the corpus size
+	// (default DefaultSampledNegatives, with a kind).
 	Negatives int `toml:"negatives"`
 	// VarianceWeight is γ of Krichene & Rendle's corrected estimator (§5, the bias–variance
 	// trade-off): the value of each sampled rank minimises squared bias + γ·variance over
 	// true ranks equally likely; in (0, 1], 1 being the least mean squared error (the posterior
-	// mean of the metric), small γ the least bias (default DefaultVarianceWeight, with a Kind).
+	// mean of the metric), small γ the least bias (default DefaultVarianceWeight, with a kind).
 	VarianceWeight float64 `toml:"variance_weight"`
 }
 

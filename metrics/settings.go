@@ -93,10 +93,10 @@ type Settings struct {
 	LogSeconds float64 `toml:"log_seconds"`
 	// Exposure evaluates what the top-K lists of the test queries recommend, at every K:
 	// average recommended popularity (arp), the long-tail share (aplt), item coverage, the Gini
-	// coefficient of exposure and novelty (see "Exposure" in the package documentation).
-	// ExposureOn evaluates the ranking as trained (τ_LA = 0, or the smallest |τ| of
-	// LogitAdjust), ExposureAll every τ of LogitAdjust (a top list per τ: about as costly as the
-	// ranking itself at five τ), ExposureOff none (default DefaultExposure).
+	// coefficient of exposure and novelty (see "Exposure" in the package documentation). "on"
+	// evaluates the ranking as trained (τ_LA = 0, or the smallest |τ| of logit_adjust), "all"
+	// every τ of logit_adjust (one top list per τ, each costing about what the ranking's counts
+	// do), "off" none (default DefaultExposure).
 	Exposure Exposure `toml:"exposure"`
 	// Gamma is the exponent γ of the popularity weights pop(y)^−γ of popularity-stratified
 	// Recall@K (Steck 2011) and of the debiased test set (Debiased), pop(y) the item's
