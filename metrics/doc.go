@@ -124,8 +124,8 @@
 // With Settings.Sampled, every evaluated pair (x, y) also gets n negatives (DrawNegatives),
 // distinct, none y nor a known positive of x (Input.Known), drawn uniformly or ∝ the training
 // count from a source seeded by Input.TestSeed and the pair, so that every run on the same data
-// ranks the same candidates; y's sampled rank is 1 + the negatives of decision score at least
-// its own. HR@K (sampled_recall), NDCG@K and MRR over the 1 + n candidates and Krichene &
+// ranks the same candidates; y's sampled rank, in the ranking as trained (RefTau), is 1 + the
+// negatives of decision score at least its own. HR@K (sampled_recall), NDCG@K and MRR over the 1 + n candidates and Krichene &
 // Rendle's corrected estimates of the full Recall@K and NDCG@K (CorrectedValues: "On Sampled
 // Metrics for Item Recommendation", KDD 2020, §5) are reported by slice.
 //

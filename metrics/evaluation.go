@@ -22,9 +22,10 @@ type Evaluation struct {
 	Pairs []Pair
 	// Ranks is the full rank of every evaluated pair, per τ k and pair p at Ranks[k*len(Pairs)+p].
 	Ranks []int32
-	// SampledRanks is the rank among itself and its negatives, laid out as Ranks; nil without
-	// the sampled evaluation.
+	// SampledRanks is every evaluated pair's rank among itself and its negatives in the ranking
+	// as trained (τ_LA = SampledTau, LogitAdjust[RefTau]); nil without the sampled evaluation.
 	SampledRanks []int32
+	SampledTau   float64
 	// Negatives are every evaluated pair's sampled negatives, ascending; nil without the
 	// sampled evaluation.
 	Negatives [][]int32
@@ -139,8 +140,9 @@ func (ev *Evaluation) families(ctx context.Context, r *ranker, in *Input, full [
 		}
 	}
 	if ev.Negatives != nil {
-		ev.SampledRanks = r.sampledRanks(ev.Negatives, s.Workers)
-		if err := add(sampled(ctx, r, ev.SampledRanks, in, s, seed)); err != nil {
+		ref := RefTau(s.LogitAdjust)
+		ev.SampledRanks, ev.SampledTau = r.sampledRanks(ev.Negatives, ref, s.Workers), s.LogitAdjust[ref]
+		if err := add(sampled(ctx, r, ev.SampledRanks, ev.SampledTau, in, s, seed)); err != nil {
 			return nil, err
 		}
 	}
@@ -204,10 +206,10 @@ func debiased(ctx context.Context, r *ranker, w []float64, in *Input, s *Setting
 	return res, err
 }
 
-// sampled evaluates the sampled evaluation by slice from the sampled ranks: HR@K, NDCG@K and
-// MRR among the 1 + n candidates, and Krichene & Rendle's corrected estimates of the full
-// Recall@K and NDCG@K (CorrectedValues).
-func sampled(ctx context.Context, r *ranker, ranks []int32, in *Input, s *Settings, seed int64) ([]Result, error) {
+// sampled evaluates the sampled evaluation by slice from the sampled ranks of the ranking as
+// trained (τ_LA = tau): HR@K, NDCG@K and MRR among the 1 + n candidates, and Krichene & Rendle's
+// corrected estimates of the full Recall@K and NDCG@K (CorrectedValues).
+func sampled(ctx context.Context, r *ranker, ranks []int32, tau float64, in *Input, s *Settings, seed int64) ([]Result, error) {
 	n := s.Sampled.Negatives
 	nk := len(s.K)
 	recall := make([][]float64, nk)
@@ -227,9 +229,8 @@ func sampled(ctx context.Context, r *ranker, ranks []int32, in *Input, s *Settin
 			cols = append(cols, column{m, k, -1})
 		}
 	}
-	np := len(in.Pairs)
-	t := newTally(cols, s.LogitAdjust, np, func(k, p int, row []float64) {
-		rank := ranks[k*np+p]
+	t := newTally(cols, []float64{tau}, len(in.Pairs), func(_, p int, row []float64) {
+		rank := ranks[p]
 		rankRow(s.K, rank, row)
 		for i := range s.K {
 			row[2*nk+1+i] = recall[i][rank-1]

@@ -45,7 +45,8 @@ const MaxSampledNegatives = 1000
 // (x, y) gets Negatives distinct items drawn by Kind, none of them a known positive of x (its
 // items in train and test) and none y, from a source seeded by the data seed and the pair, so
 // that every run on the same data ranks the same candidates; y is ranked among the 1 + n
-// candidates by the same decision scores and tie rule as the full ranking, and the sampled
+// candidates by the same decision scores and tie rule as the full ranking as trained (τ_LA = 0,
+// or the smallest |τ_LA|), and the sampled
 // rank r̃ gives HR@K (Recall@K over the candidates), NDCG@K and MRR, and Krichene & Rendle's
 // corrected estimate of the full Recall@K and NDCG@K from r̃. The zero value evaluates
 // nothing sampled.
@@ -236,32 +237,23 @@ func (d *drawer) draw(rng *rand.Rand, y int32, known []int32) ([]int32, error) {
 	return out, nil
 }
 
-// sampledRanks returns the rank of every pair's item among itself and its negatives, per τ k
-// and pair p at [k*len(pairs)+p]: 1 + the number of negatives whose decision score x̂ (the full
-// ranking's, see Ties) is at least the item's, ties counting against the item. Each negative's
-// product with the query is computed once, for every τ.
-func (r *ranker) sampledRanks(negatives [][]int32, workers int) []int32 {
+// sampledRanks returns the rank of every pair's item among itself and its negatives under τ k:
+// 1 + the number of negatives whose decision score x̂ (the full ranking's, see Ties) is at
+// least the item's, ties counting against the item.
+func (r *ranker) sampledRanks(negatives [][]int32, k, workers int) []int32 {
 	np := len(r.pair)
-	out := make([]int32, r.nt*np)
+	out := make([]int32, np)
 	parallel.Split(np, parallel.Parts(np*len(negatives[0])*r.d, 1<<16, workers), func(_, lo, hi int) {
-		dots := make([]float64, 0, len(negatives[0]))
 		for p := lo; p < hi; p++ {
 			pr := r.pair[p]
-			dots = dots[:0]
+			y := r.decision(pr.Query, pr.Item, k)
+			rank := int32(1)
 			for _, j := range negatives[p] {
-				dots = append(dots, r.dot(pr.Query, j))
-			}
-			dy := r.dot(pr.Query, pr.Item)
-			for k := range r.nt {
-				y := dy + float64(r.adjOf(k, pr.Item))
-				rank := int32(1)
-				for e, j := range negatives[p] {
-					if dots[e]+float64(r.adjOf(k, j)) >= y {
-						rank++
-					}
+				if r.decision(pr.Query, j, k) >= y {
+					rank++
 				}
-				out[k*np+p] = rank
 			}
+			out[p] = rank
 		}
 	})
 	return out

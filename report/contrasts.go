@@ -426,23 +426,25 @@ func pairDiffs(a, b map[int64]*Run, seeds []int64, c coord, tauA, tauB float64) 
 // (ndcg) or reciprocal rank (mrr) at c's K, of its full or sampled rank; false for another
 // metric, another test set, or ranks not kept.
 func (pr *PairRanks) values(c coord, tau float64) ([]float64, bool) {
-	i := slices.Index(pr.Taus, tau)
-	if i < 0 || c.Test != metrics.TestNatural || len(pr.Slices) != len(pr.Full[i]) {
+	if c.Test != metrics.TestNatural {
 		return nil, false
 	}
-	ranks := pr.Full
+	var ranks []int32
 	switch c.Metric {
 	case metrics.MetricSampledRecall, metrics.MetricSampledNDCG, metrics.MetricSampledMRR:
-		ranks = pr.Sampled
+		if tau == pr.SampledTau {
+			ranks = pr.Sampled
+		}
 	case metrics.MetricRecall, metrics.MetricNDCG, metrics.MetricMRR:
-	default:
+		if i := slices.Index(pr.Taus, tau); i >= 0 {
+			ranks = pr.Full[i]
+		}
+	}
+	if ranks == nil || len(pr.Slices) != len(ranks) {
 		return nil, false
 	}
-	if len(ranks) <= i {
-		return nil, false
-	}
-	out := make([]float64, len(ranks[i]))
-	for p, r := range ranks[i] {
+	out := make([]float64, len(ranks))
+	for p, r := range ranks {
 		switch c.Metric {
 		case metrics.MetricRecall, metrics.MetricSampledRecall:
 			if int(r) <= c.K {

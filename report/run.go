@@ -52,9 +52,10 @@ type PairRanks struct {
 	Taus []float64 `json:"taus"`
 	// Full[i][p] is pair p's rank in the full ranking under Taus[i].
 	Full [][]int32 `json:"full"`
-	// Sampled[i][p] is its rank among itself and its sampled negatives; nil without the
-	// sampled evaluation.
-	Sampled [][]int32 `json:"sampled,omitempty"`
+	// Sampled[p] is its rank among itself and its sampled negatives in the ranking as trained,
+	// τ_LA = SampledTau; nil without the sampled evaluation.
+	Sampled    []int32 `json:"sampled,omitempty"`
+	SampledTau float64 `json:"sampled_tau,omitempty"`
 	// Slices[p] is the popularity slice (or bin) of pair p's item.
 	Slices []metrics.Slice `json:"slices"`
 }

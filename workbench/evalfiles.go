@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -120,10 +121,8 @@ func pairRanksOf(ev *metrics.Evaluation, taus []float64, itemSlice []metrics.Sli
 	n := len(ev.Pairs)
 	for k := range taus {
 		pr.Full = append(pr.Full, ev.Ranks[k*n:(k+1)*n])
-		if ev.SampledRanks != nil {
-			pr.Sampled = append(pr.Sampled, ev.SampledRanks[k*n:(k+1)*n])
-		}
 	}
+	pr.Sampled, pr.SampledTau = ev.SampledRanks, ev.SampledTau
 	return pr
 }
 
@@ -233,8 +232,9 @@ func maxK(ks []int) int {
 func plannedResults(cfg *Config) []metrics.Result {
 	e := cfg.Eval
 	family := []metrics.Metric{metrics.MetricRecall, metrics.MetricNDCG, metrics.MetricStratRecall}
+	var sampled []metrics.Metric
 	if e.Sampled.On() {
-		family = append(family, metrics.MetricSampledRecall, metrics.MetricSampledNDCG, metrics.MetricCorrectedRecall, metrics.MetricCorrectedNDCG)
+		sampled = []metrics.Metric{metrics.MetricSampledRecall, metrics.MetricSampledNDCG, metrics.MetricCorrectedRecall, metrics.MetricCorrectedNDCG}
 	}
 	var lists []metrics.Metric
 	if e.Exposure != metrics.ExposureOff {
@@ -246,12 +246,15 @@ func plannedResults(cfg *Config) []metrics.Result {
 	ref := metrics.RefTau(e.LogitAdjust)
 	var out []metrics.Result
 	for k, tau := range e.LogitAdjust {
-		at := lists
+		at, fam := lists, family
 		if k != ref && e.Exposure != metrics.ExposureAll {
 			at = nil // the lists' metrics are of the ranking as trained only
 		}
+		if k == ref {
+			fam = append(slices.Clone(family), sampled...) // so is the sampled evaluation
+		}
 		for _, sl := range metrics.Slices() {
-			for _, m := range family {
+			for _, m := range fam {
 				for _, k := range e.K {
 					out = append(out, metrics.Result{Tau: tau, Slice: sl, Metric: m, K: k})
 					if e.Debiased && (m == metrics.MetricRecall || m == metrics.MetricNDCG) {
@@ -260,7 +263,7 @@ func plannedResults(cfg *Config) []metrics.Result {
 				}
 			}
 			out = append(out, metrics.Result{Tau: tau, Slice: sl, Metric: metrics.MetricMRR})
-			if e.Sampled.On() {
+			if e.Sampled.On() && k == ref {
 				out = append(out, metrics.Result{Tau: tau, Slice: sl, Metric: metrics.MetricSampledMRR})
 			}
 			if e.Debiased {
