@@ -46,10 +46,9 @@ const MaxSampledNegatives = 1000
 // items in train and test) and none y, from a source seeded by the data seed and the pair, so
 // that every run on the same data ranks the same candidates; y is ranked among the 1 + n
 // candidates by the same decision scores and tie rule as the full ranking as trained (τ_LA = 0,
-// or the smallest |τ_LA|), and the sampled
-// rank r̃ gives HR@K (Recall@K over the candidates), NDCG@K and MRR, and Krichene & Rendle's
-// corrected estimate of the full Recall@K and NDCG@K from r̃. The zero value evaluates
-// nothing sampled.
+// or the smallest |τ_LA|), and the sampled rank r̃ gives HR@K (Recall@K over the candidates),
+// NDCG@K and MRR, and Krichene & Rendle's corrected estimate of the full Recall@K and NDCG@K
+// from r̃. The zero value evaluates nothing sampled.
 type SampledSettings struct {
 	// Kind is how the negatives are drawn: "uniform", "popularity" (∝ the training count), or
 	// "none" (the default: no sampled evaluation).
