@@ -350,13 +350,19 @@ func (sv *seedValues) paired(a string, ka coord, b string, kb coord) (difference
 	return difference{Mean: mean, Lo: lo, Hi: hi, N: len(d), P: metrics.TTestP(d), D: d, Seeds: seeds}, true
 }
 
-// writeDifferencesCSV writes differences.csv: one row per comparison × τ × slice × metric × K,
+// writeDifferencesCSV writes differences.csv: one row per comparison × τ × slice (× test set, a
+// column present only when the debiased test set was evaluated) × metric × K,
 // with the group ids of the cell and its baseline, the number of common seeds, the mean paired
 // difference cell − baseline, its 95% Student-t interval (empty for one seed) and whether that
 // interval excludes zero.
 func writeDifferencesCSV(w io.Writer, d *differences) error {
+	test := slices.ContainsFunc(d.keys, func(k diffKey) bool { return k.Test != metrics.TestNatural })
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"cell", "baseline", "la_tau", "slice", "metric", "k", "seeds", "mean", "lo", "hi", "excludes_zero"}); err != nil {
+	header := []string{"cell", "baseline", "la_tau", "slice"}
+	if test {
+		header = append(header, "test")
+	}
+	if err := cw.Write(append(header, "metric", "k", "seeds", "mean", "lo", "hi", "excludes_zero")); err != nil {
 		return err
 	}
 	num := func(v float64) string {
@@ -367,8 +373,11 @@ func writeDifferencesCSV(w io.Writer, d *differences) error {
 	}
 	for _, k := range d.keys {
 		v := d.values[k]
-		row := []string{k.Cell, k.Base, strconv.FormatFloat(k.Tau, 'g', -1, 64), k.Slice.String(), string(k.Metric), strconv.Itoa(k.K),
-			strconv.Itoa(v.N), num(v.Mean), num(v.Lo), num(v.Hi), strconv.FormatBool(v.excludesZero())}
+		row := []string{k.Cell, k.Base, strconv.FormatFloat(k.Tau, 'g', -1, 64), k.Slice.String()}
+		if test {
+			row = append(row, k.Test.String())
+		}
+		row = append(row, string(k.Metric), strconv.Itoa(k.K), strconv.Itoa(v.N), num(v.Mean), num(v.Lo), num(v.Hi), strconv.FormatBool(v.excludesZero()))
 		if err := cw.Write(row); err != nil {
 			return err
 		}
