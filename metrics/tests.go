@@ -49,6 +49,34 @@ func Equal(values []float64) bool {
 // the family-wise error rate at most α. NaN p-values (untested hypotheses) stay NaN and do not
 // count in m.
 func Holm(p []float64) []float64 {
+	out, idx := tested(p)
+	m, running := len(idx), 0.0
+	for j, i := range idx {
+		running = max(running, min(1, float64(m-j)*p[i]))
+		out[i] = running
+	}
+	return out
+}
+
+// BenjaminiHochberg returns Benjamini & Hochberg's (1995) adjusted p-values of a family with
+// p-values p: with the m p-values sorted, p₍₁₎ ≤ … ≤ p₍ₘ₎, the adjusted p₍ᵢ₎ is min over j ≥ i of
+// min(1, m·p₍ⱼ₎/j), in the order of p. Rejecting where the adjusted value is below α keeps the
+// false discovery rate at most α for independent or positively dependent tests. NaN p-values
+// (untested hypotheses) stay NaN and do not count in m.
+func BenjaminiHochberg(p []float64) []float64 {
+	out, idx := tested(p)
+	m, running := len(idx), 1.0
+	for j := m - 1; j >= 0; j-- {
+		i := idx[j]
+		running = min(running, float64(m)*p[i]/float64(j+1))
+		out[i] = running
+	}
+	return out
+}
+
+// tested returns NaNs for the adjusted p-values of p and the indices of the p-values that are
+// not NaN, by increasing p-value (equal ones in their order).
+func tested(p []float64) ([]float64, []int) {
 	out := make([]float64, len(p))
 	var idx []int
 	for i, v := range p {
@@ -66,10 +94,5 @@ func Holm(p []float64) []float64 {
 		}
 		return 0
 	})
-	m, running := len(idx), 0.0
-	for j, i := range idx {
-		running = max(running, min(1, float64(m-j)*p[i]))
-		out[i] = running
-	}
-	return out
+	return out, idx
 }

@@ -369,7 +369,7 @@ func contrasts(rs Settings, recs []*Run, s *summary) ([]contrastRow, error) {
 	}
 	adjust := metrics.Holm
 	if rs.Adjust == AdjustBH {
-		adjust = benjaminiHochberg
+		adjust = metrics.BenjaminiHochberg
 	}
 	if rs.Adjust != AdjustNone {
 		type familyKey struct {

@@ -11,38 +11,6 @@ import (
 	"github.com/samplingbias/workbench/metrics"
 )
 
-// benjaminiHochberg returns Benjamini & Hochberg's (1995) adjusted p-values of a family with
-// p-values p: with the m p-values sorted, p₍₁₎ ≤ … ≤ p₍ₘ₎, the adjusted p₍ᵢ₎ is min over j ≥ i of
-// min(1, m·p₍ⱼ₎/j), in the order of p. Rejecting where the adjusted value is below α keeps the
-// false discovery rate at most α for independent or positively dependent tests. NaN p-values
-// (untested hypotheses) stay NaN and do not count in m.
-func benjaminiHochberg(p []float64) []float64 {
-	out := make([]float64, len(p))
-	var idx []int
-	for i, v := range p {
-		out[i] = math.NaN()
-		if !math.IsNaN(v) {
-			idx = append(idx, i)
-		}
-	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		switch {
-		case p[a] < p[b]:
-			return -1
-		case p[a] > p[b]:
-			return 1
-		}
-		return 0
-	})
-	m, running := len(idx), 1.0
-	for j := m - 1; j >= 0; j-- {
-		i := idx[j]
-		running = min(running, float64(m)*p[i]/float64(j+1))
-		out[i] = running
-	}
-	return out
-}
-
 // kendallTau returns Kendall's τ_b between the paired values x and y (Kendall 1945: ties in
 // either ranking count in neither the concordant nor the discordant pairs, and the denominator
 // is √((n₀ − n₁)(n₀ − n₂)) with n₀ = n(n−1)/2 and n₁, n₂ the pairs tied in x and in y), and the

@@ -11,30 +11,6 @@ import (
 	"github.com/samplingbias/workbench/metrics"
 )
 
-// TestBenjaminiHochberg checks the adjustment on lists adjusted by hand (and by R's
-// p.adjust(p, "BH"), which gives the same): sorted 0.005, 0.01, 0.03, 0.04 become
-// 4·0.005/1 = 0.02, 4·0.01/2 = 0.02, 4·0.03/3 = 0.04 and 4·0.04/4 = 0.04, each the least of its
-// own and the later ones, returned in the input's order; untested hypotheses (NaN) stay NaN and
-// do not count.
-func TestBenjaminiHochberg(t *testing.T) {
-	nan := math.NaN()
-	for _, tc := range []struct{ p, want []float64 }{
-		{[]float64{0.01, 0.04, 0.03, 0.005}, []float64{0.02, 0.04, 0.04, 0.02}},
-		{[]float64{0.01, 0.02, 0.03, 0.04, 0.05}, []float64{0.05, 0.05, 0.05, 0.05, 0.05}},
-		{[]float64{0.01, nan, 0.04, 0.03, 0.005}, []float64{0.02, nan, 0.04, 0.04, 0.02}},
-		{[]float64{0.9, 0.8}, []float64{0.9, 0.9}},
-		{[]float64{0.6}, []float64{0.6}},
-	} {
-		got := benjaminiHochberg(tc.p)
-		for i := range got {
-			if math.IsNaN(tc.want[i]) != math.IsNaN(got[i]) || math.Abs(got[i]-tc.want[i]) > 1e-15 {
-				t.Errorf("BH(%v) = %v, want %v", tc.p, got, tc.want)
-				break
-			}
-		}
-	}
-}
-
 // TestKendallTau: on a planted grid of five cells whose sampled metric swaps the second and
 // third, 9 of the 10 pairs are concordant and 1 discordant, τ = (9 − 1)/10 = 0.8, and the pair
 // named is the one swapped; a tie counts in neither, τ_b's denominator shrinking by it.
