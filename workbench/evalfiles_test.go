@@ -232,7 +232,7 @@ func TestEvalBadInputs(t *testing.T) {
 		{"unknown kind", "[eval.sampled]\nkind = \"pop\"\n", nil, []string{`eval.sampled.kind`, `unknown "pop"`, "popularity"}},
 		{"gamma < 0", "[eval]\ngamma = -0.5\n", nil, []string{"eval.gamma: must be a positive exponent", "got -0.5"}},
 		{"gamma = 0 written", "", []string{"eval.gamma=0"}, []string{"eval.gamma: 0 is not allowed (omit the key for the default 1)"}},
-		{"exposure", "[eval]\nexposure = \"yes\"\n", nil, []string{"eval.exposure", `unknown "yes" (allowed: on, off)`}},
+		{"exposure", "[eval]\nexposure = \"yes\"\n", nil, []string{"eval.exposure", `unknown "yes" (allowed: on, all, off)`}},
 		{"bh with one contrast", "[report]\nadjust = \"bh\"\n[[report.contrast]]\nname = \"x\"\na = \"variant=plain\"\nb = \"variant=logq\"\n" +
 			"[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\", \"logq\"]\n", nil, []string{`report.adjust: "bh" with a single contrast`}},
 		{"unknown contrast metric", "[[report.contrast]]\nname = \"x\"\na = \"variant=plain\"\nb = \"variant=logq\"\nmetrics = [\"hr\"]\n" +
