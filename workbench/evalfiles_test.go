@@ -109,12 +109,19 @@ func fieldsOf(t *testing.T, path string, n int) [][]string {
 // qrels by an independent implementation of Recall@K and NDCG@K (trecScores) gives
 // metrics.csv's values of all test pairs, for the ranking as trained and under post-hoc logit
 // adjustment, with the filtered protocol (every query's other test items removed from a pair's
-// ranking); the run files of a later evaluation without write_run are removed.
+// ranking); each run says what its run files hold (with the sampled evaluation on, that its
+// candidates are in negatives.tsv, not in the run files); the run files of a later evaluation
+// without write_run are removed.
 func TestRunFilesMatchMetrics(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", "eval.write_run=true",
-		"-set", "eval.filter=known", "-set", "eval.logit_adjust=[0,0.5]"); err != nil {
+	out, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", "eval.write_run=true", "-set", "eval.sampled.kind=uniform",
+		"-set", "eval.filter=known", "-set", "eval.logit_adjust=[0,0.5]")
+	if err != nil {
 		t.Fatal(err)
+	}
+	if note := "run files run.trec, run_la_tau=0.5.trec and qrels.trec: every test pair's top 10 of the full ranking; " +
+		"the sampled evaluation's candidates are in negatives.tsv"; strings.Count(out, note) != 4 {
+		t.Errorf("the output does not say what each run's files hold (%q):\n%s", note, out)
 	}
 	want := map[string]float64{} // run|la_tau|metric|k
 	for _, r := range metricsRows(t, dir) {
