@@ -235,11 +235,7 @@ func agreementFigures(s *summary) []figure {
 			if len(series) == 0 {
 				continue
 			}
-			title := metricLabel(est, k)
-			if tau, _ := kendallOf(s, full, e); !math.IsNaN(tau) {
-				title += fmt.Sprintf(", Kendall's τ_b = %.2f", tau)
-			}
-			panels = append(panels, plots.ScatterPanel{Title: title, Series: series, Identity: est == metrics.MetricCorrectedRecall})
+			panels = append(panels, plots.ScatterPanel{Title: metricLabel(est, k), Series: series, Identity: est == metrics.MetricCorrectedRecall})
 		}
 		if len(panels) == 0 {
 			continue
@@ -267,18 +263,4 @@ func onlyRef(s *summary, series []plots.TradeoffSeries) []plots.TradeoffSeries {
 		series[0].Name = ""
 	}
 	return series
-}
-
-// kendallOf is Kendall's τ_b between the groups' means at refTau of the coordinates a and b.
-func kendallOf(s *summary, a, b coord) (float64, [][2]int) {
-	a.Tau, b.Tau = s.refTau(), s.refTau()
-	var x, y []float64
-	for _, g := range s.groups {
-		va, okA := s.values[aggKey{g, a}]
-		vb, okB := s.values[aggKey{g, b}]
-		if okA && okB {
-			x, y = append(x, va.Mean), append(y, vb.Mean)
-		}
-	}
-	return kendallTau(x, y)
 }

@@ -49,11 +49,11 @@ func writeDigest(w io.Writer, s *summary, rows []contrastRow, rs Settings, ag []
 	var taus []string
 	for _, r := range ag {
 		if r.slice == metrics.SliceAll && r.full == metrics.MetricRecall && r.k == s.ks[metrics.MetricRecall][0] && !math.IsNaN(r.tau) {
-			taus = append(taus, fmt.Sprintf("%.3f by %s (%d of %d pairs of cells reversed)", r.tau, metricLabel(r.estimate, r.k), len(r.reversed), r.cells*(r.cells-1)/2))
+			taus = append(taus, fmt.Sprintf("%.3f with %s (%d of %d pairs of cells reversed)", r.tau, metricLabel(r.estimate, r.k), len(r.reversed), r.cells*(r.cells-1)/2))
 		}
 	}
 	if len(taus) > 0 {
-		fmt.Fprintf(w, "\nSampled against full evaluation: Kendall's τ_b between the cells' orderings by %s of all test pairs and %s.\n",
+		fmt.Fprintf(w, "\nSampled against full evaluation, the cells ordered by %s of all test pairs: Kendall's τ_b %s.\n",
 			metricLabel(metrics.MetricRecall, s.ks[metrics.MetricRecall][0]), strings.Join(taus, " and "))
 	}
 }
