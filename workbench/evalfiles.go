@@ -61,8 +61,9 @@ func evalData(in *metrics.Input, ds *datasets.Dataset, cfg *Config, counts []int
 }
 
 // checkEval refuses, before anything trains, an evaluation the run's data cannot give: more
-// sampled negatives than the corpus has items to draw from, or popularity negatives from a
-// corpus whose items were never seen in training.
+// sampled negatives than a test pair has items to draw from (the corpus without the pair's item
+// and its query's known positives), or popularity negatives from a corpus with too few items
+// seen in training.
 func checkEval(cfg *Config, ds *datasets.Dataset, counts []int64) error {
 	sm := cfg.Eval.Sampled
 	if !sm.On() {
@@ -71,16 +72,33 @@ func checkEval(cfg *Config, ds *datasets.Dataset, counts []int64) error {
 	if sm.Negatives >= ds.Items {
 		return fmt.Errorf("eval.sampled.negatives: %d negatives per test pair from a corpus of %d items: use fewer than the corpus minus the pair's item", sm.Negatives, ds.Items)
 	}
-	if sm.Kind == metrics.NegativesPopularity {
-		seen := 0
-		for _, c := range counts {
-			if c > 0 {
-				seen++
+	popularity := sm.Kind == metrics.NegativesPopularity
+	seen := 0
+	for _, c := range counts {
+		if c > 0 {
+			seen++
+		}
+	}
+	if popularity && seen <= sm.Negatives {
+		return fmt.Errorf("eval.sampled.kind: popularity negatives are drawn ∝ the training count, and only %d of the %d items have one, not more than eval.sampled.negatives = %d: use kind = %q or fewer negatives",
+			seen, ds.Items, sm.Negatives, metrics.NegativesUniform)
+	}
+	// The test pair with the fewest items left to draw from.
+	known := ds.KnownPositives()
+	for _, it := range ds.Test {
+		ex := known[it.Query] // holds the pair's item
+		left := ds.Items - len(ex)
+		if popularity {
+			left = seen
+			for _, j := range ex {
+				if counts[j] > 0 {
+					left--
+				}
 			}
 		}
-		if seen <= sm.Negatives {
-			return fmt.Errorf("eval.sampled.kind: popularity negatives are drawn ∝ the training count, and only %d of the %d items have one, not more than eval.sampled.negatives = %d: use kind = %q or fewer negatives",
-				seen, ds.Items, sm.Negatives, metrics.NegativesUniform)
+		if left < sm.Negatives {
+			return fmt.Errorf("eval.sampled.negatives: %d negatives per test pair, and the test pair (query %d, item %d) has %d items to draw from (the corpus without its query's %d known positives%s)",
+				sm.Negatives, it.Query, it.Item, left, len(ex), map[bool]string{true: ", seen in training", false: ""}[popularity])
 		}
 	}
 	return nil

@@ -269,12 +269,21 @@ func TestEvalBadInputsAgainstData(t *testing.T) {
 	}
 	cfg := &Config{}
 	cfg.Eval.Sampled = metrics.SampledSettings{Kind: metrics.NegativesPopularity, Negatives: 5}
-	ds := &datasets.Dataset{Items: 10}
+	ds := &datasets.Dataset{Items: 10, Queries: 2, Test: []datasets.Interaction{{Query: 0, Item: 1}}}
 	wantError(t, checkEval(cfg, ds, make([]int64, 10)), "eval.sampled.kind: popularity negatives are drawn ∝ the training count, and only 0 of the 10 items have one",
 		`use kind = "uniform" or fewer negatives`)
 	wantError(t, checkEval(cfg, ds, []int64{1, 1, 1, 1, 1, 0, 0, 0, 0, 0}), "only 5 of the 10 items have one, not more than eval.sampled.negatives = 5")
-	if err := checkEval(cfg, ds, []int64{1, 1, 1, 1, 1, 1, 0, 0, 0, 0}); err != nil {
+	if err := checkEval(cfg, ds, []int64{1, 1, 1, 1, 1, 1, 1, 0, 0, 0}); err != nil {
 		t.Error(err)
+	}
+	// A query that knows most of the corpus leaves its test pair too few items to draw from.
+	ds.Train = []datasets.Interaction{{Query: 0, Item: 2}, {Query: 0, Item: 3}, {Query: 0, Item: 4}, {Query: 0, Item: 5}}
+	cfg.Eval.Sampled.Kind, cfg.Eval.Sampled.Negatives = metrics.NegativesUniform, 6
+	wantError(t, checkEval(cfg, ds, make([]int64, 10)), "eval.sampled.negatives: 6 negatives per test pair, and the test pair (query 0, item 1) has 5 items",
+		"its query's 5 known positives")
+	cfg.Eval.Sampled.Negatives = 5
+	if err := checkEval(cfg, ds, make([]int64, 10)); err != nil {
+		t.Errorf("5 negatives of the 5 items left: %v", err)
 	}
 	body := string(readFile(t, smokeConfig)) + "\n[[report.contrast]]\nname = \"x\"\na = \"variant=plain\"\nb = \"variant=logq\"\nmetrics = [\"sampled_recall\"]\n"
 	_, err = runCommand(t, "-config", writeConfig(t, body), "-out", t.TempDir())
