@@ -18,7 +18,8 @@ import (
 //
 // The ranking finds them without sorting the corpus: while the tiles stream past, each (query,
 // τ) keeps the candidates whose float32 score x_j is at least a threshold t ≤ x_(L) − 2E, where
-// x_(L) is the L-th largest float32 score seen so far (a heap of L scores), L = max(K) + the
+// x_(L) is the L-th largest float32 score of the candidates when it was last raised (each time
+// they double, by selection), L = max(K) + the
 // query's special items − 1, and 2E the rounding bound of setBands. An item among the L best by
 // x̂ has x_j ≥ x̂_j − E ≥ x̂_(L) − E ≥ x_(L) − 2E, so it is kept. Once the row is complete the
 // candidates are sorted by x: two items whose x differ by more than 2E are in the order of x̂,
@@ -61,14 +62,14 @@ func candItem(key uint64) int32 { return int32(uint32(key)) }
 
 // topWorker is one goroutine's state of the top lists of a block of queries.
 type topWorker struct {
-	cand    [][]uint64  // per block query i and τ k: cand[i*nt+k], candKey
-	heap    [][]float32 // their L highest float32 scores so far, a min-heap
-	thr     []float32   // their thresholds
-	lim     []int       // their lengths that trigger a pruning
-	need    []int       // per block query: L
-	bound   []float64   // per block query and τ: 2E
-	bound32 []float32   // and 2E rounded up to float32
-	hat     []ranked    // finishing's buffer: a run of near-equal scores
+	cand    [][]uint64 // per block query i and τ k: cand[i*nt+k], candKey
+	xs      []float32  // raise's buffer: the candidates' scores
+	thr     []float32  // their thresholds
+	lim     []int      // their lengths that trigger a pruning
+	need    []int      // per block query: L
+	bound   []float64  // per block query and τ: 2E
+	bound32 []float32  // and 2E rounded up to float32
+	hat     []ranked   // finishing's buffer: a run of near-equal scores
 }
 
 // ranked is an item and its decision score.
@@ -136,7 +137,7 @@ func (r *ranker) isPairItem(a int, j int32) bool {
 
 // newTopWorker returns the state of a goroutine ranking blocks of up to rows queries.
 func newTopWorker(rows, nt int) *topWorker {
-	return &topWorker{cand: make([][]uint64, rows*nt), heap: make([][]float32, rows*nt), thr: make([]float32, rows*nt),
+	return &topWorker{cand: make([][]uint64, rows*nt), thr: make([]float32, rows*nt),
 		lim: make([]int, rows*nt), need: make([]int, rows), bound: make([]float64, 0, rows*nt), bound32: make([]float32, rows*nt)}
 }
 
@@ -151,19 +152,19 @@ func (t *topLists) start(r *ranker, w *topWorker, a0, a1 int) {
 			w.bound32[c] = up32(w.bound[c])
 			w.lim[c] = 2 * w.need[i]
 			if cap(w.cand[c]) < w.lim[c] {
-				w.cand[c], w.heap[c] = make([]uint64, 0, w.lim[c]), make([]float32, 0, w.need[i])
+				w.cand[c] = make([]uint64, 0, w.lim[c])
 			}
-			w.cand[c], w.heap[c] = w.cand[c][:0], w.heap[c][:0]
+			w.cand[c] = w.cand[c][:0]
 			w.thr[c] = float32(math.Inf(-1))
 		}
 	}
 }
 
 // collect adds the items of the scores x (τ k, items j0..j0+len(x)-1) of the block's query i at
-// or above its threshold to its candidates, raising the threshold as the L highest scores rise.
+// or above its threshold to its candidates; when they are twice as many as the list needs, the
+// threshold rises to the L-th highest of them (less 2E) and the candidates below it go.
 func (w *topWorker) collect(nt, i, k, j0 int, x []float32) {
 	c := i*nt + k
-	h, need := w.heap[c], w.need[i]
 	inf := float32(math.Inf(1))
 	// Most tiles have few items above the threshold, found in vector registers one at a time;
 	// a tile with many (the first ones of a row) is read through.
@@ -184,26 +185,26 @@ func (w *topWorker) collect(nt, i, k, j0 int, x []float32) {
 			}
 			at += off
 		}
-		v := x[at]
-		w.cand[c] = append(w.cand[c], candKey(v, int32(j0+at)))
-		switch {
-		case len(h) < need:
-			h = heapPush(h, v)
-			if len(h) == need {
-				w.thr[c] = below(h[0], w.bound32[c])
-			}
-		case v > h[0]:
-			h[0] = v
-			heapDown(h)
-			w.thr[c] = below(h[0], w.bound32[c])
-		}
+		w.cand[c] = append(w.cand[c], candKey(x[at], int32(j0+at)))
 		off = at + 1
 		if len(w.cand[c]) >= w.lim[c] {
-			w.prune(c)
-			w.lim[c] = max(2*need, 2*len(w.cand[c]))
+			w.raise(c, w.need[i])
 		}
 	}
-	w.heap[c] = h
+}
+
+// raise sets the threshold of candidates c to below their need-th highest score by 2E, drops
+// the candidates under it, and doubles what they may grow to before the next raise.
+func (w *topWorker) raise(c, need int) {
+	w.xs = w.xs[:0]
+	for _, e := range w.cand[c] {
+		w.xs = append(w.xs, candScore(e))
+	}
+	if t := below(kthLargest(w.xs, need), w.bound32[c]); t > w.thr[c] {
+		w.thr[c] = t
+		w.prune(c)
+	}
+	w.lim[c] = max(2*need, 2*len(w.cand[c]))
 }
 
 // below is a float32 at most x − b: the difference rounded in float32, then one step down.
@@ -220,36 +221,38 @@ func (w *topWorker) prune(c int) {
 	w.cand[c] = kept
 }
 
-// heapPush adds v to the min-heap h.
-func heapPush(h []float32, v float32) []float32 {
-	h = append(h, v)
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if h[p] <= h[i] {
-			break
+// kthLargest returns the k-th largest of xs (1 ≤ k ≤ len(xs)), reordering xs: Hoare's
+// selection, the range halved around a median-of-three pivot.
+func kthLargest(xs []float32, k int) float32 {
+	lo, hi, want := 0, len(xs)-1, k-1 // want: the index of the answer in decreasing order
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		a, b, c := xs[lo], xs[mid], xs[hi]
+		pivot := max(min(a, b), min(max(a, b), c))
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] > pivot {
+				i++
+			}
+			for xs[j] < pivot {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
 		}
-		h[p], h[i] = h[i], h[p]
-		i = p
+		switch {
+		case want <= j:
+			hi = j
+		case want >= i:
+			lo = i
+		default:
+			return xs[want]
+		}
 	}
-	return h
-}
-
-// heapDown restores the min-heap h after its root grew.
-func heapDown(h []float32) {
-	for i := 0; ; {
-		m, l, r := i, 2*i+1, 2*i+2
-		if l < len(h) && h[l] < h[m] {
-			m = l
-		}
-		if r < len(h) && h[r] < h[m] {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
+	return xs[want]
 }
 
 // finish writes the lists of queries[a], the block's query i: its candidates without the items
