@@ -168,8 +168,9 @@
 // short-lived garbage, its goroutine closures, for every tile product.) The bootstrap adds Bootstrap × (2·len(K)+1) float64 per τ.
 // With Input.Counts, popularity-stratified recall and the top lists add at most about 100 bytes
 // per pair and τ more (TestEvaluateMemory), the lists max(K) + T − 1 items per test query (T its
-// test items) and τ kept, and during the ranking each goroutine about 12·(max(K) + the query's
-// special items) bytes per query of its block; the sampled evaluation 4·n bytes per pair. For a million
+// test items) and τ kept, and during the ranking each goroutine about 20·(max(K) + the query's
+// special items) bytes per query of its block (20·: candidates of 8 bytes, up to twice as many,
+// and their scores); the sampled evaluation 4·n bytes per pair. For a million
 // items of dimension 64 the caller's V is 256 MB and Evaluate's own memory for 50,000 sampled
 // pairs and one τ about 6 MB.
 //

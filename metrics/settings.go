@@ -95,8 +95,8 @@ type Settings struct {
 	// average recommended popularity (arp), the long-tail share (aplt), item coverage, the Gini
 	// coefficient of exposure and novelty (see "Exposure" in the package documentation). "on"
 	// evaluates the ranking as trained (τ_LA = 0, or the smallest |τ| of logit_adjust), "all"
-	// every τ of logit_adjust (one top list per τ, each costing about what the ranking's counts
-	// do), "off" none (default DefaultExposure).
+	// every τ of logit_adjust (a top list per τ, so that many times the cost), "off" none
+	// (default DefaultExposure).
 	Exposure Exposure `toml:"exposure"`
 	// Gamma is the exponent γ of the popularity weights pop(y)^−γ of popularity-stratified
 	// Recall@K (Steck 2011) and of the debiased test set (Debiased), pop(y) the item's
