@@ -142,6 +142,7 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 		{"model.hidden", "embeddings at evaluation (the items' twice: as computed and packed for scoring)", (2*float64(ds.Items) + float64(len(ds.Test))) * dim * elem, phaseEval},
 		{"eval.logit_adjust", "ranks and metric values of the test pairs", ranks*8 + values*8, phaseEval},
 		{"eval.bootstrap", "bootstrap resamples", resamples * (means + 1) * 8, phaseEval},
+		evalFamiliesMemory(cfg, ds),
 		{estimatorKey, "frequency estimator's state and a checkpoint's copy of it", estimator, phaseTrain},
 	}, nil
 }

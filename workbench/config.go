@@ -392,6 +392,7 @@ func (c *Config) resolve(md toml.MetaData) error {
 		section("report", c.Report.Resolve()),
 		checkNegatives(c.Train, c.Loss, c.Sampler),
 		checkDeclared(c.Loss, c.Sampler),
+		checkPropensity(c),
 	)
 }
 

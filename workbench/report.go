@@ -74,7 +74,7 @@ func labelKeys(axes []Axis) map[string]bool {
 func (rec *runRecord) reportRun(family losses.Family) *report.Run {
 	r := &report.Run{ID: rec.ID, Group: rec.Group, Seed: rec.Seed, Axes: rec.Axes, LossFamily: string(family), Dataset: rec.Data.Name,
 		Items: rec.Data.Items, SliceNotes: rec.Data.SliceNotes, Bins: rec.Data.Bins,
-		Results: rec.Results, MostPopular: rec.MostPopular, Curve: make(report.Curve, len(rec.Curve))}
+		Results: rec.Results, MostPopular: rec.MostPopular, Curve: make(report.Curve, len(rec.Curve)), Ranks: rec.Ranks}
 	for i, p := range rec.Curve {
 		r.Curve[i] = report.CurvePoint{Step: p.Step, Loss: p.Loss}
 	}
@@ -85,8 +85,8 @@ func (rec *runRecord) reportRun(family losses.Family) *report.Run {
 }
 
 // checkReport checks, once the grid is planned and before anything trains, what the report
-// will need (report.Check), from placeholder results of the planned runs: every slice, metric
-// Recall at every K and every logit-adjustment strength of eval, and a two-point loss curve.
+// will need (report.Check), from placeholder results of the planned runs (plannedResults) and a
+// two-point loss curve.
 func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 	placeholders := make([]*report.Run, len(runs))
 	for i, r := range runs {
@@ -95,13 +95,7 @@ func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 		for _, st := range r.Settings {
 			rec.Axes[st.Key] = axisValue(st.Key, st.Value)
 		}
-		for _, tau := range r.cfg.Eval.LogitAdjust {
-			for _, sl := range runSlices(r.cfg.Slices) {
-				for _, k := range r.cfg.Eval.K {
-					rec.Results = append(rec.Results, metrics.Result{Tau: tau, Slice: sl, Metric: metrics.MetricRecall, K: k})
-				}
-			}
-		}
+		rec.Results = plannedResults(r.cfg)
 		placeholders[i] = rec
 	}
 	err := report.Check(reportInput(cfg, placeholders), stdout)

@@ -144,6 +144,9 @@ func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer)
 		if err == nil {
 			err = checkSteps(r.cfg.Train, len(ds.Train))
 		}
+		if err == nil {
+			err = checkEval(r.cfg, ds, ds.ItemCounts())
+		}
 		var p float64
 		if err == nil {
 			p, err = checkMemory(r.cfg, ds, limit, source)
@@ -317,7 +320,7 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 			here.fraction = float64(summary.Steps-summary.ResumedFrom) / float64(summary.Steps)
 		}
 	}
-	rec, err := evaluate(ctx, m, ds, counts, cfg, r.Seed, progress)
+	rec, err := evaluate(ctx, m, ds, counts, r, true, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -470,7 +473,9 @@ func trainError(err error, cfg *Config) error {
 
 // evaluate embeds the test queries and the whole corpus and ranks every item for every test pair;
 // the record it returns holds the results, the data's sizes and report, and the evaluation time.
-func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts []int64, cfg *Config, seed int64, progress io.Writer) (*runRecord, error) {
+// With files, it writes the run's evaluation files into its folder (writeEvalFiles).
+func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts []int64, r plannedRun, files bool, progress io.Writer) (*runRecord, error) {
+	cfg, seed := r.cfg, r.Seed
 	start := time.Now()
 	row := map[int32]int32{}
 	var queries []int32
@@ -509,10 +514,17 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts
 	}
 	in := metrics.Input{U: u, V: v, Dim: m.Dim(), Pairs: pairs, ItemSlice: metrics.AssignSlices(counts, cfg.Slices), LogPrior: logPrior(counts)}
 	in.Exclude = excludeLists(ds, cfg.Eval.Filter, queries)
-	results, err := metrics.EvaluateContext(ctx, in, cfg.Eval, seed, progress)
+	evalData(&in, ds, cfg, counts, queries)
+	ev, err := metrics.EvaluateAll(ctx, in, cfg.Eval, seed, progress)
 	if err != nil {
 		return nil, err
 	}
+	if files {
+		if err := writeEvalFiles(r, ev, queries, len(pairs), progress); err != nil {
+			return nil, err
+		}
+	}
+	results := ev.Results
 	popular, err := metrics.MostPopular(ctx, pairs, in.ItemSlice, counts, cfg.Eval, seed)
 	if err != nil {
 		return nil, err
@@ -535,6 +547,7 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts
 		EvalSeconds: time.Since(start).Seconds(),
 		Results:     results,
 		MostPopular: popular,
+		Ranks:       pairRanksOf(ev, cfg.Eval.LogitAdjust, in.ItemSlice),
 	}, nil
 }
 

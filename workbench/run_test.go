@@ -62,12 +62,14 @@ func TestSmokeEndToEnd(t *testing.T) {
 	}
 	csv := readFile(t, filepath.Join(dir, "metrics.csv"))
 	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
-	if lines[0] != "run,seed,slice,metric,k,value,loss.variant" {
+	if lines[0] != "run,kind,seed,slice,metric,k,value,loss.variant" {
 		t.Errorf("metrics.csv header %q", lines[0])
 	}
-	// 4 runs × 4 slices × (recall@1, recall@10, ndcg@1, ndcg@10, mrr), then per seed (2) the
-	// most_popular baseline's 4 × 5 rows and the random baseline's 4 slices × recall@1, recall@10.
-	if got, want := len(lines)-1, 4*4*5+2*(4*5+4*2); got != want {
+	// 4 runs × (4 slices × (recall@1, recall@10, ndcg@1, ndcg@10, mrr, strat_recall@1,
+	// strat_recall@10) + the exposure metrics arp, aplt, coverage, gini, novelty at 1 and 10),
+	// then per seed (2) the most_popular baseline's 4 × 5 rows and the random baseline's 4
+	// slices × recall@1, recall@10.
+	if got, want := len(lines)-1, 4*(4*7+5*2)+2*(4*5+4*2); got != want {
 		t.Errorf("metrics.csv has %d rows, want %d", got, want)
 	}
 	summary := readFile(t, filepath.Join(dir, "summary.md"))

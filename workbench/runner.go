@@ -21,6 +21,7 @@ import (
 
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
+	"github.com/samplingbias/workbench/report"
 )
 
 // runRecord is a finished run's metrics.json: written last, so its presence marks the run done.
@@ -38,6 +39,8 @@ type runRecord struct {
 	// MostPopular is the most-popular baseline on the run's data (metrics.MostPopular).
 	MostPopular []metrics.Result `json:"most_popular,omitempty"`
 	Curve       models.Curve     `json:"curve"`
+	// Ranks are the evaluated test pairs' ranks, for the report's paired tests over test pairs.
+	Ranks *report.PairRanks `json:"pair_ranks,omitempty"`
 	// here is the part of the run's training done by this process, for the time left.
 	here trainedHere
 }
