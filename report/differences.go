@@ -406,13 +406,13 @@ func writeDifferencesSummary(w io.Writer, s *summary, d *differences, labels fun
 	if len(d.cmps) == 0 {
 		return
 	}
-	header, rule := sliceColumns()
+	header, rule := sliceColumns(s.tableSlices())
 	s.eachTable(false, func(tk tableKey) {
 		fmt.Fprintf(w, "\n### %s, differences\n\n| cell − baseline | seeds |%s\n|---|---|%s\n", tk.name(), header, rule)
 		for _, c := range d.cmps {
 			n := 0
 			var cells []string
-			for _, sl := range metrics.Slices() {
+			for _, sl := range s.tableSlices() {
 				v, ok := d.values[diffKey{c, coord{tk.Tau, sl, tk.Metric, tk.K, tk.Test}}]
 				if !ok {
 					cells = append(cells, "–")

@@ -31,7 +31,7 @@ func retrievalFigures(in Input, s *summary) []figure {
 	}
 	figs = append(figs, sweepFigures(in, s)...)
 	figs = append(figs, popularityFigures(s)...)
-	if slices.Contains(presentSlices(s), metrics.SliceHead) && slices.Contains(presentSlices(s), metrics.SliceTail) {
+	if slices.Contains(s.slices(), metrics.SliceHead) && slices.Contains(s.slices(), metrics.SliceTail) {
 		for _, k := range s.ks[metrics.MetricRecall] {
 			figs = append(figs, figure{fmt.Sprintf("tradeoff_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
 				return tradeoff(s, k, ps)
@@ -65,7 +65,7 @@ func tradeoffSeries(s *summary, k int) []plots.TradeoffSeries {
 func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 	var points []plots.BarPoint
 	for _, g := range s.groups {
-		for _, sl := range metrics.Slices() {
+		for _, sl := range s.slices() {
 			v, ok := s.values[aggKey{g, coord{s.refTau(), sl, metrics.MetricRecall, k, metrics.TestNatural}}]
 			if !ok {
 				continue
@@ -79,7 +79,7 @@ func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 		}
 	}
 	var groups []string
-	for _, sl := range presentSlices(s) {
+	for _, sl := range s.slices() {
 		groups = append(groups, sl.String())
 	}
 	data, err := plots.NewBarData(groups, points)
@@ -93,19 +93,8 @@ func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 	for i := range data.Series {
 		data.Series[i].Style = s.enc.style(byLabel[data.Series[i].Name])
 	}
-	data.Refs = s.base.refs(presentSlices(s), k)
+	data.Refs = s.base.refs(s.slices(), k)
 	return plots.GroupedBars(data, plots.Labels{Y: s.refMetric(k), X: "Positive item's popularity slice", Key: s.key(len(data.Series))}, ps)
-}
-
-// presentSlices lists the slices that have results, in figure order.
-func presentSlices(s *summary) []metrics.Slice {
-	var out []metrics.Slice
-	for _, sl := range metrics.Slices() {
-		if _, ok := s.sizes[sl]; ok {
-			out = append(out, sl)
-		}
-	}
-	return out
 }
 
 // lossFigure draws the mean training loss across seeds of every group against the step, in one
@@ -231,7 +220,7 @@ func sweepFigures(in Input, s *summary) []figure {
 		label := newLabeler(in.Plots.Labels, order).label
 		for _, k := range s.ks[metrics.MetricRecall] {
 			var panels []plots.LinePanel
-			for _, sl := range presentSlices(s) {
+			for _, sl := range s.slices() {
 				p := plots.LinePanel{Title: sliceTitle(sl)}
 				for i, name := range order {
 					// Every line keeps its style in every panel, whichever lines a panel lacks.

@@ -32,14 +32,42 @@ type coord struct {
 // coordOf is the coordinate of r.
 func coordOf(r metrics.Result) coord { return coord{r.Tau, r.Slice, r.Metric, r.K, r.Test} }
 
-// sliceColumns is the header row of a table with a column per slice, after the first columns
-// (e.g. "| run |"), and its rule row after the first columns' (e.g. "|---|").
-func sliceColumns() (header, rule string) {
-	names := make([]string, len(metrics.Slices()))
-	for i, sl := range metrics.Slices() {
+// sliceColumns is the header row of a table with a column per slice of sls, after the first
+// columns (e.g. "| run |"), and its rule row after the first columns' (e.g. "|---|").
+func sliceColumns(sls []metrics.Slice) (header, rule string) {
+	names := make([]string, len(sls))
+	for i, sl := range sls {
 		names[i] = sl.String()
 	}
 	return " " + strings.Join(names, " | ") + " |", strings.Repeat("---|", len(names))
+}
+
+// slices lists the slices the report shows, in the order of its tables and figures: those of
+// head, torso, tail and all that have results, then the popularity bins that have results (bin1
+// the most frequent) when slices.method cuts the items into bins.
+func (s *summary) slices() []metrics.Slice {
+	var out []metrics.Slice
+	for _, sl := range metrics.Slices() {
+		if _, ok := s.sizes[sl]; ok {
+			out = append(out, sl)
+		}
+	}
+	for i := range len(s.bins) {
+		if _, ok := s.sizes[metrics.SliceBin(i)]; ok {
+			out = append(out, metrics.SliceBin(i))
+		}
+	}
+	return out
+}
+
+// tableSlices lists the columns of summary.md's tables by slice: head, torso, tail and all
+// (an empty slice's column shows "–"), or, with popularity bins, all and the bins that have
+// results.
+func (s *summary) tableSlices() []metrics.Slice {
+	if len(s.bins) == 0 {
+		return metrics.Slices()
+	}
+	return s.slices()
 }
 
 // aggKey names one aggregated number: a group (cell without seed) and one result coordinate.
@@ -285,8 +313,9 @@ func (s *summary) metricNames() []metrics.Metric {
 
 // Write writes the report of in's runs in the directory dir, which must exist: metrics.csv, differences.csv and
 // contrasts.csv (each only when the settings ask for it; a stale one is removed), summary.md and
-// the figures, every file atomically. A figure drawn otherwise than asked (see plots.Fit) gets a
-// warning line on warn.
+// the figures, every file atomically, then ReportFiles; the figures an earlier report wrote and
+// this one does not are removed (see ReportFiles), so that the folder holds the figures of these
+// settings only. A figure drawn otherwise than asked (see plots.Fit) gets a warning line on warn.
 func Write(dir string, in Input, warn io.Writer) error {
 	if err := in.check(); err != nil {
 		return err
@@ -330,8 +359,17 @@ func Write(dir string, in Input, warn io.Writer) error {
 		return err
 	}
 	figs := slices.Concat(retrievalFigures(in, s), contrastFigures(s, rows), agreementFigures(s), exposureFigures(s))
-	_, err = drawFigures(dir, in.Plots, figs, warn, true)
-	return err
+	written, err := drawFigures(dir, in.Plots, figs, warn, true)
+	if err != nil {
+		return err
+	}
+	mine := make([]owned, len(written))
+	for i, path := range written {
+		if mine[i], err = ownedFile(dir, filepath.Base(path)); err != nil {
+			return err
+		}
+	}
+	return keepOwned(dir, mine)
 }
 
 // writeOrRemove writes the file at path with write when want, and otherwise removes it: a file
