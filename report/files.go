@@ -56,6 +56,9 @@ func readOwned(dir string) ([]owned, error) {
 		if !ok || name == "" || strings.Contains(name, "..") || filepath.IsAbs(name) {
 			continue // not a line of ours: nothing of it is removed
 		}
+		if sum == "-" {
+			sum = ""
+		}
 		out = append(out, owned{name: name, sum: sum})
 	}
 	return out, sc.Err()
@@ -99,15 +102,11 @@ func writeOwned(dir string, entries []owned) error {
 }
 
 // keepOwned makes the report's files in dir those of now, the entries of the files this report
-// wrote: it removes what the previous listing names and now does not (a file only while its
+// wrote: it removes what the previous listing, before, names and now does not (a file only while its
 // content is what was written, a folder whole), then lists now. The listing names the union
 // of both until the removals are done, so that a process killed in between leaves no file of
 // its own unlisted.
-func keepOwned(dir string, now []owned) error {
-	before, err := readOwned(dir)
-	if err != nil {
-		return err
-	}
+func keepOwned(dir string, before, now []owned) error {
 	var stale []owned
 	for _, b := range before {
 		if !slices.ContainsFunc(now, func(e owned) bool { return e.name == b.name }) {

@@ -363,13 +363,38 @@ func Write(dir string, in Input, warn io.Writer) error {
 	if err != nil {
 		return err
 	}
+	before, err := readOwned(dir)
+	if err != nil {
+		return err
+	}
 	mine := make([]owned, len(written))
+	files := []string{"config.toml", "metrics.csv", "summary.md", "differences.csv", "contrasts.csv", "sampled_vs_full.csv"}
 	for i, path := range written {
 		if mine[i], err = ownedFile(dir, filepath.Base(path)); err != nil {
 			return err
 		}
+		files = append(files, mine[i].name)
 	}
-	return keepOwned(dir, mine)
+	if in.Settings.MLflow {
+		tree := owned{name: MLflowDir + "/"}
+		ours := slices.Contains(before, tree)
+		if !ours {
+			if _, err := os.Lstat(filepath.Join(dir, MLflowDir)); err == nil {
+				return fmt.Errorf("report.mlflow: %s was not written by a report of the workbench; move it away, or set report.mlflow = false",
+					filepath.Join(dir, MLflowDir))
+			}
+			// Listed before it is written, so that a process killed while writing it leaves
+			// a tree the next report knows as its own.
+			if err := writeOwned(dir, append(slices.Clone(before), tree)); err != nil {
+				return err
+			}
+		}
+		if err := writeMLflow(dir, in, files); err != nil {
+			return err
+		}
+		mine = append(mine, tree)
+	}
+	return keepOwned(dir, before, mine)
 }
 
 // writeOrRemove writes the file at path with write when want, and otherwise removes it: a file
