@@ -107,7 +107,7 @@ func labelKeys(axes []Axis) map[string]bool {
 func (rec *runRecord) reportRun(family losses.Family) *report.Run {
 	r := &report.Run{ID: rec.ID, Group: rec.Group, Seed: rec.Seed, Axes: rec.Axes, LossFamily: string(family), Dataset: rec.Data.Name,
 		Seconds: rec.Train.Seconds + rec.EvalSeconds,
-		Items: rec.Data.Items, SliceNotes: rec.Data.SliceNotes, Bins: rec.Data.Bins,
+		Items:   rec.Data.Items, SliceNotes: rec.Data.SliceNotes, Bins: rec.Data.Bins,
 		Results: rec.Results, MostPopular: rec.MostPopular, Curve: make(report.Curve, len(rec.Curve)), Ranks: rec.Ranks}
 	for i, p := range rec.Curve {
 		r.Curve[i] = report.CurvePoint{Step: p.Step, Loss: p.Loss}
