@@ -35,7 +35,7 @@ type Settings struct {
 	// metric and K. "none", "holm" (Holm 1979: the family-wise error rate) or "bh" (Benjamini &
 	// Hochberg 1995: the false discovery rate). Default DefaultAdjust.
 	Adjust Adjust `toml:"adjust"`
-	// MLflow writes, beside metrics.csv, an MLflow tracking tree (mlruns/, MLflow's file-store
+	// WriteMLflow writes, beside metrics.csv, an MLflow tracking tree (mlruns/, MLflow's file-store
 	// layout): the grid as an experiment, every run with its settings as params, its results
 	// and training loss as metrics and its config.toml and curve.csv as artifacts, under a
 	// parent run holding summary.md, metrics.csv and the figures; `mlflow ui` in the folder shows
@@ -43,7 +43,7 @@ type Settings struct {
 	// τ_LA of every run) whose artifact locations are absolute paths, as MLflow writes them, so
 	// that a folder copied or committed elsewhere carries paths of this machine; ask for it where
 	// it is looked at.
-	MLflow bool `toml:"mlflow"`
+	WriteMLflow bool `toml:"mlflow"`
 }
 
 // Adjust is a multiple-comparison adjustment of the contrasts, Settings.Adjust.

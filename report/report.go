@@ -375,7 +375,7 @@ func Write(dir string, in Input, warn io.Writer) error {
 		}
 		files = append(files, mine[i].name)
 	}
-	if in.Settings.MLflow {
+	if in.Settings.WriteMLflow {
 		tree := owned{name: MLflowDir + "/"}
 		ours := slices.Contains(before, tree)
 		if !ours {

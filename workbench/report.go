@@ -28,7 +28,7 @@ func writeReport(cfg *Config, runs []plannedRun, recs []*runRecord, stdout io.Wr
 	for i, rec := range recs {
 		r := planned[rec.ID]
 		out[i] = rec.reportRun(r.cfg.Loss.Family())
-		if cfg.Report.MLflow {
+		if cfg.Report.WriteMLflow {
 			if err := r.describe(out[i]); err != nil {
 				return err
 			}
