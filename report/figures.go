@@ -41,18 +41,75 @@ func retrievalFigures(in Input, s *summary) []figure {
 	return figs
 }
 
+// maxTradeoffCurves is the most curves the trade-off figure draws in one panel; more are drawn
+// in panels (tradeoffPanels).
+const maxTradeoffCurves = 4
+
 // tradeoff draws head against tail Recall@K: one point per group as trained (τ = 0, else the
-// smallest τ evaluated) with its 95% intervals across seeds in both directions, joined by a
-// line, in increasing τ, to its points under the other post-hoc logit-adjustment strengths τ of
-// eval, the largest tagged.
+// smallest τ evaluated), joined by a line, arrows pointing to increasing τ, to its points under
+// the other post-hoc logit-adjustment strengths τ of eval, with their 95% intervals across seeds
+// in both directions when plots.tradeoff_intervals asks for them; in panels when they are more
+// than maxTradeoffCurves (tradeoffPanels), on axes fitted to the data.
 func tradeoff(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
-	series := tradeoffSeries(s, k)
+	series := intervalsAsked(tradeoffSeries(s, k), ps)
 	if len(series) == 0 {
 		return nil, fmt.Errorf("no group has both head and tail Recall@%d", k)
 	}
 	l := plots.Labels{X: "Tail " + metricLabel(metrics.MetricRecall, k), Y: "Head " + metricLabel(metrics.MetricRecall, k), Key: s.key(len(series)),
 		Title: tauTitle(s)}
-	return plots.Tradeoff(series, l, ps)
+	if len(series) <= maxTradeoffCurves {
+		return plots.Tradeoff(series, l, ps)
+	}
+	panels, key := tradeoffPanels(s, series)
+	l.Key = key
+	return plots.TradeoffPanels(panels, l, ps)
+}
+
+// tradeoffPanels splits the trade-off figure's series into panels: one per colour when the
+// figures encode the cells by factor (colour by plots.color_by, the panel's title its value;
+// the legend then names the markers only), else one per loss family when the grid has several,
+// else one per cell. Each series keeps its style.
+func tradeoffPanels(s *summary, series []plots.TradeoffSeries) ([]plots.TradeoffPanel, *plots.Key) {
+	group := map[string]string{}
+	for _, g := range s.groups {
+		group[s.label(g)] = g
+	}
+	var panels []plots.TradeoffPanel
+	add := func(title string, ts plots.TradeoffSeries) {
+		i := slices.IndexFunc(panels, func(p plots.TradeoffPanel) bool { return p.Title == title })
+		if i < 0 {
+			i = len(panels)
+			panels = append(panels, plots.TradeoffPanel{Title: title})
+		}
+		panels[i].Series = append(panels[i].Series, ts)
+	}
+	families := map[string]bool{}
+	for _, g := range s.groups {
+		families[s.family[g]] = true
+	}
+	var key *plots.Key
+	for i, ts := range series {
+		g := group[ts.Name]
+		switch {
+		case s.enc.key != nil:
+			st := s.enc.style(g)
+			add(s.enc.key.Colors[st.Color].Name, ts)
+			if len(s.enc.key.Shapes) > 1 {
+				key = &plots.Key{Shapes: s.enc.key.Shapes}
+			} else {
+				key = &plots.Key{}
+			}
+		case len(families) > 1:
+			add(s.family[g], ts)
+		default:
+			if ts.Style == nil {
+				ts.Style = &plots.Style{Color: i, Shape: i}
+			}
+			add(ts.Name, ts)
+			key = &plots.Key{} // the panels' titles name the cells
+		}
+	}
+	return panels, key
 }
 
 // tradeoffSeries returns the series of the trade-off figure of Recall@K: tail against head.

@@ -102,6 +102,7 @@ type summary struct {
 	enc    figureEncoding     // how the figures draw the groups (encode)
 	// metricsOf holds the metrics each group's runs evaluated.
 	metricsOf map[string]map[metrics.Metric]bool
+	family    map[string]string // group -> its loss family (Run.LossFamily)
 }
 
 // encode chooses how the figures draw the groups (newEncoding with the [plots] settings).
@@ -123,7 +124,7 @@ func (s *summary) key(n int) *plots.Key {
 // summarize aggregates recs across seeds; labels (plots.labels) name the groups.
 func summarize(recs []*Run, labels map[string]string) *summary {
 	s := &summary{ks: map[metrics.Metric][]int{}, values: map[aggKey]agg{}, sizes: map[metrics.Slice][2]int{}, seeds: map[string]int{},
-		metricsOf: map[string]map[metrics.Metric]bool{}}
+		metricsOf: map[string]map[metrics.Metric]bool{}, family: map[string]string{}}
 	samples := map[aggKey][]float64{}
 	boot := map[aggKey][2]float64{} // the first run's bootstrap interval
 	var keys []aggKey
@@ -134,6 +135,7 @@ func summarize(recs []*Run, labels map[string]string) *summary {
 			s.groups = append(s.groups, rec.Group)
 		}
 		s.seeds[rec.Group]++
+		s.family[rec.Group] = rec.LossFamily
 		for _, n := range rec.SliceNotes {
 			if !slices.Contains(s.notes, n) {
 				s.notes = append(s.notes, n)
