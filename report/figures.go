@@ -333,7 +333,7 @@ func popularityFigures(s *summary) []figure {
 		if len(series) == 0 {
 			continue
 		}
-		l := plots.Labels{X: "Training count of the popularity bin's items (log scale)", Y: s.refMetric(k), Key: s.key(len(series))}
+		l := plots.Labels{X: "Bin's training count, √(least × greatest) (log)", Y: s.refMetric(k), Key: s.key(len(series))}
 		figs = append(figs, figure{fmt.Sprintf("recall_by_popularity_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
 			return plots.Lines(series, l, plots.LineOptions{LogX: true, Markers: true}, ps)
 		}})
