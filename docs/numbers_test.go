@@ -90,9 +90,9 @@ func (sc showcases) get(t reporter, name string) *showcase {
 
 // source recomputes one quoted number from a showcase; where says where it comes from.
 type source struct {
-	show string
-	where    string
-	value    func(s *showcase) (float64, error)
+	show  string
+	where string
+	value func(s *showcase) (float64, error)
 }
 
 // cellOf is a run's cell: its id without the seed.
