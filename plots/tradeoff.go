@@ -257,11 +257,7 @@ func TradeoffPanels(panels []TradeoffPanel, l Labels, s Settings) (*plot.Plot, e
 		if k+cols < len(panels) {
 			p.X.Label.Text = ""
 		}
-		out := panelPlot{p: p, entries: es}
-		for i, ts := range pn.Series {
-			out.names, out.styles = append(out.names, ts.Name), append(out.styles, styleOf(ts.Style, i))
-		}
-		return out, nil
+		return scatterPanel(p, es, pn.Series), nil
 	}, l, true, s)
 	return p, err
 }
