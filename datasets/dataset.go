@@ -25,6 +25,11 @@ type Dataset struct {
 	Days int
 	// Report is what the loader counted.
 	Report Report
+	// ItemValues are per-item quantities a source provides (each with a value per item, item j's
+	// at index j, by a lower-case snake_case name): the trainer offers each to the loss as a side
+	// input of that name (candidates.PerItem), at every column's item and every row's positive,
+	// beside the training label prior (LogPrior). Nil for the built-in sources.
+	ItemValues map[string][]float64
 }
 
 // Interaction is one (query, item) pair.
@@ -109,6 +114,24 @@ func (d *Dataset) ItemCounts() []int64 {
 		c[it.Item]++
 	}
 	return c
+}
+
+// LogPrior is the training label prior of every item, log π_j with π_j = (c_j + 1)/(N + M), the
+// add-one smoothed training frequency of item j (c_j its training count, N = Σ c_j, M =
+// len(counts) items), so that an item absent from the training set keeps a finite prior: the one
+// definition of the prior, which training reads (the side input candidates.LogPrior of tail and
+// logit_adjusted) and evaluation reads (post-hoc logit adjustment).
+func LogPrior(counts []int64) []float64 {
+	var n int64
+	for _, c := range counts {
+		n += c
+	}
+	den := float64(n + int64(len(counts)))
+	out := make([]float64, len(counts))
+	for j, c := range counts {
+		out[j] = math.Log(float64(c+1) / den)
+	}
+	return out
 }
 
 // KnownPositives returns, for every query, the sorted distinct items it interacts with in

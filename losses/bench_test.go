@@ -7,14 +7,16 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 const benchB = 1024
 
 // benchProblem is a B = 1024 problem over a 20000-item Zipf corpus.
-func benchProblem(b *testing.B, s Settings) (*Loss, problem) {
-	l := mustNew(b, s, tensor.Float32)
-	p := newCaseGen(9, 20000).gen(l.Settings(), l.Layout(), benchB, false)
+func benchProblem(b *testing.B, tc tcase) (*Loss, problem) {
+	l := tc.newLoss(b, tensor.Float32)
+	p := newCaseGen(9, 20000).gen(l.Settings(), l.Geometry(), benchB, false)
 	return l, p
 }
 
@@ -42,26 +44,26 @@ func report(b *testing.B, cpu0 time.Duration) {
 // writing a loss as its formula is measured for each; and logq_corrected,
 // which is an expression only.
 func BenchmarkLoss(b *testing.B) {
-	var cases []Settings
-	for _, s := range []Settings{
-		{Variant: VariantPlain},
-		{Variant: VariantLogQ},
-		{Variant: VariantLogQ, RemoveAccidentalHits: true},
-		{Variant: VariantImportance},
-		{Variant: VariantTail, Sampler: SamplerMixed, Negatives: 256},
-		{Variant: VariantNCE},
-		{Variant: VariantTail, Form: FormDecoupled},
-		{Variant: VariantMSEGramian},
+	var cases []tcase
+	mixed256 := candidates.Geometry{Sampler: "mixed", Layout: candidates.Diagonal, Extra: 256}
+	for _, tc := range []tcase{
+		{Settings{Variant: VariantPlain}, inBatchG},
+		{Settings{Variant: VariantLogQ}, inBatchG},
+		{Settings{Variant: VariantLogQ, RemoveAccidentalHits: true}, inBatchG},
+		{Settings{Variant: VariantImportance}, inBatchG},
+		{Settings{Variant: VariantTail}, mixed256},
+		{Settings{Variant: VariantNCE}, inBatchG},
+		{Settings{Variant: VariantTail, Form: FormDecoupled}, inBatchG},
+		{Settings{Variant: VariantMSEGramian}, inBatchG},
 	} {
 		for _, im := range []Impl{ImplFused, ImplExpression} {
-			s.Impl = im
-			cases = append(cases, s)
+			cases = append(cases, withImpl(tc, im))
 		}
 	}
-	cases = append(cases, Settings{Variant: VariantLogQCorrected})
-	for _, s := range cases {
-		l, p := benchProblem(b, s)
-		b.Run(name(l.Settings()), func(b *testing.B) {
+	cases = append(cases, tcase{Settings{Variant: VariantLogQCorrected}, inBatchG})
+	for _, tc := range cases {
+		l, p := benchProblem(b, tc)
+		b.Run(name(tcase{l.Settings(), l.Geometry()}), func(b *testing.B) {
 			h := newHarness(b, l, p.st, p.b, p.c, true)
 			if err := gorgonia.Let(h.scores, dense(tensor.Float32, p.S, p.b, p.c)); err != nil {
 				b.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 func ptr(v float64) *float64 { return &v }
@@ -61,12 +63,14 @@ type fixedOptions struct {
 	Item int `toml:"item"`
 }
 
-func (fixed) Shape() Shape { return Shape{Layout: LayoutFirst, Extra: 1} }
+func (fixed) Shape() Shape {
+	return Shape{Geometry: candidates.Geometry{Layout: candidates.First, Extra: 1}}
+}
 func (f fixed) Draw(_ *rand.Rand, _ *Data, pos, rows []int32) {
 	copy(rows, pos)
 	rows[len(pos)] = f.item
 }
-func (f fixed) Declare(_ *Data, pos, rows []int32, _ Law, c *Columns) error {
+func (f fixed) Declare(_ *Data, pos, rows []int32, _ Law, c *candidates.Step) error {
 	declareEach(f.Shape(), pos, rows, c, func(item int32) (float64, float64) {
 		if item == f.item {
 			return 0, 0

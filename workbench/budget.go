@@ -12,11 +12,8 @@ import (
 	"strings"
 	"unsafe"
 
-	"gorgonia.org/tensor"
-
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
-	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/models"
 )
 
@@ -70,22 +67,17 @@ type memoryTerm struct {
 // float64, so that no product of counts overflows; it errs on the high side for the parts it
 // simplifies (every activation kept three times: forward, backward and a buffer).
 func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTerm, error) {
-	loss, err := losses.New(cfg.Loss, tensor.Float32)
-	if err != nil {
-		return nil, err
-	}
-	ms, ts, es := cfg.Model, cfg.Train, cfg.Eval
+	ms, ts, es, g := cfg.Model, cfg.Train, cfg.Eval, cfg.geometry
 	slots := map[models.Optimizer]float64{models.OptimizerAdam: 2, models.OptimizerAdagrad: 1, models.OptimizerMomentum: 1}[ts.Optimizer]
-	b := float64(ts.BatchSize)
-	cols := b + float64(loss.Settings().Negatives) // columns of the score matrix
-	if loss.Layout() == losses.Indexed {
-		cols = float64(ds.Items)
-	}
-	towerRows, gathered := cols, 0.0 // the item tower's rows of a training step; the item rows gathered from them
-	if loss.Settings().PerRow {
+	r := g.Rows(ts.BatchSize)
+	b := float64(r)
+	cols := float64(g.Cols(r, ds.Items)) // columns of the score matrix
+	// The item tower's rows of a training step; the item rows gathered from them.
+	towerRows, gathered := float64(g.ItemRows(r, ds.Items)), 0.0
+	if g.PerRow > 0 {
 		// Each row's own draws: the tower runs once per distinct item (at most M rows), and the
 		// item rows are gathered from it, forward and backward.
-		gathered = float64(cfg.shape.Rows(ts.BatchSize, ds.Items))
+		gathered = towerRows
 		towerRows = math.Min(gathered, float64(ds.Items))
 	}
 	dim := float64(ms.Hidden[len(ms.Hidden)-1])

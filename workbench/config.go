@@ -14,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/estimators/freqsim"
@@ -84,8 +85,9 @@ type Config struct {
 
 	// written lists the dotted keys the config file and the -set flags write (see checkWritten).
 	written []string `affects:"nothing"`
-	// shape is the resolved sampler's column shape, which resolveSampler sets.
-	shape samplers.Shape `affects:"nothing"`
+	// geometry is the resolved sampler's geometry, which resolveSampler sets and the loss is
+	// resolved for.
+	geometry candidates.Geometry `affects:"nothing"`
 }
 
 // Axis is one [[ablation]] entry: either one key with a list of values, or several keys zipped
@@ -287,20 +289,20 @@ func tomlError(path string, data []byte, err error) error {
 }
 
 // resolveSampler resolves the sampler (full by default for the loss variants that score the whole
-// corpus) and gives the loss its column shape; it runs before the loss resolves.
+// corpus) and its geometry, which the loss is resolved for; it runs before the loss resolves.
 func (c *Config) resolveSampler() error {
-	if c.Sampler.Kind == "" && (c.Loss.Variant == losses.VariantFull || c.Loss.Variant == losses.VariantLogitAdjusted) {
+	if c.Sampler.Kind == "" && c.Loss.Variant.ScoresCorpus() {
 		c.Sampler.Kind = samplers.KindFull
 	}
 	if err := c.Sampler.Resolve(); err != nil {
 		return err
 	}
-	smp, err := samplers.New(c.Sampler)
+	_, g, err := samplers.Build(c.Sampler)
 	if err != nil {
 		return err
 	}
-	c.shape = smp.Shape()
-	return models.LossColumns(&c.Loss, c.shape, c.Train.BatchSize)
+	c.geometry = g
+	return nil
 }
 
 // movedKeys are keys that moved to another section: written, they are an error naming the new key.
@@ -454,7 +456,7 @@ func (c *Config) resolve(md toml.MetaData) error {
 		section("train", c.Train.Resolve()),
 		section("estimator", c.Estimator.Resolve()),
 		section("sampler", c.resolveSampler()),
-		section("loss", c.Loss.Resolve()),
+		section("loss", c.Loss.ResolveFor(c.geometry)),
 		section("eval", c.Eval.Resolve()),
 		section("plots", c.Plots.Resolve()),
 		section("report", c.Report.Resolve()),

@@ -228,7 +228,9 @@ func (c *dataCache) work(r plannedRun) float64 {
 	if t.Steps == 0 {
 		steps = float64(t.Epochs) * float64(max(size.pairs, 1)) / float64(max(t.BatchSize, 1))
 	}
-	return steps * float64(t.BatchSize+r.cfg.shape.Rows(t.BatchSize, max(size.items, 1)))
+	g := r.cfg.geometry
+	rows := g.Rows(t.BatchSize)
+	return steps * float64(rows+g.ItemRows(rows, max(size.items, 1)))
 }
 
 // writeRunConfig writes the run's resolved config into its folder.

@@ -13,6 +13,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/exampletest"
 	"github.com/samplingbias/workbench/internal/tape"
 	"github.com/samplingbias/workbench/losses"
@@ -97,20 +98,26 @@ func BenchmarkLogqTempered(b *testing.B) {
 	} {
 		b.Run(string(s.Variant), func(b *testing.B) {
 			const n = 1024
-			l, err := losses.New(s, tensor.Float32)
+			geo := candidates.Geometry{Sampler: "in_batch", Layout: candidates.Diagonal}
+			l, err := losses.New(s, geo, tensor.Float32)
 			if err != nil {
 				b.Fatal(err)
 			}
 			rng := rand.New(rand.NewPCG(1, 2))
-			st := &losses.Step{Layout: losses.Diagonal, Items: 20000, LogP: make([]float64, n), PosLogP: make([]float64, n),
-				LogQ: make([]float64, n), PosLogQ: make([]float64, n), RowItem: make([]int64, n), ColItem: make([]int64, n)}
+			st := candidates.NewStep(geo, n, 20000)
+			for _, name := range []string{candidates.LogP, candidates.LogQ} {
+				if err := st.Declare(candidates.Side{Name: name, By: "sampler in_batch"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			logP, logQ := st.Col(candidates.LogP), st.Col(candidates.LogQ)
 			for j := range n {
 				st.RowItem[j], st.ColItem[j] = int64(j), int64(j)
-				st.LogP[j] = math.Log(0.001 + 0.5*rng.Float64())
-				st.LogQ[j] = math.Log(1e-5 + 1e-3*rng.Float64())
+				logP[j] = math.Log(0.001 + 0.5*rng.Float64())
+				logQ[j] = math.Log(1e-5 + 1e-3*rng.Float64())
 			}
-			copy(st.PosLogP, st.LogP)
-			copy(st.PosLogQ, st.LogQ)
+			copy(st.Row(candidates.LogP), logP)
+			copy(st.Row(candidates.LogQ), logQ)
 			scores := make([]float32, n*n)
 			for k := range scores {
 				scores[k] = float32(0.3 * rng.NormFloat64())
