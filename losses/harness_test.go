@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/diff/fd"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -469,4 +470,10 @@ func ones(n int) []float64 {
 		x[i] = 1
 	}
 	return x
+}
+
+// centralDifferences are the central differences of f at x with step h, (f(x + h·e_k) −
+// f(x − h·e_k))/(2h) for every k (gonum's diff/fd, as lossestest's checks take them).
+func centralDifferences(f func([]float64) float64, x []float64, h float64) []float64 {
+	return fd.Gradient(nil, f, x, &fd.Settings{Formula: fd.Central, Step: h})
 }

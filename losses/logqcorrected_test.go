@@ -31,17 +31,7 @@ func TestLogQCorrectedFiniteDifferences(t *testing.T) {
 			_, g = mustRun(t, l, p.st, p.b, p.c, true, p.S)
 		}
 		frozen := logqCorrectedWeights(&p.s, p.st, p.S, p.b, p.c)
-		const eps = 1e-5
-		x := append([]float64(nil), p.S...)
-		fd := make([]float64, len(x))
-		for k := range x {
-			x[k] = p.S[k] + eps
-			up := logqCorrectedFrozen(&p.s, p.st, x, p.b, p.c, frozen)
-			x[k] = p.S[k] - eps
-			down := logqCorrectedFrozen(&p.s, p.st, x, p.b, p.c, frozen)
-			x[k] = p.S[k]
-			fd[k] = (up - down) / (2 * eps)
-		}
+		fd := centralDifferences(func(x []float64) float64 { return logqCorrectedFrozen(&p.s, p.st, x, p.b, p.c, frozen) }, p.S, 1e-5)
 		scale := maxAbs(fd)
 		if scale == 0 {
 			t.Fatalf("%s: zero gradient", name(s))

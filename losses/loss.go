@@ -38,6 +38,9 @@ func New(s Settings, g candidates.Geometry, dt tensor.Dtype) (*Loss, error) {
 // Settings returns the resolved settings.
 func (l *Loss) Settings() Settings { return l.s }
 
+// Dtype returns the element type of the scores the loss takes.
+func (l *Loss) Dtype() tensor.Dtype { return l.dt }
+
 // Geometry returns the geometry of the candidates the loss scores.
 func (l *Loss) Geometry() candidates.Geometry { return l.g }
 

@@ -3,6 +3,7 @@ package losses
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/samplingbias/workbench/candidates"
+	"github.com/samplingbias/workbench/internal/ops"
 )
 
 // mustNew is the loss of settings s for the candidates of its default geometry (geometryOf).
@@ -75,23 +77,13 @@ func TestFiniteDifferences(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			const eps = 1e-5
-			fd := make([]float64, len(p.S))
-			x := append([]float64(nil), p.S...)
-			for k := range x {
-				x[k] = p.S[k] + eps
-				up, _, err := h.run(x)
+			fd := centralDifferences(func(x []float64) float64 {
+				v, _, err := h.run(x)
 				if err != nil {
 					t.Fatal(err)
 				}
-				x[k] = p.S[k] - eps
-				down, _, err := h.run(x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				x[k] = p.S[k]
-				fd[k] = (up - down) / (2 * eps)
-			}
+				return v
+			}, p.S, 1e-5)
 			scale := maxAbs(fd)
 			for k := range fd {
 				if math.Abs(g[k]-fd[k]) > 1e-7*scale+1e-9 {
@@ -568,6 +560,37 @@ func TestStepChanges(t *testing.T) {
 				want, gWant := mustRun(t, l, second.st, second.b, second.c, true, second.S)
 				checkClose(t, "after a change of step", got, want, g, gWant, 1e-12)
 			})
+		}
+	}
+}
+
+// TestOutputOwnership: the gradient a loss node's machine computes, fused or an expression, is
+// the op's own tensor (internal/ops), valid until the next run: read after the next run, it
+// holds that run's gradient in a normal build, and NaN in a checked build (the race detector's,
+// or the opdebug tag), where the stale read shows; a copy taken before the next run keeps its
+// values in both.
+func TestOutputOwnership(t *testing.T) {
+	gen := newCaseGen(13, 9)
+	for _, im := range []Impl{ImplFused, ImplExpression} {
+		l := mustNew(t, Settings{Variant: VariantLogQ, Impl: im}, tensor.Float64)
+		first, second := gen.gen(l.Settings(), inBatchG, 5, false), gen.gen(l.Settings(), inBatchG, 5, false)
+		h := newHarness(t, l, first.st, first.b, first.c, true)
+		if _, _, err := h.run(first.S); err != nil {
+			t.Fatal(err)
+		}
+		kept, copied := h.grad.Value().Data().([]float64), values(h.grad.Value())
+		if _, g2, err := h.run(second.S); err != nil {
+			t.Fatal(err)
+		} else {
+			for k, v := range kept {
+				if stale := math.IsNaN(v); ops.Checked != stale || !ops.Checked && v != g2[k] {
+					t.Fatalf("%s: the first run's gradient read after the second holds %v at %d (checked build %t; the second run's is %v)",
+						im, v, k, ops.Checked, g2[k])
+				}
+			}
+		}
+		if _, g1, err := h.run(first.S); err != nil || !slices.Equal(copied, g1) {
+			t.Errorf("%s: the copy of the first run's gradient %v, the same run again %v (%v)", im, copied, g1, err)
 		}
 	}
 }

@@ -231,17 +231,16 @@ func TestPrimitives(t *testing.T) {
 			}
 			// Central finite differences of L in float64.
 			_, grads := primRun(t, tc.prim, tensor.Float64, tc.shapes, vals, w, false)
-			const h = 1e-5
-			for i := range vals {
-				for k := range vals[i] {
-					x := vals[i][k]
-					vals[i][k] = x + h
-					up, _ := primRun(t, tc.prim, tensor.Float64, tc.shapes, vals, w, true)
-					vals[i][k] = x - h
-					down, _ := primRun(t, tc.prim, tensor.Float64, tc.shapes, vals, w, true)
-					vals[i][k] = x
-					if fd := (up - down) / (2 * h); math.Abs(fd-grads[i][k]) > 1e-6*math.Max(1, math.Abs(fd)) {
-						t.Errorf("∂/∂in%d[%d] = %.12g, finite difference %.12g", i, k, grads[i][k], fd)
+			for i, orig := range vals {
+				fd := centralDifferences(func(x []float64) float64 {
+					vals[i] = x
+					v, _ := primRun(t, tc.prim, tensor.Float64, tc.shapes, vals, w, true)
+					return v
+				}, orig, 1e-5)
+				vals[i] = orig
+				for k, d := range fd {
+					if math.Abs(d-grads[i][k]) > 1e-6*math.Max(1, math.Abs(d)) {
+						t.Errorf("∂/∂in%d[%d] = %.12g, finite difference %.12g", i, k, grads[i][k], d)
 					}
 				}
 			}

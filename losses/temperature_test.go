@@ -85,10 +85,10 @@ func TestLearnedTemperature(t *testing.T) {
 			if s.Variant == VariantLogQCorrected {
 				break
 			}
-			const eps = 1e-6
-			up, _, _ := h.run(t, p.S, logTau+eps)
-			down, _, _ := h.run(t, p.S, logTau-eps)
-			fd := (up - down) / (2 * eps)
+			fd := centralDifferences(func(x []float64) float64 {
+				v, _, _ := h.run(t, p.S, x[0])
+				return v
+			}, []float64{logTau}, 1e-6)[0]
 			if fd == 0 && dLogTau == 0 {
 				continue
 			}

@@ -1,5 +1,5 @@
 // Package exampletest holds the checks shared by the tests of the example programs
-// (examples/custom-loss, examples/custom-sampler) and of the README's commands: build the
+// (examples/custom-loss, examples/custom-sampler, examples/side-input) and of the README's commands: build the
 // program, read a CSV output, check that a run's training loss went down, that a command fails
 // with a given message, and that the README shows the program's code. Each test runs in its example's folder, two levels below the repository's
 // root.
