@@ -6,7 +6,7 @@ import (
 )
 
 // NoItem is the item of a padding row (Geometry.Padded): its positive among a sampler's item rows
-// and in Step.RowItem. In Step.ColItem it also marks column 0 under Layout First, each row's own
+// and in Step.RowItem. In Step.ColItem it also marks column 0 under layout First, each row's own
 // positive, whose item is the row's.
 const NoItem = -1
 
@@ -58,7 +58,8 @@ type Geometry struct {
 	// (Diagonal, First).
 	Extra int
 	// Memory is the number of earlier steps whose R positives follow the drawn item rows
-	// (Diagonal only, without PerRow), held constant: no gradient flows into their embeddings.
+	// (Diagonal only, without PerRow or padding), held constant: no gradient flows into their
+	// embeddings.
 	// They are negatives like the others.
 	Memory int
 	// PerRow is the number of items drawn for each row alone (Diagonal, First): the last R·PerRow
@@ -160,8 +161,8 @@ func (g Geometry) Check() error {
 		err = fmt.Errorf("unknown layout %d", int(g.Layout))
 	case g.Extra < 0 || g.Memory < 0 || g.PerRow < 0 || g.PerExample < 0:
 		err = fmt.Errorf("negative counts (extra %d, memory %d, per row %d, per example %d)", g.Extra, g.Memory, g.PerRow, g.PerExample)
-	case g.Memory > 0 && (g.Layout != Diagonal || g.PerRow > 0):
-		err = errors.New("memory rows need layout diagonal without rows of each row's own")
+	case g.Memory > 0 && (g.Layout != Diagonal || g.PerRow > 0 || g.Padded):
+		err = errors.New("memory rows need layout diagonal without rows of each row's own or padding")
 	case g.Layout == Corpus && (g.Extra > 0 || g.PerRow > 0):
 		err = errors.New("layout corpus scores the corpus and draws no items")
 	case g.Layout == Corpus && (g.perExample() > 1 || g.Padded):

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Dataset is the one in-memory form of every source.
@@ -132,6 +133,32 @@ func LogPrior(counts []int64) []float64 {
 		out[j] = math.Log(float64(c+1) / den)
 	}
 	return out
+}
+
+// Bytes is the memory the dataset holds: its interactions, features, tokens and names, and its
+// item values.
+func (d *Dataset) Bytes() float64 {
+	strs := func(ss []string) float64 {
+		n := float64(cap(ss)) * float64(unsafe.Sizeof(""))
+		for _, s := range ss {
+			n += float64(len(s))
+		}
+		return n
+	}
+	n := float64(cap(d.Train)+cap(d.Test))*float64(unsafe.Sizeof(Interaction{})) + strs(d.QueryNames) + strs(d.ItemNames)
+	for side, fs := range []*Features{d.QueryFeatures, d.ItemFeatures} {
+		if fs == nil || (side == 1 && fs == d.QueryFeatures) {
+			continue
+		}
+		n += 4 * float64(cap(fs.Dense))
+		for _, f := range fs.Fields {
+			n += 4*float64(cap(f.Offsets)+cap(f.IDs)+cap(f.Weights)) + strs(f.Tokens)
+		}
+	}
+	for _, v := range d.ItemValues {
+		n += 8 * float64(cap(v))
+	}
+	return n
 }
 
 // KnownPositives returns, for every query, the sorted distinct items it interacts with in

@@ -4,8 +4,8 @@ import (
 	"math"
 	"runtime"
 
-	"github.com/samplingbias/workbench/internal/buf"
 	"github.com/samplingbias/workbench/internal/parallel"
+	"github.com/samplingbias/workbench/internal/reuse"
 	"github.com/samplingbias/workbench/internal/simd"
 )
 
@@ -25,8 +25,8 @@ func defaultWorkers() int { return runtime.GOMAXPROCS(0) }
 // order, so the result does not depend on the number of workers.
 func execute[T floats](p *plan, s, g []T, rowLoss []float64, scratch [][]float64, workers int) float64 {
 	if g != nil {
-		p.rowScale = buf.Grow(p.rowScale, p.b)
-		p.posAdd = buf.Grow(p.posAdd, p.b)
+		p.rowScale = reuse.Grow(p.rowScale, p.b)
+		p.posAdd = reuse.Grow(p.posAdd, p.b)
 	}
 	parallel.Split(p.b, parallel.Parts(p.b*p.c, parallelMin, workers), func(w, lo, hi int) {
 		switch p.kind {

@@ -9,8 +9,8 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/samplingbias/workbench/candidates"
-	"github.com/samplingbias/workbench/internal/buf"
 	"github.com/samplingbias/workbench/internal/ops"
+	"github.com/samplingbias/workbench/internal/reuse"
 )
 
 // lossOp is the fused Gorgonia op of a loss: R×C scores → scalar. It reads its step when it
@@ -160,8 +160,8 @@ func (op *lossOp) forward(t *tensor.Dense) (float64, error) {
 	if err := st.plan.build(&op.s, op.g, op.step, op.b, op.c); err != nil {
 		return 0, err
 	}
-	st.rowLoss = buf.Grow(st.rowLoss, op.b)
-	st.scratch = buf.GrowRows(st.scratch, op.workers, op.c)
+	st.rowLoss = reuse.Grow(st.rowLoss, op.b)
+	st.scratch = reuse.GrowRows(st.scratch, op.workers, op.c)
 	st.gradBuf = st.grad.Get(t.Dtype(), op.b, op.c)
 	var total float64
 	switch data := t.Data().(type) {

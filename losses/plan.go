@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/samplingbias/workbench/candidates"
-	"github.com/samplingbias/workbench/internal/buf"
+	"github.com/samplingbias/workbench/internal/reuse"
 )
 
 // kind is the shape of a loss: every variant is one of three row kernels.
@@ -118,7 +118,7 @@ func colsOf[E any](p *plan, x []E, i int) []E {
 
 // take resizes *b to n and returns it.
 func take(b *[]float64, n int) []float64 {
-	*b = buf.Grow(*b, n)
+	*b = reuse.Grow(*b, n)
 	return *b
 }
 
@@ -330,7 +330,7 @@ func (p *plan) findPadding(st *candidates.Step) error {
 	if err := checkLen("the step's RowItem", st.RowItem, p.b, "R"); err != nil {
 		return err
 	}
-	p.bufValid = buf.Grow(p.bufValid, p.b)
+	p.bufValid = reuse.Grow(p.bufValid, p.b)
 	p.valid, p.nValid = p.bufValid, 0
 	for i, it := range st.RowItem {
 		p.valid[i] = it != candidates.NoItem
@@ -347,7 +347,7 @@ func (p *plan) findPadding(st *candidates.Step) error {
 // weights sets coef[i] = r_i·scale from the step's rewards (1 where it has none, or where they
 // are nil), 0 for a padding row.
 func (p *plan) weights(st *candidates.Step) error {
-	p.coef = buf.Grow(p.coef, p.b)
+	p.coef = reuse.Grow(p.coef, p.b)
 	rewards := st.Row(candidates.Rewards)
 	if rewards == nil {
 		for i := range p.coef {
@@ -435,7 +435,7 @@ func (p *plan) gramianWeights(st *candidates.Step) error {
 // fills an earlier column (of the same row, under perRow).
 func (p *plan) markDuplicates() {
 	n, _ := p.entries()
-	p.dup = buf.Grow(p.bufDup, n)
+	p.dup = reuse.Grow(p.bufDup, n)
 	p.bufDup = p.dup
 	if p.first == nil {
 		p.first = make(map[int64]struct{}, p.c)
@@ -575,7 +575,7 @@ func (p *plan) appendHits(dst []int) []int {
 		p.colHead = make(map[int64]int, p.c)
 	}
 	clear(p.colHead)
-	p.colPrev = buf.Grow(p.colPrev, p.c)
+	p.colPrev = reuse.Grow(p.colPrev, p.c)
 	p.dupCols = p.dupCols[:0]
 	for j, it := range p.colItem {
 		p.colPrev[j] = -1

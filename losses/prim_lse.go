@@ -8,8 +8,8 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/samplingbias/workbench/internal/buf"
 	"github.com/samplingbias/workbench/internal/parallel"
+	"github.com/samplingbias/workbench/internal/reuse"
 	"github.com/samplingbias/workbench/internal/simd"
 )
 
@@ -75,7 +75,7 @@ func (op *lseOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error)
 	out := op.output(prealloc, t[0].Shape(), t[0].Dtype())
 	st := op.st
 	b := t[0].Shape()[0]
-	st.m, st.logS, st.shift = buf.Grow(st.m, b), buf.Grow(st.logS, b), buf.Grow(st.shift, b)
+	st.m, st.logS, st.shift = reuse.Grow(st.m, b), reuse.Grow(st.logS, b), reuse.Grow(st.shift, b)
 	switch a := t[0].Data().(type) {
 	case []float32:
 		lse(out.Data().([]float32), st, a, t[1].Data().([]float32), op.loss)
@@ -90,10 +90,10 @@ func lse[T floats](out []T, st *lseState, a, x []T, loss bool) {
 	b := len(a)
 	c := len(x) / b
 	prev, _ := st.terms.([]T)
-	terms := buf.Grow(prev, len(x))
+	terms := reuse.Grow(prev, len(x))
 	st.terms = terms
 	parts := parallel.Parts(len(x), primMin, defaultWorkers())
-	st.z = buf.GrowRows(st.z, parts, c)
+	st.z = reuse.GrowRows(st.z, parts, c)
 	parallel.Split(b, parts, func(w, lo, hi int) {
 		z := st.z[w]
 		for i := lo; i < hi; i++ {

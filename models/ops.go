@@ -11,15 +11,18 @@ import (
 	"github.com/samplingbias/workbench/internal/ops"
 )
 
-// The custom Gorgonia ops of the towers and the score matrix. Each op owns its output tensor and
-// overwrites it on every execution (one allocation per graph, not per step), and implements its
-// gradient with further custom ops (gorgonia.SDOp) so that the tape machine runs forward and
-// backward in one program:
+// The custom Gorgonia ops of the towers and the score matrix, built on the workbench's op base
+// (internal/ops): each is named after its function and parameters, its identity in the graph,
+// owns its output tensor and overwrites it on every execution (one allocation per graph, not per
+// step; a value is valid until the next run of the machine), and implements its gradient with
+// further custom ops (gorgonia.SDOp) so that the tape machine runs forward and backward in one
+// program:
 //
 //	denseOp       Y = act(X·W + b)            ∂: reluGradOp, matMulOp (dX = dZ·Wᵀ, dW = Xᵀ·dZ), colSumOp
 //	l2NormOp      Y = Z / sqrt(‖Z‖² + ε²)     ∂: l2NormGradOp
-//	scoresOp      S = U·Vᵀ (one Gemm NoTrans/Trans, no Transpose copy), or the First layout
-//	              S = [⟨u_i, v_i⟩ | U·V[B:]ᵀ], each row's own ⟨u_i, v_own(i,k)⟩ last
+//	scoresOp      S = U·Vᵀ (one Gemm NoTrans/Trans, no Transpose copy), or the first layout
+//	              S = [⟨u_i, v_i⟩ | U·V[R:]ᵀ], each row's own ⟨u_i, v_own(i,k)⟩ last (the
+//	              sampler's candidates.Geometry)
 //	                                          ∂: matMulOp or scoresGradOp
 //	rowsOp        V = Y[idx] (the item rows from the distinct items' tower rows)
 //	                                          ∂: scatterRowsOp
@@ -334,12 +337,13 @@ func (op *l2NormGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 
 // ---- scoresOp ----
 
-// scoresOp computes the raw score matrix from U (B×d) and V (rows×d). In the Diagonal and
-// Indexed layouts S = U·Vᵀ (B×rows). In the First layout V holds the B positives followed by m
-// shared negatives and S (B×(1+m)) has S[i,0] = ⟨u_i, v_i⟩ and S[i,1+j] = ⟨u_i, v_{B+j}⟩. A
-// sampler drawing perRow items for each row alone (samplers.Shape.PerRow) puts them last in V,
-// B blocks of perRow, and row i scores its own block in its last perRow columns:
-// S[i, C−perRow+k] = ⟨u_i, v_{shared+i·perRow+k}⟩, shared = rows − B·perRow.
+// scoresOp computes the raw score matrix of a step's candidates (candidates.Geometry) from U
+// (R×d, a row per score row) and V (item rows×d). In the diagonal and corpus layouts
+// S = U·Vᵀ (R×rows). In the first layout V holds the R positives followed by m shared negatives
+// and S (R×(1+m)) has S[i,0] = ⟨u_i, v_i⟩ and S[i,1+j] = ⟨u_i, v_{R+j}⟩. A sampler drawing perRow
+// items for each row alone (Geometry.PerRow) puts them last in V, R blocks of perRow, and row i
+// scores its own block in its last perRow columns: S[i, C−perRow+k] = ⟨u_i, v_{shared+i·perRow+k}⟩,
+// shared = rows − R·perRow.
 type scoresOp[T float] struct {
 	ops.Base
 	outBuf[T]

@@ -20,6 +20,7 @@ import (
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/internal/distinct"
+	"github.com/samplingbias/workbench/internal/reuse"
 	"github.com/samplingbias/workbench/internal/tape"
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/samplers"
@@ -712,7 +713,7 @@ func (tr *trainer[T]) estimatorKeys() ([]uint64, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr.emb = grow(tr.emb, len(y))
+	tr.emb = reuse.Grow(tr.emb, len(y))
 	for i, v := range y {
 		tr.emb[i] = float32(v)
 	}

@@ -17,7 +17,7 @@ import (
 // so its expected copies equal its inclusion probability and q = p/k. Unconditionally
 // p_j = E[[j ∈ batch]·k/D], which has no closed form: the sampler declares the estimate
 // p_j ≈ p̂_j·k/D_t, with p̂_j the positives' law (the estimator's inclusion probability) and D_t
-// this step's number of distinct items (Columns.Estimated).
+// this step's number of distinct items (candidates.Step.Estimated).
 type inBatchUnique struct {
 	k        int
 	distinct []int32 // the step's distinct items

@@ -7,13 +7,13 @@ import (
 	"math/rand/v2"
 
 	"github.com/samplingbias/workbench/candidates"
-	"github.com/samplingbias/workbench/internal/buf"
 	"github.com/samplingbias/workbench/internal/distinct"
+	"github.com/samplingbias/workbench/internal/reuse"
 )
 
 // mixture is KindMixture: the columns of two samplers side by side (generalising mixed, Yang et al.
 // 2020), drawn in that order with the run's random source: the first's positives and shared rows,
-// the second's shared rows, then each row's own draws, the first's then the second's (Shape.Row).
+// the second's shared rows, then each row's own draws, the first's then the second's (candidates.Geometry.Row).
 // At most one component has Layout Diagonal (the mixture's layout is then Diagonal, else First);
 // Layout Corpus is not a component; the mixture draws per row if a component does (Khrylchenko
 // et al. 2025: in_batch_unique shared by all rows and uniform_per_row). A row's negatives are
@@ -76,8 +76,8 @@ func (x *mixture) Shape() Shape { return x.s }
 
 func (x *mixture) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 	bsz, sa, sb := len(pos), x.sa, x.sb
-	x.rowsA = buf.Grow(x.rowsA, sa.ItemRows(bsz, d.Items))
-	x.rowsB = buf.Grow(x.rowsB, sb.ItemRows(bsz, d.Items))
+	x.rowsA = reuse.Grow(x.rowsA, sa.ItemRows(bsz, d.Items))
+	x.rowsB = reuse.Grow(x.rowsB, sb.ItemRows(bsz, d.Items))
 	x.a.Draw(rng, d, pos, x.rowsA)
 	x.b.Draw(rng, d, pos, x.rowsB)
 	sharedA, sharedB := bsz+sa.Extra, bsz+sb.Extra
@@ -129,7 +129,7 @@ func (x *mixture) lawOf(smp Sampler, sh Shape, d *Data, pos []int32, law Law, c 
 	}
 	// A First component declares each positive's law: declare the items as positives. The
 	// component's own columns (past them) are discarded; they read the first item's law.
-	x.scratch = buf.Grow(x.scratch, n+sh.Extra)
+	x.scratch = reuse.Grow(x.scratch, n+sh.Extra)
 	copy(x.scratch, x.items)
 	resize(c, sh.Geometry, 1+sh.Extra, n)
 	if err := smp.Declare(d, x.items, x.scratch, sub(0), c); err != nil {
@@ -144,15 +144,15 @@ func (x *mixture) lawOf(smp Sampler, sh Shape, d *Data, pos []int32, law Law, c 
 // and log p, reusing its buffers.
 func resize(c *candidates.Step, g candidates.Geometry, cols, rows int) {
 	c.Geometry = g
-	c.ColItem, c.RowItem = buf.Grow(c.ColItem, cols), buf.Grow(c.RowItem, rows)
+	c.ColItem, c.RowItem = reuse.Grow(c.ColItem, cols), reuse.Grow(c.RowItem, rows)
 	for _, name := range []string{candidates.LogQ, candidates.LogP} {
-		c.Set(candidates.Side{Name: name, By: "a mixture's component"}, buf.Grow(c.Col(name), cols), buf.Grow(c.Row(name), rows))
+		c.Set(candidates.Side{Name: name, By: "a mixture's component"}, reuse.Grow(c.Col(name), cols), reuse.Grow(c.Row(name), rows))
 	}
 }
 
 func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step) error {
 	bsz := len(pos)
-	x.of = buf.Grow(x.of, len(rows))
+	x.of = reuse.Grow(x.of, len(rows))
 	x.items = x.lister.List(rows, d.Items, x.items[:0], x.of)
 	n := len(x.items)
 	x.first = x.first[:0]
@@ -161,7 +161,7 @@ func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Ste
 			x.first = append(x.first, r)
 		}
 	}
-	x.la, x.lb, x.pa, x.pb = buf.Grow(x.la, n), buf.Grow(x.lb, n), buf.Grow(x.pa, n), buf.Grow(x.pb, n)
+	x.la, x.lb, x.pa, x.pb = reuse.Grow(x.la, n), reuse.Grow(x.lb, n), reuse.Grow(x.pa, n), reuse.Grow(x.pb, n)
 	if err := x.lawOf(x.a, x.sa, d, pos, law, &x.ca, x.la, x.pa); err != nil {
 		return fmt.Errorf("mixture's first component: %w", err)
 	}

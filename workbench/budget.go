@@ -10,11 +10,13 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
+	"github.com/samplingbias/workbench/losses"
+	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // checkSteps refuses a training length whose step count, or count of training examples (steps ×
@@ -41,9 +43,6 @@ func checkSteps(ts models.TrainSettings, n int) error {
 	return nil
 }
 
-// inferenceChunk bounds the rows models embeds at once at evaluation (models' inference chunk).
-const inferenceChunk = 2048
-
 // phase says when a part of a run's memory estimate is live.
 type phase int
 
@@ -60,60 +59,21 @@ type memoryTerm struct {
 	phase     phase
 }
 
-// memoryEstimate estimates the bytes a run allocates beyond its dataset: the parameters with
-// their gradients and optimiser state, the activations and score matrix of a training step,
-// and the evaluation's embeddings, ranks and bootstrap resamples (the scoring workers' tiles are
-// small and left out), each with the phase in which it is live. It is computed in
-// float64, so that no product of counts overflows; it errs on the high side for the parts it
-// simplifies (every activation kept three times: forward, backward and a buffer).
+// memoryEstimate estimates the bytes a run allocates beyond its dataset, the sum of what each
+// package reports of its own (the scoring workers' tiles are small and left out), each part with
+// the config key that drives it and the phase in which it is live: the model's parameters, their
+// optimiser state and a training step's activations (models.MemoryOf), the loss's score matrices
+// (losses.StepBytes), the sampler's and the estimator's state (samplers.StateBytes,
+// estimators.StateBytes), and the evaluation's embeddings, ranks and bootstrap resamples
+// (models.MemoryOf, metrics.EvalMemoryOf).
 func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTerm, error) {
-	ms, ts, es, g := cfg.Model, cfg.Train, cfg.Eval, cfg.geometry
-	slots := map[models.Optimizer]float64{models.OptimizerAdam: 2, models.OptimizerAdagrad: 1, models.OptimizerMomentum: 1}[ts.Optimizer]
-	r := g.Rows(ts.BatchSize)
-	b := float64(r)
-	cols := float64(g.Cols(r, ds.Items)) // columns of the score matrix
-	// The item tower's rows of a training step; the item rows gathered from them.
-	towerRows, gathered := float64(g.ItemRows(r, ds.Items)), 0.0
-	if g.PerRow > 0 {
-		// Each row's own draws: the tower runs once per distinct item (at most M rows), and the
-		// item rows are gathered from it, forward and backward.
-		gathered = towerRows
-		towerRows = math.Min(gathered, float64(ds.Items))
+	ts, g := cfg.Train, cfg.geometry
+	mm := models.MemoryOf(cfg.Model, ts, ds, g, elem)
+	ev := metrics.EvalMemoryOf(cfg.Eval, len(ds.Test), ds.Items, cfg.Model.Hidden[len(cfg.Model.Hidden)-1])
+	sampler, err := samplers.StateBytes(cfg.Sampler, ts.BatchSize, ds.Items)
+	if err != nil {
+		return nil, err
 	}
-	dim := float64(ms.Hidden[len(ms.Hidden)-1])
-
-	var rows, weights, width float64 // embedding rows; MLP weights; activation width per input row
-	shared := map[string]bool{}
-	for side, fs := range []*datasets.Features{ds.QueryFeatures, ds.ItemFeatures} {
-		if fs == nil {
-			continue
-		}
-		in := float64(fs.DenseDim)
-		for _, f := range fs.Fields {
-			if !(side == 1 && ms.ShareEmbeddings && shared[f.Name]) {
-				rows += float64(f.Vocab)
-			}
-			shared[f.Name] = true
-			in += float64(ms.EmbeddingDim)
-		}
-		w := in
-		for _, h := range ms.Hidden {
-			weights += in*float64(h) + float64(h)
-			in = float64(h)
-			w += in
-		}
-		width = math.Max(width, w)
-	}
-	tables := rows * float64(ms.EmbeddingDim)
-
-	ranks := float64(len(ds.Test)) * float64(len(es.LogitAdjust))
-	resamples := math.Max(float64(es.Bootstrap), 0)
-	// Each resample holds one mean per metric (recall and NDCG at every K, and MRR), slice (all,
-	// head, torso, tail) and logit adjustment, in float64.
-	means := float64(len(es.LogitAdjust)) * float64(2*len(es.K)+1) * 4
-	// Each test pair's values for the bootstrap: recall and NDCG at every K and MRR per logit
-	// adjustment, padded to a multiple of 16 (metrics' tally).
-	values := float64(len(ds.Test)) * math.Ceil(float64(len(es.LogitAdjust)*(2*len(es.K)+1))/16) * 16
 	estimator, err := estimators.StateBytes(cfg.Estimator, ds.Items)
 	if err != nil {
 		return nil, err
@@ -123,16 +83,18 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 		estimatorKey = "estimator.mode"
 	}
 	return []memoryTerm{
-		{"model.embedding_dim", "embedding tables", tables * elem, phaseBoth},
-		{"model.embedding_dim", fmt.Sprintf("%s state of the embedding tables", ts.Optimizer), tables * slots * elem, phaseTrain},
-		{"model.hidden", "tower weights", weights * elem, phaseBoth},
-		{"model.hidden", "tower gradients and optimiser state", weights * (1 + slots) * elem, phaseTrain},
-		{"model.hidden", "activations of a training step", (3*(b+towerRows)*width + 2*gathered*dim) * elem, phaseTrain},
-		{"model.hidden", "activations of the item tower at evaluation", math.Min(float64(ds.Items), inferenceChunk) * width * elem, phaseEval},
-		{"train.batch_size", "score matrix of a training step", 3 * b * cols * elem, phaseTrain},
-		{"model.hidden", "embeddings at evaluation (the items' twice: as computed and packed for scoring)", (2*float64(ds.Items) + float64(len(ds.Test))) * dim * elem, phaseEval},
-		{"eval.logit_adjust", "ranks and metric values of the test pairs", ranks*8 + values*8, phaseEval},
-		{"eval.bootstrap", "bootstrap resamples", resamples * (means + 1) * 8, phaseEval},
+		{"model.embedding_dim", "embedding tables", mm.Tables, phaseBoth},
+		{"model.embedding_dim", fmt.Sprintf("%s state of the embedding tables", ts.Optimizer), mm.TableState, phaseTrain},
+		{"model.hidden", "tower weights", mm.Weights, phaseBoth},
+		{"model.hidden", "tower gradients and optimiser state", mm.WeightState, phaseTrain},
+		{"model.hidden", "activations of a training step", mm.Activations, phaseTrain},
+		{"model.hidden", "activations of the item tower at evaluation", mm.EvalActivations, phaseEval},
+		{"train.batch_size", "score matrix of a training step", losses.StepBytes(g, ts.BatchSize, ds.Items, elem), phaseTrain},
+		{"model.hidden", "embeddings at evaluation", mm.Embeddings, phaseEval},
+		{"model.hidden", "the items' embeddings packed for scoring", ev.Packed, phaseEval},
+		{"eval.logit_adjust", "ranks and metric values of the test pairs", ev.Ranks, phaseEval},
+		{"eval.bootstrap", "bootstrap resamples", ev.Resamples, phaseEval},
+		{"sampler.kind", "sampler's state", sampler, phaseTrain},
 		{estimatorKey, "frequency estimator's state and a checkpoint's copy of it", estimator, phaseTrain},
 	}, nil
 }
@@ -146,28 +108,6 @@ func peakBytes(terms []memoryTerm) float64 {
 		by[t.phase] += t.bytes
 	}
 	return by[phaseBoth] + math.Max(by[phaseTrain], by[phaseEval])
-}
-
-// dataBytes is the memory ds holds: its interactions, features, tokens and names.
-func dataBytes(ds *datasets.Dataset) float64 {
-	strs := func(ss []string) float64 {
-		n := float64(cap(ss)) * float64(unsafe.Sizeof(""))
-		for _, s := range ss {
-			n += float64(len(s))
-		}
-		return n
-	}
-	n := float64(cap(ds.Train)+cap(ds.Test))*float64(unsafe.Sizeof(datasets.Interaction{})) + strs(ds.QueryNames) + strs(ds.ItemNames)
-	for side, fs := range []*datasets.Features{ds.QueryFeatures, ds.ItemFeatures} {
-		if fs == nil || (side == 1 && fs == ds.QueryFeatures) {
-			continue
-		}
-		n += 4 * float64(cap(fs.Dense))
-		for _, f := range fs.Fields {
-			n += 4*float64(cap(f.Offsets)+cap(f.IDs)+cap(f.Weights)) + strs(f.Tokens)
-		}
-	}
-	return n
 }
 
 // runMemory returns the memory a run needs at its peak beyond its dataset (peakBytes of its
@@ -188,7 +128,7 @@ func checkMemory(cfg *Config, ds *datasets.Dataset, limit float64, source string
 	if err != nil {
 		return 0, err
 	}
-	total := peak + dataBytes(ds)
+	total := peak + ds.Bytes()
 	big := terms[0]
 	for _, t := range terms {
 		if t.bytes > big.bytes {

@@ -423,7 +423,7 @@ func (c *Config) resolve(md toml.MetaData) error {
 		if !isSection(name) {
 			continue
 		}
-		if !contains(used, name) {
+		if !slices.Contains(used, name) {
 			return fmt.Errorf("%s: section not used by experiment %q (it reads %s)", name, c.Experiment, strings.Join(used, ", "))
 		}
 	}
@@ -444,12 +444,12 @@ func (c *Config) resolve(md toml.MetaData) error {
 		if len(c.Ablation) > 0 {
 			return errors.New("ablation: the freq_sim experiment sweeps freq_sim.alphas and freq_sim.hashes itself")
 		}
-		return firstError(
+		return isetting.First(
 			section("freq_sim", c.FreqSim.Resolve()),
 			section("plots", c.Plots.Resolve()),
 		)
 	}
-	return firstError(
+	return isetting.First(
 		section("data", c.Data.Resolve()),
 		section("slices", c.Slices.Resolve()),
 		section("model", c.Model.Resolve()),
@@ -483,7 +483,7 @@ func checkAxes(axes []Axis) error {
 				return fmt.Errorf("ablation[%d]: %w", i, moved(k))
 			case first == "seeds":
 				return fmt.Errorf("ablation[%d]: %s is not a run setting: list the seeds in seeds = [...], every cell runs once per seed", i, k)
-			case !contains(runSections, first):
+			case !slices.Contains(runSections, first):
 				return fmt.Errorf("ablation[%d]: %s is not a run setting (an axis is a key of the sections %s)", i, k, strings.Join(runSections, ", "))
 			}
 		}
@@ -493,16 +493,7 @@ func checkAxes(axes []Axis) error {
 
 func isSection(name string) bool {
 	for _, e := range experiments {
-		if contains(e.sections, name) {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
+		if slices.Contains(e.sections, name) {
 			return true
 		}
 	}
@@ -515,15 +506,6 @@ func section(name string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("%s.%w", name, err)
-}
-
-func firstError(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // encode writes the config as TOML, for the config.toml files people read.
@@ -576,7 +558,7 @@ func (c *Config) encodeFor(dir string) ([]byte, error) {
 		if strings.HasPrefix(t, "[") {
 			name := strings.Trim(t, "[]")
 			section, _, _ := strings.Cut(name, ".")
-			skip = isSection(section) && !contains(used, section)
+			skip = isSection(section) && !slices.Contains(used, section)
 			options = name == "loss.options" || strings.HasPrefix(name, "loss.options.")
 		}
 		if skip || (!options && isZeroLine(t)) {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
+	isetting "github.com/samplingbias/workbench/internal/setting"
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
 	"github.com/samplingbias/workbench/samplers"
@@ -91,7 +92,7 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	// finished runs may then be a subset of those they summarise (a failed re-evaluation).
 	recs, err := records(runs)
 	if err != nil {
-		return firstError(runErr, err)
+		return isetting.First(runErr, err)
 	}
 	if runErr != nil && exists(filepath.Join(cfg.Out, "metrics.csv")) {
 		why := "a run failed"
@@ -104,7 +105,7 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	if len(recs) > 0 {
 		removeStale(cfg.Out, begin)
 		if err := writeReport(cfg, runs, recs, stdout); err != nil {
-			return firstError(runErr, err)
+			return isetting.First(runErr, err)
 		}
 		fmt.Fprintf(stdout, "results of %d runs in %s (metrics.csv, summary.md, figures)\n", len(recs), cfg.Out)
 	}
@@ -138,7 +139,7 @@ func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer)
 		}
 		if !counted[ds] {
 			counted[ds] = true
-			data += dataBytes(ds)
+			data += ds.Bytes()
 		}
 		peak = math.Max(peak, p)
 		n++
@@ -476,7 +477,7 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts
 	if err != nil {
 		return nil, err
 	}
-	in := metrics.Input{U: u, V: v, Dim: m.Dim(), Pairs: pairs, ItemSlice: metrics.AssignSlices(counts, cfg.Slices), LogPrior: logPrior(counts)}
+	in := metrics.Input{U: u, V: v, Dim: m.Dim(), Pairs: pairs, ItemSlice: metrics.AssignSlices(counts, cfg.Slices), LogPrior: datasets.LogPrior(counts)}
 	in.Exclude = excludeLists(ds, cfg.Eval.Filter, queries)
 	results, err := metrics.EvaluateContext(ctx, in, cfg.Eval, seed, progress)
 	if err != nil {
@@ -521,21 +522,6 @@ func excludeLists(ds *datasets.Dataset, filter metrics.Filter, queries []int32) 
 	out := make([][]int32, len(queries))
 	for r, q := range queries {
 		out[r] = byQuery[q]
-	}
-	return out
-}
-
-// logPrior is the add-one smoothed log training label prior, log((c_y+1)/(N+M)): finite for
-// items never seen in training, as post-hoc logit adjustment needs.
-func logPrior(counts []int64) []float64 {
-	var total int64
-	for _, c := range counts {
-		total += c
-	}
-	out := make([]float64, len(counts))
-	den := math.Log(float64(total + int64(len(counts))))
-	for i, c := range counts {
-		out[i] = math.Log(float64(c+1)) - den
 	}
 	return out
 }

@@ -26,30 +26,13 @@ func smokeConfig(t *testing.T) string {
 	return filepath.Join(exampletest.Root, "configs", "smoke.toml")
 }
 
-// readmeCommand returns the arguments of the README's command that runs this
-// program (the words after "go run ./examples/custom-loss"), verbatim.
-func readmeCommand(t *testing.T) []string {
-	t.Helper()
-	readme, err := os.ReadFile(filepath.Join(exampletest.Root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const prefix = "\ngo run ./examples/custom-loss "
-	i := strings.Index(string(readme), prefix)
-	if i < 0 {
-		t.Fatalf("README.md shows no command line %q…", prefix[1:])
-	}
-	line, _, _ := strings.Cut(string(readme)[i+len(prefix):], "\n")
-	return strings.Fields(line)
-}
-
 // TestTrainsOnSmoke builds the command and runs the README's command line,
 // verbatim (from the repository's root, with -out a temporary folder): the
 // runs finish, record the variant and its option, and the training loss goes
 // down (the last point of curve.csv at least 10% below the first).
 func TestTrainsOnSmoke(t *testing.T) {
 	bin, out := exampletest.Build(t), t.TempDir()
-	cmd := exec.Command(bin, append(readmeCommand(t), "-out", out)...)
+	cmd := exec.Command(bin, append(exampletest.READMECommand(t, "./examples/custom-loss"), "-out", out)...)
 	cmd.Dir = exampletest.Root
 	exampletest.Run(t, cmd)
 	run := filepath.Join(out, "runs", "variant=logq_tempered,seed=1")

@@ -18,23 +18,6 @@ import (
 	"github.com/samplingbias/workbench/samplers"
 )
 
-// readmeCommand returns the arguments of the README's command that runs this program (the words
-// after "go run ./examples/side-input"), verbatim.
-func readmeCommand(t *testing.T) []string {
-	t.Helper()
-	readme, err := os.ReadFile(filepath.Join(exampletest.Root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const prefix = "\ngo run ./examples/side-input "
-	i := strings.Index(string(readme), prefix)
-	if i < 0 {
-		t.Fatalf("README.md shows no command line %q…", prefix[1:])
-	}
-	line, _, _ := strings.Cut(string(readme)[i+len(prefix):], "\n")
-	return strings.Fields(line)
-}
-
 // TestTrainsOnSmoke builds the command and runs the README's command line, verbatim (from the
 // repository's root, with -out a temporary folder): the loss reads the side input the sampler
 // declares, with no change to the workbench's packages, the runs record the sampler and the
@@ -42,7 +25,7 @@ func readmeCommand(t *testing.T) []string {
 // first).
 func TestTrainsOnSmoke(t *testing.T) {
 	bin, out := exampletest.Build(t), t.TempDir()
-	cmd := exec.Command(bin, append(readmeCommand(t), "-out", out)...)
+	cmd := exec.Command(bin, append(exampletest.READMECommand(t, "./examples/side-input"), "-out", out)...)
 	cmd.Dir = exampletest.Root
 	exampletest.Run(t, cmd)
 	run := filepath.Join(out, "runs", "variant=count_adjusted,seed=1")

@@ -83,6 +83,23 @@ func LossFalls(t testing.TB, run string) {
 	}
 }
 
+// READMECommand returns the arguments of the README's command line that runs program, the words
+// after "go run <program>" (e.g. "./examples/custom-loss"), verbatim.
+func READMECommand(t testing.TB, program string) []string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(Root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := "\ngo run " + program + " "
+	i := strings.Index(string(readme), prefix)
+	if i < 0 {
+		t.Fatalf("README.md shows no command line %q…", prefix[1:])
+	}
+	line, _, _ := strings.Cut(string(readme)[i+len(prefix):], "\n")
+	return strings.Fields(line)
+}
+
 // READMEShows checks that the README's section (its "## " heading) shows each function of the
 // program main.go that starts with one of funcs ("func main() {"), line for line, comments aside,
 // so that following the README is following the program the example's tests build and train.

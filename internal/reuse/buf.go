@@ -1,6 +1,6 @@
-// Package buf holds the one helper behind every buffer the workbench reuses from one step to the
+// Package reuse holds the one helper behind every buffer the workbench reuses from one step to the
 // next: a slice resized to a length, reallocated only when its capacity is too small.
-package buf
+package reuse
 
 // Grow returns s with length n, reusing its array when its capacity allows (the elements are
 // then s's, not zeroed) and allocating a new zeroed one otherwise.
