@@ -313,7 +313,7 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 		return nil, fmt.Errorf("models: %w", err)
 	}
 	if tr.shape.PositiveLaw && est == nil {
-		return nil, errors.New("models: the sampler needs an estimator of p̂")
+		return nil, fmt.Errorf("models: sampler %s reads the positives' law and needs an estimator of p̂", tr.g.Sampler)
 	}
 	if k, ok := est.(estimators.EmbeddingKeyer); ok {
 		tr.keyer = k
