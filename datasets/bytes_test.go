@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"testing"
 	"unsafe"
+
+	"github.com/samplingbias/workbench/internal/memstat"
 )
 
 // TestBytes checks Bytes against what a loaded dataset holds on the Go heap (the live heap after
@@ -13,19 +15,13 @@ func TestBytes(t *testing.T) {
 	if size := unsafe.Sizeof(Interaction{}); size != 24 {
 		t.Fatalf("an interaction is %d bytes, the test expects 24", size)
 	}
-	live := func() uint64 {
-		var ms runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
-	before := live()
+	before := memstat.Live()
 	ds, err := Load(Settings{Source: SourceSynthetic, Synthetic: SyntheticSettings{Items: 20000, Queries: 30000, Interactions: 300000,
 		Clusters: 8, Days: 4}}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	held := float64(live()) - float64(before)
+	held := memstat.Live() - before
 	est := ds.Bytes()
 	runtime.KeepAlive(ds)
 	t.Logf("%d interactions: Bytes %.0f, heap %.0f", len(ds.Train)+len(ds.Test), est, held)

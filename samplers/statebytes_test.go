@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/samplingbias/workbench/internal/memstat"
 )
 
 // TestStateBytes measures the state each sampler keeps, the live heap it holds after drawing and
@@ -17,12 +19,6 @@ func TestStateBytes(t *testing.T) {
 	for j := range d.Counts {
 		d.Counts[j] = int64(1 + j%7)
 		d.N += int(d.Counts[j])
-	}
-	live := func() float64 {
-		var ms runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		return float64(ms.HeapAlloc)
 	}
 	for _, s := range []Settings{{Kind: KindInBatch}, {Kind: KindUniform, Negatives: 64}, {Kind: KindPopularity, Negatives: 64},
 		{Kind: KindInBatchUnique, Negatives: 64}, {Kind: KindMemory, MemoryBatches: 200},
@@ -41,7 +37,7 @@ func TestStateBytes(t *testing.T) {
 			c := newColumnsFor(sh, batch, items)
 			law := exactLaw(d, rows)
 			rng := rand.New(rand.NewPCG(1, 2))
-			before := live()
+			before := memstat.Live()
 			smp.Draw(rng, d, pos, rows)
 			if err := smp.Declare(d, pos, rows, law, c); err != nil {
 				t.Fatal(err)
@@ -52,7 +48,7 @@ func TestStateBytes(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			held := live() - before
+			held := memstat.Live() - before
 			runtime.KeepAlive(smp)
 			runtime.KeepAlive(saved)
 			runtime.KeepAlive(c) // the step and the rows are the trainer's, allocated before

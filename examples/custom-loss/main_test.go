@@ -3,7 +3,6 @@ package main
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -31,16 +30,8 @@ func smokeConfig(t *testing.T) string {
 // runs finish, record the variant and its option, and the training loss goes
 // down (the last point of curve.csv at least 10% below the first).
 func TestTrainsOnSmoke(t *testing.T) {
-	bin, out := exampletest.Build(t), t.TempDir()
-	cmd := exec.Command(bin, append(exampletest.READMECommand(t, "./examples/custom-loss"), "-out", out)...)
-	cmd.Dir = exampletest.Root
-	exampletest.Run(t, cmd)
-	run := filepath.Join(out, "runs", "variant=logq_tempered,seed=1")
-	conf, err := os.ReadFile(filepath.Join(run, "config.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(conf), `variant = "logq_tempered"`) || !strings.Contains(string(conf), "alpha = 0.5") {
+	run, conf := exampletest.RunREADME(t, "./examples/custom-loss", "variant=logq_tempered,seed=1")
+	if !strings.Contains(conf, `variant = "logq_tempered"`) || !strings.Contains(conf, "alpha = 0.5") {
 		t.Errorf("the run's config does not record the variant and its option:\n%s", conf)
 	}
 	exampletest.LossFalls(t, run)

@@ -3,7 +3,6 @@ package main
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -24,17 +23,9 @@ import (
 // variant, and the training loss goes down (the last point of curve.csv at least 10% below the
 // first).
 func TestTrainsOnSmoke(t *testing.T) {
-	bin, out := exampletest.Build(t), t.TempDir()
-	cmd := exec.Command(bin, append(exampletest.READMECommand(t, "./examples/side-input"), "-out", out)...)
-	cmd.Dir = exampletest.Root
-	exampletest.Run(t, cmd)
-	run := filepath.Join(out, "runs", "variant=count_adjusted,seed=1")
-	conf, err := os.ReadFile(filepath.Join(run, "config.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run, conf := exampletest.RunREADME(t, "./examples/side-input", "variant=count_adjusted,seed=1")
 	for _, want := range []string{`variant = "count_adjusted"`, `kind = "uniform_counted"`, "beta = 1.0"} {
-		if !strings.Contains(string(conf), want) {
+		if !strings.Contains(conf, want) {
 			t.Errorf("the run's config does not record %s:\n%s", want, conf)
 		}
 	}
