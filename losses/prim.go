@@ -34,6 +34,9 @@ import (
 // mat2 is the type of every primitive's operands: a matrix of any float dtype.
 var mat2 = G.TensorType{Dims: 2, Of: hm.TypeVariable('a')}
 
+// scalarOf is the element type of mat2, the type of a scalar operand.
+var scalarOf = hm.TypeVariable('a')
+
 // primMin is the number of matrix entries from which a primitive splits its rows among
 // goroutines.
 const primMin = 1 << 15
@@ -72,6 +75,101 @@ func (k *kept) of(name string, x *tensor.Dense) (*tensor.Dense, error) {
 	return k.t, nil
 }
 
+// keptGradOp is the gradient of a forward primitive from the partial derivatives k it kept
+// (keep): g ⊙ k for an elementwise function (ax = axisEach, g R×C), g_i·k_ij for a row
+// reduction (axisRows, g R×1), and with scaled a·(g ⊙ k) for the scalar a of its last input. Its
+// inputs are g, the forward op's R×C operand x (which gives its shape) and the forward op's
+// output, which it does not read (see kept), then a when scaled.
+type keptGradOp struct {
+	primOp
+	keep   *kept
+	ax     axis
+	scaled bool
+}
+
+func newKeptGrad(name string, keep *kept, ax axis, scaled bool) *keptGradOp {
+	return &keptGradOp{primOp: newPrim(name), keep: keep, ax: ax, scaled: scaled}
+}
+
+func (op *keptGradOp) Arity() int {
+	if op.scaled {
+		return 4
+	}
+	return 3
+}
+
+func (op *keptGradOp) Type() hm.Type {
+	if op.scaled {
+		return hm.NewFnType(mat2, mat2, mat2, scalarOf, mat2)
+	}
+	return hm.NewFnType(mat2, mat2, mat2, mat2)
+}
+
+func (op *keptGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	var s []tensor.Shape
+	var err error
+	if op.scaled {
+		s, err = op.shapesWithScalar(in, 4)
+	} else {
+		s, err = op.shapes(in, 3)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if want := vecShape(s[1], op.ax); !s[0].Eq(want) {
+		return nil, fmt.Errorf("losses: %s of a %v operand needs a %v gradient, got %v", op.Name, s[1], want, s[0])
+	}
+	return s[1].Clone(), nil
+}
+
+func (op *keptGradOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
+
+func (op *keptGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
+	var t []*tensor.Dense
+	var a float64
+	var err error
+	if op.scaled {
+		t, a, err = op.denseWithScalar(in, 4)
+	} else {
+		t, err = op.dense(in, 3)
+	}
+	if err != nil {
+		return nil, err
+	}
+	k, err := op.keep.of(op.Name, t[1])
+	if err != nil {
+		return nil, err
+	}
+	out := op.output(prealloc, k.Shape(), k.Dtype())
+	c := k.Shape()[1]
+	switch g := t[0].Data().(type) {
+	case []float32:
+		keptGrad(out.Data().([]float32), g, k.Data().([]float32), a, c, op.ax, op.scaled)
+	case []float64:
+		keptGrad(out.Data().([]float64), g, k.Data().([]float64), a, c, op.ax, op.scaled)
+	}
+	return out, nil
+}
+
+// keptGrad writes g·k along ax into out, or with scaled a·g ⊙ k in float64, rows split among the
+// cores.
+func keptGrad[T floats](out, g, k []T, a float64, c int, ax axis, scaled bool) {
+	if !scaled {
+		bcast(out, k, g, c, true, ax)
+		return
+	}
+	parallel.Split(len(k)/c, parallel.Parts(len(k), primMin, defaultWorkers()), func(_, lo, hi int) {
+		for j := lo * c; j < hi*c; j++ {
+			out[j] = T(a * float64(g[j]) * float64(k[j]))
+		}
+	})
+}
+
+func (op *keptGradOp) DiffWRT(n int) []bool { return make([]bool, n) }
+func (op *keptGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
+	return nil, fmt.Errorf("losses: %s has no gradient", op.Name)
+}
+
 // shapes returns the shapes of the input DimSizers, each a matrix.
 func (p primOp) shapes(in []G.DimSizer, n int) ([]tensor.Shape, error) {
 	if len(in) != n {
@@ -105,6 +203,34 @@ func (p primOp) dense(in []G.Value, n int) ([]*tensor.Dense, error) {
 		out[i] = t
 	}
 	return out, nil
+}
+
+// shapesWithScalar returns the shapes of the n−1 matrices that come before a last, scalar,
+// input.
+func (p primOp) shapesWithScalar(in []G.DimSizer, n int) ([]tensor.Shape, error) {
+	if len(in) != n {
+		return nil, fmt.Errorf("losses: %s takes %d inputs, got %d", p.Name, n, len(in))
+	}
+	return p.shapes(in[:n-1], n-1)
+}
+
+// denseWithScalar returns the n−1 matrices that come before a last, scalar, input, and the
+// scalar's value.
+func (p primOp) denseWithScalar(in []G.Value, n int) ([]*tensor.Dense, float64, error) {
+	if len(in) != n {
+		return nil, 0, fmt.Errorf("losses: %s takes %d inputs, got %d", p.Name, n, len(in))
+	}
+	t, err := p.dense(in[:n-1], n-1)
+	if err != nil {
+		return nil, 0, err
+	}
+	switch a := in[n-1].(type) {
+	case *G.F64:
+		return t, float64(*a), nil
+	case *G.F32:
+		return t, float64(*a), nil
+	}
+	return nil, 0, fmt.Errorf("losses: %s: input %d is not a float scalar (%T)", p.Name, n-1, in[n-1])
 }
 
 // output is the op's output of shape s and dtype dt: the machine's preallocated value prealloc

@@ -16,7 +16,7 @@ import (
 // do (softplusSigmoid, sigmoidFrom: stable for any x) and split over rows like the other
 // primitives:
 //
-//	softplus  log(1 + e^x)   ∂: σ(x), kept from the forward pass (softplusBackOp)
+//	softplus  log(1 + e^x)   ∂: σ(x), kept from the forward pass (keptGradOp)
 //	sigmoid   σ(x)           ∂: σ(x)(1 − σ(x))   (mapSigmoidSlope, whose own gradient is not defined)
 //
 // The softplus op keeps the σ(x) it computes with log(1 + e^x) (both come from one e^{−|x|}) for
@@ -107,7 +107,7 @@ func (op *mapOp) slope() (*mapOp, error) {
 
 func (op *mapOp) SymDiff(in G.Nodes, out, g *G.Node) (G.Nodes, error) {
 	if op.fn == mapSoftplus {
-		dx, err := G.ApplyOp(&softplusBackOp{primOp: newPrim("softplusBack"), src: op}, g, in[0], out)
+		dx, err := G.ApplyOp(newKeptGrad("softplusBack", &op.keep, axisEach, false), g, in[0], out)
 		return G.Nodes{dx}, err
 	}
 	d, err := op.slope()
@@ -142,45 +142,3 @@ var (
 	_ G.SDOp = (*mapOp)(nil)
 	_ G.ADOp = (*mapOp)(nil)
 )
-
-// softplusBackOp is g ⊙ σ(x), the gradient of the softplus op src, with the σ(x) src kept from
-// its forward pass on x (its second input, which gives its shape); its third input, src's output,
-// is not read: it orders the op after src, whose state it reads.
-type softplusBackOp struct {
-	primOp
-	src *mapOp
-	mul *bcastOp // g ⊙ σ, with its own output
-}
-
-func (op *softplusBackOp) Arity() int    { return 3 }
-func (op *softplusBackOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2, mat2) }
-
-func (op *softplusBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := op.shapes(in, 3)
-	if err != nil {
-		return nil, err
-	}
-	return s[0].Clone(), nil
-}
-
-func (op *softplusBackOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
-
-func (op *softplusBackOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	t, err := op.dense(in, 3)
-	if err != nil {
-		return nil, err
-	}
-	k, err := op.src.keep.of(op.Name, t[1])
-	if err != nil {
-		return nil, err
-	}
-	if op.mul == nil {
-		op.mul = newBcast(true, axisEach)
-	}
-	return op.mul.UsePreallocDo(prealloc, t[0], k)
-}
-
-func (op *softplusBackOp) DiffWRT(int) []bool { return []bool{false, false, false} }
-func (op *softplusBackOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
-	return nil, fmt.Errorf("losses: %s has no gradient", op.Name)
-}

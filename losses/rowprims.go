@@ -127,9 +127,9 @@ func softplusRows[T floats](out, keep, z, w []T, rows [][]float64) error {
 
 func (op *rowSoftplusOp) DiffWRT(int) []bool { return []bool{true, false} }
 
-// back is the op of the gradient.
-func (op *rowSoftplusOp) back() *keptRowsOp {
-	return &keptRowsOp{primOp: newPrim(op.Name + "Back"), keep: &op.keep}
+// back is the op of the gradient, g_i·w_ij·σ(z_ij) from the w·σ(z) the forward pass keeps.
+func (op *rowSoftplusOp) back() *keptGradOp {
+	return newKeptGrad(op.Name+"Back", &op.keep, axisRows, false)
 }
 
 func (op *rowSoftplusOp) SymDiff(in G.Nodes, out, g *G.Node) (G.Nodes, error) {
@@ -143,53 +143,6 @@ func (op *rowSoftplusOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) e
 		dz, err := op.back().Do(g, v[0], out.Value())
 		return []G.Value{dz}, err
 	})
-}
-
-// keptRowsOp is g_i·k_ij, the gradient of a row reduction from the B×C partial derivatives k its
-// forward op kept (keep) and the reduction's gradient g (B×1, its first input); its second
-// input, the forward op's B×C operand, gives its shape, and its third, the forward op's output,
-// is not read: it orders the op after the forward op and keeps it apart from another forward
-// pass's gradient.
-type keptRowsOp struct {
-	primOp
-	keep *kept
-}
-
-func (op *keptRowsOp) Arity() int    { return 3 }
-func (op *keptRowsOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2, mat2) }
-
-func (op *keptRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := op.shapes(in, 3)
-	if err != nil {
-		return nil, err
-	}
-	return s[1].Clone(), nil
-}
-
-func (op *keptRowsOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
-
-func (op *keptRowsOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	t, err := op.dense(in, 3)
-	if err != nil {
-		return nil, err
-	}
-	k, err := op.keep.of(op.Name, t[1])
-	if err != nil {
-		return nil, err
-	}
-	out := op.output(prealloc, k.Shape(), k.Dtype())
-	switch g := t[0].Data().(type) {
-	case []float32:
-		bcast(out.Data().([]float32), k.Data().([]float32), g, k.Shape()[1], true, axisRows)
-	case []float64:
-		bcast(out.Data().([]float64), k.Data().([]float64), g, k.Shape()[1], true, axisRows)
-	}
-	return out, nil
-}
-
-func (op *keptRowsOp) DiffWRT(int) []bool { return []bool{false, false, false} }
-func (op *keptRowsOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
-	return nil, fmt.Errorf("losses: %s has no gradient", op.Name)
 }
 
 // LogSumPow is log Σ_j m_ij·x_ij^a as a B×1 matrix, for a B×C x ≥ 0, a B×C mask m of zeros and
