@@ -101,7 +101,7 @@ func TestMemoryLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := peak + dataBytes(ds)
+	total := peak + ds.Bytes()
 	t.Logf("estimate %s: %+v", formatBytes(total), terms)
 	// The tables: 700 rows × 16 × 4 bytes, and 2 Adam moments of each value while training.
 	if want := float64(700 * 16 * 4); terms[0].bytes != want || terms[0].phase != phaseBoth {
