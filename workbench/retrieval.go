@@ -43,7 +43,10 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	}
 	switch {
 	case o.list:
-		return listRuns(runs, o, stdout)
+		if err := listRuns(runs, o, stdout); err != nil {
+			return err
+		}
+		return checkReport(cfg, runs, stdout)
 	case o.report:
 		return reportRetrieval(raw, cfg, runs, stdout)
 	}
