@@ -13,7 +13,7 @@ import (
 )
 
 // TestCheckSteps: a step count or example count that overflows an int is an error naming the
-// key (issue 12, fault 1: epochs × steps per epoch wrapped to a negative count and panicked).
+// key (epochs × steps per epoch once wrapped to a negative count and panicked).
 func TestCheckSteps(t *testing.T) {
 	tests := []struct {
 		name string
