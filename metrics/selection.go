@@ -8,8 +8,9 @@ import (
 	"github.com/samplingbias/workbench/internal/setting"
 )
 
-// DefaultSelectMetric is the default Settings.SelectMetric: NDCG, the metric of SASRec's (Kang &
-// McAuley 2018) and gSASRec's (Petrov & Macdonald 2023) model selection on validation.
+// DefaultSelectMetric is the default Settings.SelectMetric of a run that selects on validation:
+// NDCG, the metric of SASRec's (Kang & McAuley 2018) and gSASRec's (Petrov & Macdonald 2023)
+// model selection.
 const DefaultSelectMetric = MetricNDCG
 
 // selectMetrics are the metrics a selection can be by: those of the full ranking that the

@@ -117,16 +117,18 @@ type Settings struct {
 	// test pairs as qrels (see "Run files" in the package documentation), so that trec_eval,
 	// ir_measures or ranx give the Recall@K and NDCG@K of metrics.csv. Default false.
 	WriteRun bool `toml:"write_run"`
-	// SelectMetric, SelectK and SelectSlice name the validation metric of model selection (see
-	// "Model selection" in the package documentation): a metric of the full
-	// ranking, recall, ndcg, mrr or strat_recall, at the cut-off SelectK (one of K; none for
-	// mrr) over the validation pairs of the slice SelectSlice; higher is better. They are read by
-	// a run that selects on a validation set (early stopping, SelectLATau) and set otherwise are
-	// an error. Defaults (ResolveSelect): DefaultSelectMetric, the smallest of K and all, the
-	// NDCG@10 over every validation user of SASRec's and gSASRec's early stopping.
+	// SelectMetric is the validation metric of model selection (see "Model selection" in the
+	// package documentation): recall, ndcg, mrr or strat_recall of the full ranking, higher
+	// better. It is read by a run that selects on a validation set (train.validate_every,
+	// SelectLATau), and set otherwise is an error. Default: ndcg where a run selects.
 	SelectMetric Metric `toml:"select_metric"`
-	SelectK      int    `toml:"select_k"`
-	SelectSlice  *Slice `toml:"select_slice"`
+	// SelectK is the selection metric's cut-off, one of K (none for mrr). Default: the smallest
+	// of K, 10 with the default K, the NDCG@10 of SASRec's and gSASRec's early stopping.
+	SelectK int `toml:"select_k"`
+	// SelectSlice is the slice of the validation pairs the selection metric is over: head,
+	// torso, tail or all, or a popularity bin of the slices.method that makes them. Default:
+	// all where a run selects.
+	SelectSlice *Slice `toml:"select_slice"`
 	// SelectLATau chooses the post-hoc logit-adjustment strength on the validation set: the τ of
 	// LogitAdjust (at least two) whose ranking of the validation pairs has the best selection
 	// metric is the only one the test set is evaluated at, so that the test results are of a
