@@ -3,10 +3,10 @@ package workbench
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"math"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +14,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/samplingbias/workbench/datasets"
+	"github.com/samplingbias/workbench/internal/exampletest"
 	"github.com/samplingbias/workbench/models"
 )
 
@@ -206,21 +207,7 @@ func TestSelectLATauRecorded(t *testing.T) {
 	if _, err := runCommand(t, setArgs(dir, only, sets...)...); err != nil {
 		t.Fatal(err)
 	}
-	raw, cfg, err := loadConfig(smokeConfig, sets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw.Out, cfg.Out = dir, dir
-	runs, err := plan(raw, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r plannedRun
-	for _, x := range runs {
-		if x.ID == "variant=logq,seed=1" {
-			r = x
-		}
-	}
+	r, _ := configRun(t, smokeConfig, dir, sets, only)
 	rec, err := r.finished()
 	if err != nil || rec == nil {
 		t.Fatalf("no record: %v", err)
@@ -262,24 +249,18 @@ func TestSelectLATauRecorded(t *testing.T) {
 		t.Error("the run's results are not its model's at the selected strength")
 	}
 
-	rows, err := csv.NewReader(bytes.NewReader(readFile(t, filepath.Join(dir, "metrics.csv")))).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, h := range rows[0] {
-		col[h] = i
-	}
-	if _, ok := col["la_tau"]; ok {
-		t.Errorf("metrics.csv has rows by strength: %v", rows[0])
+	rows := exampletest.ReadCSV(t, filepath.Join(dir, "metrics.csv"))
+	kind, selected := slices.Index(rows[0], "kind"), slices.Index(rows[0], "selected_la_tau")
+	if slices.Contains(rows[0], "la_tau") || selected < 0 {
+		t.Errorf("metrics.csv has rows by strength, or no selected strength: %v", rows[0])
 	}
 	n := 0
 	for _, row := range rows[1:] {
-		if row[col["kind"]] != "run" {
+		if row[kind] != "run" {
 			continue
 		}
 		n++
-		if got := row[col["selected_la_tau"]]; got != strconv.FormatFloat(sel.Tau, 'g', -1, 64) {
+		if got := row[selected]; got != strconv.FormatFloat(sel.Tau, 'g', -1, 64) {
 			t.Errorf("row %v: selected_la_tau %q, the run selected %v", row, got, sel.Tau)
 		}
 	}
