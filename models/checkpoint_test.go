@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -17,15 +18,16 @@ import (
 )
 
 // stopAfter is a context whose Err reports cancellation from its (n+1)-th call on: Train asks
-// once before every step, so training stops after n steps, as a run killed there would.
+// once before every step, so training without validation stops after n steps, as a run killed
+// there would (a validation's evaluation asks it too, from its workers).
 type stopAfter struct {
 	context.Context
-	n, calls int
+	n     int
+	calls atomic.Int64
 }
 
 func (c *stopAfter) Err() error {
-	c.calls++
-	if c.calls > c.n {
+	if c.calls.Add(1) > int64(c.n) {
 		return context.Canceled
 	}
 	return nil
@@ -111,8 +113,8 @@ func TestCheckpointResume(t *testing.T) {
 				t.Fatal(err)
 			}
 			total := want[len(want)-1].Step
-			if ctx.calls != total-c.saved {
-				t.Errorf("the resumed run ran %d steps, want %d (from the checkpoint of step %d)", ctx.calls, total-c.saved, c.saved)
+			if n := int(ctx.calls.Load()); n != total-c.saved {
+				t.Errorf("the resumed run ran %d steps, want %d (from the checkpoint of step %d)", n, total-c.saved, c.saved)
 			}
 			if len(got) != len(want) {
 				t.Fatalf("curve of %d points, uninterrupted %d", len(got), len(want))

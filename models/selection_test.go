@@ -113,8 +113,8 @@ func TestSelectionPicksBestEpoch(t *testing.T) {
 }
 
 // TestSelectionResumes stops a training that selects on validation (by the real validation
-// metric, with early stopping) at several points and resumes it from its last checkpoint in a
-// fresh model: the parameters, the validations and the selected one are those of the run never
+// metric, with early stopping) at several points (after n checks of its context: one per step
+// and a validation's) and resumes it from its last checkpoint in a fresh model: the parameters, the validations and the selected one are those of the run never
 // interrupted. A checkpoint written when early stopping ended training resumes to the same model
 // without a step.
 func TestSelectionResumes(t *testing.T) {
@@ -155,8 +155,8 @@ func TestSelectionResumes(t *testing.T) {
 	if whole.Stopped {
 		got := eval()
 		ctx := &stopAfter{Context: context.Background(), n: 1 << 30}
-		if b := modelBytes(t, train(ctx, wholePath, got)); !bytes.Equal(b, want) || ctx.calls != 0 {
-			t.Errorf("from the checkpoint of the early stop: %d steps, same model %v", ctx.calls, bytes.Equal(b, want))
+		if b := modelBytes(t, train(ctx, wholePath, got)); !bytes.Equal(b, want) || ctx.calls.Load() != 0 {
+			t.Errorf("from the checkpoint of the early stop: %d steps, same model %v", ctx.calls.Load(), bytes.Equal(b, want))
 		}
 	} else {
 		t.Errorf("early stopping did not end training (validations %+v): the stopped checkpoint is not tested", whole.Points)
