@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/BurntSushi/toml"
+
 	"github.com/samplingbias/workbench/internal/exampletest"
 	"github.com/samplingbias/workbench/workbench"
 )
@@ -192,33 +194,12 @@ func TestREADMECommands(t *testing.T) {
 // epochs, smaller towers and fewer bootstrap resamples keep it to seconds; the config's own keys
 // are used as written.
 func TestREADMEOwnInteractions(t *testing.T) {
-	text := readme(t)
-	i := strings.Index(text, "## Your own interactions")
-	if i < 0 {
-		t.Fatal(`README.md has no section "## Your own interactions"`)
-	}
-	blocks := fenced(text[i:], "toml")
-	if len(blocks) == 0 {
-		t.Fatal(`"## Your own interactions" has no toml block`)
-	}
-	config := strings.Join(blocks[0], "\n") + "\n"
-	if n := len(blocks[0]); n > 16 {
+	config := sectionConfig(t, "## Your own interactions")
+	if n := strings.Count(config, "\n"); n > 16 {
 		t.Errorf("the example has %d lines; it is meant to be short", n)
 	}
 	dir := t.TempDir()
-	var csvText strings.Builder
-	csvText.WriteString("user_id,item_id,ts\n")
-	// 120 users × 20 events; user u's k-th event is item (u·k·7 + k²) mod m with m growing with
-	// k, so that low item ids are frequent and high ones rare; one event per hour.
-	for u := range 120 {
-		for k := range 20 {
-			m := 5 + 10*k
-			fmt.Fprintf(&csvText, "u%d,i%d,%d\n", u, (u*k*7+k*k)%m, 1_700_000_000+3600*(u*20+k))
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, "clicks.csv"), []byte(csvText.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeClicks(t, dir)
 	cfg := filepath.Join(dir, "clicks.toml")
 	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
@@ -237,6 +218,96 @@ func TestREADMEOwnInteractions(t *testing.T) {
 	// Besides the trained runs, every summary has the sanity baselines' rows.
 	if len(runs) != 9+2 || !runs["most_popular"] || !runs["random"] {
 		t.Errorf("metrics.csv has %d runs, want 3 variants × 3 seeds and the most_popular and random baselines: %v", len(runs), runs)
+	}
+}
+
+// TestREADMEModelSelection runs the "Your own interactions" config with the keys "Model
+// selection" adds to it, on the CSV of TestREADMEOwnInteractions (three epochs, one seed): every
+// run records its validations and its selected strength, which metrics.csv and summary.md show.
+func TestREADMEModelSelection(t *testing.T) {
+	var base, keys map[string]any
+	if _, err := toml.Decode(sectionConfig(t, "## Your own interactions"), &base); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := toml.Decode(sectionConfig(t, "## Model selection"), &keys); err != nil {
+		t.Fatal(err)
+	}
+	merge(base, keys)
+	dir := t.TempDir()
+	writeClicks(t, dir)
+	var config strings.Builder
+	if err := toml.NewEncoder(&config).Encode(base); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "clicks.toml")
+	if err := os.WriteFile(cfg, []byte(config.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	var log strings.Builder
+	if err := workbench.Main([]string{"-config", cfg, "-out", out, "-set", "seeds=[1]",
+		"-set", "train.epochs=3", "-set", "model.hidden=[16]", "-set", "eval.bootstrap=20"}, &log, &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if n := strings.Count(log.String(), "model selected on the validation set: epoch "); n != 3 {
+		t.Errorf("%d runs selected an epoch, want 3:\n%s", n, log.String())
+	}
+	rows := exampletest.ReadCSV(t, filepath.Join(out, "metrics.csv"))
+	if !slices.Contains(rows[0], "selected_la_tau") {
+		t.Errorf("metrics.csv has no selected_la_tau column: %v", rows[0])
+	}
+	summary, err := os.ReadFile(filepath.Join(out, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(summary), "Model selection on the validation set by ndcg@10 (all), per row and seed:") {
+		t.Errorf("summary.md does not say what was selected:\n%s", summary)
+	}
+}
+
+// sectionConfig is the first toml block of the README's section that begins with heading.
+func sectionConfig(t *testing.T, heading string) string {
+	t.Helper()
+	text := readme(t)
+	i := strings.Index(text, heading+"\n")
+	if i < 0 {
+		t.Fatalf("README.md has no section %q", heading)
+	}
+	blocks := fenced(text[i:], "toml")
+	if len(blocks) == 0 {
+		t.Fatalf("%q has no toml block", heading)
+	}
+	return strings.Join(blocks[0], "\n") + "\n"
+}
+
+// merge sets the keys of add in m, the tables' keys one by one.
+func merge(m, add map[string]any) {
+	for k, v := range add {
+		sub, ok := v.(map[string]any)
+		if into, isTable := m[k].(map[string]any); ok && isTable {
+			merge(into, sub)
+			continue
+		}
+		m[k] = v
+	}
+}
+
+// writeClicks writes the clicks.csv of "Your own interactions" into dir: header
+// user_id,item_id,ts, with popular and rare items over several days.
+func writeClicks(t *testing.T, dir string) {
+	t.Helper()
+	var csvText strings.Builder
+	csvText.WriteString("user_id,item_id,ts\n")
+	// 120 users × 20 events; user u's k-th event is item (u·k·7 + k²) mod m with m growing with
+	// k, so that low item ids are frequent and high ones rare; one event per hour.
+	for u := range 120 {
+		for k := range 20 {
+			m := 5 + 10*k
+			fmt.Fprintf(&csvText, "u%d,i%d,%d\n", u, (u*k*7+k*k)%m, 1_700_000_000+3600*(u*20+k))
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "clicks.csv"), []byte(csvText.String()), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -151,6 +151,16 @@
 // the bootstrap intervals below, computed on the sample, include the sampling: they widen as
 // 1/√P.
 //
+// # Model selection
+//
+// A run can be selected on a validation set, never on its test set: the validation metric
+// (Settings.SelectMetric at SelectK over the pairs of SelectSlice, ResolveSelect; NDCG@10 over
+// all by default, the metric of SASRec's and gSASRec's early stopping) chooses the training
+// epoch (package models) and, with Settings.SelectLATau, the post-hoc logit-adjustment strength:
+// the τ of LogitAdjust whose validation metric is highest (the smallest |τ| of equal ones) is
+// the only one the test set is evaluated at. SelectValue reads the metric from an evaluation's
+// results.
+//
 // # Progress and cancellation
 //
 // EvaluateContext reports ranked pairs, pairs/s and the ETA (a live bar on a terminal, plain

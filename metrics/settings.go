@@ -117,6 +117,23 @@ type Settings struct {
 	// test pairs as qrels (see "Run files" in the package documentation), so that trec_eval,
 	// ir_measures or ranx give the Recall@K and NDCG@K of metrics.csv. Default false.
 	WriteRun bool `toml:"write_run"`
+	// SelectMetric is the validation metric of model selection (see "Model selection" in the
+	// package documentation): recall, ndcg, mrr or strat_recall of the full ranking, higher
+	// better. It is read by a run that selects on a validation set (train.validate_every,
+	// SelectLATau), and set otherwise is an error. Default: ndcg where a run selects.
+	SelectMetric Metric `toml:"select_metric"`
+	// SelectK is the selection metric's cut-off, one of K (none for mrr). Default: the smallest
+	// of K, 10 with the default K, the NDCG@10 of SASRec's and gSASRec's early stopping.
+	SelectK int `toml:"select_k"`
+	// SelectSlice is the slice of the validation pairs the selection metric is over: head,
+	// torso, tail or all, or a popularity bin of the slices.method that makes them. Default:
+	// all where a run selects.
+	SelectSlice *Slice `toml:"select_slice"`
+	// SelectLATau chooses the post-hoc logit-adjustment strength on the validation set: the τ of
+	// LogitAdjust (at least two) whose ranking of the validation pairs has the best selection
+	// metric is the only one the test set is evaluated at, so that the test results are of a
+	// model selected without them. Default false: the test set is evaluated at every τ.
+	SelectLATau bool `toml:"select_la_tau"`
 }
 
 // Exposure is which rankings the exposure metrics are evaluated for, Settings.Exposure.
@@ -163,6 +180,8 @@ func (s *Settings) Resolve() error {
 		setting.OneOf("exposure", s.Exposure, exposures),
 		setting.Require("gamma", s.Gamma > 0 && !math.IsInf(s.Gamma, 0),
 			"must be a positive exponent of pop^−γ (1 weighs every item's test pairs alike when they follow its popularity), got %v", s.Gamma),
+		setting.Require("select_la_tau", !s.SelectLATau || len(s.LogitAdjust) >= 2,
+			"selects one of the strengths of logit_adjust on the validation set, which lists %d (%v): list the candidates", len(s.LogitAdjust), s.LogitAdjust),
 		prefixed("propensity", s.Propensity.Resolve()),
 		prefixed("sampled", s.Sampled.Resolve()),
 	)

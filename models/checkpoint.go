@@ -47,6 +47,8 @@ type runIdentity struct {
 	Dtype   string
 	Seed    int64
 	Data    dataIdentity
+	// Validation describes the model selection on the validation set ("": none).
+	Validation string
 }
 
 type dataIdentity struct {
@@ -55,7 +57,7 @@ type dataIdentity struct {
 	Hash                  uint64 // FNV-64a of the training interactions
 }
 
-func newRunIdentity(m *Model, ds *datasets.Dataset, ls losses.Settings, ss samplers.Settings, ts TrainSettings, seed int64) runIdentity {
+func newRunIdentity(m *Model, ds *datasets.Dataset, ls losses.Settings, ss samplers.Settings, ts TrainSettings, seed int64, sel *Selection) runIdentity {
 	ts.LogSeconds, ts.CheckpointEvery = 0, 0
 	h := fnv.New64a()
 	var b [28]byte
@@ -68,7 +70,8 @@ func newRunIdentity(m *Model, ds *datasets.Dataset, ls losses.Settings, ss sampl
 		h.Write(b[:24])
 	}
 	return runIdentity{Model: m.Settings(), Train: ts, Loss: ls, Sampler: ss, Dtype: m.dt.String(), Seed: seed,
-		Data: dataIdentity{Name: ds.Name, Queries: ds.Queries, Items: ds.Items, Train: len(ds.Train), Hash: h.Sum64()}}
+		Data:       dataIdentity{Name: ds.Name, Queries: ds.Queries, Items: ds.Items, Train: len(ds.Train), Hash: h.Sum64()},
+		Validation: sel.identity(ts)}
 }
 
 // differs names the first part of id that differs from o, or returns "".
@@ -88,12 +91,15 @@ func (id runIdentity) differs(o runIdentity) string {
 		return fmt.Sprintf("seed %d, this run %d", o.Seed, id.Seed)
 	case id.Data != o.Data:
 		return fmt.Sprintf("data %+v, this run %+v", o.Data, id.Data)
+	case id.Validation != o.Validation:
+		return fmt.Sprintf("model selection %q, this run %q", o.Validation, id.Validation)
 	}
 	return ""
 }
 
 // checkpoint is the header of a checkpoint file. The arrays stored after it are the model's
-// parameters, the optimiser's states and the batch order, in this order.
+// parameters, the optimiser's states, the batch order and, once a model selection has validated,
+// the best validation's parameters, in this order.
 type checkpoint struct {
 	Run       runIdentity
 	Step      int // steps completed
@@ -109,6 +115,7 @@ type checkpoint struct {
 	Sum       float64 // sum of the losses of the curve's current interval
 	Since     int     // steps in the curve's current interval
 	Cost      checkpointCost
+	Selection selectionState // the model selection's (TrainSettings.ValidateEvery)
 }
 
 // checkpointCost counts the checkpoints of a run written before one, and the time they took.
@@ -136,6 +143,7 @@ type loop struct {
 	sum     float64
 	since   int
 	cost    checkpointCost // of the checkpoints written so far, by this process and before a resume
+	sel     *selecting
 }
 
 // stateOf returns the estimator's state, nil for a nil estimator.
@@ -163,7 +171,7 @@ func writeCheckpoint[T float](path string, id runIdentity, tr *trainer[T], l *lo
 		return err
 	}
 	ck := checkpoint{Run: id, Step: l.step, Model: tr.m.saved(), OptStep: tr.opt.t, Estimator: est,
-		Order: len(l.order), Curve: l.curve, Sum: l.sum, Since: l.since, Cost: l.cost}
+		Order: len(l.order), Curve: l.curve, Sum: l.sum, Since: l.since, Cost: l.cost, Selection: l.sel.selectionState}
 	arrays := ck.Model.values()
 	for _, p := range tr.m.params() {
 		st, ok := tr.opt.state[p]
@@ -175,6 +183,7 @@ func writeCheckpoint[T float](path string, id runIdentity, tr *trainer[T], l *lo
 		arrays = append(arrays, stateRows(st, p.shape, sp.Rows)...)
 	}
 	arrays = append(arrays, l.order)
+	arrays = append(arrays, l.sel.saved()...)
 	if ck.Shuffle, err = l.shuffle.MarshalBinary(); err != nil {
 		return err
 	}
@@ -346,7 +355,11 @@ func resume[T float](path string, id runIdentity, tr *trainer[T], l *loop) error
 			}
 			arrays = append(arrays, stateRows(st, p.shape, sp.Rows)...)
 		}
-		return append(arrays, l.order), nil
+		best, err := l.sel.restore(tr.m, ck.Selection)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return append(append(arrays, l.order), best...), nil
 	})
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

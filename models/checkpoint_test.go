@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -17,15 +18,16 @@ import (
 )
 
 // stopAfter is a context whose Err reports cancellation from its (n+1)-th call on: Train asks
-// once before every step, so training stops after n steps, as a run killed there would.
+// once before every step, so training without validation stops after n steps, as a run killed
+// there would (a validation's evaluation asks it too, from its workers).
 type stopAfter struct {
 	context.Context
-	n, calls int
+	n     int
+	calls atomic.Int64
 }
 
 func (c *stopAfter) Err() error {
-	c.calls++
-	if c.calls > c.n {
+	if c.calls.Add(1) > int64(c.n) {
 		return context.Canceled
 	}
 	return nil
@@ -96,7 +98,7 @@ func TestCheckpointResume(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "checkpoint")
 			m2 := must(New(s, ds, c.dt, 1))
 			ctx := &stopAfter{Context: context.Background(), n: c.stop}
-			if _, err := TrainResumable(ctx, m2, ds, newEst(m2), c.ls, ss, c.ts, 5, path, nil, nil); err != context.Canceled {
+			if _, err := TrainResumable(ctx, m2, ds, newEst(m2), c.ls, ss, c.ts, 5, path, nil, nil, nil); err != context.Canceled {
 				t.Fatalf("stopped run: error %v", err)
 			}
 			if _, err := os.Stat(path); err != nil {
@@ -106,13 +108,13 @@ func TestCheckpointResume(t *testing.T) {
 			m3 := must(New(s, ds, c.dt, 2))
 			est3 := newEst(m3)
 			ctx = &stopAfter{Context: context.Background(), n: 1 << 30}
-			got, err := TrainResumable(ctx, m3, ds, est3, c.ls, ss, c.ts, 5, path, nil, nil)
+			got, err := TrainResumable(ctx, m3, ds, est3, c.ls, ss, c.ts, 5, path, nil, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			total := want[len(want)-1].Step
-			if ctx.calls != total-c.saved {
-				t.Errorf("the resumed run ran %d steps, want %d (from the checkpoint of step %d)", ctx.calls, total-c.saved, c.saved)
+			if n := int(ctx.calls.Load()); n != total-c.saved {
+				t.Errorf("the resumed run ran %d steps, want %d (from the checkpoint of step %d)", n, total-c.saved, c.saved)
 			}
 			if len(got) != len(want) {
 				t.Fatalf("curve of %d points, uninterrupted %d", len(got), len(want))
@@ -168,7 +170,7 @@ func TestCheckpointRefused(t *testing.T) {
 	ts := TrainSettings{BatchSize: 20, Epochs: 1}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "checkpoint")
-	if _, err := TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, samplerOf(ls), ts, 1, path, nil, nil); err != nil {
+	if _, err := TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, samplerOf(ls), ts, 1, path, nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	other := idDataset(50, 40, 200, 8)
@@ -194,7 +196,7 @@ func TestCheckpointRefused(t *testing.T) {
 		if c.data {
 			d = other
 		}
-		_, err := TrainResumable(context.Background(), must(New(s, d, tensor.Float32, 1)), d, newCountEstimator(d, 20), c.ls, samplerOf(c.ls), c.ts, c.seed, path, nil, nil)
+		_, err := TrainResumable(context.Background(), must(New(s, d, tensor.Float32, 1)), d, newCountEstimator(d, 20), c.ls, samplerOf(c.ls), c.ts, c.seed, path, nil, nil, nil)
 		if c.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", c.name, err)
@@ -213,7 +215,7 @@ func TestCheckpointRefused(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, samplerOf(ls), ts, 1, path, nil, nil)
+	_, err = TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, newCountEstimator(ds, 20), ls, samplerOf(ls), ts, 1, path, nil, nil, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), path+": corrupt checkpoint file") {
 		t.Errorf("flipped bit: %v", err)
 	}
@@ -221,7 +223,7 @@ func TestCheckpointRefused(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "checkpoint_every: 1, but this training writes no checkpoints") {
 		t.Errorf("checkpoint_every without a checkpoint file: %v", err)
 	}
-	_, err = TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, opaqueEstimator{newCountEstimator(ds, 20)}, ls, samplerOf(ls), ts, 1, filepath.Join(dir, "new"), nil, nil)
+	_, err = TrainResumable(context.Background(), must(New(s, ds, tensor.Float32, 1)), ds, opaqueEstimator{newCountEstimator(ds, 20)}, ls, samplerOf(ls), ts, 1, filepath.Join(dir, "new"), nil, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "cannot save its state") {
 		t.Errorf("estimator without state: %v", err)
 	}
@@ -254,7 +256,7 @@ func ExampleTrainResumable() {
 			fmt.Println(err)
 			return
 		}
-		if curves[i], err = TrainResumable(context.Background(), m, ds, newCountEstimator(ds, 50), ls, samplerOf(ls), ts, 1, path, nil, nil); err != nil {
+		if curves[i], err = TrainResumable(context.Background(), m, ds, newCountEstimator(ds, 50), ls, samplerOf(ls), ts, 1, path, nil, nil, nil); err != nil {
 			fmt.Println(err)
 			return
 		}
@@ -285,7 +287,7 @@ func TestCheckpointSparseState(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "checkpoint")
 	m2 := must(New(s, ds, tensor.Float32, 1))
-	if _, err := TrainResumable(&stopAfter{Context: context.Background(), n: 4}, m2, ds, nil, ls, ss, ts, 5, path, nil, nil); err != context.Canceled {
+	if _, err := TrainResumable(&stopAfter{Context: context.Background(), n: 4}, m2, ds, nil, ls, ss, ts, 5, path, nil, nil, nil); err != context.Canceled {
 		t.Fatalf("stopped run: error %v", err)
 	}
 	var params int64
@@ -300,7 +302,7 @@ func TestCheckpointSparseState(t *testing.T) {
 		t.Errorf("checkpoint of %d bytes for %d bytes of parameters: the optimiser state is not sparse", st.Size(), params)
 	}
 	m3 := must(New(s, ds, tensor.Float32, 2))
-	if _, err := TrainResumable(context.Background(), m3, ds, nil, ls, ss, ts, 5, path, nil, nil); err != nil {
+	if _, err := TrainResumable(context.Background(), m3, ds, nil, ls, ss, ts, 5, path, nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	for i, p := range m1.params() {

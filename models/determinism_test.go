@@ -29,7 +29,7 @@ func modelBytesRun(t *testing.T, ck, path string) {
 		ts.CheckpointEvery = 1
 	}
 	ls := losses.Settings{Variant: losses.VariantPlain}
-	if _, err := TrainResumable(context.Background(), m, ds, nil, ls, uniformSampler(8), ts, 5, ck, nil, nil); err != nil {
+	if _, err := TrainResumable(context.Background(), m, ds, nil, ls, uniformSampler(8), ts, 5, ck, nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Save(path); err != nil {

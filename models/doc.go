@@ -53,6 +53,18 @@
 // tested equal and against a plain-Go reference of the equations. Dropout masks are inputs of
 // the training graph, drawn every step from the caller's seeded random source.
 //
+// Evaluate is a model's evaluation on a part of a dataset (the test or the validation pairs) as
+// one call: it owns the query rows (EmbedPairQueries, the one method through which an
+// evaluation embeds its queries, a row per query or per query and history), the logits'
+// temperature, the training label prior of post-hoc logit adjustment, the filter's exclusions,
+// the popularity slices, the most-popular baseline and the bins, and ranks with package metrics.
+// Training selects on the validation set with TrainSettings.ValidateEvery (Selection): the model
+// is evaluated there every N epochs by the selection metric, training stops early after
+// TrainSettings.Patience validations without a better score, and the model ends with the
+// parameters of the best validation, which checkpoints keep beside the current ones.
+// metrics.Settings.SelectLATau makes Evaluate choose the post-hoc logit-adjustment strength on
+// the validation set before evaluating the test set at it alone.
+//
 // Save writes model.bin, Load reads it; TrainResumable writes training checkpoints (parameters,
 // optimiser state, estimator state, random-number states, position in the epoch, curve) every
 // TrainSettings.CheckpointEvery steps or every epoch, and resumes from one so that the run ends

@@ -24,6 +24,10 @@ type Memory struct {
 	EvalActivations float64
 	// Embeddings are the evaluation's: the corpus's and the test queries'.
 	Embeddings float64
+	// Selection is, while training selects on validation (TrainSettings.ValidateEvery), the best
+	// validation's copy of the tables and weights and a validation's embeddings: the corpus's
+	// and the validation queries'.
+	Selection float64
 }
 
 // MemoryOf estimates the memory a model of settings ms trained with ts on ds, for the candidates
@@ -66,7 +70,12 @@ func MemoryOf(ms Settings, ts TrainSettings, ds *datasets.Dataset, g candidates.
 		width = math.Max(width, w)
 	}
 	tables := rows * float64(ms.EmbeddingDim)
+	var selection float64
+	if ts.ValidateEvery > 0 {
+		selection = (tables + weights + (float64(ds.Items)+float64(len(ds.Valid)))*dim) * elem
+	}
 	return Memory{
+		Selection:       selection,
 		Tables:          tables * elem,
 		TableState:      tables * slots * elem,
 		Weights:         weights * elem,

@@ -14,6 +14,7 @@ import (
 type reporter struct {
 	m        *progress.Meter
 	total, b int
+	val      string // the last validation's line, which a live bar keeps showing
 }
 
 func newReporter(w io.Writer, total, batch int, seconds float64, resumed int) *reporter {
@@ -25,8 +26,14 @@ func newReporter(w io.Writer, total, batch int, seconds float64, resumed int) *r
 // step records a finished step and its loss.
 func (r *reporter) step(step int, loss float64) {
 	if r.m.Live() {
-		r.m.Add(int64(r.b), fmt.Sprintf("step %d/%d loss %.4f", step, r.total, loss))
+		r.m.Add(int64(r.b), fmt.Sprintf("step %d/%d loss %.4f%s", step, r.total, loss, r.val))
 	}
+}
+
+// validation records a validation of model selection at step.
+func (r *reporter) validation(step int, text string) {
+	r.val = "; " + text
+	r.m.Line(int64(step)*int64(r.b), true, text)
 }
 
 // point records a point of the training curve; last says it is the final one.

@@ -202,6 +202,19 @@ type TrainSettings struct {
 	// LogSeconds is the minimum time between two plain progress lines when progress does not
 	// go to a terminal; default DefaultLogSeconds.
 	LogSeconds float64 `toml:"log_seconds"`
+	// ValidateEvery, when positive, evaluates the model on the validation set (Dataset.Valid)
+	// every ValidateEvery epochs and after the last step, by the selection metric
+	// (metrics.Settings.SelectMetric, SelectK and SelectSlice, at τ_LA = 0), and makes the
+	// parameters of the best validation score the trained model (the earliest of equal
+	// scores): model selection on validation, as SASRec (Kang & McAuley 2018, section IV-B) and
+	// Khrylchenko et al. (2025) select theirs. It needs a validation split. Default 0: no
+	// validation, the model is that of the last step.
+	ValidateEvery int `toml:"validate_every"`
+	// Patience, with ValidateEvery, stops training after Patience validations in a row without
+	// a better score than the best (early stopping, as gSASRec's code does with its patience);
+	// at least 1. Default: no early stopping (every epoch trains; the best validation's
+	// parameters are the model all the same).
+	Patience *int `toml:"patience"`
 }
 
 // Resolve fills the zero fields with their defaults and validates the settings.
@@ -248,5 +261,18 @@ func (s *TrainSettings) Resolve() error {
 		setting.NotNegative("checkpoint_every", s.CheckpointEvery, "every epoch"),
 		setting.Positive("log_seconds", s.LogSeconds),
 		setting.OneOf("order", s.Order, orders),
+		setting.NotNegative("validate_every", s.ValidateEvery, "no validation"),
+		setting.OnlyFor("patience", s.Patience != nil, s.ValidateEvery > 0,
+			"stops training on validation scores, which only validate_every gives (it is 0); set validate_every or leave patience out"),
+		setting.Require("patience", s.Patience == nil || *s.Patience >= 1,
+			"must be a number of validations >= 1 (leave it out for no early stopping), got %d", deref(s.Patience)),
 	)
+}
+
+// deref is *p, 0 for nil.
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

@@ -78,7 +78,7 @@ type Curve []Point
 // steps with ctx.Err(). progress receives a live progress bar when it is a terminal and a plain
 // line at most every ts.LogSeconds otherwise; nil discards it.
 func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ss samplers.Settings, ts TrainSettings, seed int64, progress io.Writer) (Curve, error) {
-	return TrainResumable(ctx, m, ds, est, ls, ss, ts, seed, "", nil, progress)
+	return TrainResumable(ctx, m, ds, est, ls, ss, ts, seed, "", nil, nil, progress)
 }
 
 // TrainResumable is Train with checkpoints: with a non-empty checkpointPath it writes the full
@@ -100,8 +100,18 @@ func Train(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.E
 //
 // A non-nil audit records every step's declarations and draws (samplers.Audit.Observe); a
 // resumed run records the steps trained after the checkpoint only.
-func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ss samplers.Settings, ts TrainSettings, seed int64, checkpointPath string, audit *samplers.Audit, progress io.Writer) (Curve, error) {
+//
+// With ts.ValidateEvery, sel is the model selection on ds.Valid (it must not be nil; see
+// Selection): every ValidateEvery epochs and after the last step the model is evaluated on the
+// validation set, training stops early after ts.Patience validations without a better score, and
+// the model m ends with the parameters of the best validation, which checkpoints keep beside the
+// current ones (a resumed run keeps its best so far and its count of validations since). sel
+// receives the validations and the one selected.
+func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, ls losses.Settings, ss samplers.Settings, ts TrainSettings, seed int64, checkpointPath string, audit *samplers.Audit, sel *Selection, progress io.Writer) (Curve, error) {
 	if err := ts.Resolve(); err != nil {
+		return nil, err
+	}
+	if err := sel.check(ts, ds); err != nil {
 		return nil, err
 	}
 	smp, g, err := samplers.Build(ss)
@@ -136,15 +146,15 @@ func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est est
 		return nil, fmt.Errorf("checkpoint_every: %d, but this training writes no checkpoints (no checkpoint file)", ts.CheckpointEvery)
 	}
 	if checkpointPath != "" {
-		ck = checkpointing{path: checkpointPath, id: newRunIdentity(m, ds, ls, ss, ts, seed)}
+		ck = checkpointing{path: checkpointPath, id: newRunIdentity(m, ds, ls, ss, ts, seed, sel)}
 	}
 	if m.dt == tensor.Float64 {
-		return train[float64](ctx, m, ds, est, loss, smp, ts, seed, ck, audit, progress)
+		return train[float64](ctx, m, ds, est, loss, smp, ts, seed, ck, audit, sel, progress)
 	}
-	return train[float32](ctx, m, ds, est, loss, smp, ts, seed, ck, audit, progress)
+	return train[float32](ctx, m, ds, est, loss, smp, ts, seed, ck, audit, sel, progress)
 }
 
-func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, smp samplers.Sampler, ts TrainSettings, seed int64, ck checkpointing, audit *samplers.Audit, progress io.Writer) (Curve, error) {
+func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, smp samplers.Sampler, ts TrainSettings, seed int64, ck checkpointing, audit *samplers.Audit, sel *Selection, progress io.Writer) (Curve, error) {
 	tr, err := newTrainer[T](m, ds, est, loss, smp, ts, seed, towerFused)
 	if err != nil {
 		return nil, err
@@ -154,7 +164,8 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 	// returns; dropping it here frees it for the evaluation that follows even while the model
 	// or the Gorgonia graph built on its parameters keeps the trainer reachable.
 	defer tr.opt.release()
-	l := &loop{order: make([]int32, len(ds.Train)), shuffle: rand.NewPCG(uint64(seed), 0x73687566666c65)} // "shuffle"
+	l := &loop{order: make([]int32, len(ds.Train)), shuffle: rand.NewPCG(uint64(seed), 0x73687566666c65), // "shuffle"
+		sel: newSelecting(m, ts, sel)}
 	for i := range l.order {
 		l.order[i] = int32(i)
 	}
@@ -183,7 +194,7 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 
 	batch := make([]datasets.Interaction, ts.BatchSize)
 	mark := time.Now()
-	for step := l.step + 1; step <= total; step++ {
+	for step := l.step + 1; step <= total && !l.sel.Stopped; step++ {
 		if err := ctx.Err(); err != nil {
 			return l.curve, err
 		}
@@ -207,20 +218,27 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 		l.sum += loss
 		l.since++
 		rep.step(step, loss)
-		if step%ts.LogEvery == 0 || step == total {
+		if l.sel.due(step, perEpoch, total) {
+			if err := l.sel.validate(ctx, m, ds, step, epoch, rep); err != nil {
+				return l.curve, err
+			}
+		}
+		last := step == total || l.sel.Stopped
+		if step%ts.LogEvery == 0 || last && l.since > 0 {
 			now := time.Now()
 			p := Point{Step: step, Epoch: epoch, Loss: l.sum / float64(l.since),
 				ExamplesPerSec: float64(l.since*ts.BatchSize) / now.Sub(mark).Seconds(), Temperature: tr.temperature()}
 			l.curve = append(l.curve, p)
-			rep.point(p, step == total)
+			rep.point(p, last)
 			l.sum, l.since, mark = 0, 0, now
 		}
-		if ck.due(step, perEpoch, total, ts.CheckpointEvery) {
+		if ck.due(step, perEpoch, total, ts.CheckpointEvery) || ck.path != "" && l.sel.Stopped {
 			if err := writeCheckpoint(ck.path, ck.id, tr, l); err != nil {
 				return l.curve, err
 			}
 		}
 	}
+	l.sel.finish(m, sel)
 	return l.curve, nil
 }
 

@@ -74,9 +74,13 @@ func collectBaselines(recs []*Run) baselines {
 // seed), τ 0, the natural test set and no axis values.
 func writeBaselineRows(cw *csv.Writer, recs []*Run, c csvColumns, axes int) error {
 	seen := map[int64]bool{}
+	empty := axes // the baselines' selected_la_tau and axis values
+	if c.selected {
+		empty++
+	}
 	write := func(run string, seed int64, r metrics.Result) error {
 		r.Tau, r.Test = 0, metrics.TestNatural
-		return cw.Write(append(c.row(run, kindBaseline, seed, r), make([]string, axes)...))
+		return cw.Write(append(c.row(run, kindBaseline, seed, r), make([]string, empty)...))
 	}
 	for _, rec := range recs {
 		if seen[rec.Seed] {

@@ -11,7 +11,9 @@ import (
 // writeMetricsCSV writes the long-format table: one row per run × slice × metric × K (× τ of
 // post-hoc logit adjustment, a column present only when some τ is not 0; × test set, a column
 // present only when the debiased test set was evaluated), its kind ("run", or "baseline" for the
-// rows of the sanity baselines), plus one column per ablation axis named by its key.
+// rows of the sanity baselines), the strength of post-hoc logit adjustment its run selected on
+// validation (a column selected_la_tau present only when some run selected one, Selection.LATau),
+// plus one column per ablation axis named by its key.
 func writeMetricsCSV(w io.Writer, recs []*Run, axes []string) error {
 	var c csvColumns
 	for _, rec := range recs {
@@ -19,6 +21,7 @@ func writeMetricsCSV(w io.Writer, recs []*Run, axes []string) error {
 			c.tau = c.tau || r.Tau != 0
 			c.test = c.test || r.Test != metrics.TestNatural
 		}
+		c.selected = c.selected || rec.Selection != nil && rec.Selection.LATau != nil
 	}
 	cw := csv.NewWriter(w)
 	header := []string{"run", "kind", "seed", "slice", "metric", "k"}
@@ -29,6 +32,9 @@ func writeMetricsCSV(w io.Writer, recs []*Run, axes []string) error {
 		header = append(header, "test")
 	}
 	header = append(header, "value")
+	if c.selected {
+		header = append(header, "selected_la_tau")
+	}
 	header = append(header, axes...)
 	if err := cw.Write(header); err != nil {
 		return err
@@ -36,6 +42,9 @@ func writeMetricsCSV(w io.Writer, recs []*Run, axes []string) error {
 	for _, rec := range recs {
 		for _, r := range rec.Results {
 			row := c.row(rec.ID, kindRun, rec.Seed, r)
+			if c.selected {
+				row = append(row, selectedTau(rec))
+			}
 			for _, a := range axes {
 				row = append(row, rec.Axes[a])
 			}
@@ -57,8 +66,17 @@ const (
 	kindBaseline = "baseline" // a sanity baseline's (most_popular, random)
 )
 
-// csvColumns says which optional columns metrics.csv has: la_tau and test.
-type csvColumns struct{ tau, test bool }
+// csvColumns says which optional columns metrics.csv has: la_tau, test and selected_la_tau.
+type csvColumns struct{ tau, test, selected bool }
+
+// selectedTau is the selected_la_tau of the rows of run rec: its strength selected on
+// validation, "" when it selected none.
+func selectedTau(rec *Run) string {
+	if rec.Selection == nil || rec.Selection.LATau == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*rec.Selection.LATau, 'g', -1, 64)
+}
 
 // row is the row of metrics.csv of result r of the run (or baseline) id of the kind and seed,
 // up to its value.

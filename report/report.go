@@ -102,7 +102,8 @@ type summary struct {
 	enc    figureEncoding     // how the figures draw the groups (encode)
 	// metricsOf holds the metrics each group's runs evaluated.
 	metricsOf map[string]map[metrics.Metric]bool
-	family    map[string]string // group -> its loss family (Run.LossFamily)
+	family    map[string]string       // group -> its loss family (Run.LossFamily)
+	selection map[string][]*Selection // group -> its runs' selections on validation
 }
 
 // encode chooses how the figures draw the groups (newEncoding with the [plots] settings).
@@ -170,6 +171,7 @@ func summarize(recs []*Run, labels map[string]string) *summary {
 		}
 	}
 	s.notes = append(s.notes, auditNotes(recs)...)
+	s.selection = selectionCells(recs)
 	for _, k := range keys {
 		mean, lo, hi := metrics.MeanCI(samples[k])
 		s.values[k] = agg{mean, lo, hi, len(samples[k]), boot[k][0], boot[k][1]}

@@ -40,6 +40,8 @@ type Run struct {
 	// Ranks are the ranks of the run's evaluated test pairs, for the paired tests over test
 	// pairs; nil for a run evaluated before they were kept.
 	Ranks *PairRanks
+	// Selection is what the run selected on its validation set; nil when it selected nothing.
+	Selection *Selection
 	// Finished is when the run finished, and Seconds how long its training and evaluation
 	// took: the MLflow run's end and start (report.mlflow).
 	Finished time.Time

@@ -84,6 +84,7 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences, rows []
 		fmt.Fprintf(w, " %s %d;", s.label(g), s.seeds[g])
 	}
 	fmt.Fprintln(w)
+	writeSelectionSummary(w, s)
 	writeDigest(w, s, rows, rs, ag)
 	writeContrastsSummary(w, s, rows, rs)
 	writeBaselinesSummary(w, s)

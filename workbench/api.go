@@ -215,7 +215,7 @@ func (g *Grid) Evaluate(ctx context.Context, r Run, progress io.Writer) ([]metri
 	if err := m.Load(r.planned.modelPath()); err != nil {
 		return nil, fmt.Errorf("run %s: %w", r.ID, err)
 	}
-	rec, err := evaluate(ctx, m, ds, ds.ItemCounts(), r.planned, false, progress)
+	rec, err := evaluate(ctx, m, ds, r.planned, false, progress)
 	if err != nil {
 		return nil, err
 	}

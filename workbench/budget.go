@@ -89,6 +89,7 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 		{"model.hidden", "tower weights", mm.Weights, phaseBoth},
 		{"model.hidden", "tower gradients and optimiser state", mm.WeightState, phaseTrain},
 		{"model.hidden", "activations of a training step", mm.Activations, phaseTrain},
+		{"train.validate_every", "the best validation's parameters and a validation's embeddings", mm.Selection, phaseTrain},
 		{"model.hidden", "activations of the item tower at evaluation", mm.EvalActivations, phaseEval},
 		{scoreKey(cfg, g, ds.Items), "score matrix of a training step", losses.StepBytes(g, ts.BatchSize, ds.Items, elem), phaseTrain},
 		{"model.hidden", "embeddings at evaluation", mm.Embeddings, phaseEval},

@@ -67,8 +67,31 @@ func (c *Config) canonical(roles ...affects) ([]keyValue, error) {
 			}
 		}
 	}
+	if slices.Contains(roles, affectsTraining) && !slices.Contains(roles, affectsEvaluation) && c.Train.ValidateEvery > 0 {
+		out = append(out, c.selectionKeys()...)
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out, nil
+}
+
+// selectionKeys are the canonical lines of the settings of the evaluation sections that a
+// training selecting on the validation set (train.validate_every) reads, and that a training's
+// identity then holds: the selection metric, the filter, eval.max_pairs, eval.gamma (of
+// popularity-stratified recall) and the [slices] section (of a selection by slice).
+func (c *Config) selectionKeys() []keyValue {
+	read := []string{"eval.select_metric", "eval.select_k", "eval.select_slice", "eval.filter", "eval.max_pairs", "eval.gamma"}
+	var out []keyValue
+	root := configSchema()
+	v := reflect.ValueOf(c).Elem()
+	for _, name := range []string{"eval", "slices"} {
+		field := &schema.Table{Type: root.Type, Fields: []*schema.Field{root.Field(name)}}
+		field.Walk("", v, func(key string, v reflect.Value) {
+			if !isZero(v) && (name == "slices" || slices.Contains(read, key)) {
+				out = append(out, keyValue{key, literal(v)})
+			}
+		})
+	}
+	return out
 }
 
 // literal writes a leaf value exactly: shortest round-tripping numbers, quoted strings, lists in

@@ -395,7 +395,34 @@ func (c *Config) resolve(md toml.MetaData) error {
 		checkNegatives(c.Train, c.Loss, c.Sampler),
 		checkDeclared(c.Loss, c.Sampler),
 		checkPropensity(c),
+		c.resolveSelection(),
 	)
+}
+
+// resolveSelection resolves the model selection on a validation set: early stopping
+// (train.validate_every) and the post-hoc logit-adjustment strength (eval.select_la_tau) need the
+// data's validation split, and their validation metric (eval.select_metric, select_k and
+// select_slice, resolved here) is one the evaluation of the validation set gives; without either,
+// the metric's keys are an error.
+func (c *Config) resolveSelection() error {
+	if c.Train.ValidateEvery == 0 && !c.Eval.SelectLATau {
+		const why = "names the validation metric of model selection, which only train.validate_every and eval.select_la_tau do; leave it out"
+		return isetting.First(
+			isetting.OnlyFor("eval.select_metric", c.Eval.SelectMetric != "", false, why),
+			isetting.OnlyFor("eval.select_k", c.Eval.SelectK != 0, false, why),
+			isetting.OnlyFor("eval.select_slice", c.Eval.SelectSlice != nil, false, why),
+		)
+	}
+	for _, k := range []struct {
+		key string
+		on  bool
+	}{{"train.validate_every", c.Train.ValidateEvery > 0}, {"eval.select_la_tau", c.Eval.SelectLATau}} {
+		if k.on && !c.Data.Split.Validation {
+			return fmt.Errorf("%s: selects on the validation set, which the data has not: set data.split.validation = true (split kinds %s and %s set one apart)",
+				k.key, datasets.SplitLeaveLastOut, datasets.SplitTemporal)
+		}
+	}
+	return section("eval", c.Eval.ResolveSelect(c.Slices))
 }
 
 // runSections are the sections whose keys may be ablation axes: the settings of a run. An axis

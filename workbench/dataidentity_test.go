@@ -1,12 +1,9 @@
 package workbench
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -329,27 +326,7 @@ func TestResumeIgnoresOtherFiles(t *testing.T) {
 	write(t, config, "[data]\nsource = \"interactions\"\npath = \"data/ratings.csv\"\n[model]\nembedding_dim = 8\nhidden = [16]\n[train]\nbatch_size = 64\nepochs = 1\n[eval]\nk = [10]\nbootstrap = 10\n")
 	sets := []string{"train.checkpoint_every=5", "train.log_every=5", "train.log_seconds=1e-9"}
 	out := filepath.Join(dir, "results")
-	raw, cfg, err := loadConfig(config, sets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw.Out, cfg.Out = out, out
-	runs, err := plan(raw, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := claimOutput(out, cfg, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	_, err = runOne(ctx, runs[0], nil, &dataCache{sets: map[string]*cachedData{}}, &cancelAt{mark: "step 10/", cancel: cancel})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("killed run: error %v, want context.Canceled", err)
-	}
-	if _, err := os.Stat(runs[0].checkpointPath()); err != nil {
-		t.Fatalf("no checkpoint: %v", err)
-	}
+	interrupt(t, config, out, sets, "", "step 10/")
 	write(t, filepath.Join(dir, "data", "README.md"), "# ratings\n")
 	write(t, filepath.Join(dir, "data", "NOTES.txt"), "collected in May\n")
 	later := time.Now().Add(time.Hour)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/metrics"
+	"github.com/samplingbias/workbench/models"
 	"github.com/samplingbias/workbench/report"
 )
 
@@ -33,30 +34,6 @@ func runFileName(tau float64) string {
 		return "run.trec"
 	}
 	return "run_la_tau=" + strconv.FormatFloat(tau, 'g', -1, 64) + ".trec"
-}
-
-// evalData gives the evaluation what the data knows beyond the embeddings: the training
-// counts, whether the data is multi-label (source xmc: its queries are examples, its items
-// labels) and its training examples, the known positives that sampled negatives avoid, and the
-// data seed, which seeds what every run on the same data shares.
-func evalData(in *metrics.Input, ds *datasets.Dataset, cfg *Config, counts []int64, queries []int32) {
-	in.Counts = counts
-	in.TestSeed = cfg.DataSeed
-	if cfg.Data.Source == datasets.SourceXMC {
-		in.MultiLabel = true
-		seen := map[int32]bool{}
-		for _, it := range ds.Train {
-			seen[it.Query] = true
-		}
-		in.TrainQueries = len(seen)
-	}
-	if cfg.Eval.Sampled.On() {
-		known := ds.KnownPositives()
-		in.Known = make([][]int32, len(queries))
-		for r, q := range queries {
-			in.Known[r] = known[q]
-		}
-	}
 }
 
 // checkEval refuses, before anything trains, an evaluation the run's data cannot give: more
@@ -144,18 +121,18 @@ func pairRanksOf(ev *metrics.Evaluation, taus []float64, itemSlice []metrics.Sli
 	return pr
 }
 
-// writeEvalFiles writes into the run's folder what its evaluation saves beside metrics.json,
+// writeEvalFiles writes into the run's folder what its evaluation ev saves beside metrics.json,
 // each atomically, and removes what an earlier evaluation saved and this one does not (a file
-// of other settings would be stale): negatives.tsv with the sampled evaluation, the run files and
-// qrels.trec with eval.write_run. queries[r] is the query of the evaluation's query row r, and
-// test the number of test pairs (more than the evaluated ones under eval.max_pairs).
-func writeEvalFiles(r plannedRun, ev *metrics.Evaluation, queries []int32, test int, progress io.Writer) error {
+// of other settings would be stale): negatives.tsv with the sampled evaluation, the run files
+// (one per strength of post-hoc logit adjustment evaluated) and qrels.trec with eval.write_run.
+func writeEvalFiles(r plannedRun, ev *models.Evaluation, progress io.Writer) error {
 	cfg := r.cfg
+	queries, test := ev.Queries, len(ev.Input.Pairs)
 	keep := map[string]bool{}
 	if cfg.Eval.Sampled.On() {
 		keep[negativesFile] = true
 		if err := writeAtomic(filepath.Join(r.dir, negativesFile), func(w io.Writer) error {
-			return writeNegatives(w, ev, queries)
+			return writeNegatives(w, ev.Evaluation, queries)
 		}); err != nil {
 			return err
 		}
@@ -170,7 +147,7 @@ func writeEvalFiles(r plannedRun, ev *metrics.Evaluation, queries []int32, test 
 			tag = r.ID
 		}
 		var names []string
-		for k, tau := range cfg.Eval.LogitAdjust {
+		for k, tau := range ev.Taus {
 			name := runFileName(tau)
 			keep[name] = true
 			names = append(names, name)
@@ -261,9 +238,13 @@ func plannedResults(cfg *Config) []metrics.Result {
 	if cfg.Data.Source == datasets.SourceXMC {
 		lists = append(lists, metrics.MetricPSP, metrics.MetricPSRecall)
 	}
-	ref := metrics.RefTau(e.LogitAdjust)
+	taus := e.LogitAdjust
+	if e.SelectLATau {
+		taus = []float64{0} // the strength selected on validation, which the report reads at 0
+	}
+	ref := metrics.RefTau(taus)
 	var out []metrics.Result
-	for k, tau := range e.LogitAdjust {
+	for k, tau := range taus {
 		at, fam := lists, family
 		if k != ref && e.Exposure != metrics.ExposureAll {
 			at = nil // the lists' metrics are of the ranking as trained only

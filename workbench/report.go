@@ -115,7 +115,41 @@ func (rec *runRecord) reportRun(family losses.Family) *report.Run {
 	if a := rec.Train.SamplerAudit; a != nil {
 		r.Audit = &report.Audit{TV: a.TV, Floor: a.Floor, HeadWorst: a.HeadWorst, Head: samplers.AuditHead}
 	}
+	r.Selection = rec.selection()
+	if sel := rec.LATau; sel != nil {
+		// The ranking at the strength the run selected is its ranking: the report reads it at
+		// τ = 0, one row of its cell whatever strength each seed selected (report.Selection).
+		r.Results = slices.Clone(r.Results)
+		for i := range r.Results {
+			r.Results[i].Tau = 0
+		}
+		if r.Ranks != nil {
+			ranks := *r.Ranks
+			ranks.Taus = []float64{0}
+			if ranks.Sampled != nil {
+				ranks.SampledTau = 0
+			}
+			r.Ranks = &ranks
+		}
+	}
 	return r
+}
+
+// selection is what the run selected on its validation set, as the report reads it; nil when
+// it selected nothing.
+func (rec *runRecord) selection() *report.Selection {
+	v, la := rec.Train.Validation, rec.LATau
+	if v == nil && la == nil {
+		return nil
+	}
+	sel := &report.Selection{}
+	if v != nil {
+		sel.Metric, sel.Epoch, sel.EarlyStopped = v.Metric, v.Epoch, v.EarlyStopped
+	}
+	if la != nil {
+		sel.Metric, sel.LATau = la.Metric, &la.Tau
+	}
+	return sel
 }
 
 // checkReport checks, once the grid is planned and before anything trains, what the report

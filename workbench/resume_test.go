@@ -108,28 +108,20 @@ func TestKilledMidTrainingResumes(t *testing.T) {
 // run, which has a checkpoint and no model.bin.
 func interruptAt(t *testing.T, cut string, sets []string, only, mark string) plannedRun {
 	t.Helper()
-	raw, cfg, err := loadConfig(smokeConfig, sets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw.Out, cfg.Out = cut, cut
-	runs, err := plan(raw, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r plannedRun
-	for _, x := range runs {
-		if regexp.MustCompile(only).MatchString(x.ID) {
-			r = x
-		}
-	}
+	return interrupt(t, smokeConfig, cut, sets, only, mark)
+}
+
+// interrupt is interruptAt of the config file config.
+func interrupt(t *testing.T, config, cut string, sets []string, only, mark string) plannedRun {
+	t.Helper()
+	r, cfg := configRun(t, config, cut, sets, only)
 	if err := claimOutput(cut, cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	cache := &dataCache{sets: map[string]*cachedData{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err = runOne(ctx, r, nil, cache, &cancelAt{mark: mark, cancel: cancel})
+	_, err := runOne(ctx, r, nil, cache, &cancelAt{mark: mark, cancel: cancel})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("killed run: error %v, want context.Canceled", err)
 	}
@@ -140,6 +132,28 @@ func interruptAt(t *testing.T, cut string, sets []string, only, mark string) pla
 		t.Fatal("a killed run saved its model")
 	}
 	return r
+}
+
+// configRun is the run of the config file config (with sets, results in out) matching only, and
+// the resolved config of its grid.
+func configRun(t *testing.T, config, out string, sets []string, only string) (plannedRun, *Config) {
+	t.Helper()
+	raw, cfg, err := loadConfig(config, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.Out, cfg.Out = out, out
+	runs, err := plan(raw, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r plannedRun
+	for _, x := range runs {
+		if regexp.MustCompile(only).MatchString(x.ID) {
+			r = x
+		}
+	}
+	return r, cfg
 }
 
 // TestCorruptCheckpointRetrained: a checkpoint that fails its checksum is treated like a missing

@@ -326,7 +326,7 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 			here.fraction = float64(summary.Steps-summary.ResumedFrom) / float64(summary.Steps)
 		}
 	}
-	rec, err := evaluate(ctx, m, ds, counts, r, true, progress)
+	rec, err := evaluate(ctx, m, ds, r, true, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -407,8 +407,12 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	if cfg.Sampler.Audit {
 		audit = samplers.NewAudit(ds.Items)
 	}
+	var sel *models.Selection
+	if cfg.Train.ValidateEvery > 0 {
+		sel = &models.Selection{Eval: evalSettings(cfg, r.Seed)}
+	}
 	start := time.Now()
-	curve, err := models.TrainResumable(ctx, m, ds, est, cfg.Loss, cfg.Sampler, cfg.Train, r.Seed, r.checkpointPath(), audit, progress)
+	curve, err := models.TrainResumable(ctx, m, ds, est, cfg.Loss, cfg.Sampler, cfg.Train, r.Seed, r.checkpointPath(), audit, sel, progress)
 	if err != nil {
 		return trainSummary{}, nil, trainError(err, cfg)
 	}
@@ -428,6 +432,12 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	sum := trainSummary{Steps: last.Step, ResumedFrom: resumed, Seconds: seconds, FinalLoss: last.Loss,
 		ExamplesPerSec: float64((last.Step-resumed)*cfg.Train.BatchSize) / seconds,
 		Checkpoints:    checkpointSummary{Writes: cost.Writes, Bytes: cost.Bytes, Seconds: cost.Seconds}}
+	if sel != nil {
+		b := sel.Points[sel.Best]
+		sum.Validation = &validationSummary{Metric: sel.Eval.Eval.SelectName(), Epoch: b.Epoch, Step: b.Step, Value: b.Value,
+			EarlyStopped: sel.Stopped, Curve: sel.Points}
+		runNote(progress, r.ID, "model selected on the validation set: epoch %d (step %d), %s %.5g", b.Epoch, b.Step, sum.Validation.Metric, b.Value)
+	}
 	if audit != nil {
 		if err := writeAtomic(filepath.Join(r.dir, "sampler_audit.csv"), func(w io.Writer) error { return audit.WriteCSV(w, counts) }); err != nil {
 			return trainSummary{}, nil, err
@@ -477,102 +487,39 @@ func trainError(err error, cfg *Config) error {
 		nf.Step, nf.Epoch, nf.Quantity, nf.Value, strings.Join(try[:len(try)-1], ", "), try[len(try)-1])
 }
 
-// evaluate embeds the test queries and the whole corpus and ranks every item for every test pair;
-// the record it returns holds the results, the data's sizes and report, and the evaluation time.
-// With files, it writes the run's evaluation files into its folder (writeEvalFiles).
-func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts []int64, r plannedRun, files bool, progress io.Writer) (*runRecord, error) {
-	cfg, seed := r.cfg, r.Seed
+// evaluate evaluates the run's model on its data's test pairs (models.Evaluate, with the run's
+// settings, evalSettings); the record it returns holds the results, the data's sizes and report,
+// the strength of post-hoc logit adjustment selected on validation (eval.select_la_tau) and the
+// evaluation time. With files, it writes the run's evaluation files into its folder
+// (writeEvalFiles).
+func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, r plannedRun, files bool, progress io.Writer) (*runRecord, error) {
 	start := time.Now()
-	row := map[int32]int32{}
-	var queries []int32
-	pairs := make([]metrics.Pair, len(ds.Test))
-	for i, it := range ds.Test {
-		r, ok := row[it.Query]
-		if !ok {
-			r = int32(len(queries))
-			row[it.Query] = r
-			queries = append(queries, it.Query)
-		}
-		pairs[i] = metrics.Pair{Query: r, Item: it.Item}
-	}
-	u, err := m.EmbedQueries(queries)
-	if err != nil {
-		return nil, err
-	}
-	// Rank by the model's logits s/τ (τ learned with the towers or fixed): the ranking is the same as by s, and post-hoc logit
-	// adjustment subtracts τ_la·log π from logits (Menon et al.), not from cosines in [-1, 1].
-	tau := cfg.Loss.Temperature
-	if learned, ok := m.Temperature(); ok {
-		tau = learned
-	}
-	if tau > 0 {
-		for i := range u {
-			u[i] /= float32(tau)
-		}
-	}
-	items := make([]int32, ds.Items)
-	for i := range items {
-		items[i] = int32(i)
-	}
-	v, err := m.EmbedItems(items)
-	if err != nil {
-		return nil, err
-	}
-	in := metrics.Input{U: u, V: v, Dim: m.Dim(), Pairs: pairs, ItemSlice: metrics.AssignSlices(counts, cfg.Slices), LogPrior: datasets.LogPrior(counts)}
-	in.Exclude = excludeLists(ds, cfg.Eval.Filter, queries)
-	evalData(&in, ds, cfg, counts, queries)
-	ev, err := metrics.EvaluateAll(ctx, in, cfg.Eval, seed, progress)
+	ev, err := models.Evaluate(ctx, m, ds, datasets.PartTest, evalSettings(r.cfg, r.Seed), progress)
 	if err != nil {
 		return nil, err
 	}
 	if files {
-		if err := writeEvalFiles(r, ev, queries, len(pairs), progress); err != nil {
+		if err := writeEvalFiles(r, ev, progress); err != nil {
 			return nil, err
 		}
 	}
-	results := ev.Results
-	popular, err := metrics.MostPopular(ctx, pairs, in.ItemSlice, counts, cfg.Eval, seed)
-	if err != nil {
-		return nil, err
-	}
-	var bins []metrics.BinShare
-	if cfg.Slices.Bins > 0 {
-		testItems := make([]int32, len(pairs))
-		for i, p := range pairs {
-			testItems[i] = p.Item
-		}
-		bin := make([]int, len(in.ItemSlice))
-		for j, sl := range in.ItemSlice {
-			bin[j], _ = sl.Bin()
-		}
-		bins = metrics.BinShares(counts, bin, cfg.Slices.Bins, testItems)
-	}
 	return &runRecord{
-		Data: dataSummary{Name: ds.Name, Queries: ds.Queries, Items: ds.Items, Train: len(ds.Train), Test: len(ds.Test),
-			TestQueries: len(queries), Report: ds.Report.String(), Bins: bins},
+		Data: dataSummary{Name: ds.Name, Queries: ds.Queries, Items: ds.Items, Train: len(ds.Train), Valid: len(ds.Valid), Test: len(ds.Test),
+			TestQueries: len(ev.Queries), Report: ds.Report.String(), Bins: ev.Bins},
 		EvalSeconds: time.Since(start).Seconds(),
-		Results:     results,
-		MostPopular: popular,
-		Ranks:       pairRanksOf(ev, cfg.Eval.LogitAdjust, in.ItemSlice),
+		Results:     ev.Results,
+		MostPopular: ev.MostPopular,
+		Ranks:       pairRanksOf(ev.Evaluation, ev.Taus, ev.Input.ItemSlice),
+		LATau:       ev.LATau,
 	}, nil
 }
 
-// excludeLists returns, for each query row (queries[r] is the query of row r), the items that
-// filter drops from its rankings: its training items (seen), its train and test items (known),
-// or nil for none.
-func excludeLists(ds *datasets.Dataset, filter metrics.Filter, queries []int32) [][]int32 {
-	if !filter.Excludes() {
-		return nil
-	}
-	byQuery := ds.KnownPositives()
-	if filter == metrics.FilterSeen {
-		byQuery = ds.TrainPositives()
-	}
-	out := make([][]int32, len(queries))
-	for r, q := range queries {
-		out[r] = byQuery[q]
-	}
-	return out
+// evalSettings are how a run of cfg and seed evaluates its model (models.Evaluate): its [eval]
+// and [slices] sections, its loss's temperature, whether its data is multi-label (source xmc)
+// and its seeds.
+func evalSettings(cfg *Config, seed int64) models.EvalSettings {
+	return models.EvalSettings{Eval: cfg.Eval, Slices: cfg.Slices, Temperature: cfg.Loss.Temperature,
+		MultiLabel: cfg.Data.Source == datasets.SourceXMC, DataSeed: cfg.DataSeed, Seed: seed}
 }
 
 func writeCurve(w io.Writer, curve models.Curve) error {

@@ -41,6 +41,9 @@ type runRecord struct {
 	Curve       models.Curve     `json:"curve"`
 	// Ranks are the evaluated test pairs' ranks, for the report's paired tests over test pairs.
 	Ranks *report.PairRanks `json:"pair_ranks,omitempty"`
+	// LATau is the strength of post-hoc logit adjustment selected on the validation set
+	// (eval.select_la_tau), the one the Results are at; nil without.
+	LATau *models.TauSelection `json:"la_tau_selection,omitempty"`
 	// here is the part of the run's training done by this process, for the time left.
 	here trainedHere
 }
@@ -58,6 +61,7 @@ type dataSummary struct {
 	Queries     int    `json:"queries"`
 	Items       int    `json:"items"`
 	Train       int    `json:"train"`
+	Valid       int    `json:"valid,omitempty"`
 	Test        int    `json:"test"`
 	TestQueries int    `json:"test_queries"`
 	Report      string `json:"report"`
@@ -81,6 +85,21 @@ type trainSummary struct {
 	Checkpoints checkpointSummary `json:"checkpoints"`
 	// SamplerAudit summarises sampler_audit.csv (sampler.audit = true only).
 	SamplerAudit *samplerAudit `json:"sampler_audit,omitempty"`
+	// Validation is the model selection on the validation set (train.validate_every only).
+	Validation *validationSummary `json:"validation,omitempty"`
+}
+
+// validationSummary is a training's model selection on the validation set: the selection
+// metric, every validation and the one whose parameters are the run's model.
+type validationSummary struct {
+	Metric string `json:"metric"`
+	// Epoch, Step and Value are the selected validation's.
+	Epoch int     `json:"selected_epoch"`
+	Step  int     `json:"selected_step"`
+	Value float64 `json:"selected_value"`
+	// EarlyStopped says that early stopping (train.patience) ended training.
+	EarlyStopped bool                     `json:"early_stopped,omitempty"`
+	Curve        []models.ValidationPoint `json:"curve"`
 }
 
 // checkpointSummary is models.CheckpointCost in a run's record.

@@ -2,6 +2,7 @@ package configdoc
 
 import (
 	"bytes"
+	"encoding"
 	"fmt"
 	"maps"
 	"reflect"
@@ -263,6 +264,10 @@ func tomlType(t reflect.Type) string {
 		return "string"
 	case reflect.Int, reflect.Int64:
 		return "integer"
+	case reflect.Uint8:
+		if reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
+			return "string" // a name, as metrics.Slice's "all"
+		}
 	case reflect.Float64:
 		return "float"
 	case reflect.Bool:

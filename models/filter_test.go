@@ -1,4 +1,4 @@
-package workbench
+package models
 
 import (
 	"reflect"
