@@ -30,6 +30,9 @@ type Dataset struct {
 	Days int
 	// Report is what the loader counted.
 	Report Report
+	// Truth is the law the pairs were drawn from, when the source knows it (synthetic: each
+	// query's true distribution over the items, day by day); nil otherwise.
+	Truth *Truth
 }
 
 // Interaction is one (query, item) pair.
