@@ -348,7 +348,7 @@ func (r Report) setApart() []reportCount {
 		{"self-links", r.SelfLinks},
 		{"duplicates", r.Duplicates},
 		{"examples without labels", r.EmptyRows},
-		{"below threshold (dropped)", r.BelowThreshold},
+		{"below data.interactions.threshold (dropped)", r.BelowThreshold},
 		{"entities without feature rows", r.NoFeatures},
 		{"undecodable names", r.UndecodedNames},
 		{"last lines without a line break (kept)", r.Unterminated},

@@ -139,6 +139,10 @@ func openTable(src files, file, delim string, noHeader bool) (*table, error) {
 	}
 	t.header = slices.Clone(rec)
 	t.header[0] = strings.TrimPrefix(t.header[0], "\ufeff")
+	if slices.ContainsFunc(t.header, func(f string) bool { return strings.ContainsRune(f, '\r') }) {
+		closer()
+		return nil, &ParseError{File: shown, Line: 1, Msg: "the lines end in a carriage return alone (CR, as on classic Mac OS), which ends no line here: convert the line breaks to LF or CR LF"}
+	}
 	t.values, t.lastLine = lastValues{}, 0 // a header's last value says nothing of the records'
 	return t, nil
 }
@@ -174,7 +178,7 @@ func (t *table) read() ([]string, error) {
 	if len(rec) != t.width {
 		what := fmt.Sprintf("%d columns, as the first row", t.width)
 		if t.header != nil {
-			what = fmt.Sprintf("%d columns (%s)", t.width, strings.Join(t.header, ", "))
+			what = fmt.Sprintf("%d columns (%s)", t.width, t.shownHeader())
 		}
 		return nil, t.errorf("expected %s, got %d", what, len(rec))
 	}
@@ -273,7 +277,16 @@ func (t *table) column(key, spec string) (int, error) {
 	if holds := optionalColumn(key); holds != "" {
 		fix = fmt.Sprintf("if the file has no %s, set data.%s = %q; else %s", holds, key, columnNone, fix)
 	}
-	return 0, fmt.Errorf("%s: no column %q in %s (header: %s); %s", key, spec, t.name, strings.Join(t.header, ", "), fix)
+	return 0, fmt.Errorf("%s: no column %q in %s (header: %s); %s", key, spec, t.name, t.shownHeader(), fix)
+}
+
+// shownHeader lists the header's names for a message, the first 20 of a longer one.
+func (t *table) shownHeader() string {
+	const most = 20
+	if len(t.header) <= most {
+		return strings.Join(t.header, ", ")
+	}
+	return fmt.Sprintf("%s, … (%d columns)", strings.Join(t.header[:most], ", "), len(t.header))
 }
 
 // optionalColumn returns what the column of key holds when an interactions file may lack it
@@ -442,9 +455,15 @@ func readInteractions(src files, file string, is InteractionsSettings, users, it
 	}
 	defer t.close()
 	var col [4]int
-	for i, c := range []struct{ key, spec string }{{"user", is.User}, {"item", is.Item}, {"time", is.Time}, {"rating", is.Rating}} {
+	keys := []struct{ key, spec string }{{"user", is.User}, {"item", is.Item}, {"time", is.Time}, {"rating", is.Rating}}
+	for i, c := range keys {
 		if col[i], err = t.column("interactions."+c.key, c.spec); err != nil {
 			return nil, err
+		}
+		// One column read as two (the items as the users, say) would train on nonsense pairs.
+		if j := slices.Index(col[:i], col[i]); col[i] >= 0 && j >= 0 {
+			return nil, fmt.Errorf("interactions.%s: %q is column %d of %s, which data.interactions.%s = %q names too: each names its own column",
+				c.key, c.spec, col[i], t.name, keys[j].key, keys[j].spec)
 		}
 	}
 	ucol, icol, tcol, rcol := col[0], col[1], col[2], col[3]

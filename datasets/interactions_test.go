@@ -231,6 +231,18 @@ func TestInteractionsMalformed(t *testing.T) {
 		{"feature short row", hdr + "1,2,3,4\n", "movieId,genres\n2\n", nil, `movies.csv:2: expected 2 columns (movieId, genres), got 1`},
 		{"feature extra column", hdr + "1,2,3,4\n", "movieId,genres\n2,a,b\n", nil, `movies.csv:2: expected 2 columns (movieId, genres), got 3`},
 		{"feature empty id", hdr + "1,2,3,4\n", "movieId,genres\n,a\n", nil, `movies.csv:2: empty id in column 0`},
+		// One column named for two settings would pair each user with itself.
+		{"item names the user column", hdr + "1,2,3,4\n", "", func(s *InteractionsSettings) { s.Item = "userId" },
+			`ratings.csv, which data.interactions.user = "userId" names too: each names its own column`},
+		{"rating by index names the time column", hdr + "1,2,3,4\n", "", func(s *InteractionsSettings) { s.Rating = "3" },
+			`ratings.csv, which data.interactions.time = "timestamp" names too`},
+		// A file whose lines end in CR alone is one line: said, not printed as a header.
+		{"CR line breaks", strings.ReplaceAll(hdr+"1,2,3,4\n5,6,7,8\n", "\n", "\r"), "", nil,
+			`ratings.csv:1: the lines end in a carriage return alone (CR, as on classic Mac OS)`},
+		{"long header", strings.Repeat("c,", 30) + "c\n", "", nil, `(header: c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, … (31 columns))`},
+		// No pair left: the error names the file and what dropped its records.
+		{"no pairs", hdr + "1,2,1,4\n1,3,2,5\n", "", func(s *InteractionsSettings) { s.Reward = "threshold" },
+			`ratings.csv (3 rows): interactions: 2 records read, 0 pairs kept (0 train, 0 test); below data.interactions.threshold (dropped): 2`},
 	} {
 		files := map[string]string{"ratings.csv": c.ratings}
 		s := Settings{Source: "interactions"}

@@ -69,6 +69,14 @@ const (
 	maxDays = 1 << 20
 )
 
+// orNone lists files, or says there are none.
+func orNone(files []string) string {
+	if len(files) == 0 {
+		return "no file"
+	}
+	return strings.Join(files, ", ")
+}
+
 // Split resolves a copy of s (with the dataset's Report.Source as the source), assigns day
 // buckets when the pairs are timed, splits the pairs into Train, Valid (when s asks for a
 // validation set) and Test by the seed, indexes every query's training sequence when the pairs
@@ -80,7 +88,7 @@ func (u *Unsplit) Split(s SplitSettings, seed int64) (*Dataset, error) {
 		return nil, err
 	}
 	if len(u.Pairs) == 0 {
-		return nil, fmt.Errorf("%s: no pairs (%d records read)", d.Report.Source, d.Report.Records)
+		return nil, fmt.Errorf("no pairs to split, from %s: %s", orNone(d.Report.Files), d.Report.Summary())
 	}
 	if u.Timed {
 		if err := u.assignDays(); err != nil {

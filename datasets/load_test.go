@@ -18,7 +18,10 @@ import (
 // source instead of a nil dataset (issue 9: the dispatch had no default).
 func TestLoadDispatch(t *testing.T) {
 	for _, src := range sources {
-		s := Settings{Source: src, Path: "testdata/absent", Synthetic: SyntheticSettings{Items: 5, Queries: 5, Interactions: 50, Days: 1}}
+		s := Settings{Source: src, Path: "testdata/absent"}
+		if src == SourceSynthetic {
+			s.Synthetic = SyntheticSettings{Items: 5, Queries: 5, Interactions: 50, Days: 1}
+		}
 		if err := s.Resolve(); err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 
 	"github.com/samplingbias/workbench/internal/setting"
@@ -298,6 +299,9 @@ func (s *Settings) Resolve() error {
 	); err != nil {
 		return err
 	}
+	if err := s.otherLoaders(); err != nil {
+		return err
+	}
 	switch s.Source {
 	case SourceXMC:
 		return s.XMC.resolve()
@@ -305,6 +309,25 @@ func (s *Settings) Resolve() error {
 		return s.Interactions.resolve()
 	case SourceSynthetic:
 		return s.Synthetic.resolve()
+	}
+	return nil
+}
+
+// otherLoaders rejects settings written in the table of a loader other than the source's, which
+// nothing would read.
+func (s *Settings) otherLoaders() error {
+	for _, t := range []struct {
+		source Source
+		set    bool
+	}{
+		{SourceWikilinks, !reflect.ValueOf(s.Wikilinks).IsZero()},
+		{SourceXMC, !reflect.ValueOf(s.XMC).IsZero()},
+		{SourceInteractions, !reflect.ValueOf(s.Interactions).IsZero()},
+		{SourceSynthetic, !reflect.ValueOf(s.Synthetic).IsZero()},
+	} {
+		if t.set && t.source != s.Source {
+			return fmt.Errorf("%s: only read by source %s, not %s: remove the [data.%s] table or set data.source = %q", t.source, t.source, s.Source, t.source, t.source)
+		}
 	}
 	return nil
 }

@@ -221,7 +221,7 @@ func TestWikilinksMalformed(t *testing.T) {
 		{"torn categories", map[string]string{"articles.tsv": articles, "links.tsv": "A\tB\n", "categories.tsv": "A\tsubject\r\nB\tsub"},
 			"categories.tsv:2: the file ends without a line break in this line, which looks cut (its last value \"sub\" is shorter than the last value of every other row (7 or more characters); expected article, category); if the line is complete, end the file with a line break"},
 		{"no links", map[string]string{"articles.tsv": articles}, "links.tsv: no such file (nor links.tsv.gz)"},
-		{"only self-links", map[string]string{"articles.tsv": articles, "links.tsv": "A\tA\n"}, "wikilinks: no pairs (1 records read)"},
+		{"only self-links", map[string]string{"articles.tsv": articles, "links.tsv": "A\tA\n"}, "links.tsv (1 lines): wikilinks: 1 records read, 0 pairs kept (0 train, 0 test); self-links: 1"},
 	} {
 		dir := writeFiles(t, c.files)
 		_, err := Load(Settings{Path: dir}, 1)

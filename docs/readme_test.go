@@ -27,7 +27,7 @@ var notRun = map[string]string{
 	"kubectl apply -f launch/k8s-report-job.yaml":                            "needs a Kubernetes cluster",
 	"go run -tags openblas ./experiments -config configs/wiki.toml":          "the 12-minute main job, and needs libopenblas-dev",
 	"go test -tags openblas ./...":                                           "the whole test suite under the openblas tag; .ci/run runs it",
-	"go get github.com/samplingbias/workbench@<version>":                     "<version> stands for a released version; the local-clone commands below are run",
+	"go get github.com/samplingbias/workbench@<commit>":                      "<commit> stands for a commit of the repository; the local-clone commands below are run",
 }
 
 // ownModule are the README's commands that run in a module of the reader's own, next to the

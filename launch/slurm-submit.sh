@@ -13,9 +13,18 @@ if [ $# -lt 1 ]; then
 fi
 here=$(cd "$(dirname "$0")" && pwd)
 exe=${EXPERIMENTS:-bin/experiments}
-n=$("$exe" -list -config "$@" | sed -n 's/^# \([0-9][0-9]*\) runs$/\1/p')
+if ! command -v "$exe" >/dev/null 2>&1; then
+	echo "slurm-submit: $exe is not built: go build -o bin/experiments ./experiments (or set EXPERIMENTS to the command)" >&2
+	exit 1
+fi
+if ! list=$("$exe" -list -config "$@"); then
+	echo "slurm-submit: $exe -list -config $* failed (its error is above)" >&2
+	exit 1
+fi
+# The last line of -list is the count: "# 1 run" or "# N runs".
+n=$(printf '%s\n' "$list" | sed -n 's/^# \([0-9][0-9]*\) runs\{0,1\}$/\1/p')
 if [ -z "$n" ] || [ "$n" -lt 1 ]; then
-	echo "slurm-submit: cannot count the runs of $1 (is $exe built?)" >&2
+	echo "slurm-submit: $exe -list -config $* printed no count of runs" >&2
 	exit 1
 fi
 # shellcheck disable=SC2086 # SBATCH_OPTS is a list of options

@@ -346,7 +346,7 @@ func TestOptionedErrors(t *testing.T) {
 		{uniform(VariantDebiasedContrastive, map[string]any{"tau_plus": 1.0}), "options.tau_plus: must be in [0, 1), got 1"},
 		{uniform(VariantDebiasedContrastive, map[string]any{"tau_plus": -0.5}), "options.tau_plus: must be in [0, 1), got -0.5"},
 		{uniform(VariantPSL, map[string]any{"surrogate": "exp"}),
-			`options: variant psl: line 1 (last key "surrogate"): unknown "exp" (allowed: tanh, atan, relu)`},
+			`options.surrogate: variant psl: unknown "exp" (allowed: tanh, atan, relu)`},
 		{uniform(VariantPSL, nil), "options.surrogate: required for variant psl (one of tanh, atan, relu)"},
 		{Settings{Variant: VariantGBCE}, `variant: gbce needs negatives drawn uniformly (sampler.kind = "uniform" or "uniform_per_row")`},
 		{Settings{Variant: VariantGBCE, Sampler: SamplerMixed, Negatives: 4}, `variant: gbce needs negatives drawn uniformly`},

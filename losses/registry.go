@@ -1,12 +1,11 @@
 package losses
 
 import (
-	"bytes"
 	"fmt"
 
-	"github.com/BurntSushi/toml"
 	"gorgonia.org/gorgonia"
 
+	"github.com/samplingbias/workbench/internal/schema"
 	"github.com/samplingbias/workbench/internal/setting"
 )
 
@@ -129,14 +128,6 @@ func (s *Settings) resolveOptions() error {
 			return err
 		}
 	}
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(opts); err != nil {
-		return fmt.Errorf("options: variant %s: %v", s.Variant, err)
-	}
-	var resolved map[string]any
-	if _, err := toml.Decode(buf.String(), &resolved); err != nil {
-		return fmt.Errorf("options: variant %s: %v", s.Variant, err)
-	}
-	s.Options = resolved
+	s.Options = schema.ToTOML(opts)
 	return nil
 }

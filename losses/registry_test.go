@@ -40,7 +40,7 @@ func TestOptionErrors(t *testing.T) {
 	}{
 		{Settings{Variant: "margin_softmax", Options: map[string]any{"margin": 1.0, "beta": 2}},
 			"options.beta: unknown option of variant margin_softmax (it has: margin)"},
-		{Settings{Variant: "margin_softmax", Options: map[string]any{"margin": "x"}}, "options: variant margin_softmax:"},
+		{Settings{Variant: "margin_softmax", Options: map[string]any{"margin": "x"}}, "options.margin: variant margin_softmax: incompatible types"},
 		{Settings{Variant: "margin_softmax", Options: map[string]any{"margin": -1.0}}, "options.margin: must be finite and ≥ 0, got -1"},
 		{Settings{Variant: "margin_softmax", CorrectAt: CorrectAtScores}, "correct_at: variant margin_softmax"},
 		{Settings{Variant: VariantLogQ, Options: map[string]any{"alpha": 1.0}}, "options.alpha: variant logq has no options"},

@@ -491,6 +491,14 @@ func (s *Settings) subtractsLogQ() bool {
 	return s.Variant == VariantLogQ || s.Variant == VariantNCE || s.Variant == VariantSampledLogistic
 }
 
+// ReadsDeclared reports whether the resolved settings read the probabilities a sampler declares
+// for its columns (Step.LogQ or Step.LogP, see samplers.Declaration): every built-in variant but
+// plain, constant, negative_sampling, full and logit_adjusted does; a registered variant may
+// (its expression reads what it asks for), and counts as one that does.
+func (s Settings) ReadsDeclared() bool {
+	return !isBuiltin(s.Variant) || s.subtractsLogQ() || s.readsQ()
+}
+
 // readsQ reports whether the resolved settings read the per-draw q (Step.LogQ).
 func (s *Settings) readsQ() bool {
 	return s.Variant == VariantImportance || s.Variant == VariantRelative || s.Variant == VariantTail ||

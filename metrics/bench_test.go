@@ -104,3 +104,48 @@ func BenchmarkEvalGrowth(b *testing.B) {
 		}
 	}
 }
+
+// wikiInput is an evaluation the size of the main job's (configs/wiki.toml): 11,977 test pairs
+// of 4,000 queries against 4,604 items of dimension 128, with training counts.
+func wikiInput() Input {
+	in := benchInput(4000, 4604, 128)
+	for p := 0; len(in.Pairs) < 11977; p++ {
+		in.Pairs = append(in.Pairs, Pair{int32(p % 4000), int32(p * 7919 % 4604)})
+	}
+	in.Counts = make([]int64, 4604)
+	for j := range in.Counts {
+		in.Counts[j] = int64(1000 / (j + 1))
+	}
+	in.Known = make([][]int32, 4000)
+	return in
+}
+
+// BenchmarkEvaluationFamilies measures the cost of the evaluation's families on the main job's
+// size (wikiInput) with its settings (K = 10, 50, 100, 300, five logit-adjustment strengths,
+// 1,000 bootstrap resamples): the full ranking's metrics alone (no training counts), with
+// popularity-stratified recall and the exposure of the top lists as trained (the defaults),
+// with exposure at every τ, and with the sampled evaluation (100 uniform negatives per pair),
+// each reporting its evaluations per second; the difference of two is the cost of a family.
+func BenchmarkEvaluationFamilies(b *testing.B) {
+	base := Settings{K: []int{10, 50, 100, 300}, LogitAdjust: []float64{-1, -0.5, 0, 0.5, 1}}
+	bare := wikiInput()
+	bare.Counts, bare.Known = nil, nil
+	all := base
+	all.Exposure = ExposureAll
+	sampled := base
+	sampled.Sampled = SampledSettings{Kind: NegativesUniform}
+	for _, c := range []struct {
+		name string
+		in   Input
+		s    Settings
+	}{{"full", bare, base}, {"defaults", wikiInput(), base}, {"exposure=all", wikiInput(), all}, {"sampled", wikiInput(), sampled}} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				if _, err := EvaluateAll(context.Background(), c.in, c.s, 1, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "evals/s")
+		})
+	}
+}

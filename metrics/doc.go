@@ -1,6 +1,10 @@
 // Package metrics evaluates two-tower retrieval models by exact full-corpus ranking: Recall@K,
 // NDCG@K and MRR for every test pair, over all pairs and per popularity slice (head, torso,
-// tail) of the pair's item, with post-hoc logit adjustment and bootstrap confidence intervals.
+// tail) of the pair's item, with post-hoc logit adjustment and bootstrap confidence intervals;
+// and, from the same ranking, popularity-stratified recall, a popularity-debiased test set,
+// what the top-K lists recommend (exposure), propensity-scored metrics, a sampled evaluation
+// beside the full one and TREC run files. docs/metrics.md states every definition with its
+// source.
 //
 // # Metrics
 //
@@ -78,6 +82,64 @@
 // form with the central 95% range of its recall over n pairs, the line below which a model is
 // indistinguishable from chance.
 //
+// # Popularity-stratified recall and the debiased test set
+//
+// With Input.Counts, each evaluated pair p gets the weight w_p = pop(y_p)^−γ, pop(y) the
+// interactions of the item in training and in the test set (at least 1), γ = Settings.Gamma.
+// Popularity-stratified Recall@K (Steck, "Item Popularity and Recommendation Accuracy", RecSys
+// 2011) is Σ_p w_p·[rank_p ≤ K] / Σ_p w_p over a slice's pairs (no bootstrap interval: its
+// intervals are across seeds). The debiased test set (Settings.Debiased) is a resample with
+// replacement of as many pairs as were evaluated, pair p drawn with probability w_p/Σ w from a
+// source seeded by Input.TestSeed (DebiasedSample), the same for every run on the same data; its
+// Recall@K, NDCG@K and MRR by slice are Results of Test TestDebiased. Its expected Recall@K is
+// the stratified one.
+//
+// # Exposure
+//
+// With Input.Counts, the ranking keeps the top lists of the test queries (each query's list: its
+// ranking without its excluded items other than its own test items) for the ranking as trained,
+// or every τ (Settings.Exposure "all"), and evaluates at every K, over the test queries: ARP@K,
+// the mean over queries of the mean training count of the listed items, and APLT@K, the mean
+// share of long-tail items (the tail slice, or the rarest popularity bin), both of
+// Abdollahpouri, Burke & Mobasher ("Managing Popularity Bias in Recommender Systems with
+// Personalized Re-ranking", FLAIRS 2019); coverage@K, the share of the corpus in some list;
+// Gini@K, the Gini coefficient of the items' exposure (times listed) over the whole corpus; and
+// novelty@K, the mean self-information −log2 p(i) of the listed items (Zhou et al., "Solving the
+// apparent diversity–accuracy dilemma of recommender systems", PNAS 2010), p(i) = (c_i + 1)/(N +
+// M) the add-one smoothed training share. The means over queries have bootstrap intervals over
+// the queries; coverage and Gini none. The lists are found while the tiles stream past (see
+// topLists), decided by the same decision scores and tie rule as the ranks.
+//
+// # Propensity-scored metrics
+//
+// On multi-label data (Input.MultiLabel: a query is an example, its test items its labels),
+// Jain, Prabhu & Varma's propensity p_l of label l (Propensities, PropensitySettings) weighs
+// each hit by 1/p_l: PSP@K = Σ_q Σ_{l ∈ top K(q) ∩ R_q} 1/p_l / Σ_q (the same sum over the best
+// possible top K, the min(K, |R_q|) labels of R_q of largest 1/p), normalised as the Extreme
+// Classification Repository reports it, and PSRecall@K, the mean over examples of
+// Σ_{l ∈ top K ∩ R_q} 1/p_l / Σ_{l ∈ R_q} 1/p_l.
+//
+// # Sampled negatives
+//
+// With Settings.Sampled, every evaluated pair (x, y) also gets n negatives (DrawNegatives),
+// distinct, none y nor a known positive of x (Input.Known), drawn uniformly or ∝ the training
+// count from a source seeded by Input.TestSeed and the pair, so that every run on the same data
+// ranks the same candidates; y's sampled rank, in the ranking as trained (RefTau), is 1 + the
+// negatives of decision score at least its own. HR@K (sampled_recall), NDCG@K and MRR over the 1 + n candidates and Krichene &
+// Rendle's corrected estimates of the full Recall@K and NDCG@K (CorrectedValues: "On Sampled
+// Metrics for Item Recommendation", KDD 2020, §5) are reported by slice.
+//
+// # Run files
+//
+// With Settings.WriteRun, Evaluation.WriteRun writes each evaluated pair's top max(K) (PairList)
+// in TREC format and WriteQrels the pairs: qid is the pair's index, so that Recall@K (one
+// relevant document per qid) and NDCG@K computed from them by trec_eval, ir_measures or ranx
+// are metrics.csv's: the pair's list is its query's list without the query's other test items
+// that the filter removes, ordered by decision score with the pair's item after its ties (the
+// tie rule of its rank), and the score column holds the decision score in its shortest exact
+// form. A tool that re-sorts by score breaks exact ties its own way (trec_eval by document id);
+// MRR from a run file is truncated at max(K), where metrics.csv's uses the full rank.
+//
 // # Sampled evaluation
 //
 // With Settings.MaxPairs = P below the number N of test pairs, Evaluate ranks a seeded sample of
@@ -116,7 +178,12 @@
 // test pair and τ, about 140 bytes (its running count and band, its rank and its metric values,
 // measured by TestEvaluateMemory, which bounds it at 160); per query row of U, 8 bytes; per
 // dimension, 8 bytes. (gonum's pure-Go Sgemm, the blas32 backend without the kernel, also makes
-// short-lived garbage, its goroutine closures, for every tile product.) The bootstrap adds Bootstrap × (2·len(K)+1) float64 per τ. For a million
+// short-lived garbage, its goroutine closures, for every tile product.) The bootstrap adds Bootstrap × (2·len(K)+1) float64 per τ.
+// With Input.Counts, popularity-stratified recall and the top lists add at most about 100 bytes
+// per pair and τ more (TestEvaluateMemory), the lists max(K) + T − 1 items per test query (T its
+// test items) and τ kept, and during the ranking each goroutine about 20·(max(K) + the query's
+// special items) bytes per query of its block (20·: candidates of 8 bytes, up to twice as many,
+// and their scores); the sampled evaluation 4·n bytes per pair. For a million
 // items of dimension 64 the caller's V is 256 MB and Evaluate's own memory for 50,000 sampled
 // pairs and one τ about 6 MB.
 //

@@ -32,6 +32,23 @@ type Input struct {
 	// LogPrior is log π of every item, finite; needed when Settings.LogitAdjust has a non-zero τ
 	// and ignored otherwise.
 	LogPrior []float64
+	// Counts is the training count of every item, at least 0. nil leaves out the metrics that
+	// need it: popularity-stratified recall, the debiased test set, exposure, the
+	// propensity-scored metrics and popularity negatives (Settings.Sampled.Kind "popularity"
+	// is then an error).
+	Counts []int64
+	// MultiLabel marks multi-label data, whose queries are examples and items their labels:
+	// PSP@K and PSRecall@K (Settings.Propensity) are evaluated, over the queries, with
+	// TrainQueries training examples.
+	MultiLabel   bool
+	TrainQueries int
+	// Known lists, per query row, its known positives in train and test, ascending and
+	// distinct: the items the sampled evaluation never draws as negatives. Needed (N rows)
+	// with Settings.Sampled.
+	Known [][]int32
+	// TestSeed seeds what every run on the same data shares, so that they are compared on the
+	// same test: the sampled evaluation's negatives and the debiased test set.
+	TestSeed int64
 }
 
 // Result is one number of an evaluation.
@@ -49,6 +66,9 @@ type Result struct {
 	// TestPairs is the number of the slice's test pairs before sampling (= Pairs when every
 	// pair is evaluated).
 	TestPairs int
+	// Test is the test set: the natural one (TestNatural, omitted in JSON) or the debiased
+	// resample (TestDebiased).
+	Test TestSet `json:",omitempty"`
 }
 
 // Evaluate ranks the whole corpus for every test pair and returns Recall@K and NDCG@K for every K
@@ -68,30 +88,11 @@ func Evaluate(in Input, s Settings, seed int64) ([]Result, error) {
 // bar with pairs/s and ETA when w is a terminal, else a plain line at most every
 // s.LogSeconds and one at the end.
 func EvaluateContext(ctx context.Context, in Input, s Settings, seed int64, w io.Writer) ([]Result, error) {
-	if err := s.Resolve(); err != nil {
-		return nil, fmt.Errorf("metrics: eval settings: %w", err)
-	}
-	if err := checkInput(&in, &s); err != nil {
-		return nil, err
-	}
-	full := in.Pairs
-	in.Pairs = samplePairs(full, in.ItemSlice, s.MaxPairs, seed)
-	r, err := newRanker(in, &s)
+	ev, err := EvaluateAll(ctx, in, s, seed, w)
 	if err != nil {
 		return nil, err
 	}
-	stop := r.report(w, &s)
-	err = r.run(ctx, newBackend(in.U, in.V, in.Dim), s.Workers)
-	stop()
-	if err != nil {
-		return nil, err
-	}
-	res, err := summarize(ctx, r.ranks, in.Pairs, in.ItemSlice, r.m, &s, seed)
-	if err != nil {
-		return nil, err
-	}
-	setTestPairs(res, full, in.ItemSlice)
-	return res, nil
+	return ev.Results, nil
 }
 
 // samplePairs returns the test pairs an evaluation ranks: SamplePairs' seeded sample of at most
@@ -108,7 +109,8 @@ func samplePairs(pairs []Pair, itemSlice []Slice, maxPairs int, seed int64) []Pa
 	return out
 }
 
-// setTestPairs records in each result the number of test pairs of its slice before sampling.
+// setTestPairs records in each result of the natural test set the number of test pairs of its
+// slice before sampling.
 func setTestPairs(res []Result, full []Pair, itemSlice []Slice) {
 	var before [256]int
 	before[SliceAll] = len(full)
@@ -118,7 +120,9 @@ func setTestPairs(res []Result, full []Pair, itemSlice []Slice) {
 		}
 	}
 	for i := range res {
-		res[i].TestPairs = before[res[i].Slice]
+		if res[i].Test == TestNatural {
+			res[i].TestPairs = before[res[i].Slice]
+		}
 	}
 }
 

@@ -22,7 +22,7 @@ func allocated(t *testing.T, in Input, s Settings) uint64 {
 
 // TestEvaluateMemory checks the documented memory of evaluation ("Memory" in the package
 // documentation): nothing in proportion to the corpus, and at most 160 bytes per test pair and τ,
-// bootstrap included. With the kernel backend thirty times more items allocate less than
+// bootstrap included (240 with training counts, for popularity-stratified recall and exposure). With the kernel backend thirty times more items allocate less than
 // 64 KiB more (tiles only, where a copy of V would be 1.9 MB); with blas32 (gonum's Sgemm, which
 // allocates short-lived goroutine closures per product) less than 32 KiB of garbage per tile
 // product.
@@ -55,4 +55,12 @@ func TestEvaluateMemory(t *testing.T) {
 		t.Errorf("%.0f bytes per test pair and τ, want at most 160", perPair)
 	}
 	t.Logf("%.1f bytes per extra item, %.0f per test pair and τ", float64(int64(b)-int64(a))/29000, perPair)
+
+	// With training counts, popularity-stratified recall and the top lists of exposure add
+	// their rows: at most 240 bytes per pair and τ for a second pair of a query.
+	small.Counts, more.Counts = make([]int64, 1000), make([]int64, 1000)
+	a, c = allocated(t, small, s), allocated(t, more, s)
+	if perPair := (float64(c) - float64(a)) / float64(len(small.Pairs)) / 2; perPair > 240 {
+		t.Errorf("with exposure: %.0f bytes per test pair and τ, want at most 240", perPair)
+	}
 }

@@ -107,18 +107,25 @@ func BinShares(counts []int64, bin []int, n int, testItems []int32) []BinShare {
 // all ordered pairs over twice the mean: Σ_i Σ_j |x_i − x_j| / (2 n² x̄). It is 0 when all values
 // are equal (and when they are all 0) and (n − 1)/n when one value holds everything.
 func Gini(x []float64) float64 {
-	var sum, diff float64
-	for _, a := range x {
-		sum += a
-		for _, b := range x {
-			diff += max(a-b, b-a)
-		}
+	sorted := slices.Clone(x)
+	slices.Sort(sorted)
+	return giniSorted(sorted, len(x))
+}
+
+// giniSorted is the Gini coefficient of n values: the ascending values x, after n − len(x)
+// zeros. With the values sorted, x_(1) ≤ … ≤ x_(n), Σ_i Σ_j |x_i − x_j| = 2·Σ_i (2i − n − 1)·x_(i),
+// so the coefficient is Σ_i (2i − n − 1)·x_(i) / (n·Σ x), in O(n) (the zeros add nothing).
+func giniSorted(x []float64, n int) float64 {
+	var sum, weighted float64
+	for t, v := range x {
+		i := n - len(x) + t + 1
+		sum += v
+		weighted += float64(2*i-n-1) * v
 	}
 	if sum == 0 {
 		return 0
 	}
-	n := float64(len(x))
-	return diff / (2 * n * sum)
+	return weighted / (float64(n) * sum)
 }
 
 // PopularityBalance summarises per-bin recalls (Recall@K over the test pairs of each popularity

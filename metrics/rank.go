@@ -60,6 +60,7 @@ type ranker struct {
 	state []bandState  // per pair p and τ k: state[p*nt+k]
 	ranks []int32      // per τ k and pair p: ranks[k*len(pair)+p]
 	done  atomic.Int64 // pairs ranked so far, for progress
+	top   *topLists    // the queries' top lists; nil when none is kept
 }
 
 // bandState is the running count of one (pair, τ).
@@ -161,26 +162,10 @@ func (r *ranker) setBands(workers int) {
 
 // setBandsOf is setBands for pairs lo..hi-1.
 func (r *ranker) setBandsOf(lo, hi int) {
-	const unit32, unit64 = 0x1p-24, 0x1p-53
-	d := float64(r.d)
-	gamma32 := d * unit32 / (1 - d*unit32)
-	gamma64 := d * unit64 / (1 - d*unit64)
-	tiny := (d + 2) * 0x1p-148
 	bound := make([]float64, 0, r.nt) // per τ, for the current query
 	for p := lo; p < hi; p++ {
 		pr := r.pair[p]
-		uq := r.u[int(pr.Query)*r.d:][:r.d]
-		var byCoord, norm float64
-		for l, x := range uq {
-			byCoord += math.Abs(float64(x)) * r.vmax[l]
-			norm += float64(x) * float64(x)
-		}
-		a := min(byCoord, math.Sqrt(norm)*r.vnorm) * (1 + 4*d*unit64) // rounding of the bound itself
-		bound = bound[:0]
-		for k := range r.nt {
-			e := (gamma32+gamma64)*a + (unit32+unit64)*((1+gamma32)*a+r.amax[k]) + tiny
-			bound = append(bound, 2*e)
-		}
+		bound = r.bounds(pr.Query, bound[:0])
 		dot := r.dot(pr.Query, pr.Item)
 		for k := range r.nt {
 			xy := dot
@@ -191,6 +176,28 @@ func (r *ranker) setBandsOf(lo, hi int) {
 			st.hi = up32(xy + bound[k])
 		}
 	}
+}
+
+// bounds appends to out, for every τ, twice the bound E of setBands on |x_j − x̂_j| over all
+// items j for query q.
+func (r *ranker) bounds(q int32, out []float64) []float64 {
+	const unit32, unit64 = 0x1p-24, 0x1p-53
+	d := float64(r.d)
+	gamma32 := d * unit32 / (1 - d*unit32)
+	gamma64 := d * unit64 / (1 - d*unit64)
+	tiny := (d + 2) * 0x1p-148
+	uq := r.u[int(q)*r.d:][:r.d]
+	var byCoord, norm float64
+	for l, x := range uq {
+		byCoord += math.Abs(float64(x)) * r.vmax[l]
+		norm += float64(x) * float64(x)
+	}
+	a := min(byCoord, math.Sqrt(norm)*r.vnorm) * (1 + 4*d*unit64) // rounding of the bound itself
+	for k := range r.nt {
+		e := (gamma32+gamma64)*a + (unit32+unit64)*((1+gamma32)*a+r.amax[k]) + tiny
+		out = append(out, 2*e)
+	}
+	return out
 }
 
 // dot is Σ_l U[q][l]·V[j][l] in float64, l in increasing order: each product is exact, so the
@@ -323,6 +330,9 @@ func (r *ranker) run(ctx context.Context, be backend, workers int) error {
 				sub:    sub,
 				ldc:    cols,
 			}
+			if r.top != nil {
+				wks[w].top = newTopWorker(rows, r.nt)
+			}
 		}
 		a0 := b * rows
 		return r.block(ctx, wks[w], a0, min(len(r.queries), a0+rows))
@@ -352,7 +362,8 @@ type rankWorker struct {
 	cursor []int32   // per query of the block: its next special item
 	sub    int       // queries per score tile
 	ldc    int
-	sx, ex []float32 // finish's adjusted scores of special items, and of the excluded ones
+	sx, ex []float32  // finish's adjusted scores of special items, and of the excluded ones
+	top    *topWorker // the top lists' state, when r keeps them
 }
 
 // block ranks the pairs of queries[a0:a1].
@@ -360,6 +371,9 @@ func (r *ranker) block(ctx context.Context, wk *rankWorker, a0, a1 int) error {
 	wk.ts.load(r.queries[a0:a1])
 	for i := range a1 - a0 {
 		wk.cursor[i] = r.spOff[a0+i]
+	}
+	if wk.top != nil {
+		r.top.start(r, wk.top, a0, a1)
 	}
 	ldc := wk.ldc
 	for j0 := 0; j0 < r.m; j0 += ldc {
@@ -384,6 +398,9 @@ func (r *ranker) block(ctx context.Context, wk *rankWorker, a0, a1 int) error {
 	for a := a0; a < a1; a++ {
 		if err := r.finish(wk, a); err != nil {
 			return err
+		}
+		if wk.top != nil {
+			r.top.finish(r, wk.top, a, a-a0)
 		}
 	}
 	r.done.Add(int64(r.pairOff[a1] - r.pairOff[a0]))
@@ -414,6 +431,9 @@ func (r *ranker) count(wk *rankWorker, a, i, j0 int, row []float32) {
 				st.band = append(st.band, int32(j0+at))
 				off = at + 1
 			}
+		}
+		if wk.top != nil && r.top.keep[k] {
+			wk.top.collect(r.nt, i, k, j0, x)
 		}
 	}
 }

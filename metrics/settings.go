@@ -54,6 +54,8 @@ func (f Filter) Excludes() bool { return f != "" && f != FilterNone }
 const (
 	DefaultBootstrap  = 1000
 	DefaultLogSeconds = 10
+	DefaultExposure   = ExposureOn
+	DefaultGamma      = 1.0
 )
 
 // DefaultK returns the default Settings.K, [10, 50, 100].
@@ -76,11 +78,11 @@ type Settings struct {
 	// finite and distinct (default [0]).
 	LogitAdjust []float64 `toml:"logit_adjust"`
 	// Bootstrap is the number of bootstrap resamples of the test pairs behind the 95% intervals
-	// (default DefaultBootstrap; 0 means the default; -1 computes no interval: Lo = Hi = Value).
+	// (default DefaultBootstrap; -1 computes no interval: Lo = Hi = Value).
 	Bootstrap int `toml:"bootstrap"`
 	// Workers is the number of goroutines scoring and resampling (default runtime.GOMAXPROCS(0),
 	// filled in by Resolve).
-	Workers int `toml:"workers"`
+	Workers int `toml:"workers" zero:"runtime.GOMAXPROCS(0)"`
 	// MaxPairs, when positive and smaller than the number of test pairs, evaluates a seeded
 	// random sample of MaxPairs test pairs, stratified by the slice of the pair's item (see
 	// "Sampled evaluation" in the package documentation); each sampled pair is still ranked
@@ -89,7 +91,48 @@ type Settings struct {
 	// LogSeconds is the minimum time between two plain progress lines when progress does not
 	// go to a terminal; default DefaultLogSeconds.
 	LogSeconds float64 `toml:"log_seconds"`
+	// Exposure evaluates what the top-K lists of the test queries recommend, at every K:
+	// average recommended popularity (arp), the long-tail share (aplt), item coverage, the Gini
+	// coefficient of exposure and novelty (see "Exposure" in the package documentation). "on"
+	// evaluates the ranking as trained (τ_LA = 0, or the smallest |τ| of logit_adjust), "all"
+	// every τ of logit_adjust (a top list per τ, so that many times the cost), "off" none
+	// (default DefaultExposure).
+	Exposure Exposure `toml:"exposure"`
+	// Gamma is the exponent γ of the popularity weights pop(y)^−γ of popularity-stratified
+	// Recall@K (Steck 2011) and of the debiased test set (Debiased), pop(y) the item's
+	// interactions in train and test; γ > 0 (default DefaultGamma).
+	Gamma float64 `toml:"gamma"`
+	// Debiased evaluates a popularity-debiased test set beside the natural one: a seeded
+	// resample, with replacement, of as many test pairs as there are, pair p drawn with
+	// probability ∝ pop(y_p)^−Gamma; its Recall@K, NDCG@K and MRR by slice are reported as the
+	// test set "debiased". Default false.
+	Debiased bool `toml:"debiased"`
+	// Propensity is Jain et al.'s propensity model of PSP@K and PSRecall@K, evaluated on
+	// multi-label data.
+	Propensity PropensitySettings `toml:"propensity"`
+	// Sampled is the sampled evaluation beside the full one: every test pair ranked among its
+	// item and n sampled negatives (Krichene & Rendle 2020).
+	Sampled SampledSettings `toml:"sampled"`
+	// WriteRun writes, per run, every test pair's top max(K) items in TREC run format and the
+	// test pairs as qrels (see "Run files" in the package documentation), so that trec_eval,
+	// ir_measures or ranx give the Recall@K and NDCG@K of metrics.csv. Default false.
+	WriteRun bool `toml:"write_run"`
 }
+
+// Exposure is which rankings the exposure metrics are evaluated for, Settings.Exposure.
+type Exposure string
+
+// Exposure settings (see Settings.Exposure).
+const (
+	ExposureOn  Exposure = "on"
+	ExposureAll Exposure = "all"
+	ExposureOff Exposure = "off"
+)
+
+var exposures = []Exposure{ExposureOn, ExposureAll, ExposureOff}
+
+// UnmarshalText sets e from its name; an unknown name is an error that lists the allowed ones.
+func (e *Exposure) UnmarshalText(b []byte) error { return setting.Unmarshal(e, b, exposures) }
 
 // Resolve fills the defaults in place and validates the settings.
 func (s *Settings) Resolve() error {
@@ -105,6 +148,8 @@ func (s *Settings) Resolve() error {
 	if s.Filter == FilterNone {
 		s.Filter = ""
 	}
+	setting.Default(&s.Exposure, DefaultExposure)
+	setting.Default(&s.Gamma, DefaultGamma)
 	return setting.First(
 		setting.EnumFor("filter", s.Filter, filters, s.Filter != "", ""),
 		checkK(s.K),
@@ -115,7 +160,50 @@ func (s *Settings) Resolve() error {
 			"must be a number of test pairs >= 1 (0 means all), got %d", s.MaxPairs),
 		setting.Positive("log_seconds", s.LogSeconds),
 		setting.Require("workers", s.Workers >= 0, "must be positive (0 means GOMAXPROCS), got %d", s.Workers),
+		setting.OneOf("exposure", s.Exposure, exposures),
+		setting.Require("gamma", s.Gamma > 0 && !math.IsInf(s.Gamma, 0),
+			"must be a positive exponent of pop^−γ (1 weighs every item's test pairs alike when they follow its popularity), got %v", s.Gamma),
+		prefixed("propensity", s.Propensity.Resolve()),
+		prefixed("sampled", s.Sampled.Resolve()),
 	)
+}
+
+// prefixed prefixes a nested table's error with the table's key.
+func prefixed(key string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s.%w", key, err)
+}
+
+// listTaus reports, per τ of LogitAdjust, whether the evaluation keeps its queries' top lists:
+// for every τ with run files or Exposure "all", else for the ranking as trained (RefTau) with
+// exposure or propensity-scored metrics (training counts given); nil for none.
+func (s *Settings) listTaus(in *Input) []bool {
+	keep := make([]bool, len(s.LogitAdjust))
+	switch {
+	case s.WriteRun || in.Counts != nil && s.Exposure == ExposureAll:
+		for k := range keep {
+			keep[k] = true
+		}
+	case in.Counts != nil && (s.Exposure == ExposureOn || in.MultiLabel):
+		keep[RefTau(s.LogitAdjust)] = true
+	default:
+		return nil
+	}
+	return keep
+}
+
+// RefTau returns the index of the ranking as trained among the strengths taus of post-hoc logit
+// adjustment: that of τ = 0 if there is one, else of the smallest |τ|, the first of equal ones.
+func RefTau(taus []float64) int {
+	ref := 0
+	for k, tau := range taus {
+		if math.Abs(tau) < math.Abs(taus[ref]) {
+			ref = k
+		}
+	}
+	return ref
 }
 
 // checkK requires positive, distinct cut-offs.

@@ -85,8 +85,62 @@ const (
 	MetricMRR    Metric = "mrr"    // mean reciprocal rank (K = 0)
 )
 
-// Metrics returns every Metric in reporting order: recall, ndcg, mrr.
+// Metrics of the other families: popularity-stratified recall, exposure, propensity-scored and
+// sampled (see the package documentation).
+const (
+	MetricStratRecall     Metric = "strat_recall"     // popularity-stratified Recall@K (Steck 2011)
+	MetricARP             Metric = "arp"              // average recommended popularity of the top K
+	MetricAPLT            Metric = "aplt"             // share of long-tail items in the top K
+	MetricCoverage        Metric = "coverage"         // share of the corpus in some top K
+	MetricGini            Metric = "gini"             // Gini coefficient of the items' exposure in the top K
+	MetricNovelty         Metric = "novelty"          // mean self-information of the top K's items
+	MetricPSP             Metric = "psp"              // propensity-scored precision@K, normalised
+	MetricPSRecall        Metric = "psrecall"         // propensity-scored recall@K
+	MetricSampledRecall   Metric = "sampled_recall"   // HR@K among the item and its n negatives
+	MetricSampledNDCG     Metric = "sampled_ndcg"     // NDCG@K among them
+	MetricSampledMRR      Metric = "sampled_mrr"      // MRR among them
+	MetricCorrectedRecall Metric = "corrected_recall" // Krichene & Rendle's estimate of Recall@K
+	MetricCorrectedNDCG   Metric = "corrected_ndcg"   // and of NDCG@K
+)
+
+// Metrics returns the metrics of the full ranking in reporting order: recall, ndcg, mrr.
 func Metrics() []Metric { return []Metric{MetricRecall, MetricNDCG, MetricMRR} }
+
+// ExposureMetrics returns the exposure metrics of the top-K lists in reporting order: arp, aplt,
+// coverage, gini, novelty.
+func ExposureMetrics() []Metric {
+	return []Metric{MetricARP, MetricAPLT, MetricCoverage, MetricGini, MetricNovelty}
+}
+
+// SampledMetrics returns the metrics of the sampled evaluation in reporting order:
+// sampled_recall, sampled_ndcg, sampled_mrr, corrected_recall, corrected_ndcg.
+func SampledMetrics() []Metric {
+	return []Metric{MetricSampledRecall, MetricSampledNDCG, MetricSampledMRR, MetricCorrectedRecall, MetricCorrectedNDCG}
+}
+
+// AllMetrics returns every metric an evaluation can give: Metrics, strat_recall,
+// ExposureMetrics, psp, psrecall and SampledMetrics.
+func AllMetrics() []Metric {
+	return slices.Concat(Metrics(), []Metric{MetricStratRecall}, ExposureMetrics(), []Metric{MetricPSP, MetricPSRecall}, SampledMetrics())
+}
+
+// TestSet names the test pairs a Result is over, Result.Test: the natural test set ("", written
+// "natural") or the popularity-debiased resample of it ("debiased", Settings.Debiased).
+type TestSet string
+
+// Test sets (see TestSet).
+const (
+	TestNatural  TestSet = ""
+	TestDebiased TestSet = "debiased"
+)
+
+// String returns "natural" or "debiased".
+func (t TestSet) String() string {
+	if t == TestNatural {
+		return "natural"
+	}
+	return string(t)
+}
 
 // SliceMethod is how items are assigned to slices, SliceSettings.Method.
 type SliceMethod string
@@ -139,13 +193,13 @@ type SliceSettings struct {
 	// DefaultSliceMethod.
 	Method SliceMethod `toml:"method"`
 	// Bins is the number of popularity bins of the quantile methods, in [2, MaxBins] (default
-	// DefaultBins; 0 means the default).
+	// DefaultBins).
 	Bins int `toml:"bins"`
 	// HeadMin is the minimum training count of a head item for method "count" (default
-	// DefaultHeadMin; 0 means the default).
+	// DefaultHeadMin).
 	HeadMin int `toml:"head_min"`
 	// TailMax is the count below which an item is tail for method "count" (default
-	// DefaultTailMax; 0 means the default). It must not exceed HeadMin.
+	// DefaultTailMax). It must not exceed HeadMin.
 	TailMax int `toml:"tail_max"`
 }
 

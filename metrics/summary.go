@@ -13,41 +13,77 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// tally adds up metric vectors: per τ k, recall@K_i at k*width+i, ndcg@K_i at
-// k*width+len(K)+i and the reciprocal rank at k*width+2·len(K).
+// column is one value of a tally's rows: a metric at K, and, for a ratio, the column (of the
+// same τ) whose mean divides this one's mean. A column without a metric is only a denominator
+// and is not reported.
+type column struct {
+	metric Metric
+	k      int
+	den    int // index of the denominator column within the τ's columns; -1 for a plain mean
+}
+
+// tally adds up metric vectors: per τ k (of taus), value i of a row at k*width+i, columns as cols
+// says.
 type tally struct {
-	ks     []int
+	cols   []column
+	taus   []float64
 	nt, np int
-	// rows holds what each pair adds to a metric vector, at rows[p*stride:], nt·width values
-	// padded with zeros to stride, a multiple of 16: 1 and the NDCG gain 1/log2(rank+1) for
-	// every K with rank ≤ K (zeros for the others), and the reciprocal rank.
+	// rows holds what each row (a test pair, or a query) adds to a metric vector, at
+	// rows[p*stride:], nt·width values padded with zeros to stride, a multiple of 16.
 	rows   []float64
 	stride int
 }
 
-func (t *tally) width() int { return 2*len(t.ks) + 1 }
+func (t *tally) width() int { return len(t.cols) }
 
-// newTally tabulates the metric values of ranks (per τ k and pair p at ranks[k*np+p]).
-func newTally(ks []int, nt, np int, ranks []int32) *tally {
-	t := &tally{ks: ks, nt: nt, np: np}
-	w, nk := t.width(), len(ks)
+// newTally returns a tally of np rows with the columns cols for the strengths taus of post-hoc
+// logit adjustment; fill sets the row of τ taus[k] and row p (zeros in, width values).
+func newTally(cols []column, taus []float64, np int, fill func(k, p int, row []float64)) *tally {
+	nt := len(taus)
+	t := &tally{cols: cols, taus: taus, nt: nt, np: np}
+	w := t.width()
 	t.stride = (nt*w + 15) / 16 * 16
 	t.rows = make([]float64, np*t.stride)
-	for x, r := range ranks {
-		k, p := x/np, x%np
-		row := t.rows[p*t.stride+k*w : p*t.stride+(k+1)*w]
-		gain := 1 / math.Log2(float64(r)+1)
-		for i, K := range ks {
-			if int(r) <= K {
-				row[i], row[nk+i] = 1, gain
-			}
+	for p := range np {
+		for k := range nt {
+			fill(k, p, t.rows[p*t.stride+k*w:p*t.stride+(k+1)*w])
 		}
-		row[2*nk] = 1 / float64(r)
 	}
 	return t
 }
 
-// sum sets sum (nt·width values) to the metric sums of the pairs idx, adding them in the order of
+// rankColumns are the columns of a rank tally: recall for each K, ndcg for each K, mrr.
+func rankColumns(ks []int, recall, ndcg, mrr Metric) []column {
+	var cols []column
+	for _, m := range []Metric{recall, ndcg} {
+		for _, k := range ks {
+			cols = append(cols, column{m, k, -1})
+		}
+	}
+	return append(cols, column{mrr, 0, -1})
+}
+
+// rankRow sets the rank columns of a row for the rank r: 1 and the NDCG gain 1/log2(r+1) for
+// every K with r ≤ K (zeros for the others), and the reciprocal rank.
+func rankRow(ks []int, r int32, row []float64) {
+	nk := len(ks)
+	gain := 1 / math.Log2(float64(r)+1)
+	for i, K := range ks {
+		if int(r) <= K {
+			row[i], row[nk+i] = 1, gain
+		}
+	}
+	row[2*nk] = 1 / float64(r)
+}
+
+// rankTally tabulates the metric values of ranks (per τ k and pair p at ranks[k*np+p]).
+func rankTally(ks []int, taus []float64, np int, ranks []int32) *tally {
+	return newTally(rankColumns(ks, MetricRecall, MetricNDCG, MetricMRR), taus, np, func(k, p int, row []float64) {
+		rankRow(ks, ranks[k*np+p], row)
+	})
+}
+
+// sum sets sum (nt·width values) to the metric sums of the rows idx, adding them in the order of
 // idx, 16 values at a time (simd.AddRows16). Every recall and NDCG sum adds 1 and the gain where
 // rank ≤ K and zeros elsewhere, without a branch on the rank: the sums are those of adding only
 // where rank ≤ K, since a sum of nonnegative terms is unchanged by adding +0.
@@ -59,28 +95,43 @@ func (t *tally) sum(sum []float64, idx []int32) {
 	}
 }
 
-// summarize turns ranks (per τ k and pair p at ranks[k*len(pairs)+p]) into Results.
-// It returns ctx.Err() within one bootstrap resample of ctx being done.
-func summarize(ctx context.Context, ranks []int32, pairs []Pair, itemSlice []Slice, m int, s *Settings, seed int64) ([]Result, error) {
-	t := newTally(s.K, len(s.LogitAdjust), len(pairs), ranks)
+// ratios turns means (nt·width values, in place) into values: a ratio column's mean is divided
+// by its denominator's.
+func (t *tally) ratios(v []float64) {
+	w := t.width()
+	for k := range t.nt {
+		for i, c := range t.cols {
+			if c.den >= 0 {
+				v[k*w+i] /= v[k*w+c.den]
+			}
+		}
+	}
+}
 
-	// The pairs and items of each slice: "all" first, then head, torso, tail, or the bins.
-	type group struct {
-		name  Slice
-		pairs []int32
-		items int
+// group is a set of rows a Result is over: a slice's test pairs (rows may repeat, as in a
+// resample), and the slice's corpus items.
+type group struct {
+	name  Slice
+	pairs []int32
+	items int
+}
+
+// sliceGroups returns the groups of the rows idx of pairs (nil: every pair once), "all" first,
+// then head, torso, tail, or the bins, of itemSlice (nil: "all" only); m items in the corpus.
+func sliceGroups(pairs []Pair, idx []int32, itemSlice []Slice, m int) []group {
+	if idx == nil {
+		idx = make([]int32, len(pairs))
+		for p := range idx {
+			idx[p] = int32(p)
+		}
 	}
-	all := make([]int32, len(pairs))
-	for p := range all {
-		all[p] = int32(p)
-	}
-	groups := []group{{name: SliceAll, pairs: all, items: m}}
+	groups := []group{{name: SliceAll, pairs: idx, items: m}}
 	if itemSlice != nil {
 		for _, sl := range presentSlices(itemSlice) {
 			g := group{name: sl}
-			for p, pr := range pairs {
-				if itemSlice[pr.Item] == sl {
-					g.pairs = append(g.pairs, int32(p))
+			for _, p := range idx {
+				if itemSlice[pairs[p].Item] == sl {
+					g.pairs = append(g.pairs, p)
 				}
 			}
 			for _, x := range itemSlice {
@@ -91,7 +142,21 @@ func summarize(ctx context.Context, ranks []int32, pairs []Pair, itemSlice []Sli
 			groups = append(groups, g)
 		}
 	}
+	return groups
+}
 
+// summarize turns ranks (per τ k and pair p at ranks[k*len(pairs)+p]) into Results.
+// It returns ctx.Err() within one bootstrap resample of ctx being done.
+func summarize(ctx context.Context, ranks []int32, pairs []Pair, itemSlice []Slice, m int, s *Settings, seed int64) ([]Result, error) {
+	t := rankTally(s.K, s.LogitAdjust, len(pairs), ranks)
+	return t.results(ctx, sliceGroups(pairs, nil, itemSlice, m), s, seed, 0)
+}
+
+// results returns the Results of every group's rows, grouped by τ (in the tally's order), then
+// group, then column, with bootstrap intervals drawn from streams g0 + the group's index (see
+// bootstrap). A group without rows is left out, and so are the columns without a metric. Each
+// Result's Pairs is its group's number of rows.
+func (t *tally) results(ctx context.Context, groups []group, s *Settings, seed int64, g0 uint64) ([]Result, error) {
 	w := t.width()
 	perTau := make([][]Result, t.nt)
 	for gi, g := range groups {
@@ -103,24 +168,21 @@ func summarize(ctx context.Context, ranks []int32, pairs []Pair, itemSlice []Sli
 		for i := range mean {
 			mean[i] /= float64(len(g.pairs))
 		}
+		t.ratios(mean)
 		lo, hi := mean, mean
 		if s.Bootstrap > 0 {
 			var err error
-			if lo, hi, err = t.bootstrap(ctx, g.pairs, s.Bootstrap, s.Workers, seed, uint64(gi)); err != nil {
+			if lo, hi, err = t.bootstrap(ctx, g.pairs, s.Bootstrap, s.Workers, seed, g0+uint64(gi)); err != nil {
 				return nil, err
 			}
 		}
-		for k, tau := range s.LogitAdjust {
-			for i := range w {
-				metric, K := MetricMRR, 0
-				if i < 2*len(s.K) {
-					metric, K = MetricRecall, s.K[i%len(s.K)]
-					if i >= len(s.K) {
-						metric = MetricNDCG
-					}
+		for k, tau := range t.taus {
+			for i, c := range t.cols {
+				if c.metric == "" {
+					continue
 				}
 				j := k*w + i
-				perTau[k] = append(perTau[k], Result{Tau: tau, Slice: g.name, Metric: metric, K: K,
+				perTau[k] = append(perTau[k], Result{Tau: tau, Slice: g.name, Metric: c.metric, K: c.k,
 					Value: mean[j], Lo: lo[j], Hi: hi[j], Pairs: len(g.pairs), Items: g.items})
 			}
 		}
@@ -128,7 +190,7 @@ func summarize(ctx context.Context, ranks []int32, pairs []Pair, itemSlice []Sli
 	return slices.Concat(perTau...), nil
 }
 
-// bootstrap returns the 2.5% and 97.5% empirical quantiles of the metric means over b resamples
+// bootstrap returns the 2.5% and 97.5% empirical quantiles of the metric values over b resamples
 // (with replacement, of size len(pairs)) of pairs. Resample i of group g draws from a PCG seeded
 // with (seed, g<<32 | i), so the result does not depend on the number of workers.
 func (t *tally) bootstrap(ctx context.Context, pairs []int32, b, workers int, seed int64, g uint64) (lo, hi []float64, err error) {
@@ -151,6 +213,7 @@ func (t *tally) bootstrap(ctx context.Context, pairs []int32, b, workers int, se
 		for j := range sum {
 			sum[j] /= float64(n)
 		}
+		t.ratios(sum)
 		return nil
 	})
 	if err != nil {

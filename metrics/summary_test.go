@@ -24,7 +24,7 @@ func TestTallySum(t *testing.T) {
 			ranks[i] = 1 + int32(rng.IntN(1000))
 		}
 	}
-	tl := newTally(ks, nt, np, ranks)
+	tl := rankTally(ks, make([]float64, nt), np, ranks)
 	w := tl.width()
 	draws := make([]int32, 5000)
 	want := make([]float64, nt*w)

@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"encoding"
 	"encoding/binary"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -28,6 +29,14 @@ import (
 // the states of the random-number generators (the epoch shuffle and the uniform negatives), the
 // batch order of the current epoch, the number of steps done and the training curve so far. It
 // is written atomically in the checksummed layout of model files (save.go), with its own magic.
+
+// The options of a registered loss variant or sampler (losses.Settings.Options,
+// samplers.Settings.Options), part of runIdentity, are TOML values: the lists and tables among
+// them are encoded as interface values, which gob encodes only once their types are registered.
+func init() {
+	gob.Register([]any(nil))
+	gob.Register(map[string]any(nil))
+}
 
 // runIdentity is what a checkpoint must share with the run that resumes from it.
 type runIdentity struct {
@@ -274,6 +283,9 @@ type CheckpointCost struct {
 	Writes  int
 	Bytes   int64
 	Seconds float64
+	// Steps is the number of training steps done at the checkpoint: where a run resumed from
+	// it starts.
+	Steps int
 }
 
 // ReadCheckpointCost reads the cost of the checkpoints of the run whose last checkpoint is at path
@@ -289,7 +301,7 @@ func ReadCheckpointCost(path string) (CheckpointCost, error) {
 		return CheckpointCost{}, err
 	}
 	c := ck.Cost.withOne()
-	return CheckpointCost{Writes: c.Writes, Bytes: st.Size(), Seconds: c.Seconds}, nil
+	return CheckpointCost{Writes: c.Writes, Bytes: st.Size(), Seconds: c.Seconds, Steps: ck.Step}, nil
 }
 
 // errHeaderOnly stops the reading of a checkpoint after its header.

@@ -15,10 +15,17 @@ func (e *NonFiniteError) Error() string {
 }
 
 // opError returns the error an op of the graph returned, from the tape machine's error, which
-// wraps it with its own context (and an Err method rather than Unwrap).
+// wraps it with its own context (an Err method rather than Unwrap, around messages such as "PC
+// 12. Failed to execute instruction ..." that say nothing to a user, with Cause methods).
 func opError(err error) error {
 	if e, ok := err.(interface{ Err() error }); ok {
-		return e.Err()
+		err = e.Err()
 	}
-	return err
+	for {
+		c, ok := err.(interface{ Cause() error })
+		if !ok || c.Cause() == nil || c.Cause() == err {
+			return err
+		}
+		err = c.Cause()
+	}
 }

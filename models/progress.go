@@ -16,8 +16,10 @@ type reporter struct {
 	total, b int
 }
 
-func newReporter(w io.Writer, total, batch int, seconds float64) *reporter {
-	return &reporter{m: progress.New(w, int64(total)*int64(batch), "examples", time.Duration(seconds*float64(time.Second))), total: total, b: batch}
+func newReporter(w io.Writer, total, batch int, seconds float64, resumed int) *reporter {
+	r := &reporter{m: progress.New(w, int64(total)*int64(batch), "examples", time.Duration(seconds*float64(time.Second))), total: total, b: batch}
+	r.m.From(int64(resumed) * int64(batch)) // the steps of a checkpoint resumed from are not this process's
+	return r
 }
 
 // step records a finished step and its loss.

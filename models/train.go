@@ -174,7 +174,7 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 	if total == 0 {
 		total = ts.Epochs * perEpoch
 	}
-	rep := newReporter(progress, total, ts.BatchSize, ts.LogSeconds)
+	rep := newReporter(progress, total, ts.BatchSize, ts.LogSeconds, l.step)
 	defer rep.close()
 
 	batch := make([]datasets.Interaction, ts.BatchSize)
@@ -519,7 +519,7 @@ func (tr *trainer[T]) run() (float64, error) {
 		if lf := (*losses.NonFiniteError)(nil); errors.As(opError(err), &lf) {
 			return lf.Value, &NonFiniteError{Quantity: "loss", Value: lf.Value}
 		}
-		return 0, err
+		return 0, opError(err)
 	}
 	l, ok := losses.Scalar(tr.lossNode.Value())
 	if !ok {

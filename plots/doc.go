@@ -9,7 +9,9 @@
 // intervals in both directions, joined to its post-hoc logit-adjusted forms (Menon et al. 2021,
 // "Long-tail learning via logit adjustment"), e.g. head against tail Recall@K. LinePanels draws
 // line plots side by side with one legend, one panel per loss family or popularity slice, each
-// with its own y axis.
+// with its own y axis; ScatterPanels draws such scatters side by side, optionally with the
+// identity line, e.g. each cell's full Recall@K against its sampled estimates (Krichene & Rendle,
+// "On Sampled Metrics for Item Recommendation", KDD 2020).
 //
 // Builders return a *plot.Plot, in gonum/plot's style, which Save writes as PNG (at the
 // configured DPI), SVG or PDF, one file per format, each written atomically. Every figure uses

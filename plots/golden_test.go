@@ -64,6 +64,11 @@ var goldenFigures = []struct {
 	{"panels", func() (*plot.Plot, error) {
 		return LinePanels(familyPanels(), Labels{X: "training step", Y: "training loss"}, LineOptions{}, Settings{DPI: goldenSettings.DPI, Width: 5})
 	}},
+	{"scatter_panels", func() (*plot.Plot, error) {
+		sampled, corrected := agreementSeries()
+		return ScatterPanels([]ScatterPanel{{Title: "Sampled HR@10", Series: sampled}, {Title: "Corrected Recall@10", Series: corrected, Identity: true}},
+			Labels{X: "Full Recall@10", Y: "Sampled estimate"}, Settings{DPI: goldenSettings.DPI, Width: 5})
+	}},
 	{"temperature_markers", func() (*plot.Plot, error) {
 		return Lines(temperatureSeries(), Labels{X: "softmax temperature τ", Y: "Recall@50"},
 			LineOptions{LogX: true, Markers: true}, Settings{DPI: goldenSettings.DPI, Font: "sans"})
@@ -154,6 +159,24 @@ func tradeoffSeries() []TradeoffSeries {
 		out = append(out, ts)
 	}
 	return out
+}
+
+// agreementSeries are four cells' full Recall@10 against their sampled HR@10 over 101
+// candidates and its corrected estimate (Krichene & Rendle 2020), one point each with intervals
+// both ways: the sampled HR@10 orders cells b and c the other way round.
+func agreementSeries() (sampled, corrected []TradeoffSeries) {
+	full := []float64{0.034, 0.088, 0.115, 0.119}
+	hr := []float64{0.41, 0.63, 0.61, 0.66}
+	est := []float64{0.041, 0.081, 0.109, 0.124}
+	for i, name := range []string{"plain", "logQ inclusion", "logQ", "full softmax"} {
+		x := []float64{full[i]}
+		xlo, xhi := []float64{full[i] - 0.004}, []float64{full[i] + 0.004}
+		sampled = append(sampled, TradeoffSeries{Name: name, X: x, Y: []float64{hr[i]}, XLo: xlo, XHi: xhi,
+			YLo: []float64{hr[i] - 0.02}, YHi: []float64{hr[i] + 0.02}})
+		corrected = append(corrected, TradeoffSeries{Name: name, X: x, Y: []float64{est[i]}, XLo: xlo, XHi: xhi,
+			YLo: []float64{est[i] - 0.006}, YHi: []float64{est[i] + 0.006}})
+	}
+	return sampled, corrected
 }
 
 // tvSeries mimics Yi et al. figure 3: TV distance against step for three learning rates α,

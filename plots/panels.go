@@ -44,14 +44,45 @@ func LinePanels(panels []LinePanel, l Labels, o LineOptions, s Settings) (*plot.
 
 // linePanels builds the figure of LinePanels and returns its legend's entries.
 func linePanels(panels []LinePanel, l Labels, o LineOptions, s Settings) (*plot.Plot, []legendEntry, error) {
-	if len(panels) == 0 {
+	return panelFigure(len(panels), func(k int) string { return panels[k].Title }, func(k int, pl Labels, ps Settings) (panelPlot, error) {
+		pn := panels[k]
+		if len(pn.Series) == 0 {
+			return panelPlot{}, errNoSeries
+		}
+		_, p, es, err := linePlot(pn.Series, pl, o, ps, true)
+		out := panelPlot{p: p, entries: es}
+		for i, ls := range pn.Series {
+			out.names, out.styles = append(out.names, ls.Name), append(out.styles, styleOf(ls.Style, i))
+		}
+		return out, err
+	}, l, o.Markers, s)
+}
+
+// errNoSeries is the error of a panel without series.
+var errNoSeries = errors.New("no series")
+
+// panelPlot is one panel of a figure of panels: its plot and, per series, the series' name,
+// style and legend entry.
+type panelPlot struct {
+	p       *plot.Plot
+	names   []string
+	styles  []Style
+	entries []legendEntry
+}
+
+// panelFigure lays out n panels side by side and in rows, as LinePanels documents: build(k,
+// pl, ps) builds panel k labelled pl (l with the panel's title(k) and no key) at its share ps
+// of the figure. The figure's legend has one entry per distinct series name (a name must keep its
+// style in every panel), or l.Key's entries (with markers when marks).
+func panelFigure(n int, title func(k int) string, build func(k int, pl Labels, ps Settings) (panelPlot, error), l Labels, marks bool, s Settings) (*plot.Plot, []legendEntry, error) {
+	if n == 0 {
 		return nil, nil, errors.New("plots: no panels")
 	}
 	if err := s.Resolve(); err != nil {
 		return nil, nil, fmt.Errorf("plots: settings: %w", err)
 	}
-	cols := min(len(panels), max(1, int(s.Width/minPanelWidth)))
-	rows := (len(panels) + cols - 1) / cols
+	cols := min(n, max(1, int(s.Width/minPanelWidth)))
+	rows := (n + cols - 1) / cols
 	if need := float64(rows) * minPanelHeight; s.Height < need {
 		return nil, nil, &LayoutError{
 			Problem: fmt.Sprintf("%d rows of panels need %.1f in, more than the figure's height (%.2f in)", rows, need, s.Height),
@@ -66,33 +97,33 @@ func linePanels(panels []LinePanel, l Labels, o LineOptions, s Settings) (*plot.
 	}
 	var entries []legendEntry
 	names := map[string]Style{}
-	for k, pn := range panels {
-		if len(pn.Series) == 0 {
-			return nil, nil, fmt.Errorf("plots: panel %d (%q) has no series", k, pn.Title)
-		}
+	for k := range n {
 		pl := l
-		pl.Title, pl.Key = pn.Title, nil
-		_, p, es, err := linePlot(pn.Series, pl, o, ps, true)
+		pl.Title, pl.Key = title(k), nil
+		pp, err := build(k, pl, ps)
 		var le *LayoutError
 		if errors.As(err, &le) { // the panel's share does not fit: ask for the whole figure
-			return nil, nil, &LayoutError{Problem: fmt.Sprintf("panel %d (%q): %s", k, pn.Title, le.Problem),
+			return nil, nil, &LayoutError{Problem: fmt.Sprintf("panel %d (%q): %s", k, title(k), le.Problem),
 				Width: le.Width * float64(cols), Height: le.Height * float64(rows)}
 		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("plots: panel %d (%q): %w", k, pn.Title, err)
+		if errors.Is(err, errNoSeries) {
+			return nil, nil, fmt.Errorf("plots: panel %d (%q) has no series", k, title(k))
 		}
-		for i, ls := range pn.Series {
-			st := styleOf(ls.Style, i)
-			if prev, ok := names[ls.Name]; ok {
+		if err != nil {
+			return nil, nil, fmt.Errorf("plots: panel %d (%q): %w", k, title(k), err)
+		}
+		for i, name := range pp.names {
+			st := pp.styles[i]
+			if prev, ok := names[name]; ok {
 				if prev != st {
-					return nil, nil, fmt.Errorf("plots: panel %d (%q): series %q has style %+v, in an earlier panel %+v", k, pn.Title, ls.Name, st, prev)
+					return nil, nil, fmt.Errorf("plots: panel %d (%q): series %q has style %+v, in an earlier panel %+v", k, title(k), name, st, prev)
 				}
 				continue
 			}
-			names[ls.Name] = st
-			entries = append(entries, es[i])
+			names[name] = st
+			entries = append(entries, pp.entries[i])
 		}
-		grid[k/cols][k%cols] = p
+		grid[k/cols][k%cols] = pp.p
 	}
 	if _, unnamed := names[""]; unnamed && len(names) > 1 {
 		return nil, nil, errors.New("plots: a series without a name among several: name every series of a figure with a legend")
@@ -104,7 +135,7 @@ func linePanels(panels []LinePanel, l Labels, o LineOptions, s Settings) (*plot.
 	}
 	p.HideAxes()
 	if l.Key != nil {
-		entries = l.Key.entries(t, false, o.Markers)
+		entries = l.Key.entries(t, false, marks)
 	}
 	if err := addLegend(t, p, entries, lineThumbW(t)); err != nil {
 		return nil, nil, err

@@ -39,12 +39,28 @@ type TradeoffSeries struct {
 // s.YRange "zero" both start at 0. It draws, for example, the head-against-tail frontier of
 // Recall@K that post-hoc logit adjustment traces for each loss.
 func Tradeoff(series []TradeoffSeries, l Labels, s Settings) (*plot.Plot, error) {
-	if err := validateTradeoff(series); err != nil {
+	t, p, entries, err := tradeoffPlot(series, l, s)
+	if err != nil {
 		return nil, err
+	}
+	if l.Key != nil {
+		entries = l.Key.entries(t, false, true)
+	}
+	if err := addLegend(t, p, entries, lineThumbW(t)); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// tradeoffPlot builds the figure of Tradeoff without its legend, and returns the legend's
+// entries, one per series.
+func tradeoffPlot(series []TradeoffSeries, l Labels, s Settings) (theme, *plot.Plot, []legendEntry, error) {
+	if err := validateTradeoff(series); err != nil {
+		return theme{}, nil, nil, err
 	}
 	t, p, err := newXYFigure(l, s)
 	if err != nil {
-		return nil, err
+		return t, nil, nil, err
 	}
 	p.Add(&plotter.Grid{Horizontal: t.gridLine, Vertical: t.gridLine})
 	var lines, bars, marks, tags []plot.Plotter
@@ -87,7 +103,7 @@ func Tradeoff(series []TradeoffSeries, l Labels, s Settings) (*plot.Plot, error)
 			}
 			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys[j : j+1], Labels: []string{tag}})
 			if err != nil {
-				return nil, fmt.Errorf("plots: series %s: tag %d: %w", seriesName(ts.Name, i), j, err)
+				return t, nil, nil, fmt.Errorf("plots: series %s: tag %d: %w", seriesName(ts.Name, i), j, err)
 			}
 			sty := p.X.Tick.Label
 			sty.Color = Color(st.Color)
@@ -102,19 +118,13 @@ func Tradeoff(series []TradeoffSeries, l Labels, s Settings) (*plot.Plot, error)
 	p.Add(lines...)
 	p.Add(marks...)
 	p.Add(tags...)
-	if l.Key != nil {
-		entries = l.Key.entries(t, false, true)
-	}
-	if err := addLegend(t, p, entries, lineThumbW(t)); err != nil {
-		return nil, err
-	}
 	xlo, xhi, ylo, yhi := tradeoffExtent(series)
 	if t.s.YRange == YRangeZero {
 		xlo, ylo = math.Min(xlo, 0), math.Min(ylo, 0)
 	}
 	p.X.Min, p.X.Max = niceLinear(xlo, xhi)
 	p.Y.Min, p.Y.Max = niceLinear(ylo, yhi)
-	return p, nil
+	return t, p, entries, nil
 }
 
 // tradeoffExtent returns the range of the points and their intervals along each axis.

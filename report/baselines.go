@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/samplingbias/workbench/metrics"
@@ -70,17 +69,14 @@ func collectBaselines(recs []*Run) baselines {
 	return b
 }
 
-// writeBaselineRows appends the baselines to metrics.csv: run "most_popular" (one row per seed
-// and number) and run "random" (the expected Recall@K, per seed), τ 0 and no axis values.
-func writeBaselineRows(cw *csv.Writer, recs []*Run, withTau bool, axes int) error {
+// writeBaselineRows appends the baselines to metrics.csv, of kind "baseline": run
+// "most_popular" (one row per seed and number) and run "random" (the expected Recall@K, per
+// seed), τ 0, the natural test set and no axis values.
+func writeBaselineRows(cw *csv.Writer, recs []*Run, c csvColumns, axes int) error {
 	seen := map[int64]bool{}
-	write := func(run string, seed int64, sl metrics.Slice, m metrics.Metric, k int, v float64) error {
-		row := []string{run, strconv.FormatInt(seed, 10), sl.String(), string(m), strconv.Itoa(k)}
-		if withTau {
-			row = append(row, "0")
-		}
-		row = append(row, strconv.FormatFloat(v, 'g', 8, 64))
-		return cw.Write(append(row, make([]string, axes)...))
+	write := func(run string, seed int64, r metrics.Result) error {
+		r.Tau, r.Test = 0, metrics.TestNatural
+		return cw.Write(append(c.row(run, kindBaseline, seed, r), make([]string, axes)...))
 	}
 	for _, rec := range recs {
 		if seen[rec.Seed] {
@@ -88,14 +84,15 @@ func writeBaselineRows(cw *csv.Writer, recs []*Run, withTau bool, axes int) erro
 		}
 		seen[rec.Seed] = true
 		for _, r := range rec.MostPopular {
-			if err := write("most_popular", rec.Seed, r.Slice, r.Metric, r.K, r.Value); err != nil {
+			if err := write("most_popular", rec.Seed, r); err != nil {
 				return err
 			}
 		}
 		for _, r := range rec.Results {
-			if r.Metric == metrics.MetricRecall && r.Tau == rec.Results[0].Tau && r.Pairs > 0 && rec.Items > 0 {
+			if r.Metric == metrics.MetricRecall && r.Tau == rec.Results[0].Tau && r.Test == metrics.TestNatural && r.Pairs > 0 && rec.Items > 0 {
 				p, _, _ := metrics.RandomRecall(r.K, rec.Items, r.Pairs)
-				if err := write("random", rec.Seed, r.Slice, r.Metric, r.K, p); err != nil {
+				r.Value = p
+				if err := write("random", rec.Seed, r); err != nil {
 					return err
 				}
 			}
@@ -124,11 +121,10 @@ func writeBaselinesSummary(w io.Writer, s *summary) {
 		"(mean ± 95%% interval across seeds, as above). random is a uniformly random ranking: Recall@K = K/M per test pair (M = %d items), "+
 		"shown with [lo, hi]ᶜ, the central 95%% range of the recall a random ranking gets over the slice's evaluated pairs.\n", s.corpus)
 	header, rule := sliceColumns()
-	var flagged []string
 	for _, k := range s.ks[metrics.MetricRecall] {
 		fmt.Fprintf(w, "\n### Recall@%d\n\n| baseline |%s\n|---|%s\n| most_popular |", k, header, rule)
 		for _, sl := range metrics.Slices() {
-			if v, ok := b.popular[coord{0, sl, metrics.MetricRecall, k}]; ok {
+			if v, ok := b.popular[coord{0, sl, metrics.MetricRecall, k, metrics.TestNatural}]; ok {
 				fmt.Fprintf(w, " %s |", v.text())
 			} else {
 				fmt.Fprint(w, " – |")
@@ -143,11 +139,25 @@ func writeBaselinesSummary(w io.Writer, s *summary) {
 			}
 		}
 		fmt.Fprintln(w)
+	}
+	flagged := s.atChance()
+	if len(flagged) == 0 {
+		fmt.Fprintf(w, "\nNo cell's 95%% interval overlaps the random ranking's range.\n")
+		return
+	}
+	fmt.Fprintf(w, "\n**Indistinguishable from chance** (95%% interval overlapping the random ranking's range): %s.\n", strings.Join(flagged, "; "))
+}
+
+// atChance lists the cells, with the slice, K and τ, whose Recall@K's 95% interval overlaps the
+// random ranking's range.
+func (s *summary) atChance() []string {
+	var flagged []string
+	for _, k := range s.ks[metrics.MetricRecall] {
 		for _, g := range s.groups {
 			for _, tau := range s.taus {
 				for _, sl := range metrics.Slices() {
-					v, ok := s.values[aggKey{g, coord{tau, sl, metrics.MetricRecall, k}}]
-					c, okC := b.random[sliceK{sl, k}]
+					v, ok := s.values[aggKey{g, coord{tau, sl, metrics.MetricRecall, k, metrics.TestNatural}}]
+					c, okC := s.base.random[sliceK{sl, k}]
 					if lo, hi := v.interval(); ok && okC && lo <= c.hi && hi >= c.lo {
 						at := ""
 						if tau != 0 {
@@ -159,11 +169,7 @@ func writeBaselinesSummary(w io.Writer, s *summary) {
 			}
 		}
 	}
-	if len(flagged) == 0 {
-		fmt.Fprintf(w, "\nNo cell's 95%% interval overlaps the random ranking's range.\n")
-		return
-	}
-	fmt.Fprintf(w, "\n**Indistinguishable from chance** (95%% interval overlapping the random ranking's range): %s.\n", strings.Join(flagged, "; "))
+	return flagged
 }
 
 // refs are the sanity baselines' Recall@K by slice as the recall figures' reference levels: the
@@ -174,7 +180,7 @@ func (b baselines) refs(sls []metrics.Slice, k int) []plots.BarRef {
 	random := plots.BarRef{Name: "random ranking"}
 	anyP, anyR := false, false
 	for _, sl := range sls {
-		v, okP := b.popular[coord{0, sl, metrics.MetricRecall, k}]
+		v, okP := b.popular[coord{0, sl, metrics.MetricRecall, k, metrics.TestNatural}]
 		c, okR := b.random[sliceK{sl, k}]
 		popular.Values = append(popular.Values, math.NaN())
 		random.Values = append(random.Values, math.NaN())

@@ -9,7 +9,8 @@ import (
 	"github.com/samplingbias/workbench/metrics"
 )
 
-// TestBaselinesReport: the baselines reach metrics.csv and summary.md, and a cell whose interval
+// TestBaselinesReport: the baselines reach metrics.csv (kind "baseline", the runs' rows "run") and
+// summary.md, and a cell whose interval
 // overlaps the random ranking's range is flagged. M = 1000 items, 100 pairs: random Recall@10 is
 // 10/1000 = 0.01 and its 95% range over 100 pairs is [0, 0.03] (Binomial(100, 0.01): P(X = 0) =
 // 0.366 ≥ 0.025, P(X ≤ 2) = 0.921 < 0.975 ≤ P(X ≤ 3) = 0.982).
@@ -27,7 +28,8 @@ func TestBaselinesReport(t *testing.T) {
 	if err := writeMetricsCSV(&csvBuf, recs, []string{"variant"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"\nmost_popular,1,all,recall,10,0.11,\n", "\nmost_popular,2,all,recall,10,0.12,\n", "\nrandom,1,all,recall,10,0.01,\n", "\nrandom,2,all,recall,10,0.01,\n"} {
+	for _, want := range []string{"\nmost_popular,baseline,1,all,recall,10,0.11,\n", "\nmost_popular,baseline,2,all,recall,10,0.12,\n",
+		"\nrandom,baseline,1,all,recall,10,0.01,\n", "\nrandom,baseline,2,all,recall,10,0.01,\n", "\"variant=full,seed=1\",run,1,all,recall,10,0.3,"} {
 		if !strings.Contains(csvBuf.String(), want) {
 			t.Errorf("metrics.csv has no row %q:\n%s", strings.TrimSpace(want), csvBuf.String())
 		}
@@ -36,7 +38,7 @@ func TestBaselinesReport(t *testing.T) {
 		t.Errorf("metrics.csv has %d most_popular rows, want one per seed (2)", n)
 	}
 	var buf bytes.Buffer
-	if err := writeSummary(&buf, "test", summarize(recs, nil), nil); err != nil {
+	if err := writeSummary(&buf, "test", summarize(recs, nil), nil, nil, Settings{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -60,7 +62,7 @@ func TestBaselinesReport(t *testing.T) {
 // Recall@K and the random ranking's K/M per slice, NaN where a slice has none.
 func TestBaselineRefs(t *testing.T) {
 	b := baselines{
-		popular: map[coord]agg{{0, metrics.SliceHead, metrics.MetricRecall, 10}: {Mean: 0.3}, {0, metrics.SliceAll, metrics.MetricRecall, 10}: {Mean: 0.1}},
+		popular: map[coord]agg{{0, metrics.SliceHead, metrics.MetricRecall, 10, metrics.TestNatural}: {Mean: 0.3}, {0, metrics.SliceAll, metrics.MetricRecall, 10, metrics.TestNatural}: {Mean: 0.1}},
 		random:  map[sliceK]chance{{metrics.SliceHead, 10}: {p: 0.01}, {metrics.SliceTail, 10}: {p: 0.01}, {metrics.SliceAll, 10}: {p: 0.01}},
 	}
 	refs := b.refs([]metrics.Slice{metrics.SliceHead, metrics.SliceTail, metrics.SliceAll}, 10)

@@ -40,7 +40,7 @@ func writeBinsSummary(w io.Writer, s *summary) {
 			fmt.Fprintf(w, "| %s |", s.label(g))
 			recalls := make([]float64, 0, len(present))
 			for _, sl := range present {
-				v, ok := s.values[aggKey{g, coord{tau, sl, metrics.MetricRecall, k}}]
+				v, ok := s.values[aggKey{g, coord{tau, sl, metrics.MetricRecall, k, metrics.TestNatural}}]
 				if !ok {
 					fmt.Fprint(w, " – |")
 					continue

@@ -25,7 +25,7 @@ func TestBinsSummary(t *testing.T) {
 		{Items: 1},
 	}
 	var buf bytes.Buffer
-	if err := writeSummary(&buf, "test", summarize(recs, nil), nil); err != nil {
+	if err := writeSummary(&buf, "test", summarize(recs, nil), nil, nil, Settings{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -48,8 +48,8 @@ func TestPopularityFigureSeries(t *testing.T) {
 		taus:   []float64{0},
 		ks:     map[metrics.Metric][]int{metrics.MetricRecall: {10}},
 		values: map[aggKey]agg{
-			{"variant=plain", coord{0, metrics.SliceBin(0), metrics.MetricRecall, 10}}: {Mean: 0.5, Lo: 0.4, Hi: 0.6, N: 2},
-			{"variant=plain", coord{0, metrics.SliceBin(1), metrics.MetricRecall, 10}}: {Mean: 0.2, Lo: 0.1, Hi: 0.3, N: 2},
+			{"variant=plain", coord{0, metrics.SliceBin(0), metrics.MetricRecall, 10, metrics.TestNatural}}: {Mean: 0.5, Lo: 0.4, Hi: 0.6, N: 2},
+			{"variant=plain", coord{0, metrics.SliceBin(1), metrics.MetricRecall, 10, metrics.TestNatural}}: {Mean: 0.2, Lo: 0.1, Hi: 0.3, N: 2},
 		},
 		bins:  []metrics.BinShare{{Items: 3, MinCount: 100, MaxCount: 400}, {Items: 10, MinCount: 1, MaxCount: 4}},
 		label: func(g string) string { return g },

@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/plot"
 
+	isetting "github.com/samplingbias/workbench/internal/setting"
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/plots"
 )
@@ -33,6 +34,15 @@ type Contrast struct {
 	// and B (e.g. by = "weighting": in_batch − uniform at each weighting); a value at which A or
 	// B has no cell is left out (e.g. the full softmax, which has no sampler). Default "": once.
 	By string `toml:"by"`
+	// Family names the family of claims the contrast belongs to: p-values are adjusted
+	// (report.adjust) over the contrasts of one family at each slice, test set, metric and K,
+	// so that declaring claims of another family does not weaken these. Default "": one family
+	// of every contrast without a family.
+	Family string `toml:"family"`
+	// Metrics restricts the contrast to these metrics, as metrics.csv names them (e.g.
+	// ["recall", "arp"]); each must be evaluated for both cells. Default: every metric both
+	// cells have.
+	Metrics []metrics.Metric `toml:"metrics"`
 }
 
 // laTauKey is the pseudo-axis of a contrast's cell that selects a post-hoc logit-adjustment
@@ -88,6 +98,14 @@ func (c *Contrast) resolve() error {
 	if c.By == laTauKey {
 		return fmt.Errorf("by: la_tau is not an axis (give la_tau in a or b)")
 	}
+	for i, m := range c.Metrics {
+		if !slices.Contains(metrics.AllMetrics(), m) {
+			return fmt.Errorf("metrics: %w", &isetting.UnknownError{Value: string(m), Allowed: isetting.Names(metrics.AllMetrics())})
+		}
+		if slices.Contains(c.Metrics[:i], m) {
+			return fmt.Errorf("metrics: %q given twice", m)
+		}
+	}
 	return nil
 }
 
@@ -97,6 +115,13 @@ type contrastCells struct {
 	name, by, byValue string
 	a, b              string
 	tauA, tauB        float64
+	family            string
+	only              string // the contrast's metrics, ",recall,arp,"; "" for every metric
+}
+
+// wants reports whether the contrast compares metric m.
+func (c contrastCells) wants(m metrics.Metric) bool {
+	return c.only == "" || strings.Contains(c.only, ","+string(m)+",")
 }
 
 // label names the contrast, with its by value: "in-batch − uniform (weighting=importance)".
@@ -113,8 +138,29 @@ type contrastRow struct {
 	contrastCells
 	coord // its Tau is unused (0)
 	difference
+	family    string
+	effect    float64 // the standardised paired difference (effectSize) of the differences tested
+	method    pMethod // what the p-value comes from
 	pAdjusted float64
 }
+
+// pMethod is where a contrast row's p-value comes from.
+type pMethod string
+
+const (
+	// pSeeds: the paired t-test over the seeds' differences.
+	pSeeds pMethod = "t_seeds"
+	// pPairs: the paired randomisation test over test pairs (randomisationP), pooled over the
+	// common seeds: for a single common seed (the IR convention), and where every seed
+	// differs by the same amount.
+	pPairs pMethod = "randomisation_pairs"
+	// pUnresolved: every seed differs by the same amount, not zero, and the metric's values
+	// per test pair are not kept (or the runs ranked different pairs): a test over seeds of
+	// zero variance says nothing, and no p-value is given.
+	pUnresolved pMethod = "unresolved"
+	// pNone: one common seed and no values per test pair: no p-value.
+	pNone pMethod = ""
+)
 
 // contrastCellsOf resolves the contrasts against the groups of a grid (in grid order) and the
 // evaluated logit-adjustment strengths taus (ref the strength of a side without la_tau). It is
@@ -122,7 +168,10 @@ type contrastRow struct {
 // no cell or several, or an la_tau that was not evaluated. When groups are only the finished
 // cells of a grid checked before (strict false: -only, a shard, a folder still filling up), a
 // contrast whose cells have not all finished is left out instead.
-func contrastCellsOf(cs []Contrast, groups []string, taus []float64, ref float64, strict bool) ([]contrastCells, error) {
+//
+// has reports the metrics each group evaluated: a contrast that names in its metrics one that a
+// cell of it lacks is an error naming report.contrast[i].metrics and what evaluates it.
+func contrastCellsOf(cs []Contrast, groups []string, taus []float64, ref float64, strict bool, has func(group string, m metrics.Metric) bool) ([]contrastCells, error) {
 	axisOrder, axes := gridAxes(groups)
 	var out []contrastCells
 	for i, c := range cs {
@@ -131,9 +180,39 @@ func contrastCellsOf(cs []Contrast, groups []string, taus []float64, ref float64
 		if err != nil && (strict || !errors.As(err, &miss)) {
 			return nil, err
 		}
+		for _, cc := range cells {
+			for _, m := range c.Metrics {
+				for _, g := range []string{cc.a, cc.b} {
+					if !has(g, m) {
+						return nil, fmt.Errorf("report.contrast[%d] (%s): metrics: cell %s has no %q: %s", i, c.Name, g, m, metricSource(m))
+					}
+				}
+			}
+		}
+		for j := range cells {
+			cells[j].family = c.Family
+			if len(c.Metrics) > 0 {
+				cells[j].only = "," + strings.Join(isetting.Names(c.Metrics), ",") + ","
+			}
+		}
 		out = append(out, cells...)
 	}
 	return out, nil
+}
+
+// metricSource says what evaluates metric m.
+func metricSource(m metrics.Metric) string {
+	switch {
+	case slices.Contains(metrics.SampledMetrics(), m):
+		return "the sampled evaluation evaluates it (eval.sampled.kind)"
+	case slices.Contains(metrics.ExposureMetrics(), m):
+		return "eval.exposure = \"on\" evaluates it"
+	case m == metrics.MetricPSP || m == metrics.MetricPSRecall:
+		return "it is evaluated on multi-label data only (data.source = \"xmc\")"
+	case m == metrics.MetricAPLT:
+		return "it needs popularity slices"
+	}
+	return "no run of the cell evaluated it"
 }
 
 // missingCellError is a contrast that names a cell, axis or value the groups do not have: an
@@ -239,18 +318,31 @@ func formatFloats(vs []float64) string {
 
 // contrasts computes the rows of the contrasts rs declares over the finished runs recs, whose
 // groups and evaluated strengths s summarises, with p-values adjusted by rs.Adjust over each
-// family: the rows of the same slice, metric and K. A contrast whose cells have no common seed
-// yet (a folder still filling up) has no rows.
+// family: the rows of the same contrast family, slice, test set, metric and K. A contrast whose
+// cells have no common seed yet (a folder still filling up) has no rows.
+//
+// A row's p-value is the paired t-test's over the seeds both cells ran; where that test says
+// nothing (a single common seed, or every seed differing by the same amount: a test of zero
+// variance) it is the paired randomisation test's over the test pairs of the common seeds, for
+// the metrics that are functions of a pair's rank (recall, ndcg, mrr and their sampled forms, on
+// the natural test set), and otherwise none: "unresolved" where the seeds differ alike.
 func contrasts(rs Settings, recs []*Run, s *summary) ([]contrastRow, error) {
-	cells, err := contrastCellsOf(rs.Contrasts, s.groups, s.taus, s.refTau(), false)
+	cells, err := contrastCellsOf(rs.Contrasts, s.groups, s.taus, s.refTau(), false, s.has)
 	if err != nil {
 		return nil, err
 	}
 	sv := newSeedValues(recs)
+	runs := map[string]map[int64]*Run{}
+	for _, rec := range recs {
+		if runs[rec.Group] == nil {
+			runs[rec.Group] = map[int64]*Run{}
+		}
+		runs[rec.Group][rec.Seed] = rec
+	}
 	var rows []contrastRow
 	for _, c := range cells {
 		for _, k := range sv.order {
-			if k.Tau != s.refTau() {
+			if k.Tau != s.refTau() || !c.wants(k.Metric) {
 				continue
 			}
 			ka, kb := k, k
@@ -260,20 +352,41 @@ func contrasts(rs Settings, recs []*Run, s *summary) ([]contrastRow, error) {
 				continue
 			}
 			k.Tau = 0
-			rows = append(rows, contrastRow{contrastCells: c, coord: k, difference: d, pAdjusted: d.P})
+			row := contrastRow{contrastCells: c, coord: k, difference: d, family: c.family, method: pSeeds, effect: effectSize(d.D)}
+			if d.N < 2 || math.IsNaN(d.P) {
+				row.method, row.effect, row.P = pUnresolved, math.NaN(), math.NaN()
+				if d.N < 2 {
+					row.method = pNone
+				}
+				if pd, ok := pairDiffs(runs[c.a], runs[c.b], d.Seeds, k, c.tauA, c.tauB); ok {
+					row.method, row.effect = pPairs, effectSize(pd)
+					row.P = randomisationP(pd, uint64(len(rows)))
+				}
+			}
+			row.pAdjusted = row.P
+			rows = append(rows, row)
 		}
 	}
-	if rs.Adjust == AdjustHolm {
-		family := map[coord][]int{}
+	adjust := metrics.Holm
+	if rs.Adjust == AdjustBH {
+		adjust = metrics.BenjaminiHochberg
+	}
+	if rs.Adjust != AdjustNone {
+		type familyKey struct {
+			family string
+			coord
+		}
+		family := map[familyKey][]int{}
 		for i, r := range rows {
-			family[r.coord] = append(family[r.coord], i)
+			fk := familyKey{r.family, r.coord}
+			family[fk] = append(family[fk], i)
 		}
 		for _, idx := range family {
 			p := make([]float64, len(idx))
 			for j, i := range idx {
 				p[j] = rows[i].P
 			}
-			for j, q := range metrics.Holm(p) {
+			for j, q := range adjust(p) {
 				rows[idx[j]].pAdjusted = q
 			}
 		}
@@ -281,17 +394,91 @@ func contrasts(rs Settings, recs []*Run, s *summary) ([]contrastRow, error) {
 	return rows, nil
 }
 
+// pairDiffs returns the differences, test pair by test pair, of metric c between group A's runs
+// (at τ tauA) and group B's (at τB) of the given seeds, pooled over the seeds: false unless every
+// seed's two runs kept the ranks of the same test pairs and c is a metric of a pair's rank on
+// the natural test set.
+func pairDiffs(a, b map[int64]*Run, seeds []int64, c coord, tauA, tauB float64) ([]float64, bool) {
+	var d []float64
+	for _, seed := range seeds {
+		ra, rb := a[seed], b[seed]
+		if ra == nil || rb == nil || ra.Ranks == nil || rb.Ranks == nil || ra.Ranks.Pairs != rb.Ranks.Pairs {
+			return nil, false
+		}
+		va, ok := ra.Ranks.values(c, tauA)
+		if !ok {
+			return nil, false
+		}
+		vb, ok := rb.Ranks.values(c, tauB)
+		if !ok {
+			return nil, false
+		}
+		for p := range va {
+			if c.Slice == metrics.SliceAll || ra.Ranks.Slices[p] == c.Slice {
+				d = append(d, va[p]-vb[p])
+			}
+		}
+	}
+	return d, len(d) > 0
+}
+
+// values returns metric c of every pair of the ranking under τ: the pair's hit (recall), gain
+// (ndcg) or reciprocal rank (mrr) at c's K, of its full or sampled rank; false for another
+// metric, another test set, or ranks not kept.
+func (pr *PairRanks) values(c coord, tau float64) ([]float64, bool) {
+	if c.Test != metrics.TestNatural {
+		return nil, false
+	}
+	var ranks []int32
+	switch c.Metric {
+	case metrics.MetricSampledRecall, metrics.MetricSampledNDCG, metrics.MetricSampledMRR:
+		if tau == pr.SampledTau {
+			ranks = pr.Sampled
+		}
+	case metrics.MetricRecall, metrics.MetricNDCG, metrics.MetricMRR:
+		if i := slices.Index(pr.Taus, tau); i >= 0 {
+			ranks = pr.Full[i]
+		}
+	}
+	if ranks == nil || len(pr.Slices) != len(ranks) {
+		return nil, false
+	}
+	out := make([]float64, len(ranks))
+	for p, r := range ranks {
+		switch c.Metric {
+		case metrics.MetricRecall, metrics.MetricSampledRecall:
+			if int(r) <= c.K {
+				out[p] = 1
+			}
+		case metrics.MetricNDCG, metrics.MetricSampledNDCG:
+			if int(r) <= c.K {
+				out[p] = 1 / math.Log2(float64(r)+1)
+			}
+		default:
+			out[p] = 1 / float64(r)
+		}
+	}
+	return out, true
+}
+
 // significant reports whether the row's (adjusted) p-value is below 0.05.
 func (r contrastRow) significant() bool { return r.pAdjusted < 0.05 }
 
-// writeContrastsCSV writes contrasts.csv: one row per contrast × by value × slice × metric × K,
-// with the two cells' group ids and logit-adjustment strengths, the number of common seeds, the
-// mean paired difference a − b, its 95% Student-t interval and p-value (empty for one seed) and
-// the p-value adjusted by report.adjust.
+// writeContrastsCSV writes contrasts.csv: one row per contrast × by value × slice (× test set,
+// a column present only when the debiased test set was evaluated) × metric × K, with the
+// contrast's family, the two cells' group ids and logit-adjustment strengths, the number of
+// common seeds, the mean paired difference a − b, its 95% Student-t interval (empty for one
+// seed), the standardised paired difference, the p-value, what it comes from (p_test: t_seeds,
+// randomisation_pairs, unresolved, or empty for none) and the p-value adjusted by report.adjust.
 func writeContrastsCSV(w io.Writer, rows []contrastRow, adjust Adjust) error {
+	test := slices.ContainsFunc(rows, func(r contrastRow) bool { return r.Test != metrics.TestNatural })
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"contrast", "by", "by_value", "a", "a_la_tau", "b", "b_la_tau", "slice", "metric", "k",
-		"seeds", "mean", "lo", "hi", "p", "p_adjusted", "adjust"}); err != nil {
+	header := []string{"contrast", "family", "by", "by_value", "a", "a_la_tau", "b", "b_la_tau", "slice"}
+	if test {
+		header = append(header, "test")
+	}
+	header = append(header, "metric", "k", "seeds", "mean", "lo", "hi", "effect", "p", "p_test", "p_adjusted", "adjust")
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	num := func(v float64) string {
@@ -301,9 +488,13 @@ func writeContrastsCSV(w io.Writer, rows []contrastRow, adjust Adjust) error {
 		return strconv.FormatFloat(v, 'g', 8, 64)
 	}
 	for _, r := range rows {
-		row := []string{r.name, r.by, r.byValue, r.a, strconv.FormatFloat(r.tauA, 'g', -1, 64), r.b,
-			strconv.FormatFloat(r.tauB, 'g', -1, 64), r.Slice.String(), string(r.Metric), strconv.Itoa(r.K),
-			strconv.Itoa(r.N), num(r.Mean), num(r.Lo), num(r.Hi), num(r.P), num(r.pAdjusted), string(adjust)}
+		row := []string{r.name, r.family, r.by, r.byValue, r.a, strconv.FormatFloat(r.tauA, 'g', -1, 64), r.b,
+			strconv.FormatFloat(r.tauB, 'g', -1, 64), r.Slice.String()}
+		if test {
+			row = append(row, r.Test.String())
+		}
+		row = append(row, string(r.Metric), strconv.Itoa(r.K), strconv.Itoa(r.N), num(r.Mean), num(r.Lo), num(r.Hi),
+			num(r.effect), num(r.P), string(r.method), num(r.pAdjusted), string(adjust))
 		if err := cw.Write(row); err != nil {
 			return err
 		}
@@ -312,20 +503,44 @@ func writeContrastsCSV(w io.Writer, rows []contrastRow, adjust Adjust) error {
 	return cw.Error()
 }
 
+// text writes the row for a summary table: its difference, ✱ when significant, ᵖ when its
+// p-value is the randomisation test's over test pairs, ᵘ when unresolved.
+func (r contrastRow) text() string {
+	t := r.difference.text(r.significant())
+	switch r.method {
+	case pPairs:
+		t += " ᵖ"
+	case pUnresolved:
+		t += " ᵘ"
+	}
+	return t
+}
+
+// adjustText says how the contrasts' p-values are adjusted.
+func adjustText(a Adjust) string {
+	switch a {
+	case AdjustHolm:
+		return "after Holm's adjustment for multiple comparisons (report.adjust = \"holm\": the family-wise error rate)"
+	case AdjustBH:
+		return "after Benjamini & Hochberg's adjustment for multiple comparisons (report.adjust = \"bh\": the false discovery rate)"
+	}
+	return "(no adjustment for multiple comparisons: report.adjust = \"none\")"
+}
+
 // writeContrastsSummary appends the contrasts to summary.md: which cells each compares, then per
-// metric and K a table of a − b by slice, mean ± half-width of the 95% interval, marked where
-// the (adjusted) p-value is below 0.05.
+// test set, metric and K a table of a − b by slice, mean ± half-width of the 95% interval, marked
+// where the (adjusted) p-value is below 0.05.
 func writeContrastsSummary(w io.Writer, s *summary, rows []contrastRow, rs Settings) {
 	if len(rs.Contrasts) == 0 {
 		return
 	}
-	mark := "✱ marks a p-value of the paired t-test below 0.05 (its interval excludes 0)"
-	if rs.Adjust == AdjustHolm {
-		mark = "✱ marks a p-value below 0.05 after Holm's adjustment for multiple comparisons over the family of every " +
-			"contrast at the same slice, metric and K (report.adjust = \"holm\"; the intervals are not adjusted)"
-	}
 	fmt.Fprintf(w, "\n## Contrasts\n\nA − B, paired by seed: mean over the seeds both ran ± half-width of the 95%% Student-t "+
-		"interval of the differences (no interval for one common seed); %s. The same numbers, with the p-values, are in contrasts.csv.\n\n", mark)
+		"interval of the differences (no interval for one common seed). ✱ marks a p-value below 0.05 %s, over each family: "+
+		"the contrasts of one `family` at the same slice, test set, metric and K; the intervals are not adjusted. "+
+		"The p-value is the paired t-test's over seeds, except where that test says nothing: for one common seed, and where every seed differs "+
+		"by the same amount (a test of zero variance), it is the paired randomisation test's over the test pairs of the common seeds (ᵖ), "+
+		"for the metrics of a pair's rank; a contrast of seeds that all differ alike without it is unresolved (ᵘ: no p-value, never ✱). "+
+		"The same numbers, with the p-values, standardised differences and where each p-value comes from, are in contrasts.csv.\n\n", adjustText(rs.Adjust))
 	var lines []contrastCells
 	for _, r := range rows {
 		if !slices.Contains(lines, r.contrastCells) {
@@ -337,27 +552,31 @@ func writeContrastsSummary(w io.Writer, s *summary, rows []contrastRow, rs Setti
 		return
 	}
 	for _, l := range lines {
-		fmt.Fprintf(w, "- %s: A = %s, B = %s\n", l.label(), sideLabel(s, l.a, l.tauA), sideLabel(s, l.b, l.tauB))
+		family := ""
+		if l.family != "" {
+			family = fmt.Sprintf(" (family %s)", l.family)
+		}
+		fmt.Fprintf(w, "- %s%s: A = %s, B = %s\n", l.label(), family, sideLabel(s, l.a, l.tauA), sideLabel(s, l.b, l.tauB))
 	}
 	header, rule := sliceColumns()
-	for _, m := range s.metricNames() {
-		for _, k := range s.ks[m] {
-			fmt.Fprintf(w, "\n### %s, contrasts\n\n| A − B | seeds |%s\n|---|---|%s\n", metricLabel(m, k), header, rule)
-			for _, l := range lines {
-				n := 0
-				var texts []string
-				for _, sl := range metrics.Slices() {
-					i := slices.IndexFunc(rows, func(r contrastRow) bool {
-						return r.contrastCells == l && r.coord == coord{0, sl, m, k}
-					})
-					if i < 0 {
-						texts = append(texts, "–")
-						continue
-					}
-					r := rows[i]
-					n = max(n, r.N)
-					texts = append(texts, r.difference.text(r.significant()))
+	for _, tk := range s.tableKeys(func(c coord) bool {
+		return slices.ContainsFunc(rows, func(r contrastRow) bool { return r.coord.Test == c.Test && r.Metric == c.Metric && r.K == c.K })
+	}) {
+		fmt.Fprintf(w, "\n### %s, contrasts\n\n| A − B | seeds |%s\n|---|---|%s\n", tk.name(), header, rule)
+		for _, l := range lines {
+			n := 0
+			var texts []string
+			for _, sl := range metrics.Slices() {
+				c := coord{0, sl, tk.Metric, tk.K, tk.Test}
+				i := slices.IndexFunc(rows, func(r contrastRow) bool { return r.contrastCells == l && r.coord == c })
+				if i < 0 {
+					texts = append(texts, "–")
+					continue
 				}
+				n = max(n, rows[i].N)
+				texts = append(texts, rows[i].text())
+			}
+			if n > 0 {
 				fmt.Fprintf(w, "| %s | %d | %s |\n", l.label(), n, strings.Join(texts, " | "))
 			}
 		}
@@ -378,7 +597,7 @@ func sideLabel(s *summary, g string, tau float64) string {
 func contrastFigures(s *summary, rows []contrastRow) []figure {
 	var lines []contrastCells
 	for _, r := range rows {
-		if !slices.Contains(lines, r.contrastCells) {
+		if !slices.Contains(lines, r.contrastCells) && r.wants(metrics.MetricRecall) {
 			lines = append(lines, r.contrastCells)
 		}
 	}
@@ -398,7 +617,7 @@ func contrastFigures(s *summary, rows []contrastRow) []figure {
 			for _, sl := range slicesShown {
 				mean, lo, hi := math.NaN(), math.NaN(), math.NaN()
 				if j := slices.IndexFunc(rows, func(r contrastRow) bool {
-					return r.contrastCells == l && r.coord == coord{0, sl, metrics.MetricRecall, k}
+					return r.contrastCells == l && r.coord == coord{0, sl, metrics.MetricRecall, k, metrics.TestNatural}
 				}); j >= 0 {
 					mean, lo, hi = rows[j].Mean, rows[j].Lo, rows[j].Hi
 				}

@@ -30,9 +30,10 @@ type Settings struct {
 	// Contrasts are the named contrasts ([[report.contrast]]) written to contrasts.csv,
 	// summary.md and contrasts_at_K.png. Default none.
 	Contrasts []Contrast `toml:"contrast"`
-	// Adjust is how the contrasts' p-values are adjusted for multiple comparisons, over the
-	// family of every contrast row at the same slice, metric and K: "none" or "holm" (Holm
-	// 1979). Default DefaultAdjust.
+	// Adjust is how the contrasts' p-values are adjusted for multiple comparisons, over each
+	// family: the contrast rows of the same contrast family (Contrast.Family), slice, test set,
+	// metric and K. "none", "holm" (Holm 1979: the family-wise error rate) or "bh" (Benjamini &
+	// Hochberg 1995: the false discovery rate). Default DefaultAdjust.
 	Adjust Adjust `toml:"adjust"`
 }
 
@@ -43,12 +44,13 @@ type Adjust string
 const (
 	AdjustNone Adjust = "none"
 	AdjustHolm Adjust = "holm"
+	AdjustBH   Adjust = "bh"
 )
 
 // DefaultAdjust is the adjustment of Settings' zero value: none.
 const DefaultAdjust = AdjustNone
 
-var adjustments = []Adjust{AdjustNone, AdjustHolm}
+var adjustments = []Adjust{AdjustNone, AdjustHolm, AdjustBH}
 
 // UnmarshalText sets a from its name; an unknown name is an error that lists the allowed ones.
 func (a *Adjust) UnmarshalText(b []byte) error { return isetting.Unmarshal(a, b, adjustments) }
@@ -62,6 +64,9 @@ func (s *Settings) Resolve() error {
 	isetting.Default(&s.Adjust, DefaultAdjust)
 	if err := isetting.OneOf("adjust", s.Adjust, adjustments); err != nil {
 		return err
+	}
+	if s.Adjust == AdjustBH && len(s.Contrasts) == 1 && s.Contrasts[0].By == "" {
+		return fmt.Errorf("adjust: \"bh\" with a single contrast (and no by axis) adjusts nothing: every family holds one p-value; declare more contrasts, or leave adjust out")
 	}
 	for i := range s.Contrasts {
 		if err := s.Contrasts[i].resolve(); err != nil {
@@ -219,6 +224,9 @@ type difference struct {
 	Mean, Lo, Hi float64
 	N            int
 	P            float64
+	// D are the per-seed differences, of the seeds Seeds.
+	D     []float64
+	Seeds []int64
 }
 
 // text writes d for a summary table: the mean difference ± the half-width of its interval (none
@@ -234,9 +242,11 @@ func (d difference) text(marked bool) string {
 	return text
 }
 
-// excludesZero reports whether the interval of d lies entirely on one side of zero.
+// excludesZero reports whether the interval of d lies entirely on one side of zero. An interval
+// of no width (every seed differing by the same amount, metrics.Equal) says nothing and
+// excludes nothing.
 func (d difference) excludesZero() bool {
-	return d.N >= 2 && (d.Lo > 0 || d.Hi < 0)
+	return d.N >= 2 && !metrics.Equal(d.D) && (d.Lo > 0 || d.Hi < 0)
 }
 
 // differences are the paired differences of a report: the comparisons, and for each the
@@ -321,11 +331,13 @@ func newSeedValues(recs []*Run) *seedValues {
 // one seed) and the per-seed differences; false when no seed has both values.
 func (sv *seedValues) paired(a string, ka coord, b string, kb coord) (difference, bool) {
 	var d []float64
+	var seeds []int64
 	for _, seed := range sv.seeds[a] {
 		x, okA := sv.values[a][seed][ka]
 		y, okB := sv.values[b][seed][kb]
 		if okA && okB {
 			d = append(d, x-y)
+			seeds = append(seeds, seed)
 		}
 	}
 	if len(d) == 0 {
@@ -335,16 +347,22 @@ func (sv *seedValues) paired(a string, ka coord, b string, kb coord) (difference
 	if len(d) < 2 {
 		lo, hi = math.NaN(), math.NaN()
 	}
-	return difference{Mean: mean, Lo: lo, Hi: hi, N: len(d), P: metrics.TTestP(d)}, true
+	return difference{Mean: mean, Lo: lo, Hi: hi, N: len(d), P: metrics.TTestP(d), D: d, Seeds: seeds}, true
 }
 
-// writeDifferencesCSV writes differences.csv: one row per comparison × τ × slice × metric × K,
+// writeDifferencesCSV writes differences.csv: one row per comparison × τ × slice (× test set, a
+// column present only when the debiased test set was evaluated) × metric × K,
 // with the group ids of the cell and its baseline, the number of common seeds, the mean paired
 // difference cell − baseline, its 95% Student-t interval (empty for one seed) and whether that
 // interval excludes zero.
 func writeDifferencesCSV(w io.Writer, d *differences) error {
+	test := slices.ContainsFunc(d.keys, func(k diffKey) bool { return k.Test != metrics.TestNatural })
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"cell", "baseline", "la_tau", "slice", "metric", "k", "seeds", "mean", "lo", "hi", "excludes_zero"}); err != nil {
+	header := []string{"cell", "baseline", "la_tau", "slice"}
+	if test {
+		header = append(header, "test")
+	}
+	if err := cw.Write(append(header, "metric", "k", "seeds", "mean", "lo", "hi", "excludes_zero")); err != nil {
 		return err
 	}
 	num := func(v float64) string {
@@ -355,8 +373,11 @@ func writeDifferencesCSV(w io.Writer, d *differences) error {
 	}
 	for _, k := range d.keys {
 		v := d.values[k]
-		row := []string{k.Cell, k.Base, strconv.FormatFloat(k.Tau, 'g', -1, 64), k.Slice.String(), string(k.Metric), strconv.Itoa(k.K),
-			strconv.Itoa(v.N), num(v.Mean), num(v.Lo), num(v.Hi), strconv.FormatBool(v.excludesZero())}
+		row := []string{k.Cell, k.Base, strconv.FormatFloat(k.Tau, 'g', -1, 64), k.Slice.String()}
+		if test {
+			row = append(row, k.Test.String())
+		}
+		row = append(row, string(k.Metric), strconv.Itoa(k.K), strconv.Itoa(v.N), num(v.Mean), num(v.Lo), num(v.Hi), strconv.FormatBool(v.excludesZero()))
 		if err := cw.Write(row); err != nil {
 			return err
 		}
@@ -386,13 +407,13 @@ func writeDifferencesSummary(w io.Writer, s *summary, d *differences, labels fun
 		return
 	}
 	header, rule := sliceColumns()
-	s.eachTable(func(tau float64, m metrics.Metric, k int, name string) {
-		fmt.Fprintf(w, "\n### %s, differences\n\n| cell − baseline | seeds |%s\n|---|---|%s\n", name, header, rule)
+	s.eachTable(false, func(tk tableKey) {
+		fmt.Fprintf(w, "\n### %s, differences\n\n| cell − baseline | seeds |%s\n|---|---|%s\n", tk.name(), header, rule)
 		for _, c := range d.cmps {
 			n := 0
 			var cells []string
 			for _, sl := range metrics.Slices() {
-				v, ok := d.values[diffKey{c, coord{tau, sl, m, k}}]
+				v, ok := d.values[diffKey{c, coord{tk.Tau, sl, tk.Metric, tk.K, tk.Test}}]
 				if !ok {
 					cells = append(cells, "–")
 					continue

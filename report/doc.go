@@ -10,8 +10,15 @@
 //
 // Differences are paired by seed: the mean over the seeds both cells ran of cell A − cell B,
 // with its Student-t interval (metrics.MeanCI); a contrast's p-value is the paired t-test's
-// (metrics.TTestP) and Holm's step-down adjustment (Holm 1979) is metrics.Holm. The random
-// baseline's Recall@K is K/M per pair in closed form.
+// (metrics.TTestP) or, where that test says nothing (one common seed, or seeds that all differ
+// alike, metrics.Equal), the paired randomisation test's over the test pairs (Smucker, Allan &
+// Carterette, CIKM 2007), else none ("unresolved"), with an effect size, the standardised paired
+// difference; Holm's step-down adjustment (Holm 1979, metrics.Holm) or Benjamini & Hochberg's
+// (1995, metrics.BenjaminiHochberg) adjust each family of contrasts separately. The random
+// baseline's Recall@K is K/M per pair in closed form. With the sampled evaluation, Kendall's τ_b
+// (Kendall 1945) says how far the sampled estimates order the cells as the full metrics do
+// (Krichene & Rendle, KDD 2020), and summary.md names the contrasts whose sign or significance
+// changes. summary.md opens with a digest; docs/metrics.md defines every number.
 //
 // In figures, colour and marker encode the grid's factors (plots.color_by, plots.marker_by),
 // not cells, so that no two cells look alike at a dozen cells; plots.labels names the axis

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -11,28 +10,27 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
 
 	"github.com/samplingbias/workbench/internal/atomicfile"
-	isetting "github.com/samplingbias/workbench/internal/setting"
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/plots"
 )
 
 // coord names one number of a run's results: the strength τ of post-hoc logit adjustment, the
-// slice of test pairs, the metric and its K.
+// slice of test pairs, the metric and its K, and the test set.
 type coord struct {
 	Tau    float64
 	Slice  metrics.Slice
 	Metric metrics.Metric
 	K      int
+	Test   metrics.TestSet
 }
 
 // coordOf is the coordinate of r.
-func coordOf(r metrics.Result) coord { return coord{r.Tau, r.Slice, r.Metric, r.K} }
+func coordOf(r metrics.Result) coord { return coord{r.Tau, r.Slice, r.Metric, r.K, r.Test} }
 
 // sliceColumns is the header row of a table with a column per slice, after the first columns
 // (e.g. "| run |"), and its rule row after the first columns' (e.g. "|---|").
@@ -74,6 +72,8 @@ type summary struct {
 	corpus int                // items in the corpus (of the first run)
 	bins   []metrics.BinShare // the popularity bins (of the first run), if slices.method makes bins
 	enc    figureEncoding     // how the figures draw the groups (encode)
+	// metricsOf holds the metrics each group's runs evaluated.
+	metricsOf map[string]map[metrics.Metric]bool
 }
 
 // encode chooses how the figures draw the groups (newEncoding with the [plots] settings).
@@ -92,62 +92,10 @@ func (s *summary) key(n int) *plots.Key {
 	return s.enc.key
 }
 
-// auditNotes are the summary's lines of the runs' sampler audits (sampler.audit = true), one per
-// group: the means over its seeds of the total-variation distance between the declared and the
-// drawn copies of each item, of its sampling-noise floor and of the head's worst relative error
-// (samplers.AuditSummary).
-func auditNotes(recs []*Run) []string {
-	var groups []string
-	sums := map[string][4]float64{}
-	head := map[string]int{}
-	for _, rec := range recs {
-		a := rec.Audit
-		if a == nil {
-			continue
-		}
-		if _, ok := sums[rec.Group]; !ok {
-			groups = append(groups, rec.Group)
-			head[rec.Group] = a.Head
-		}
-		v := sums[rec.Group]
-		sums[rec.Group] = [4]float64{v[0] + a.TV, v[1] + a.Floor, v[2] + a.HeadWorst, v[3] + 1}
-	}
-	notes := make([]string, len(groups))
-	for i, g := range groups {
-		v, h := sums[g], head[g]
-		if g == "" {
-			g = "the runs"
-		}
-		n := v[3]
-		notes[i] = fmt.Sprintf("sampler audit of %s (sampler_audit.csv, mean of %d seeds): total variation %.4f between the copies "+
-			"the loss's q declares and those drawn, against %.4f from sampling noise alone (i.i.d. draws from the declared law; "+
-			"%s); worst relative error among the %d most frequent items %.4f",
-			g, int(n), v[0]/n, v[1]/n, auditVerdict(v[0]/n, v[1]/n), h, v[2]/n)
-	}
-	return notes
-}
-
-// auditMismatch is the ratio of an audit's TV to its noise floor above which the summary says that
-// the draws do not follow the declared law. Under the declared law the TV's mean is the floor and
-// its relative spread about 0.75/√M′ over M′ drawn items (each item's absolute deviation has a
-// relative spread near 0.75): 1.5 floors is more than 3 spreads for M′ ≥ 20 and many more for
-// the shipped corpora's thousands of items.
-const auditMismatch = 1.5
-
-// auditVerdict says whether a TV of tv against a floor of floor is sampling noise.
-func auditVerdict(tv, floor float64) string {
-	if !(floor > 0) {
-		return "no draws"
-	}
-	if tv > auditMismatch*floor {
-		return fmt.Sprintf("%.1f times the floor: the draws do not follow the declared law", tv/floor)
-	}
-	return fmt.Sprintf("%.2f times the floor: within sampling noise", tv/floor)
-}
-
 // summarize aggregates recs across seeds; labels (plots.labels) name the groups.
 func summarize(recs []*Run, labels map[string]string) *summary {
-	s := &summary{ks: map[metrics.Metric][]int{}, values: map[aggKey]agg{}, sizes: map[metrics.Slice][2]int{}, seeds: map[string]int{}}
+	s := &summary{ks: map[metrics.Metric][]int{}, values: map[aggKey]agg{}, sizes: map[metrics.Slice][2]int{}, seeds: map[string]int{},
+		metricsOf: map[string]map[metrics.Metric]bool{}}
 	samples := map[aggKey][]float64{}
 	boot := map[aggKey][2]float64{} // the first run's bootstrap interval
 	var keys []aggKey
@@ -163,7 +111,11 @@ func summarize(recs []*Run, labels map[string]string) *summary {
 				s.notes = append(s.notes, n)
 			}
 		}
+		if s.metricsOf[rec.Group] == nil {
+			s.metricsOf[rec.Group] = map[metrics.Metric]bool{}
+		}
 		for _, r := range rec.Results {
+			s.metricsOf[rec.Group][r.Metric] = true
 			slice, metric := r.Slice, r.Metric
 			k := aggKey{rec.Group, coordOf(r)}
 			if _, ok := samples[k]; !ok {
@@ -205,10 +157,65 @@ func summarize(recs []*Run, labels map[string]string) *summary {
 	return s
 }
 
-// eachTable calls table for every table of summary.md, in order: the ranking as trained (refTau)
-// first, then every other τ of post-hoc logit adjustment in increasing order; within each, every
-// metric and K, with the table's name (e.g. "Recall@10, post-hoc logit adjustment τ_LA = 0.5").
-func (s *summary) eachTable(table func(tau float64, metric metrics.Metric, k int, name string)) {
+// tableKey names a table of summary.md: a metric at K on a test set, under post-hoc logit
+// adjustment τ.
+type tableKey struct {
+	Tau    float64
+	Metric metrics.Metric
+	K      int
+	Test   metrics.TestSet
+}
+
+// name is the table's title, e.g. "Recall@10", "Recall@10, debiased test set" or "Recall@10,
+// post-hoc logit adjustment τ_LA = 0.5".
+func (t tableKey) name() string {
+	name := metricLabel(t.Metric, t.K)
+	if t.Test != metrics.TestNatural {
+		name += ", " + t.Test.String() + " test set"
+	}
+	if t.Tau != 0 {
+		name += fmt.Sprintf(", post-hoc logit adjustment τ_LA = %g", t.Tau)
+	}
+	return name
+}
+
+// tableKeys lists the tables (test set, metric and K, τ unset) for which want holds, in the order
+// of summary.md: the full ranking's metrics, popularity-stratified recall, the debiased test
+// set's metrics, the sampled evaluation's, then the exposure and propensity-scored metrics.
+func (s *summary) tableKeys(want func(coord) bool) []tableKey {
+	type family struct {
+		test    metrics.TestSet
+		metrics []metrics.Metric
+	}
+	var out []tableKey
+	for _, f := range []family{
+		{metrics.TestNatural, metrics.Metrics()},
+		{metrics.TestNatural, []metrics.Metric{metrics.MetricStratRecall}},
+		{metrics.TestDebiased, metrics.Metrics()},
+		{metrics.TestNatural, metrics.SampledMetrics()},
+		{metrics.TestNatural, append(metrics.ExposureMetrics(), metrics.MetricPSP, metrics.MetricPSRecall)},
+	} {
+		for _, m := range f.metrics {
+			for _, k := range s.ks[m] {
+				if want(coord{0, metrics.SliceAll, m, k, f.test}) {
+					out = append(out, tableKey{0, m, k, f.test})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// perSlice reports whether metric m is reported by slice (not exposure, nor propensity-scored).
+func perSlice(m metrics.Metric) bool {
+	return !slices.Contains(metrics.ExposureMetrics(), m) && m != metrics.MetricPSP && m != metrics.MetricPSRecall
+}
+
+// eachTable calls table for every table of summary.md's metrics by slice, in order: the ranking
+// as trained (refTau) first, every metric of the full ranking and K, and with all, then the
+// other per-slice families of tableKeys; then every other τ of post-hoc logit adjustment in
+// increasing order, for the full ranking's metrics only (metrics.csv has the others).
+func (s *summary) eachTable(all bool, table func(tk tableKey)) {
 	ref := s.refTau()
 	taus := []float64{ref}
 	for _, tau := range s.taus {
@@ -216,17 +223,27 @@ func (s *summary) eachTable(table func(tau float64, metric metrics.Metric, k int
 			taus = append(taus, tau)
 		}
 	}
-	for _, tau := range taus {
-		for _, m := range s.metricNames() {
-			for _, k := range s.ks[m] {
-				name := metricLabel(m, k)
-				if tau != 0 {
-					name += fmt.Sprintf(", post-hoc logit adjustment τ_LA = %g", tau)
-				}
-				table(tau, m, k, name)
+	for i, tau := range taus {
+		for _, tk := range s.tableKeys(func(c coord) bool {
+			if c.Test == metrics.TestNatural && slices.Contains(metrics.Metrics(), c.Metric) {
+				return true
 			}
+			return all && i == 0 && perSlice(c.Metric) && s.hasTable(c)
+		}) {
+			tk.Tau = tau
+			table(tk)
 		}
 	}
+}
+
+// hasTable reports whether some group has a value of c's metric, K and test set (any slice, τ).
+func (s *summary) hasTable(c coord) bool {
+	for k := range s.values {
+		if k.Metric == c.Metric && k.K == c.K && k.Test == c.Test {
+			return true
+		}
+	}
+	return false
 }
 
 // refTau is the post-hoc logit-adjustment strength of the figures that show one: 0 (the ranking
@@ -250,6 +267,11 @@ func (s *summary) refMetric(k int) string {
 	return metricLabel(metrics.MetricRecall, k)
 }
 
+// has reports whether some run of group evaluated metric m.
+func (s *summary) has(group string, m metrics.Metric) bool {
+	return s.metricsOf[group][m]
+}
+
 // metricNames lists the metrics present, in the order of metrics.Metrics.
 func (s *summary) metricNames() []metrics.Metric {
 	var out []metrics.Metric
@@ -259,131 +281,6 @@ func (s *summary) metricNames() []metrics.Metric {
 		}
 	}
 	return out
-}
-
-// writeMetricsCSV writes the long-format table: one row per run × slice × metric × K (× τ of
-// post-hoc logit adjustment, a column present only when some τ is not 0), plus one column per
-// ablation axis named by its key.
-func writeMetricsCSV(w io.Writer, recs []*Run, axes []string) error {
-	withTau := false
-	for _, rec := range recs {
-		for _, r := range rec.Results {
-			if r.Tau != 0 {
-				withTau = true
-			}
-		}
-	}
-	cw := csv.NewWriter(w)
-	header := []string{"run", "seed", "slice", "metric", "k"}
-	if withTau {
-		header = append(header, "la_tau")
-	}
-	header = append(header, "value")
-	header = append(header, axes...)
-	if err := cw.Write(header); err != nil {
-		return err
-	}
-	for _, rec := range recs {
-		for _, r := range rec.Results {
-			row := []string{rec.ID, strconv.FormatInt(rec.Seed, 10), r.Slice.String(), string(r.Metric), strconv.Itoa(r.K)}
-			if withTau {
-				row = append(row, strconv.FormatFloat(r.Tau, 'g', -1, 64))
-			}
-			row = append(row, strconv.FormatFloat(r.Value, 'g', 8, 64))
-			for _, a := range axes {
-				row = append(row, rec.Axes[a])
-			}
-			if err := cw.Write(row); err != nil {
-				return err
-			}
-		}
-	}
-	if err := writeBaselineRows(cw, recs, withTau, len(axes)); err != nil {
-		return err
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// writeSummary writes summary.md: per group and slice, mean ± 95% CI half-width across seeds for
-// every metric and K, the best mean of each column in bold, and the slice sizes.
-func writeSummary(w io.Writer, title string, s *summary, d *differences) error {
-	fmt.Fprintf(w, "# %s\n\n", title)
-	fmt.Fprintf(w, "Mean ± half-width of the 95%% Student-t confidence interval across seeds; the best mean of each column is in **bold**. "+
-		"A row of a single seed has no interval across seeds: it shows [lo, hi]ᵇ, the run's 95%% bootstrap percentile interval "+
-		"over test pairs (the spread of evaluation, not of training), or no interval when evaluation made none.\n\n")
-	fmt.Fprintf(w, "Slice sizes (items in the corpus, test pairs):")
-	for _, sl := range metrics.Slices() {
-		if sz, ok := s.sizes[sl]; ok {
-			fmt.Fprintf(w, " %s %d / %d;", sl, sz[0], sz[1])
-		}
-	}
-	for _, n := range s.notes {
-		fmt.Fprintf(w, "\n\nNote: %s.", n)
-	}
-	fmt.Fprintf(w, "\n\nSeeds per row:")
-	for _, g := range s.groups {
-		fmt.Fprintf(w, " %s %d;", s.label(g), s.seeds[g])
-	}
-	fmt.Fprintln(w)
-	header, rule := sliceColumns()
-	s.eachTable(func(tau float64, m metrics.Metric, k int, name string) {
-		fmt.Fprintf(w, "\n## %s\n\n| run |%s\n|---|%s\n", name, header, rule)
-		best := map[metrics.Slice]float64{}
-		for _, sl := range metrics.Slices() {
-			best[sl] = math.Inf(-1)
-			for _, g := range s.groups {
-				if v, ok := s.values[aggKey{g, coord{tau, sl, m, k}}]; ok && v.Mean > best[sl] {
-					best[sl] = v.Mean
-				}
-			}
-		}
-		for _, g := range s.groups {
-			fmt.Fprintf(w, "| %s |", s.label(g))
-			for _, sl := range metrics.Slices() {
-				v, ok := s.values[aggKey{g, coord{tau, sl, m, k}}]
-				if !ok {
-					fmt.Fprint(w, " – |")
-					continue
-				}
-				cellText := v.text()
-				if v.Mean == best[sl] {
-					cellText = "**" + cellText + "**"
-				}
-				fmt.Fprintf(w, " %s |", cellText)
-			}
-			fmt.Fprintln(w)
-		}
-	})
-	writeBaselinesSummary(w, s)
-	writeBinsSummary(w, s)
-	writeDifferencesSummary(w, s, d, s.label)
-	return nil
-}
-
-// text writes v for a summary table: mean ± half-width across seeds, or, for a single seed, the
-// bootstrap interval over test pairs marked ᵇ, or the mean alone.
-func (v agg) text() string {
-	switch {
-	case v.N >= 2:
-		return fmt.Sprintf("%.4f ± %.4f", v.Mean, v.Hi-v.Mean)
-	case v.BootLo < v.BootHi:
-		return fmt.Sprintf("%.4f [%.4f, %.4f]ᵇ", v.Mean, v.BootLo, v.BootHi)
-	}
-	return fmt.Sprintf("%.4f", v.Mean)
-}
-
-// metricLabel names a metric at K as in papers: Recall@10, NDCG@10, MRR.
-func metricLabel(metric metrics.Metric, k int) string {
-	switch metric {
-	case metrics.MetricRecall:
-		return fmt.Sprintf("Recall@%d", k)
-	case metrics.MetricNDCG:
-		return fmt.Sprintf("NDCG@%d", k)
-	case metrics.MetricMRR:
-		return "MRR"
-	}
-	return fmt.Sprintf("%s@%d", metric, k)
 }
 
 // Write writes the report of in's runs in the directory dir, which must exist: metrics.csv, differences.csv and
@@ -420,17 +317,20 @@ func Write(dir string, in Input, warn io.Writer) error {
 	}); err != nil {
 		return err
 	}
-	title := fmt.Sprintf("%s: %s", filepath.Base(dir), recs[0].Dataset)
-	if err := atomicfile.Write(filepath.Join(dir, "summary.md"), func(w io.Writer) error {
-		if err := writeSummary(w, title, s, d); err != nil {
-			return err
-		}
-		writeContrastsSummary(w, s, rows, in.Settings)
-		return nil
+	ag := sampledAgreement(s)
+	if err := writeOrRemove(filepath.Join(dir, "sampled_vs_full.csv"), len(ag) > 0, func(w io.Writer) error {
+		return writeAgreementCSV(w, ag)
 	}); err != nil {
 		return err
 	}
-	_, err = drawFigures(dir, in.Plots, append(retrievalFigures(in, s), contrastFigures(s, rows)...), warn, true)
+	title := fmt.Sprintf("%s: %s", filepath.Base(dir), recs[0].Dataset)
+	if err := atomicfile.Write(filepath.Join(dir, "summary.md"), func(w io.Writer) error {
+		return writeSummary(w, title, s, d, rows, in.Settings, ag)
+	}); err != nil {
+		return err
+	}
+	figs := slices.Concat(retrievalFigures(in, s), contrastFigures(s, rows), agreementFigures(s), exposureFigures(s))
+	_, err = drawFigures(dir, in.Plots, figs, warn, true)
 	return err
 }
 
@@ -479,14 +379,14 @@ func Check(in Input, warn io.Writer) error {
 	if err := s.encode(in.Plots); err != nil {
 		return err
 	}
-	if _, err := contrastCellsOf(in.Settings.Contrasts, groups, s.taus, s.refTau(), true); err != nil {
+	if _, err := contrastCellsOf(in.Settings.Contrasts, groups, s.taus, s.refTau(), true, s.has); err != nil {
 		return err
 	}
 	if len(groups) > plots.DistinctSeries {
 		fmt.Fprintf(warn, "warning: %d cells: in the figures, cells more than %d apart share colour and pattern; "+
 			"summary.md and metrics.csv tell them apart\n", len(groups), plots.DistinctSeries)
 	}
-	_, err = drawFigures("", in.Plots, retrievalFigures(in, s), warn, false)
+	_, err = drawFigures("", in.Plots, slices.Concat(retrievalFigures(in, s), agreementFigures(s), exposureFigures(s)), warn, false)
 	return err
 }
 
@@ -519,357 +419,4 @@ func drawFigures(out string, ps plots.Settings, figs []figure, warn io.Writer, s
 		}
 	}
 	return written, nil
-}
-
-// retrievalFigures lists, at τ = 0 (see refTau): for every K, Recall@K by slice with one bar per group; the
-// training loss curves; for every numeric axis swept over at least two values, Recall@K of all
-// test pairs against that axis, one line per combination of the other axes; and, for every K,
-// the head-against-tail trade-off of Recall@K across the logit-adjustment strengths.
-func retrievalFigures(in Input, s *summary) []figure {
-	var figs []figure
-	for _, k := range s.ks[metrics.MetricRecall] {
-		figs = append(figs, figure{fmt.Sprintf("%s_at_%d", metrics.MetricRecall, k), func(ps plots.Settings) (*plot.Plot, error) {
-			return recallBars(s, k, ps)
-		}})
-	}
-	if lf, ok := lossFigure(in.Runs, s); ok {
-		figs = append(figs, lf)
-	}
-	figs = append(figs, sweepFigures(in, s)...)
-	figs = append(figs, popularityFigures(s)...)
-	if slices.Contains(presentSlices(s), metrics.SliceHead) && slices.Contains(presentSlices(s), metrics.SliceTail) {
-		for _, k := range s.ks[metrics.MetricRecall] {
-			figs = append(figs, figure{fmt.Sprintf("tradeoff_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
-				return tradeoff(s, k, ps)
-			}})
-		}
-	}
-	return figs
-}
-
-// tradeoff draws head against tail Recall@K: one point per group as trained (τ = 0, else the
-// smallest τ evaluated) with its 95% intervals across seeds in both directions, joined by a
-// line, in increasing τ, to its points under the other post-hoc logit-adjustment strengths τ of
-// eval, the largest tagged.
-func tradeoff(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
-	series := tradeoffSeries(s, k)
-	if len(series) == 0 {
-		return nil, fmt.Errorf("no group has both head and tail Recall@%d", k)
-	}
-	l := plots.Labels{X: "Tail " + metricLabel(metrics.MetricRecall, k), Y: "Head " + metricLabel(metrics.MetricRecall, k), Key: s.key(len(series))}
-	if n := len(s.taus); n > 1 {
-		// One explanation for every curve, rather than a tag at each curve's end that collides
-		// with the others' at a dozen cells.
-		l.Title = fmt.Sprintf("Each curve: post-hoc logit adjustment τ_LA = %g → %g; large marker: as trained", s.taus[0], s.taus[n-1])
-		if !slices.Contains(s.taus, 0) {
-			l.Title = fmt.Sprintf("Each curve: post-hoc logit adjustment τ_LA = %g → %g; large marker: τ_LA = %g", s.taus[0], s.taus[n-1], s.refTau())
-		}
-	}
-	return plots.Tradeoff(series, l, ps)
-}
-
-// tradeoffSeries returns the series of the trade-off figure of Recall@K.
-func tradeoffSeries(s *summary, k int) []plots.TradeoffSeries {
-	var series []plots.TradeoffSeries
-	for _, g := range s.groups {
-		ts := plots.TradeoffSeries{Name: s.label(g), Style: s.enc.style(g)}
-		intervals := true
-		var taus []float64
-		for _, tau := range s.taus { // in increasing order
-			head, okH := s.values[aggKey{g, coord{tau, metrics.SliceHead, metrics.MetricRecall, k}}]
-			tail, okT := s.values[aggKey{g, coord{tau, metrics.SliceTail, metrics.MetricRecall, k}}]
-			if !okH || !okT {
-				continue
-			}
-			ts.X, ts.Y = append(ts.X, tail.Mean), append(ts.Y, head.Mean)
-			ts.XLo, ts.XHi = append(ts.XLo, max(tail.Lo, 0)), append(ts.XHi, min(tail.Hi, 1))
-			ts.YLo, ts.YHi = append(ts.YLo, max(head.Lo, 0)), append(ts.YHi, min(head.Hi, 1))
-			if tau == s.refTau() {
-				ts.Origin = len(taus)
-			}
-			taus = append(taus, tau)
-			intervals = intervals && head.N >= 2 && tail.N >= 2
-		}
-		if len(ts.X) == 0 {
-			continue
-		}
-		if !intervals { // a single seed: no interval across seeds
-			ts.XLo, ts.XHi, ts.YLo, ts.YHi = nil, nil, nil, nil
-		}
-		series = append(series, ts)
-	}
-	if len(series) == 1 {
-		series[0].Name = ""
-	}
-	return series
-}
-
-// recallBars draws Recall@K by slice, one bar per group, with the 95% interval across seeds.
-func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
-	var points []plots.BarPoint
-	for _, g := range s.groups {
-		for _, sl := range metrics.Slices() {
-			v, ok := s.values[aggKey{g, coord{s.refTau(), sl, metrics.MetricRecall, k}}]
-			if !ok {
-				continue
-			}
-			// Every metric lies in [0, 1]; so does the interval drawn.
-			p := plots.BarPoint{Series: s.label(g), Group: sl.String(), Value: v.Mean, Lo: max(v.Lo, 0), Hi: min(v.Hi, 1)}
-			if v.N < 2 {
-				p.Lo, p.Hi = math.NaN(), math.NaN()
-			}
-			points = append(points, p)
-		}
-	}
-	var groups []string
-	for _, sl := range presentSlices(s) {
-		groups = append(groups, sl.String())
-	}
-	data, err := plots.NewBarData(groups, points)
-	if err != nil {
-		return nil, err
-	}
-	byLabel := map[string]string{}
-	for _, g := range s.groups {
-		byLabel[s.label(g)] = g
-	}
-	for i := range data.Series {
-		data.Series[i].Style = s.enc.style(byLabel[data.Series[i].Name])
-	}
-	data.Refs = s.base.refs(presentSlices(s), k)
-	return plots.GroupedBars(data, plots.Labels{Y: s.refMetric(k), X: "Positive item's popularity slice", Key: s.key(len(data.Series))}, ps)
-}
-
-// presentSlices lists the slices that have results, in figure order.
-func presentSlices(s *summary) []metrics.Slice {
-	var out []metrics.Slice
-	for _, sl := range metrics.Slices() {
-		if _, ok := s.sizes[sl]; ok {
-			out = append(out, sl)
-		}
-	}
-	return out
-}
-
-// lossFigure draws the mean training loss across seeds of every group against the step, in one
-// panel per loss family (Run.LossFamily), whose scales differ, in the order of their first
-// group; false if no run has a curve.
-func lossFigure(recs []*Run, s *summary) (figure, bool) {
-	panels, n := lossPanels(recs, s)
-	if n == 0 {
-		return figure{}, false
-	}
-	l := plots.Labels{X: "Training step", Y: "Training loss", Key: s.key(n)}
-	o := plots.LineOptions{Markers: len(panels[0].Series[0].X) < 3}
-	return figure{"loss_curves", func(ps plots.Settings) (*plot.Plot, error) {
-		// The loss is not a metric in [0, 1]: its axis always fits the curves.
-		ps.YRange = plots.YRangeAuto
-		return linePanels(panels, l, o, ps)
-	}}, true
-}
-
-// lossPanels are the panels of lossFigure, one per loss family, and the number of their series.
-// A group keeps its style (its factors', or its position among all groups) in its panel.
-func lossPanels(recs []*Run, s *summary) ([]plots.LinePanel, int) {
-	var panels []plots.LinePanel
-	n := 0
-	for _, g := range s.groups {
-		var curves []Curve
-		family := ""
-		for _, rec := range recs {
-			if rec.Group == g && len(rec.Curve) > 0 {
-				curves = append(curves, rec.Curve)
-				family = rec.LossFamily
-			}
-		}
-		if len(curves) == 0 {
-			continue
-		}
-		steps := len(curves[0])
-		for _, c := range curves {
-			steps = min(steps, len(c))
-		}
-		st := s.enc.style(g)
-		if st == nil { // the group's position among all panels' series, not within its panel
-			st = &plots.Style{Color: n, Shape: n}
-		}
-		ls := plots.LineSeries{Name: s.label(g), X: make([]float64, steps), Y: make([]float64, steps), Style: st}
-		vals := make([]float64, len(curves))
-		for i := range steps {
-			for j, c := range curves {
-				vals[j] = c[i].Loss
-			}
-			ls.X[i] = float64(curves[0][i].Step)
-			ls.Y[i], _, _ = metrics.MeanCI(vals)
-		}
-		i := slices.IndexFunc(panels, func(p plots.LinePanel) bool { return p.Title == family })
-		if i < 0 {
-			i = len(panels)
-			panels = append(panels, plots.LinePanel{Title: family})
-		}
-		panels[i].Series = append(panels[i].Series, ls)
-		n++
-	}
-	return panels, n
-}
-
-// linePanels draws panels as plots.LinePanels, or a single panel as plots.Lines, untitled (a
-// single family or slice needs no name) and without a legend for a single unnamed series.
-func linePanels(panels []plots.LinePanel, l plots.Labels, o plots.LineOptions, ps plots.Settings) (*plot.Plot, error) {
-	if len(panels) > 1 {
-		return plots.LinePanels(panels, l, o, ps)
-	}
-	series := panels[0].Series
-	if len(series) == 1 {
-		series = []plots.LineSeries{series[0]}
-		series[0].Name = ""
-	}
-	return plots.Lines(series, l, o, ps)
-}
-
-// sweepFigures draws Recall@K against every numeric axis that takes at least two values within a
-// combination of the other axes, e.g. the temperature: one line per combination of the other
-// axes, with the 95% band across seeds, in one panel per popularity slice (head, torso, tail and
-// all test pairs, those evaluated), on the x scale of plots.x_scale.
-func sweepFigures(in Input, s *summary) []figure {
-	groupAxes := map[string]map[string]string{}
-	for _, rec := range in.Runs {
-		groupAxes[rec.Group] = rec.Axes
-	}
-	keys := in.Axes
-	type point struct {
-		x     float64
-		group string
-	}
-	var figs []figure
-	for _, key := range keys {
-		lines := map[string][]point{}
-		var order []string
-		numeric := true
-		for _, g := range s.groups {
-			axes := groupAxes[g]
-			x, err := strconv.ParseFloat(axes[key], 64)
-			if err != nil {
-				numeric = false
-				break
-			}
-			var rest []string
-			for _, other := range keys {
-				if other != key {
-					rest = append(rest, isetting.Leaf(other)+"="+axes[other])
-				}
-			}
-			name := strings.Join(rest, ",")
-			if _, ok := lines[name]; !ok {
-				order = append(order, name)
-			}
-			lines[name] = append(lines[name], point{x, g})
-		}
-		if !numeric {
-			continue
-		}
-		for _, pts := range lines {
-			sort.Slice(pts, func(i, j int) bool { return pts[i].x < pts[j].x })
-		}
-		label := newLabeler(in.Plots.Labels, order).label
-		for _, k := range s.ks[metrics.MetricRecall] {
-			var panels []plots.LinePanel
-			for _, sl := range presentSlices(s) {
-				p := plots.LinePanel{Title: sliceTitle(sl)}
-				for i, name := range order {
-					// Every line keeps its style in every panel, whichever lines a panel lacks.
-					ls := plots.LineSeries{Name: label(name), Style: &plots.Style{Color: i, Shape: i}}
-					for _, pt := range lines[name] {
-						v, ok := s.values[aggKey{pt.group, coord{s.refTau(), sl, metrics.MetricRecall, k}}]
-						if !ok {
-							continue
-						}
-						ls.X, ls.Y = append(ls.X, pt.x), append(ls.Y, v.Mean)
-						ls.Lo, ls.Hi = append(ls.Lo, max(v.Lo, 0)), append(ls.Hi, min(v.Hi, 1))
-					}
-					if len(ls.X) >= 2 {
-						p.Series = append(p.Series, ls)
-					}
-				}
-				if len(p.Series) > 0 {
-					panels = append(panels, p)
-				}
-			}
-			if len(panels) == 0 {
-				break
-			}
-			l := plots.Labels{X: axisLabel(key), Y: s.refMetric(k)}
-			if len(panels) == 1 {
-				l.Y += ", " + panels[0].Title
-			}
-			figs = append(figs, figure{fmt.Sprintf("%s_at_%d_vs_%s", metrics.MetricRecall, k, isetting.Leaf(key)), func(ps plots.Settings) (*plot.Plot, error) {
-				return linePanels(panels, l, plots.LineOptions{Markers: true, LogX: ps.XScale == plots.XScaleLog}, ps)
-			}})
-		}
-	}
-	return figs
-}
-
-// sliceTitle names a slice in a panel's title: its name, "all pairs" for all test pairs.
-func sliceTitle(sl metrics.Slice) string {
-	if sl == metrics.SliceAll {
-		return "all pairs"
-	}
-	return sl.String()
-}
-
-// popularityFigures lists, when slices.method makes popularity bins, recall_by_popularity_at_K
-// for every K of Recall (see popularitySeries), on a log x axis.
-func popularityFigures(s *summary) []figure {
-	if len(s.bins) == 0 {
-		return nil
-	}
-	var figs []figure
-	for _, k := range s.ks[metrics.MetricRecall] {
-		series := popularitySeries(s, k)
-		if len(series) == 0 {
-			continue
-		}
-		l := plots.Labels{X: "Training count of the popularity bin's items (log scale)", Y: s.refMetric(k), Key: s.key(len(series))}
-		figs = append(figs, figure{fmt.Sprintf("recall_by_popularity_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
-			return plots.Lines(series, l, plots.LineOptions{LogX: true, Markers: true}, ps)
-		}})
-	}
-	return figs
-}
-
-// popularitySeries are the lines of recall_by_popularity_at_K: per group, Recall@K of every
-// popularity bin placed at the geometric mean of its items' least and greatest training counts
-// (the rarest bin first), with the 95% band across seeds when every point has one.
-func popularitySeries(s *summary, k int) []plots.LineSeries {
-	var series []plots.LineSeries
-	for _, g := range s.groups {
-		ls := plots.LineSeries{Name: s.label(g), Style: s.enc.style(g)}
-		band := true
-		for b := len(s.bins) - 1; b >= 0; b-- { // the rarest bin first: increasing counts
-			bin := s.bins[b]
-			v, ok := s.values[aggKey{g, coord{s.refTau(), metrics.SliceBin(b), metrics.MetricRecall, k}}]
-			if !ok || bin.Items == 0 {
-				continue
-			}
-			x := math.Sqrt(math.Max(float64(bin.MinCount), 0.5) * math.Max(float64(bin.MaxCount), 0.5))
-			if n := len(ls.X); n > 0 && x <= ls.X[n-1] {
-				continue // bins of equal counts cannot be told apart on the axis
-			}
-			ls.X, ls.Y = append(ls.X, x), append(ls.Y, v.Mean)
-			ls.Lo, ls.Hi = append(ls.Lo, max(v.Lo, 0)), append(ls.Hi, min(v.Hi, 1))
-			band = band && v.N >= 2
-		}
-		if len(ls.X) == 0 {
-			continue
-		}
-		if !band {
-			ls.Lo, ls.Hi = nil, nil
-		}
-		series = append(series, ls)
-	}
-	if len(series) == 1 {
-		series[0].Name = ""
-	}
-	return series
 }

@@ -79,7 +79,7 @@ func TestPairedDifferences(t *testing.T) {
 		t.Fatalf("%d differences, want %d: %v", len(d.keys), len(want), d.keys)
 	}
 	for _, w := range want {
-		k := diffKey{comparison{w.cell, "variant=full"}, coord{0, w.slice, metrics.MetricRecall, 10}}
+		k := diffKey{comparison{w.cell, "variant=full"}, coord{0, w.slice, metrics.MetricRecall, 10, metrics.TestNatural}}
 		got, ok := d.values[k]
 		if !ok {
 			t.Errorf("%s − full, %s: missing", w.cell, w.slice)
@@ -117,7 +117,7 @@ func TestPairedDifferences(t *testing.T) {
 	}
 
 	buf.Reset()
-	if err := writeSummary(&buf, "test", s, d); err != nil {
+	if err := writeSummary(&buf, "test", s, d, nil, Settings{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range []string{
@@ -216,7 +216,7 @@ func TestSingleSeedInterval(t *testing.T) {
 	}
 	recs := recordsOf(map[string]map[int64]map[metrics.Slice]float64{"variant=plain": {1: {metrics.SliceAll: 0.3}}}, []string{"variant=plain"})
 	var buf bytes.Buffer
-	if err := writeSummary(&buf, "test", summarize(recs, nil), nil); err != nil {
+	if err := writeSummary(&buf, "test", summarize(recs, nil), nil, nil, Settings{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if out := buf.String(); strings.Contains(out, "± 0.0000") || !strings.Contains(out, "0.3000 [0.2900, 0.3200]ᵇ") {

@@ -36,6 +36,28 @@ type Run struct {
 	Curve Curve
 	// Audit summarises the run's sampler audit; nil if it had none.
 	Audit *Audit
+	// Ranks are the ranks of the run's evaluated test pairs, for the paired tests over test
+	// pairs; nil for a run evaluated before they were kept.
+	Ranks *PairRanks
+}
+
+// PairRanks are the ranks of a run's evaluated test pairs under every post-hoc
+// logit-adjustment strength: two runs of the same seed and data evaluated the same pairs
+// (Pairs, a digest of them, says so), and the paired randomisation test over test pairs
+// compares their metrics pair by pair.
+type PairRanks struct {
+	// Pairs identifies the evaluated pairs (a digest of their queries and items, in order).
+	Pairs string `json:"pairs"`
+	// Taus are the strengths τ of post-hoc logit adjustment, in eval.logit_adjust order.
+	Taus []float64 `json:"taus"`
+	// Full[i][p] is pair p's rank in the full ranking under Taus[i].
+	Full [][]int32 `json:"full"`
+	// Sampled[p] is its rank among itself and its sampled negatives in the ranking as trained,
+	// τ_LA = SampledTau; nil without the sampled evaluation.
+	Sampled    []int32 `json:"sampled,omitempty"`
+	SampledTau float64 `json:"sampled_tau,omitempty"`
+	// Slices[p] is the popularity slice (or bin) of pair p's item.
+	Slices []metrics.Slice `json:"slices"`
 }
 
 // Curve is a training-loss curve: its points in increasing step.

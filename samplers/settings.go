@@ -83,6 +83,19 @@ func (s *Settings) Resolve() error {
 		return err
 	}
 	if _, ok := registered(s.Kind); ok {
+		// A registered sampler reads negatives and its options; the built-in kinds' own keys
+		// would be ignored.
+		beta := 0.0
+		if s.Beta != nil {
+			beta = *s.Beta
+		}
+		if err := setting.First(
+			setting.OnlyFor("beta", s.Beta != nil, false, "only for popularity, not sampler %s; leave it unset, got %v", s.Kind, beta),
+			setting.OnlyFor("memory_batches", s.MemoryBatches != 0, false, "only for memory, not sampler %s; leave it 0, got %d", s.Kind, s.MemoryBatches),
+			setting.OnlyFor("of", len(s.Of) > 0, false, "only for mixture, not sampler %s", s.Kind),
+		); err != nil {
+			return err
+		}
 		_, err := s.decodeOptions()
 		return err
 	}

@@ -115,6 +115,20 @@ func TestRegister(t *testing.T) {
 	if want := "options.itme: unknown option of sampler fixed_item_test"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("got %v, want an error containing %q", err, want)
 	}
+	// The built-in kinds' own keys are not a registered sampler's: written, they are errors.
+	beta := 0.5
+	for _, tt := range []struct {
+		s    Settings
+		want string
+	}{
+		{Settings{Kind: "fixed_item_test", Beta: &beta}, "beta: only for popularity, not sampler fixed_item_test"},
+		{Settings{Kind: "fixed_item_test", MemoryBatches: 2}, "memory_batches: only for memory, not sampler fixed_item_test"},
+		{Settings{Kind: "fixed_item_test", Of: []Settings{{}, {}}}, "of: only for mixture, not sampler fixed_item_test"},
+	} {
+		if err := tt.s.Resolve(); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("Resolve(%+v) = %v, want an error beginning %q", tt.s, err, tt.want)
+		}
+	}
 	var k Kind
 	if err := k.UnmarshalText([]byte("fixed_item_test")); err != nil || k != "fixed_item_test" {
 		t.Errorf("UnmarshalText of a registered name: %v, %q", err, k)

@@ -18,6 +18,7 @@ import (
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/models"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // checkSteps refuses a training length whose step count, or count of training examples (steps ×
@@ -137,12 +138,30 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 		{"model.hidden", "tower gradients and optimiser state", weights * (1 + slots) * elem, phaseTrain},
 		{"model.hidden", "activations of a training step", (3*(b+towerRows)*width + 2*gathered*dim) * elem, phaseTrain},
 		{"model.hidden", "activations of the item tower at evaluation", math.Min(float64(ds.Items), inferenceChunk) * width * elem, phaseEval},
-		{"train.batch_size", "score matrix of a training step", 3 * b * cols * elem, phaseTrain},
+		{scoreKey(cfg, b, cols, loss.Layout()), "score matrix of a training step", 3 * b * cols * elem, phaseTrain},
 		{"model.hidden", "embeddings at evaluation (the items' twice: as computed and packed for scoring)", (2*float64(ds.Items) + float64(len(ds.Test))) * dim * elem, phaseEval},
 		{"eval.logit_adjust", "ranks and metric values of the test pairs", ranks*8 + values*8, phaseEval},
 		{"eval.bootstrap", "bootstrap resamples", resamples * (means + 1) * 8, phaseEval},
+		evalFamiliesMemory(cfg, ds),
 		{estimatorKey, "frequency estimator's state and a checkpoint's copy of it", estimator, phaseTrain},
 	}, nil
+}
+
+// scoreKey is the key that drives the size of a training step's score matrix of b rows and cols
+// columns: the batch size where its columns are mostly the batch's, else what adds the others
+// (the corpus of a loss that scores it whole, the sampler's memory or negatives).
+func scoreKey(cfg *Config, b, cols float64, layout losses.Layout) string {
+	switch {
+	case layout == losses.Indexed:
+		return "sampler.kind (" + string(cfg.Sampler.Kind) + " scores the whole corpus)"
+	case cols <= 2*b:
+		return "train.batch_size"
+	case cfg.Sampler.Kind == samplers.KindMemory:
+		return "sampler.memory_batches"
+	case cfg.Sampler.Kind == samplers.KindMixture:
+		return "sampler.of"
+	}
+	return "sampler.negatives"
 }
 
 // peakBytes is the most memory of terms live at once: the parts live throughout, and the larger

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/samplingbias/workbench/models"
@@ -57,10 +58,16 @@ func TestRunRefusedBeforeAllocating(t *testing.T) {
 		{"eval.bootstrap=1000000000000", []string{"eval.bootstrap: the run needs about", "bootstrap resamples", "more than the"}},
 		{"train.epochs=9223372036854775807", []string{"train.epochs: 9223372036854775807 epochs of 56 steps overflow the step count"}},
 		{"train.epochs=1000000000000000000", []string{"train.epochs: 1000000000000000000 epochs of 56 steps overflow"}},
+		// The score matrix's columns are the memory sampler's: its key is named, not the batch size.
+		{"sampler.memory_batches=100000000", []string{"sampler.memory_batches: the run needs about", "score matrix of a training step", "more than the"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {
-			_, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "variant=plain,seed=1", "-set", tt.set)
+			sets := []string{"-set", tt.set}
+			if strings.HasPrefix(tt.set, "sampler.memory") {
+				sets = append(sets, "-set", "sampler.kind=memory")
+			}
+			_, err := runCommand(t, append([]string{"-config", smokeConfig, "-out", dir, "-only", "variant=plain,seed=1"}, sets...)...)
 			wantError(t, err, append([]string{"run variant=plain,seed=1: "}, tt.want...)...)
 		})
 	}

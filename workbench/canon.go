@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/samplingbias/workbench/datasets"
-	"github.com/samplingbias/workbench/samplers"
+	"github.com/samplingbias/workbench/internal/schema"
 )
 
 // affects is what a config section changes, declared by the `affects` struct tag of each field of
@@ -48,97 +48,27 @@ type keyValue struct {
 // path, copied elsewhere or touched are the same data.
 func (c *Config) canonical(roles ...affects) ([]keyValue, error) {
 	var out []keyValue
+	root := configSchema()
 	v := reflect.ValueOf(c).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !slices.Contains(roles, affects(f.Tag.Get("affects"))) {
+	for _, f := range root.Fields {
+		if !slices.Contains(roles, affects(f.Affects)) {
 			continue
 		}
-		flatten(tomlName(f), v.Field(i), &out)
-		if f.Type == reflect.TypeFor[datasets.Settings]() {
+		field := &schema.Table{Type: root.Type, Fields: []*schema.Field{f}}
+		field.Walk("", v, func(key string, v reflect.Value) {
+			if !isZero(v) {
+				out = append(out, keyValue{key, literal(v)})
+			}
+		})
+		if f.Go.Type == reflect.TypeFor[datasets.Settings]() {
 			var err error
 			if out, err = withDataIdentity(out, c.Data); err != nil {
 				return nil, err
 			}
 		}
 	}
-	out = legacySamplerKeys(out)
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out, nil
-}
-
-// legacySamplerKeys writes the sampler's kind and negatives under the keys they had before the
-// [sampler] section (loss.sampler, loss.negatives), and leaves out kind "full", which the corpus
-// variants had as no key, and the default declaration (declare = "law", of the sampler or of a
-// mixture's component), which samplers had before the key: results trained before the section
-// or the key keep their identity.
-func legacySamplerKeys(kvs []keyValue) []keyValue {
-	out := kvs[:0]
-	for _, kv := range kvs {
-		switch {
-		case kv.Key == "sampler.kind" && kv.Value == strconv.Quote("full"):
-			continue
-		case strings.HasPrefix(kv.Key, "sampler.") && strings.HasSuffix(kv.Key, ".declare") &&
-			kv.Value == strconv.Quote(string(samplers.DeclareLaw)):
-			continue
-		case kv.Key == "sampler.kind":
-			kv.Key = "loss.sampler"
-		case kv.Key == "sampler.negatives":
-			kv.Key = "loss.negatives"
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
-// tomlName is the key of a struct field in the config: its toml tag, else its name.
-func tomlName(f reflect.StructField) string {
-	name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
-	if name == "" {
-		return f.Name
-	}
-	return name
-}
-
-// flatten appends the non-zero leaves of v under key.
-func flatten(key string, v reflect.Value, out *[]keyValue) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			flatten(key, v.Elem(), out)
-		}
-		return
-	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			if f := t.Field(i); f.IsExported() && f.Tag.Get("toml") != "-" {
-				flatten(key+"."+tomlName(f), v.Field(i), out)
-			}
-		}
-		return
-	case reflect.Slice, reflect.Array:
-		if v.Len() == 0 {
-			return
-		}
-		if elem := v.Type().Elem(); elem.Kind() == reflect.Struct {
-			for i := range v.Len() {
-				flatten(fmt.Sprintf("%s[%d]", key, i), v.Index(i), out)
-			}
-			return
-		}
-	case reflect.Map:
-		keys := v.MapKeys()
-		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
-		for _, k := range keys {
-			flatten(key+"."+fmt.Sprint(k), v.MapIndex(k), out)
-		}
-		return
-	}
-	if v.IsZero() {
-		return
-	}
-	*out = append(*out, keyValue{key, literal(v)})
 }
 
 // literal writes a leaf value exactly: shortest round-tripping numbers, quoted strings, lists in
@@ -168,14 +98,13 @@ func literal(v reflect.Value) string {
 			parts[i] = literal(v.Index(i))
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
-	case reflect.Map, reflect.Struct:
-		var kvs []keyValue
-		flatten("", v, &kvs)
-		sort.Slice(kvs, func(i, j int) bool { return kvs[i].Key < kvs[j].Key })
-		parts := make([]string, len(kvs))
-		for i, kv := range kvs {
-			parts[i] = strings.TrimPrefix(kv.Key, ".") + " = " + kv.Value
-		}
+	case reflect.Map:
+		var parts []string
+		schema.WalkFree("", v, func(key string, v reflect.Value) {
+			if !isZero(v) {
+				parts = append(parts, strings.TrimPrefix(key, ".")+" = "+literal(v))
+			}
+		})
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
 	return fmt.Sprintf("%v", v.Interface())

@@ -1,6 +1,7 @@
 package workbench
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -130,7 +131,7 @@ func TestFolderClaimRace(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					<-start
-					errs[i] = claimFolder(out, c, axes)
+					errs[i] = claimFolder(out, c, axes, io.Discard)
 				}()
 			}
 			close(start)
@@ -176,11 +177,11 @@ func TestFolderSettingsAxes(t *testing.T) {
 // clear error instead of being compared by hashes of another encoding.
 func TestLegacyFolderRefused(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(legacyHashPrefix+"0123456789abcdef\nseeds = [1]\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(tomlHashPrefix+"0123456789abcdef\nseeds = [1]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err := runCommand(t, "-config", smokeConfig, "-out", dir)
-	if err == nil || !strings.Contains(err.Error(), "an earlier version of the workbench") {
+	if err == nil || !strings.Contains(err.Error(), "an early version of the workbench, whose config hashes cannot be recomputed") {
 		t.Errorf("error %v", err)
 	}
 }

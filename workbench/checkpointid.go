@@ -9,42 +9,51 @@ import (
 	"strings"
 )
 
-// checkpointIdentityPath is the file beside the run's checkpoint that names the training
-// settings the checkpoint is for: the run's training hash (Config.trainHash), derived from the
-// `affects` declarations like the folder guard's settings, so that it covers every setting that
-// changes training (estimator, sampler, loss options with their resolved defaults, data), not
-// only those the models package knows of.
-func (r plannedRun) checkpointIdentityPath() string {
-	return filepath.Join(r.dir, "checkpoint.identity")
+// checkpointPath is where the run's training state is saved while it trains (see
+// models.TrainResumable), so that a run killed mid-training resumes from its last checkpoint:
+// checkpoint-<training hash>.bin in the run's folder. The name carries the training settings the
+// checkpoint is of (the run's training hash, Config.trainHash, derived from the `affects`
+// declarations like the folder's settings, so that it covers every setting that changes
+// training: estimator, sampler, loss options with their resolved defaults, data), so that a
+// checkpoint copied from another run, whose name it keeps, is never resumed.
+func (r plannedRun) checkpointPath() string {
+	return filepath.Join(r.dir, checkpointPrefix+r.trainHash+checkpointSuffix)
 }
 
-// checkCheckpoint refuses a checkpoint in the run's folder that is not of this run's training
-// settings, naming both identities; when there is none, it records the identity of the
-// checkpoints training is about to write.
+// The name of a checkpoint is checkpointPrefix, a training hash, checkpointSuffix.
+const (
+	checkpointPrefix = "checkpoint-"
+	checkpointSuffix = ".bin"
+)
+
+// checkCheckpoint refuses a run whose folder holds a checkpoint of other training settings
+// (another run's, or one that does not say whose it is), naming both identities: training from
+// it would give a model of neither run's settings.
 func (r plannedRun) checkCheckpoint() error {
-	b, err := os.ReadFile(r.checkpointIdentityPath())
-	switch {
-	case !exists(r.checkpointPath()):
-		return writeBytes(r.checkpointIdentityPath(), []byte(r.trainHash+"\n"))
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("run %s: %s does not say which training settings it is of (this run's are %s): delete it to train the run from its start",
-			r.ID, r.checkpointPath(), r.trainHash)
-	case err != nil:
+	entries, err := os.ReadDir(r.dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if have := strings.TrimSpace(string(b)); have != r.trainHash {
-		return fmt.Errorf("run %s: %s is of training settings %s, this run's are %s: delete it to train the run from its start with these settings",
-			r.ID, r.checkpointPath(), have, r.trainHash)
+	for _, e := range entries {
+		name := e.Name()
+		have, ok := strings.CutPrefix(name, checkpointPrefix)
+		have, ok2 := strings.CutSuffix(have, checkpointSuffix)
+		switch {
+		case name == "checkpoint.bin":
+			return fmt.Errorf("run %s: %s does not say which training settings it is of (this run's are %s): delete it to train the run from its start",
+				r.ID, filepath.Join(r.dir, name), r.trainHash)
+		case ok && ok2 && have != r.trainHash:
+			return fmt.Errorf("run %s: %s is of training settings %s, this run's are %s: delete it to train the run from its start with these settings",
+				r.ID, filepath.Join(r.dir, name), have, r.trainHash)
+		}
 	}
 	return nil
 }
 
-// removeCheckpoint removes the run's checkpoint and its identity, once the run has finished.
+// removeCheckpoint removes the run's checkpoint, once the run has finished.
 func (r plannedRun) removeCheckpoint() error {
-	for _, p := range []string{r.checkpointPath(), r.checkpointIdentityPath()} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
+	if err := os.Remove(r.checkpointPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
 	return nil
 }

@@ -128,7 +128,13 @@ type claim struct {
 // claimRun tries to claim the run whose directory is dir. It returns the claim, or nil and the
 // live owner when another process holds it.
 func claimRun(dir string, me owner, times claimTimes) (*claim, *owner, error) {
+	if err := noLinks(dir); err != nil {
+		return nil, nil, err
+	}
 	if err := os.MkdirAll(dir, 0o777); err != nil { // less the umask, as every folder made here
+		return nil, nil, err
+	}
+	if err := noLinks(dir); err != nil { // made meanwhile by another process
 		return nil, nil, err
 	}
 	path := filepath.Join(dir, "claim.json")

@@ -8,9 +8,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
-	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -50,12 +51,12 @@ func parseFlags(args []string, stderr io.Writer, lookupEnv func(string) (string,
 	var sets setFlags
 	var only, shardFlag string
 	var shardCount int
-	fs := flag.NewFlagSet("experiments", flag.ContinueOnError)
+	fs := flag.NewFlagSet(filepath.Base(os.Args[0]), flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.config, "config", "", "TOML config file (required)")
 	fs.StringVar(&o.out, "out", "", "output directory (overrides the config's out)")
 	fs.Var(&sets, "set", "override a config value: section.key=value (repeatable). On the key of an ablation axis it replaces the axis by that value; on a key zipped with others in an axis it keeps the axis' tuples with that value (an error if none has it); a list on a key whose setting is not a list, section.key=[a,b], sweeps the key as an axis")
-	fs.IntVar(&o.jobs, "jobs", 0, "runs in parallel (default: what the machine sustains without oversubscribing its cores)")
+	fs.IntVar(&o.jobs, "jobs", 0, "runs in parallel (default: what the machine sustains without oversubscribing its cores); with more than one, each run's progress is plain lines prefixed by its id (the live progress bar of a terminal is for one run at a time)")
 	fs.StringVar(&only, "only", "", "run only the runs whose id matches this regular expression")
 	fs.BoolVar(&o.force, "force", false, "rerun finished runs instead of resuming")
 	fs.BoolVar(&o.list, "list", false, "print the ids of the runs (of this shard), one per line, then their count; run nothing")
@@ -135,7 +136,11 @@ func MainEnv(args []string, stdout, stderr io.Writer, lookupEnv func(string) (st
 		}
 		return err
 	}
-	raw, cfg, err := loadConfig(o.config, o.sets)
+	sets := o.sets
+	if o.out != "" {
+		sets = append(sets[:len(sets):len(sets)], "out="+strconv.Quote(o.out)) // -out is -set out
+	}
+	g, err := Load(o.config, sets...)
 	if err != nil {
 		return err
 	}
@@ -150,18 +155,7 @@ func MainEnv(args []string, stdout, stderr io.Writer, lookupEnv func(string) (st
 			}
 		}()
 	}
-	if o.out != "" {
-		raw.Out, cfg.Out = o.out, o.out
-	}
-	if o.jobs == 0 && cfg.Experiment == ExperimentFreqSim {
-		// One cell per core: the simulation is single-threaded per cell. (A retrieval grid's
-		// default depends on its runs' memory: retrievalJobs.)
-		o.jobs = runtime.GOMAXPROCS(0)
-	}
-	ctx, stop := interruptible(stderr)
-	defer stop()
-	switch cfg.Experiment {
-	case ExperimentFreqSim:
+	if g.cfg.Experiment == ExperimentFreqSim {
 		switch {
 		case o.only != nil:
 			return errors.New("-only: the freq_sim experiment runs its whole grid at once (in seconds)")
@@ -170,10 +164,10 @@ func MainEnv(args []string, stdout, stderr io.Writer, lookupEnv func(string) (st
 		case o.list || o.report:
 			return errors.New("-list and -report: the freq_sim experiment runs its whole grid at once (in seconds)")
 		}
-		return runFreqSim(ctx, cfg, o, stdout)
-	default:
-		return runRetrieval(ctx, raw, cfg, o, stdout)
 	}
+	ctx, stop := interruptible(stderr)
+	defer stop()
+	return g.do(ctx, o, stdout)
 }
 
 // interruptible returns the context of a command that stops at SIGINT or SIGTERM, and the

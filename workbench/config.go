@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,8 +81,12 @@ type Config struct {
 	// a run setting: a key of the sections data, slices, model, train, estimator, loss, sampler or eval.
 	Ablation []Axis `toml:"ablation" affects:"grid"`
 
-	// written lists the dotted keys the config file and the -set flags write (see checkWritten).
-	written []string `affects:"nothing"`
+	// written is what the config file, the -set flags and a run's axis values wrote, and where
+	// (see checkWritten).
+	written *written `affects:"nothing"`
+	// fileAxes are the ablation axes as the file writes them, before -set narrowed or replaced
+	// any.
+	fileAxes []Axis `affects:"nothing"`
 	// shape is the resolved sampler's column shape, which resolveSampler sets.
 	shape samplers.Shape `affects:"nothing"`
 }
@@ -136,23 +139,31 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 	if err != nil {
 		return nil, nil, tomlError(path, data, err)
 	}
-	if err := undecoded(md, path); err != nil {
+	src := newSource(path, data)
+	if err := undecoded(md, src); err != nil {
 		return nil, nil, err
 	}
-	for _, k := range md.Keys() {
-		cfg.written = append(cfg.written, k.String())
+	w := &written{src: src}
+	if _, err := toml.Decode(string(data), &w.tree); err != nil {
+		return nil, nil, tomlError(path, data, err)
 	}
+	cfg.written = w
 	// A data path written in a config file is relative to the file, so that a config runs from
 	// any working directory; one given with -set is relative to the working directory.
 	if p := cfg.Data.Path; p != "" && !filepath.IsAbs(p) {
 		cfg.Data.Path = filepath.Join(filepath.Dir(path), p)
 	}
+	cfg.fileAxes = slices.Clone(cfg.Ablation)
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || strings.TrimSpace(k) == "" {
 			return nil, nil, fmt.Errorf("-set %s: want section.key=value", s)
 		}
-		key, x := strings.TrimSpace(k), parseValue(v)
+		key := strings.TrimSpace(k)
+		x, isTOML := parseValue(v)
+		if t := strings.TrimSpace(v); !isTOML && (strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{")) {
+			return nil, nil, fmt.Errorf("-set %s: %s is not a TOML list or table (quote the strings in it: [\"a\", \"b\"])", s, t)
+		}
 		axis, err := setAxis(&cfg, key, x)
 		if err != nil {
 			return nil, nil, fmt.Errorf("-set %s: %w", s, err)
@@ -161,9 +172,12 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 			continue
 		}
 		if err := assign(&cfg, key, x); err != nil {
+			if !isTOML {
+				err = fmt.Errorf("%w (%s is not a TOML value, so it was read as a string: write a list as [a, b] and a string in quotes)", err, strings.TrimSpace(v))
+			}
 			return nil, nil, fmt.Errorf("-set %s: %w", s, err)
 		}
-		cfg.written = append(cfg.written, key)
+		w.add(key, x, "set", s)
 	}
 	resolved, err = cfg.clone()
 	if err != nil {
@@ -176,74 +190,13 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := resolved.resolve(md); err != nil {
-		return nil, nil, optionError(path, data, sets, err)
+		return nil, nil, w.located(err, resolved)
 	}
-	if err := checkWritten(&cfg, resolved, cfg.written); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	if err := checkWritten(w, resolved); err != nil {
+		return nil, nil, w.located(err, resolved)
 	}
 	cfg.Out = resolved.Out
 	return &cfg, resolved, nil
-}
-
-// zeroMeans lists the keys whose zero value, written, is a documented choice rather than a
-// request for the default: eval.workers = 0 means GOMAXPROCS.
-var zeroMeans = map[string]bool{"eval.workers": true}
-
-// checkWritten rejects an explicit zero that resolving replaced: a key the config writes (in
-// keys: the file's keys, -set keys and a run's axis keys) with the zero value of its field ("",
-// 0, false, []) is an error when the resolved value differs, since the zero of an absent key
-// means the default but a written one would be silently replaced by it. A written zero that
-// resolving keeps (sampler.negatives = 0 with the in_batch sampler, train.clip = 0) is a valid
-// setting.
-func checkWritten(asWritten, resolved *Config, keys []string) error {
-	for _, key := range keys {
-		if zeroMeans[key] {
-			continue
-		}
-		w, ok := valueAt(asWritten, key)
-		if !ok || !isZero(w) {
-			continue
-		}
-		r, _ := valueAt(resolved, key)
-		if isZero(r) || reflect.DeepEqual(w.Interface(), r.Interface()) {
-			continue
-		}
-		return fmt.Errorf("%s: %s is not allowed (omit the key for the default %s)", key, showValue(w), showValue(r))
-	}
-	return nil
-}
-
-// valueAt returns the field of cfg that the dotted key names through the toml tags, if it is a
-// value (not a table, nor inside an array of tables).
-func valueAt(cfg *Config, key string) (reflect.Value, bool) {
-	v := reflect.ValueOf(cfg).Elem()
-	for _, part := range strings.Split(key, ".") {
-		if v.Kind() == reflect.Map && v.Type().Key().Kind() == reflect.String { // loss.options
-			e := v.MapIndex(reflect.ValueOf(part).Convert(v.Type().Key()))
-			if !e.IsValid() {
-				return reflect.Value{}, false
-			}
-			if e.Kind() == reflect.Interface {
-				e = e.Elem()
-			}
-			v = e
-			continue
-		}
-		f, ok := fieldByKey(v, part)
-		if !ok {
-			return reflect.Value{}, false
-		}
-		v = f
-	}
-	return v, v.Kind() != reflect.Struct
-}
-
-// isZero reports the zero value of a setting; an empty list is zero whether nil or not.
-func isZero(v reflect.Value) bool {
-	if v.Kind() == reflect.Slice {
-		return v.Len() == 0
-	}
-	return v.IsZero()
 }
 
 // showValue writes a setting's value as in a TOML file.
@@ -257,6 +210,10 @@ func showValue(v reflect.Value) string {
 			parts[i] = showValue(v.Index(i))
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
+	case reflect.Interface, reflect.Pointer:
+		if !v.IsNil() {
+			return showValue(v.Elem())
+		}
 	}
 	return fmt.Sprint(v.Interface())
 }
@@ -314,81 +271,56 @@ func moved(key string) error {
 	return nil
 }
 
-// reencodedLine is the position the loss options' decoder gives in its re-encoding of the
-// options, which is not the user's.
-var reencodedLine = regexp.MustCompile(`line \d+ \(last key "([^"]+)"\): `)
-
-// optionError is err of resolving the config in the file path whose content is data, with the
-// position of an option's error in the re-encoded options replaced by the option's line in the
-// file (unless a -set gives the option).
-func optionError(path string, data []byte, sets []string, err error) error {
-	msg := err.Error()
-	m := reencodedLine.FindStringSubmatchIndex(msg)
-	if m == nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	name := msg[m[2]:m[3]]
-	for _, s := range sets {
-		if k, _, _ := strings.Cut(s, "="); strings.HasSuffix(strings.TrimSpace(k), "."+name) {
-			return fmt.Errorf("%s: %s", path, msg[:m[0]]+msg[m[1]:])
+// undecoded rejects keys that match no field, each named with its line in the file src.
+func undecoded(md toml.MetaData, src *source) error {
+	var names []string
+	first := 0
+	for _, k := range md.Undecoded() {
+		key := k.String()
+		if err := moved(key); err != nil {
+			return src.at(key, err)
+		}
+		if strings.HasPrefix(key, "loss.options.") || strings.HasPrefix(key, "sampler.options.") {
+			continue // a registered variant's or sampler's options: its options decoder checks them strictly
+		}
+		if strings.HasPrefix(key, "ablation.values.") {
+			continue // a table in an axis value: setting it on a run's config checks it strictly
+		}
+		line := src.line(key)
+		if first == 0 {
+			first = line
+		}
+		names = append(names, fmt.Sprintf("%s%s", key, suggest(key)))
+		if len(names) > 1 && line > 0 {
+			names[len(names)-1] += fmt.Sprintf(" (line %d)", line)
 		}
 	}
-	if line := optionLine(data, name); line > 0 {
-		return fmt.Errorf("%s:%d: %s", path, line, msg[:m[0]]+msg[m[1]:])
+	switch {
+	case len(names) == 0:
+		return nil
+	case first > 0:
+		return fmt.Errorf("%s:%d: unknown key %s", src.path, first, strings.Join(names, ", "))
 	}
-	return fmt.Errorf("%s: %w", path, err)
+	return fmt.Errorf("%s: unknown key %s", src.path, strings.Join(names, ", "))
 }
 
-// optionLine is the line (from 1) of the file content data that sets the option name in a
-// [loss.options] or [loss.options.<variant>] table, 0 if none does.
-func optionLine(data []byte, name string) int {
-	in := false
-	for i, line := range strings.Split(string(data), "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "[") {
-			table := strings.TrimSpace(strings.Trim(strings.TrimSpace(strings.SplitN(t, "#", 2)[0]), "[]"))
-			in = table == "loss.options" || strings.HasPrefix(table, "loss.options.")
-			continue
-		}
-		if k, _, ok := strings.Cut(t, "="); in && ok && strings.Trim(strings.TrimSpace(k), `"'`) == name {
-			return i + 1
-		}
+// at prefixes err with the file and the line of key.
+func (s *source) at(key string, err error) error {
+	if n := s.line(key); n > 0 {
+		return fmt.Errorf("%s:%d: %w", s.path, n, err)
 	}
-	return 0
-}
-
-// undecoded rejects keys that match no field.
-func undecoded(md toml.MetaData, where string) error {
-	if keys := md.Undecoded(); len(keys) > 0 {
-		known := keysOf(reflect.TypeOf(Config{}), "")
-		var names []string
-		for _, k := range keys {
-			if err := moved(k.String()); err != nil {
-				return fmt.Errorf("%s: %w", where, err)
-			}
-			if strings.HasPrefix(k.String(), "loss.options.") {
-				continue // a variant's own options table: its options decoder checks it strictly
-			}
-			if strings.HasPrefix(k.String(), "ablation.values.") {
-				continue // a table in an axis value: setting it on a run's config checks it strictly
-			}
-			names = append(names, k.String()+isetting.DidYouMean(k.String(), known))
-		}
-		if len(names) > 0 {
-			return fmt.Errorf("%s: unknown key %s", where, strings.Join(names, ", "))
-		}
-	}
-	return nil
+	return fmt.Errorf("%s: %w", s.path, err)
 }
 
 // parseValue reads the value of -set key=value as a TOML value (number, bool, array, quoted
-// string); anything that does not parse as one is taken as a bare string.
-func parseValue(s string) any {
+// string, inline table); anything that does not parse as one is taken as a bare string, and
+// isTOML is false.
+func parseValue(s string) (x any, isTOML bool) {
 	var m map[string]any
 	if _, err := toml.Decode("v = "+s, &m); err == nil {
-		return m["v"]
+		return m["v"], true
 	}
-	return s
+	return s, false
 }
 
 // assign sets the dotted key (e.g. "loss.temperature") of cfg to v, with the same strict
@@ -401,7 +333,7 @@ func assign(cfg *Config, key string, v any) error {
 	if err := moved(key); err != nil {
 		return err
 	}
-	return setKey(reflect.ValueOf(cfg).Elem(), key, v)
+	return configSchema().Set(reflect.ValueOf(cfg).Elem(), key, v, suggest)
 }
 
 // resolve fills defaults and validates every section; md (of the file, may be nil) tells which
@@ -459,6 +391,8 @@ func (c *Config) resolve(md toml.MetaData) error {
 		section("plots", c.Plots.Resolve()),
 		section("report", c.Report.Resolve()),
 		checkNegatives(c.Train, c.Loss, c.Sampler),
+		checkDeclared(c.Loss, c.Sampler),
+		checkPropensity(c),
 	)
 }
 
@@ -602,18 +536,20 @@ func (c *Config) clone() (*Config, error) {
 // finished run whose hash differs is not finished for this config, while changing only how
 // figures look redraws them from the finished runs.
 func (c *Config) hash() (string, error) {
-	kvs, err := c.canonical(affectsTraining, affectsEvaluation, affectsGrid)
-	if err != nil {
-		return "", err
-	}
-	return digestOf(kvs), nil
+	return c.hashAt(schemaVersion, affectsTraining, affectsEvaluation, affectsGrid)
 }
 
 // trainHash identifies what a run's training depends on: the canonical encoding of the sections
 // that affect training or the grid. A run whose training hash is unchanged is re-evaluated from
 // its saved model instead of retrained.
 func (c *Config) trainHash() (string, error) {
-	kvs, err := c.canonical(affectsTraining, affectsGrid)
+	return c.hashAt(schemaVersion, affectsTraining, affectsGrid)
+}
+
+// hashAt is the digest of the canonical encoding of the sections of roles as the given schema
+// version wrote it (see schemaVersions).
+func (c *Config) hashAt(version int, roles ...affects) (string, error) {
+	kvs, err := c.canonicalAt(version, roles...)
 	if err != nil {
 		return "", err
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -150,26 +151,29 @@ func TestMovedKeys(t *testing.T) {
 	}
 }
 
-// TestCanonicalSamplerKeys: the canonical training settings name the sampler's kind and negatives
-// by their keys before the [sampler] section, and full (the corpus variants' sampler) and the
-// default declaration (of the sampler and of a mixture's components) by none, so that results
-// trained before them keep their identity.
+// TestCanonicalSamplerKeys: the canonical training settings name the sampler's keys as the
+// config does; in schema version 1 they were named by their keys before the [sampler] section,
+// and full (the corpus variants' sampler) and the default declaration (of the sampler and of a
+// mixture's components) by none, which migrating a folder of version 1 recomputes.
 func TestCanonicalSamplerKeys(t *testing.T) {
 	for _, tt := range []struct {
+		version    int
 		body       string
 		want, lost []string
 	}{
-		{"[sampler]\nkind = \"uniform\"\n", []string{`loss.sampler = "uniform"`, "loss.negatives = 64"}, []string{"sampler.kind", "sampler.negatives"}},
-		{"", []string{`loss.sampler = "in_batch"`}, []string{"sampler.kind", "negatives"}},
-		{"[loss]\nvariant = \"full\"\n", nil, []string{"sampler"}},
-		{"[sampler]\ndeclare = \"unigram\"\n", []string{`sampler.declare = "unigram"`}, nil},
-		{"[sampler]\nkind = \"mixture\"\n[[sampler.of]]\nkind = \"in_batch\"\n[[sampler.of]]\nkind = \"uniform\"\n", nil, []string{"declare"}},
+		{2, "[sampler]\nkind = \"uniform\"\n", []string{`sampler.kind = "uniform"`, "sampler.negatives = 64", `sampler.declare = "law"`}, []string{"loss.sampler", "loss.negatives"}},
+		{2, "[loss]\nvariant = \"full\"\n", []string{`sampler.kind = "full"`}, nil},
+		{1, "[sampler]\nkind = \"uniform\"\n", []string{`loss.sampler = "uniform"`, "loss.negatives = 64"}, []string{"sampler.kind", "sampler.negatives"}},
+		{1, "", []string{`loss.sampler = "in_batch"`}, []string{"sampler.kind", "negatives"}},
+		{1, "[loss]\nvariant = \"full\"\n", nil, []string{"sampler"}},
+		{1, "[loss]\nvariant = \"logq\"\n[sampler]\ndeclare = \"unigram\"\n", []string{`sampler.declare = "unigram"`}, nil},
+		{1, "[sampler]\nkind = \"mixture\"\n[[sampler.of]]\nkind = \"in_batch\"\n[[sampler.of]]\nkind = \"uniform\"\n", nil, []string{"declare"}},
 	} {
 		_, cfg, err := loadConfig(writeConfig(t, tt.body), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		kvs, err := cfg.canonical(affectsTraining)
+		kvs, err := cfg.canonicalAt(tt.version, affectsTraining)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,15 +181,18 @@ func TestCanonicalSamplerKeys(t *testing.T) {
 		for _, kv := range kvs {
 			lines = append(lines, kv.Key+" = "+kv.Value)
 		}
+		if !slices.IsSorted(lines) {
+			t.Errorf("%q: version %d: lines not sorted", tt.body, tt.version)
+		}
 		text := strings.Join(lines, "\n")
 		for _, w := range tt.want {
 			if !strings.Contains(text, w) {
-				t.Errorf("%q: canonical settings lack %q:\n%s", tt.body, w, text)
+				t.Errorf("%q: version %d: canonical settings lack %q:\n%s", tt.body, tt.version, w, text)
 			}
 		}
 		for _, l := range tt.lost {
 			if strings.Contains(text, l) {
-				t.Errorf("%q: canonical settings hold %q:\n%s", tt.body, l, text)
+				t.Errorf("%q: version %d: canonical settings hold %q:\n%s", tt.body, tt.version, l, text)
 			}
 		}
 	}

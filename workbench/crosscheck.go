@@ -8,6 +8,23 @@ import (
 	"github.com/samplingbias/workbench/samplers"
 )
 
+// checkDeclared refuses a declaration other than the sampler's own law (sampler.declare, of the
+// sampler or of a mixture's component) with a loss that reads no declared probability and no
+// audit of the declaration (sampler.audit): nothing would use it.
+func checkDeclared(l losses.Settings, s samplers.Settings) error {
+	key, declared := "sampler.declare", s.Declare
+	for i, c := range s.Of {
+		if c.Declare != samplers.DeclareLaw {
+			key, declared = fmt.Sprintf("sampler.of[%d].declare", i), c.Declare
+		}
+	}
+	if declared == samplers.DeclareLaw || l.ReadsDeclared() || s.Audit {
+		return nil
+	}
+	return fmt.Errorf("%s: %q is what the loss subtracts as the sampler's probabilities, and loss.variant = %q subtracts none: leave it unset, choose a variant that corrects for the sampler, or audit the declaration (sampler.audit = true)",
+		key, declared, l.Variant)
+}
+
 // checkNegatives refuses a resolved config whose steps have no negatives: the in_batch sampler
 // draws a row's negatives from the other pairs of its batch (Yi et al. section 3), so with one
 // pair a batch has none, and logq's expected count Q = (B−1)·q (losses.LogQProbabilityExpectedCount)

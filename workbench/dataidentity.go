@@ -57,7 +57,8 @@ func withDataIdentity(kvs []keyValue, d datasets.Settings) ([]keyValue, error) {
 // same way from its embedded bytes. Synthetic data read no file and have the identity "".
 //
 // A file's hash is computed once: it is cached in the user's cache directory (see
-// dataHashCache) under the file's path, size and modification time.
+// dataHashCache) under the file's path, size, modification time, inode and status-change time
+// (see cachedHash).
 func dataIdentity(d datasets.Settings) (string, error) {
 	in, err := datasets.ListInputs(d)
 	if err != nil {
@@ -100,13 +101,16 @@ func hashFile(fsys fs.FS, name string) (int64, string, error) {
 	return n, hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// racyWindow: a file modified this recently may be modified again within its modification
-// time's resolution without its size or time changing, so its hash is not cached.
+// racyWindow: a file whose status changed this recently may change again within its
+// timestamp's resolution without its stamp changing, so its hash is not cached.
 const racyWindow = 2 * time.Second
 
 // cachedHash returns the size and SHA-256 of the file at path, from the cache when an entry for
-// its resolved path, size and modification time is there, else hashing it and caching the
-// result. A cache that cannot be read or written only costs the hashing again.
+// its resolved path, size, modification time, inode and status-change time is there (see
+// changeStamp: an edit of the same size whose modification time is set back, as cp -p and
+// rsync -t do, changes the latter two), else hashing it and caching the result. Where the
+// status-change time is not known, the file is hashed every time. A cache that cannot be read
+// or written only costs the hashing again.
 func cachedHash(path string) (int64, string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -119,8 +123,12 @@ func cachedHash(path string) (int64, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	stamp := fmt.Sprintf("%s\n%d %d", abs, st.Size(), st.ModTime().UnixNano())
-	entry := dataHashCache(abs)
+	change, changed, known := changeStamp(st)
+	stamp := fmt.Sprintf("%s\n%d %d %s", abs, st.Size(), st.ModTime().UnixNano(), change)
+	entry := ""
+	if known {
+		entry = dataHashCache(abs)
+	}
 	if entry != "" {
 		if b, err := os.ReadFile(entry); err == nil {
 			if k, sum, ok := strings.Cut(string(b), "\nsha256 "); ok && k == stamp && len(sum) == 2*sha256.Size {
@@ -135,7 +143,7 @@ func cachedHash(path string) (int64, string, error) {
 	if n != st.Size() {
 		return 0, "", fmt.Errorf("%s: changed while it was read (%d bytes, then %d)", path, st.Size(), n)
 	}
-	if entry != "" && time.Since(st.ModTime()) > racyWindow {
+	if entry != "" && time.Since(changed) > racyWindow && time.Since(st.ModTime()) > racyWindow {
 		if os.MkdirAll(filepath.Dir(entry), 0o755) == nil {
 			// A failed write leaves no entry (atomicfile), and the hash is computed next time.
 			_ = atomicfile.Write(entry, func(w io.Writer) error {
@@ -149,11 +157,11 @@ func cachedHash(path string) (int64, string, error) {
 
 // dataHashCache is the cache entry of the file at abs: a file named by the SHA-256 of the path
 // in the directory "samplingbias-workbench/data-hashes" of the user's cache directory
-// (os.UserCacheDir: $XDG_CACHE_HOME or ~/.cache on Linux), holding the path, size and
-// modification time it was computed for and the hash. Entries are written atomically (a
-// temporary file renamed over the entry), so concurrent processes, which write the same
-// entry, never read a torn one; an entry whose stamp differs from the file's is ignored. ""
-// when the system has no cache directory.
+// (os.UserCacheDir: $XDG_CACHE_HOME or ~/.cache on Linux), holding the path, size,
+// modification time, inode and status-change time it was computed for and the hash. Entries
+// are written atomically (a temporary file renamed over the entry), so concurrent processes,
+// which write the same entry, never read a torn one; an entry whose stamp differs from the
+// file's is ignored. "" when the system has no cache directory.
 func dataHashCache(abs string) string {
 	dir, err := os.UserCacheDir()
 	if err != nil {

@@ -8,8 +8,24 @@
 // al.'s frequency-estimation simulation), and hands the finished runs to package report, which
 // writes metrics.csv, summary.md and the figures.
 //
-// Main is the command itself, callable from Go: a program that registers its own loss variants
-// and then calls Main is the experiments command with those variants added.
+// A grid is callable from Go without the command's flags: Load (or Parse) reads a config with
+// overrides as -set writes them and checks every run's settings; the Grid lists its Runs, runs
+// them as the command does (Do, with Options for -jobs, -only and -force), reads the results of
+// the Finished ones, evaluates a run's saved model again (Evaluate) and writes the report
+// (Report, the -report step). Main is the command itself, Load and Do behind the flags: a
+// program that registers its own loss variants and then calls Main is the experiments command
+// with those variants added.
+//
+// # One schema
+//
+// The config's keys are those of one schema (package internal/schema) built from the settings
+// types: their toml tags, an affects tag declaring what a change changes and a zero tag
+// declaring what a written 0 means where it is a setting. Decoding checks the file's keys
+// against it, -set, ablation values and a registered variant's options set keys through it,
+// what was written is checked against the resolved config through it (a written zero that
+// resolving would replace is an error), and errors name the line of the file, or the -set flag,
+// that wrote the key. The canonical identities walk it, and docs/config.md is generated from it
+// (go generate ./docs/).
 //
 // # Memory
 //
@@ -50,15 +66,26 @@
 // by the `affects` tags of Config. A folder that holds files but no training.settings is not
 // written into. A folder keeps the seeds of its finished runs: a seed added with -set stays in
 // later commands' reports without that -set. A run's checkpoint is tied to the run's training
-// settings (the same canonical encoding): one of other settings is refused, naming both.
+// settings, which its name carries (checkpoint-<training hash>.bin): one of other settings is
+// refused, naming both.
+//
+// The identities in a folder (training.settings, the runs' hashes, ids and checkpoint names)
+// have a schema version, which training.settings states; a folder of an earlier version is
+// migrated once, by the first command that uses it (see migrateFolder), and nothing reads a
+// folder in an earlier version's terms afterwards. A folder whose training.settings was deleted
+// is taken back by a config whose finished runs it holds. The folder's report (metrics.csv,
+// summary.md, figures) is of the grid of its config.toml: a command whose grid lacks some of
+// its runs and adds none keeps it rather than replacing it with a narrower one.
 //
 // # Runs and their ids
 //
 // A run's id names its axis values (variant=logq,temperature=0.07,seed=1): each key by its last
 // component, or by its whole path where that is ambiguous among the config's settings or the key
-// is a loss option (estimator.kind, loss.options.alpha); empty values are left out. Folders of
-// runs written under the ids of earlier versions are still found. -set on an axis' key replaces
+// is a loss option (estimator.kind, loss.options.alpha); empty values are left out. A run's
+// folder is runs/<id>; one that holds a run of another cell (another grid's run whose id is the
+// same) is never written into, -force or not. -set on an axis' key replaces
 // the axis by that value (a zipped axis keeps its tuples with that value), and a list value
 // sweeps a key (-set 'loss.temperature=[0.05,0.1]'); -only that matches no run is an error. Every
-// config.toml the workbench writes loads as a -config and gives the same runs.
+// config.toml the workbench writes loads as a -config and gives the same runs: a run's own
+// config.toml holds its axis values as axes of one value, so that it is that run.
 package workbench

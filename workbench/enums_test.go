@@ -8,26 +8,18 @@ import (
 	"testing"
 )
 
-// enumKeys lists the dotted keys of every enum setting of t (a field of string kind whose
-// pointer implements encoding.TextUnmarshaler), and of every list of enums, through the
-// section structs.
-func enumKeys(t reflect.Type, prefix string) (enums, lists []string) {
+// enumKeys lists the dotted keys of every enum setting of the config (a field of string kind
+// whose pointer implements encoding.TextUnmarshaler), and of every list of enums.
+func enumKeys() (enums, lists []string) {
 	unmarshaler := reflect.TypeFor[encoding.TextUnmarshaler]()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() || f.Tag.Get("toml") == "-" {
-			continue
-		}
-		key := prefix + tomlName(f)
-		switch {
-		case f.Type.Kind() == reflect.String && reflect.PointerTo(f.Type).Implements(unmarshaler):
+	for _, key := range configSchema().Keys("") {
+		f, _ := configSchema().Lookup(key)
+		switch t := f.Go.Type; {
+		case t.Kind() == reflect.String && reflect.PointerTo(t).Implements(unmarshaler):
 			enums = append(enums, key)
-		case f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.String &&
-			reflect.PointerTo(f.Type.Elem()).Implements(unmarshaler):
+		case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String &&
+			reflect.PointerTo(t.Elem()).Implements(unmarshaler):
 			lists = append(lists, key)
-		case f.Type.Kind() == reflect.Struct:
-			e, l := enumKeys(f.Type, key+".")
-			enums, lists = append(enums, e...), append(lists, l...)
 		}
 	}
 	return enums, lists
@@ -38,7 +30,7 @@ func enumKeys(t reflect.Type, prefix string) (enums, lists []string) {
 // names; in a file, with -set, and in a list. The keys found are checked against the known
 // enums, so that a setting left as a plain string is noticed.
 func TestEnumsNameTheLine(t *testing.T) {
-	enums, lists := enumKeys(reflect.TypeFor[Config](), "")
+	enums, lists := enumKeys()
 	for _, want := range []string{"experiment", "data.source", "data.split.kind", "data.xmc.format",
 		"data.interactions.reward", "slices.method", "model.activation", "train.optimizer", "train.order",
 		"estimator.kind", "estimator.init", "estimator.first_arrival", "estimator.mode", "estimator.formula",

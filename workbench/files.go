@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +41,20 @@ func removeStale(dir string, since time.Time) {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
+}
+
+// noLinks refuses a run folder dir (out/runs/<id>) when it, or the runs folder holding it, is a
+// symbolic link: the workbench writes a run's files only into folders of the results folder
+// itself, so that a link (planted by another member of a group sharing the folder, or left by a
+// copy) never redirects them, nor makes a run elsewhere look finished here.
+func noLinks(dir string) error {
+	for _, p := range []string{filepath.Dir(dir), dir} {
+		fi, err := os.Lstat(p)
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link: a run's files are written only into folders of the results folder itself; replace the link by a folder", p)
+		}
+	}
+	return nil
 }
 
 // exists reports whether path exists.
@@ -78,14 +95,10 @@ func readJSON(path string, v any) error {
 // settingsFile is the folder's claim: the training settings of the runs it holds.
 const settingsFile = "training.settings"
 
-// legacyHashPrefix began the config.toml of results folders written before training.settings
-// existed, whose hashes were of a TOML encoding and cannot be compared with today's.
-const legacyHashPrefix = "# workbench training hash: "
-
 // claimOutput claims out for cfg (see claimFolder, with no ablation axes) and writes the resolved
 // config to out/config.toml.
-func claimOutput(out string, cfg *Config) error {
-	if err := claimFolder(out, cfg, nil); err != nil {
+func claimOutput(out string, cfg *Config, w io.Writer) error {
+	if err := claimFolder(out, cfg, nil, w); err != nil {
 		return err
 	}
 	return writeFolderConfig(out, cfg)
@@ -104,19 +117,27 @@ func writeFolderConfig(out string, cfg *Config) error {
 }
 
 // folderSettings are the training settings a folder is claimed for: cfg's canonical training
-// settings without its ablation axes (each run's own settings are in its record).
+// settings without its ablation axes (each run's own settings are in its record), in a schema
+// version's encoding.
 type folderSettings struct {
-	axes   []string
-	values map[string]string
-	lines  []keyValue
+	version int
+	axes    []string
+	values  map[string]string
+	lines   []keyValue
 }
 
+// newFolderSettings are cfg's folder settings in the current schema version.
 func newFolderSettings(cfg *Config, axes []string) (folderSettings, error) {
-	kvs, err := cfg.canonical(affectsTraining)
+	return newFolderSettingsAt(cfg, axes, schemaVersion)
+}
+
+// newFolderSettingsAt are cfg's folder settings in schema version.
+func newFolderSettingsAt(cfg *Config, axes []string, version int) (folderSettings, error) {
+	kvs, err := cfg.canonicalAt(version, affectsTraining)
 	if err != nil {
 		return folderSettings{}, err
 	}
-	f := folderSettings{axes: axes, values: map[string]string{}}
+	f := folderSettings{version: version, axes: axes, values: map[string]string{}}
 	for _, kv := range kvs {
 		if !underAxis(kv.Key, axes) {
 			f.values[kv.Key] = kv.Value
@@ -126,10 +147,14 @@ func newFolderSettings(cfg *Config, axes []string) (folderSettings, error) {
 	return f, nil
 }
 
-const axesPrefix = "# axes:"
+const (
+	versionPrefix = "# schema:"
+	axesPrefix    = "# axes:"
+)
 
 func (f folderSettings) encode() []byte {
 	var b strings.Builder
+	fmt.Fprintf(&b, "%s %d\n", versionPrefix, f.version)
 	b.WriteString("# The training settings of the runs in this folder, written once by the first process\n")
 	b.WriteString("# that used it. A config is refused here when one of its training settings that is not\n")
 	b.WriteString("# an ablation axis (of either config) differs; more seeds or grid cells are welcome.\n")
@@ -140,9 +165,16 @@ func (f folderSettings) encode() []byte {
 	return []byte(b.String())
 }
 
+// parseFolderSettings reads a training.settings file; one without a version line is of version 1.
 func parseFolderSettings(b []byte) folderSettings {
-	f := folderSettings{values: map[string]string{}}
+	f := folderSettings{version: 1, values: map[string]string{}}
 	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, versionPrefix); ok {
+			if v, err := strconv.Atoi(strings.TrimSpace(rest)); err == nil {
+				f.version = v
+			}
+			continue
+		}
 		if rest, ok := strings.CutPrefix(line, axesPrefix); ok {
 			f.axes = strings.Fields(rest)
 			continue
@@ -156,6 +188,17 @@ func parseFolderSettings(b []byte) folderSettings {
 
 // differences lists the settings of f and g that differ, leaving out either one's axes.
 func (f folderSettings) differences(g folderSettings) []string {
+	out := dataDifferences(f, g)
+	for _, k := range f.differingKeys(g) {
+		out = append(out, fmt.Sprintf("%s = %s here, %s in the folder", k, orUnset(f.values[k]), orUnset(g.values[k])))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// differingKeys lists the settings of f and g that differ, leaving out either one's axes and
+// the data's identity (see dataDifferences), sorted.
+func (f folderSettings) differingKeys(g folderSettings) []string {
 	keys := map[string]bool{}
 	for k := range f.values {
 		keys[k] = true
@@ -163,15 +206,42 @@ func (f folderSettings) differences(g folderSettings) []string {
 	for k := range g.values {
 		keys[k] = true
 	}
-	out := dataDifferences(f, g)
+	var out []string
 	for k := range keys {
 		if underAxis(k, f.axes) || underAxis(k, g.axes) || f.values[k] == g.values[k] || k == dataContentKey || k == legacyDataKey {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s = %s here, %s in the folder", k, orUnset(f.values[k]), orUnset(g.values[k])))
+		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// sweptHint says, for the differing settings keys that runs of the folder out have as axes (a
+// grid swept them there, with -set or another config), how to select those runs: the folder is
+// not another config's for them, the key is an axis there.
+func sweptHint(out string, keys []string) string {
+	files, _ := filepath.Glob(filepath.Join(out, "runs", "*", "metrics.json"))
+	swept := map[string]bool{}
+	for _, f := range files {
+		var rec runRecord
+		if readJSON(f, &rec) != nil {
+			continue
+		}
+		for k := range rec.Axes {
+			if slices.Contains(keys, k) {
+				swept[k] = true
+			}
+		}
+	}
+	if len(swept) == 0 {
+		return ""
+	}
+	var hints []string
+	for _, k := range slices.Sorted(maps.Keys(swept)) {
+		hints = append(hints, fmt.Sprintf("-set '%s=[value]' (a list: an axis of one value) selects the runs of a value", k))
+	}
+	return fmt.Sprintf(" (the folder's runs sweep %s as an ablation axis: %s)", strings.Join(slices.Sorted(maps.Keys(swept)), ", "), strings.Join(hints, "; "))
 }
 
 // underAxis reports whether the canonical key is one of the axes or inside one (an axis over a
@@ -199,7 +269,7 @@ func orUnset(v string) string {
 // differ; settings that are ablation axes of either config do not count, so that a grid may gain
 // seeds and cells (a change of [eval], [slices] or [plots] alone is allowed too: runs are then
 // re-evaluated or figures redrawn).
-func claimFolder(out string, cfg *Config, axes []string) error {
+func claimFolder(out string, cfg *Config, axes []string, w io.Writer) error {
 	mine, err := newFolderSettings(cfg, axes)
 	if err != nil {
 		return err
@@ -207,7 +277,7 @@ func claimFolder(out string, cfg *Config, axes []string) error {
 	if err := os.MkdirAll(out, 0o777); err != nil {
 		return err
 	}
-	if err := refuseLegacy(out); err != nil {
+	if err := refusePremigration(out); err != nil {
 		return err
 	}
 	if err := refuseForeign(out); err != nil {
@@ -220,7 +290,95 @@ func claimFolder(out string, cfg *Config, axes []string) error {
 	if !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	return checkFolder(out, mine)
+	return checkFolder(out, cfg, mine, w)
+}
+
+// adoptFolder writes the training.settings of a results folder that lost it (deleted by hand),
+// when the folder holds finished runs of cfg's grid (runs) that are this config's (their records
+// have its axis values and training hashes) and no run of the grid that is another config's:
+// the folder is then cfg's, as it was when its runs were written. Otherwise the folder is left
+// to claimFolder, which refuses it.
+func adoptFolder(cfg *Config, runs []plannedRun, w io.Writer) error {
+	if exists(filepath.Join(cfg.Out, settingsFile)) || !exists(filepath.Join(cfg.Out, "runs")) {
+		return nil
+	}
+	mine := 0
+	for _, r := range runs {
+		rec, err := r.record()
+		switch {
+		case err != nil || rec == nil:
+			continue
+		case rec.TrainHash != r.trainHash || !maps.Equal(rec.Axes, r.axes()):
+			return nil
+		}
+		mine++
+	}
+	if mine == 0 {
+		return nil
+	}
+	settings, err := newFolderSettings(cfg, axisKeyList(cfg.Ablation))
+	if err != nil {
+		return err
+	}
+	if err := createExclusive(filepath.Join(cfg.Out, settingsFile), settings.encode()); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	fmt.Fprintf(w, "%s had no %s: written again from the %d finished runs of this config it holds\n", cfg.Out, settingsFile, mine)
+	return nil
+}
+
+// folderGrid compares this command's grid runs with the grid of the folder's config.toml, the
+// grid its metrics.csv, summary.md and figures report. When every run of this grid is one of the
+// folder's and the folder's has more (a -set narrowed an axis, or the config is a run's own
+// config.toml), keep says that the folder's report is kept rather than replaced by one of fewer
+// runs. When this grid has runs of its own but lacks some of the folder's (a new axis renames
+// every run), note says that the report is replaced and which runs it leaves out. Both are ""
+// when this grid has every run of the folder's, or the folder has no config.toml yet. -report
+// writes the report of its grid whatever the folder's.
+func folderGrid(out string, runs []plannedRun) (keep, note string) {
+	path := filepath.Join(out, "config.toml")
+	if !exists(path) {
+		return "", ""
+	}
+	raw, cfg, err := loadConfig(path, nil)
+	if err != nil {
+		return "", "" // not a config of this version: replaced by this grid's
+	}
+	raw.Out, cfg.Out = out, out
+	theirs, err := plan(raw, cfg)
+	if err != nil {
+		return "", ""
+	}
+	have, mine := map[string]bool{}, map[string]bool{}
+	for _, r := range theirs {
+		have[r.ID] = true
+	}
+	own := 0
+	for _, r := range runs {
+		mine[r.ID] = true
+		if !have[r.ID] {
+			own++
+		}
+	}
+	var missing []string
+	for _, r := range theirs {
+		if !mine[r.ID] {
+			missing = append(missing, r.ID)
+		}
+	}
+	switch {
+	case len(missing) == 0:
+		return "", ""
+	case own == 0:
+		return fmt.Sprintf("%s's config.toml, metrics.csv, summary.md and figures report a grid of %s, %d of which this grid of %s lacks: kept as they are (run with -report to write this grid's instead)",
+			out, plural(len(theirs), "run"), len(missing), plural(len(runs), "run")), ""
+	}
+	n := len(missing)
+	if n > 3 {
+		missing = append(missing[:3], "…")
+	}
+	return "", fmt.Sprintf("%s's report is now of this grid of %s; %s of its previous report that this grid lacks stay in runs/ (%s)",
+		out, plural(len(runs), "run"), plural(n, "run"), strings.Join(missing, ", "))
 }
 
 // refuseForeign refuses a folder that holds files but no training.settings: files the
@@ -242,29 +400,22 @@ func refuseForeign(out string) error {
 		}
 	}
 	if len(foreign) > 0 {
+		hint := ""
+		if slices.Contains(foreign, "runs") {
+			hint = fmt.Sprintf(" (a results folder whose %s was deleted is taken back by a config of which it holds finished runs, and none of another config)", settingsFile)
+		}
 		if len(foreign) > 3 {
 			foreign = append(foreign[:3], "…")
 		}
-		return fmt.Errorf("%s is not a results folder of the workbench (it holds %s and no %s): choose another -out, or an empty or new folder",
-			out, strings.Join(foreign, ", "), settingsFile)
+		return fmt.Errorf("%s is not a results folder of the workbench (it holds %s and no %s): choose another -out, or an empty or new folder%s",
+			out, strings.Join(foreign, ", "), settingsFile, hint)
 	}
 	return nil
 }
 
-// refuseLegacy refuses a folder written before training.settings existed.
-func refuseLegacy(out string) error {
-	if _, err := os.Stat(filepath.Join(out, settingsFile)); err == nil {
-		return nil
-	}
-	b, err := os.ReadFile(filepath.Join(out, "config.toml"))
-	if err == nil && strings.HasPrefix(string(b), legacyHashPrefix) {
-		return fmt.Errorf("%s holds the results of an earlier version of the workbench, whose config hashes cannot be compared with today's: choose another -out or remove the folder", out)
-	}
-	return nil
-}
-
-// checkFolder compares mine with the settings out is claimed for.
-func checkFolder(out string, mine folderSettings) error {
+// checkFolder compares mine, cfg's settings, with the settings out is claimed for, after
+// migrating a folder of an earlier schema version (see migrateFolder; it says so on w).
+func checkFolder(out string, cfg *Config, mine folderSettings, w io.Writer) error {
 	path := filepath.Join(out, settingsFile)
 	var b []byte
 	var err error
@@ -281,9 +432,17 @@ func checkFolder(out string, mine folderSettings) error {
 	if err != nil {
 		return err
 	}
-	if diff := mine.differences(parseFolderSettings(b)); len(diff) > 0 {
-		return fmt.Errorf("%s holds the results of a different config (training settings %s): %s; choose another -out or remove the folder",
-			out, path, strings.Join(diff, "; "))
+	have := parseFolderSettings(b)
+	switch {
+	case have.version > schemaVersion:
+		return fmt.Errorf("%s is of schema version %d, written by a later version of the workbench than this one (%d): use that version, or another -out",
+			path, have.version, schemaVersion)
+	case have.version < schemaVersion:
+		return migrateFolder(out, cfg, mine.axes, have, w)
+	}
+	if diff := mine.differences(have); len(diff) > 0 {
+		return fmt.Errorf("%s holds the results of a different config (training settings %s): %s; choose another -out or remove the folder%s",
+			out, path, strings.Join(diff, "; "), sweptHint(out, mine.differingKeys(have)))
 	}
 	return nil
 }

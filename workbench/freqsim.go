@@ -12,7 +12,7 @@ import (
 // runFreqSim runs Yi et al.'s section 6 simulation over freq_sim.alphas × freq_sim.hashes ×
 // seeds and writes tv.csv, summary.md and the two TV figures.
 func runFreqSim(ctx context.Context, cfg *Config, o options, stdout io.Writer) error {
-	if err := claimOutput(cfg.Out, cfg); err != nil {
+	if err := claimOutput(cfg.Out, cfg, stdout); err != nil {
 		return err
 	}
 	s := cfg.FreqSim

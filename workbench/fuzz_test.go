@@ -1,6 +1,7 @@
 package workbench
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,11 +9,48 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	"gorgonia.org/gorgonia"
+
+	"github.com/samplingbias/workbench/losses"
 )
+
+// temperedOptions are the options of the test variant tempered_plain, whose Resolve fills a
+// default: a written alpha = 0 is then an error, never a default silently put in its place.
+type temperedOptions struct {
+	Alpha float64  `toml:"alpha"`
+	Names []string `toml:"names"`
+}
+
+func (o *temperedOptions) Resolve() error {
+	if o.Alpha == 0 {
+		o.Alpha = 1
+	}
+	if !(o.Alpha > 0 && o.Alpha <= 10) {
+		return fmt.Errorf("alpha: must be in (0, 10], got %v", o.Alpha)
+	}
+	return nil
+}
+
+// A variant with options registered for this test binary, so that the fuzzer reaches the
+// per-variant options tables ([loss.options.tempered_plain]) and the checks of their values:
+// alpha × the plain batch softmax's logits.
+func init() {
+	err := losses.Register("tempered_plain", losses.Custom{
+		Expr: func(e *losses.Expr) (*gorgonia.Node, error) {
+			f := gorgonia.Must(gorgonia.Mul(e.Logits(), e.Const(e.Options.(*temperedOptions).Alpha)))
+			return e.Reduce(losses.SoftmaxLoss(e.AtPos(f), gorgonia.Must(gorgonia.Add(f, e.NegLog())))), nil
+		},
+		Options: func() any { return new(temperedOptions) },
+	})
+	if err != nil {
+		panic(err)
+	}
+}
 
 // FuzzConfig: arbitrary bytes as a config file plus arbitrary -set values (one per line of
 // sets) never panic: loading and planning give an error, or a config whose every run is
-// valid, that is, resolving it again changes nothing and gives no error.
+// valid, that is, resolving it again changes nothing and gives no error. The seeds reach a
+// registered variant's options, in [loss.options] and in its own table.
 func FuzzConfig(f *testing.F) {
 	smoke, err := os.ReadFile(smokeConfig)
 	if err != nil {
@@ -27,6 +65,9 @@ func FuzzConfig(f *testing.F) {
 		{"[[ablation]]\nkeys = [\"loss.variant\", \"loss.temperature\"]\nvalues = [[\"plain\", 0.1], [\"logq\", 0.0]]\n", "out=x"},
 		{"[[ablation]]\nkey = \"seeds\"\nvalues = [[1]]\n", "a..b=1\n=\nx"},
 		{"[data]\nsource = \"synthetic\"\n[data.synthetic]\nitems = 0\n", "data.synthetic.items=-1"},
+		{"[loss]\nvariant = \"tempered_plain\"\n[loss.options.tempered_plain]\nalpha = 0\n", ""},
+		{"[loss.options]\nalpha = 2\n[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\", \"tempered_plain\"]\n", "loss.options.tempered_plain.alpha=0"},
+		{"[loss]\nvariant = \"tempered_plain\"\n", "loss.options.names=[]\nloss.options.alpha=0.5"},
 	} {
 		f.Add([]byte(seed.body), seed.sets)
 	}

@@ -3,9 +3,7 @@ package workbench
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/samplingbias/workbench/internal/schema"
 	isetting "github.com/samplingbias/workbench/internal/setting"
 )
 
@@ -25,11 +24,8 @@ type setting struct {
 
 // cell is one point of the ablation grid repeated for one seed: a run.
 type cell struct {
-	ID    string // readable, stable: "variant=logq,temperature=0.07,seed=2"
-	Group string // the ID without the seed: the runs averaged together
-	// LegacyID is the id earlier versions gave the run (see expand), under which a results
-	// folder written by them holds it.
-	LegacyID string
+	ID       string    // readable, stable: "variant=logq,temperature=0.07,seed=2"
+	Group    string    // the ID without the seed: the runs averaged together
 	Settings []setting // the axes' values, in axis order
 	Seed     int64
 }
@@ -66,29 +62,28 @@ func axisKeys(i int, a Axis) ([]string, [][]any, error) {
 
 // expand returns the runs of the grid: the cartesian product of the axes (zipped keys move
 // together), each repeated for every seed. Ids name each key by its last component unless that
-// is ambiguous (see idNames), and leave out keys whose value is empty. LegacyID is the id of
-// earlier versions: keys by their last component unless two axes shared it, empty values kept.
+// is ambiguous (see idNames), and leave out keys whose value is empty (see runID).
 func expand(axes []Axis, seeds []int64) ([]cell, error) {
 	type axis struct {
 		keys   []string
 		points [][]any
 	}
 	var all []axis
-	seen := map[string]bool{}
+	var keys []string
 	for i, a := range axes {
-		keys, points, err := axisKeys(i, a)
+		ks, points, err := axisKeys(i, a)
 		if err != nil {
 			return nil, err
 		}
-		for _, k := range keys {
-			if seen[k] {
+		for _, k := range ks {
+			if slices.Contains(keys, k) {
 				return nil, fmt.Errorf("ablation[%d]: key %s is already an axis", i, k)
 			}
-			seen[k] = true
+			keys = append(keys, k)
 		}
-		all = append(all, axis{keys, points})
+		all = append(all, axis{ks, points})
 	}
-	short, legacy := idNames(seen), shortNames(seen)
+	names := idNames(keys)
 	groups := [][]setting{nil}
 	for _, a := range all {
 		var next [][]setting
@@ -106,26 +101,37 @@ func expand(axes []Axis, seeds []int64) ([]cell, error) {
 	var cells []cell
 	ids := map[string]bool{}
 	for _, g := range groups {
-		var parts, old []string
+		values := map[string]string{}
 		for _, s := range g {
-			v := formatValue(s.Value)
-			old = append(old, legacy[s.Key]+"="+v)
-			if v != "" {
-				parts = append(parts, short[s.Key]+"="+v)
-			}
+			values[s.Key] = axisValue(s.Key, s.Value)
 		}
-		group, oldGroup := strings.Join(parts, ","), strings.Join(old, ",")
+		group := runID(names, keys, values)
 		if ids[group] {
 			return nil, fmt.Errorf("ablation: two cells have the same values %s", group)
 		}
 		ids[group] = true
 		for _, seed := range seeds {
-			id := strings.TrimPrefix(group+",seed="+strconv.FormatInt(seed, 10), ",")
-			oldID := strings.TrimPrefix(oldGroup+",seed="+strconv.FormatInt(seed, 10), ",")
-			cells = append(cells, cell{ID: id, Group: group, LegacyID: oldID, Settings: g, Seed: seed})
+			cells = append(cells, cell{ID: withSeed(group, seed), Group: group, Settings: g, Seed: seed})
 		}
 	}
 	return cells, nil
+}
+
+// runID is the id of a cell, without its seed: name=value for each of the axis keys in order,
+// those whose (formatted) value is empty left out.
+func runID(names map[string]string, keys []string, values map[string]string) string {
+	var parts []string
+	for _, k := range keys {
+		if v := values[k]; v != "" {
+			parts = append(parts, names[k]+"="+v)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// withSeed is the id of the run of the cell group at seed.
+func withSeed(group string, seed int64) string {
+	return strings.TrimPrefix(group+",seed="+strconv.FormatInt(seed, 10), ",")
 }
 
 // idNames maps each dotted key to the name a run id gives it: its last component, unless that
@@ -133,19 +139,19 @@ func expand(axes []Axis, seeds []int64) ([]cell, error) {
 // of another of the keys, or of another setting of a config (estimator.kind, data.split.kind), or
 // when it is an entry of a table of free names (loss.options.alpha), whose name may be that of
 // any setting: two grids over different keys never give their runs the same id.
-func idNames(keys map[string]bool) map[string]string {
-	all := keysOf(reflect.TypeOf(Config{}), "")
+func idNames(keys []string) map[string]string {
+	all := configSchema().Keys("")
 	count := map[string]int{}
 	for _, k := range all {
 		count[isetting.Leaf(k)]++
 	}
-	for k := range keys {
+	for _, k := range keys {
 		if !slices.Contains(all, k) {
 			count[isetting.Leaf(k)]++
 		}
 	}
 	out := map[string]string{}
-	for k := range keys {
+	for _, k := range keys {
 		if count[isetting.Leaf(k)] > 1 || !slices.Contains(all, k) {
 			out[k] = k
 		} else {
@@ -155,22 +161,20 @@ func idNames(keys map[string]bool) map[string]string {
 	return out
 }
 
-// shortNames maps each dotted key to its last component, or to the whole key where two keys
-// share a last component: the names of earlier versions' run ids.
-func shortNames(keys map[string]bool) map[string]string {
-	count := map[string]int{}
-	for k := range keys {
-		count[isetting.Leaf(k)]++
+// axisValue writes the value v of the axis key for a run id, a record and a CSV column (see
+// formatValue); a table of free names (a registered variant's options, loss.options) names
+// each of its entries, as name:value, since no other setting tells what its values are:
+// {alpha = 0.5} is alpha:0.5.
+func axisValue(key string, v any) string {
+	table, ok := v.(map[string]any)
+	if f, entry := configSchema().Lookup(key); !ok || f == nil || f.Kind != schema.KindMap || entry != nil {
+		return formatValue(v)
 	}
-	out := map[string]string{}
-	for k := range keys {
-		if count[isetting.Leaf(k)] > 1 {
-			out[k] = k
-		} else {
-			out[k] = isetting.Leaf(k)
-		}
+	parts := make([]string, 0, len(table))
+	for _, k := range slices.Sorted(maps.Keys(table)) {
+		parts = append(parts, formatValue(k)+":"+formatValue(table[k]))
 	}
-	return out
+	return strings.Join(parts, "-")
 }
 
 // formatValue writes a value for a run id and a CSV column: strings as they are, numbers in
@@ -220,7 +224,7 @@ func cellConfig(raw *Config, c cell) (*Config, error) {
 	}
 	cfg.Ablation = nil
 	cfg.Seeds = []int64{c.Seed}
-	written := append([]string(nil), raw.written...)
+	w := raw.written.clone()
 	for _, s := range c.Settings {
 		if err := assign(cfg, s.Key, s.Value); err != nil {
 			var unknown *isetting.UnknownError
@@ -229,17 +233,14 @@ func cellConfig(raw *Config, c cell) (*Config, error) {
 			}
 			return nil, fmt.Errorf("ablation %s: %w", s.Key, err)
 		}
-		written = append(written, s.Key)
+		w.add(s.Key, s.Value, "axis", s.Key)
 	}
-	asWritten, err := cfg.clone()
-	if err != nil {
-		return nil, err
-	}
+	cfg.written = w
 	if err := cfg.resolve(toml.MetaData{}); err != nil {
-		return nil, fmt.Errorf("run %s: %w", c.ID, err)
+		return nil, fmt.Errorf("run %s: %w", c.ID, w.located(err, cfg))
 	}
-	if err := checkWritten(asWritten, cfg, written); err != nil {
-		return nil, fmt.Errorf("run %s: %w", c.ID, err)
+	if err := checkWritten(w, cfg); err != nil {
+		return nil, fmt.Errorf("run %s: %w", c.ID, w.located(err, cfg))
 	}
 	return cfg, nil
 }
@@ -255,7 +256,7 @@ func cellConfig(raw *Config, c cell) (*Config, error) {
 func setAxis(cfg *Config, key string, v any) (bool, error) {
 	values := []any{v}
 	list, isList := v.([]any)
-	if isList && !listSetting(cfg, key) {
+	if isList && !listSetting(key) {
 		if len(list) == 0 {
 			return true, fmt.Errorf("%s: an empty list of values", key)
 		}
@@ -272,21 +273,30 @@ func setAxis(cfg *Config, key string, v any) (bool, error) {
 		if j < 0 {
 			continue
 		}
-		var kept, have []any
+		var kept []any
+		var have []string
 		for _, t := range a.Values {
 			tuple, ok := t.([]any)
 			if !ok || len(tuple) != len(a.Keys) {
 				return true, fmt.Errorf("ablation[%d].values: want tuples of %d values", i, len(a.Keys))
 			}
-			have = append(have, tuple[j])
+			if h := formatValue(tuple[j]); !slices.Contains(have, h) {
+				have = append(have, h)
+			}
 			if slices.ContainsFunc(values, func(x any) bool { return formatValue(x) == formatValue(tuple[j]) }) {
 				kept = append(kept, t)
 			}
 		}
-		if len(kept) == 0 {
-			return true, fmt.Errorf("%s is zipped with %s in ablation[%d], which has no tuple with %s = %s (it has %s): set a value it has, or edit the axis",
+		var none []string
+		for _, x := range values {
+			if !slices.Contains(have, formatValue(x)) {
+				none = append(none, formatValue(x))
+			}
+		}
+		if len(none) > 0 {
+			return true, fmt.Errorf("%s is zipped with %s in ablation[%d], which has no tuple with %s = %s (it has %s): set values it has, or edit the axis",
 				key, strings.Join(slices.DeleteFunc(slices.Clone(a.Keys), func(k string) bool { return k == key }), ", "),
-				i, key, formatValue(v), formatValue(have))
+				i, key, strings.Join(none, " or "), strings.Join(have, ", "))
 		}
 		cfg.Ablation[i].Values = kept
 		return true, nil
@@ -300,9 +310,9 @@ func setAxis(cfg *Config, key string, v any) (bool, error) {
 
 // listSetting reports whether the dotted key names a setting that is itself a list (such as
 // eval.k or model.hidden), where a list value is the setting's value rather than an axis.
-func listSetting(cfg *Config, key string) bool {
-	v, ok := valueAt(cfg, key)
-	return ok && v.Kind() == reflect.Slice
+func listSetting(key string) bool {
+	f, entry := configSchema().Lookup(key)
+	return f != nil && entry == nil && (f.Kind == schema.KindArray || f.Kind == schema.KindValue && f.Go.Type.Kind() == reflect.Slice)
 }
 
 // setFirstCell sets the keys of every axis of cfg to the axis' first point, so that the
@@ -338,23 +348,6 @@ func checkOnly(runs []plannedRun, o options) error {
 		o.only, len(runs), strings.Join(isetting.Nearest(o.only.String(), ids, 3), "\n  "))
 }
 
-// runDir is the folder of the run c in the results folder out: runs/<id>, or runs/<legacy id>
-// where a folder written by an earlier version holds the run under its old id and none holds it
-// under the new one.
-func runDir(out string, c cell) string {
-	dir := filepath.Join(out, "runs", c.ID)
-	if c.LegacyID == c.ID {
-		return dir
-	}
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		old := filepath.Join(out, "runs", c.LegacyID)
-		if _, err := os.Stat(old); err == nil {
-			return old
-		}
-	}
-	return dir
-}
-
 // addFinishedSeeds adds to the seeds of raw and cfg those of the runs finished in cfg.Out for a
 // cell of the grid at a seed the config does not list (a seed added with -set seeds=... by an
 // earlier command), so that a later command without that -set keeps them in the report and in
@@ -368,7 +361,6 @@ func addFinishedSeeds(raw, cfg *Config) error {
 	groups := map[string]bool{}
 	for _, c := range cells {
 		groups[c.Group] = true
-		groups[strings.TrimSuffix(strings.TrimSuffix(c.LegacyID, "seed=0"), ",")] = true
 	}
 	files, err := filepath.Glob(filepath.Join(cfg.Out, "runs", "*", "metrics.json"))
 	if err != nil {
@@ -377,8 +369,8 @@ func addFinishedSeeds(raw, cfg *Config) error {
 	var extra []int64
 	for _, f := range files {
 		var rec runRecord
-		if err := readJSON(f, &rec); err != nil {
-			return err
+		if readJSON(f, &rec) != nil {
+			continue // an unreadable record is a run not finished (see plannedRun.record)
 		}
 		if groups[rec.Group] && !slices.Contains(cfg.Seeds, rec.Seed) && !slices.Contains(extra, rec.Seed) {
 			extra = append(extra, rec.Seed)

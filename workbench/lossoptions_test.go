@@ -79,7 +79,7 @@ func TestRegisteredLossOptions(t *testing.T) {
 	}{
 		{body, []string{"loss.options.scale=2"}, "loss.options.scale: unknown option of variant scaled_plain (it has: factor)"},
 		{body, []string{"loss.options.factor=-1"}, "loss.options.factor: must be > 0, got -1"},
-		{body, []string{`loss.options.factor="big"`}, "loss.options: variant scaled_plain:"},
+		{body, []string{`loss.options.factor="big"`}, `-set loss.options.factor="big": loss.options.factor: variant scaled_plain: incompatible types`},
 		{"[loss]\nvariant = \"plain\"\n[loss.options]\nfactor = 2.5\n", nil, "loss.options.factor: variant plain has no options"},
 		{"[loss]\nvariant = \"scaled_plain\"\nform = \"decoupled\"\n", nil, "loss.form: only for constant"},
 	} {

@@ -2,6 +2,7 @@ package workbench
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ func TestStaleTemporaryFilesRemoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := claimFolder(dir, cfg, axisKeyList(cfg.Ablation)); err != nil { // a folder of ours
+	if err := claimFolder(dir, cfg, axisKeyList(cfg.Ablation), io.Discard); err != nil { // a folder of ours
 		t.Fatal(err)
 	}
 	runDir := filepath.Join(dir, "runs", "variant=plain,seed=1")

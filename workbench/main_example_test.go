@@ -45,3 +45,26 @@ func ExampleMain() {
 	// Output:
 	// Slice sizes (items in the corpus, test pairs): head 100 / 643; torso 100 / 103; tail 100 / 54; all 300 / 800;
 }
+
+// A grid loaded from Go, with an override as -set gives it: its runs in order, each with its
+// resolved settings (the smoke config's axis over loss.variant, at one seed).
+func ExampleLoad() {
+	g, err := workbench.Load("../configs/smoke.toml", "seeds=[1]", "loss.temperature=0.2")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	runs, err := g.Runs()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range runs {
+		fmt.Println(r.ID, r.Config.Loss.Variant, r.Config.Loss.Temperature, r.Config.Sampler.Kind)
+	}
+	fmt.Println(g.Out())
+	// Output:
+	// variant=plain,seed=1 plain 0.2 in_batch
+	// variant=logq,seed=1 logq 0.2 in_batch
+	// results/smoke
+}

@@ -8,9 +8,16 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
+// value is the TOML value of -set's text s.
+func value(s string) any {
+	x, _ := parseValue(s)
+	return x
+}
+
 // TestSetKeyAsTOML: setting a key by setKey gives the config the TOML decoder gives for the same
 // key and value written in a file (the independent implementation), and fails where it fails.
 func TestSetKeyAsTOML(t *testing.T) {
+	setKey := func(v reflect.Value, key string, x any) error { return configSchema().Set(v, key, x, suggest) }
 	tests := []struct{ key, value string }{
 		{"loss.temperature", "0.05"},
 		{"loss.temperature", "1"}, // an integer fills a float
@@ -43,7 +50,7 @@ func TestSetKeyAsTOML(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.key+"="+tt.value, func(t *testing.T) {
 			var viaSet, viaTOML Config
-			setErr := setKey(reflect.ValueOf(&viaSet).Elem(), tt.key, parseValue(tt.value))
+			setErr := setKey(reflect.ValueOf(&viaSet).Elem(), tt.key, value(tt.value))
 			parts := strings.Split(tt.key, ".")
 			doc := strings.Join(parts[len(parts)-1:], "") + " = " + tt.value + "\n"
 			if len(parts) > 1 {
@@ -51,7 +58,7 @@ func TestSetKeyAsTOML(t *testing.T) {
 			}
 			md, tomlErr := toml.Decode(doc, &viaTOML)
 			if tomlErr == nil && len(md.Undecoded()) > 0 {
-				tomlErr = undecoded(md, "doc")
+				tomlErr = undecoded(md, newSource("doc", []byte(doc)))
 			}
 			if (setErr == nil) != (tomlErr == nil) {
 				t.Fatalf("setKey error %v, TOML decoding error %v", setErr, tomlErr)

@@ -1,7 +1,11 @@
 package workbench
 
 import (
+	"fmt"
 	"io"
+	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/metrics"
@@ -26,14 +30,51 @@ func writeReport(cfg *Config, runs []plannedRun, recs []*runRecord, stdout io.Wr
 
 // reportInput is the report.Input of runs under cfg.
 func reportInput(cfg *Config, runs []*report.Run) report.Input {
-	return report.Input{Runs: runs, Axes: axisKeyList(cfg.Ablation), Settings: cfg.Report, Plots: cfg.Plots}
+	plots := cfg.Plots
+	plots.Labels = reportLabels(cfg)
+	return report.Input{Runs: runs, Axes: axisKeyList(cfg.Ablation), Settings: cfg.Report, Plots: plots}
+}
+
+// reportLabels are cfg's plots.labels without those that name only values of the file's axes
+// which a -set removed from the grid (the report rejects a label of no value of its grid, and a
+// grid narrowed by -set keeps the labels of its file).
+func reportLabels(cfg *Config) map[string]string {
+	if len(cfg.Plots.Labels) == 0 || reflect.DeepEqual(cfg.fileAxes, cfg.Ablation) {
+		return cfg.Plots.Labels
+	}
+	here, file := labelKeys(cfg.Ablation), labelKeys(cfg.fileAxes)
+	out := map[string]string{}
+	for k, v := range cfg.Plots.Labels {
+		if here[k] || !file[k] {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// labelKeys are the keys a label of a value of the grid of axes may have: "value" and
+// "name=value" as in run ids.
+func labelKeys(axes []Axis) map[string]bool {
+	known := map[string]bool{}
+	cells, err := expand(axes, []int64{0})
+	if err != nil {
+		return known
+	}
+	names := idNames(axisKeyList(axes))
+	for _, c := range cells {
+		for _, s := range c.Settings {
+			v := axisValue(s.Key, s.Value)
+			known[v], known[names[s.Key]+"="+v] = true, true
+		}
+	}
+	return known
 }
 
 // reportRun is the run as the report reads it; family is its loss's.
 func (rec *runRecord) reportRun(family losses.Family) *report.Run {
 	r := &report.Run{ID: rec.ID, Group: rec.Group, Seed: rec.Seed, Axes: rec.Axes, LossFamily: string(family), Dataset: rec.Data.Name,
 		Items: rec.Data.Items, SliceNotes: rec.Data.SliceNotes, Bins: rec.Data.Bins,
-		Results: rec.Results, MostPopular: rec.MostPopular, Curve: make(report.Curve, len(rec.Curve))}
+		Results: rec.Results, MostPopular: rec.MostPopular, Curve: make(report.Curve, len(rec.Curve)), Ranks: rec.Ranks}
 	for i, p := range rec.Curve {
 		r.Curve[i] = report.CurvePoint{Step: p.Step, Loss: p.Loss}
 	}
@@ -44,26 +85,53 @@ func (rec *runRecord) reportRun(family losses.Family) *report.Run {
 }
 
 // checkReport checks, once the grid is planned and before anything trains, what the report
-// will need (report.Check), from placeholder results of the planned runs: every slice, metric
-// Recall at every K and every logit-adjustment strength of eval, and a two-point loss curve.
+// will need (report.Check), from placeholder results of the planned runs (plannedResults) and a
+// two-point loss curve.
 func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 	placeholders := make([]*report.Run, len(runs))
 	for i, r := range runs {
 		rec := &report.Run{ID: r.ID, Group: r.Group, Seed: r.Seed, Axes: map[string]string{}, LossFamily: string(r.cfg.Loss.Family()),
 			Curve: report.Curve{{Step: 1, Loss: 1}, {Step: 2, Loss: 1}}}
 		for _, st := range r.Settings {
-			rec.Axes[st.Key] = formatValue(st.Value)
+			rec.Axes[st.Key] = axisValue(st.Key, st.Value)
 		}
-		for _, tau := range r.cfg.Eval.LogitAdjust {
-			for _, sl := range metrics.Slices() {
-				for _, k := range r.cfg.Eval.K {
-					rec.Results = append(rec.Results, metrics.Result{Tau: tau, Slice: sl, Metric: metrics.MetricRecall, K: k})
-				}
-			}
-		}
+		rec.Results = plannedResults(r.cfg)
 		placeholders[i] = rec
 	}
-	return report.Check(reportInput(cfg, placeholders), stdout)
+	err := report.Check(reportInput(cfg, placeholders), stdout)
+	if err == nil {
+		return nil
+	}
+	for _, r := range runs[1:] {
+		if !slices.Equal(runSlices(r.cfg.Slices), runSlices(runs[0].cfg.Slices)) {
+			return fmt.Errorf("the report of this grid cannot be drawn (checked before training): its runs have different slices (%s slices items by %s, %s by %s), which the report does not put side by side; give each slicing its own -out: %w",
+				runs[0].ID, sliceNames(runs[0].cfg.Slices), r.ID, sliceNames(r.cfg.Slices), err)
+		}
+	}
+	return fmt.Errorf("the report of this grid cannot be drawn (checked before training): %w", err)
+}
+
+// sliceNames lists the slices of a run's slice settings.
+func sliceNames(s metrics.SliceSettings) string {
+	sl := runSlices(s)
+	names := make([]string, len(sl))
+	for i, x := range sl {
+		names[i] = x.String()
+	}
+	return strings.Join(names, ", ")
+}
+
+// runSlices are the slices a run's results have under its (resolved) slice settings: head,
+// torso, tail and all, or the popularity bins and all.
+func runSlices(s metrics.SliceSettings) []metrics.Slice {
+	if s.Bins == 0 {
+		return metrics.Slices()
+	}
+	out := make([]metrics.Slice, 0, s.Bins+1)
+	for i := range s.Bins {
+		out = append(out, metrics.SliceBin(i))
+	}
+	return append(out, metrics.SliceAll)
 }
 
 // axisKeyList lists the keys of the ablation axes in order.

@@ -6,9 +6,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/samplingbias/workbench/metrics"
 )
@@ -89,9 +92,11 @@ func TestContrastsEndToEnd(t *testing.T) {
 		return v
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-7*math.Max(1, math.Abs(b)) }
-	family := map[[3]string][]int{}
-	// 4 slices × (recall, ndcg at 1 and 10, mrr) × (2 temperatures + 1).
-	if want := 1 + 4*5*3; len(rows) != want {
+	family := map[[4]string][]int{}
+	// 4 slices × (recall, ndcg, strat_recall at 1 and 10, mrr) for the 2 temperatures' contrasts
+	// and the logit-adjusted one, and the 5 exposure metrics at 1 and 10, of the rankings as
+	// trained only, for the first two.
+	if want := 1 + 4*7*3 + 5*2*2; len(rows) != want {
 		t.Fatalf("contrasts.csv has %d rows, want %d", len(rows), want)
 	}
 	cell := func(id string) map[string]string { // a cell's id read into its axis values
@@ -105,6 +110,7 @@ func TestContrastsEndToEnd(t *testing.T) {
 	for i, r := range rows[1:] {
 		ga, gb := cell(r[h["a"]]), cell(r[h["b"]])
 		var d []float64
+		scale := 1.0 // the largest value compared: metrics.csv holds 8 significant digits of each
 		for _, seed := range []string{"1", "2"} {
 			ka := key{ga["variant"], ga["temperature"], seed, r[h["a_la_tau"]], r[h["slice"]], r[h["metric"]], r[h["k"]]}
 			kb := key{gb["variant"], gb["temperature"], seed, r[h["b_la_tau"]], r[h["slice"]], r[h["metric"]], r[h["k"]]}
@@ -114,27 +120,58 @@ func TestContrastsEndToEnd(t *testing.T) {
 				t.Fatalf("row %v: metrics.csv has no %v or %v", r, ka, kb)
 			}
 			d = append(d, a-b)
+			scale = max(scale, math.Abs(a), math.Abs(b))
 		}
+		// Values read back to 8 significant digits are off by up to 5e-9 of the scale, their
+		// differences by 1e-8, the standard deviation of two by 1.5e-8 and the interval's
+		// half-width, t(0.975; 1)/√2 < 9 times that, by 1.3e-7: 2e-7 of the scale bounds every
+		// error. The t statistic mean/(sd/√2) is off by a relative 2e-8·scale·(1/|mean| + 1/sd),
+		// and so, at most, is the p-value (|t·dp/dt| < p near the values seen).
+		near := func(a, b float64) bool { return math.Abs(a-b) <= 2e-7*scale }
 		mean, lo, hi := metrics.MeanCI(d)
-		if !near(num(r, "mean"), mean) || !near(num(r, "lo"), lo) || !near(num(r, "hi"), hi) || !near(num(r, "p"), metrics.TTestP(d)) {
-			t.Errorf("row %v: want mean %v [%v, %v], p %v from metrics.csv", r, mean, lo, hi, metrics.TTestP(d))
+		_, sd := stat.MeanStdDev(d, nil)
+		nearP := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9+4e-8*scale*(1/math.Abs(mean)+1/sd) }
+		if !near(num(r, "mean"), mean) || !near(num(r, "lo"), lo) || !near(num(r, "hi"), hi) {
+			t.Errorf("row %v: want mean %v [%v, %v] from metrics.csv", r, mean, lo, hi)
 		}
-		if num(r, "p_adjusted") < num(r, "p") || r[h["adjust"]] != "holm" {
+		// The p-value is the paired t-test's where that test says something; where the two
+		// seeds differ alike it is the randomisation test's over test pairs (metrics of ranks)
+		// or none.
+		switch p := metrics.TTestP(d); r[h["p_test"]] {
+		case "t_seeds":
+			if !nearP(num(r, "p"), p) {
+				t.Errorf("row %v: p, want %v from metrics.csv", r, p)
+			}
+		case "randomisation_pairs", "unresolved":
+			if !math.IsNaN(p) {
+				t.Errorf("row %v: not the t-test's p %v", r, p)
+			}
+		default:
+			t.Errorf("row %v: p_test %q", r, r[h["p_test"]])
+		}
+		if r[h["p"]] != "" && (num(r, "p_adjusted") < num(r, "p") || r[h["adjust"]] != "holm") {
 			t.Errorf("row %v: adjusted p below the raw one, or not holm", r)
 		}
-		fk := [3]string{r[h["slice"]], r[h["metric"]], r[h["k"]]}
+		fk := [4]string{r[h["family"]], r[h["slice"]], r[h["metric"]], r[h["k"]]}
 		family[fk] = append(family[fk], i+1)
 	}
 	for fk, idx := range family {
-		if len(idx) != 3 {
-			t.Errorf("family %v has %d rows, want 3", fk, len(idx))
+		want := 3
+		if slices.Contains(metrics.ExposureMetrics(), metrics.Metric(fk[2])) {
+			want = 2
+		}
+		if len(idx) != want {
+			t.Errorf("family %v has %d rows, want %d", fk, len(idx), want)
 		}
 		p := make([]float64, len(idx))
 		for j, i := range idx {
-			p[j] = num(rows[i], "p")
+			p[j] = math.NaN()
+			if rows[i][h["p"]] != "" {
+				p[j] = num(rows[i], "p")
+			}
 		}
 		for j, q := range metrics.Holm(p) {
-			if got := num(rows[idx[j]], "p_adjusted"); !near(got, q) {
+			if got := rows[idx[j]][h["p_adjusted"]]; math.IsNaN(q) && got != "" || !math.IsNaN(q) && !near(num(rows[idx[j]], "p_adjusted"), q) {
 				t.Errorf("family %v: p_adjusted %v, Holm gives %v", fk, got, q)
 			}
 		}

@@ -47,6 +47,9 @@ func TestReportCheckedBeforeTraining(t *testing.T) {
 		{"report.baseline=loss=plain", `report.baseline: "loss" is not an axis of the grid`},
 		{`plots.labels={logQ="logQ"}`, `plots.labels: "logQ" is no axis value of the grid`},
 		{"plots.legend=inside", `plots.legend: unknown "inside" (allowed: top, right)`},
+		// An axis over the slicing gives each run its own slices: every figure is checked with
+		// each run's slices, before any run trains.
+		{`slices.method=["rank", "quantiles"]`, `the report of this grid cannot be drawn (checked before training): its runs have different slices`},
 	} {
 		dir := t.TempDir()
 		_, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", tc.set)
@@ -71,9 +74,10 @@ func TestDifferencesEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// logq − plain × 4 slices × (recall@1, recall@10, ndcg@1, ndcg@10, mrr), two seeds each.
-	if len(rows) != 1+4*5 {
-		t.Errorf("differences.csv has %d rows, want %d", len(rows), 1+4*5)
+	// logq − plain × (4 slices × (recall@1, recall@10, ndcg@1, ndcg@10, mrr, strat_recall@1,
+	// strat_recall@10) + 5 exposure metrics × 2 K), two seeds each.
+	if want := 1 + 4*7 + 5*2; len(rows) != want {
+		t.Errorf("differences.csv has %d rows, want %d", len(rows), want)
 	}
 	for _, r := range rows[1:] {
 		if r[0] != "variant=logq" || r[1] != "variant=plain" || r[6] != "2" {

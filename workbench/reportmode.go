@@ -11,14 +11,14 @@ import (
 // listRuns prints the ids of the selected runs (of this shard, matching -only), one per line, on
 // stdout and their count on stderr-like summary line after them, so that a job array can be sized.
 func listRuns(runs []plannedRun, o options, stdout io.Writer) error {
-	sel := selected(runs, o)
+	sel := selected(runs, o, true)
 	for _, r := range sel {
 		fmt.Fprintln(stdout, r.ID)
 	}
 	if o.shard.sharded() {
-		fmt.Fprintf(stdout, "# %d of the grid's %d runs in %s\n", len(sel), len(runs), o.shard)
+		fmt.Fprintf(stdout, "# %d of the grid's %s in %s\n", len(sel), plural(len(runs), "run"), o.shard)
 	} else {
-		fmt.Fprintf(stdout, "# %d runs\n", len(sel))
+		fmt.Fprintf(stdout, "# %s\n", plural(len(sel), "run"))
 	}
 	return nil
 }
@@ -32,10 +32,10 @@ func reportRetrieval(raw, cfg *Config, runs []plannedRun, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if err := refuseLegacy(cfg.Out); err != nil {
+	if err := refusePremigration(cfg.Out); err != nil {
 		return err
 	}
-	if err := checkFolder(cfg.Out, mine); err != nil {
+	if err := checkFolder(cfg.Out, cfg, mine, stdout); err != nil {
 		return fmt.Errorf("-report: %w", err)
 	}
 	// The report's settings are checked against the whole grid: the report of the finished runs

@@ -61,10 +61,14 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	if n > 0 {
 		defer setMemoryLimit(data+float64(min(n, o.jobs))*peak, machine, source, o.lookupEnv, stdout)()
 	}
-	if err := claimFolder(cfg.Out, cfg, axisKeyList(cfg.Ablation)); err != nil {
+	if err := adoptFolder(cfg, runs, stdout); err != nil {
 		return err
 	}
-	if !o.shard.sharded() {
+	if err := claimFolder(cfg.Out, cfg, axisKeyList(cfg.Ablation), stdout); err != nil {
+		return err
+	}
+	keep, note := folderGrid(cfg.Out, runs)
+	if !o.shard.sharded() && keep == "" {
 		if err := writeFolderConfig(cfg.Out, raw); err != nil {
 			return err
 		}
@@ -101,6 +105,13 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 		fmt.Fprintf(stdout, "%s keeps its previous metrics.csv, summary.md and figures: %s\n", cfg.Out, why)
 		return runErr
 	}
+	if keep != "" {
+		fmt.Fprintln(stdout, keep)
+		return runErr
+	}
+	if note != "" && len(recs) > 0 {
+		fmt.Fprintln(stdout, note)
+	}
 	if len(recs) > 0 {
 		removeStale(cfg.Out, begin)
 		if err := writeReport(cfg, runs, recs, stdout); err != nil {
@@ -119,15 +130,22 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer) (data, peak float64, n int, err error) {
 	limit, source := machineMemory()
 	counted := map[*datasets.Dataset]bool{}
-	for _, r := range selected(runs, o) {
+	for _, r := range selected(runs, o, true) {
 		if !o.force {
 			if rec, err := r.finished(); err != nil || rec != nil {
 				continue // finished, or reported by the schedule
 			}
 		}
 		ds, err := cache.load(r.cfg.Data, r.cfg.DataSeed, stdout)
+		if err != nil && !r.cfg.written.has("data.source") {
+			err = fmt.Errorf("%w (data.source is not set, so its default %q read the data: set data.source = %q for a CSV or TSV of events, %q or %q for the other loaders)",
+				err, r.cfg.Data.Source, datasets.SourceInteractions, datasets.SourceXMC, datasets.SourceSynthetic)
+		}
 		if err == nil {
 			err = checkSteps(r.cfg.Train, len(ds.Train))
+		}
+		if err == nil {
+			err = checkEval(r.cfg, ds, ds.ItemCounts())
 		}
 		var p float64
 		if err == nil {
@@ -231,9 +249,19 @@ func (c *dataCache) work(r plannedRun) float64 {
 	return steps * float64(t.BatchSize+r.cfg.shape.Rows(t.BatchSize, max(size.items, 1)))
 }
 
-// writeRunConfig writes the run's resolved config into its folder.
+// writeRunConfig writes the run's resolved config into its folder, with its axis values as
+// axes of one value each, so that the file loaded as a -config is a grid of this one run: the
+// same id, settings and hashes (its training and evaluation are found finished in the same
+// results folder).
 func writeRunConfig(r plannedRun) error {
-	body, err := r.cfg.encodeFor(r.dir)
+	own, err := r.cfg.clone()
+	if err != nil {
+		return err
+	}
+	for _, s := range r.Settings {
+		own.Ablation = append(own.Ablation, Axis{Key: s.Key, Values: []any{s.Value}})
+	}
+	body, err := own.encodeFor(r.dir)
 	if err != nil {
 		return err
 	}
@@ -245,7 +273,7 @@ func writeRunConfig(r plannedRun) error {
 // old is the record of the same training (only [eval] or [slices] changed), the run's saved model
 // is evaluated again instead of retrained, and old's training summary and curve are kept; a saved
 // model that does not load (a flipped bit fails its checksum) is trained again. Training writes
-// checkpoint.bin into the run's folder (every train.checkpoint_every steps, default every epoch):
+// its checkpoint into the run's folder (every train.checkpoint_every steps, default every epoch):
 // a run killed mid-training resumes from it, to the same model.bin and metrics, and the file is
 // removed once the run is finished.
 func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache, progress io.Writer) (*runRecord, error) {
@@ -282,12 +310,17 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 			summary, curve = old.Train, old.Curve
 		}
 	}
+	var here trainedHere // nothing, for a saved model evaluated again
 	if old == nil {
 		if summary, curve, err = train(ctx, r, m, ds, counts, progress); err != nil {
 			return nil, err
 		}
+		here = trainedHere{fraction: 1, seconds: summary.Seconds}
+		if summary.Steps > 0 {
+			here.fraction = float64(summary.Steps-summary.ResumedFrom) / float64(summary.Steps)
+		}
 	}
-	rec, err := evaluate(ctx, m, ds, counts, cfg, r.Seed, progress)
+	rec, err := evaluate(ctx, m, ds, counts, r, true, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +329,7 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 	if err := r.removeCheckpoint(); err != nil {
 		return nil, err
 	}
-	rec.Train, rec.Curve = summary, curve
+	rec.Train, rec.Curve, rec.here = summary, curve, here
 	rec.Data.SliceNotes = notes
 	return rec, nil
 }
@@ -341,10 +374,6 @@ func emptySlices(counts []int64, assign []metrics.Slice, s metrics.SliceSettings
 	return notes
 }
 
-// checkpointPath is where the run's training state is saved while it trains (see
-// models.TrainResumable), so that a run killed mid-training resumes from its last checkpoint.
-func (r plannedRun) checkpointPath() string { return filepath.Join(r.dir, "checkpoint.bin") }
-
 // train trains m with the run's estimator and loss, and saves its curve and parameters.
 func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Dataset, counts []int64, progress io.Writer) (trainSummary, models.Curve, error) {
 	cfg := r.cfg
@@ -359,8 +388,14 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	if err := r.checkCheckpoint(); err != nil {
 		return trainSummary{}, nil, err
 	}
+	resumed := 0
 	if exists(r.checkpointPath()) {
-		runNote(progress, r.ID, "resuming training from %s", r.checkpointPath())
+		at, err := models.ReadCheckpointCost(r.checkpointPath())
+		if err != nil {
+			return trainSummary{}, nil, err
+		}
+		resumed = at.Steps
+		runNote(progress, r.ID, "resuming training from %s (step %d)", r.checkpointPath(), resumed)
 	}
 	var audit *samplers.Audit
 	if cfg.Sampler.Audit {
@@ -384,8 +419,9 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	}
 	runNote(progress, r.ID, "%d checkpoints of %.1f KB, %.3f s writing them", cost.Writes, float64(cost.Bytes)/1e3, cost.Seconds)
 	last := curve[len(curve)-1]
-	sum := trainSummary{Steps: last.Step, Seconds: seconds, ExamplesPerSec: float64(last.Step*cfg.Train.BatchSize) / seconds, FinalLoss: last.Loss,
-		Checkpoints: checkpointSummary(cost)}
+	sum := trainSummary{Steps: last.Step, ResumedFrom: resumed, Seconds: seconds, FinalLoss: last.Loss,
+		ExamplesPerSec: float64((last.Step-resumed)*cfg.Train.BatchSize) / seconds,
+		Checkpoints:    checkpointSummary{Writes: cost.Writes, Bytes: cost.Bytes, Seconds: cost.Seconds}}
 	if audit != nil {
 		if err := writeAtomic(filepath.Join(r.dir, "sampler_audit.csv"), func(w io.Writer) error { return audit.WriteCSV(w, counts) }); err != nil {
 			return trainSummary{}, nil, err
@@ -437,7 +473,9 @@ func trainError(err error, cfg *Config) error {
 
 // evaluate embeds the test queries and the whole corpus and ranks every item for every test pair;
 // the record it returns holds the results, the data's sizes and report, and the evaluation time.
-func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts []int64, cfg *Config, seed int64, progress io.Writer) (*runRecord, error) {
+// With files, it writes the run's evaluation files into its folder (writeEvalFiles).
+func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts []int64, r plannedRun, files bool, progress io.Writer) (*runRecord, error) {
+	cfg, seed := r.cfg, r.Seed
 	start := time.Now()
 	row := map[int32]int32{}
 	var queries []int32
@@ -476,10 +514,17 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts
 	}
 	in := metrics.Input{U: u, V: v, Dim: m.Dim(), Pairs: pairs, ItemSlice: metrics.AssignSlices(counts, cfg.Slices), LogPrior: logPrior(counts)}
 	in.Exclude = excludeLists(ds, cfg.Eval.Filter, queries)
-	results, err := metrics.EvaluateContext(ctx, in, cfg.Eval, seed, progress)
+	evalData(&in, ds, cfg, counts, queries)
+	ev, err := metrics.EvaluateAll(ctx, in, cfg.Eval, seed, progress)
 	if err != nil {
 		return nil, err
 	}
+	if files {
+		if err := writeEvalFiles(r, ev, queries, len(pairs), progress); err != nil {
+			return nil, err
+		}
+	}
+	results := ev.Results
 	popular, err := metrics.MostPopular(ctx, pairs, in.ItemSlice, counts, cfg.Eval, seed)
 	if err != nil {
 		return nil, err
@@ -502,6 +547,7 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts
 		EvalSeconds: time.Since(start).Seconds(),
 		Results:     results,
 		MostPopular: popular,
+		Ranks:       pairRanksOf(ev, cfg.Eval.LogitAdjust, in.ItemSlice),
 	}, nil
 }
 

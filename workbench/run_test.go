@@ -62,12 +62,14 @@ func TestSmokeEndToEnd(t *testing.T) {
 	}
 	csv := readFile(t, filepath.Join(dir, "metrics.csv"))
 	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
-	if lines[0] != "run,seed,slice,metric,k,value,loss.variant" {
+	if lines[0] != "run,kind,seed,slice,metric,k,value,loss.variant" {
 		t.Errorf("metrics.csv header %q", lines[0])
 	}
-	// 4 runs × 4 slices × (recall@1, recall@10, ndcg@1, ndcg@10, mrr), then per seed (2) the
-	// most_popular baseline's 4 × 5 rows and the random baseline's 4 slices × recall@1, recall@10.
-	if got, want := len(lines)-1, 4*4*5+2*(4*5+4*2); got != want {
+	// 4 runs × (4 slices × (recall@1, recall@10, ndcg@1, ndcg@10, mrr, strat_recall@1,
+	// strat_recall@10) + the exposure metrics arp, aplt, coverage, gini, novelty at 1 and 10),
+	// then per seed (2) the most_popular baseline's 4 × 5 rows and the random baseline's 4
+	// slices × recall@1, recall@10.
+	if got, want := len(lines)-1, 4*(4*7+5*2)+2*(4*5+4*2); got != want {
 		t.Errorf("metrics.csv has %d rows, want %d", got, want)
 	}
 	summary := readFile(t, filepath.Join(dir, "summary.md"))
@@ -117,7 +119,7 @@ func TestResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "4 runs: 0 already finished, 2 to run") {
+	if !strings.Contains(out, "4 runs, 2 selected by -only (2 left out, 2 of them finished): 0 already finished, 2 to run") {
 		t.Errorf("-force output:\n%s", out)
 	}
 }
@@ -257,6 +259,19 @@ func TestRunFlagErrors(t *testing.T) {
 	}
 }
 
+// TestFlagSetNamedAfterProgram: the usage of the flags names the program that calls Main (here
+// the test binary), not "experiments": a program of one's own is not named after the command.
+func TestFlagSetNamedAfterProgram(t *testing.T) {
+	var stderr bytes.Buffer
+	if err := Main([]string{"-h"}, io.Discard, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	want := "Usage of " + filepath.Base(os.Args[0]) + ":"
+	if !strings.HasPrefix(stderr.String(), want) || strings.Contains(stderr.String(), "Usage of experiments") {
+		t.Errorf("usage begins %.40q, want %q", stderr.String(), want)
+	}
+}
+
 // TestPlotsOnlyChangeRedraws: changing only [plots] keeps the finished runs and redraws.
 func TestPlotsOnlyChangeRedraws(t *testing.T) {
 	dir := t.TempDir()
@@ -267,7 +282,7 @@ func TestPlotsOnlyChangeRedraws(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "4 runs: 2 already finished, 0 to run") {
+	if !strings.Contains(out, "4 runs, 2 selected by -only (2 left out, 0 of them finished): 2 already finished, 0 to run") {
 		t.Errorf("output:\n%s", out)
 	}
 }

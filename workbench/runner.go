@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
+	"github.com/samplingbias/workbench/report"
 )
 
 // runRecord is a finished run's metrics.json: written last, so its presence marks the run done.
@@ -36,6 +39,17 @@ type runRecord struct {
 	// MostPopular is the most-popular baseline on the run's data (metrics.MostPopular).
 	MostPopular []metrics.Result `json:"most_popular,omitempty"`
 	Curve       models.Curve     `json:"curve"`
+	// Ranks are the evaluated test pairs' ranks, for the report's paired tests over test pairs.
+	Ranks *report.PairRanks `json:"pair_ranks,omitempty"`
+	// here is the part of the run's training done by this process, for the time left.
+	here trainedHere
+}
+
+// trainedHere is the part of a run's training a process did: the fraction of its steps (those
+// after the checkpoint it resumed from; none when it evaluated a saved model again) and the
+// seconds they took.
+type trainedHere struct {
+	fraction, seconds float64
 }
 
 // dataSummary records the sizes of the data a run saw.
@@ -55,7 +69,11 @@ type dataSummary struct {
 
 // trainSummary records how training went.
 type trainSummary struct {
-	Steps          int     `json:"steps"`
+	Steps int `json:"steps"`
+	// ResumedFrom is the step of the checkpoint this process resumed training from (0: it
+	// trained from the start); Seconds and ExamplesPerSec are of this process's steps. Not in
+	// metrics.json, which is the same however often the run was stopped.
+	ResumedFrom    int     `json:"-"`
 	Seconds        float64 `json:"seconds"`
 	ExamplesPerSec float64 `json:"examples_per_sec"`
 	FinalLoss      float64 `json:"final_loss"`
@@ -111,10 +129,22 @@ func plan(raw, cfg *Config) ([]plannedRun, error) {
 		if err != nil {
 			return nil, err
 		}
-		runs[i] = plannedRun{cell: c, cfg: rc, hash: h, trainHash: th, dir: runDir(cfg.Out, c)}
+		if len(c.ID) > maxName {
+			return nil, fmt.Errorf("run %.60s…: its id is %d bytes, longer than a folder's name may be (%d): give the axes shorter values",
+				c.ID, len(c.ID), maxName)
+		}
+		dir := filepath.Join(cfg.Out, "runs", c.ID)
+		if err := noLinks(dir); err != nil {
+			return nil, fmt.Errorf("run %s: %w", c.ID, err)
+		}
+		runs[i] = plannedRun{cell: c, cfg: rc, hash: h, trainHash: th, dir: dir}
 	}
 	return runs, nil
 }
+
+// maxName is the longest name of a file or folder on the common file systems (NAME_MAX of
+// ext4, XFS, APFS, NTFS in characters): a run's folder is named by its id.
+const maxName = 255
 
 // finished reads the run's record if the run finished with this very config.
 func (r plannedRun) finished() (*runRecord, error) {
@@ -138,18 +168,42 @@ func (r plannedRun) trained() (*runRecord, error) {
 	return rec, nil
 }
 
-// record reads the run's metrics.json, nil if there is none.
+// record reads the run's metrics.json, nil if there is none. A record that does not parse (a
+// file damaged outside the workbench, which writes it atomically) is no record: the run is not
+// finished and runs again (see tornRecord).
 func (r plannedRun) record() (*runRecord, error) {
 	var rec runRecord
 	err := readJSON(filepath.Join(r.dir, "metrics.json"), &rec)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || r.tornRecord() != nil {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	rec.ID, rec.Group = r.ID, r.Group // a run found under its legacy id (see runDir)
 	return &rec, nil
+}
+
+// tornRecord returns the error of parsing the run's metrics.json, nil when it parses or is not
+// there.
+func (r plannedRun) tornRecord() error {
+	b, err := os.ReadFile(filepath.Join(r.dir, "metrics.json"))
+	if err != nil {
+		return nil
+	}
+	var rec runRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return fmt.Errorf("%s is unreadable (%v): the run is not finished and runs again", filepath.Join(r.dir, "metrics.json"), err)
+	}
+	return nil
+}
+
+// axes are the run's axis values as its record writes them.
+func (r plannedRun) axes() map[string]string {
+	out := map[string]string{}
+	for _, st := range r.Settings {
+		out[st.Key] = axisValue(st.Key, st.Value)
+	}
+	return out
 }
 
 // modelPath is where the run saves its trained parameters.
@@ -160,11 +214,11 @@ func (r plannedRun) modelPath() string { return filepath.Join(r.dir, "model.bin"
 type runFunc func(ctx context.Context, r plannedRun, progress io.Writer) (*runRecord, error)
 
 // selected returns the runs of the grid this invocation is about: those of its shard (by
-// position in the grid's order) that match -only.
-func selected(runs []plannedRun, o options) []plannedRun {
+// position in the grid's order) that match -only (when only).
+func selected(runs []plannedRun, o options, only bool) []plannedRun {
 	var out []plannedRun
 	for i, r := range runs {
-		if o.shard.has(i) && (o.only == nil || o.only.MatchString(r.ID)) {
+		if o.shard.has(i) && (!only || o.only == nil || o.only.MatchString(r.ID)) {
 			out = append(out, r)
 		}
 	}
@@ -188,7 +242,10 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 	}
 	var todo []plannedRun
 	finished := 0
-	for _, r := range selected(runs, o) {
+	for _, r := range selected(runs, o, true) {
+		if err := r.tornRecord(); err != nil {
+			fmt.Fprintf(stdout, "%s: %v\n", r.ID, err)
+		}
 		if !o.force {
 			rec, err := r.finished()
 			if err != nil {
@@ -198,17 +255,13 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 				finished++
 				continue
 			}
-			if err := r.sameTraining(); err != nil {
-				return err
-			}
+		}
+		if err := r.checkReuse(o.force); err != nil {
+			return err
 		}
 		todo = append(todo, r)
 	}
-	what := fmt.Sprintf("%d runs", len(runs))
-	if o.shard.sharded() {
-		what = fmt.Sprintf("%s: %d of %d runs", o.shard, len(selected(runs, o)), len(runs))
-	}
-	fmt.Fprintf(stdout, "%s: %d already finished, %d to run, %d at a time\n", what, finished, len(todo), o.jobs)
+	fmt.Fprintln(stdout, countLine(runs, o, finished, len(todo)))
 	if len(todo) == 0 {
 		return nil
 	}
@@ -259,6 +312,38 @@ func schedule(ctx context.Context, runs []plannedRun, o options, stdout io.Write
 		case <-time.After(min(o.claims.poll, left)):
 		}
 	}
+}
+
+// countLine is the line that says what a schedule is about to do: how many of the grid's runs
+// are this invocation's (its shard's, those -only selects), how many of those are finished and
+// how many it runs, and, under -only, how many it leaves out and how many of those are finished.
+func countLine(runs []plannedRun, o options, finished, todo int) string {
+	what := plural(len(runs), "run")
+	if o.shard.sharded() {
+		what = fmt.Sprintf("%s: %d of %s", o.shard, len(selected(runs, o, false)), what)
+	}
+	if o.only != nil {
+		sel := len(selected(runs, o, true))
+		out, outFinished := 0, 0
+		for _, r := range selected(runs, o, false) {
+			if !o.only.MatchString(r.ID) {
+				out++
+				if r.isFinished() {
+					outFinished++
+				}
+			}
+		}
+		what = fmt.Sprintf("%s, %d selected by -only (%d left out, %d of them finished)", what, sel, out, outFinished)
+	}
+	return fmt.Sprintf("%s: %d already finished, %d to run, %d at a time", what, finished, todo, o.jobs)
+}
+
+// plural is "1 run", "2 runs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // waitLineEvery is how often the progress line of a wait for held runs is repeated when they stay
@@ -340,10 +425,7 @@ func (s *scheduler) run(ctx context.Context, i int) (_ *owner, err error) {
 	rec, err := s.do(ctx, r, progress)
 	if err == nil {
 		rec.ID, rec.Group, rec.Seed, rec.ConfigHash, rec.TrainHash = r.ID, r.Group, r.Seed, r.hash, r.trainHash
-		rec.Axes = map[string]string{}
-		for _, st := range r.Settings {
-			rec.Axes[st.Key] = formatValue(st.Value)
-		}
+		rec.Axes = r.axes()
 		err = writeJSON(filepath.Join(r.dir, "metrics.json"), rec)
 	}
 	if err != nil {
@@ -363,16 +445,36 @@ func (s *scheduler) run(ctx context.Context, i int) (_ *owner, err error) {
 	return nil, nil
 }
 
-// sameTraining refuses a run whose folder holds a run trained with other settings (the folder's
-// claim admits only configs whose settings agree, so this is a run of an earlier version or a
-// folder edited by hand): it is not overwritten without -force.
-func (r plannedRun) sameTraining() error {
+// checkReuse refuses to train a run into a folder that holds a run of another cell: a record
+// whose axis values are not this run's is a run of another config's grid whose id is the same
+// (a results folder admits configs whose axes differ), and not even -force replaces it. Without
+// force, a run of this cell trained with other settings (a folder edited by hand) is refused too.
+func (r plannedRun) checkReuse(force bool) error {
 	rec, err := r.record()
-	if err != nil || rec == nil || rec.TrainHash == r.trainHash {
+	if err != nil || rec == nil {
 		return err
+	}
+	if mine := r.axes(); !maps.Equal(rec.Axes, mine) {
+		return fmt.Errorf("run %s: %s holds a run of another grid (axes %s; this run's %s), which -force does not replace: choose another -out",
+			r.ID, r.dir, showAxes(rec.Axes), showAxes(mine))
+	}
+	if force || rec.TrainHash == r.trainHash {
+		return nil
 	}
 	return fmt.Errorf("run %s: %s holds a run trained with other settings (training hash %s, this config's %s): remove it or use -force",
 		r.ID, r.dir, rec.TrainHash, r.trainHash)
+}
+
+// showAxes writes axis values as key=value, sorted.
+func showAxes(axes map[string]string) string {
+	if len(axes) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(axes)) {
+		parts = append(parts, k+"="+axes[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // runState is where a run of a schedule stands.
@@ -387,7 +489,8 @@ const (
 // timeLeft extrapolates the time the pending runs take from the time elapsed for the done ones
 // (recs holds their records). A run's work is its training, in proportion to its own length
 // (training steps), plus its evaluation, the same for every run: the done runs' records tell the
-// seconds of each per step and per run. The time left is the elapsed time scaled by the pending
+// seconds of each per step and per run; of a done run's training, only the part this process did
+// counts (the steps after a checkpoint it resumed from, none for a saved model evaluated again). The time left is the elapsed time scaled by the pending
 // work over the done work, which keeps parallel runs and one-off costs (loading data) in
 // proportion. So a grid sweeping the number of epochs is not estimated from the mean of its
 // first, short, runs. Every length is taken now, so that one learned meanwhile (the data's size,
@@ -399,9 +502,9 @@ func timeLeft(elapsed time.Duration, runs []plannedRun, states []runState, recs 
 	for i, r := range runs {
 		switch states[i] {
 		case runDone:
-			doneSteps += length(r)
+			doneSteps += length(r) * recs[i].here.fraction
 			doneRuns++
-			trainSecs += recs[i].Train.Seconds
+			trainSecs += recs[i].here.seconds
 			evalSecs += recs[i].EvalSeconds
 		case runPending:
 			pendingSteps += length(r)

@@ -303,7 +303,7 @@ bootstrap = 10
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		if !strings.Contains(o, "1 runs: 1 already finished, 0 to run") {
+		if !strings.Contains(o, "1 run: 1 already finished, 0 to run") {
 			t.Errorf("%s: output\n%s", path, o)
 		}
 	}
@@ -322,7 +322,7 @@ bootstrap = 10
 	}
 	for _, path := range []string{"exp.toml", filepath.Join(copied, "exp.toml")} {
 		o, err := runCommand(t, "-config", path, "-out", out)
-		if err != nil || !strings.Contains(o, "1 runs: 1 already finished, 0 to run") {
+		if err != nil || !strings.Contains(o, "1 run: 1 already finished, 0 to run") {
 			t.Errorf("%s after touching the data and adding notes: %v\n%s", path, err, o)
 		}
 		if o, err := runCommand(t, "-config", path, "-out", out, "-report"); err != nil || !strings.Contains(o, "report: 1 of 1 runs finished") {
@@ -380,7 +380,7 @@ func TestTimeLeft(t *testing.T) {
 	}
 	// Lengths are taken when the time left is printed: before the data is loaded they are
 	// guesses, and the ratio must hold whichever scale they have.
-	none := []*runRecord{{}, {}, {}}
+	none := []*runRecord{{here: trainedHere{fraction: 1}}, {}, {}}
 	for _, scale := range []float64{1, 1000} {
 		length := func(r plannedRun) float64 { return scale * cache.work(r) }
 		states := []runState{runDone, runPending, runPending}
@@ -398,9 +398,19 @@ func TestTimeLeft(t *testing.T) {
 	// With times recorded: the 1-epoch run trained 6 s and evaluated 2 s; the pending 2- and
 	// 4-epoch runs then take 12 + 2 and 24 + 2 s of work, 40 s against the done run's 8 s: five
 	// times the 10 s elapsed.
-	timed := []*runRecord{{Train: trainSummary{Seconds: 6}, EvalSeconds: 2}, nil, nil}
+	timed := []*runRecord{{here: trainedHere{fraction: 1, seconds: 6}, EvalSeconds: 2}, nil, nil}
 	if got := timeLeft(10*time.Second, runs, []runState{runDone, runPending, runPending}, timed, cache.work); got != 50*time.Second {
 		t.Errorf("time left with recorded times %v, want 50s", got)
+	}
+	// A run resumed from its checkpoint at three quarters trained its last quarter here, in
+	// 1.5 s: that is 6 s for a whole epoch, and the pending runs' 12 + 2 and 24 + 2 s of work
+	// are 40 s against the 1.5 + 2 s done, not against 6 + 2 s of which 4.5 were another
+	// process's.
+	resumed := []*runRecord{{here: trainedHere{fraction: 0.25, seconds: 1.5}, EvalSeconds: 2}, nil, nil}
+	elapsed := 10 * time.Second
+	want := time.Duration(float64(elapsed) * 40 / 3.5)
+	if got := timeLeft(elapsed, runs, []runState{runDone, runPending, runPending}, resumed, cache.work); got != want {
+		t.Errorf("time left after a resumed run %v, want %v", got, want)
 	}
 }
 

@@ -55,7 +55,10 @@ values = [[0.01, 0.05], [0.02, 0.1], [0.03, 0.1]]
 			"variant=plain,learning_rate=0.01,temperature=0.05,embedding_dim=16,seed=2",
 		}, ""},
 		{"zipped value not in the axis", []string{"loss.temperature=0.2"}, nil,
-			"loss.temperature is zipped with train.learning_rate in ablation[1], which has no tuple with loss.temperature = 0.2 (it has 0.05+0.1+0.1)"},
+			"loss.temperature is zipped with train.learning_rate in ablation[1], which has no tuple with loss.temperature = 0.2 (it has 0.05, 0.1)"},
+		// A list keeps the tuples of its values; a value no tuple has is not dropped in silence.
+		{"zipped list with a value not in the axis", []string{"loss.temperature=[0.1, 0.3]"}, nil,
+			"-set loss.temperature=[0.1, 0.3]: loss.temperature is zipped with train.learning_rate in ablation[1], which has no tuple with loss.temperature = 0.3 (it has 0.05, 0.1)"},
 		{"unknown variant as an axis value", []string{"loss.variant=nope"}, nil, "nope"},
 	}
 	for _, tt := range tests {
@@ -116,71 +119,37 @@ func TestOnlyMatchingNothing(t *testing.T) {
 
 // TestRunIDs: ids leave out empty values, and name a key by its whole path where its last
 // component is ambiguous across the config's settings, so that grids over different keys never
-// share a run folder; LegacyID is the id of earlier versions, for folders they wrote.
+// share a run folder.
 func TestRunIDs(t *testing.T) {
 	for _, tt := range []struct {
-		name        string
-		axes        []Axis
-		ids, legacy []string
+		name string
+		axes []Axis
+		ids  []string
 	}{
-		{"unambiguous", []Axis{{Key: "loss.variant", Values: []any{"plain"}}},
-			[]string{"variant=plain,seed=1"}, []string{"variant=plain,seed=1"}},
+		{"unambiguous", []Axis{{Key: "loss.variant", Values: []any{"plain"}}}, []string{"variant=plain,seed=1"}},
 		{"empty value left out", []Axis{{Keys: []string{"loss.variant", "loss.logq_probability"}, Values: []any{[]any{"full", ""}, []any{"logq", "inclusion"}}}},
-			[]string{"variant=full,seed=1", "variant=logq,logq_probability=inclusion,seed=1"},
-			[]string{"variant=full,logq_probability=,seed=1", "variant=logq,logq_probability=inclusion,seed=1"}},
-		{"estimator.alpha", []Axis{{Key: "estimator.alpha", Values: []any{0.5}}},
-			[]string{"alpha=0.5,seed=1"}, []string{"alpha=0.5,seed=1"}},
-		{"a loss option is named by its path", []Axis{{Key: "loss.options.alpha", Values: []any{0.5}}},
-			[]string{"loss.options.alpha=0.5,seed=1"}, []string{"alpha=0.5,seed=1"}},
-		{"ambiguous across the config", []Axis{{Key: "estimator.kind", Values: []any{"exact"}}},
-			[]string{"estimator.kind=exact,seed=1"}, []string{"kind=exact,seed=1"}},
+			[]string{"variant=full,seed=1", "variant=logq,logq_probability=inclusion,seed=1"}},
+		{"estimator.alpha", []Axis{{Key: "estimator.alpha", Values: []any{0.5}}}, []string{"alpha=0.5,seed=1"}},
+		{"a loss option is named by its path", []Axis{{Key: "loss.options.alpha", Values: []any{0.5}}}, []string{"loss.options.alpha=0.5,seed=1"}},
+		{"a table of options names its entries", []Axis{{Key: "loss.options", Values: []any{map[string]any{"alpha": 0.5, "beta": int64(2)}}}},
+			[]string{"loss.options=alpha:0.5-beta:2,seed=1"}},
+		{"a table of known keys gives its values", []Axis{{Key: "sampler.of", Values: []any{[]any{map[string]any{"kind": "uniform", "negatives": int64(8)}}}}},
+			[]string{"of=uniform-8,seed=1"}},
+		{"ambiguous across the config", []Axis{{Key: "estimator.kind", Values: []any{"exact"}}}, []string{"estimator.kind=exact,seed=1"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cells, err := expand(tt.axes, []int64{1})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var ids, legacy []string
+			var ids []string
 			for _, c := range cells {
-				ids, legacy = append(ids, c.ID), append(legacy, c.LegacyID)
+				ids = append(ids, c.ID)
 			}
-			if strings.Join(ids, " ") != strings.Join(tt.ids, " ") || strings.Join(legacy, " ") != strings.Join(tt.legacy, " ") {
-				t.Errorf("ids %v (legacy %v), want %v (legacy %v)", ids, legacy, tt.ids, tt.legacy)
+			if strings.Join(ids, " ") != strings.Join(tt.ids, " ") {
+				t.Errorf("ids %v, want %v", ids, tt.ids)
 			}
 		})
-	}
-}
-
-// TestLegacyRunFolderFound: a run finished under the id of an earlier version (with an empty
-// value in it) is found and not run again, reported under its new id.
-func TestLegacyRunFolderFound(t *testing.T) {
-	out := t.TempDir()
-	args := []string{"-config", smokeConfig, "-out", out, "-set", "seeds=[1]", "-set", "loss.variant=plain",
-		"-set", `loss.logq_probability=[""]`}
-	if _, err := runCommand(t, args...); err != nil {
-		t.Fatal(err)
-	}
-	newDir := filepath.Join(out, "runs", "variant=plain,seed=1")
-	oldDir := filepath.Join(out, "runs", "variant=plain,logq_probability=,seed=1")
-	if err := os.Rename(newDir, oldDir); err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := runCommand(t, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(stdout, "finished in") {
-		t.Errorf("the run under its legacy id was run again:\n%s", stdout)
-	}
-	if _, err := os.Stat(newDir); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("a folder under the new id was made: %v", err)
-	}
-	csv, err := os.ReadFile(filepath.Join(out, "metrics.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(csv), "\n\"variant=plain,seed=1\",1,") {
-		t.Errorf("metrics.csv does not name the run by its new id:\n%.300s", csv)
 	}
 }
 
@@ -226,7 +195,7 @@ func TestOptionsPerVariant(t *testing.T) {
 	}{
 		{"file", nil, 2.5, ""},
 		{"set", []string{"loss.options.scaled_plain.factor=4"}, 4.0, ""},
-		{"type error", []string{"loss.options.scaled_plain.factor=\"big\""}, nil, "options: variant scaled_plain"},
+		{"type error", []string{"loss.options.scaled_plain.factor=\"big\""}, nil, `-set loss.options.scaled_plain.factor="big": loss.options.factor: variant scaled_plain: incompatible types`},
 		{"built-in variant", []string{"loss.options.logq.alpha=1"}, nil, "options.logq: variant logq is built in and has no options"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -258,7 +227,7 @@ func TestOptionsPerVariant(t *testing.T) {
 }
 
 // TestOptionErrorLine: a wrongly typed option is reported at its own line of the file, in a
-// [loss.options] table and in a variant's own table; given with -set, without a line.
+// [loss.options] table and in a variant's own table; given with -set, at the flag.
 func TestOptionErrorLine(t *testing.T) {
 	for _, tt := range []struct {
 		name, body string
@@ -266,11 +235,11 @@ func TestOptionErrorLine(t *testing.T) {
 		want       string
 	}{
 		{"options table", "seeds = [1]\n[loss]\nvariant = \"scaled_plain\"\n\n[loss.options]\nfactor = \"big\"\n", nil,
-			"grid.toml:6: loss.options: variant scaled_plain: incompatible types"},
+			"grid.toml:6: loss.options.factor: variant scaled_plain: incompatible types"},
 		{"variant's table", "[loss]\nvariant = \"scaled_plain\"\n[loss.options.scaled_plain]\n# the factor\nfactor = \"big\"\n", nil,
-			"grid.toml:5: loss.options: variant scaled_plain: incompatible types"},
+			"grid.toml:5: loss.options.factor: variant scaled_plain: incompatible types"},
 		{"-set", "[loss]\nvariant = \"scaled_plain\"\n[loss.options]\nfactor = 2.0\n", []string{`loss.options.factor="big"`},
-			"grid.toml: loss.options: variant scaled_plain: incompatible types"},
+			`-set loss.options.factor="big": loss.options.factor: variant scaled_plain: incompatible types`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := parseConfig("grid.toml", []byte(tt.body), tt.sets)

@@ -63,7 +63,7 @@ func TestWrittenZeroIsAnError(t *testing.T) {
 		{"-set empty list", "", []string{"eval.k=[]"}, []string{"eval.k: [] is not allowed"}},
 		{"ablation value counts as written", "[[ablation]]\nkey = \"train.epochs\"\nvalues = [1, 0]\n", nil, []string{"run epochs=0,seed=1: train.epochs: 0 is not allowed"}},
 		{"written zero a cell would replace", "[sampler]\nnegatives = 0\n[[ablation]]\nkey = \"sampler.kind\"\nvalues = [\"in_batch\", \"uniform\"]\n", nil,
-			[]string{"run sampler.kind=uniform,seed=1: sampler.negatives: 0 is not allowed"}},
+			[]string{"run sampler.kind=uniform,seed=1: ", "exp.toml:2: sampler.negatives: 0 is not allowed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,6 +23,7 @@ type Meter struct {
 	start    time.Time
 	last     time.Time // last plain line
 	done     int64     // units added to the live bar
+	base     int64     // units done before this Meter (see From)
 	describe string    // the live bar's description
 }
 
@@ -53,6 +54,16 @@ func newMeter(w io.Writer, total int64, unit string, interval time.Duration, liv
 	return m
 }
 
+// From records that done units were done before the Meter started (a loop resumed from a
+// checkpoint): the rate and the ETA count only the units done since, and the live bar runs over
+// the units left.
+func (m *Meter) From(done int64) {
+	m.base = done
+	if m.bar != nil {
+		m.bar.ChangeMax64(max(m.total-done, 1))
+	}
+}
+
 // Live reports whether the Meter shows a live bar (w is a terminal).
 func (m *Meter) Live() bool { return m.bar != nil }
 
@@ -69,7 +80,7 @@ func (m *Meter) Add(n int64, describe string) {
 
 // Line writes, without a live bar, the plain line "<text> <rate> <unit>/s eta <eta>" for done
 // units of the total, unless the previous line is less than the interval old and last is false.
-// The rate is done over the time since New.
+// The rate is the units done since New (those of From left out) over the time since New.
 func (m *Meter) Line(done int64, last bool, text string) {
 	if m.bar != nil {
 		return
@@ -81,9 +92,9 @@ func (m *Meter) Line(done int64, last bool, text string) {
 	m.last = now
 	elapsed := now.Sub(m.start)
 	rate, eta := 0.0, time.Duration(0)
-	if done > 0 {
-		rate = float64(done) / elapsed.Seconds()
-		eta = time.Duration(float64(elapsed) * float64(m.total-done) / float64(done))
+	if here := done - m.base; here > 0 {
+		rate = float64(here) / elapsed.Seconds()
+		eta = time.Duration(float64(elapsed) * float64(m.total-done) / float64(here))
 	}
 	fmt.Fprintf(m.w, "%s %.0f %s/s eta %s\n", text, rate, m.unit, eta.Round(time.Second))
 }
@@ -102,5 +113,5 @@ func (m *Meter) Close() {
 	if s := elapsed.Seconds(); s > 0 {
 		rate = float64(m.done) / s
 	}
-	fmt.Fprintf(m.w, "%s %d/%d %s, %.0f %s/s in %s\n", m.describe, m.done, m.total, m.unit, rate, m.unit, elapsed.Round(time.Millisecond))
+	fmt.Fprintf(m.w, "%s %d/%d %s, %.0f %s/s in %s\n", m.describe, m.base+m.done, m.total, m.unit, rate, m.unit, elapsed.Round(time.Millisecond))
 }

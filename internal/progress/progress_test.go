@@ -79,3 +79,24 @@ func TestLiveBarClose(t *testing.T) {
 		t.Errorf("the closed bar shows 100%%: %q", last)
 	}
 }
+
+// TestFrom: units done before the Meter (a resumed loop) are not counted in its rate: a plain
+// line at the resumed count has no rate yet, and the live bar's last line counts the units of
+// the whole loop.
+func TestFrom(t *testing.T) {
+	var b strings.Builder
+	m := New(&b, 100, "examples", 0)
+	m.From(50)
+	m.Line(50, false, "step 50/100")
+	if got := b.String(); got != "step 50/100 0 examples/s eta 0s\n" {
+		t.Errorf("line at the resumed count %q, want no rate", got)
+	}
+	var live strings.Builder
+	m = newMeter(&live, 100, "examples", time.Hour, true)
+	m.From(50)
+	m.Add(10, "step 60/100")
+	m.Close()
+	if !strings.Contains(live.String(), "step 60/100 60/100 examples, ") {
+		t.Errorf("live bar's last line %q, want 60/100 examples", live.String())
+	}
+}

@@ -1,46 +1,48 @@
 package setting
 
 import (
-	"bytes"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/samplingbias/workbench/internal/schema"
 )
 
 // DecodeOptions decodes the options table of a registered variant or sampler (owner, e.g.
 // "variant logq_tempered", names it in errors) strictly into opts, a pointer to a struct with toml
-// tags: a key the struct does not declare is an error naming "options.<key>" and listing the keys
-// it has. If opts has a method Resolve() error, it is called after decoding to fill defaults and
-// validate; its error is prefixed with "options.". A nil opts (no options) rejects any key.
+// tags, by reflection with the conversions of decoding a TOML file (schema.Assign): a key the
+// struct does not declare is an error naming "options.<key>" and listing the keys it has, a value
+// of the wrong type one naming "options.<key>". If opts has a method Resolve() error, it is called
+// after decoding to fill defaults and validate; its error is prefixed with "options.". A nil opts
+// (no options) rejects any key.
 func DecodeOptions(table map[string]any, opts any, owner string) error {
+	keys := slices.Sorted(maps.Keys(table))
 	if opts == nil {
-		if len(table) > 0 {
-			keys := make([]string, 0, len(table))
-			for k := range table {
-				keys = append(keys, "options."+k)
+		if len(keys) > 0 {
+			for i, k := range keys {
+				keys[i] = "options." + k
 			}
-			sort.Strings(keys)
 			return fmt.Errorf("%s: %s has no options", strings.Join(keys, ", "), owner)
 		}
 		return nil
 	}
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(table); err != nil {
-		return fmt.Errorf("options: %v", err)
-	}
-	md, err := toml.Decode(buf.String(), opts)
-	if err != nil {
-		return fmt.Errorf("options: %s: %s", owner, strings.TrimPrefix(err.Error(), "toml: "))
-	}
-	if keys := md.Undecoded(); len(keys) > 0 {
-		names := make([]string, len(keys))
-		for i, k := range keys {
-			names[i] = "options." + k.String()
+	v := reflect.ValueOf(opts).Elem()
+	tb := schema.New(v.Type())
+	var unknown []string
+	for _, k := range keys {
+		f := tb.Field(k)
+		if f == nil {
+			unknown = append(unknown, "options."+k)
+			continue
 		}
-		return fmt.Errorf("%s: unknown option of %s (it has: %s)", strings.Join(names, ", "), owner,
+		if err := schema.Assign(v.Field(f.Index), table[k], "options."+k); err != nil {
+			return fmt.Errorf("options.%s: %s: %w", k, owner, err)
+		}
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("%s: unknown option of %s (it has: %s)", strings.Join(unknown, ", "), owner,
 			strings.Join(optionKeys(opts), ", "))
 	}
 	if r, ok := opts.(interface{ Resolve() error }); ok {

@@ -1,0 +1,156 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/samplingbias/workbench/metrics"
+)
+
+// auditNotes are the summary's lines of the runs' sampler audits (sampler.audit = true), one per
+// group: the means over its seeds of the total-variation distance between the declared and the
+// drawn copies of each item, of its sampling-noise floor and of the head's worst relative error
+// (samplers.AuditSummary).
+func auditNotes(recs []*Run) []string {
+	var groups []string
+	sums := map[string][4]float64{}
+	head := map[string]int{}
+	for _, rec := range recs {
+		a := rec.Audit
+		if a == nil {
+			continue
+		}
+		if _, ok := sums[rec.Group]; !ok {
+			groups = append(groups, rec.Group)
+			head[rec.Group] = a.Head
+		}
+		v := sums[rec.Group]
+		sums[rec.Group] = [4]float64{v[0] + a.TV, v[1] + a.Floor, v[2] + a.HeadWorst, v[3] + 1}
+	}
+	notes := make([]string, len(groups))
+	for i, g := range groups {
+		v, h := sums[g], head[g]
+		if g == "" {
+			g = "the runs"
+		}
+		n := v[3]
+		notes[i] = fmt.Sprintf("sampler audit of %s (sampler_audit.csv, mean of %d seeds): total variation %.4f between the copies "+
+			"the loss's q declares and those drawn, against %.4f from sampling noise alone (i.i.d. draws from the declared law; "+
+			"%s); worst relative error among the %d most frequent items %.4f",
+			g, int(n), v[0]/n, v[1]/n, auditVerdict(v[0]/n, v[1]/n), h, v[2]/n)
+	}
+	return notes
+}
+
+// auditMismatch is the ratio of an audit's TV to its noise floor above which the summary says that
+// the draws do not follow the declared law. Under the declared law the TV's mean is the floor and
+// its relative spread about 0.75/√M′ over M′ drawn items (each item's absolute deviation has a
+// relative spread near 0.75): 1.5 floors is more than 3 spreads for M′ ≥ 20 and many more for
+// the shipped corpora's thousands of items.
+const auditMismatch = 1.5
+
+// auditVerdict says whether a TV of tv against a floor of floor is sampling noise.
+func auditVerdict(tv, floor float64) string {
+	if !(floor > 0) {
+		return "no draws"
+	}
+	if tv > auditMismatch*floor {
+		return fmt.Sprintf("%.1f times the floor: the draws do not follow the declared law", tv/floor)
+	}
+	return fmt.Sprintf("%.2f times the floor: within sampling noise", tv/floor)
+}
+
+// writeSummary writes summary.md: the slice sizes and seeds, a digest, the contrasts, the sanity
+// baselines, the sampled evaluation against the full one, what the top-K lists recommend, then per
+// metric and K a table of every group by slice, mean ± 95% CI half-width across seeds, the best
+// mean of each column in bold; the popularity bins and the paired differences.
+func writeSummary(w io.Writer, title string, s *summary, d *differences, rows []contrastRow, rs Settings, ag []agreementRow) error {
+	fmt.Fprintf(w, "# %s\n\n", title)
+	fmt.Fprintf(w, "Mean ± half-width of the 95%% Student-t confidence interval across seeds; the best mean of each column is in **bold**. "+
+		"A row of a single seed has no interval across seeds: it shows [lo, hi]ᵇ, the run's 95%% bootstrap percentile interval "+
+		"over test pairs (the spread of evaluation, not of training), or no interval when evaluation made none.\n\n")
+	fmt.Fprintf(w, "Slice sizes (items in the corpus, test pairs):")
+	for _, sl := range metrics.Slices() {
+		if sz, ok := s.sizes[sl]; ok {
+			fmt.Fprintf(w, " %s %d / %d;", sl, sz[0], sz[1])
+		}
+	}
+	for _, n := range s.notes {
+		fmt.Fprintf(w, "\n\nNote: %s.", n)
+	}
+	fmt.Fprintf(w, "\n\nSeeds per row:")
+	for _, g := range s.groups {
+		fmt.Fprintf(w, " %s %d;", s.label(g), s.seeds[g])
+	}
+	fmt.Fprintln(w)
+	writeDigest(w, s, rows, rs, ag)
+	writeContrastsSummary(w, s, rows, rs)
+	writeBaselinesSummary(w, s)
+	writeAgreementSummary(w, s, ag, rows)
+	writeExposureSummary(w, s)
+	header, rule := sliceColumns()
+	s.eachTable(true, func(tk tableKey) {
+		fmt.Fprintf(w, "\n## %s\n\n| run |%s\n|---|%s\n", tk.name(), header, rule)
+		best := map[metrics.Slice]float64{}
+		for _, sl := range metrics.Slices() {
+			best[sl] = math.Inf(-1)
+			for _, g := range s.groups {
+				if v, ok := s.values[aggKey{g, coord{tk.Tau, sl, tk.Metric, tk.K, tk.Test}}]; ok && v.Mean > best[sl] {
+					best[sl] = v.Mean
+				}
+			}
+		}
+		for _, g := range s.groups {
+			fmt.Fprintf(w, "| %s |", s.label(g))
+			for _, sl := range metrics.Slices() {
+				v, ok := s.values[aggKey{g, coord{tk.Tau, sl, tk.Metric, tk.K, tk.Test}}]
+				if !ok {
+					fmt.Fprint(w, " – |")
+					continue
+				}
+				cellText := v.text()
+				if v.Mean == best[sl] {
+					cellText = "**" + cellText + "**"
+				}
+				fmt.Fprintf(w, " %s |", cellText)
+			}
+			fmt.Fprintln(w)
+		}
+	})
+	writeBinsSummary(w, s)
+	writeDifferencesSummary(w, s, d, s.label)
+	return nil
+}
+
+// text writes v for a summary table: mean ± half-width across seeds, or, for a single seed, the
+// bootstrap interval over test pairs marked ᵇ, or the mean alone.
+func (v agg) text() string {
+	switch {
+	case v.N >= 2:
+		return fmt.Sprintf("%.4f ± %.4f", v.Mean, v.Hi-v.Mean)
+	case v.BootLo < v.BootHi:
+		return fmt.Sprintf("%.4f [%.4f, %.4f]ᵇ", v.Mean, v.BootLo, v.BootHi)
+	}
+	return fmt.Sprintf("%.4f", v.Mean)
+}
+
+// metricLabel names a metric at K as in papers: Recall@10, NDCG@10, MRR.
+func metricLabel(metric metrics.Metric, k int) string {
+	names := map[metrics.Metric]string{
+		metrics.MetricRecall: "Recall", metrics.MetricNDCG: "NDCG", metrics.MetricMRR: "MRR",
+		metrics.MetricStratRecall: "Popularity-stratified Recall", metrics.MetricSampledRecall: "Sampled HR",
+		metrics.MetricSampledNDCG: "Sampled NDCG", metrics.MetricSampledMRR: "Sampled MRR",
+		metrics.MetricCorrectedRecall: "Corrected Recall", metrics.MetricCorrectedNDCG: "Corrected NDCG",
+		metrics.MetricARP: "ARP", metrics.MetricAPLT: "APLT", metrics.MetricCoverage: "Coverage", metrics.MetricGini: "Gini",
+		metrics.MetricNovelty: "Novelty", metrics.MetricPSP: "PSP", metrics.MetricPSRecall: "PSRecall",
+	}
+	name, ok := names[metric]
+	if !ok {
+		name = string(metric)
+	}
+	if k == 0 {
+		return name
+	}
+	return fmt.Sprintf("%s@%d", name, k)
+}

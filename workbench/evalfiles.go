@@ -1,0 +1,326 @@
+package workbench
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/samplingbias/workbench/datasets"
+	"github.com/samplingbias/workbench/metrics"
+	"github.com/samplingbias/workbench/report"
+)
+
+// Files of a run's evaluation beside metrics.json (see writeEvalFiles).
+const (
+	negativesFile = "negatives.tsv"
+	qrelsFile     = "qrels.trec"
+)
+
+// runFileName is the run file of τ: run.trec for the ranking as trained (τ = 0), else
+// run_la_tau=<τ>.trec.
+func runFileName(tau float64) string {
+	if tau == 0 {
+		return "run.trec"
+	}
+	return "run_la_tau=" + strconv.FormatFloat(tau, 'g', -1, 64) + ".trec"
+}
+
+// evalData gives the evaluation what the data knows beyond the embeddings: the training
+// counts, whether the data is multi-label (source xmc: its queries are examples, its items
+// labels) and its training examples, the known positives that sampled negatives avoid, and the
+// data seed, which seeds what every run on the same data shares.
+func evalData(in *metrics.Input, ds *datasets.Dataset, cfg *Config, counts []int64, queries []int32) {
+	in.Counts = counts
+	in.TestSeed = cfg.DataSeed
+	if cfg.Data.Source == datasets.SourceXMC {
+		in.MultiLabel = true
+		seen := map[int32]bool{}
+		for _, it := range ds.Train {
+			seen[it.Query] = true
+		}
+		in.TrainQueries = len(seen)
+	}
+	if cfg.Eval.Sampled.On() {
+		known := ds.KnownPositives()
+		in.Known = make([][]int32, len(queries))
+		for r, q := range queries {
+			in.Known[r] = known[q]
+		}
+	}
+}
+
+// checkEval refuses, before anything trains, an evaluation the run's data cannot give: more
+// sampled negatives than a test pair has items to draw from (the corpus without the pair's item
+// and its query's known positives), or popularity negatives from a corpus with too few items
+// seen in training.
+func checkEval(cfg *Config, ds *datasets.Dataset, counts []int64) error {
+	sm := cfg.Eval.Sampled
+	if !sm.On() {
+		return nil
+	}
+	if sm.Negatives >= ds.Items {
+		return fmt.Errorf("eval.sampled.negatives: %d negatives per test pair from a corpus of %d items: use fewer than the corpus minus the pair's item", sm.Negatives, ds.Items)
+	}
+	popularity := sm.Kind == metrics.NegativesPopularity
+	seen := 0
+	for _, c := range counts {
+		if c > 0 {
+			seen++
+		}
+	}
+	if popularity && seen <= sm.Negatives {
+		return fmt.Errorf("eval.sampled.kind: popularity negatives are drawn ∝ the training count, and only %d of the %d items have one, not more than eval.sampled.negatives = %d: use kind = %q or fewer negatives",
+			seen, ds.Items, sm.Negatives, metrics.NegativesUniform)
+	}
+	// The test pair with the fewest items left to draw from.
+	known := ds.KnownPositives()
+	for _, it := range ds.Test {
+		ex := known[it.Query] // holds the pair's item
+		left := ds.Items - len(ex)
+		if popularity {
+			left = seen
+			for _, j := range ex {
+				if counts[j] > 0 {
+					left--
+				}
+			}
+		}
+		if left < sm.Negatives {
+			return fmt.Errorf("eval.sampled.negatives: %d negatives per test pair, and the test pair (query %d, item %d) has %d items to draw from (the corpus without its query's %d known positives%s)",
+				sm.Negatives, it.Query, it.Item, left, len(ex), map[bool]string{true: ", seen in training", false: ""}[popularity])
+		}
+	}
+	return nil
+}
+
+// checkPropensity refuses [eval.propensity] values other than the defaults on data that is not
+// multi-label, where PSP@K is not evaluated.
+func checkPropensity(c *Config) error {
+	p := c.Eval.Propensity
+	if c.Data.Source == datasets.SourceXMC {
+		return nil
+	}
+	for _, kv := range []struct {
+		key      string
+		v, deflt float64
+	}{{"a", p.A, metrics.DefaultPropensityA}, {"b", p.B, metrics.DefaultPropensityB}} {
+		if kv.v != kv.deflt {
+			return fmt.Errorf("eval.propensity.%s: PSP@K and PSRecall@K are evaluated on multi-label data only (data.source = %q), not on %q; leave it out",
+				kv.key, datasets.SourceXMC, c.Data.Source)
+		}
+	}
+	return nil
+}
+
+// pairRanksOf is what the report's paired tests over test pairs need of ev: the pairs' ranks
+// under every τ, their items' slices (itemSlice) and a digest identifying the pairs.
+func pairRanksOf(ev *metrics.Evaluation, taus []float64, itemSlice []metrics.Slice) *report.PairRanks {
+	h := sha256.New()
+	var b [8]byte
+	for _, p := range ev.Pairs {
+		binary.LittleEndian.PutUint32(b[:4], uint32(p.Query))
+		binary.LittleEndian.PutUint32(b[4:], uint32(p.Item))
+		h.Write(b[:])
+	}
+	pr := &report.PairRanks{Pairs: hex.EncodeToString(h.Sum(nil)[:16]), Taus: taus, Slices: make([]metrics.Slice, len(ev.Pairs))}
+	for p, pair := range ev.Pairs {
+		pr.Slices[p] = itemSlice[pair.Item]
+	}
+	n := len(ev.Pairs)
+	for k := range taus {
+		pr.Full = append(pr.Full, ev.Ranks[k*n:(k+1)*n])
+	}
+	pr.Sampled, pr.SampledTau = ev.SampledRanks, ev.SampledTau
+	return pr
+}
+
+// writeEvalFiles writes into the run's folder what its evaluation saves beside metrics.json,
+// each atomically, and removes what an earlier evaluation saved and this one does not (a file
+// of other settings would be stale): negatives.tsv with the sampled evaluation, the run files and
+// qrels.trec with eval.write_run. queries[r] is the query of the evaluation's query row r, and
+// test the number of test pairs (more than the evaluated ones under eval.max_pairs).
+func writeEvalFiles(r plannedRun, ev *metrics.Evaluation, queries []int32, test int, progress io.Writer) error {
+	cfg := r.cfg
+	keep := map[string]bool{}
+	if cfg.Eval.Sampled.On() {
+		keep[negativesFile] = true
+		if err := writeAtomic(filepath.Join(r.dir, negativesFile), func(w io.Writer) error {
+			return writeNegatives(w, ev, queries)
+		}); err != nil {
+			return err
+		}
+	}
+	if cfg.Eval.WriteRun {
+		keep[qrelsFile] = true
+		if err := writeAtomic(filepath.Join(r.dir, qrelsFile), ev.WriteQrels); err != nil {
+			return err
+		}
+		tag := "workbench"
+		if !strings.ContainsAny(r.ID, " \t") && r.ID != "" {
+			tag = r.ID
+		}
+		var names []string
+		for k, tau := range cfg.Eval.LogitAdjust {
+			name := runFileName(tau)
+			keep[name] = true
+			names = append(names, name)
+			if err := writeAtomic(filepath.Join(r.dir, name), func(w io.Writer) error { return ev.WriteRun(w, k, tag) }); err != nil {
+				return err
+			}
+		}
+		what := fmt.Sprintf("every test pair's top %d of the full ranking", maxK(cfg.Eval.K))
+		if n := len(ev.Pairs); n < test {
+			what = fmt.Sprintf("the top %d of the full ranking of the %d test pairs of eval.max_pairs's sample (of %d)", maxK(cfg.Eval.K), n, test)
+		}
+		if cfg.Eval.Sampled.On() {
+			what += "; the sampled evaluation's candidates are in " + negativesFile
+		}
+		runNote(progress, r.ID, "run files %s and %s: %s", strings.Join(names, ", "), qrelsFile, what)
+	}
+	return removeUnkept(r.dir, keep)
+}
+
+// removeUnkept removes from dir the evaluation files (negatives.tsv, qrels.trec, run*.trec) not
+// in keep.
+func removeUnkept(dir string, keep map[string]bool) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		run, _ := filepath.Match("run*.trec", name)
+		if (run || name == qrelsFile || name == negativesFile) && !keep[name] {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeNegatives writes negatives.tsv: a header, then one line per evaluated test pair with its
+// index (the qid of the run files), its query and item (the data's indices) and its negatives,
+// separated by spaces.
+func writeNegatives(w io.Writer, ev *metrics.Evaluation, queries []int32) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "pair\tquery\titem\tnegatives")
+	var line []byte
+	for p, pr := range ev.Pairs {
+		line = strconv.AppendInt(line[:0], int64(p), 10)
+		line = append(line, '\t')
+		line = strconv.AppendInt(line, int64(queries[pr.Query]), 10)
+		line = append(line, '\t')
+		line = strconv.AppendInt(line, int64(pr.Item), 10)
+		line = append(line, '\t')
+		for i, j := range ev.Negatives[p] {
+			if i > 0 {
+				line = append(line, ' ')
+			}
+			line = strconv.AppendInt(line, int64(j), 10)
+		}
+		line = append(line, '\n')
+		bw.Write(line)
+	}
+	return bw.Flush()
+}
+
+// maxK is the largest cut-off.
+func maxK(ks []int) int {
+	m := 0
+	for _, k := range ks {
+		m = max(m, k)
+	}
+	return m
+}
+
+// plannedResults are placeholders, at zero, of the results a run of cfg will have: every metric
+// its evaluation gives at every K, slice and logit-adjustment strength, so that the report's
+// check sees every metric and figure of the finished grid.
+func plannedResults(cfg *Config) []metrics.Result {
+	e := cfg.Eval
+	family := []metrics.Metric{metrics.MetricRecall, metrics.MetricNDCG, metrics.MetricStratRecall}
+	var sampled []metrics.Metric
+	if e.Sampled.On() {
+		sampled = []metrics.Metric{metrics.MetricSampledRecall, metrics.MetricSampledNDCG, metrics.MetricCorrectedRecall, metrics.MetricCorrectedNDCG}
+	}
+	var lists []metrics.Metric
+	if e.Exposure != metrics.ExposureOff {
+		lists = metrics.ExposureMetrics()
+	}
+	if cfg.Data.Source == datasets.SourceXMC {
+		lists = append(lists, metrics.MetricPSP, metrics.MetricPSRecall)
+	}
+	ref := metrics.RefTau(e.LogitAdjust)
+	var out []metrics.Result
+	for k, tau := range e.LogitAdjust {
+		at, fam := lists, family
+		if k != ref && e.Exposure != metrics.ExposureAll {
+			at = nil // the lists' metrics are of the ranking as trained only
+		}
+		if k == ref {
+			fam = append(slices.Clone(family), sampled...) // so is the sampled evaluation
+		}
+		for _, sl := range runSlices(cfg.Slices) {
+			for _, m := range fam {
+				for _, k := range e.K {
+					out = append(out, metrics.Result{Tau: tau, Slice: sl, Metric: m, K: k})
+					if e.Debiased && (m == metrics.MetricRecall || m == metrics.MetricNDCG) {
+						out = append(out, metrics.Result{Tau: tau, Slice: sl, Metric: m, K: k, Test: metrics.TestDebiased})
+					}
+				}
+			}
+			out = append(out, metrics.Result{Tau: tau, Slice: sl, Metric: metrics.MetricMRR})
+			if e.Sampled.On() && k == ref {
+				out = append(out, metrics.Result{Tau: tau, Slice: sl, Metric: metrics.MetricSampledMRR})
+			}
+			if e.Debiased {
+				out = append(out, metrics.Result{Tau: tau, Slice: sl, Metric: metrics.MetricMRR, Test: metrics.TestDebiased})
+			}
+		}
+		for _, m := range at {
+			for _, k := range e.K {
+				out = append(out, metrics.Result{Tau: tau, Slice: metrics.SliceAll, Metric: m, K: k})
+			}
+		}
+	}
+	return out
+}
+
+// evalFamiliesMemory is the memory term of the evaluation's families beyond the full ranking's
+// metrics (metrics' "Memory"): the top lists, max(K) items of 4 bytes per test pair (a bound on
+// the queries' lists) and kept τ, with their decision scores for run files; a test pair's
+// popularity weight and stratified-recall row; and with the sampled evaluation its negatives.
+func evalFamiliesMemory(cfg *Config, ds *datasets.Dataset) memoryTerm {
+	e := cfg.Eval
+	pairs := float64(len(ds.Test))
+	taus := 1.0
+	switch {
+	case e.Exposure == metrics.ExposureAll || e.WriteRun:
+		taus = float64(len(e.LogitAdjust))
+	case e.Exposure == metrics.ExposureOff && cfg.Data.Source != datasets.SourceXMC:
+		taus = 0
+	}
+	perItem := 4.0
+	if e.WriteRun {
+		perItem += 8
+	}
+	lists := pairs * float64(maxK(e.K)) * taus * perItem
+	strat := pairs * (8 + math.Ceil(float64(len(e.LogitAdjust)*(len(e.K)+1))/16)*16*8)
+	var negatives float64
+	if e.Sampled.On() {
+		negatives = pairs * float64(e.Sampled.Negatives) * 4
+	}
+	return memoryTerm{"eval.exposure", "top lists, stratified recall and sampled negatives of the test pairs", lists + strat + negatives, phaseEval}
+}
