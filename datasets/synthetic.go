@@ -198,3 +198,41 @@ func clusterField(cluster []int32, clusters int) Field {
 	f.Vocab, f.Known = clusters, clusters
 	return f
 }
+
+// Mixture writes into dst, of length Items, P(item i | query q) of a pair whose day is drawn
+// uniformly from days (repeats counting): the mean over days of Conditional, e.g. the law of the
+// items of q's test pairs given their days. Days whose popularity ranking is the same (every day
+// without drift) share one pass over the items.
+func (t *Truth) Mixture(q int32, days []int32, dst []float64) error {
+	if len(days) == 0 {
+		return fmt.Errorf("datasets: truth: query %d: no day to mix", q)
+	}
+	weight := map[int]float64{} // by ranking offset
+	var offsets []int
+	first := map[int]int{} // a day of each offset
+	for _, d := range days {
+		if err := t.check(q, int(d)); err != nil {
+			return err
+		}
+		o := t.offset(int(d))
+		if _, ok := weight[o]; !ok {
+			offsets = append(offsets, o)
+			first[o] = int(d)
+		}
+		weight[o] += 1 / float64(len(days))
+	}
+	if len(offsets) == 1 {
+		return t.Conditional(q, first[offsets[0]], dst)
+	}
+	clear(dst)
+	tmp := make([]float64, len(dst))
+	for _, o := range offsets {
+		if err := t.Conditional(q, first[o], tmp); err != nil {
+			return err
+		}
+		for i, p := range tmp {
+			dst[i] += weight[o] * p
+		}
+	}
+	return nil
+}

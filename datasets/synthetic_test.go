@@ -270,3 +270,40 @@ func TestSyntheticTruthErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSyntheticTruthMixture: the mixture over days is the mean of the days' conditionals, a day
+// listed twice counting twice; a single day's is its conditional.
+func TestSyntheticTruthMixture(t *testing.T) {
+	tr := mustLoad(t, truthSettings, truthSeed).Truth
+	cond := func(day int) []float64 {
+		out := make([]float64, 12)
+		if err := tr.Conditional(5, day, out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	c0, c2 := cond(0), cond(2)
+	got := make([]float64, 12)
+	for _, c := range []struct {
+		days []int32
+		want func(i int) float64
+	}{
+		{[]int32{2}, func(i int) float64 { return c2[i] }},
+		{[]int32{0, 2, 2}, func(i int) float64 { return (c0[i] + 2*c2[i]) / 3 }},
+	} {
+		if err := tr.Mixture(5, c.days, got); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if math.Abs(got[i]-c.want(i)) > 1e-15 {
+				t.Errorf("days %v, item %d: %.17g, want %.17g", c.days, i, got[i], c.want(i))
+			}
+		}
+	}
+	if err := tr.Mixture(5, nil, got); err == nil || !strings.Contains(err.Error(), "no day") {
+		t.Errorf("no days: %v", err)
+	}
+	if err := tr.Mixture(5, []int32{0, 7}, got); err == nil || !strings.Contains(err.Error(), "day 7 out of range") {
+		t.Errorf("day 7: %v", err)
+	}
+}

@@ -325,11 +325,15 @@ func Write(dir string, in Input, warn io.Writer) error {
 	}
 	title := fmt.Sprintf("%s: %s", filepath.Base(dir), recs[0].Dataset)
 	if err := atomicfile.Write(filepath.Join(dir, "summary.md"), func(w io.Writer) error {
-		return writeSummary(w, title, s, d, rows, in.Settings, ag)
+		if err := writeSummary(w, title, s, d, rows, in.Settings, ag); err != nil {
+			return err
+		}
+		writeCalibrationSummary(w, s, recs, rows)
+		return nil
 	}); err != nil {
 		return err
 	}
-	figs := slices.Concat(retrievalFigures(in, s), contrastFigures(s, rows), agreementFigures(s), exposureFigures(s))
+	figs := slices.Concat(retrievalFigures(in, s), contrastFigures(s, rows), agreementFigures(s), exposureFigures(s), calibrationFigures(s, recs))
 	_, err = drawFigures(dir, in.Plots, figs, warn, true)
 	return err
 }
@@ -386,7 +390,7 @@ func Check(in Input, warn io.Writer) error {
 		fmt.Fprintf(warn, "warning: %d cells: in the figures, cells more than %d apart share colour and pattern; "+
 			"summary.md and metrics.csv tell them apart\n", len(groups), plots.DistinctSeries)
 	}
-	_, err = drawFigures("", in.Plots, slices.Concat(retrievalFigures(in, s), agreementFigures(s), exposureFigures(s)), warn, false)
+	_, err = drawFigures("", in.Plots, slices.Concat(retrievalFigures(in, s), agreementFigures(s), exposureFigures(s), calibrationFigures(s, in.Runs)), warn, false)
 	return err
 }
 

@@ -39,6 +39,9 @@ type Run struct {
 	// Ranks are the ranks of the run's evaluated test pairs, for the paired tests over test
 	// pairs; nil for a run evaluated before they were kept.
 	Ranks *PairRanks
+	// Calibration is the run's calibration against the true probabilities (metrics.Calibrate),
+	// its calibration metrics being among Results; nil for data that do not know them.
+	Calibration *metrics.Calibration
 }
 
 // PairRanks are the ranks of a run's evaluated test pairs under every post-hoc

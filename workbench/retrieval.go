@@ -524,7 +524,11 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts
 			return nil, err
 		}
 	}
-	results := ev.Results
+	cal, calibration, err := calibrate(ctx, ds, cfg, in, queries, seed)
+	if err != nil {
+		return nil, err
+	}
+	results := append(ev.Results, calibration...)
 	popular, err := metrics.MostPopular(ctx, pairs, in.ItemSlice, counts, cfg.Eval, seed)
 	if err != nil {
 		return nil, err
@@ -548,6 +552,7 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts
 		Results:     results,
 		MostPopular: popular,
 		Ranks:       pairRanksOf(ev, cfg.Eval.LogitAdjust, in.ItemSlice),
+		Calibration: cal,
 	}, nil
 }
 

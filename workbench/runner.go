@@ -41,6 +41,9 @@ type runRecord struct {
 	Curve       models.Curve     `json:"curve"`
 	// Ranks are the evaluated test pairs' ranks, for the report's paired tests over test pairs.
 	Ranks *report.PairRanks `json:"pair_ranks,omitempty"`
+	// Calibration is the model's calibration against the data's true probabilities (synthetic
+	// data; docs/calibration.md), its metrics being among Results.
+	Calibration *metrics.Calibration `json:"calibration,omitempty"`
 	// here is the part of the run's training done by this process, for the time left.
 	here trainedHere
 }
