@@ -205,7 +205,8 @@ type ReliabilityBin struct {
 // logit-adjustment strength τ of s (the logits f − τ·log π): the estimate through in.Link and,
 // with in.PHat, Khrylchenko et al.'s P̂. For each it returns the results ece, ece_rel and
 // mass_ratio (or their phat_ forms), K = 0, over all pairs and by slice of the pair's item, and
-// the reliability curves of all pairs (docs/calibration.md defines every one). Results carry no
+// the reliability curves of all pairs (docs/calibration.md defines every one); the mass ratio of
+// all pairs under the softmax link is left out, being 1 by construction. Results carry no
 // interval (Lo = Hi = Value): Pairs is the number of pairs measured, Items the slice's items.
 // The queries are measured in parallel over s.Workers goroutines, in blocks whose sums are added
 // in query order, so the results do not depend on the number of workers; P̂'s negatives are
@@ -278,6 +279,9 @@ func Calibrate(ctx context.Context, in CalibrationInput, s Settings, seed int64)
 					continue
 				}
 				for i, v := range []float64{ece, rel, ratio} {
+					if i == 2 && sl == SliceAll && est == EstimateModel && in.Link == LinkSoftmax {
+						continue // a softmax over the corpus sums to 1 for every query, as the truth does
+					}
 					res = append(res, Result{Tau: tau, Slice: sl, Metric: names[i], Value: v, Lo: v, Hi: v,
 						Pairs: int(pairs), Items: itemsIn[sl], TestPairs: int(pairs)})
 				}
