@@ -93,7 +93,7 @@ func synthesize(s SyntheticSettings, seed int64) *Unsplit {
 //	P_d(item i | query q)  = P_d(i)·P(q | i) / P_d(q),
 //
 // a the affinity, N the queries, Q_c the queries of cluster c. It holds the planted clusters and
-// the Zipf law, 8 bytes per item and 4 per query, and computes a query's distribution over the
+// the Zipf law, 12 bytes per item and 4 per query, and computes a query's distribution over the
 // items in one pass over them from the clusters' popularity mass Σ_{i: c_i = c} P_d(i) of the
 // day's ranking (computed once per distinct ranking, when first asked): never a queries × items
 // matrix. Its methods may be called concurrently.
