@@ -108,6 +108,15 @@ type Truth struct {
 	mass map[int][]float64 // by ranking offset: Σ_{c_i = c} P(i) for every cluster c, then the mass of the items of clusters without queries
 }
 
+// Bytes is the memory the law holds (nil holds none); the popularity mass of every cluster it
+// computes per distinct ranking is left out, being a few values per cluster.
+func (t *Truth) Bytes() int64 {
+	if t == nil {
+		return 0
+	}
+	return int64(cap(t.zipf))*8 + int64(cap(t.itemCluster)+cap(t.queryCluster)+cap(t.members))*4
+}
+
 // Items, Queries and Days are the sizes of the law: items, queries and day buckets.
 func (t *Truth) Items() int   { return len(t.itemCluster) }
 func (t *Truth) Queries() int { return len(t.queryCluster) }

@@ -159,6 +159,9 @@ func TestSyntheticTruth(t *testing.T) {
 	if empty == 0 {
 		t.Fatal("every cluster has a query: the branch of query-less clusters is not exercised; change truthSeed")
 	}
+	if b := tr.Bytes(); b != 12*12+4*9+4*5 {
+		t.Errorf("the law holds %d bytes, want 12 per item, 4 per query and 4 per cluster", b)
+	}
 	counts := make([][][]float64, 3)
 	for day := range counts {
 		counts[day] = make([][]float64, 9)

@@ -143,6 +143,7 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 		{"eval.logit_adjust", "ranks and metric values of the test pairs", ranks*8 + values*8, phaseEval},
 		{"eval.bootstrap", "bootstrap resamples", resamples * (means + 1) * 8, phaseEval},
 		evalFamiliesMemory(cfg, ds),
+		calibrationMemory(cfg, ds),
 		{estimatorKey, "frequency estimator's state and a checkpoint's copy of it", estimator, phaseTrain},
 	}, nil
 }
@@ -184,7 +185,8 @@ func dataBytes(ds *datasets.Dataset) float64 {
 		}
 		return n
 	}
-	n := float64(cap(ds.Train)+cap(ds.Valid)+cap(ds.Test))*float64(unsafe.Sizeof(datasets.Interaction{})) + strs(ds.QueryNames) + strs(ds.ItemNames)
+	n := float64(cap(ds.Train)+cap(ds.Valid)+cap(ds.Test))*float64(unsafe.Sizeof(datasets.Interaction{})) + strs(ds.QueryNames) + strs(ds.ItemNames) +
+		float64(ds.Truth.Bytes())
 	if s := ds.Sequences; s != nil {
 		n += 4 * float64(cap(s.Offsets)+cap(s.Items))
 		for _, b := range s.Before {

@@ -39,6 +39,17 @@ func calibrate(ctx context.Context, ds *datasets.Dataset, cfg *Config, in metric
 	return metrics.Calibrate(ctx, c, cfg.Eval, seed)
 }
 
+// calibrationMemory is what calibrate allocates: per evaluation worker, a query's logits (float32
+// and float64), its truth, its P̂ and a day's truth while mixing days, 36 bytes per item, and P̂'s
+// negatives; nothing for a run that is not measured.
+func calibrationMemory(cfg *Config, ds *datasets.Dataset) memoryTerm {
+	t := memoryTerm{"eval.workers", "the calibration's rows of every item, per worker", 0, phaseEval}
+	if ds.Truth != nil && cfg.Loss.Link() != losses.LinkNone {
+		t.bytes = float64(cfg.Eval.Workers) * (36*float64(ds.Items) + 4*float64(cfg.shape.Cols(cfg.Train.BatchSize, ds.Items)))
+	}
+	return t
+}
+
 // plannedCalibration is what the report of a run of cfg will hold of its calibration, for the
 // checks before training (checkReport): its calibration metrics by slice and logit-adjustment
 // strength, and a reliability curve of two bins per estimate; nothing unless the run will be
