@@ -354,13 +354,17 @@ type calibrationBuffers struct {
 	f32   []float32 // the query's logits
 	f     []float64 // its logits under the current τ
 	truth []float64
-	pHat  []float64
-	draws []int32 // P̂'s negatives
+	pHat   []float64
+	draws  []int32 // P̂'s negatives
+	copies []int32 // how many times each item was drawn
 }
 
 func newCalibrationBuffers(m, phat int) *calibrationBuffers {
-	return &calibrationBuffers{f32: make([]float32, m), f: make([]float64, m), truth: make([]float64, m),
-		pHat: make([]float64, m), draws: make([]int32, phat)}
+	b := &calibrationBuffers{f32: make([]float32, m), f: make([]float64, m), truth: make([]float64, m), draws: make([]int32, phat)}
+	if phat > 0 {
+		b.pHat, b.copies = make([]float64, m), make([]int32, m)
+	}
+	return b
 }
 
 // reliability sums pairs into bins: bins[curve][slice][bin].
@@ -421,10 +425,11 @@ func (in *CalibrationInput) measure(x int32, acc *reliability, buf *calibrationB
 	}
 	if in.PHat > 0 {
 		rng := rand.New(rand.NewPCG(uint64(seed), streamPHat^uint64(x)<<8))
+		clear(buf.copies)
 		for k := range buf.draws {
 			buf.draws[k] = int32(rng.IntN(m))
+			buf.copies[buf.draws[k]]++
 		}
-		slices.Sort(buf.draws)
 	}
 	for k, tau := range s.LogitAdjust {
 		for j, v := range buf.f32 {
@@ -433,7 +438,7 @@ func (in *CalibrationInput) measure(x int32, acc *reliability, buf *calibrationB
 				buf.f[j] -= tau * in.LogPrior[j]
 			}
 		}
-		in.Link.apply(buf.f, buf.pHat, buf.draws, in.PHat > 0)
+		in.Link.apply(buf.f, buf)
 		for e, est := range estimates {
 			c := k*len(estimates) + e
 			pred := buf.f // the link's estimate, written over the logits
@@ -452,9 +457,9 @@ func (in *CalibrationInput) measure(x int32, acc *reliability, buf *calibrationB
 	return nil
 }
 
-// apply replaces the logits f by the link's estimate; with phat it first writes P̂ of every item
-// into pHat from the uniform negatives draws (sorted), the softmax's logits.
-func (l Link) apply(f, pHat []float64, draws []int32, phat bool) {
+// apply replaces the logits f by the link's estimate; with P̂'s draws in buf it first writes P̂ of
+// every item into buf.pHat from the softmax's logits.
+func (l Link) apply(f []float64, buf *calibrationBuffers) {
 	switch l {
 	case LinkSigmoid:
 		for j, v := range f {
@@ -469,8 +474,8 @@ func (l Link) apply(f, pHat []float64, draws []int32, phat bool) {
 		for _, v := range f {
 			top = math.Max(top, v)
 		}
-		if phat {
-			khrylchenkoPHat(f, top, draws, pHat)
+		if len(buf.draws) > 0 {
+			khrylchenkoPHat(f, top, buf.draws, buf.copies, buf.pHat)
 		}
 		var z float64
 		for j, v := range f {
@@ -485,14 +490,14 @@ func (l Link) apply(f, pHat []float64, draws []int32, phat bool) {
 
 // khrylchenkoPHat writes into out, for every item i of the corpus, Khrylchenko et al.'s estimate
 // of its full-softmax probability from the k' = len(draws) uniform draws S (with replacement,
-// over all M items) of logits f (top their maximum): the draws that are i itself removed, as
-// their code masks the positive's copies, the others a uniform sample of the M − 1 other items,
-// Q'(j) = 1/(M − 1), and
+// over all M items; copies[i] of them are item i) of logits f (top their maximum): the draws that
+// are i itself removed, as their code masks the positive's copies, the others a uniform sample of
+// the M − 1 other items, Q'(j) = 1/(M − 1), and
 //
 //	P̂_i = e^{f_i} / (e^{f_i} + (1/k'_i)·Σ_{j∈S, j≠i} e^{f_j}/Q'(j)),   k'_i = #{j ∈ S: j ≠ i},
 //
 // with P̂_i = 1 when every draw is i (no negative).
-func khrylchenkoPHat(f []float64, top float64, draws []int32, out []float64) {
+func khrylchenkoPHat(f []float64, top float64, draws, copies []int32, out []float64) {
 	m := float64(len(f))
 	var sum float64 // Σ_{j∈S} e^{f_j − top}, copies counted
 	for _, j := range draws {
@@ -501,18 +506,12 @@ func khrylchenkoPHat(f []float64, top float64, draws []int32, out []float64) {
 	k := len(draws)
 	for i, v := range f {
 		e := math.Exp(v - top)
-		copies := 0
-		if lo, ok := slices.BinarySearch(draws, int32(i)); ok {
-			for hi := lo; hi < k && draws[hi] == int32(i); hi++ {
-				copies++
-			}
-		}
-		ki := k - copies
+		ki := k - int(copies[i])
 		if ki == 0 {
 			out[i] = 1
 			continue
 		}
-		rest := math.Max(sum-float64(copies)*e, 0)
+		rest := math.Max(sum-float64(copies[i])*e, 0)
 		out[i] = e / (e + (m-1)/float64(ki)*rest)
 	}
 }
