@@ -134,7 +134,7 @@ func summarize(recs []*Run, labels map[string]string) *summary {
 				seenK[metric][r.K] = true
 				s.ks[metric] = append(s.ks[metric], r.K)
 			}
-			if _, ok := s.sizes[slice]; !ok {
+			if _, ok := s.sizes[slice]; !ok && !isCalibration(metric) { // a calibration's pairs are not test pairs
 				s.sizes[slice] = [2]int{r.Items, r.Pairs}
 			}
 		}
