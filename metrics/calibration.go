@@ -351,9 +351,9 @@ func (in *CalibrationInput) check(s *Settings) (int, error) {
 
 // calibrationBuffers are one goroutine's rows of M values.
 type calibrationBuffers struct {
-	f32   []float32 // the query's logits
-	f     []float64 // its logits under the current τ
-	truth []float64
+	f32    []float32 // the query's logits
+	f      []float64 // its logits under the current τ
+	truth  []float64
 	pHat   []float64
 	draws  []int32 // P̂'s negatives
 	copies []int32 // how many times each item was drawn
