@@ -135,10 +135,11 @@ func decades(items int) int { return int(math.Ceil(math.Log10(float64(max(items,
 
 // binOf returns the reliability bin of p (see ReliabilityEdges; d its decades).
 func binOf(p float64, d int) int {
-	if !(p >= math.Pow(10, -float64(d))) { // below the lowest edge, or NaN
+	l := math.Log10(p) + float64(d) // decades above the lowest edge
+	if !(l >= 0) {                  // below it, 0, or NaN
 		return 0
 	}
-	return min(binsPerDecade*d, 1+int(math.Floor((math.Log10(p)+float64(d))*binsPerDecade)))
+	return min(binsPerDecade*d, 1+int(math.Floor(l*binsPerDecade)))
 }
 
 // CalibrationInput is what Calibrate measures: a model's logits for some queries and the whole

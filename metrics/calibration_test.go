@@ -520,3 +520,31 @@ func BenchmarkCalibrate(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(n*m), "ns/pair")
 }
+
+// TestReliabilityEdges: a probability just above a bin's lower edge is in that bin and one just
+// below it in the bin before; 0, NaN and probabilities below the lowest edge are in bin 0, and
+// those above 1 (an exponential link's) in the last.
+func TestReliabilityEdges(t *testing.T) {
+	for _, m := range []int{3, 1000, 10_000_000} {
+		edges, d := ReliabilityEdges(m), decades(m)
+		if len(edges) != 1+4*d || edges[0] != 0 {
+			t.Fatalf("M = %d: %d edges from %v", m, len(edges), edges[0])
+		}
+		for b := 1; b < len(edges); b++ {
+			if got := binOf(edges[b]*(1+1e-9), d); got != b {
+				t.Errorf("M = %d: %v just above edge %d in bin %d", m, edges[b], b, got)
+			}
+			if got := binOf(edges[b]*(1-1e-9), d); got != b-1 {
+				t.Errorf("M = %d: %v just below edge %d in bin %d", m, edges[b], b, got)
+			}
+		}
+		for _, p := range []float64{0, math.NaN(), edges[1] / 2} {
+			if got := binOf(p, d); got != 0 {
+				t.Errorf("M = %d: %v in bin %d, want 0", m, p, got)
+			}
+		}
+		if got := binOf(3, d); got != len(edges)-1 {
+			t.Errorf("M = %d: 3 in bin %d, want the last, %d", m, got, len(edges)-1)
+		}
+	}
+}
