@@ -228,11 +228,7 @@ func Calibrate(ctx context.Context, in CalibrationInput, s Settings, seed int64)
 	nb := 1 + binsPerDecade*d
 	// One accumulator per (τ, estimate, slice), slices indexed by their value (SliceAll among them).
 	curves := len(s.LogitAdjust) * len(estimates)
-	// At most maxBlocks blocks of at least 16 rows: their sums, kept until they are added in
-	// order, stay small whatever the number of queries.
-	const maxBlocks = 64
-	blockRows := max(16, (len(in.Rows)+maxBlocks-1)/maxBlocks)
-	blocks := (len(in.Rows) + blockRows - 1) / blockRows
+	blockRows, blocks := calibrationBlocks(len(in.Rows))
 	sums := make([]*reliability, blocks)
 	bufs := make([]*calibrationBuffers, s.Workers)
 	err = parallel.Each(ctx, blocks, s.Workers, func(w, blk int) error {
@@ -290,6 +286,22 @@ func Calibrate(ctx context.Context, in CalibrationInput, s Settings, seed int64)
 		}
 	}
 	return cal, res, nil
+}
+
+// calibrationBlocks returns the rows of a block of Calibrate's work over n query rows and the
+// number of blocks: at most 64 blocks of at least 16 rows, so that their sums, kept until they are
+// added in order, stay small whatever the number of queries.
+func calibrationBlocks(n int) (rows, blocks int) {
+	const maxBlocks = 64
+	rows = max(16, (n+maxBlocks-1)/maxBlocks)
+	return rows, (n + rows - 1) / rows
+}
+
+// CalibrationWorkers returns how many of workers goroutines Calibrate uses over n query rows (each
+// with its own rows of the corpus's values): one per block of its work at most.
+func CalibrationWorkers(n, workers int) int {
+	_, blocks := calibrationBlocks(n)
+	return max(1, min(workers, blocks))
 }
 
 // summarizeBins returns ECE, ECE over the mean true probability, Σ p̂ / Σ p and the number of

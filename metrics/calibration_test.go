@@ -548,3 +548,15 @@ func TestReliabilityEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibrationWorkersBound: the goroutines Calibrate uses are at most its blocks of work (one
+// for up to 16 query rows, never more than 64), and at least one.
+func TestCalibrationWorkersBound(t *testing.T) {
+	for _, c := range []struct{ n, workers, want int }{
+		{10, 8, 1}, {16, 8, 1}, {17, 8, 2}, {100_000, 8, 8}, {100_000, 1 << 40, 64}, {0, 8, 1},
+	} {
+		if got := CalibrationWorkers(c.n, c.workers); got != c.want {
+			t.Errorf("%d rows, %d workers: %d, want %d", c.n, c.workers, got, c.want)
+		}
+	}
+}

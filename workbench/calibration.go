@@ -42,11 +42,12 @@ func calibrate(ctx context.Context, ds *datasets.Dataset, cfg *Config, in metric
 // calibrationMemory is what calibrate allocates: per evaluation worker, a query's logits (float32
 // and float64), its truth, its P̂ and the items' copies among P̂'s negatives, and a day's truth
 // while mixing days, 40 bytes per item, and P̂'s negatives; nothing for a run that is not
-// measured.
+// measured. The workers are metrics.CalibrationWorkers' for as many queries as test pairs.
 func calibrationMemory(cfg *Config, ds *datasets.Dataset) memoryTerm {
 	t := memoryTerm{"eval.workers", "the calibration's rows of every item, per worker", 0, phaseEval}
 	if ds.Truth != nil && cfg.Loss.Link() != losses.LinkNone {
-		t.bytes = float64(cfg.Eval.Workers) * (40*float64(ds.Items) + 4*float64(cfg.shape.Cols(cfg.Train.BatchSize, ds.Items)))
+		workers := metrics.CalibrationWorkers(len(ds.Test), cfg.Eval.Workers)
+		t.bytes = float64(workers) * (40*float64(ds.Items) + 4*float64(cfg.shape.Cols(cfg.Train.BatchSize, ds.Items)))
 	}
 	return t
 }
