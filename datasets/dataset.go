@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Dataset is the one in-memory form of every source.
@@ -30,6 +31,11 @@ type Dataset struct {
 	Days int
 	// Report is what the loader counted.
 	Report Report
+	// ItemValues are per-item quantities a source provides (each with a value per item, item j's
+	// at index j, by a lower-case snake_case name): the trainer offers each to the loss as a side
+	// input of that name (candidates.PerItem), at every column's item and every row's positive,
+	// beside the training label prior (LogPrior). Nil for the built-in sources.
+	ItemValues map[string][]float64
 	// Truth is the law the pairs were drawn from, when the source knows it (synthetic: each
 	// query's true distribution over the items, day by day); nil otherwise.
 	Truth *Truth
@@ -117,6 +123,54 @@ func (d *Dataset) ItemCounts() []int64 {
 		c[it.Item]++
 	}
 	return c
+}
+
+// LogPrior is the training label prior of every item, log π_j with π_j = (c_j + 1)/(N + M), the
+// add-one smoothed training frequency of item j (c_j its training count, N = Σ c_j, M =
+// len(counts) items), so that an item absent from the training set keeps a finite prior: the one
+// definition of the prior, which training reads (the side input candidates.LogPrior of tail and
+// logit_adjusted) and evaluation reads (post-hoc logit adjustment).
+func LogPrior(counts []int64) []float64 {
+	var n int64
+	for _, c := range counts {
+		n += c
+	}
+	den := float64(n + int64(len(counts)))
+	out := make([]float64, len(counts))
+	for j, c := range counts {
+		out[j] = math.Log(float64(c+1) / den)
+	}
+	return out
+}
+
+// Bytes is the memory the dataset holds: its interactions (training, validation and test), its
+// sequence index, its features, tokens and names, its item values and the law it was drawn from
+// (Truth).
+func (d *Dataset) Bytes() float64 {
+	strs := func(ss []string) float64 {
+		n := float64(cap(ss)) * float64(unsafe.Sizeof(""))
+		for _, s := range ss {
+			n += float64(len(s))
+		}
+		return n
+	}
+	n := float64(cap(d.Train)+cap(d.Valid)+cap(d.Test))*float64(unsafe.Sizeof(Interaction{})) + strs(d.QueryNames) + strs(d.ItemNames)
+	if s := d.Sequences; s != nil {
+		n += s.bytes()
+	}
+	for side, fs := range []*Features{d.QueryFeatures, d.ItemFeatures} {
+		if fs == nil || (side == 1 && fs == d.QueryFeatures) {
+			continue
+		}
+		n += 4 * float64(cap(fs.Dense))
+		for _, f := range fs.Fields {
+			n += 4*float64(cap(f.Offsets)+cap(f.IDs)+cap(f.Weights)) + strs(f.Tokens)
+		}
+	}
+	for _, v := range d.ItemValues {
+		n += 8 * float64(cap(v))
+	}
+	return n + float64(d.Truth.Bytes())
 }
 
 // KnownPositives returns, for every query, the sorted distinct items it interacts with in

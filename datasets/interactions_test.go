@@ -187,20 +187,20 @@ func TestInteractionsMalformed(t *testing.T) {
 		want     string
 	}{
 		{"short row", hdr + "1,2,3,4\n1,2\n", "", nil, "ratings.csv:3: expected 4 columns (userId, movieId, rating, timestamp), got 2"},
-		// Issue 12, fault 4: a row with an extra column.
+		// A row with an extra column.
 		{"extra column", hdr + "1,2,3,4\n6,313,3.0,845555546,extra\n", "", nil, "ratings.csv:3: expected 4 columns (userId, movieId, rating, timestamp), got 5"},
 		{"extra column without header", "1,2,3,4\n6,313,3.0,845555546,extra\n", "", func(s *InteractionsSettings) {
 			s.NoHeader, s.User, s.Item, s.Rating, s.Time = true, "0", "1", "2", "3"
 		}, "ratings.csv:2: expected 4 columns, as the first row, got 5"},
-		// Issue 12, fault 5: the last row cut mid-line (no line break, fewer fields).
+		// The last row cut mid-line (no line break, fewer fields).
 		{"torn last row", hdr + "1,2,3,4\n6,31", "", nil, "ratings.csv:3: expected 4 columns (userId, movieId, rating, timestamp), got 2"},
-		// Issue 12, fault 6: an unterminated quote is reported where the quoted field starts,
+		// An unterminated quote is reported where the quoted field starts,
 		// not at the end of the file; also when it opens in a later line of a multi-line record.
 		{"open quote mid-file", hdr + "1,2,3,4\n1,\"2,3,4\n" + strings.Repeat("5,6,7,8\n", 50), "", nil,
 			"ratings.csv:3: the quoted field that starts on this line is never closed (the quote runs to line 53)"},
 		{"open quote in a multi-line record", hdr + "1,\"multi\nline\",\"3,4\n" + strings.Repeat("5,6,7,8\n", 5), "", nil,
 			"ratings.csv:3: the quoted field that starts on this line is never closed (the quote runs to line 8)"},
-		// Issue 10: rewards weigh the pairs' losses; a negative one is an error.
+		// Rewards weigh the pairs' losses; a negative one is an error.
 		{"negative reward", hdr + "1,2,3,4\n1,3,-1,4\n", "", nil, "ratings.csv:3: column 2: rating -1 gives the negative reward -0.2 (interactions.reward = scale)"},
 		{"negative raw reward", hdr + "1,2,-0.5,4\n", "", func(s *InteractionsSettings) { s.Reward = "raw" },
 			"ratings.csv:2: column 2: rating -0.5 gives the negative reward -0.5 (interactions.reward = raw)"},
@@ -214,7 +214,7 @@ func TestInteractionsMalformed(t *testing.T) {
 		{"empty id", hdr + ",2,3,4\n", "", nil, `ratings.csv:2: empty user or item id (columns 0, 1)`},
 		{"empty file", "", "", nil, `ratings.csv:1: empty file; expected a header row`},
 		{"no column", "a,b\n", "", nil, `interactions.user: no column "userId" in `},
-		// Issue 19: a missing column's error says which setting fixes it.
+		// A missing column's error says which setting fixes it.
 		{"no user column", "a,movieId,rating,timestamp\n", "", nil,
 			`ratings.csv (header: a, movieId, rating, timestamp); set data.interactions.user to one of these names or to a 0-based column index`},
 		{"no rating column", "userId,movieId,timestamp\n1,2,3\n", "", nil,

@@ -3,11 +3,14 @@ package datasets
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/samplingbias/workbench/internal/memstat"
 )
 
 // writeEdgeList writes lines "query<TAB>item" to path: queries and items drawn from ids ids
@@ -109,14 +112,6 @@ func TestLoadMemory(t *testing.T) {
 	}
 }
 
-// heapLive is the heap live after a collection.
-func heapLive() uint64 {
-	var m runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
-
 // TestSequencesMemory bounds the memory the sequence index adds to a loaded timed edge list of
 // 100,000 lines over 10,000 queries, split at random 90/10 (README, "Scale"): Dataset.Sequences
 // holds 4 bytes per training pair (Items), 4 per pair of every part (Before) and 4 per query
@@ -140,25 +135,27 @@ func TestSequencesMemory(t *testing.T) {
 		t.Fatalf("%d pairs, sequences %v", len(ds.Train)+len(ds.Test), ds.Sequences != nil)
 	}
 	// The windows first, while the index they read is there.
-	before := heapLive()
+	before := memstat.Live()
 	w, err := ds.Windows(200, WindowingAll)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after := heapLive()
-	windows := after - min(after, before)
-	if bound := 1.01 * float64(4*len(ds.Train)+12*len(w.List)); float64(windows) > bound {
-		t.Errorf("the windows hold %d bytes for %d training pairs and %d windows; want at most %.0f", windows, len(ds.Train), len(w.List), bound)
+	windows := math.Max(memstat.Live()-before, 0)
+	if bound := 1.01 * float64(4*len(ds.Train)+12*len(w.List)); windows > bound {
+		t.Errorf("the windows hold %.0f bytes for %d training pairs and %d windows; want at most %.0f", windows, len(ds.Train), len(w.List), bound)
 	}
 	nWindows := len(w.List)
 	w = nil
-	with := heapLive()
+	with, counted := memstat.Live(), ds.Bytes()
 	ds.Sequences = nil
-	without := heapLive()
-	index := with - min(with, without)
-	if bound := 1.01 * float64(4*len(ds.Train)+4*lines+4*(ds.Queries+1)); float64(index) > bound {
-		t.Errorf("the sequences hold %d bytes for %d pairs (%d train) and %d queries; want at most %.0f", index, lines, len(ds.Train), ds.Queries, bound)
+	index := math.Max(with-memstat.Live(), 0)
+	if bound := 1.01 * float64(4*len(ds.Train)+4*lines+4*(ds.Queries+1)); index > bound {
+		t.Errorf("the sequences hold %.0f bytes for %d pairs (%d train) and %d queries; want at most %.0f", index, lines, len(ds.Train), ds.Queries, bound)
+	}
+	// Dataset.Bytes counts the index as it is held, to the allocator's rounding.
+	if d := counted - ds.Bytes(); math.Abs(d-index) > 0.01*index {
+		t.Errorf("Dataset.Bytes counts %.0f bytes for the sequences, which hold %.0f", d, index)
 	}
 	runtime.KeepAlive(ds)
-	t.Logf("sequences: %.2f bytes per pair; windows: %.2f bytes per pair (%d windows)", float64(index)/lines, float64(windows)/lines, nWindows)
+	t.Logf("sequences: %.2f bytes per pair; windows: %.2f bytes per pair (%d windows)", index/lines, windows/lines, nWindows)
 }

@@ -15,7 +15,7 @@ import (
 
 // TestLoadDispatch: every source name that Resolve accepts reaches its loader (a missing file is
 // the loader's error, not the dispatch's), and a name without a loader is an error naming the
-// source instead of a nil dataset (issue 9: the dispatch had no default).
+// source instead of a nil dataset (the dispatch once had no default).
 func TestLoadDispatch(t *testing.T) {
 	for _, src := range sources {
 		s := Settings{Source: src, Path: "testdata/absent"}
@@ -126,7 +126,7 @@ func TestAddingADataset(t *testing.T) {
 }
 
 // TestValidateRewards: a hand-built dataset with a negative, NaN or infinite reward is invalid
-// (issue 10: Yi et al.'s rewards are in [0, 1]; larger ones are allowed as weights).
+// (Yi et al.'s rewards are in [0, 1]; larger ones are allowed as weights).
 func TestValidateRewards(t *testing.T) {
 	feats := &Features{Fields: []Field{IDField("id", 1)}}
 	for _, c := range []struct {
@@ -141,7 +141,7 @@ func TestValidateRewards(t *testing.T) {
 }
 
 // TestCutGzip: a gzip file cut in the middle is an error naming the file, for the line readers
-// and the CSV reader alike (issue 12, fault 5, compressed); before the fix the CSV reader's
+// and the CSV reader alike (a file cut mid-line, compressed); before the fix the CSV reader's
 // error did not name the file.
 func TestCutGzip(t *testing.T) {
 	var links, ratings strings.Builder

@@ -58,6 +58,16 @@ type Sequences struct {
 	Before [numParts][]int32
 }
 
+// bytes is the memory the index holds: an int32 per query's offset, per training item and per
+// pair's count of earlier items.
+func (s *Sequences) bytes() float64 {
+	n := 4 * float64(cap(s.Offsets)+cap(s.Items))
+	for _, b := range s.Before {
+		n += 4 * float64(cap(b))
+	}
+	return n
+}
+
 // indexSequences builds the Sequences of d, whose parts hold the pairs that part assigns them
 // (pairs in the source's order), each sorted by (time, query, item) with pairs equal in all
 // three in the source's order.

@@ -10,7 +10,7 @@ import (
 // TestFinalLineWithoutBreak: over every loader, a final line without a line break is kept and
 // reported when its structure says it is complete (its columns, values that parse, a last value
 // as long as the other rows' and not a number cut short), and is an error naming file:line when
-// it looks cut (issue 20, #5: a CSV cut inside its last timestamp).
+// it looks cut (a CSV cut inside its last timestamp).
 func TestFinalLineWithoutBreak(t *testing.T) {
 	const (
 		ratings  = "userId,movieId,rating,timestamp\n1,2,4.0,1217675000\n5,6,3.5,1217675100\n"

@@ -213,7 +213,7 @@ func TestWikilinksMalformed(t *testing.T) {
 			"articles.tsv:2: expected 1 tab-separated column(s) (article), got 2"},
 		{"category missing", map[string]string{"articles.tsv": articles, "links.tsv": "A\tB\n", "categories.tsv": "\nA\tsubject\nB\n"},
 			"categories.tsv:3: expected 2 tab-separated column(s) (article, category), got 1"},
-		// Issue 12, fault 5: a links.tsv cut mid-line; the cut line has its two columns.
+		// A links.tsv cut mid-line; the cut line has its two columns.
 		{"torn last line", map[string]string{"articles.tsv": articles, "links.tsv": "A\tB\nB\tA\nA\tB_cu"},
 			"links.tsv:3: the file ends without a line break in this line, which looks cut (its target page \"B_cu\" is not in articles.tsv); if the line is complete, end the file with a line break"},
 		{"torn last line, one column", map[string]string{"links.tsv": "A\tB\nB\tA\nA"},

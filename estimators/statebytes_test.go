@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/samplingbias/workbench/internal/memstat"
 )
 
 // TestStateBytes measures, for every kind, the live heap an estimator holds (after a collection,
@@ -16,12 +18,6 @@ func TestStateBytes(t *testing.T) {
 	env := Env{BatchSize: batch, CorpusSize: items, Counts: make([]int64, items), EmbeddingDim: 8}
 	for i := range env.Counts {
 		env.Counts[i] = int64(1 + i%7)
-	}
-	live := func() float64 {
-		var ms runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		return float64(ms.HeapAlloc)
 	}
 	for _, c := range []struct {
 		name string
@@ -40,12 +36,12 @@ func TestStateBytes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			before := live()
+			before := memstat.Live()
 			e, err := New(c.s, env, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			held := live() - before
+			held := memstat.Live() - before
 			r := rand.New(rand.NewPCG(1, 2))
 			ys := make([]uint64, batch)
 			for step := int64(1); step <= items/batch; step++ {

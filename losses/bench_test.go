@@ -1,20 +1,23 @@
 package losses
 
 import (
+	"fmt"
 	"syscall"
 	"testing"
 	"time"
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 const benchB = 1024
 
 // benchProblem is a B = 1024 problem over a 20000-item Zipf corpus.
-func benchProblem(b *testing.B, s Settings) (*Loss, problem) {
-	l := mustNew(b, s, tensor.Float32)
-	p := newCaseGen(9, 20000).gen(l.Settings(), l.Layout(), benchB, false)
+func benchProblem(b *testing.B, tc tcase) (*Loss, problem) {
+	l := tc.newLoss(b, tensor.Float32)
+	p := newCaseGen(9, 20000).gen(l.Settings(), l.Geometry(), benchB, false)
 	return l, p
 }
 
@@ -43,31 +46,36 @@ func report(b *testing.B, cpu0 time.Duration) {
 // are expressions only: logq_corrected, gbce (on 1023 uniform negatives, the
 // in-batch matrix's size), psl with each surrogate and debiased_contrastive.
 func BenchmarkLoss(b *testing.B) {
-	var cases []Settings
-	for _, s := range []Settings{
-		{Variant: VariantPlain},
-		{Variant: VariantLogQ},
-		{Variant: VariantLogQ, RemoveAccidentalHits: true},
-		{Variant: VariantImportance},
-		{Variant: VariantTail, Sampler: SamplerMixed, Negatives: 256},
-		{Variant: VariantNCE},
-		{Variant: VariantTail, Form: FormDecoupled},
-		{Variant: VariantMSEGramian},
+	var cases []tcase
+	mixed256 := candidates.Geometry{Sampler: "mixed", Layout: candidates.Diagonal, Extra: 256}
+	for _, tc := range []tcase{
+		{Settings{Variant: VariantPlain}, inBatchG},
+		{Settings{Variant: VariantLogQ}, inBatchG},
+		{Settings{Variant: VariantLogQ, RemoveAccidentalHits: true}, inBatchG},
+		{Settings{Variant: VariantImportance}, inBatchG},
+		{Settings{Variant: VariantTail}, mixed256},
+		{Settings{Variant: VariantNCE}, inBatchG},
+		{Settings{Variant: VariantTail, Form: FormDecoupled}, inBatchG},
+		{Settings{Variant: VariantMSEGramian}, inBatchG},
 	} {
 		for _, im := range []Impl{ImplFused, ImplExpression} {
-			s.Impl = im
-			cases = append(cases, s)
+			cases = append(cases, withImpl(tc, im))
 		}
 	}
-	cases = append(cases, Settings{Variant: VariantLogQCorrected},
-		Settings{Variant: VariantGBCE, Sampler: SamplerUniform, Negatives: benchB - 1},
-		Settings{Variant: VariantDebiasedContrastive})
+	uniformB := candidates.Geometry{Sampler: "uniform", Layout: candidates.First, Extra: benchB - 1, Uniform: true}
+	cases = append(cases, tcase{Settings{Variant: VariantLogQCorrected}, inBatchG},
+		tcase{Settings{Variant: VariantGBCE}, uniformB},
+		tcase{Settings{Variant: VariantDebiasedContrastive}, inBatchG})
 	for _, sg := range surrogates {
-		cases = append(cases, Settings{Variant: VariantPSL, Options: map[string]any{"surrogate": string(sg)}})
+		cases = append(cases, tcase{Settings{Variant: VariantPSL, Options: map[string]any{"surrogate": string(sg)}}, inBatchG})
 	}
-	for _, s := range cases {
-		l, p := benchProblem(b, s)
-		b.Run(name(l.Settings()), func(b *testing.B) {
+	for _, tc := range cases {
+		l, p := benchProblem(b, tc)
+		n := name(tcase{l.Settings(), l.Geometry()})
+		if tc.Options != nil {
+			n += fmt.Sprint("/", tc.Options)
+		}
+		b.Run(n, func(b *testing.B) {
 			h := newHarness(b, l, p.st, p.b, p.c, true)
 			if err := gorgonia.Let(h.scores, dense(tensor.Float32, p.S, p.b, p.c)); err != nil {
 				b.Fatal(err)

@@ -2,21 +2,24 @@ package losses
 
 import (
 	"fmt"
-	"hash"
-	"hash/fnv"
 	"math"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/candidates"
+	"github.com/samplingbias/workbench/internal/ops"
 )
 
 // StopGradient is x in the forward pass and a constant for differentiation:
 // no gradient flows through it into x.
-func StopGradient(x *G.Node) *G.Node { return G.Must(G.ApplyOp(stopOp{}, x)) }
+func StopGradient(x *G.Node) *G.Node {
+	return G.Must(G.ApplyOp(stopOp{ops.Base{Name: "stopGradient"}}, x))
+}
 
 // stopOp is the identity with no derivative (DiffWRT false).
-type stopOp struct{}
+type stopOp struct{ ops.Base }
 
 func (stopOp) Arity() int { return 1 }
 func (stopOp) Type() hm.Type {
@@ -26,11 +29,6 @@ func (stopOp) Type() hm.Type {
 func (stopOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return shapeOf(in) }
 func (stopOp) Do(in ...G.Value) (G.Value, error)                 { return in[0], nil }
 func (stopOp) ReturnsPtr() bool                                  { return true }
-func (stopOp) CallsExtern() bool                                 { return false }
-func (stopOp) OverwritesInput() int                              { return -1 }
-func (stopOp) WriteHash(h hash.Hash)                             { fmt.Fprint(h, "losses.stopGradient") }
-func (op stopOp) Hashcode() uint32                               { return hashOf(op) }
-func (stopOp) String() string                                    { return "stopGradient" }
 func (stopOp) DiffWRT(int) []bool                                { return []bool{false} }
 func (stopOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
 	return nil, fmt.Errorf("losses: stopGradient has no derivative")
@@ -50,149 +48,198 @@ func shapeOf(in []G.DimSizer) (tensor.Shape, error) {
 	return s.Clone(), nil
 }
 
-func hashOf(op interface{ WriteHash(hash.Hash) }) uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
-
-// side names an input node of the side information.
-type side int
+// derived names an input node that the binding derives from the plan rather than copies from a
+// side input.
+type derived int
 
 const (
-	sidePos side = iota
-	sideNeg
-	sideNegLog
-	sideGram
-	sideLogQ
-	sideLogP
-	sideLogPrior
-	sidePosLogQ
-	sidePosLogP
-	sidePosLogPrior
-	sideRewards
-	sideItems
-	nSides
+	derivedPos    derived = iota // R×C: 1 at each row's positive
+	derivedNeg                   // R×C: 1 at each row's negatives
+	derivedNegLog                // R×C: log of derivedNeg
+	derivedGram                  // 1×C (R×C per row or padded): the Gramian column weights
+	derivedScale                 // 1×1: the reduction's scale of a padded geometry, 1/valid rows
+	derivedItems                 // R×1: the corpus size M (the step's Items) in every row
+	nDerived
 )
 
-// sideInfo describes an input: its node name, shape (per entry, per column
-// or per row) and, for the copied ones, the Step field.
-var sideInfo = [nSides]struct {
-	name  string
-	shape byte // 'm' B×C, 'c' 1×C, 'r' B×1
-	field func(*Step) []float64
-}{
-	sidePos:         {"loss.pos", 'm', nil},
-	sideNeg:         {"loss.neg", 'm', nil},
-	sideNegLog:      {"loss.negLog", 'm', nil},
-	sideGram:        {"loss.gram", 'c', nil},
-	sideLogQ:        {"LogQ", 'c', func(st *Step) []float64 { return st.LogQ }},
-	sideLogP:        {"LogP", 'c', func(st *Step) []float64 { return st.LogP }},
-	sideLogPrior:    {"LogPrior", 'c', func(st *Step) []float64 { return st.LogPrior }},
-	sidePosLogQ:     {"PosLogQ", 'r', func(st *Step) []float64 { return st.PosLogQ }},
-	sidePosLogP:     {"PosLogP", 'r', func(st *Step) []float64 { return st.PosLogP }},
-	sidePosLogPrior: {"PosLogPrior", 'r', func(st *Step) []float64 { return st.PosLogPrior }},
-	sideRewards:     {"Rewards", 'r', func(st *Step) []float64 { return st.Rewards }},
-	sideItems:       {"loss.items", 'r', nil},
+// derivedNames name the derived inputs' nodes.
+var derivedNames = [nDerived]string{"pos", "neg", "negLog", "gram", "scale", "items"}
+
+// input is an input node of an expression and the tensor the binding fills at every run.
+type input struct {
+	node *G.Node
+	val  *tensor.Dense
 }
 
-// binding holds the side-information input nodes of an expression, created
-// when the expression first asks for them, and fills their tensors from the
-// Step: the Step's log-probabilities and rewards are copied (converted to the
-// dtype), and the positive column, the negative mask (accidental hits and
-// logq_probability = dedupe's further copies of an item) and the Gramian
-// columns and weights come from the plan, the derivation the fused kernel
-// uses too.
+// sideInput is the input node of a side input: its values per column (1×C, or R×C with columns
+// of each row's own), or per row (R×1: a PerRow side input's, or a PerItem one's at each row's
+// positive, pos).
+type sideInput struct {
+	input
+	name string
+	pos  bool
+	rows bool // one value per row (R×1): pos, or a PerRow side input
+	ones bool // the rewards of a step that has none: 1 for every row (set at every run)
+}
+
+// binding holds the input nodes of an expression, created when the expression first asks for
+// them, and fills their tensors from the step at every run: the side inputs are copied by name
+// (converted to the dtype), and the positive column, the negative mask (accidental hits, dedupe's
+// further copies of an item, padding rows' columns), the Gramian columns and weights and a padded
+// geometry's scale come from the plan, the derivation the fused kernel uses too. The input nodes
+// are named after the loss's place in its graph (id), so that two losses' inputs stay apart.
 type binding struct {
-	s      Settings
-	layout Layout
-	step   *Step
-	b, c   int
-	g      *G.ExprGraph
-	dt     tensor.Dtype
-	plan   plan
-	masks  maskState
-	nodes  [nSides]*G.Node
-	vals   [nSides]*tensor.Dense
+	s       Settings
+	geo     candidates.Geometry // the loss's
+	step    *candidates.Step
+	b, c    int
+	g       *G.ExprGraph
+	dt      tensor.Dtype
+	id      int
+	plan    plan
+	masks   maskState
+	derived [nDerived]input
+	sides   []sideInput
 }
 
-// input returns the input node k, adding it to the graph on first use.
-func (bd *binding) input(k side) *G.Node {
-	if n := bd.nodes[k]; n != nil {
+// newMatrix adds an input node of shape rows×cols named after the loss and name.
+func (bd *binding) newMatrix(name string, rows, cols int) input {
+	v := tensor.New(tensor.Of(bd.dt), tensor.WithShape(rows, cols))
+	n := G.NewMatrix(bd.g, bd.dt, G.WithShape(rows, cols), G.WithName(fmt.Sprintf("loss%d.%s", bd.id, name)), G.WithValue(v))
+	return input{node: n, val: v}
+}
+
+// colRows is the number of rows of a per-column input: 1, or R when each row has columns of its
+// own.
+func (bd *binding) colRows() int {
+	if bd.step.Geometry.PerRow > 0 {
+		return bd.b
+	}
+	return 1
+}
+
+// derivedInput returns the derived input k, adding it to the graph on first use.
+func (bd *binding) derivedInput(k derived) *G.Node {
+	if n := bd.derived[k].node; n != nil {
 		return n
 	}
 	rows, cols := bd.b, bd.c
-	switch sideInfo[k].shape {
-	case 'c':
-		if !bd.s.PerRow { // per-row columns are B×C
-			rows = 1
+	switch k {
+	case derivedGram:
+		if !bd.step.Geometry.Padded {
+			rows = bd.colRows()
 		}
-	case 'r':
+	case derivedScale:
+		rows, cols = 1, 1
+	case derivedItems:
 		cols = 1
 	}
-	bd.vals[k] = tensor.New(tensor.Of(bd.dt), tensor.WithShape(rows, cols))
-	name := sideInfo[k].name
-	if sideInfo[k].field != nil {
-		name = "loss." + name
-	}
-	bd.nodes[k] = G.NewMatrix(bd.g, bd.dt, G.WithShape(rows, cols), G.WithName(name), G.WithValue(bd.vals[k]))
-	return bd.nodes[k]
+	bd.derived[k] = bd.newMatrix(derivedNames[k], rows, cols)
+	return bd.derived[k].node
 }
 
-// bind validates the Step and fills the tensors of the inputs in use.
+// side returns the input node of the side input name: its per-column values, or with pos its
+// values at each row's positive. A name the step does not have panics with a
+// *MissingSideError (Loss.Node returns it), but the rewards, which are 1 where the step has none.
+func (bd *binding) side(name string, pos bool) *G.Node {
+	for _, in := range bd.sides {
+		if in.name == name && in.pos == pos {
+			return in.node
+		}
+	}
+	sd, ok := bd.step.Lookup(name)
+	ones := !ok && name == candidates.Rewards
+	switch {
+	case !ok && !ones:
+		panic(&MissingSideError{Variant: bd.s.Variant, Side: name, Sampler: bd.step.Geometry.Sampler, Has: bd.step.Describe()})
+	case pos && (ones || sd.Kind == candidates.PerRow):
+		panic(fmt.Errorf("losses: side input %s has a value per row, not per item: read it with Expr.Side", name))
+	}
+	rows, cols, what := bd.b, 1, name
+	perRow := pos || ones || sd.Kind == candidates.PerRow
+	switch {
+	case pos:
+		what = "pos." + name
+	case !perRow:
+		rows, cols = bd.colRows(), bd.c
+	}
+	bd.sides = append(bd.sides, sideInput{input: bd.newMatrix(what, rows, cols), name: name, pos: pos, rows: perRow, ones: ones})
+	return bd.sides[len(bd.sides)-1].node
+}
+
+// bind validates the step and fills the tensors of the inputs in use.
 func (bd *binding) bind() error {
-	st := bd.step
-	if err := bd.plan.build(&bd.s, st, bd.layout, bd.b, bd.c); err != nil {
+	st, p := bd.step, &bd.plan
+	if err := p.build(&bd.s, bd.geo, st, bd.b, bd.c); err != nil {
 		return err
 	}
-	for k, info := range sideInfo {
-		t := bd.vals[k]
-		if t == nil || info.field == nil {
-			continue
+	for _, in := range bd.sides {
+		var x []float64
+		n, dim := bd.b, "R"
+		// The rewards are 1 where the step has none, at this run.
+		in.ones = in.name == candidates.Rewards && st.Row(candidates.Rewards) == nil
+		switch {
+		case in.ones:
+		case in.rows:
+			x = st.Row(in.name)
+		default:
+			x = st.Col(in.name)
+			n, dim = p.entries()
 		}
-		x := info.field(st)
-		if x != nil {
-			n, dim := bd.plan.entries()
-			if info.shape == 'r' {
-				n, dim = bd.b, "B"
-			}
-			if err := checkLen(info.name, x, n, dim); err != nil {
-				return err
-			}
+		if _, ok := st.Lookup(in.name); !ok && !in.ones {
+			return p.missing(st, in.name)
 		}
-		switch d := t.Data().(type) {
+		if err := checkLen("side input "+in.name, x, n, dim); !in.ones && err != nil {
+			return err
+		}
+		switch d := in.val.Data().(type) {
 		case []float32:
-			fill(d, x, side(k) == sideRewards)
+			fillSide(d, x, p, in)
 		case []float64:
-			fill(d, x, side(k) == sideRewards)
+			fillSide(d, x, p, in)
 		}
 	}
-	if err := fillItems(bd.vals[sideItems], st.Items); err != nil {
+	if err := fillItems(bd.derived[derivedItems].val, st.Items); err != nil {
 		return err
 	}
 	switch bd.dt {
 	case tensor.Float32:
-		fillMasks[float32](&bd.plan, bd.vals, &bd.masks)
+		fillMasks[float32](p, &bd.derived, &bd.masks)
 	case tensor.Float64:
-		fillMasks[float64](&bd.plan, bd.vals, &bd.masks)
+		fillMasks[float64](p, &bd.derived, &bd.masks)
 	}
 	return nil
 }
 
-// fill copies x into d; a nil x gives 1 (rewards) or NaN.
-func fill[T floats](d []T, x []float64, ones bool) {
-	if x == nil {
-		v := T(math.NaN())
-		if ones {
-			v = 1
+// fillSide copies the side input's values x into d (1 for every row: ones). A padding row's
+// values are those of the first valid row, so that its row of the expression is as finite as a
+// valid row's, and its reward is 0: it adds nothing to the loss.
+func fillSide[T floats](d []T, x []float64, p *plan, in sideInput) {
+	for k := range d {
+		v := 1.0
+		if !in.ones {
+			v = x[k]
 		}
-		for k := range d {
-			d[k] = v
-		}
+		d[k] = T(v)
+	}
+	if p.valid == nil || !in.rows && !p.perRow {
 		return
 	}
-	for k, v := range x {
-		d[k] = T(v)
+	first := 0
+	for p.padding(first) {
+		first++
+	}
+	rewards := in.name == candidates.Rewards
+	for i := range p.b {
+		switch {
+		case !p.padding(i):
+		case rewards:
+			d[i] = 0
+		case in.rows:
+			d[i] = d[first]
+		default:
+			copy(d[i*p.c:(i+1)*p.c], d[first*p.c:(first+1)*p.c])
+		}
 	}
 }
 
@@ -204,14 +251,14 @@ type maskState struct {
 	pos, masked []int
 }
 
-// fillMasks writes, into those of the tensors vals in use, the positive indicator, the negative
-// mask and its log from the plan p (accidental hits and dedupe's further copies masked), and
-// the Gramian column weights w_j/C_g (w = the plan's gramW, 1 where it has none). Every entry
-// is a negative but the B positives and the masked entries, so after the first step only the
-// entries the last step changed are restored and the new ones set: O(B + masked) per step,
-// not O(B·C).
-func fillMasks[T floats](p *plan, vals [nSides]*tensor.Dense, ms *maskState) {
-	pos, neg, negLog := dataOf[T](vals[sidePos]), dataOf[T](vals[sideNeg]), dataOf[T](vals[sideNegLog])
+// fillMasks writes, into those of the derived inputs in use, the positive indicator, the negative
+// mask and its log from the plan p (accidental hits, dedupe's further copies and padding rows'
+// columns masked), the Gramian column weights w_j/C_g (w = the plan's gramW, 1 where it has
+// none; 0 on padding rows and their columns) and a padded geometry's scale. Every entry is a
+// negative but the positives and the masked entries, so after the first step only the entries
+// the last step changed are restored and the new ones set: O(R + masked) per step, not O(R·C).
+func fillMasks[T floats](p *plan, in *[nDerived]input, ms *maskState) {
+	pos, neg, negLog := dataOf[T](in[derivedPos].val), dataOf[T](in[derivedNeg].val), dataOf[T](in[derivedNegLog].val)
 	if pos != nil || neg != nil || negLog != nil {
 		set := func(k int, isPos, isNeg bool) {
 			if pos != nil {
@@ -257,25 +304,37 @@ func fillMasks[T floats](p *plan, vals [nSides]*tensor.Dense, ms *maskState) {
 			set(k, true, false)
 		}
 	}
-	if gram := dataOf[T](vals[sideGram]); gram != nil { // 1×C, or B×C per row
+	if gram := dataOf[T](in[derivedGram].val); gram != nil { // 1×C, or R×C per row or padded
 		c := p.c
 		for k := range gram {
 			gram[k] = 0
-			if k%c >= p.gramFrom {
+			if j := k % c; j >= p.gramFrom && !p.padCol(j) && !(len(gram) > c && p.padding(k/c)) {
 				w := 1.0
 				if p.gramW != nil {
-					w = p.gramW[k]
+					w = p.gramW[k%len(p.gramW)]
 				}
-				gram[k] = T(w / float64(c-p.gramFrom))
+				gram[k] = T(w / float64(p.gramCols))
 			}
 		}
 	}
+	if sc := dataOf[T](in[derivedScale].val); sc != nil {
+		sc[0] = T(p.scale)
+	}
 }
 
-// bindOp is the identity on the scores that first binds the Step to the
-// side-information inputs: the expression reads the scores through it, so
-// the tape runs it before any node that reads those inputs.
-type bindOp struct{ bd *binding }
+// bindOp is the identity on the scores that first binds the step to the
+// input nodes: the expression reads the scores through it, so the tape runs
+// it before any node that reads those inputs. Its name carries the loss's
+// place in its graph, so that the bindings of two losses on the same scores
+// stay two nodes.
+type bindOp struct {
+	ops.Base
+	bd *binding
+}
+
+func newBindOp(bd *binding) *bindOp {
+	return &bindOp{ops.Base{Name: fmt.Sprintf("losses.bind#%d", bd.id)}, bd}
+}
 
 func (*bindOp) Arity() int { return 1 }
 func (*bindOp) Type() hm.Type {
@@ -289,16 +348,8 @@ func (op *bindOp) Do(in ...G.Value) (G.Value, error) {
 	}
 	return in[0], nil
 }
-func (*bindOp) ReturnsPtr() bool     { return true }
-func (*bindOp) CallsExtern() bool    { return false }
-func (*bindOp) OverwritesInput() int { return -1 }
-
-// WriteHash includes the binding's address: two losses on the same scores
-// with different Steps must never be merged by the graph.
-func (op *bindOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "losses.bind{%p}", op.bd) }
-func (op *bindOp) Hashcode() uint32      { return hashOf(op) }
-func (*bindOp) String() string           { return "losses.bind" }
-func (*bindOp) DiffWRT(int) []bool       { return []bool{true} }
+func (*bindOp) ReturnsPtr() bool   { return true }
+func (*bindOp) DiffWRT(int) []bool { return []bool{true} }
 func (*bindOp) SymDiff(_ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{grad}, nil
 }

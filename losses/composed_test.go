@@ -21,9 +21,9 @@ func TestFusedEqualsExpression(t *testing.T) {
 			continue
 		}
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-			fused := mustNew(t, withImpl(s, ImplFused), dt)
-			expr := mustNew(t, withImpl(s, ImplExpression), dt)
-			p := gen.gen(fused.Settings(), fused.Layout(), 5, false)
+			fused := withImpl(s, ImplFused).newLoss(t, dt)
+			expr := withImpl(s, ImplExpression).newLoss(t, dt)
+			p := gen.gen(fused.Settings(), fused.Geometry(), 5, false)
 			want, gWant := mustRun(t, fused, p.st, p.b, p.c, true, p.S)
 			got, gGot := mustRun(t, expr, p.st, p.b, p.c, true, p.S)
 			tol := 1e-9

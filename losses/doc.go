@@ -5,30 +5,54 @@
 // of the candidate-sampling table, and gBCE, PSL and the debiased contrastive
 // loss.
 //
-// A Loss is made from Settings (the [loss] section of a config) and adds a
-// scalar node on a B×C matrix of raw scores s_ij = <u_i, v_j> (Loss.Node).
-// Which column holds each row's positive is the Layout: Diagonal (in-batch,
-// B×B, or mixed, B×(B+m)), First (uniform negatives shared by the rows,
-// B×(1+m), own positive in column 0) or Indexed (full corpus, B×M). The
-// per-step side information — log-probabilities, item ids, rewards — is a
-// *Step that the trainer overwrites before every run.
+// A Loss is made from Settings (the [loss] section of a config) and the geometry of the
+// sampler's candidates (candidates.Geometry: which column holds each row's positive — the
+// diagonal for in-batch B×B or mixed B×(B+m) scores, column 0 for uniform B×(1+m), the item's
+// column for the full corpus B×M —, which columns every row shares and which are its own, how
+// many rows each example has and whether some are padding), and adds a scalar node on the R×C
+// matrix of raw scores s_ij = <u_i, v_j> (Loss.Node). The per-step input is a *candidates.Step:
+// the items of the rows and columns and the named side inputs, which the trainer overwrites
+// before every run.
 //
-// Every variant is defined once as a Gorgonia expression of stock ops
-// (Exp, Log, Log1p, Max, Sum, Concat, broadcast Add and HadamardProd, ...)
-// over graph input nodes: the scores and the side information of Expr (per
-// column log q, log p̂ and log π; the same for each row's positive; rewards;
-// the positive's column and the negative mask). A binding copies the Step
-// into those inputs each time the graph runs, before the expression reads
-// them; the positive columns, the masks (accidental hits, dedupe's copies)
-// and mse_gramian's column weights are derived from the Step by the same code
-// (the plan) as in the fused kernels, while the logit corrections (−log Q,
-// log w, τ_la·log π) are written in the expressions from the Step's
-// log-probabilities, as the equations read. Autodiff gives the gradient.
+// # Side inputs
+//
+// A loss reads the per-row and per-column quantities of a step by name: the side inputs its
+// producers declare on the step (candidates.Step.Declare), each with a value per item (at every
+// column's item and every row's positive) or per row. Every training step has candidates.LogQ
+// and candidates.LogP, declared by the sampler (its per-draw probability q and inclusion
+// probability p̂), candidates.LogPrior, the training label prior (the data), and
+// candidates.Rewards, the rows' rewards (the data); a sampler may declare more
+// (samplers.SideDeclarer) and a dataset adds its per-item values (datasets.Dataset.ItemValues).
+// An expression reads any of them with Expr.Side (the columns' values, 1×C, or R×C when each
+// row has columns of its own; a per-row input's R×1) and Expr.PosSide (the rows' positives',
+// R×1); LogQ, LogP, LogPrior, their Pos forms and Rewards are shorthands. A name the step does
+// not have is an error naming the variant and the sampler (MissingSideError) when the node is
+// built, for the fused kernels as for the expressions; the rewards alone default, to 1. So a
+// registered loss reads a quantity that a registered sampler or a dataset declares with no
+// change to this package, to models or to workbench (examples/side-input).
+//
+// # Expressions and fused kernels
+//
+// Every variant is defined once as a Gorgonia expression over graph input nodes: the scores,
+// the side inputs, the positive's column (Expr.Pos, Expr.AtPos) and the negative mask
+// (Expr.Neg, Expr.NegLog). The R×C arithmetic is written with this package's own ops
+// (prim.go: AddCols, AddRows, AddEach, MulCols, MulRows, MulScalar, RowSum, RowDot, AtPos,
+// LogSumExp, SoftmaxLoss, Softplus, Sigmoid, StopGradient), each one Gorgonia op with its own
+// gradient, tested against the stock expression it stands for and against finite differences;
+// Gorgonia's stock ops (Exp, Log, Log1p, Neg, Add, Sub, Mul, HadamardProd, Sum, Rectify, ...)
+// serve for scalars, row and column vectors. A binding copies the step into those inputs each
+// time the graph runs, before the expression reads them; the positive columns, the masks
+// (accidental hits, dedupe's copies, padding rows' columns) and mse_gramian's column weights
+// are derived from the step by the same code (the plan) as in the fused kernels, while the
+// logit corrections (−log Q, log w, τ_la·log π) are written in the expressions from the side
+// inputs, as the equations read. Autodiff gives the gradient.
 // Most built-in variants also have a fused kernel with a hand-written
 // gradient, an optimisation that the tests keep equal to the expression
-// (value and gradient, every variant × option, float32 and float64);
-// Settings.Impl chooses ("auto": the fused kernel where there is one).
-//
+// (value and gradient, every variant × option × geometry, float32 and float64);
+// Settings.Impl chooses ("auto": the fused kernel where there is one, but for the variants
+// listed in autoExpression, which is where making the expression a variant's default is one
+// line).
+
 // A new variant is a function from an *Expr to a scalar node, added with
 // Register together with its options struct, which is decoded strictly from
 // [loss.options]; see examples/custom-loss for a program that registers one
@@ -37,15 +61,18 @@
 // # Notation
 //
 // Row i has positive column p, logits f_ij = s_ij/τ (τ = Settings.Temperature),
-// reward r_i (Step.Rewards, default 1) and negatives N_i: every column except
+// reward r_i (side input rewards, default 1) and negatives N_i: every column except
 // p, minus the accidental hits (columns whose item is the row's positive item)
 // when remove_accidental_hits is set (and, with logq_probability = dedupe,
-// minus every further copy of an item that fills an earlier column). The number of negatives in Rawat's
+// minus every further copy of an item that fills an earlier column), minus the columns of
+// padding rows. The number of negatives in Rawat's
 // weights is m = C−1 (NegativeCount). q_j is the sampler's per-draw
-// probability (Step.LogQ; the positive's is Step.PosLogQ), p̂_j the
-// probability that item j is in a step's candidate set (Step.LogP, PosLogP),
-// π_j the training label prior (Step.LogPrior, PosLogPrior). The loss is
-// L = (1/B)·Σ_i r_i·ℓ_i (reduction mean) or Σ_i r_i·ℓ_i (sum).
+// probability (side input log_q, at the column and at the row's positive), p̂_j the
+// probability that item j is in a step's candidate set (log_p),
+// π_j the training label prior (log_prior). The loss is
+// L = (1/B)·Σ_i r_i·ℓ_i (reduction mean) or Σ_i r_i·ℓ_i (sum), over the B rows of the step that
+// are not padding (candidates.Geometry.Padded: a padding row has no loss and is not counted
+// in B).
 //
 // An additive correction c_ij enters the logit as z_ij = s_ij/τ + c_ij, or as
 // z_ij = (s_ij + c_ij)/τ with correct_at = "scores" (systems disagree on
@@ -90,7 +117,7 @@
 //     expectation is φ(f_y) + Σ ρ φ(−f_y') exactly (Lemma 1).
 //     rawatDecoupledExpr; fused.
 //   - full: the unsampled softmax cross-entropy over the whole corpus
-//     (Layout Indexed, column j = item j, Rawat et al. eq. 2). softmaxExpr;
+//     (layout corpus, column j = item j, Rawat et al. eq. 2). softmaxExpr;
 //     fused.
 //   - logit_adjusted (Menon et al. 2020): softmax cross-entropy over the
 //     corpus with c_ij = τ_la·log π_j (τ_la = la_tau). softmaxExpr; fused.
@@ -103,10 +130,10 @@
 //   - mse_gramian (Krichene et al. 2019, the third baseline of Yi et al.'s
 //     tables): L = (1/B)·Σ_i r_i (s_ip − 1)² + λ/(B·C_g)·Σ_i Σ_{j∈G} w_j s_ij²
 //     (times B for reduction sum) on the raw scores, where the Gramian columns
-//     G are all C columns (C_g = C) except under First, where they are the m
-//     drawn negatives (C_g = C−1; each row's own with Settings.PerRow). The
-//     columns are drawn ∝ q, so each is
-//     weighted w_j = 1/(M·q_j) (Step.Items = M, Step.LogQ): the term's
+//     G are all C columns (C_g = C) except under layout first, where they are the m
+//     drawn negatives (C_g = C−1; each row's own with Geometry.PerRow), and but the
+//     padding rows' columns. The columns are drawn ∝ q, so each is
+//     weighted w_j = 1/(M·q_j) (the step's Items = M, side input log_q): the term's
 //     expectation is then λ/B·Σ_i (1/M)·Σ_y s_iy², on S = UVᵀ the uniform
 //     Gramian regulariser λ/(B·M)·<UᵀU, VᵀV> of Krichene et al. over the whole
 //     corpus, not a popularity-weighted one (w_j = 1 under the uniform sampler,
@@ -119,12 +146,13 @@
 //     stop-gradient(1 − P̂_i), P̂_i = e^{f_ip}/(e^{f_ip} + (1/k'_i)Σ e^{ŝ_ij}).
 //     With a uniform proposal and each other item of the corpus drawn once,
 //     P̂ is the full-softmax probability and the gradient the full
-//     softmax's. q is Step.LogQ, from q_source as for the Rawat weightings.
+//     softmax's. q is the side input log_q, from q_source as for the Rawat weightings.
 //     logqCorrectedExpr; expression only.
 //   - gbce (Petrov & Macdonald 2023, §4): ℓ_i = β_i·softplus(−f_ip) +
 //     Σ_{j∈N_i} softplus(f_ij), β_i = α_i(t(1 − 1/α_i) + 1/α_i), α_i = k_i/(M − 1)
-//     with k_i = |N_i| and M = Step.Items; t = 0 is negative_sampling. Uniform
-//     negatives only. gbceExpr; expression only.
+//     with k_i = |N_i| and M the step's Items; t = 0 is negative_sampling. Uniform
+//     negatives only: a geometry of layout first whose draws are uniform
+//     (candidates.Geometry.Uniform). gbceExpr; expression only.
 //   - psl (Yang et al. 2024, §3): ℓ_i = log Σ_{j∈{p}∪N_i} σ(s_ij − s_ip)^{1/τ}
 //     with the surrogate σ(d) = tanh(d) + 1, arctan(d) + 1 or max(d + 1, 0), a
 //     term 0 where σ ≤ 0. pslExpr; expression only.
@@ -158,7 +186,15 @@
 // whatever the split. All arithmetic is float64 whatever the dtype. The tests
 // check every variant, both ways, against an independent plain-Go reference,
 // central differences, closed forms and Rawat et al.'s Monte-Carlo
-// statements.
+// statements; lossestest exports the value and finite-difference checks for a researcher's own
+// variant.
+//
+// Every custom op of the package, the fused kernels and the primitives, is built on the
+// workbench's one op base (internal/ops), as package models' are: an op's output tensor is its
+// own and is overwritten at the next run of its machine (a value kept across runs must be
+// copied out; the race detector's builds check it), and its identity in the graph is its name,
+// never an address: a node whose op reads more than its inputs (a loss's step, a forward pass's
+// state) names its place in the graph, or takes the node it depends on as an input.
 //
 // References:
 //

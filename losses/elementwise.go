@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/samplingbias/workbench/internal/parallel"
+	"github.com/samplingbias/workbench/internal/reuse"
 	"github.com/samplingbias/workbench/internal/simd"
 )
 
@@ -67,19 +68,16 @@ func (fn elemFn) eval(x float64) (y, dy float64) {
 }
 
 // elemOp is y_ij = a·f(x_ij) for a matrix x and a scalar a > 0 (its second input), f an elemFn.
-// The forward pass keeps f'(x) for the gradient ops: ∂/∂x = g ⊙ a·f'(x) (elemBackOp) and
+// The forward pass keeps f'(x) for the gradient ops: ∂/∂x = g ⊙ a·f'(x) (keptGradOp) and
 // ∂/∂a = Σ g ⊙ f(x) over the entries where f is finite (elemScaleGradOp, from y/a).
 type elemOp struct {
 	primOp
 	fn   elemFn
-	keep *tensor.Dense // f'(x) of the last forward pass
-	rows [][]float64   // one row buffer per goroutine (tanh's exponentials)
+	keep kept        // f'(x) of the last forward pass
+	rows [][]float64 // one row buffer per goroutine (tanh's exponentials)
 }
 
-func newElem(fn elemFn) *elemOp { return &elemOp{primOp: primOp{name: elemNames[fn]}, fn: fn} }
-
-// scalarOf is the element type of mat2, the type of a scalar operand.
-var scalarOf = hm.TypeVariable('a')
+func newElem(fn elemFn) *elemOp { return &elemOp{primOp: newPrim(elemNames[fn]), fn: fn} }
 
 func (op *elemOp) Arity() int    { return 2 }
 func (op *elemOp) Type() hm.Type { return hm.NewFnType(mat2, scalarOf, mat2) }
@@ -92,34 +90,6 @@ func (op *elemOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return s[0].Clone(), nil
 }
 
-// shapesWithScalar returns the shapes of the n−1 matrices that come before a last, scalar,
-// input.
-func (p primOp) shapesWithScalar(in []G.DimSizer, n int) ([]tensor.Shape, error) {
-	if len(in) != n {
-		return nil, fmt.Errorf("losses: %s takes %d inputs, got %d", p.name, n, len(in))
-	}
-	return p.shapes(in[:n-1], n-1)
-}
-
-// denseWithScalar returns the n−1 matrices that come before a last, scalar, input, and the
-// scalar's value.
-func (p primOp) denseWithScalar(in []G.Value, n int) ([]*tensor.Dense, float64, error) {
-	if len(in) != n {
-		return nil, 0, fmt.Errorf("losses: %s takes %d inputs, got %d", p.name, n, len(in))
-	}
-	t, err := p.dense(in[:n-1], n-1)
-	if err != nil {
-		return nil, 0, err
-	}
-	switch a := in[n-1].(type) {
-	case *G.F64:
-		return t, float64(*a), nil
-	case *G.F32:
-		return t, float64(*a), nil
-	}
-	return nil, 0, fmt.Errorf("losses: %s: input %d is not a float scalar (%T)", p.name, n-1, in[n-1])
-}
-
 func (op *elemOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
 
 func (op *elemOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
@@ -129,9 +99,9 @@ func (op *elemOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error
 	}
 	x := t[0]
 	out := op.output(prealloc, x.Shape(), x.Dtype())
-	keep := reuse(&op.keep, x.Shape(), x.Dtype())
+	keep := op.keep.get(x.Shape(), x.Dtype())
 	c := x.Shape()[1]
-	op.rows = growRows(op.rows, parallel.Parts(x.Shape().TotalSize(), primMin, defaultWorkers()), c)
+	op.rows = reuse.GrowRows(op.rows, parallel.Parts(x.Shape().TotalSize(), primMin, defaultWorkers()), c)
 	switch d := x.Data().(type) {
 	case []float32:
 		elemEntries(out.Data().([]float32), keep.Data().([]float32), d, a, op.rows, op.fn)
@@ -186,15 +156,13 @@ func elemEntries[T floats](out, keep, x []T, a float64, rows [][]float64, fn ele
 func (op *elemOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 // back and scaleGrad are the ops of the two gradients.
-func (op *elemOp) back() *elemBackOp {
-	return &elemBackOp{primOp: primOp{name: op.name + "Back"}, src: op}
-}
+func (op *elemOp) back() *keptGradOp { return newKeptGrad(op.Name+"Back", &op.keep, axisEach, true) }
 func (op *elemOp) scaleGrad() *elemScaleGradOp {
-	return &elemScaleGradOp{primOp{name: op.name + "ScaleGrad"}}
+	return &elemScaleGradOp{newPrim(op.Name + "ScaleGrad")}
 }
 
 func (op *elemOp) SymDiff(in G.Nodes, out, g *G.Node) (G.Nodes, error) {
-	dx, err := G.ApplyOp(op.back(), g, in[0], in[1])
+	dx, err := G.ApplyOp(op.back(), g, in[0], out, in[1])
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +173,7 @@ func (op *elemOp) SymDiff(in G.Nodes, out, g *G.Node) (G.Nodes, error) {
 // DoDiff is the lisp machine's differentiation.
 func (op *elemOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) error {
 	return doDiff(in, out, func(v []G.Value, g G.Value) ([]G.Value, error) {
-		dx, err := op.back().Do(g, v[0], v[1])
+		dx, err := op.back().Do(g, v[0], out.Value(), v[1])
 		if err != nil {
 			return nil, err
 		}
@@ -219,61 +187,6 @@ var (
 	_, _, _ G.SDOp = (*elemOp)(nil), (*rowSoftplusOp)(nil), (*logSumPowOp)(nil)
 	_, _, _ G.ADOp = (*elemOp)(nil), (*rowSoftplusOp)(nil), (*logSumPowOp)(nil)
 )
-
-// elemBackOp is g ⊙ a·f'(x), the gradient of src with respect to x, from the slopes src kept in
-// its forward pass on x (its second input, which orders it after src and gives its shape); the
-// scalar a is its third input.
-type elemBackOp struct {
-	primOp
-	src *elemOp
-}
-
-func (op *elemBackOp) Arity() int    { return 3 }
-func (op *elemBackOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, scalarOf, mat2) }
-
-func (op *elemBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := op.shapesWithScalar(in, 3)
-	if err != nil {
-		return nil, err
-	}
-	return s[0].Clone(), nil
-}
-
-func (op *elemBackOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
-
-func (op *elemBackOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	t, a, err := op.denseWithScalar(in, 3)
-	if err != nil {
-		return nil, err
-	}
-	k := op.src.keep
-	if k == nil || !fits(k, t[1].Shape(), t[1].Dtype()) || !t[0].Shape().Eq(k.Shape()) {
-		return nil, fmt.Errorf("losses: %s runs before its %s", op.name, op.src.name)
-	}
-	out := op.output(prealloc, k.Shape(), k.Dtype())
-	c := k.Shape()[1]
-	switch g := t[0].Data().(type) {
-	case []float32:
-		scaleProduct(out.Data().([]float32), g, k.Data().([]float32), a, c)
-	case []float64:
-		scaleProduct(out.Data().([]float64), g, k.Data().([]float64), a, c)
-	}
-	return out, nil
-}
-
-// scaleProduct writes a·g ⊙ s into out, rows split among the cores.
-func scaleProduct[T floats](out, g, s []T, a float64, c int) {
-	parallel.Split(len(g)/c, parallel.Parts(len(g), primMin, defaultWorkers()), func(_, lo, hi int) {
-		for k := lo * c; k < hi*c; k++ {
-			out[k] = T(a * float64(g[k]) * float64(s[k]))
-		}
-	})
-}
-
-func (op *elemBackOp) DiffWRT(int) []bool { return []bool{false, false, false} }
-func (op *elemBackOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
-	return nil, fmt.Errorf("losses: %s has no gradient", op.name)
-}
 
 // elemScaleGradOp is the scalar Σ_ij g_ij·y_ij/a over the finite y: the gradient of y = a·f(x)
 // with respect to the scale a, from the gradient g, the forward output y and a (its three
@@ -316,7 +229,7 @@ func finiteDot[T floats](g, y []T) float64 {
 
 func (op *elemScaleGradOp) DiffWRT(int) []bool { return []bool{false, false, false} }
 func (op *elemScaleGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
-	return nil, fmt.Errorf("losses: %s has no gradient", op.name)
+	return nil, fmt.Errorf("losses: %s has no gradient", op.Name)
 }
 
 // Log1mExp is log(1 − e^x) of every entry of a matrix, computed as Mächler (2012) does so that it

@@ -4,10 +4,16 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/samplingbias/workbench/losses"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/candidates"
+	"github.com/samplingbias/workbench/losses"
 )
+
+// inBatch is the geometry of the in-batch sampler: every row scores the batch's positives, its
+// own on the diagonal.
+var inBatch = candidates.Geometry{Sampler: "in_batch", Layout: candidates.Diagonal}
 
 // Two queries, in-batch: the positive of row i is item i on the diagonal.
 // With τ = 1 and scores [[1, 0], [0, 1]], plain gives log(1 + e^{-1}) =
@@ -24,7 +30,7 @@ func Example() {
 		if variant == losses.VariantLogQ {
 			s.LogQProbability = losses.LogQProbabilityInclusion
 		}
-		l, err := losses.New(s, tensor.Float64)
+		l, err := losses.New(s, inBatch, tensor.Float64)
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -47,7 +53,10 @@ func run2x2(l *losses.Loss, logP []float64) (float64, []float64, error) {
 	g := gorgonia.NewGraph()
 	scores := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(2, 2), gorgonia.WithName("scores"),
 		gorgonia.WithValue(tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]float64{1, 0, 0, 1}))))
-	step := &losses.Step{Layout: l.Layout(), LogP: logP, PosLogP: logP}
+	step := &candidates.Step{Geometry: l.Geometry()}
+	if logP != nil { // the side input log p̂ of the columns and of each row's positive
+		step.Set(candidates.Side{Name: candidates.LogP, By: "example"}, logP, logP)
+	}
 	loss, err := l.Node(losses.Inputs{Scores: scores}, step)
 	if err != nil {
 		return 0, nil, err
@@ -76,7 +85,7 @@ func Example_options() {
 		{Variant: losses.VariantDebiasedContrastive, Options: map[string]any{"tau_plus": 0.1}},
 	} {
 		s.Temperature = 1
-		l, err := losses.New(s, tensor.Float64)
+		l, err := losses.New(s, inBatch, tensor.Float64)
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -5,31 +5,37 @@ import (
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 // Expr is what a variant's expression is built from: the resolved settings,
-// the B×C scores, the temperature and the per-step side information as graph
-// input nodes, bound to the Step before every run (see Loss.Node). An input
-// joins the graph when its method is first called. Row vectors are B×1 and
-// column vectors 1×C matrices, so that they broadcast against the B×C scores
+// the R×C scores, the temperature, and the step's side inputs and the positives' columns and
+// masks as graph input nodes, bound to the step before every run (see Loss.Node). An input
+// joins the graph when its method is first called. Row vectors are R×1 and
+// column vectors 1×C matrices, so that they broadcast against the R×C scores
 // with AddCols, AddRows, MulCols and MulRows; AddEach, MulScalar, RowSum,
-// RowDot, LogSumExp, SoftmaxLoss, Softplus, Sigmoid, RowSoftplusSum, LogSumPow
-// and Log1mExp are the other B×C primitives. Each splits its rows over the cores and keeps its output from
-// step to step, where Gorgonia's stock op of the same function copies or
-// allocates, so an expression built from them costs about what a fused
-// kernel does (README, BenchmarkLoss). The methods and functions build nodes
-// with gorgonia.Must.
+// RowDot, LogSumExp, SoftmaxLoss, Softplus, Sigmoid, RowSoftplusSum, LogSumPow and
+// Log1mExp are the other R×C primitives. These are the package's own Gorgonia ops (prim.go,
+// rowprims.go, elementwise.go), each tested against the stock ops it stands for or against its
+// definition: they split their rows over the cores and keep their outputs from step to step,
+// where Gorgonia's stock op of the same function copies or allocates, so an expression built
+// from them costs about what a fused kernel does (README, BenchmarkLoss). Gorgonia's stock ops
+// (Add, Mul, Exp, Log, Sum, ...) serve for scalars and small vectors. The methods and functions
+// build nodes with gorgonia.Must.
 //
-// An input whose Step field is nil holds NaN (a loss that reads it is then
-// not finite, which the trainer reports), except Rewards, which is 1.
+// The side inputs are the step's named vectors (candidates.Step), read by name with Side and
+// PosSide; LogQ, LogP, LogPrior, their Pos forms and Rewards are the names every training
+// step has. A name the step does not have is an error naming the variant and the sampler, but
+// the rewards, which are 1 where the step has none.
 type Expr struct {
 	// Settings are the resolved settings; Options the decoded options struct
 	// of a registered variant (nil for one without options).
 	Settings Settings
 	Options  any
-	// B and C are the numbers of rows and columns of the scores.
+	// B and C are the numbers of rows R and columns of the scores.
 	B, C int
-	// Scores (B×C) are the raw scores s_ij = <u_i, v_j>.
+	// Scores (R×C) are the raw scores s_ij = <u_i, v_j>.
 	Scores *G.Node
 	// Tau is the scalar temperature τ: Settings.Temperature, or
 	// exp(Inputs.LogTemperature) with learn_temperature (nil for mse_gramian).
@@ -37,48 +43,56 @@ type Expr struct {
 	bd  *binding
 }
 
-// Pos (B×C) is 1 at each row's positive column and 0 elsewhere.
-func (e *Expr) Pos() *G.Node { return e.bd.input(sidePos) }
+// Side is the side input name of the step (candidates.Step): for a value per item
+// (candidates.PerItem), each column's, 1×C (R×C when each row has columns of its own); for a
+// value per row (candidates.PerRow), each row's, R×1.
+func (e *Expr) Side(name string) *G.Node { return e.bd.side(name, false) }
 
-// Neg (B×C) is 1 at the row's negatives N_i (every column but the positive,
-// minus the removed accidental hits and, with logq_probability = dedupe, the
-// further copies of an item) and 0 elsewhere.
-func (e *Expr) Neg() *G.Node { return e.bd.input(sideNeg) }
+// PosSide (R×1) is the side input name, a value per item, at each row's positive.
+func (e *Expr) PosSide(name string) *G.Node { return e.bd.side(name, true) }
 
-// NegLog (B×C) is log Neg: 0 on N_i and −Inf elsewhere, to add to logits.
-func (e *Expr) NegLog() *G.Node { return e.bd.input(sideNegLog) }
+// Pos (R×C) is 1 at each row's positive column and 0 elsewhere.
+func (e *Expr) Pos() *G.Node { return e.bd.derivedInput(derivedPos) }
 
-// LogQ (1×C, or B×C per row) is each column's log q_j, the sampler's
-// per-draw probability (Step.LogQ).
-func (e *Expr) LogQ() *G.Node { return e.bd.input(sideLogQ) }
+// Neg (R×C) is 1 at the row's negatives N_i (every column but the positive,
+// minus the removed accidental hits, with logq_probability = dedupe the
+// further copies of an item, and the columns of padding rows) and 0 elsewhere.
+func (e *Expr) Neg() *G.Node { return e.bd.derivedInput(derivedNeg) }
 
-// LogP (1×C, or B×C per row) is each column's log p̂_j, the probability that
-// the item is in a step's (row's) candidate set (Step.LogP).
-func (e *Expr) LogP() *G.Node { return e.bd.input(sideLogP) }
+// NegLog (R×C) is log Neg: 0 on N_i and −Inf elsewhere, to add to logits.
+func (e *Expr) NegLog() *G.Node { return e.bd.derivedInput(derivedNegLog) }
 
-// LogPrior (1×C, or B×C per row) is each column's log π_j, the training
-// label prior (Step.LogPrior; −Inf allowed).
-func (e *Expr) LogPrior() *G.Node { return e.bd.input(sideLogPrior) }
+// LogQ is Side(candidates.LogQ): each column's log q_j, the sampler's per-draw probability.
+func (e *Expr) LogQ() *G.Node { return e.Side(candidates.LogQ) }
 
-// PosLogQ (B×1) is log q of each row's positive item (Step.PosLogQ).
-func (e *Expr) PosLogQ() *G.Node { return e.bd.input(sidePosLogQ) }
+// LogP is Side(candidates.LogP): each column's log p̂_j, the probability that the item is in a
+// step's (row's) candidate set.
+func (e *Expr) LogP() *G.Node { return e.Side(candidates.LogP) }
 
-// PosLogP (B×1) is log p̂ of each row's positive item (Step.PosLogP).
-func (e *Expr) PosLogP() *G.Node { return e.bd.input(sidePosLogP) }
+// LogPrior is Side(candidates.LogPrior): each column's log π_j, the training label prior
+// (−Inf allowed).
+func (e *Expr) LogPrior() *G.Node { return e.Side(candidates.LogPrior) }
 
-// PosLogPrior (B×1) is log π of each row's positive item (Step.PosLogPrior).
-func (e *Expr) PosLogPrior() *G.Node { return e.bd.input(sidePosLogPrior) }
+// PosLogQ (R×1) is PosSide(candidates.LogQ): log q of each row's positive item.
+func (e *Expr) PosLogQ() *G.Node { return e.PosSide(candidates.LogQ) }
 
-// Rewards (B×1) are the rewards r_i (Step.Rewards; 1 when nil).
-func (e *Expr) Rewards() *G.Node { return e.bd.input(sideRewards) }
+// PosLogP (R×1) is PosSide(candidates.LogP): log p̂ of each row's positive item.
+func (e *Expr) PosLogP() *G.Node { return e.PosSide(candidates.LogP) }
 
-// Gram (1×C, or B×C per row) is w_j/C_g on the C_g columns of the batch
+// PosLogPrior (R×1) is PosSide(candidates.LogPrior): log π of each row's positive item.
+func (e *Expr) PosLogPrior() *G.Node { return e.PosSide(candidates.LogPrior) }
+
+// Rewards (R×1) is Side(candidates.Rewards): the rewards r_i (1 where the step has none, 0 for
+// a padding row).
+func (e *Expr) Rewards() *G.Node { return e.Side(candidates.Rewards) }
+
+// Gram (1×C, or R×C per row or with padding) is w_j/C_g on the C_g columns of the batch
 // Gramian estimate of mse_gramian (all columns, or the drawn negatives under
-// First) and 0 elsewhere. For mse_gramian, whose drawn columns come ∝ q,
-// w_j = 1/(M·q_j) (Step.Items = M, Step.LogQ), so that the weighted sum
-// estimates the uniform Gramian; w_j = 1 for the other variants and under
-// Indexed. The weights are the plan's, the derivation the fused kernel uses.
-func (e *Expr) Gram() *G.Node { return e.bd.input(sideGram) }
+// First; never a padding row's, nor in a padding row) and 0 elsewhere. For mse_gramian, whose
+// drawn columns come ∝ q, w_j = 1/(M·q_j) (the step's Items = M, side input log_q), so that the
+// weighted sum estimates the uniform Gramian; w_j = 1 for the other variants and under
+// layout corpus. The weights are the plan's, the derivation the fused kernel uses.
+func (e *Expr) Gram() *G.Node { return e.bd.derivedInput(derivedGram) }
 
 // Const is the scalar constant x in the dtype and graph of the scores.
 func (e *Expr) Const(x float64) *G.Node { return constLike(e.Scores, x) }
@@ -188,12 +202,23 @@ func Sigmoid(x *G.Node) *G.Node { return G.Must(G.ApplyOp(newMap(mapSigmoid), x)
 // small, rather than a log of 1 + a tiny sum rounded to 0.
 func SoftmaxLoss(zPos, zNeg *G.Node) *G.Node { return G.Must(G.ApplyOp(newLSE(true), zPos, zNeg)) }
 
-// Reduce is L = scale·Σ_i r_i·ℓ_i of the row losses ℓ (B×1), scale = 1/B
-// (reduction mean) or 1 (sum).
+// Reduce is L = scale·Σ_i r_i·ℓ_i of the row losses ℓ (R×1), scale = 1/R
+// (reduction mean; 1/valid rows with padding) or 1 (sum).
 func (e *Expr) Reduce(rowLoss *G.Node) *G.Node {
-	return G.Must(G.Mul(G.Must(G.Sum(G.Must(G.HadamardProd(rowLoss, e.Rewards())))), e.Const(e.scale())))
+	return e.scaled(G.Must(G.Sum(G.Must(G.HadamardProd(rowLoss, e.Rewards())))), 1)
 }
 
+// scaled is x·a·scale for a scalar x and a constant a: the constant a·scale, or, with padding,
+// a times the step's scale, an input.
+func (e *Expr) scaled(x *G.Node, a float64) *G.Node {
+	if !e.bd.step.Geometry.Padded {
+		return G.Must(G.Mul(x, e.Const(e.scale()*a)))
+	}
+	sa := G.Must(G.Mul(e.bd.derivedInput(derivedScale), e.Const(a)))
+	return G.Must(G.Sum(G.Must(G.Mul(x, sa))))
+}
+
+// scale is the reduction's scale without padding: 1/R (mean) or 1 (sum).
 func (e *Expr) scale() float64 {
 	if e.Settings.Reduction == ReductionMean {
 		return 1 / float64(e.B)
@@ -320,9 +345,9 @@ func logisticExpr(e *Expr) (*G.Node, error) {
 //
 //   - expected_count: Q_j = m·q_j, m = C−1 (NegativeCount), the expected
 //     number of copies of column j's item among a row's m negative draws, q
-//     from Step.LogQ and PosLogQ (filled per q_source by the trainer);
+//     from the side input log_q (filled per q_source by the trainer);
 //   - inclusion: Q_j = p̂_j, the probability that the item is in the step
-//     (Step.LogP, PosLogP; Yi et al.'s Algorithm 2);
+//     (the side input log_p; Yi et al.'s Algorithm 2);
 //   - dedupe: Q_j = p̂_j as for inclusion, on one column per distinct item:
 //     the further copies are out of N_i (Neg, NegLog, from the plan's masks).
 func logQCorrection(e *Expr, f, fPos *G.Node) (z, zPos *G.Node) {
@@ -349,7 +374,7 @@ func mseGramianExpr(e *Expr) (*G.Node, error) {
 	mse := e.Reduce(G.Must(G.Square(d)))
 	// Σ_ij Gram_j·s_ij² as Σ_i (Σ_j (s_ij·Gram_j)·s_ij): two passes over S, no B×C square.
 	gram := G.Must(G.Sum(RowDot(MulCols(e.Scores, e.Gram()), e.Scores)))
-	return G.Add(mse, G.Must(G.Mul(gram, e.Const(e.scale()*e.Settings.GramianWeight))))
+	return G.Add(mse, e.scaled(gram, e.Settings.GramianWeight))
 }
 
 // logqCorrectedExpr is the corrected logQ loss of Khrylchenko et al.,

@@ -5,6 +5,7 @@ import (
 
 	G "gorgonia.org/gorgonia"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/setting"
 )
 
@@ -27,21 +28,26 @@ func (o *GBCEOptions) Resolve() error {
 	return resolveFloat("t", &o.T, DefaultGBCET, setting.Closed(0.0, 1.0))
 }
 
-// checkGBCE refuses the samplers whose negatives are not uniform: gbce's α = k/(N − 1) is the
-// sampling rate of k negatives drawn uniformly from the N − 1 items other than the positive.
-func checkGBCE(s *Settings, _ any) error {
-	if s.Sampler == SamplerUniform {
+// checkGBCE refuses the geometries whose negatives are not drawn uniformly: gbce's α = k/(N − 1)
+// is the sampling rate of k negatives drawn uniformly from the N − 1 items other than the
+// positive, so a row's candidates must be its positive and uniform draws (layout First, with
+// Geometry.Uniform): not the batch's other positives, nor draws by popularity.
+func checkGBCE(_ *Settings, g candidates.Geometry) error {
+	if g.Layout == candidates.First && g.Uniform {
 		return nil
 	}
+	why := "does not draw them uniformly"
+	if g.Layout == candidates.Diagonal {
+		why = "takes them from the batch"
+	}
 	return fmt.Errorf("variant: gbce needs negatives drawn uniformly (sampler.kind = \"uniform\" or \"uniform_per_row\"): "+
-		"its β uses α = k/(N − 1), the sampling rate of k uniform negatives among N items; "+
-		"sampler %s takes them from the batch, by popularity", s.Sampler)
+		"its β uses α = k/(N − 1), the sampling rate of k uniform negatives among N items; sampler %s %s", g.Sampler, why)
 }
 
 // gbceExpr is gBCE, the generalised binary cross-entropy of Petrov & Macdonald, "gSASRec:
 // Reducing Overconfidence in Sequential Recommendation Trained with Negative Sampling" (RecSys
 // 2023, §4): with logits f = s/τ, the row's negatives N_i (k_i = |N_i| of them) out of a corpus of
-// N items (Step.Items),
+// N items (the step's Items),
 //
 //	ℓ_i = −log σ(f_ip)^β_i − Σ_{j∈N_i} log(1 − σ(f_ij)) = β_i·softplus(−f_ip) + Σ_{j∈N_i} softplus(f_ij),
 //	α_i = k_i/(N − 1),  β_i = α_i(t(1 − 1/α_i) + 1/α_i) = 1 − t(1 − α_i),

@@ -6,9 +6,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/diff/fd"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/tape"
 )
 
@@ -23,7 +25,7 @@ type harness struct {
 	vm     gorgonia.VM
 }
 
-func newHarness(t testing.TB, l *Loss, st *Step, b, c int, withGrad bool) *harness {
+func newHarness(t testing.TB, l *Loss, st *candidates.Step, b, c int, withGrad bool) *harness {
 	t.Helper()
 	g := gorgonia.NewGraph()
 	h := &harness{dt: l.dt, b: b, c: c}
@@ -96,7 +98,7 @@ func values(v gorgonia.Value) []float64 {
 
 // mustRun is newHarness(t, l, st, b, c, withGrad).run(S), failing the test at an error: the
 // loss and, with withGrad, its gradient.
-func mustRun(t testing.TB, l *Loss, st *Step, b, c int, withGrad bool, S []float64) (float64, []float64) {
+func mustRun(t testing.TB, l *Loss, st *candidates.Step, b, c int, withGrad bool, S []float64) (float64, []float64) {
 	t.Helper()
 	v, g, err := newHarness(t, l, st, b, c, withGrad).run(S)
 	if err != nil {
@@ -165,49 +167,58 @@ func draw(rng *rand.Rand, p []float64) int {
 // problem is one test input: resolved settings, step and scores.
 type problem struct {
 	s    Settings
-	st   *Step
+	st   *candidates.Step
 	b, c int
 	S    []float64
 }
 
-// gen builds a problem for resolved settings s with b rows. With extreme set,
-// scores are ±1000 and some sampling probabilities 1e-12.
-func (g *caseGen) gen(s Settings, layout Layout, b int, extreme bool) problem {
+// gen builds a problem for resolved settings s and geometry geo with b rows. Under a padded
+// geometry each row but the first is padding with probability 1/3. With extreme set, scores are ±1000 and some
+// sampling probabilities 1e-12.
+func (g *caseGen) gen(s Settings, geo candidates.Geometry, b int, extreme bool) problem {
 	rng := g.rng
-	st := &Step{Layout: layout, Items: g.L}
+	st := &candidates.Step{Geometry: geo, Items: g.L}
 	st.RowItem = make([]int64, b)
 	for i := range st.RowItem {
 		st.RowItem[i] = int64(draw(rng, g.qData))
+		if geo.Padded && i > 0 && rng.IntN(3) == 0 {
+			st.RowItem[i] = candidates.NoItem
+		}
 	}
 	uniform := make([]float64, g.L)
 	for k := range uniform {
 		uniform[k] = 1 / float64(g.L)
 	}
+	drawn := func(n int) []int64 {
+		out := make([]int64, n)
+		for k := range out {
+			out[k] = int64(draw(rng, uniform))
+		}
+		return out
+	}
 	var q func(item int64) float64 // the sampler's per-draw probability
-	var c int
-	switch layout {
-	case Diagonal, First:
-		rows := 1 // the rows of the column slices: B when each row has its own columns
-		if s.PerRow {
+	c := geo.Cols(b, g.L)
+	switch geo.Layout {
+	case candidates.Diagonal, candidates.First:
+		shared := drawn(geo.Extra + geo.Memory*b) // the drawn and constant columns every row scores
+		rows := 1                                 // the rows of the column slices: R when each row has its own columns
+		if geo.PerRow > 0 {
 			rows = b
 		}
 		for range rows {
-			if layout == Diagonal {
+			if geo.Layout == candidates.Diagonal {
 				st.ColItem = append(st.ColItem, st.RowItem...)
 			} else {
-				st.ColItem = append(st.ColItem, -1)
+				st.ColItem = append(st.ColItem, candidates.NoItem)
 			}
-			for range s.Negatives {
-				st.ColItem = append(st.ColItem, int64(draw(rng, uniform)))
-			}
+			st.ColItem = append(st.ColItem, shared...)
+			st.ColItem = append(st.ColItem, drawn(geo.PerRow)...)
 		}
-		c = len(st.ColItem) / rows
 		q = func(int64) float64 { return 1 / float64(g.L) }
-		if layout == Diagonal {
-			q = func(it int64) float64 { return MixedDrawProb(g.qData[it], b-1, s.Negatives, g.L) }
+		if geo.Layout == candidates.Diagonal {
+			q = func(it int64) float64 { return MixedDrawProb(g.qData[it], b-1, c-b, g.L) }
 		}
-	case Indexed:
-		c = g.L
+	case candidates.Corpus:
 		st.ColItem = make([]int64, c)
 		for j := range st.ColItem {
 			st.ColItem[j] = int64(j)
@@ -230,17 +241,16 @@ func (g *caseGen) gen(s Settings, layout Layout, b int, extreme bool) problem {
 		return out
 	}
 	incl := func(it int64) float64 { return InclusionProb(q(it), max(m, 1)) }
-	st.LogQ = logs(st.ColItem, q)
-	st.LogP = logs(st.ColItem, incl)
-	st.LogPrior = logs(st.ColItem, func(it int64) float64 { return g.prior[it] })
-	st.PosLogQ = logs(st.RowItem, q)
-	st.PosLogP = logs(st.RowItem, incl)
-	st.PosLogPrior = logs(st.RowItem, func(it int64) float64 { return g.prior[it] })
+	prior := func(it int64) float64 { return g.prior[it] }
+	st.Set(candidates.Side{Name: candidates.LogQ, By: "sampler " + geo.Sampler}, logs(st.ColItem, q), logs(st.RowItem, q))
+	st.Set(candidates.Side{Name: candidates.LogP, By: "sampler " + geo.Sampler}, logs(st.ColItem, incl), logs(st.RowItem, incl))
+	st.Set(candidates.Side{Name: candidates.LogPrior, By: "data"}, logs(st.ColItem, prior), logs(st.RowItem, prior))
 	if rng.IntN(4) != 0 {
-		st.Rewards = make([]float64, b)
-		for i := range st.Rewards {
-			st.Rewards[i] = 2 * rng.Float64()
+		rewards := make([]float64, b)
+		for i := range rewards {
+			rewards[i] = 2 * rng.Float64()
 		}
+		st.Set(candidates.Side{Name: candidates.Rewards, Kind: candidates.PerRow, By: "data"}, nil, rewards)
 	}
 	S := make([]float64, b*c)
 	for k := range S {
@@ -251,55 +261,93 @@ func (g *caseGen) gen(s Settings, layout Layout, b int, extreme bool) problem {
 	}
 	if extreme {
 		tiny := math.Log(1e-12)
-		for j := 0; j < len(st.LogQ); j += 2 {
-			st.LogQ[j], st.LogP[j] = tiny, tiny
+		colQ, colP := st.Col(candidates.LogQ), st.Col(candidates.LogP)
+		for j := 0; j < len(colQ); j += 2 {
+			colQ[j], colP[j] = tiny, tiny
 		}
-		st.PosLogQ[0], st.PosLogP[0] = tiny, tiny
+		st.Row(candidates.LogQ)[0], st.Row(candidates.LogP)[0] = tiny, tiny
 	}
 	return problem{s: s, st: st, b: b, c: c, S: S}
 }
 
+// The geometries the tests build losses for: those of the built-in samplers (5 drawn items, or 5
+// of each row's own, drawn uniformly as gen draws them), a sampler that scores two rows per
+// example with padding, and the corpus.
+var (
+	inBatchG       = candidates.Geometry{Sampler: "in_batch", Layout: candidates.Diagonal}
+	uniformG       = candidates.Geometry{Sampler: "uniform", Layout: candidates.First, Extra: 5, Uniform: true}
+	mixedG         = candidates.Geometry{Sampler: "mixed", Layout: candidates.Diagonal, Extra: 5, Uniform: true}
+	uniformPerRowG = candidates.Geometry{Sampler: "uniform_per_row", Layout: candidates.First, PerRow: 5, Uniform: true}
+	mixedPerRowG   = candidates.Geometry{Sampler: "mixed_per_row", Layout: candidates.Diagonal, PerRow: 5, Uniform: true}
+	memoryG        = candidates.Geometry{Sampler: "memory", Layout: candidates.Diagonal, Memory: 1}
+	paddedG        = candidates.Geometry{Sampler: "positions", Layout: candidates.Diagonal, PerExample: 2, Padded: true}
+	paddedFirstG   = candidates.Geometry{Sampler: "positions_uniform", Layout: candidates.First, Extra: 5, PerExample: 2, Padded: true, Uniform: true}
+	corpusG        = candidates.Geometry{Sampler: "full", Layout: candidates.Corpus}
+	geometries     = []candidates.Geometry{inBatchG, uniformG, mixedG, uniformPerRowG, mixedPerRowG, memoryG, paddedG, paddedFirstG, corpusG}
+)
+
+// geometryOf is the geometry a test of settings s scores by default: the corpus for the variants
+// that score it, in-batch otherwise.
+func geometryOf(s Settings) candidates.Geometry {
+	if s.Variant.ScoresCorpus() {
+		return corpusG
+	}
+	return inBatchG
+}
+
+// tcase is a loss's settings and the geometry of its candidates.
+type tcase struct {
+	Settings
+	g candidates.Geometry
+}
+
+// newCase is the loss of tc (mustNew).
+func (tc tcase) newLoss(t testing.TB, dt tensor.Dtype) *Loss {
+	t.Helper()
+	l, err := New(tc.Settings, tc.g, dt)
+	if err != nil {
+		t.Fatalf("%s: %v", name(tc), err)
+	}
+	return l
+}
+
 // allSettings is the cross product of every variant (built in or
-// registered), form, sampler and option, keeping the combinations Resolve
+// registered), form, geometry and option, keeping the combinations ResolveFor
 // accepts; the numeric options are set to non-default values so that their
 // effect is visible.
-func allSettings(t testing.TB) []Settings {
+func allSettings(t testing.TB) []tcase {
 	t.Helper()
-	var out []Settings
+	var out []tcase
 	seen := map[string]bool{}
 	perVariant := map[Variant]int{}
 	perForm := map[LogQProbability]int{}
 	for _, v := range Variants() {
 		for _, form := range []Form{"", FormDecoupled} {
-			for _, sampler := range []Sampler{"", SamplerInBatch, SamplerUniform, SamplerMixed} {
-				for _, perRow := range []bool{false, true} {
-					for _, at := range []CorrectAt{"", CorrectAtScores} {
-						for _, unc := range []bool{false, true} {
-							for _, hits := range []bool{false, true} {
-								for _, red := range []Reduction{"", ReductionSum} {
-									for _, prob := range []LogQProbability{"", LogQProbabilityInclusion, LogQProbabilityDedupe} {
-										s := Settings{Variant: v, Form: form, Sampler: sampler, PerRow: perRow, CorrectAt: at,
-											UncorrectedPositive: unc, RemoveAccidentalHits: hits, Reduction: red,
-											LogQProbability: prob}
-										if v != VariantMSEGramian {
-											s.Temperature = 0.7
-										}
-										if sampler == SamplerUniform || sampler == SamplerMixed {
-											s.Negatives = 5
-										}
-										if v == VariantLogitAdjusted {
-											s.LATau = 1.5
-										}
-										if v == VariantMSEGramian {
-											s.GramianWeight = 0.3
-										}
-										s.Options = optionedTestOptions(v)
-										if s.Resolve() == nil && !seen[name(s)] {
-											seen[name(s)] = true
-											perVariant[v]++
-											perForm[s.LogQProbability]++
-											out = append(out, s)
-										}
+			for _, geo := range geometries {
+				for _, at := range []CorrectAt{"", CorrectAtScores} {
+					for _, unc := range []bool{false, true} {
+						for _, hits := range []bool{false, true} {
+							for _, red := range []Reduction{"", ReductionSum} {
+								for _, prob := range []LogQProbability{"", LogQProbabilityInclusion, LogQProbabilityDedupe} {
+									s := Settings{Variant: v, Form: form, CorrectAt: at,
+										UncorrectedPositive: unc, RemoveAccidentalHits: hits, Reduction: red,
+										LogQProbability: prob}
+									if v != VariantMSEGramian {
+										s.Temperature = 0.7
+									}
+									if v == VariantLogitAdjusted {
+										s.LATau = 1.5
+									}
+									if v == VariantMSEGramian {
+										s.GramianWeight = 0.3
+									}
+									s.Options = optionedTestOptions(v)
+									tc := tcase{s, geo}
+									if tc.ResolveFor(geo) == nil && !seen[name(tc)] {
+										seen[name(tc)] = true
+										perVariant[v]++
+										perForm[tc.LogQProbability]++
+										out = append(out, tc)
 									}
 								}
 							}
@@ -309,24 +357,26 @@ func allSettings(t testing.TB) []Settings {
 			}
 		}
 	}
-	// A guard against Resolve rejecting valid combinations: every variant has
-	// some, each sampler or the corpus, and the Rawat weightings both forms.
+	// A guard against ResolveFor rejecting valid combinations: every variant has
+	// some, each geometry or the corpus, and the Rawat weightings both forms.
 	for _, v := range Variants() {
 		want := 1
 		switch {
 		case isRawat(v):
-			want = 2 * 3 * 2 // forms × samplers × reductions at least
-		case !isCorpus(v):
-			want = 3 * 2 // samplers × reductions at least
+			want = 2 * 8 * 2 // forms × geometries × reductions at least
+		case v == VariantGBCE:
+			want = 3 * 2 // the geometries of uniform draws after the positive × reductions at least
+		case !v.ScoresCorpus():
+			want = 8 * 2 // geometries × reductions at least
 		}
 		if perVariant[v] < want {
 			t.Fatalf("variant %s: only %d valid settings combinations, want at least %d", v, perVariant[v], want)
 		}
 	}
 	// logq, nce and sampled_logistic in each logq_probability (dedupe always
-	// removing accidental hits): 3 samplers × 2 reductions at least each.
+	// removing accidental hits): 8 geometries × 2 reductions at least each.
 	for _, prob := range []LogQProbability{LogQProbabilityExpectedCount, LogQProbabilityInclusion, LogQProbabilityDedupe} {
-		if perForm[prob] < 3*3*2 {
+		if perForm[prob] < 3*8*2 {
 			t.Fatalf("logq_probability %s: only %d valid settings combinations", prob, perForm[prob])
 		}
 	}
@@ -335,25 +385,22 @@ func allSettings(t testing.TB) []Settings {
 
 // impls are the implementations of the resolved settings s: the
 // expression, and the fused kernel where there is one.
-func impls(s Settings) []Impl {
+func impls(s tcase) []Impl {
 	if s.hasFused() {
 		return []Impl{ImplExpression, ImplFused}
 	}
 	return []Impl{ImplExpression}
 }
 
-// withImpl returns s with implementation im.
-func withImpl(s Settings, im Impl) Settings {
-	s.Impl = im
-	return s
+// withImpl returns tc with implementation im.
+func withImpl(tc tcase, im Impl) tcase {
+	tc.Impl = im
+	return tc
 }
 
-func name(s Settings) string {
-	sampler := string(s.Sampler)
-	if s.PerRow {
-		sampler += "_per_row"
-	}
-	return fmt.Sprintf("%s/%s/%s/at=%s/unc=%v/hits=%v/%s/prob=%s/%s", s.Variant, s.Form, sampler, s.CorrectAt,
+func name(tc tcase) string {
+	s := tc.Settings
+	return fmt.Sprintf("%s/%s/%s/at=%s/unc=%v/hits=%v/%s/prob=%s/%s", s.Variant, s.Form, tc.g.Sampler, s.CorrectAt,
 		s.UncorrectedPositive, s.RemoveAccidentalHits, s.Reduction, s.LogQProbability, s.Impl)
 }
 
@@ -383,4 +430,54 @@ func checkClose(t *testing.T, what string, got, want float64, gGot, gWant []floa
 			return
 		}
 	}
+}
+
+// sides are a step's side inputs written out, for the tests that build a step by hand: the
+// columns' and the positives' log q, log p̂ and log π, and the rewards; a nil one is left out.
+type sides struct {
+	LogQ, PosLogQ, LogP, PosLogP, LogPrior, PosLogPrior, Rewards []float64
+}
+
+// stepOf is a step of geometry g with the items of its rows and columns and the side inputs sd.
+func stepOf(g candidates.Geometry, rowItem, colItem []int64, sd sides) *candidates.Step {
+	st := &candidates.Step{Geometry: g, RowItem: rowItem, ColItem: colItem}
+	for _, v := range []struct {
+		name     string
+		col, row []float64
+	}{{candidates.LogQ, sd.LogQ, sd.PosLogQ}, {candidates.LogP, sd.LogP, sd.PosLogP}, {candidates.LogPrior, sd.LogPrior, sd.PosLogPrior}} {
+		if v.col != nil || v.row != nil {
+			st.Set(candidates.Side{Name: v.name, By: "test"}, v.col, v.row)
+		}
+	}
+	if sd.Rewards != nil {
+		st.Set(candidates.Side{Name: candidates.Rewards, Kind: candidates.PerRow, By: "test"}, nil, sd.Rewards)
+	}
+	return st
+}
+
+// The side inputs of a step by hand's test: each column's and each row's positive's log q, log
+// p̂ and log π, and the rewards.
+func qCol(st *candidates.Step) []float64     { return st.Col(candidates.LogQ) }
+func qPos(st *candidates.Step) []float64     { return st.Row(candidates.LogQ) }
+func pCol(st *candidates.Step) []float64     { return st.Col(candidates.LogP) }
+func pPos(st *candidates.Step) []float64     { return st.Row(candidates.LogP) }
+func priorCol(st *candidates.Step) []float64 { return st.Col(candidates.LogPrior) }
+func priorPos(st *candidates.Step) []float64 { return st.Row(candidates.LogPrior) }
+func rewardsOf(st *candidates.Step) []float64 {
+	return st.Row(candidates.Rewards)
+}
+
+// ones is n ones: the rewards of a step whose rows all weigh 1.
+func ones(n int) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = 1
+	}
+	return x
+}
+
+// centralDifferences are the central differences of f at x with step h, (f(x + h·e_k) −
+// f(x − h·e_k))/(2h) for every k (gonum's diff/fd, as lossestest's checks take them).
+func centralDifferences(f func([]float64) float64, x []float64, h float64) []float64 {
+	return fd.Gradient(nil, f, x, &fd.Settings{Formula: fd.Central, Step: h})
 }

@@ -8,6 +8,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 // TestLogQCorrectedFiniteDifferences: the gradient of logq_corrected is that
@@ -20,21 +22,16 @@ func TestLogQCorrectedFiniteDifferences(t *testing.T) {
 		if s.Variant != VariantLogQCorrected {
 			continue
 		}
-		l := mustNew(t, s, tensor.Float64)
-		p := gen.gen(l.Settings(), l.Layout(), 4, false)
+		l := s.newLoss(t, tensor.Float64)
+		// A padded draw may leave no valid row with a negative, and no gradient: it is drawn again.
+		p := gen.gen(l.Settings(), l.Geometry(), 4, false)
 		_, g := mustRun(t, l, p.st, p.b, p.c, true, p.S)
-		frozen := logqCorrectedWeights(&p.s, p.st, p.S, p.b, p.c)
-		const eps = 1e-5
-		x := append([]float64(nil), p.S...)
-		fd := make([]float64, len(x))
-		for k := range x {
-			x[k] = p.S[k] + eps
-			up := logqCorrectedFrozen(&p.s, p.st, x, p.b, p.c, frozen)
-			x[k] = p.S[k] - eps
-			down := logqCorrectedFrozen(&p.s, p.st, x, p.b, p.c, frozen)
-			x[k] = p.S[k]
-			fd[k] = (up - down) / (2 * eps)
+		for try := 0; maxAbs(g) == 0 && s.g.Padded && try < 10; try++ {
+			p = gen.gen(l.Settings(), l.Geometry(), 4, false)
+			_, g = mustRun(t, l, p.st, p.b, p.c, true, p.S)
 		}
+		frozen := logqCorrectedWeights(&p.s, p.st, p.S, p.b, p.c)
+		fd := centralDifferences(func(x []float64) float64 { return logqCorrectedFrozen(&p.s, p.st, x, p.b, p.c, frozen) }, p.S, 1e-5)
 		scale := maxAbs(fd)
 		if scale == 0 {
 			t.Fatalf("%s: zero gradient", name(s))
@@ -49,7 +46,7 @@ func TestLogQCorrectedFiniteDifferences(t *testing.T) {
 }
 
 // logqCorrectedWeights are the row weights w_i = 1 − P̂_i at S, from the reference.
-func logqCorrectedWeights(s *Settings, st *Step, S []float64, b, c int) []float64 {
+func logqCorrectedWeights(s *Settings, st *candidates.Step, S []float64, b, c int) []float64 {
 	w := make([]float64, b)
 	for i := range b {
 		w[i] = refLogQCorrectedRow(s, st, S[i*c:(i+1)*c], i, c).w
@@ -57,19 +54,24 @@ func logqCorrectedWeights(s *Settings, st *Step, S []float64, b, c int) []float6
 	return w
 }
 
-// logqCorrectedFrozen is scale·Σ_i r_i·w_i·ℓ_i(S) with the weights w given.
-func logqCorrectedFrozen(s *Settings, st *Step, S []float64, b, c int, w []float64) float64 {
+// logqCorrectedFrozen is scale·Σ_i r_i·w_i·ℓ_i(S) with the weights w given, over the rows that
+// are not padding (scale = 1/their number for the mean).
+func logqCorrectedFrozen(s *Settings, st *candidates.Step, S []float64, b, c int, w []float64) float64 {
+	valid := b
+	for i := range b {
+		if st.Padding(i) {
+			valid--
+		}
+	}
 	scale := 1.0
 	if s.Reduction == ReductionMean {
-		scale = 1 / float64(b)
+		scale = 1 / float64(valid)
 	}
 	total := 0.0
 	for i := range b {
-		r := 1.0
-		if st.Rewards != nil {
-			r = st.Rewards[i]
+		if !st.Padding(i) {
+			total += scale * reward(st, i) * w[i] * refLogQCorrectedRow(s, st, S[i*c:(i+1)*c], i, c).loss
 		}
-		total += scale * r * w[i] * refLogQCorrectedRow(s, st, S[i*c:(i+1)*c], i, c).loss
 	}
 	return total
 }
@@ -93,13 +95,13 @@ func TestLogQCorrectedIsFullSoftmax(t *testing.T) {
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 			s := Settings{Variant: VariantLogQCorrected, Temperature: tau, CorrectAt: at}
 			l := mustNew(t, s, dt)
-			p := gen.gen(l.Settings(), l.Layout(), L, false)
+			p := gen.gen(l.Settings(), l.Geometry(), L, false)
 			st := p.st
 			for i := range L {
 				st.RowItem[i], st.ColItem[i] = int64(i), int64(i)
-				st.LogQ[i], st.PosLogQ[i] = -math.Log(L), -math.Log(L)
+				qCol(st)[i], qPos(st)[i] = -math.Log(L), -math.Log(L)
 			}
-			st.Rewards = nil
+			st.Set(candidates.Side{Name: candidates.Rewards, Kind: candidates.PerRow}, nil, ones(L))
 			S := p.S
 			if dt == tensor.Float32 {
 				S = round32(S)
@@ -208,8 +210,8 @@ func TestLogQCorrectedLargeLoss(t *testing.T) {
 		if s.Variant != VariantLogQCorrected {
 			continue
 		}
-		l := mustNew(t, s, tensor.Float64)
-		p := gen.gen(l.Settings(), l.Layout(), 5, false)
+		l := s.newLoss(t, tensor.Float64)
+		p := gen.gen(l.Settings(), l.Geometry(), 5, false)
 		set := 0
 		for i := range p.b {
 			row := p.S[i*p.c : (i+1)*p.c]

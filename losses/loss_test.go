@@ -3,16 +3,21 @@ package losses
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/candidates"
+	"github.com/samplingbias/workbench/internal/ops"
 )
 
+// mustNew is the loss of settings s for the candidates of its default geometry (geometryOf).
 func mustNew(t testing.TB, s Settings, dt tensor.Dtype) *Loss {
 	t.Helper()
-	l, err := New(s, dt)
+	l, err := New(s, geometryOf(s), dt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,8 +37,8 @@ func TestAgainstReference(t *testing.T) {
 			for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 				for _, im := range impls(s0) {
 					s := withImpl(s0, im)
-					l := mustNew(t, s, dt)
-					p := gen.gen(l.Settings(), l.Layout(), 6, extreme)
+					l := s.newLoss(t, dt)
+					p := gen.gen(l.Settings(), l.Geometry(), 6, extreme)
 					what := name(s) + "/" + dt.String()
 					if extreme {
 						what += "/extreme"
@@ -72,8 +77,8 @@ func TestFiniteDifferences(t *testing.T) {
 		}
 		for _, im := range impls(s0) {
 			s := withImpl(s0, im)
-			l := mustNew(t, s, tensor.Float64)
-			p := gen.gen(l.Settings(), l.Layout(), 4, false)
+			l := s.newLoss(t, tensor.Float64)
+			p := gen.gen(l.Settings(), l.Geometry(), 4, false)
 			checkFiniteDifferences(t, name(s), newHarness(t, l, p.st, p.b, p.c, true), p.S)
 		}
 	}
@@ -87,23 +92,13 @@ func checkFiniteDifferences(t *testing.T, what string, h *harness, S []float64) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	const eps = 1e-5
-	fd := make([]float64, len(S))
-	x := append([]float64(nil), S...)
-	for k := range x {
-		x[k] = S[k] + eps
-		up, _, err := h.run(x)
+	fd := centralDifferences(func(x []float64) float64 {
+		v, _, err := h.run(x)
 		if err != nil {
 			t.Fatal(err)
 		}
-		x[k] = S[k] - eps
-		down, _, err := h.run(x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		x[k] = S[k]
-		fd[k] = (up - down) / (2 * eps)
-	}
+		return v
+	}, S, 1e-5)
 	scale := maxAbs(fd)
 	for k := range fd {
 		if math.Abs(g[k]-fd[k]) > 1e-7*scale+1e-9 {
@@ -124,12 +119,12 @@ func TestLogQConstantIsPlain(t *testing.T) {
 				what := fmt.Sprintf("%s %v %s", at, dt, im)
 				plain := mustNew(t, Settings{Impl: im}, dt)
 				logq := mustNew(t, Settings{Variant: VariantLogQ, CorrectAt: at, LogQProbability: LogQProbabilityInclusion, Impl: im}, dt)
-				p := gen.gen(plain.Settings(), Diagonal, 8, false)
-				for j := range p.st.LogP {
-					p.st.LogP[j] = math.Log(0.03)
+				p := gen.gen(plain.Settings(), inBatchG, 8, false)
+				for j := range pCol(p.st) {
+					pCol(p.st)[j] = math.Log(0.03)
 				}
-				for i := range p.st.PosLogP {
-					p.st.PosLogP[i] = math.Log(0.03)
+				for i := range pPos(p.st) {
+					pPos(p.st)[i] = math.Log(0.03)
 				}
 				v1, g1 := mustRun(t, plain, p.st, p.b, p.c, true, p.S)
 				v2, g2 := mustRun(t, logq, p.st, p.b, p.c, true, p.S)
@@ -153,8 +148,8 @@ func TestLogQConstantIsPlain(t *testing.T) {
 // TestCorrectAtPlacement pins the two placements of the correction on a
 // hand-computed example: one row, τ = 0.5, scores (1, 0), log p̂ = (log 0.5, log 0.25).
 func TestCorrectAtPlacement(t *testing.T) {
-	st := &Step{Layout: Diagonal, LogP: []float64{math.Log(0.5), math.Log(0.25)},
-		PosLogP: []float64{math.Log(0.5), math.Log(0.25)}}
+	st := stepOf(inBatchG, nil, nil, sides{LogP: []float64{math.Log(0.5), math.Log(0.25)},
+		PosLogP: []float64{math.Log(0.5), math.Log(0.25)}})
 	S := []float64{1, 0, 0, 0}
 	for _, tc := range []struct {
 		at   CorrectAt
@@ -188,8 +183,9 @@ func TestCorrectAtPlacement(t *testing.T) {
 // log 4. The sign printed in Remark 3 (f − log w) would give log(1 + 1 + 1/2).
 func TestImportanceSign(t *testing.T) {
 	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-		l := mustNew(t, Settings{Variant: VariantImportance, Sampler: SamplerUniform, Negatives: 2, Temperature: 1}, dt)
-		st := &Step{Layout: First, LogQ: []float64{0, math.Log(0.5), math.Log(0.25)}}
+		uniform2 := candidates.Geometry{Sampler: "uniform", Layout: candidates.First, Extra: 2}
+		l := tcase{Settings{Variant: VariantImportance, Temperature: 1}, uniform2}.newLoss(t, dt)
+		st := stepOf(uniform2, nil, nil, sides{LogQ: []float64{0, math.Log(0.5), math.Log(0.25)}})
 		got, _ := mustRun(t, l, st, 1, 3, false, []float64{0, 0, 0})
 		if math.Abs(got-math.Log(4)) > 1e-6 {
 			t.Errorf("%v: importance loss %.9g, want log 4 = %.9g (log 2.5 = %.9g is the wrong sign)", dt, got, math.Log(4), math.Log(2.5))
@@ -203,7 +199,7 @@ func TestDeterministic(t *testing.T) {
 	gen := newCaseGen(4, 50)
 	for _, s := range []Settings{{Variant: VariantLogQ, RemoveAccidentalHits: true}, {Variant: VariantNCE}, {Variant: VariantMSEGramian}} {
 		l := mustNew(t, s, tensor.Float32)
-		p := gen.gen(l.Settings(), l.Layout(), 256, false)
+		p := gen.gen(l.Settings(), l.Geometry(), 256, false)
 		h := newHarness(t, l, p.st, p.b, p.c, true)
 		var v0 float64
 		var g0 []float64
@@ -236,7 +232,7 @@ func TestGradientScaling(t *testing.T) {
 	gen := newCaseGen(5, 9)
 	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 		l := mustNew(t, Settings{Variant: VariantTail, Temperature: 0.3}, dt)
-		p := gen.gen(l.Settings(), Diagonal, 5, false)
+		p := gen.gen(l.Settings(), inBatchG, 5, false)
 		g := gorgonia.NewGraph()
 		scores := gorgonia.NewMatrix(g, dt, gorgonia.WithShape(p.b, p.c), gorgonia.WithName("s"))
 		loss, err := l.Node(Inputs{Scores: scores}, p.st)
@@ -277,7 +273,7 @@ func TestGradientScaling(t *testing.T) {
 		// The gradient op alone, without a cached forward pass.
 		op := loss.Op().(*lossOp)
 		op.st.gradSrc = nil
-		gop := &lossGradOp{op}
+		gop := newLossGradOp(op)
 		one := gorgonia.Value(gorgonia.NewF64(1))
 		if dt == tensor.Float32 {
 			one = gorgonia.NewF32(1)
@@ -300,8 +296,8 @@ func TestGradientScaling(t *testing.T) {
 func TestMSEGramianFromEmbeddings(t *testing.T) {
 	gen := newCaseGen(6, 9)
 	const b, d = 5, 3
-	p := gen.gen(mustNew(t, Settings{Variant: VariantMSEGramian, GramianWeight: 0.7}, tensor.Float64).Settings(), Diagonal, b, false)
-	p.st.Rewards = nil
+	p := gen.gen(mustNew(t, Settings{Variant: VariantMSEGramian, GramianWeight: 0.7}, tensor.Float64).Settings(), inBatchG, b, false)
+	p.st.Set(candidates.Side{Name: candidates.Rewards, Kind: candidates.PerRow}, nil, ones(b))
 	rng := gen.rng
 	U, V := make([]float64, b*d), make([]float64, b*d)
 	for k := range U {
@@ -322,7 +318,7 @@ func TestMSEGramianFromEmbeddings(t *testing.T) {
 			gu, gv := 0.0, 0.0
 			for i := range b {
 				gu += U[i*d+k] * U[i*d+m]
-				gv += V[i*d+k] * V[i*d+m] / (float64(p.st.Items) * math.Exp(p.st.LogQ[i]))
+				gv += V[i*d+k] * V[i*d+m] / (float64(p.st.Items) * math.Exp(qCol(p.st)[i]))
 			}
 			inner += gu * gv
 		}
@@ -341,116 +337,115 @@ func TestMSEGramianFromEmbeddings(t *testing.T) {
 	}
 }
 
-// TestExecutionErrors: a malformed Step is an error of the machine run, never
+// TestExecutionErrors: a malformed step is an error of the machine run, never
 // a panic, for the fused kernel and the expression (whose binding builds the
 // same plan).
 func TestExecutionErrors(t *testing.T) {
 	gen := newCaseGen(7, 9)
 	cases := []struct {
 		s      Settings
-		break_ func(st *Step)
+		break_ func(st *candidates.Step)
 		want   string
 	}{
-		{Settings{Variant: VariantLogQ, LogQProbability: LogQProbabilityInclusion}, func(st *Step) { st.LogP = st.LogP[:2] }, "step.LogP has length 2"},
-		{Settings{Variant: VariantLogQ, LogQProbability: LogQProbabilityInclusion}, func(st *Step) { st.PosLogP = nil }, "step.PosLogP has length 0"},
-		{Settings{Variant: VariantLogQ}, func(st *Step) { st.LogQ = st.LogQ[:2] }, "step.LogQ has length 2"},
-		{Settings{Variant: VariantNCE}, func(st *Step) { st.PosLogQ[1] = math.NaN() }, "step.PosLogQ[1] = NaN"},
-		{Settings{Variant: VariantLogQ, LogQProbability: LogQProbabilityDedupe}, func(st *Step) { st.ColItem = nil }, "step.ColItem"},
-		{Settings{Variant: VariantPlain}, func(st *Step) { st.Rewards[3] = -0.5 }, "step.Rewards[3] = -0.5 is negative"},
-		{Settings{Variant: VariantImportance}, func(st *Step) { st.LogQ[1] = math.NaN() }, "step.LogQ[1] = NaN"},
-		{Settings{Variant: VariantImportance}, func(st *Step) { st.LogQ[1] = math.Inf(-1) }, "step.LogQ[1] = -Inf"},
-		{Settings{Variant: VariantTail}, func(st *Step) { st.PosLogPrior[0] = math.Inf(1) }, "step.PosLogPrior[0] = +Inf"},
-		{Settings{Variant: VariantRelative}, func(st *Step) { st.PosLogQ = st.PosLogQ[:1] }, "step.PosLogQ has length 1"},
-		{Settings{Variant: VariantPlain, RemoveAccidentalHits: true}, func(st *Step) { st.RowItem = nil }, "step.RowItem"},
-		{Settings{Variant: VariantPlain, RemoveAccidentalHits: true}, func(st *Step) { st.ColItem = nil }, "step.ColItem"},
-		{Settings{Variant: VariantPlain}, func(st *Step) { st.Rewards = []float64{1} }, "step.Rewards has length 1"},
-		{Settings{Variant: VariantPlain}, func(st *Step) { st.Rewards[2] = math.Inf(1) }, "step.Rewards[2] = +Inf"},
-		{Settings{Variant: VariantPlain}, func(st *Step) { st.Layout = First }, "step.Layout is first"},
-		{Settings{Variant: VariantFull}, func(st *Step) { st.PosCol[3] = 99 }, "step.PosCol[3] = 99"},
-		{Settings{Variant: VariantFull}, func(st *Step) { st.PosCol = nil }, "step.PosCol has length 0"},
-		{Settings{Variant: VariantLogitAdjusted}, func(st *Step) { st.LogPrior[0] = math.NaN() }, "step.LogPrior[0] = NaN"},
-		{Settings{Variant: VariantMSEGramian}, func(st *Step) { st.Items = 0 }, "step.Items = 0"},
-		{Settings{Variant: VariantMSEGramian}, func(st *Step) { st.LogQ = nil }, "step.LogQ has length 0"},
+		{Settings{Variant: VariantLogQ, LogQProbability: LogQProbabilityInclusion}, func(st *candidates.Step) { setCol(st, candidates.LogP, pCol(st)[:2]) }, "side input log_p has 2 values, want C = 5"},
+		{Settings{Variant: VariantLogQ, LogQProbability: LogQProbabilityInclusion}, func(st *candidates.Step) { setRow(st, candidates.LogP, nil) }, "side input log_p of the rows has 0 values"},
+		{Settings{Variant: VariantLogQ}, func(st *candidates.Step) { setCol(st, candidates.LogQ, qCol(st)[:2]) }, "side input log_q has 2 values"},
+		{Settings{Variant: VariantNCE}, func(st *candidates.Step) { qPos(st)[1] = math.NaN() }, "side input log_q of row 1's positive = NaN"},
+		{Settings{Variant: VariantLogQ, LogQProbability: LogQProbabilityDedupe}, func(st *candidates.Step) { st.ColItem = nil }, "the step's ColItem has 0 values"},
+		{Settings{Variant: VariantPlain}, func(st *candidates.Step) { rewardsOf(st)[3] = -0.5 }, "the reward of row 3 = -0.5 is negative"},
+		{Settings{Variant: VariantImportance}, func(st *candidates.Step) { qCol(st)[1] = math.NaN() }, "side input log_q of column 1 = NaN"},
+		{Settings{Variant: VariantImportance}, func(st *candidates.Step) { qCol(st)[1] = math.Inf(-1) }, "side input log_q of column 1 = -Inf"},
+		{Settings{Variant: VariantTail}, func(st *candidates.Step) { priorPos(st)[0] = math.Inf(1) }, "side input log_prior of row 0's positive = +Inf"},
+		{Settings{Variant: VariantRelative}, func(st *candidates.Step) { setRow(st, candidates.LogQ, qPos(st)[:1]) }, "side input log_q of the rows has 1 values"},
+		{Settings{Variant: VariantPlain, RemoveAccidentalHits: true}, func(st *candidates.Step) { st.RowItem = nil }, "the step's RowItem"},
+		{Settings{Variant: VariantPlain, RemoveAccidentalHits: true}, func(st *candidates.Step) { st.ColItem = nil }, "the step's ColItem"},
+		{Settings{Variant: VariantPlain}, func(st *candidates.Step) { setRow(st, candidates.Rewards, []float64{1}) }, "side input rewards has 1 values"},
+		{Settings{Variant: VariantPlain}, func(st *candidates.Step) { rewardsOf(st)[2] = math.Inf(1) }, "the reward of row 2 = +Inf is not finite"},
+		{Settings{Variant: VariantPlain}, func(st *candidates.Step) { st.Geometry = uniformG }, "the step is of sampler uniform"},
+		{Settings{Variant: VariantFull}, func(st *candidates.Step) { st.PosCol[3] = 99 }, "the step's PosCol[3] = 99"},
+		{Settings{Variant: VariantFull}, func(st *candidates.Step) { st.PosCol = nil }, "the step's PosCol has 0 values"},
+		{Settings{Variant: VariantLogitAdjusted}, func(st *candidates.Step) { priorCol(st)[0] = math.NaN() }, "side input log_prior of column 0 = NaN"},
+		{Settings{Variant: VariantMSEGramian}, func(st *candidates.Step) { st.Items = 0 }, "the step's Items = 0"},
+		{Settings{Variant: VariantMSEGramian}, func(st *candidates.Step) { setCol(st, candidates.LogQ, nil) }, "side input log_q has 0 values"},
 	}
 	for _, tc := range cases {
 		for _, im := range []Impl{ImplFused, ImplExpression} {
 			tc.s.Impl = im
 			l := mustNew(t, tc.s, tensor.Float64)
-			p := gen.gen(l.Settings(), l.Layout(), 5, false)
-			if p.st.Rewards == nil {
-				p.st.Rewards = []float64{1, 1, 1, 1, 1}
+			p := gen.gen(l.Settings(), l.Geometry(), 5, false)
+			if rewardsOf(p.st) == nil {
+				p.st.Set(candidates.Side{Name: candidates.Rewards, Kind: candidates.PerRow}, nil, ones(5))
 			}
 			h := newHarness(t, l, p.st, p.b, p.c, true)
 			if _, _, err := h.run(p.S); err != nil {
-				t.Fatalf("%s: valid step: %v", name(l.s), err)
+				t.Fatalf("%s: valid step: %v", name(tcase{l.s, l.g}), err)
 			}
 			tc.break_(p.st)
 			_, _, err := h.run(p.S)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("%s: error %v, want one containing %q", name(l.s), err, tc.want)
+				t.Errorf("%s: error %v, want one containing %q", name(tcase{l.s, l.g}), err, tc.want)
 			}
 		}
 	}
 	// Non-finite scores give an error, not a NaN loss.
 	l := mustNew(t, Settings{}, tensor.Float64)
-	p := gen.gen(l.Settings(), Diagonal, 3, false)
+	p := gen.gen(l.Settings(), inBatchG, 3, false)
 	p.S[4] = math.NaN()
 	if _, _, err := newHarness(t, l, p.st, p.b, p.c, false).run(p.S); err == nil || !strings.Contains(err.Error(), "non-finite") {
 		t.Errorf("NaN score: error %v", err)
 	}
 }
 
-// TestNodeErrors: graph-construction errors.
+// setCol and setRow replace the per-column or per-row values of a step's side input.
+func setCol(st *candidates.Step, name string, col []float64) {
+	sd, _ := st.Lookup(name)
+	st.Set(sd, col, st.Row(name))
+}
+
+func setRow(st *candidates.Step, name string, row []float64) {
+	sd, _ := st.Lookup(name)
+	st.Set(sd, st.Col(name), row)
+}
+
+// TestNodeErrors: graph-construction errors, the columns the geometry gives named with its
+// sampler.
 func TestNodeErrors(t *testing.T) {
 	g := gorgonia.NewGraph()
 	m32 := func(b, c int) *gorgonia.Node {
 		return gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(b, c))
 	}
-	st := &Step{}
+	mixed3 := candidates.Geometry{Sampler: "mixed", Layout: candidates.Diagonal, Extra: 3}
+	popularity3 := candidates.Geometry{Sampler: "popularity", Layout: candidates.First, Extra: 3}
 	cases := []struct {
 		s    Settings
+		g    candidates.Geometry
 		dt   tensor.Dtype
 		in   Inputs
-		step *Step
+		step *candidates.Step
 		want string
 	}{
-		{Settings{}, tensor.Float32, Inputs{}, st, "Scores is nil"},
-		{Settings{}, tensor.Float32, Inputs{Scores: m32(4, 4)}, nil, "step is nil"},
-		{Settings{}, tensor.Float64, Inputs{Scores: m32(4, 4)}, st, "scores are float32"},
-		{Settings{}, tensor.Float32, Inputs{Scores: m32(4, 5)}, st, "needs 4 score columns"},
-		{Settings{Sampler: SamplerMixed, Negatives: 3}, tensor.Float32, Inputs{Scores: m32(4, 4)}, st, "needs 7 score columns"},
-		{Settings{Sampler: SamplerUniform, Negatives: 3}, tensor.Float32, Inputs{Scores: m32(4, 7)}, st, "needs 4 score columns"},
-		{Settings{Variant: VariantConstant}, tensor.Float32, Inputs{Scores: m32(1, 1)}, st, "at least one negative"},
-		{Settings{}, tensor.Float32, Inputs{Scores: gorgonia.NewVector(g, tensor.Float32, gorgonia.WithShape(4))}, st, "B×C matrix"},
+		{Settings{}, inBatchG, tensor.Float32, Inputs{}, &candidates.Step{Geometry: inBatchG}, "Scores is nil"},
+		{Settings{}, inBatchG, tensor.Float32, Inputs{Scores: m32(4, 4)}, nil, "step is nil"},
+		{Settings{}, inBatchG, tensor.Float64, Inputs{Scores: m32(4, 4)}, &candidates.Step{Geometry: inBatchG}, "scores are float32"},
+		{Settings{}, inBatchG, tensor.Float32, Inputs{Scores: m32(4, 5)}, &candidates.Step{Geometry: inBatchG},
+			"sampler in_batch (layout diagonal) gives 4 score columns for 4 rows, the scores have 5"},
+		{Settings{}, mixed3, tensor.Float32, Inputs{Scores: m32(4, 4)}, &candidates.Step{Geometry: mixed3}, "gives 7 score columns"},
+		{Settings{}, popularity3, tensor.Float32, Inputs{Scores: m32(4, 7)}, &candidates.Step{Geometry: popularity3},
+			"sampler popularity (layout first, 3 shared drawn columns) gives 4 score columns"},
+		{Settings{}, inBatchG, tensor.Float32, Inputs{Scores: m32(4, 4)}, &candidates.Step{Geometry: popularity3}, "the step is of sampler popularity"},
+		{Settings{Variant: VariantConstant}, inBatchG, tensor.Float32, Inputs{Scores: m32(1, 1)}, &candidates.Step{Geometry: inBatchG}, "at least one negative"},
+		{Settings{}, inBatchG, tensor.Float32, Inputs{Scores: gorgonia.NewVector(g, tensor.Float32, gorgonia.WithShape(4))},
+			&candidates.Step{Geometry: inBatchG}, "R×C matrix"},
 	}
 	for _, tc := range cases {
-		l := mustNew(t, tc.s, tc.dt)
+		l := tcase{tc.s, tc.g}.newLoss(t, tc.dt)
 		_, err := l.Node(tc.in, tc.step)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one containing %q", tc.s, err, tc.want)
 		}
 	}
-	if _, err := New(Settings{}, tensor.Int); err == nil {
+	if _, err := New(Settings{}, inBatchG, tensor.Int); err == nil {
 		t.Error("New accepted dtype int")
-	}
-}
-
-// TestLayout: the layout each variant and sampler needs.
-func TestLayout(t *testing.T) {
-	for _, tc := range []struct {
-		s    Settings
-		want Layout
-	}{
-		{Settings{}, Diagonal},
-		{Settings{Variant: VariantTail, Sampler: SamplerMixed}, Diagonal},
-		{Settings{Variant: VariantNCE, Sampler: SamplerUniform}, First},
-		{Settings{Variant: VariantMSEGramian, Sampler: SamplerUniform}, First},
-		{Settings{Variant: VariantFull}, Indexed},
-		{Settings{Variant: VariantLogitAdjusted}, Indexed},
-	} {
-		if got := mustNew(t, tc.s, tensor.Float32).Layout(); got != tc.want {
-			t.Errorf("%+v: layout %v, want %v", tc.s, got, tc.want)
-		}
 	}
 }
 
@@ -496,12 +491,12 @@ func TestProbabilities(t *testing.T) {
 func TestStaleMaximum(t *testing.T) {
 	gen := newCaseGen(10, 9)
 	l := mustNew(t, Settings{Variant: VariantLogQ, CorrectAt: CorrectAtScores}, tensor.Float64)
-	p := gen.gen(l.Settings(), Diagonal, 6, false)
-	for j := range p.st.LogP {
-		p.st.LogP[j] = math.Log(1e-300)
+	p := gen.gen(l.Settings(), inBatchG, 6, false)
+	for j := range pCol(p.st) {
+		pCol(p.st)[j] = math.Log(1e-300)
 	}
-	for i := range p.st.PosLogP {
-		p.st.PosLogP[i] = math.Log(0.5)
+	for i := range pPos(p.st) {
+		pPos(p.st)[i] = math.Log(0.5)
 	}
 	got, g := mustRun(t, l, p.st, p.b, p.c, true, p.S)
 	want, gWant := refLoss(&p.s, p.st, p.S, p.b, p.c)
@@ -515,7 +510,7 @@ func TestLispMachine(t *testing.T) {
 	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 		for _, im := range []Impl{ImplFused, ImplExpression} {
 			l := mustNew(t, Settings{Variant: VariantRelative, RemoveAccidentalHits: true, Temperature: 0.4, Impl: im}, dt)
-			p := gen.gen(l.Settings(), Diagonal, 5, false)
+			p := gen.gen(l.Settings(), inBatchG, 5, false)
 			S := p.S
 			if dt == tensor.Float32 {
 				S = round32(p.S)
@@ -546,35 +541,69 @@ func TestLispMachine(t *testing.T) {
 	}
 }
 
-// TestStepChanges: a loss node reads the Step it was built with at every run, as the trainer
-// refills one Step per batch: after a run on one problem and the Step's contents replaced by
+// TestStepChanges: a loss node reads the step it was built with at every run, as the trainer
+// refills one step per batch: after a run on one problem and the step's contents replaced by
 // another's, every expression (including logq_corrected's, whose correction depends on the
-// Step alone) and every fused kernel gives the value and gradient of a node built on the second.
+// step alone) and every fused kernel gives the value and gradient of a node built on the second,
+// for the shared, drawn and padded geometries (whose padding rows change with the step).
 func TestStepChanges(t *testing.T) {
 	gen := newCaseGen(12, 9)
 	for _, s := range []Settings{
 		{Variant: VariantLogQ, Impl: ImplExpression, RemoveAccidentalHits: true},
 		{Variant: VariantLogQCorrected},
 		{Variant: VariantNCE, Impl: ImplExpression},
-		{Variant: VariantLogQ, Sampler: SamplerUniform, Negatives: 5, Impl: ImplExpression},
+		{Variant: VariantLogQ, Impl: ImplExpression, RemoveAccidentalHits: true, Reduction: ReductionSum},
 		{Variant: VariantLogQ, RemoveAccidentalHits: true},
 	} {
-		l := mustNew(t, s, tensor.Float64)
-		t.Run(name(l.Settings()), func(t *testing.T) {
-			first := gen.gen(l.Settings(), l.Layout(), 6, false)
-			second := gen.gen(l.Settings(), l.Layout(), 6, false)
-			st := *first.st
-			h := newHarness(t, l, &st, first.b, first.c, true)
-			if _, _, err := h.run(first.S); err != nil {
-				t.Fatal(err)
+		for _, geo := range []candidates.Geometry{inBatchG, uniformG, paddedG} {
+			l := tcase{s, geo}.newLoss(t, tensor.Float64)
+			t.Run(name(tcase{l.Settings(), geo}), func(t *testing.T) {
+				first := gen.gen(l.Settings(), l.Geometry(), 6, false)
+				second := gen.gen(l.Settings(), l.Geometry(), 6, false)
+				st := *first.st
+				h := newHarness(t, l, &st, first.b, first.c, true)
+				if _, _, err := h.run(first.S); err != nil {
+					t.Fatal(err)
+				}
+				st = *second.st
+				got, g, err := h.run(second.S)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, gWant := mustRun(t, l, second.st, second.b, second.c, true, second.S)
+				checkClose(t, "after a change of step", got, want, g, gWant, 1e-12)
+			})
+		}
+	}
+}
+
+// TestOutputOwnership: the gradient a loss node's machine computes, fused or an expression, is
+// the op's own tensor (internal/ops), valid until the next run: read after the next run, it
+// holds that run's gradient in a normal build, and NaN in a checked build (the race detector's,
+// or the opdebug tag), where the stale read shows; a copy taken before the next run keeps its
+// values in both.
+func TestOutputOwnership(t *testing.T) {
+	gen := newCaseGen(13, 9)
+	for _, im := range []Impl{ImplFused, ImplExpression} {
+		l := mustNew(t, Settings{Variant: VariantLogQ, Impl: im}, tensor.Float64)
+		first, second := gen.gen(l.Settings(), inBatchG, 5, false), gen.gen(l.Settings(), inBatchG, 5, false)
+		h := newHarness(t, l, first.st, first.b, first.c, true)
+		if _, _, err := h.run(first.S); err != nil {
+			t.Fatal(err)
+		}
+		kept, copied := h.grad.Value().Data().([]float64), values(h.grad.Value())
+		if _, g2, err := h.run(second.S); err != nil {
+			t.Fatal(err)
+		} else {
+			for k, v := range kept {
+				if stale := math.IsNaN(v); ops.Checked != stale || !ops.Checked && v != g2[k] {
+					t.Fatalf("%s: the first run's gradient read after the second holds %v at %d (checked build %t; the second run's is %v)",
+						im, v, k, ops.Checked, g2[k])
+				}
 			}
-			st = *second.st
-			got, g, err := h.run(second.S)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, gWant := mustRun(t, l, second.st, second.b, second.c, true, second.S)
-			checkClose(t, "after a change of Step", got, want, g, gWant, 1e-12)
-		})
+		}
+		if _, g1, err := h.run(first.S); err != nil || !slices.Equal(copied, g1) {
+			t.Errorf("%s: the copy of the first run's gradient %v, the same run again %v (%v)", im, copied, g1, err)
+		}
 	}
 }

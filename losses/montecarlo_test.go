@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 // mcProblem is one example (x, y) over L labels with logits f, a skewed
@@ -30,15 +32,15 @@ func newMCProblem(seed uint64, L int) *mcProblem {
 
 // mcStats returns the Monte-Carlo mean and its standard error of the sampled
 // loss s over R independent draws of m negatives from p.q, computed by the
-// loss node's op (Layout First, one row, C = 1+m).
+// loss node's op (layout first, one row, C = 1+m).
 func (p *mcProblem) mcStats(t *testing.T, s Settings, m, R int, rng *rand.Rand) (mean, se float64) {
 	t.Helper()
-	s.Sampler, s.Negatives, s.Temperature, s.RemoveAccidentalHits = SamplerUniform, m, 1, true
-	l := mustNew(t, s, tensor.Float64)
+	s.Temperature, s.RemoveAccidentalHits = 1, true
+	geo := candidates.Geometry{Sampler: "popularity", Layout: candidates.First, Extra: m}
+	l := tcase{s, geo}.newLoss(t, tensor.Float64)
 	c := 1 + m
-	st := &Step{Layout: First, RowItem: []int64{int64(p.y)}, ColItem: make([]int64, c),
-		LogQ: make([]float64, c), LogPrior: make([]float64, c),
-		PosLogQ: []float64{math.Log(p.q[p.y])}, PosLogPrior: []float64{math.Log(p.pi[p.y])}}
+	st := stepOf(geo, []int64{int64(p.y)}, make([]int64, c), sides{LogQ: make([]float64, c), LogPrior: make([]float64, c),
+		PosLogQ: []float64{math.Log(p.q[p.y])}, PosLogPrior: []float64{math.Log(p.pi[p.y])}})
 	st.ColItem[0] = -1
 	h := newHarness(t, l, st, 1, c, false)
 	S := make([]float64, c)
@@ -48,8 +50,8 @@ func (p *mcProblem) mcStats(t *testing.T, s Settings, m, R int, rng *rand.Rand) 
 		for k := 1; k < c; k++ {
 			it := draw(rng, p.q)
 			st.ColItem[k] = int64(it)
-			st.LogQ[k] = math.Log(p.q[it])
-			st.LogPrior[k] = math.Log(p.pi[it])
+			qCol(st)[k] = math.Log(p.q[it])
+			priorCol(st)[k] = math.Log(p.pi[it])
 			S[k] = p.f[it]
 		}
 		v, err := h.op.Do(dense(tensor.Float64, S, 1, c))
@@ -195,7 +197,8 @@ func gramianIsUniform(t *testing.T, im Impl) {
 		weighted += lambda * q[y] * sc[y] * sc[y]
 	}
 	l := mustNew(t, Settings{Variant: VariantMSEGramian, GramianWeight: lambda, Impl: im}, tensor.Float64)
-	st := &Step{Layout: Diagonal, Items: L, LogQ: make([]float64, b)}
+	st := stepOf(inBatchG, nil, nil, sides{LogQ: make([]float64, b)})
+	st.Items = L
 	h := newHarness(t, l, st, b, b, false)
 	S := make([]float64, b*b)
 	items := make([]int, b)
@@ -204,7 +207,7 @@ func gramianIsUniform(t *testing.T, im Impl) {
 		mse := 0.0
 		for j := range items {
 			items[j] = draw(rng, q)
-			st.LogQ[j] = math.Log(q[items[j]])
+			qCol(st)[j] = math.Log(q[items[j]])
 			d := sc[items[j]] - 1
 			mse += d * d / b
 		}

@@ -2,29 +2,35 @@ package losses
 
 import (
 	"fmt"
-	"hash"
-	"hash/fnv"
 	"math"
 
 	"github.com/chewxy/hm"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/candidates"
+	"github.com/samplingbias/workbench/internal/ops"
+	"github.com/samplingbias/workbench/internal/reuse"
 )
 
-// lossOp is the fused Gorgonia op of a loss: B×C scores → scalar. It reads
-// its *Step when it executes. When the graph is differentiated (SymDiff), the
-// forward pass also leaves a representation of ∂L/∂scores in the gradient
-// op's output buffer, which lossGradOp finishes in place, so the
-// exponentials are taken once per step and no B×C buffer is allocated per step.
+// lossOp is the fused Gorgonia op of a loss: R×C scores → scalar. It reads its step when it
+// executes, and its name carries its node's place in the graph (id), so that two losses on the
+// same scores stay two nodes. The forward pass also leaves a representation of ∂L/∂scores in the
+// gradient op's output buffer, which lossGradOp finishes in place, so the exponentials are taken
+// once per step and no R×C buffer is allocated per step.
 type lossOp struct {
+	ops.Base
 	s       Settings
-	layout  Layout
-	step    *Step
+	g       candidates.Geometry
+	step    *candidates.Step
 	b, c    int
 	workers int
-	// needGrad is set by SymDiff: the forward pass then fills the gradient buffer.
-	needGrad bool
-	st       *opState
+	st      *opState
+}
+
+func newLossOp(s Settings, g candidates.Geometry, step *candidates.Step, r, c, id int) *lossOp {
+	return &lossOp{Base: ops.Base{Name: fmt.Sprintf("losses.%s#%d", s.Variant, id)}, s: s, g: g, step: step, b: r, c: c,
+		workers: defaultWorkers(), st: &opState{}}
 }
 
 // opState holds the buffers an op reuses from one execution to the next.
@@ -32,9 +38,10 @@ type opState struct {
 	plan    plan
 	rowLoss []float64
 	scratch [][]float64
-	// grad is the B×C output of lossGradOp, owned by the op and overwritten
-	// at every step.
-	grad *tensor.Dense
+	// grad is the R×C output of lossGradOp, owned by the op (valid until the next run of its
+	// machine).
+	grad    ops.Out
+	gradBuf *tensor.Dense // the forward pass's grad.Get
 	// gradSrc is the address of the first score the pending gradient
 	// representation in grad was computed from (*float32 or *float64); nil
 	// when there is none.
@@ -57,22 +64,6 @@ func (op *lossOp) InferShape(...gorgonia.DimSizer) (tensor.Shape, error) {
 	return tensor.ScalarShape(), nil
 }
 
-func (op *lossOp) ReturnsPtr() bool     { return false }
-func (op *lossOp) CallsExtern() bool    { return false }
-func (op *lossOp) OverwritesInput() int { return -1 }
-
-// WriteHash includes the op's address: two loss nodes on the same scores but
-// different Steps must never be merged by the graph.
-func (op *lossOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "losses.%s{%p}", op.s.Variant, op.st) }
-
-func (op *lossOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
-
-func (op *lossOp) String() string { return "losses." + string(op.s.Variant) }
-
 func (op *lossOp) Do(inputs ...gorgonia.Value) (gorgonia.Value, error) {
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("losses: %v takes 1 input, got %d", op, len(inputs))
@@ -81,7 +72,7 @@ func (op *lossOp) Do(inputs ...gorgonia.Value) (gorgonia.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := op.forward(t, op.needGrad)
+	v, err := op.forward(t)
 	if err != nil {
 		return nil, err
 	}
@@ -97,8 +88,7 @@ func (op *lossOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (g
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("losses: %v takes 1 input, got %d", op, len(inputs))
 	}
-	op.needGrad = true
-	n, err := gorgonia.ApplyOp(&lossGradOp{op}, inputs[0], output, grad)
+	n, err := gorgonia.ApplyOp(newLossGradOp(op), inputs[0], output, grad)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +105,7 @@ func (op *lossOp) DoDiff(_ gorgonia.ExecutionContext, inputs gorgonia.Nodes, out
 	if err != nil {
 		return err
 	}
-	g, err := (&lossGradOp{op}).Do(inputs[0].Value(), output.Value(), gout)
+	g, err := newLossGradOp(op).Do(inputs[0].Value(), output.Value(), gout)
 	if err != nil {
 		return err
 	}
@@ -163,24 +153,22 @@ func (op *lossOp) scores(v gorgonia.Value) (*tensor.Dense, error) {
 	return t, nil
 }
 
-// forward computes the loss of t and, if withGrad, caches ∂L/∂t.
-func (op *lossOp) forward(t *tensor.Dense, withGrad bool) (float64, error) {
+// forward computes the loss of t and caches ∂L/∂t for the gradient op.
+func (op *lossOp) forward(t *tensor.Dense) (float64, error) {
 	st := op.st
 	st.gradSrc = nil
-	if err := st.plan.build(&op.s, op.step, op.layout, op.b, op.c); err != nil {
+	if err := st.plan.build(&op.s, op.g, op.step, op.b, op.c); err != nil {
 		return 0, err
 	}
-	st.rowLoss = grow(st.rowLoss, op.b)
-	st.scratch = growRows(st.scratch, op.workers, op.c)
-	if withGrad && (st.grad == nil || st.grad.Dtype() != t.Dtype()) {
-		st.grad = tensor.New(tensor.Of(t.Dtype()), tensor.WithShape(op.b, op.c))
-	}
+	st.rowLoss = reuse.Grow(st.rowLoss, op.b)
+	st.scratch = reuse.GrowRows(st.scratch, op.workers, op.c)
+	st.gradBuf = st.grad.Get(t.Dtype(), op.b, op.c)
 	var total float64
 	switch data := t.Data().(type) {
 	case []float32:
-		total = forwardData(op, data, withGrad)
+		total = forwardData(op, data)
 	case []float64:
-		total = forwardData(op, data, withGrad)
+		total = forwardData(op, data)
 	default:
 		return 0, fmt.Errorf("losses: scores must be float32 or float64, got %v", t.Dtype())
 	}
@@ -191,26 +179,26 @@ func (op *lossOp) forward(t *tensor.Dense, withGrad bool) (float64, error) {
 	return total, nil
 }
 
-// forwardData runs the kernels on the score data, filling the gradient
-// buffer when withGrad.
-func forwardData[T floats](op *lossOp, data []T, withGrad bool) float64 {
+// forwardData runs the kernels on the score data, filling the gradient buffer.
+func forwardData[T floats](op *lossOp, data []T) float64 {
 	st := op.st
-	var g []T
-	if withGrad {
-		g = st.grad.Data().([]T)
-	}
-	total := execute(&st.plan, data, g, st.rowLoss, st.scratch, op.workers)
-	if withGrad {
-		st.gradSrc = &data[0]
-	}
+	total := execute(&st.plan, data, st.gradBuf.Data().([]T), st.rowLoss, st.scratch, op.workers)
+	st.gradSrc = &data[0]
 	return total
 }
 
 // lossGradOp computes g·∂L/∂scores from (scores, loss, g). It finishes the
 // representation the forward pass left for these scores (or recomputes it if
 // there is none) in place, and returns the op-owned buffer: the value is valid
-// until the node executes again.
-type lossGradOp struct{ fwd *lossOp }
+// until the next run of its machine (ops.Out).
+type lossGradOp struct {
+	ops.Base
+	fwd *lossOp
+}
+
+func newLossGradOp(fwd *lossOp) *lossGradOp {
+	return &lossGradOp{ops.Base{Name: "losses.grad." + string(fwd.s.Variant)}, fwd}
+}
 
 func (op *lossGradOp) Arity() int { return 3 }
 
@@ -223,22 +211,6 @@ func (op *lossGradOp) Type() hm.Type {
 func (op *lossGradOp) InferShape(inputs ...gorgonia.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.fwd.b, op.fwd.c}, nil
 }
-
-func (op *lossGradOp) ReturnsPtr() bool     { return false }
-func (op *lossGradOp) CallsExtern() bool    { return false }
-func (op *lossGradOp) OverwritesInput() int { return -1 }
-
-func (op *lossGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "losses.grad.%s{%p}", op.fwd.s.Variant, op.fwd.st)
-}
-
-func (op *lossGradOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
-
-func (op *lossGradOp) String() string { return "losses.grad." + string(op.fwd.s.Variant) }
 
 func (op *lossGradOp) Do(inputs ...gorgonia.Value) (gorgonia.Value, error) {
 	if len(inputs) != 3 {
@@ -261,18 +233,18 @@ func (op *lossGradOp) Do(inputs ...gorgonia.Value) (gorgonia.Value, error) {
 		first = &data[0]
 	}
 	if st.gradSrc == nil || st.gradSrc != first {
-		if _, err := op.fwd.forward(t, true); err != nil {
+		if _, err := op.fwd.forward(t); err != nil {
 			return nil, err
 		}
 	}
 	st.gradSrc = nil
-	switch g := st.grad.Data().(type) {
+	switch g := st.gradBuf.Data().(type) {
 	case []float32:
 		gradInPlace(&st.plan, g, gin, op.fwd.workers)
 	case []float64:
 		gradInPlace(&st.plan, g, gin, op.fwd.workers)
 	}
-	return st.grad, nil
+	return st.gradBuf, nil
 }
 
 // Scalar reads v, a float32 or float64 scalar (a loss node's value, or the gradient flowing

@@ -6,6 +6,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/setting"
 )
 
@@ -14,9 +15,9 @@ import (
 // does not allow.
 type builtinVariant struct {
 	Custom
-	// check refuses the resolved settings s, with the decoded options opts, that the variant's
-	// paper does not allow; nil allows every combination Resolve accepts.
-	check func(s *Settings, opts any) error
+	// check refuses the resolved settings s for the candidates of geometry g that the variant's
+	// paper does not allow; nil allows every combination ResolveFor accepts.
+	check func(s *Settings, g candidates.Geometry) error
 }
 
 // builtinCustom returns the definition of v if it is a built-in variant with options of its
@@ -36,9 +37,9 @@ func builtinCustom(v Variant) (builtinVariant, bool) {
 	return builtinVariant{}, false
 }
 
-// Items (B×1) is the corpus size M (Step.Items) in every row. The Step's Items must be at least 2
-// (a corpus of one item has no negatives) when an expression reads it.
-func (e *Expr) Items() *G.Node { return e.bd.input(sideItems) }
+// Items (R×1) is the corpus size M (candidates.Step.Items) in every row. The step's Items must
+// be at least 2 (a corpus of one item has no negatives) when an expression reads it.
+func (e *Expr) Items() *G.Node { return e.bd.derivedInput(derivedItems) }
 
 // fillItems writes the corpus size m into every entry of t, the Items input (nil when the
 // expression does not read it).
@@ -47,7 +48,7 @@ func fillItems(t *tensor.Dense, m int) error {
 		return nil
 	}
 	if m < 2 {
-		return fmt.Errorf("losses: step.Items = %d, the corpus size M must be at least 2", m)
+		return fmt.Errorf("losses: the step's Items = %d, the corpus size M must be at least 2", m)
 	}
 	switch d := t.Data().(type) {
 	case []float32:

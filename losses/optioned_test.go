@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 // optionedTestOptions are the options allSettings gives the built-in variants with options of
@@ -27,7 +29,7 @@ func optionedTestOptions(v Variant) map[string]any {
 // refOptionedRow is the loss of row i (positive column p = refPos) of gbce, psl and
 // debiased_contrastive, written from the papers' equations in the linear domain, and adds
 // k·∂ℓ_i/∂s_ij into gr.
-func refOptionedRow(s *Settings, st *Step, row, gr []float64, i, c int, k float64) float64 {
+func refOptionedRow(s *Settings, st *candidates.Step, row, gr []float64, i, c int, k float64) float64 {
 	p := refPos(st, i)
 	neg := refNegatives(s, st, i, c)
 	tau := s.Temperature
@@ -125,47 +127,41 @@ func refSurrogate(s Surrogate) (sigma, slope func(float64) float64) {
 }
 
 // optionedSettings are gbce (t ∈ {0, 0.3, 1}), psl (each surrogate) and debiased_contrastive
-// (τ⁺ ∈ {0, 0.1, 0.7}) with every sampler and accidental-hit removal that Resolve accepts, at
+// (τ⁺ ∈ {0, 0.1, 0.7}) for every geometry and accidental-hit removal that ResolveFor accepts, at
 // τ = 0.7 and at the default τ = 0.05 (the reductions and rewards are TestAgainstReference's).
-func optionedSettings(t *testing.T) []Settings {
+func optionedSettings(t *testing.T) []tcase {
 	t.Helper()
 	options := map[Variant][]map[string]any{
 		VariantGBCE:                {{"t": 0.0}, {"t": 0.3}, {"t": 1.0}},
 		VariantPSL:                 {{"surrogate": "tanh"}, {"surrogate": "atan"}, {"surrogate": "relu"}},
 		VariantDebiasedContrastive: {{"tau_plus": 0.0}, {"tau_plus": 0.1}, {"tau_plus": 0.7}},
 	}
-	var out []Settings
+	var out []tcase
 	for _, v := range []Variant{VariantGBCE, VariantPSL, VariantDebiasedContrastive} {
 		n := 0
 		for _, o := range options[v] {
-			for _, sampler := range []Sampler{SamplerInBatch, SamplerUniform, SamplerMixed} {
-				for _, perRow := range []bool{false, true} {
-					for _, hits := range []bool{false, true} {
-						for _, tau := range []float64{0.7, 0.05} {
-							s := Settings{Variant: v, Sampler: sampler, PerRow: perRow, RemoveAccidentalHits: hits,
-								Temperature: tau, Options: o}
-							if sampler != SamplerInBatch {
-								s.Negatives = 5
-							}
-							if s.Resolve() == nil {
-								out = append(out, s)
-								n++
-							}
+			for _, geo := range geometries {
+				for _, hits := range []bool{false, true} {
+					for _, tau := range []float64{0.7, 0.05} {
+						tc := tcase{Settings{Variant: v, RemoveAccidentalHits: hits, Temperature: tau, Options: o}, geo}
+						if tc.ResolveFor(geo) == nil {
+							out = append(out, tc)
+							n++
 						}
 					}
 				}
 			}
 		}
-		if n < 3*2*2 {
+		if n < 3*3*2*2 {
 			t.Fatalf("variant %s: only %d settings resolve", v, n)
 		}
 	}
 	return out
 }
 
-// optionName is name(s) with the options.
-func optionName(s Settings) string {
-	return fmt.Sprintf("%s/τ=%g/%v", name(s), s.Temperature, s.Options)
+// optionName is name(tc) with the temperature and the options.
+func optionName(tc tcase) string {
+	return fmt.Sprintf("%s/τ=%g/%v", name(tc), tc.Temperature, tc.Options)
 }
 
 // TestOptionedAgainstReference: gbce, psl and debiased_contrastive at each option value, value
@@ -175,27 +171,27 @@ func optionName(s Settings) string {
 // gradient against central differences (at τ = 0.25).
 func TestOptionedAgainstReference(t *testing.T) {
 	gen := newCaseGen(21, 9)
-	for _, s := range optionedSettings(t) {
+	for _, tc := range optionedSettings(t) {
 		for _, kind := range []string{"normal", "cosine", "extreme"} {
 			for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-				l := mustNew(t, s, dt)
-				p := gen.gen(l.Settings(), l.Layout(), 6, kind == "extreme")
+				l := tc.newLoss(t, dt)
+				p := gen.gen(l.Settings(), l.Geometry(), 6, kind == "extreme")
 				if kind == "cosine" {
 					for k := range p.S {
 						p.S[k] = math.Tanh(p.S[k])
 					}
 				}
-				checkReference(t, optionName(s)+"/"+kind+"/"+dt.String(), l, p)
+				checkReference(t, optionName(tc)+"/"+kind+"/"+dt.String(), l, p)
 			}
 		}
-		if s.Temperature == 0.7 {
+		if tc.Temperature == 0.7 {
 			// At τ = 0.25 rather than 0.7: a term σ(d)^{1/τ} of atan or relu that vanishes at
 			// σ = 0 has unbounded curvature there for 1/τ < 2, which central differences do
 			// not resolve when a draw lands close to it.
-			s.Temperature = 0.25
-			l := mustNew(t, s, tensor.Float64)
-			p := gen.gen(l.Settings(), l.Layout(), 4, false)
-			checkFiniteDifferences(t, optionName(s), newHarness(t, l, p.st, p.b, p.c, true), p.S)
+			tc.Temperature = 0.25
+			l := tc.newLoss(t, tensor.Float64)
+			p := gen.gen(l.Settings(), l.Geometry(), 4, false)
+			checkFiniteDifferences(t, optionName(tc), newHarness(t, l, p.st, p.b, p.c, true), p.S)
 		}
 	}
 }
@@ -204,23 +200,38 @@ func TestOptionedAgainstReference(t *testing.T) {
 // the raw logits, value and gradient, with each of its implementations.
 func TestGBCEZeroIsBCE(t *testing.T) {
 	gen := newCaseGen(22, 50)
-	for _, perRow := range []bool{false, true} {
+	for _, geo := range []candidates.Geometry{
+		{Sampler: "uniform", Layout: candidates.First, Extra: 7, Uniform: true},
+		{Sampler: "uniform_per_row", Layout: candidates.First, PerRow: 7, Uniform: true},
+	} {
 		for _, hits := range []bool{false, true} {
-			base := Settings{Sampler: SamplerUniform, Negatives: 7, PerRow: perRow, RemoveAccidentalHits: hits, Temperature: 0.3}
+			base := Settings{RemoveAccidentalHits: hits, Temperature: 0.3}
 			g := base
 			g.Variant, g.Options = VariantGBCE, map[string]any{"t": 0.0}
-			gbce := mustNew(t, g, tensor.Float64)
-			p := gen.gen(gbce.Settings(), gbce.Layout(), 8, false)
+			gbce := tcase{g, geo}.newLoss(t, tensor.Float64)
+			p := gen.gen(gbce.Settings(), gbce.Geometry(), 8, false)
 			got, gGot := mustRun(t, gbce, p.st, p.b, p.c, true, p.S)
 			for _, im := range []Impl{ImplFused, ImplExpression} {
 				b := base
 				b.Variant, b.Impl = VariantNegativeSampling, im
-				want, gWant := mustRun(t, mustNew(t, b, tensor.Float64), p.st, p.b, p.c, true, p.S)
-				checkClose(t, fmt.Sprintf("gbce t=0 vs negative_sampling %s per_row=%v hits=%v", im, perRow, hits),
+				want, gWant := mustRun(t, tcase{b, geo}.newLoss(t, tensor.Float64), p.st, p.b, p.c, true, p.S)
+				checkClose(t, fmt.Sprintf("gbce t=0 vs negative_sampling %s %s hits=%v", im, geo.Sampler, hits),
 					got, want, gGot, gWant, 1e-12)
 			}
 		}
 	}
+}
+
+// firstG is the geometry of a by-hand test of one row: its positive, then k uniform draws.
+func firstG(k int) candidates.Geometry {
+	return candidates.Geometry{Sampler: "uniform", Layout: candidates.First, Extra: k, Uniform: true}
+}
+
+// stepOfItems is a step of geometry g over a corpus of m items without side inputs.
+func stepOfItems(g candidates.Geometry, m int) *candidates.Step {
+	st := stepOf(g, nil, nil, sides{})
+	st.Items = m
+	return st
 }
 
 // TestGBCEBeta reads β off the loss of one row whose positive logit is 0 and whose negatives'
@@ -236,14 +247,12 @@ func TestGBCEBeta(t *testing.T) {
 		{0, 1},
 		{1, alpha},
 	} {
-		l := mustNew(t, Settings{Variant: VariantGBCE, Sampler: SamplerUniform, Negatives: k, Temperature: 1,
-			Options: map[string]any{"t": tc.t}}, tensor.Float64)
-		st := &Step{Layout: First, Items: items}
+		l := tcase{Settings{Variant: VariantGBCE, Temperature: 1, Options: map[string]any{"t": tc.t}}, firstG(k)}.newLoss(t, tensor.Float64)
 		S := make([]float64, 1+k)
 		for j := 1; j < len(S); j++ {
 			S[j] = -1000
 		}
-		got, _ := mustRun(t, l, st, 1, 1+k, false, S)
+		got, _ := mustRun(t, l, stepOfItems(firstG(k), items), 1, 1+k, false, S)
 		if beta := got / math.Ln2; math.Abs(beta-tc.beta) > 1e-14 {
 			t.Errorf("t = %g: β = %.16g, want %.16g", tc.t, beta, tc.beta)
 		}
@@ -252,27 +261,27 @@ func TestGBCEBeta(t *testing.T) {
 
 // TestDebiasedContrastiveZeroPriorIsPlain: at τ⁺ = 0 and scores in [−1, 1] (so that the bound
 // e^{−1/τ} never binds) debiased_contrastive is the plain softmax cross-entropy over {p} ∪ N_i,
-// value and gradient, for every sampler.
+// value and gradient, for every geometry.
 func TestDebiasedContrastiveZeroPriorIsPlain(t *testing.T) {
 	gen := newCaseGen(23, 40)
-	for _, sampler := range []Sampler{SamplerInBatch, SamplerUniform, SamplerMixed} {
+	for _, geo := range geometries {
+		if geo.Layout == candidates.Corpus {
+			continue
+		}
 		for _, hits := range []bool{false, true} {
-			base := Settings{Sampler: sampler, RemoveAccidentalHits: hits, Temperature: 0.1}
-			if sampler != SamplerInBatch {
-				base.Negatives = 6
-			}
+			base := Settings{RemoveAccidentalHits: hits, Temperature: 0.1}
 			d := base
 			d.Variant, d.Options = VariantDebiasedContrastive, map[string]any{"tau_plus": 0.0}
-			dcl := mustNew(t, d, tensor.Float64)
-			p := gen.gen(dcl.Settings(), dcl.Layout(), 8, false)
+			dcl := tcase{d, geo}.newLoss(t, tensor.Float64)
+			p := gen.gen(dcl.Settings(), dcl.Geometry(), 8, false)
 			for k := range p.S {
 				p.S[k] = math.Tanh(p.S[k])
 			}
 			got, gGot := mustRun(t, dcl, p.st, p.b, p.c, true, p.S)
 			b := base
 			b.Variant = VariantPlain
-			want, gWant := mustRun(t, mustNew(t, b, tensor.Float64), p.st, p.b, p.c, true, p.S)
-			checkClose(t, fmt.Sprintf("debiased_contrastive τ⁺=0 vs plain %s hits=%v", sampler, hits), got, want, gGot, gWant, 1e-12)
+			want, gWant := mustRun(t, tcase{b, geo}.newLoss(t, tensor.Float64), p.st, p.b, p.c, true, p.S)
+			checkClose(t, fmt.Sprintf("debiased_contrastive τ⁺=0 vs plain %s hits=%v", geo.Sampler, hits), got, want, gGot, gWant, 1e-12)
 		}
 	}
 }
@@ -284,7 +293,6 @@ func TestDebiasedContrastiveZeroPriorIsPlain(t *testing.T) {
 // τ⁺ = 0.9 the estimate (6 − 0.9·2·e³)/0.1 is negative and the bound binds: ℓ = log(e³ +
 // 2e^{−1}) − 3, with no gradient into the negatives.
 func TestDebiasedContrastiveBound(t *testing.T) {
-	st := &Step{Layout: First, Items: 10}
 	for _, tc := range []struct {
 		tauPlus, pos float64
 		want         float64
@@ -294,9 +302,9 @@ func TestDebiasedContrastiveBound(t *testing.T) {
 		{0.9, 3, math.Log(math.Exp(3)+2*math.Exp(-1)) - 3,
 			[]float64{math.Exp(3)/(math.Exp(3)+2*math.Exp(-1)) - 1, 0, 0}},
 	} {
-		l := mustNew(t, Settings{Variant: VariantDebiasedContrastive, Sampler: SamplerUniform, Negatives: 2,
-			Temperature: 1, Options: map[string]any{"tau_plus": tc.tauPlus}}, tensor.Float64)
-		got, g := mustRun(t, l, st, 1, 3, true, []float64{tc.pos, math.Log(2), math.Log(4)})
+		l := tcase{Settings{Variant: VariantDebiasedContrastive, Temperature: 1,
+			Options: map[string]any{"tau_plus": tc.tauPlus}}, firstG(2)}.newLoss(t, tensor.Float64)
+		got, g := mustRun(t, l, stepOfItems(firstG(2), 10), 1, 3, true, []float64{tc.pos, math.Log(2), math.Log(4)})
 		checkClose(t, fmt.Sprintf("τ⁺ = %g", tc.tauPlus), got, tc.want, g, tc.gWant, 1e-14)
 	}
 }
@@ -316,9 +324,9 @@ func TestPSLByHand(t *testing.T) {
 		{SurrogateReLU, math.Log(1 + sq(1.4))},
 	} {
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-			l := mustNew(t, Settings{Variant: VariantPSL, Sampler: SamplerUniform, Negatives: 3, Temperature: 0.5,
-				Options: map[string]any{"surrogate": string(tc.s)}}, dt)
-			got, _ := mustRun(t, l, &Step{Layout: First, Items: 10}, 1, 4, false, S)
+			l := tcase{Settings{Variant: VariantPSL, Temperature: 0.5,
+				Options: map[string]any{"surrogate": string(tc.s)}}, firstG(3)}.newLoss(t, dt)
+			got, _ := mustRun(t, l, stepOfItems(firstG(3), 10), 1, 4, false, S)
 			tol := 1e-15
 			if dt == tensor.Float32 {
 				tol = 1e-6
@@ -331,13 +339,18 @@ func TestPSLByHand(t *testing.T) {
 }
 
 // TestOptionedErrors: each option out of its range, an unknown surrogate, a missing one, and
-// gbce with negatives that are not uniform are one error naming the key.
+// gbce with negatives that are not uniform draws (the batch's, or a popularity sampler's, which
+// only its β = 0 makes uniform) are one error naming the key and the sampler.
 func TestOptionedErrors(t *testing.T) {
-	uniform := func(v Variant, o map[string]any) Settings {
-		return Settings{Variant: v, Sampler: SamplerUniform, Negatives: 4, Options: o}
+	uniform := func(v Variant, o map[string]any) tcase {
+		return tcase{Settings{Variant: v, Options: o}, firstG(4)}
 	}
+	gbceWith := func(g candidates.Geometry) tcase { return tcase{Settings{Variant: VariantGBCE}, g} }
+	popularity := candidates.Geometry{Sampler: "popularity", Layout: candidates.First, Extra: 4}
+	uniformPop := popularity
+	uniformPop.Uniform = true // β = 0
 	for _, tc := range []struct {
-		in   Settings
+		in   tcase
 		want string
 	}{
 		{uniform(VariantGBCE, map[string]any{"t": 1.5}), "options.t: must be in [0, 1], got 1.5"},
@@ -348,24 +361,32 @@ func TestOptionedErrors(t *testing.T) {
 		{uniform(VariantPSL, map[string]any{"surrogate": "exp"}),
 			`options.surrogate: variant psl: unknown "exp" (allowed: tanh, atan, relu)`},
 		{uniform(VariantPSL, nil), "options.surrogate: required for variant psl (one of tanh, atan, relu)"},
-		{Settings{Variant: VariantGBCE}, `variant: gbce needs negatives drawn uniformly (sampler.kind = "uniform" or "uniform_per_row")`},
-		{Settings{Variant: VariantGBCE, Sampler: SamplerMixed, Negatives: 4}, `variant: gbce needs negatives drawn uniformly`},
+		{gbceWith(inBatchG), `variant: gbce needs negatives drawn uniformly (sampler.kind = "uniform" or "uniform_per_row")`},
+		{gbceWith(inBatchG), "sampler in_batch takes them from the batch"},
+		{gbceWith(mixedG), "sampler mixed takes them from the batch"},
+		{gbceWith(popularity), `variant: gbce needs negatives drawn uniformly`},
+		{gbceWith(popularity), "sampler popularity does not draw them uniformly"},
+		{gbceWith(candidates.Geometry{Sampler: "in_batch_unique", Layout: candidates.First, Extra: 4}),
+			"sampler in_batch_unique does not draw them uniformly"},
+		{gbceWith(uniformPop), ""},
+		{gbceWith(uniformPerRowG), ""},
+		{gbceWith(paddedFirstG), ""},
 		{uniform(VariantGBCE, nil), ""},
-		{Settings{Variant: VariantPSL, LogQProbability: LogQProbabilityInclusion, Options: map[string]any{"surrogate": "relu"}},
+		{tcase{Settings{Variant: VariantPSL, LogQProbability: LogQProbabilityInclusion, Options: map[string]any{"surrogate": "relu"}}, inBatchG},
 			"logq_probability: only for logq, nce and sampled_logistic, not variant psl"},
-		{Settings{Variant: VariantDebiasedContrastive, CorrectAt: CorrectAtScores}, "correct_at: variant debiased_contrastive"},
-		{Settings{Variant: VariantDebiasedContrastive, UncorrectedPositive: true}, "uncorrected_positive: only for"},
-		{Settings{Variant: VariantPSL, Impl: ImplFused, Options: map[string]any{"surrogate": "relu"}},
+		{tcase{Settings{Variant: VariantDebiasedContrastive, CorrectAt: CorrectAtScores}, inBatchG}, "correct_at: variant debiased_contrastive"},
+		{tcase{Settings{Variant: VariantDebiasedContrastive, UncorrectedPositive: true}, inBatchG}, "uncorrected_positive: only for"},
+		{tcase{Settings{Variant: VariantPSL, Impl: ImplFused, Options: map[string]any{"surrogate": "relu"}}, inBatchG},
 			"impl: variant psl has no fused kernel"},
-		{Settings{Variant: VariantLogQ, Options: map[string]any{"t": 0.5}}, "options.t: variant logq has no options"},
+		{tcase{Settings{Variant: VariantLogQ, Options: map[string]any{"t": 0.5}}, inBatchG}, "options.t: variant logq has no options"},
 	} {
-		s := tc.in
-		err := s.Resolve()
+		s := tc.in.Settings
+		err := s.ResolveFor(tc.in.g)
 		switch {
 		case tc.want == "" && err != nil:
-			t.Errorf("Resolve(%+v) = %v, want nil", tc.in, err)
-		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
-			t.Errorf("Resolve(%+v) = %v, want prefix %q", tc.in, err, tc.want)
+			t.Errorf("ResolveFor(%+v, %v) = %v, want nil", tc.in.Settings, tc.in.g, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("ResolveFor(%+v, %v) = %v, want %q", tc.in.Settings, tc.in.g, err, tc.want)
 		}
 	}
 }
@@ -375,17 +396,16 @@ func TestOptionedErrors(t *testing.T) {
 // is taken by its own variant only.
 func TestOptionedDefaults(t *testing.T) {
 	for _, tc := range []struct {
-		v        Variant
-		key      string
-		def      float64
-		wantFam  Family
-		wantOpts any
+		v       Variant
+		key     string
+		def     float64
+		wantFam Family
 	}{
-		{VariantGBCE, "t", DefaultGBCET, FamilyLogistic, &GBCEOptions{}},
-		{VariantDebiasedContrastive, "tau_plus", DefaultTauPlus, FamilySoftmax, &DebiasedContrastiveOptions{}},
+		{VariantGBCE, "t", DefaultGBCET, FamilyLogistic},
+		{VariantDebiasedContrastive, "tau_plus", DefaultTauPlus, FamilySoftmax},
 	} {
-		s := Settings{Variant: tc.v, Sampler: SamplerUniform, Negatives: 3}
-		if err := s.Resolve(); err != nil {
+		s := Settings{Variant: tc.v}
+		if err := s.ResolveFor(firstG(3)); err != nil {
 			t.Fatal(err)
 		}
 		if got := s.Options[tc.key]; got != tc.def {
@@ -404,8 +424,8 @@ func TestOptionedDefaults(t *testing.T) {
 		{VariantPSL, map[string]any{"surrogate": "relu"}},
 		{VariantDebiasedContrastive, map[string]any{"tau_plus": DefaultTauPlus}},
 	} {
-		s := Settings{Variant: tc.v, Sampler: SamplerUniform, Negatives: 3, Options: tables}
-		if err := s.Resolve(); err != nil {
+		s := Settings{Variant: tc.v, Options: tables}
+		if err := s.ResolveFor(firstG(3)); err != nil {
 			t.Fatalf("%s: %v", tc.v, err)
 		}
 		if fmt.Sprint(s.Options) != fmt.Sprint(tc.want) {
@@ -414,11 +434,11 @@ func TestOptionedDefaults(t *testing.T) {
 	}
 }
 
-// TestItemsInput: an expression that reads the corpus size refuses a Step without it.
+// TestItemsInput: an expression that reads the corpus size refuses a step without it.
 func TestItemsInput(t *testing.T) {
-	l := mustNew(t, Settings{Variant: VariantGBCE, Sampler: SamplerUniform, Negatives: 2}, tensor.Float64)
-	_, _, err := newHarness(t, l, &Step{Layout: First, Items: 1}, 1, 3, false).run([]float64{0, 0, 0})
-	if err == nil || !strings.Contains(err.Error(), "step.Items = 1, the corpus size M must be at least 2") {
+	l := tcase{Settings{Variant: VariantGBCE}, firstG(2)}.newLoss(t, tensor.Float64)
+	_, _, err := newHarness(t, l, stepOfItems(firstG(2), 1), 1, 3, false).run([]float64{0, 0, 0})
+	if err == nil || !strings.Contains(err.Error(), "the step's Items = 1, the corpus size M must be at least 2") {
 		t.Errorf("gbce with Items = 1: %v", err)
 	}
 }

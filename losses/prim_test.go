@@ -8,6 +8,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 // primCase is a primitive of the expressions and the stock Gorgonia expression it replaces.
@@ -40,8 +42,8 @@ func primCases() []primCase {
 			return must(gorgonia.Add(must(gorgonia.Log(must(gorgonia.Add(ea, ex)))), m))
 		}
 	}
-	// pick's columns, as a plan of Indexed layout, and their one-hot matrix as a constant.
-	cols := &plan{layout: Indexed, posCol: []int{3, 0, 6, 2, 6}}
+	// pick's columns, as a plan of layout corpus, and their one-hot matrix as a constant.
+	cols := &plan{layout: candidates.Corpus, posCol: []int{3, 0, 6, 2, 6}}
 	oneHot := func(x *gorgonia.Node) *gorgonia.Node {
 		v := make([]float64, b*c)
 		for i, j := range cols.posCol {
@@ -229,17 +231,16 @@ func TestPrimitives(t *testing.T) {
 			}
 			// Central finite differences of L in float64.
 			_, grads := primRun(t, tc.prim, tensor.Float64, tc.shapes, vals, w, false)
-			const h = 1e-5
-			for i := range vals {
-				for k := range vals[i] {
-					x := vals[i][k]
-					vals[i][k] = x + h
-					up, _ := primRun(t, tc.prim, tensor.Float64, tc.shapes, vals, w, true)
-					vals[i][k] = x - h
-					down, _ := primRun(t, tc.prim, tensor.Float64, tc.shapes, vals, w, true)
-					vals[i][k] = x
-					if fd := (up - down) / (2 * h); math.Abs(fd-grads[i][k]) > 1e-6*math.Max(1, math.Abs(fd)) {
-						t.Errorf("∂/∂in%d[%d] = %.12g, finite difference %.12g", i, k, grads[i][k], fd)
+			for i, orig := range vals {
+				fd := centralDifferences(func(x []float64) float64 {
+					vals[i] = x
+					v, _ := primRun(t, tc.prim, tensor.Float64, tc.shapes, vals, w, true)
+					return v
+				}, orig, 1e-5)
+				vals[i] = orig
+				for k, d := range fd {
+					if math.Abs(d-grads[i][k]) > 1e-6*math.Max(1, math.Abs(d)) {
+						t.Errorf("∂/∂in%d[%d] = %.12g, finite difference %.12g", i, k, grads[i][k], d)
 					}
 				}
 			}
@@ -278,35 +279,37 @@ func TestLSEExtreme(t *testing.T) {
 // TestMasksIncremental: over a run of steps whose positives and accidental hits change, the
 // masks fillMasks keeps up to date by restoring only what the last step changed equal, entry by
 // entry, the masks the plan defines (a positive at pos(i), every other entry a negative unless
-// masked), for every layout, with hits removed and with dedupe's further copies.
+// masked), for every layout, with hits removed, with dedupe's further copies and with padding rows.
 func TestMasksIncremental(t *testing.T) {
-	for _, s := range []Settings{
-		{Variant: VariantPlain},
-		{Variant: VariantLogQ, RemoveAccidentalHits: true},
-		{Variant: VariantLogQ, LogQProbability: LogQProbabilityDedupe},
-		{Variant: VariantLogQ, Sampler: SamplerUniform, Negatives: 7, RemoveAccidentalHits: true},
-		{Variant: VariantLogQ, Sampler: SamplerMixed, Negatives: 5, RemoveAccidentalHits: true},
-		{Variant: VariantFull},
+	for _, tc := range []tcase{
+		{Settings{Variant: VariantPlain}, inBatchG},
+		{Settings{Variant: VariantLogQ, RemoveAccidentalHits: true}, inBatchG},
+		{Settings{Variant: VariantLogQ, LogQProbability: LogQProbabilityDedupe}, inBatchG},
+		{Settings{Variant: VariantLogQ, RemoveAccidentalHits: true}, candidates.Geometry{Sampler: "uniform", Layout: candidates.First, Extra: 7}},
+		{Settings{Variant: VariantLogQ, RemoveAccidentalHits: true}, mixedG},
+		{Settings{Variant: VariantPlain}, paddedG},
+		{Settings{Variant: VariantLogQ, RemoveAccidentalHits: true}, paddedG},
+		{Settings{Variant: VariantFull}, corpusG},
 	} {
-		l := mustNew(t, s, tensor.Float64)
-		t.Run(name(l.Settings()), func(t *testing.T) {
-			rs, layout := l.Settings(), l.Layout()
+		l := tc.newLoss(t, tensor.Float64)
+		t.Run(name(tcase{l.Settings(), l.Geometry()}), func(t *testing.T) {
+			rs, geo := l.Settings(), l.Geometry()
 			g := newCaseGen(3, 12) // 12 items: many accidental hits and copies
 			var p plan
 			var ms maskState
-			var vals [nSides]*tensor.Dense
+			var in [nDerived]input
 			for step := range 6 {
-				pr := g.gen(rs, layout, 9, false)
-				if vals[sidePos] == nil {
-					for _, k := range []side{sidePos, sideNeg, sideNegLog} {
-						vals[k] = tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(pr.b, pr.c))
+				pr := g.gen(rs, geo, 9, false)
+				if in[derivedPos].val == nil {
+					for _, k := range []derived{derivedPos, derivedNeg, derivedNegLog} {
+						in[k].val = tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(pr.b, pr.c))
 					}
 				}
-				if err := p.build(&rs, pr.st, layout, pr.b, pr.c); err != nil {
+				if err := p.build(&rs, geo, pr.st, pr.b, pr.c); err != nil {
 					t.Fatal(err)
 				}
-				fillMasks[float64](&p, vals, &ms)
-				pos, neg, negLog := dataOf[float64](vals[sidePos]), dataOf[float64](vals[sideNeg]), dataOf[float64](vals[sideNegLog])
+				fillMasks[float64](&p, &in, &ms)
+				pos, neg, negLog := dataOf[float64](in[derivedPos].val), dataOf[float64](in[derivedNeg].val), dataOf[float64](in[derivedNegLog].val)
 				for i := range pr.b {
 					pc := p.pos(i)
 					for j := range pr.c {

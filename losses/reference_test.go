@@ -1,41 +1,73 @@
 package losses
 
-import "math"
+import (
+	"math"
+
+	"github.com/samplingbias/workbench/candidates"
+)
 
 // This file is the independent plain-Go float64 reference: every loss written
 // straight from its equation, row by row, without the plan/kernel machinery of
-// the package. Settings must be resolved.
+// the package. Settings must be resolved. A padding row (the step's geometry is
+// padded and the row's positive is candidates.NoItem) has no loss and leaves the
+// mean's denominator, and under layout diagonal its column is no row's negative.
 
 // refPos is the positive column of row i.
-func refPos(st *Step, i int) int {
-	switch st.Layout {
-	case Diagonal:
+func refPos(st *candidates.Step, i int) int {
+	switch st.Geometry.Layout {
+	case candidates.Diagonal:
 		return i
-	case First:
+	case candidates.First:
 		return 0
 	}
 	return st.PosCol[i]
 }
 
-// refCol is the index of column j of row i in the Step's column slices: j,
-// or i·C + j when each row has its own columns (Settings.PerRow).
-func refCol(s *Settings, i, j, c int) int {
-	if s.PerRow {
+// refCol is the index of column j of row i in the step's per-column side inputs: j,
+// or i·C + j when each row has its own columns (Geometry.PerRow).
+func refCol(st *candidates.Step, i, j, c int) int {
+	if st.Geometry.PerRow > 0 {
 		return i*c + j
 	}
 	return j
 }
 
+// refPadCol reports whether column j is a padding row's positive (layout diagonal).
+func refPadCol(st *candidates.Step, j int) bool {
+	return st.Geometry.Layout == candidates.Diagonal && j < len(st.RowItem) && st.Padding(j)
+}
+
+// The side inputs of the step: each column's (col) and each row's positive's (pos) log q, log
+// p̂ and log π, and the rewards (1 where the step has none).
+func colQ(st *candidates.Step, i, j, c int) float64 {
+	return st.Col(candidates.LogQ)[refCol(st, i, j, c)]
+}
+func colP(st *candidates.Step, i, j, c int) float64 {
+	return st.Col(candidates.LogP)[refCol(st, i, j, c)]
+}
+func colPrior(st *candidates.Step, i, j, c int) float64 {
+	return st.Col(candidates.LogPrior)[refCol(st, i, j, c)]
+}
+func posQ(st *candidates.Step, i int) float64     { return st.Row(candidates.LogQ)[i] }
+func posP(st *candidates.Step, i int) float64     { return st.Row(candidates.LogP)[i] }
+func posPrior(st *candidates.Step, i int) float64 { return st.Row(candidates.LogPrior)[i] }
+func reward(st *candidates.Step, i int) float64 {
+	if r := st.Row(candidates.Rewards); r != nil {
+		return r[i]
+	}
+	return 1
+}
+
 // refNegatives is the set N of negative columns of row i: every column but
-// the positive, minus the accidental hits when they are removed.
-func refNegatives(s *Settings, st *Step, i, c int) []int {
+// the positive, minus the accidental hits when they are removed and the padding rows' columns.
+func refNegatives(s *Settings, st *candidates.Step, i, c int) []int {
 	p := refPos(st, i)
 	var n []int
 	for j := 0; j < c; j++ {
-		if j == p {
+		if j == p || refPadCol(st, j) {
 			continue
 		}
-		if s.RemoveAccidentalHits && st.ColItem[refCol(s, i, j, c)] == st.RowItem[i] {
+		if s.RemoveAccidentalHits && st.ColItem[refCol(st, i, j, c)] == st.RowItem[i] {
 			continue
 		}
 		if s.LogQProbability == LogQProbabilityDedupe && refSeenBefore(s, st, i, j, c) {
@@ -48,9 +80,9 @@ func refNegatives(s *Settings, st *Step, i, c int) []int {
 
 // refSeenBefore reports whether the item of column j of row i already fills a
 // column k < j of the row.
-func refSeenBefore(s *Settings, st *Step, i, j, c int) bool {
+func refSeenBefore(s *Settings, st *candidates.Step, i, j, c int) bool {
 	for k := 0; k < j; k++ {
-		if st.ColItem[refCol(s, i, k, c)] == st.ColItem[refCol(s, i, j, c)] {
+		if st.ColItem[refCol(st, i, k, c)] == st.ColItem[refCol(st, i, j, c)] {
 			return true
 		}
 	}
@@ -59,34 +91,35 @@ func refSeenBefore(s *Settings, st *Step, i, j, c int) bool {
 
 // refLogQ is log Q of column j (the positive's when pos) for logq, nce and
 // sampled_logistic: log(m·q_j), m = C−1, for expected_count; log p̂_j otherwise.
-func refLogQ(s *Settings, st *Step, i, j, c int, pos bool) float64 {
+func refLogQ(s *Settings, st *candidates.Step, i, j, c int, pos bool) float64 {
 	if s.LogQProbability == LogQProbabilityExpectedCount {
 		m := float64(c - 1)
 		if pos {
-			return math.Log(m * math.Exp(st.PosLogQ[i]))
+			return math.Log(m * math.Exp(posQ(st, i)))
 		}
-		return math.Log(m * math.Exp(st.LogQ[refCol(s, i, j, c)]))
+		return math.Log(m * math.Exp(colQ(st, i, j, c)))
 	}
 	if pos {
-		return st.PosLogP[i]
+		return posP(st, i)
 	}
-	return st.LogP[refCol(s, i, j, c)]
+	return colP(st, i, j, c)
 }
 
 // refWeight is w_yy' of Rawat et al. Table 1 / eq. (14) in the linear domain:
 // constant 1/m, importance 1/(m q_y'), relative q_y/q_y', tail π_y'/(m q_y' π_y).
-func refWeight(s *Settings, st *Step, i, j, c int) float64 {
+func refWeight(s *Settings, st *candidates.Step, i, j, c int) float64 {
 	fm := float64(c - 1)
-	qj := math.Exp(st.LogQ[refCol(s, i, j, c)])
-	switch s.Variant {
-	case VariantConstant:
+	if s.Variant == VariantConstant {
 		return 1 / fm
+	}
+	qj := math.Exp(colQ(st, i, j, c))
+	switch s.Variant {
 	case VariantImportance:
 		return 1 / (fm * qj)
 	case VariantRelative:
-		return math.Exp(st.PosLogQ[i]) / qj
+		return math.Exp(posQ(st, i)) / qj
 	case VariantTail:
-		return math.Exp(st.LogPrior[refCol(s, i, j, c)]) / (fm * qj * math.Exp(st.PosLogPrior[i]))
+		return math.Exp(colPrior(st, i, j, c)) / (fm * qj * math.Exp(posPrior(st, i)))
 	}
 	panic("refWeight: not a Rawat weighting")
 }
@@ -132,22 +165,29 @@ func correct(s *Settings, sc, c float64) float64 {
 	return sc/s.Temperature + c
 }
 
-// refLoss returns the loss of the B×C scores S (row-major) and ∂L/∂S.
-func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) {
+// refLoss returns the loss of the R×C scores S (row-major) and ∂L/∂S.
+func refLoss(s *Settings, st *candidates.Step, S []float64, b, c int) (float64, []float64) {
 	grad := make([]float64, b*c)
+	valid := b
+	if st.Geometry.Padded {
+		for i := range b {
+			if st.Padding(i) {
+				valid--
+			}
+		}
+	}
 	scale := 1.0
 	if s.Reduction == ReductionMean {
-		scale = 1 / float64(b)
+		scale = 1 / float64(valid)
 	}
 	total := 0.0
 	for i := 0; i < b; i++ {
+		if st.Geometry.Padded && st.Padding(i) {
+			continue
+		}
 		row := S[i*c : (i+1)*c]
 		gr := grad[i*c : (i+1)*c]
-		r := 1.0
-		if st.Rewards != nil {
-			r = st.Rewards[i]
-		}
-		k := r * scale
+		k := reward(st, i) * scale
 		p := refPos(st, i)
 		neg := refNegatives(s, st, i, c)
 		var li float64
@@ -214,17 +254,28 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 		case VariantGBCE, VariantPSL, VariantDebiasedContrastive:
 			li = refOptionedRow(s, st, row, gr, i, c, k)
 		case VariantMSEGramian:
-			// Krichene et al.: (s_ip − 1)² + λ/(B·C_g) Σ_{i,j∈gram} w_j s_ij² (times B for sum).
+			// Krichene et al.: (s_ip − 1)² + λ/(B·C_g) Σ_{i,j∈gram} w_j s_ij² (times B for sum),
+			// the Gramian columns G all columns (the drawn ones under layout first) but the
+			// padding rows'.
 			d := row[p] - 1
 			li = d * d
 			gr[p] = 2 * k * d
-			from, ncol := 0, c
-			if st.Layout == First {
-				from, ncol = 1, c-1
+			from := 0
+			if st.Geometry.Layout == candidates.First {
+				from = 1
+			}
+			ncol := 0
+			for j := from; j < c; j++ {
+				if !refPadCol(st, j) {
+					ncol++
+				}
 			}
 			gc := scale * s.GramianWeight / float64(ncol)
 			for j := from; j < c; j++ {
-				w := refGramWeight(s, st, i, j, c)
+				if refPadCol(st, j) {
+					continue
+				}
+				w := refGramWeight(st, i, j, c)
 				total += gc * w * row[j] * row[j]
 				gr[j] += 2 * gc * w * row[j]
 			}
@@ -237,7 +288,7 @@ func refLoss(s *Settings, st *Step, S []float64, b, c int) (float64, []float64) 
 // correctedLogit is the logit of column j of row i (positive column p) for the
 // softmax variants plain, full, logq, logit_adjusted and the logistic ones
 // nce, negative_sampling, sampled_logistic.
-func correctedLogit(s *Settings, st *Step, row []float64, i, j, p, c int) float64 {
+func correctedLogit(s *Settings, st *candidates.Step, row []float64, i, j, p, c int) float64 {
 	switch s.Variant {
 	case VariantLogQ, VariantNCE, VariantSampledLogistic:
 		if j == p {
@@ -249,9 +300,9 @@ func correctedLogit(s *Settings, st *Step, row []float64, i, j, p, c int) float6
 		return correct(s, row[j], -refLogQ(s, st, i, j, c, false))
 	case VariantLogitAdjusted:
 		if j == p {
-			return correct(s, row[j], s.LATau*st.PosLogPrior[i])
+			return correct(s, row[j], s.LATau*posPrior(st, i))
 		}
-		return correct(s, row[j], s.LATau*st.LogPrior[refCol(s, i, j, c)])
+		return correct(s, row[j], s.LATau*colPrior(st, i, j, c))
 	}
 	return row[j] / s.Temperature
 }
@@ -259,8 +310,11 @@ func correctedLogit(s *Settings, st *Step, row []float64, i, j, p, c int) float6
 // refGramWeight is mse_gramian's weight of column j of row i, drawn ∝ q_j:
 // 1/(M·q_j), so that the weighted batch Gramian estimates the uniform one (1
 // for a uniform sampler's columns, q = 1/M).
-func refGramWeight(s *Settings, st *Step, i, j, c int) float64 {
-	return 1 / (float64(st.Items) * math.Exp(st.LogQ[refCol(s, i, j, c)]))
+func refGramWeight(st *candidates.Step, i, j, c int) float64 {
+	if st.Geometry.Layout == candidates.Corpus {
+		return 1
+	}
+	return 1 / (float64(st.Items) * math.Exp(colQ(st, i, j, c)))
 }
 
 // logqCorrectedRow is one row of logq_corrected: its loss ℓ, weight w = 1 − P̂,
@@ -275,15 +329,15 @@ type logqCorrectedRow struct {
 // ŝ_j = f_j − log Q'(j) over the negatives S (copies of the positive removed),
 // ℓ = −f_p + log Σ_{j∈S} e^{ŝ_j}, P̂ = e^{f_p}/(e^{f_p} + (1/k')Σ_{j∈S} e^{ŝ_j}),
 // and w = 1 − P̂. A row without negatives has ℓ = 0, w = 0.
-func refLogQCorrectedRow(s *Settings, st *Step, row []float64, i, c int) logqCorrectedRow {
+func refLogQCorrectedRow(s *Settings, st *candidates.Step, row []float64, i, c int) logqCorrectedRow {
 	neg := refNegatives(s, st, i, c)
 	if len(neg) == 0 {
 		return logqCorrectedRow{}
 	}
-	qp := math.Exp(st.PosLogQ[i])
+	qp := math.Exp(posQ(st, i))
 	sh := make([]float64, len(neg))
 	for t, j := range neg {
-		qPrime := math.Exp(st.LogQ[refCol(s, i, j, c)]) / (1 - qp)
+		qPrime := math.Exp(colQ(st, i, j, c)) / (1 - qp)
 		sh[t] = correct(s, row[j], -math.Log(qPrime))
 	}
 	fp := row[refPos(st, i)] / s.Temperature

@@ -49,7 +49,7 @@ func init() {
 func ExampleRegister() {
 	for _, margin := range []float64{0, 1} {
 		l, err := losses.New(losses.Settings{Variant: "margin_softmax", Temperature: 1,
-			Options: map[string]any{"margin": margin}}, tensor.Float64)
+			Options: map[string]any{"margin": margin}}, inBatch, tensor.Float64)
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -61,7 +61,7 @@ func ExampleRegister() {
 		}
 		fmt.Printf("margin %g: loss %.5f\n", margin, loss)
 	}
-	_, err := losses.New(losses.Settings{Variant: "margin_softmax", Options: map[string]any{"gap": 1}}, tensor.Float64)
+	_, err := losses.New(losses.Settings{Variant: "margin_softmax", Options: map[string]any{"gap": 1}}, inBatch, tensor.Float64)
 	fmt.Println(err)
 	// Output:
 	// margin 0: loss 0.31326

@@ -11,7 +11,8 @@ import (
 
 // Custom is a loss variant added with Register: its expression and the
 // options it declares. The settings every variant shares keep their meaning:
-// sampler and negatives (which columns the scores have), temperature and
+// the sampler (the geometry of the columns the scores have, and the side inputs it declares,
+// read by name with Expr.Side), temperature and
 // learn_temperature (Expr.Tau), correct_at (Expr.Correct, only when
 // Correction is set), remove_accidental_hits (Expr.Neg), reduction
 // (Expr.Reduce) and impl (auto or expression: a registered variant has no
@@ -122,11 +123,6 @@ func (s *Settings) resolveOptions() error {
 	opts, err := s.decodeOptions()
 	if err != nil || opts == nil {
 		return err
-	}
-	if v, ok := builtinCustom(s.Variant); ok && v.check != nil {
-		if err := v.check(s, opts); err != nil {
-			return err
-		}
 	}
 	s.Options = schema.ToTOML(opts)
 	return nil

@@ -6,6 +6,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 // TestRegisterErrors: names are unique snake_case, never a built-in's, and a
@@ -57,7 +59,7 @@ func TestOptionErrors(t *testing.T) {
 		}
 	}
 	s := Settings{Variant: "margin_softmax", Options: map[string]any{"margin": 0.5}}
-	l, err := New(s, tensor.Float32)
+	l, err := New(s, inBatchG, tensor.Float32)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +101,7 @@ func TestBrokenVariant(t *testing.T) {
 		l := mustNew(t, Settings{Variant: Variant(tc.name)}, tensor.Float64)
 		g := gorgonia.NewGraph()
 		scores := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(2, 2), gorgonia.WithName("s"))
-		_, err := l.Node(Inputs{Scores: scores}, &Step{Layout: Diagonal})
+		_, err := l.Node(Inputs{Scores: scores}, &candidates.Step{Geometry: inBatchG})
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want prefix %q", tc.name, err, tc.want)
 		}

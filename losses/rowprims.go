@@ -10,6 +10,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/samplingbias/workbench/internal/parallel"
+	"github.com/samplingbias/workbench/internal/reuse"
 	"github.com/samplingbias/workbench/internal/simd"
 )
 
@@ -22,14 +23,14 @@ import (
 // within about C units of rounding of the sum of the C softplus terms (not within one of each
 // term).
 func RowSoftplusSum(z, w *G.Node) *G.Node {
-	return G.Must(G.ApplyOp(&rowSoftplusOp{primOp: primOp{name: "rowSoftplusSum"}}, z, w))
+	return G.Must(G.ApplyOp(&rowSoftplusOp{primOp: newPrim("rowSoftplusSum")}, z, w))
 }
 
 // rowSoftplusOp is RowSoftplusSum.
 type rowSoftplusOp struct {
 	primOp
-	keep *tensor.Dense // w·σ(z) of the last forward pass
-	rows [][]float64   // one row of e^{−|z|} per goroutine
+	keep kept        // w·σ(z) of the last forward pass
+	rows [][]float64 // one row of e^{−|z|} per goroutine
 }
 
 func (op *rowSoftplusOp) Arity() int    { return 2 }
@@ -41,7 +42,7 @@ func (op *rowSoftplusOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 		return nil, err
 	}
 	if !s[0].Eq(s[1]) {
-		return nil, fmt.Errorf("losses: %s of a matrix of shape %v with a mask of shape %v", op.name, s[0], s[1])
+		return nil, fmt.Errorf("losses: %s of a matrix of shape %v with a mask of shape %v", op.Name, s[0], s[1])
 	}
 	return vecShape(s[0], axisRows), nil
 }
@@ -55,9 +56,9 @@ func (op *rowSoftplusOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value
 	}
 	s := t[0].Shape()
 	out := op.output(prealloc, vecShape(s, axisRows), t[0].Dtype())
-	keep := reuse(&op.keep, s, t[0].Dtype())
+	keep := op.keep.get(s, t[0].Dtype())
 	parts := parallel.Parts(s[0]*s[1], primMin, defaultWorkers())
-	op.rows = growRows(op.rows, parts, s[1])
+	op.rows = reuse.GrowRows(op.rows, parts, s[1])
 	switch z := t[0].Data().(type) {
 	case []float32:
 		err = softplusRows(out.Data().([]float32), keep.Data().([]float32), z, t[1].Data().([]float32), op.rows)
@@ -65,7 +66,7 @@ func (op *rowSoftplusOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value
 		err = softplusRows(out.Data().([]float64), keep.Data().([]float64), z, t[1].Data().([]float64), op.rows)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("losses: %s: %w", op.name, err)
+		return nil, fmt.Errorf("losses: %s: %w", op.Name, err)
 	}
 	return out, nil
 }
@@ -126,62 +127,22 @@ func softplusRows[T floats](out, keep, z, w []T, rows [][]float64) error {
 
 func (op *rowSoftplusOp) DiffWRT(int) []bool { return []bool{true, false} }
 
-func (op *rowSoftplusOp) SymDiff(in G.Nodes, _, g *G.Node) (G.Nodes, error) {
-	dz, err := G.ApplyOp(&keptRowsOp{primOp: primOp{name: op.name + "Back"}, keep: &op.keep}, g, in[0])
+// back is the op of the gradient, g_i·w_ij·σ(z_ij) from the w·σ(z) the forward pass keeps.
+func (op *rowSoftplusOp) back() *keptGradOp {
+	return newKeptGrad(op.Name+"Back", &op.keep, axisRows, false)
+}
+
+func (op *rowSoftplusOp) SymDiff(in G.Nodes, out, g *G.Node) (G.Nodes, error) {
+	dz, err := G.ApplyOp(op.back(), g, in[0], out)
 	return G.Nodes{dz, nil}, err
 }
 
 // DoDiff is the lisp machine's differentiation.
 func (op *rowSoftplusOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) error {
 	return doDiff(in[:1], out, func(v []G.Value, g G.Value) ([]G.Value, error) {
-		dz, err := (&keptRowsOp{primOp: primOp{name: op.name + "Back"}, keep: &op.keep}).Do(g, v[0])
+		dz, err := op.back().Do(g, v[0], out.Value())
 		return []G.Value{dz}, err
 	})
-}
-
-// keptRowsOp is g_i·k_ij, the gradient of a row reduction from the B×C partial derivatives k its
-// forward op kept (*keep) and the reduction's gradient g (B×1, its first input); its second
-// input, the forward op's B×C operand, orders it after the forward op and gives its shape.
-type keptRowsOp struct {
-	primOp
-	keep **tensor.Dense
-}
-
-func (op *keptRowsOp) Arity() int    { return 2 }
-func (op *keptRowsOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2) }
-
-func (op *keptRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := op.shapes(in, 2)
-	if err != nil {
-		return nil, err
-	}
-	return s[1].Clone(), nil
-}
-
-func (op *keptRowsOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
-
-func (op *keptRowsOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	t, err := op.dense(in, 2)
-	if err != nil {
-		return nil, err
-	}
-	k := *op.keep
-	if k == nil || !fits(k, t[1].Shape(), t[1].Dtype()) {
-		return nil, fmt.Errorf("losses: %s runs before its forward op", op.name)
-	}
-	out := op.output(prealloc, k.Shape(), k.Dtype())
-	switch g := t[0].Data().(type) {
-	case []float32:
-		bcast(out.Data().([]float32), k.Data().([]float32), g, k.Shape()[1], true, axisRows)
-	case []float64:
-		bcast(out.Data().([]float64), k.Data().([]float64), g, k.Shape()[1], true, axisRows)
-	}
-	return out, nil
-}
-
-func (op *keptRowsOp) DiffWRT(int) []bool { return []bool{false, false} }
-func (op *keptRowsOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
-	return nil, fmt.Errorf("losses: %s has no gradient", op.name)
 }
 
 // LogSumPow is log Σ_j m_ij·x_ij^a as a B×1 matrix, for a B×C x ≥ 0, a B×C mask m of zeros and
@@ -192,7 +153,7 @@ func (op *keptRowsOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
 // are all 0 is −Inf. Its gradients are a·x_ij^{a−1}/Σ_j m_ij x_ij^a (0 where x = 0) and
 // Σ x^a log x/Σ x^a.
 func LogSumPow(x, m, a *G.Node) *G.Node {
-	return G.Must(G.ApplyOp(&logSumPowOp{primOp: primOp{name: "logSumPow"}}, x, m, a))
+	return G.Must(G.ApplyOp(&logSumPowOp{primOp: newPrim("logSumPow")}, x, m, a))
 }
 
 // logSumPowOp is LogSumPow. The forward pass keeps, for the gradients, r_ij^{a−1} with r_ij =
@@ -200,7 +161,7 @@ func LogSumPow(x, m, a *G.Node) *G.Node {
 // and S_i = Σ_j m_ij r_ij^a.
 type logSumPowOp struct {
 	primOp
-	keep       *tensor.Dense
+	keep       kept
 	tops, sums []float64
 	rows       [][]float64 // one row of r per goroutine
 }
@@ -214,7 +175,7 @@ func (op *logSumPowOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 		return nil, err
 	}
 	if !s[0].Eq(s[1]) {
-		return nil, fmt.Errorf("losses: %s of a matrix of shape %v with a mask of shape %v", op.name, s[0], s[1])
+		return nil, fmt.Errorf("losses: %s of a matrix of shape %v with a mask of shape %v", op.Name, s[0], s[1])
 	}
 	return vecShape(s[0], axisRows), nil
 }
@@ -227,13 +188,13 @@ func (op *logSumPowOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, 
 		return nil, err
 	}
 	if !(a > 0) || math.IsInf(a, 1) {
-		return nil, fmt.Errorf("losses: %s: the exponent must be finite and > 0, got %v", op.name, a)
+		return nil, fmt.Errorf("losses: %s: the exponent must be finite and > 0, got %v", op.Name, a)
 	}
 	s := t[0].Shape()
 	out := op.output(prealloc, vecShape(s, axisRows), t[0].Dtype())
-	keep := reuse(&op.keep, s, t[0].Dtype())
-	op.tops, op.sums = grow(op.tops, s[0]), grow(op.sums, s[0])
-	op.rows = growRows(op.rows, parallel.Parts(s[0]*s[1], primMin, defaultWorkers()), s[1])
+	keep := op.keep.get(s, t[0].Dtype())
+	op.tops, op.sums = reuse.Grow(op.tops, s[0]), reuse.Grow(op.sums, s[0])
+	op.rows = reuse.GrowRows(op.rows, parallel.Parts(s[0]*s[1], primMin, defaultWorkers()), s[1])
 	switch x := t[0].Data().(type) {
 	case []float32:
 		err = powRows(out.Data().([]float32), keep.Data().([]float32), op, x, t[1].Data().([]float32), a, s[1])
@@ -241,7 +202,7 @@ func (op *logSumPowOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, 
 		err = powRows(out.Data().([]float64), keep.Data().([]float64), op, x, t[1].Data().([]float64), a, s[1])
 	}
 	if err != nil {
-		return nil, fmt.Errorf("losses: %s: %w", op.name, err)
+		return nil, fmt.Errorf("losses: %s: %w", op.Name, err)
 	}
 	return out, nil
 }
@@ -334,46 +295,57 @@ func powIntRow(r []float64, n int) {
 
 func (op *logSumPowOp) DiffWRT(int) []bool { return []bool{true, false, true} }
 
-func (op *logSumPowOp) SymDiff(in G.Nodes, _, g *G.Node) (G.Nodes, error) {
-	dx, err := G.ApplyOp(&powBackOp{primOp: primOp{name: op.name + "Back"}, src: op}, g, in[0], in[2])
+// back is the op of the gradient with respect to x, or with exponent to a.
+func (op *logSumPowOp) back(exponent bool) *powBackOp {
+	name := op.Name + "Back"
+	if exponent {
+		name = op.Name + "ExponentGrad"
+	}
+	return &powBackOp{primOp: newPrim(name), src: op, exponent: exponent}
+}
+
+func (op *logSumPowOp) SymDiff(in G.Nodes, out, g *G.Node) (G.Nodes, error) {
+	dx, err := G.ApplyOp(op.back(false), g, in[0], out, in[2])
 	if err != nil {
 		return nil, err
 	}
-	da, err := G.ApplyOp(&powBackOp{primOp: primOp{name: op.name + "ExponentGrad"}, src: op, exponent: true}, g, in[0], in[2])
+	da, err := G.ApplyOp(op.back(true), g, in[0], out, in[2])
 	return G.Nodes{dx, nil, da}, err
 }
 
 // DoDiff is the lisp machine's differentiation.
 func (op *logSumPowOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) error {
 	return doDiff(in, out, func(v []G.Value, g G.Value) ([]G.Value, error) {
-		dx, err := (&powBackOp{primOp: primOp{name: op.name + "Back"}, src: op}).Do(g, v[0], v[2])
+		dx, err := op.back(false).Do(g, v[0], out.Value(), v[2])
 		if err != nil {
 			return nil, err
 		}
-		da, err := (&powBackOp{primOp: primOp{name: op.name + "ExponentGrad"}, src: op, exponent: true}).Do(g, v[0], v[2])
+		da, err := op.back(true).Do(g, v[0], out.Value(), v[2])
 		return []G.Value{dx, nil, da}, err
 	})
 }
 
-// powBackOp is a gradient of LogSumPow from its gradient g (B×1), x and a (its three inputs) and
-// what src kept: ∂/∂x_ij = g_i·a·r_ij^{a−1}/(max_i·S_i) (a B×C matrix, 0 where x_ij = 0), or,
-// with exponent, ∂/∂a = Σ_i g_i·Σ_j r_ij^a·log x_ij/S_i (a scalar).
+// powBackOp is a gradient of LogSumPow from its gradient g (B×1), x, the output of src and a (its
+// four inputs; the output is not read: it orders the op after src, whose state it reads, and
+// keeps it apart from another forward pass's gradient) and what src kept: ∂/∂x_ij =
+// g_i·a·r_ij^{a−1}/(max_i·S_i) (a B×C matrix, 0 where x_ij = 0), or, with exponent, ∂/∂a =
+// Σ_i g_i·Σ_j r_ij^a·log x_ij/S_i (a scalar).
 type powBackOp struct {
 	primOp
 	src      *logSumPowOp
 	exponent bool
 }
 
-func (op *powBackOp) Arity() int { return 3 }
+func (op *powBackOp) Arity() int { return 4 }
 func (op *powBackOp) Type() hm.Type {
 	if op.exponent {
-		return hm.NewFnType(mat2, mat2, scalarOf, scalarOf)
+		return hm.NewFnType(mat2, mat2, mat2, scalarOf, scalarOf)
 	}
-	return hm.NewFnType(mat2, mat2, scalarOf, mat2)
+	return hm.NewFnType(mat2, mat2, mat2, scalarOf, mat2)
 }
 
 func (op *powBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := op.shapesWithScalar(in, 3)
+	s, err := op.shapesWithScalar(in, 4)
 	if err != nil {
 		return nil, err
 	}
@@ -386,13 +358,14 @@ func (op *powBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 func (op *powBackOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
 
 func (op *powBackOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	t, a, err := op.denseWithScalar(in, 3)
+	t, a, err := op.denseWithScalar(in, 4)
 	if err != nil {
 		return nil, err
 	}
-	k, src := op.src.keep, op.src
-	if k == nil || !fits(k, t[1].Shape(), t[1].Dtype()) || len(src.sums) != t[1].Shape()[0] {
-		return nil, fmt.Errorf("losses: %s runs before its %s", op.name, src.name)
+	src := op.src
+	k, err := src.keep.of(op.Name, t[1])
+	if err != nil {
+		return nil, err
 	}
 	c := k.Shape()[1]
 	if op.exponent {
@@ -443,7 +416,7 @@ func powExponentGrad[T floats](g, x, q []T, src *logSumPowOp, c int) float64 {
 	return d
 }
 
-func (op *powBackOp) DiffWRT(int) []bool { return []bool{false, false, false} }
+func (op *powBackOp) DiffWRT(int) []bool { return []bool{false, false, false, false} }
 func (op *powBackOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
-	return nil, fmt.Errorf("losses: %s has no gradient", op.name)
+	return nil, fmt.Errorf("losses: %s has no gradient", op.Name)
 }

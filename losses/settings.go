@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/setting"
 )
 
@@ -111,19 +112,6 @@ const (
 // UnmarshalText sets f from its name; an unknown name is an error that lists the allowed ones.
 func (f *Form) UnmarshalText(b []byte) error { return setting.Unmarshal(f, b, forms) }
 
-// Sampler is how the negatives were drawn, Settings.Sampler.
-type Sampler string
-
-// Samplers (see Settings.Sampler).
-const (
-	SamplerInBatch Sampler = "in_batch"
-	SamplerUniform Sampler = "uniform"
-	SamplerMixed   Sampler = "mixed"
-)
-
-// UnmarshalText sets s from its name; an unknown name is an error that lists the allowed ones.
-func (s *Sampler) UnmarshalText(b []byte) error { return setting.Unmarshal(s, b, samplers) }
-
 // CorrectAt is where an additive logit correction is applied, Settings.CorrectAt.
 type CorrectAt string
 
@@ -152,8 +140,6 @@ func (r *Reduction) UnmarshalText(b []byte) error { return setting.Unmarshal(r, 
 const (
 	DefaultVariant         = VariantPlain
 	DefaultForm            = FormSoftmax
-	DefaultSampler         = SamplerInBatch
-	DefaultNegatives       = 64
 	DefaultTemperature     = 0.05
 	DefaultCorrectAt       = CorrectAtLogits
 	DefaultLATau           = 1.0
@@ -172,7 +158,7 @@ type LogQProbability string
 
 const (
 	// LogQProbabilityExpectedCount (the default): Q_j = m·q_j, the expected number of copies of
-	// column j's item among a row's m = C−1 negative draws (Step.LogQ): (B−1)·q̂ in-batch,
+	// column j's item among a row's m = C−1 negative draws (side input log_q): (B−1)·q̂ in-batch,
 	// m/M uniform, (B−1)·q̂ + m/M mixed. Each copy then counts once in
 	// expectation, Σ_{j∈N} e^{f_j}/(m·q_j) is an unbiased estimate of the
 	// partition function, and the loss and its gradient are consistent estimates of
@@ -186,7 +172,7 @@ const (
 	// correction of the candidate-sampling table, and its q is known exactly
 	// from the training counts (q_source).
 	LogQProbabilityExpectedCount LogQProbability = "expected_count"
-	// LogQProbabilityInclusion: Q_j = p̂_j = P(item j is in the step) (Step.LogP), Yi et al.'s
+	// LogQProbabilityInclusion: Q_j = p̂_j = P(item j is in the step) (side input log_p), Yi et al.'s
 	// Algorithm 2 as written. p̂ saturates at 1, so an item filling k columns is
 	// corrected as if it filled one: not a consistent estimate of the full softmax
 	// once B·q > 1 for some item (its k copies weigh k times too much).
@@ -194,15 +180,15 @@ const (
 	// LogQProbabilityDedupe: one column per distinct item, the other copies masked from every
 	// row (the row's own positive column always stays; the copies of the row's
 	// positive item are masked as accidental hits), each kept column corrected
-	// by its inclusion probability Q_j = p̂_j (Step.LogP): the Horvitz–Thompson
+	// by its inclusion probability Q_j = p̂_j (side input log_p): the Horvitz–Thompson
 	// estimate Σ_{distinct y} e^{f_y}/p̂_y of the partition function, consistent.
 	LogQProbabilityDedupe LogQProbability = "dedupe"
 )
 
 // QSource says where the per-draw probability q of the in-batch and mixed
-// samplers (Step.LogQ, read by importance, relative, tail, mse_gramian,
+// samplers (side input log_q, read by importance, relative, tail, mse_gramian,
 // logq_corrected and by logq_probability = expected_count) comes from (Settings.QSource). The
-// trainer (models.Train) fills Step.LogQ accordingly.
+// trainer (models.Train) fills log_q accordingly.
 type QSource string
 
 const (
@@ -224,7 +210,6 @@ var (
 		VariantSampledLogistic, VariantLogQCorrected, VariantGBCE, VariantPSL, VariantDebiasedContrastive}
 	implNames     = []Impl{ImplAuto, ImplExpression, ImplFused}
 	forms         = []Form{FormSoftmax, FormDecoupled}
-	samplers      = []Sampler{SamplerInBatch, SamplerUniform, SamplerMixed}
 	correctAts    = []CorrectAt{CorrectAtLogits, CorrectAtScores}
 	reductions    = []Reduction{ReductionMean, ReductionSum}
 	probabilities = []LogQProbability{LogQProbabilityExpectedCount, LogQProbabilityInclusion, LogQProbabilityDedupe}
@@ -255,24 +240,6 @@ type Settings struct {
 	// (Rawat et al. eq. 5) or FormDecoupled (eq. 6 with the logistic margin
 	// loss); default DefaultForm.
 	Form Form `toml:"form"`
-	// Sampler is the column shape of the scores, set from the run's sampler (the [sampler]
-	// section; models.LossColumns), not a config key (default DefaultSampler):
-	// in_batch (the other positives of the batch, Layout Diagonal, C = B),
-	// uniform (Negatives items drawn uniformly from the corpus and shared by
-	// all rows, Layout First, C = 1+Negatives) or mixed (in-batch plus
-	// Negatives uniform extras, Layout Diagonal, C = B+Negatives). Must be
-	// empty for full and logit_adjusted, which score the whole corpus.
-	Sampler Sampler `toml:"-"`
-	// Negatives is the number m of extra columns of the uniform and mixed
-	// shapes, set with Sampler (default DefaultNegatives); it must be 0 for
-	// in_batch.
-	Negatives int `toml:"-"`
-	// PerRow says that each row has columns of its own (a sampler that draws per row, set with
-	// Sampler, not a config key): the Step's column slices (ColItem, LogQ, LogP, LogPrior) hold
-	// B·C entries, row i's at i·C, and an expression's column inputs are B×C matrices. The
-	// Negatives count every column of a row but its positive (under mixed, beyond the batch's B).
-	// Must be false for full and logit_adjusted.
-	PerRow bool `toml:"-"`
 	// Temperature τ > 0 divides the scores: f = s/τ (default
 	// DefaultTemperature). Must be 0 for mse_gramian, which works on the raw
 	// scores.
@@ -310,12 +277,12 @@ type Settings struct {
 	// constants, which say what each column's correction means; default
 	// DefaultLogQProbability.
 	LogQProbability LogQProbability `toml:"logq_probability"`
-	// QSource is where the per-draw q of the in_batch and mixed samplers comes
-	// from: QSourceCounts (the exact training frequency) or QSourceEstimator
-	// (inverted from p̂); default DefaultQSource. Only for the variants that read q (importance,
-	// relative, tail, mse_gramian, logq_corrected; logq, nce and
-	// sampled_logistic with logq_probability = expected_count) with sampler in_batch or mixed: the
-	// uniform sampler's q = 1/M is exact.
+	// QSource is where the per-draw q of the samplers whose columns are the batch's positives
+	// (in_batch, mixed, memory: layout diagonal) comes from: QSourceCounts (the exact training
+	// frequency) or QSourceEstimator (inverted from p̂); default DefaultQSource. Only for the
+	// variants that read q (importance, relative, tail, mse_gramian, logq_corrected; logq, nce
+	// and sampled_logistic with logq_probability = expected_count) with such a sampler: a drawing
+	// sampler's q is its own law's.
 	QSource QSource `toml:"q_source"`
 	// Reduction over the rows of the batch: ReductionMean ((1/B)·Σ_i) or
 	// ReductionSum (Σ_i, B times the mean); default DefaultReduction.
@@ -344,8 +311,10 @@ func isRawat(v Variant) bool {
 	return v == VariantConstant || v == VariantImportance || v == VariantRelative || v == VariantTail
 }
 
-// isCorpus reports whether v scores the whole corpus (no sampler).
-func isCorpus(v Variant) bool { return v == VariantFull || v == VariantLogitAdjusted }
+// ScoresCorpus reports whether the variant scores the whole corpus: full and logit_adjusted,
+// which need a sampler of layout corpus (sampler full), the only variants that sampler serves. It
+// is the one place that says so.
+func (v Variant) ScoresCorpus() bool { return v == VariantFull || v == VariantLogitAdjusted }
 
 // isBuiltin reports whether v is one of the package's own variants.
 func isBuiltin(v Variant) bool { return slices.Contains(variantNames, v) }
@@ -357,6 +326,14 @@ func (s *Settings) hasFused() bool {
 	_, custom := builtinCustom(s.Variant)
 	return isBuiltin(s.Variant) && s.Variant != VariantLogQCorrected && !custom && !s.LearnTemperature
 }
+
+// autoExpression are the built-in variants whose impl auto builds the expression although they
+// have a fused kernel (none: auto takes every fused kernel). Making the expression a variant's
+// default is adding its line here.
+var autoExpression = map[Variant]bool{}
+
+// autoFused reports whether impl auto takes the fused kernel for the resolved settings.
+func (s *Settings) autoFused() bool { return s.hasFused() && !autoExpression[s.Variant] }
 
 // hasCorrection reports whether the resolved settings apply an additive logit correction.
 func (s *Settings) hasCorrection() bool {
@@ -397,15 +374,9 @@ func (s *Settings) Resolve() error {
 		return err
 	}
 	v := s.Variant
-	rawat, corpus := isRawat(v), isCorpus(v)
+	rawat, corpus := isRawat(v), v.ScoresCorpus()
 	if rawat {
 		setting.Default(&s.Form, DefaultForm)
-	}
-	if !corpus {
-		setting.Default(&s.Sampler, DefaultSampler)
-	}
-	if s.Sampler == SamplerUniform || s.Sampler == SamplerMixed {
-		setting.Default(&s.Negatives, DefaultNegatives)
 	}
 	if v != VariantMSEGramian {
 		setting.Default(&s.Temperature, DefaultTemperature)
@@ -413,16 +384,6 @@ func (s *Settings) Resolve() error {
 	if err := setting.First(
 		setting.EnumFor("form", s.Form, forms, rawat,
 			"only for constant, importance, relative and tail, not variant %s; leave it empty", v),
-		setting.OnlyFor("sampler", s.Sampler != "", !corpus,
-			"variant %s scores the whole corpus and uses no sampler; leave it empty", v),
-		setting.OnlyFor("negatives", s.Negatives != 0, !corpus,
-			"variant %s scores the whole corpus and draws no negatives; leave it 0", v),
-		setting.OnlyFor("per_row", s.PerRow, !corpus && s.Sampler != SamplerInBatch,
-			"variant %s with sampler %q has no columns of its own per row", v, s.Sampler),
-		setting.EnumFor("sampler", s.Sampler, samplers, !corpus, ""),
-		setting.OnlyFor("negatives", s.Negatives != 0, s.Sampler != SamplerInBatch,
-			"sampler in_batch uses the batch as negatives; leave it 0, got %d", s.Negatives),
-		setting.Require("negatives", s.Negatives >= 0, "must be > 0, got %d", s.Negatives),
 		setting.OnlyFor("temperature", s.Temperature != 0, v != VariantMSEGramian,
 			"variant mse_gramian works on the raw scores; leave it 0, got %v", s.Temperature),
 		setting.OnlyFor("learn_temperature", s.LearnTemperature, v != VariantMSEGramian,
@@ -492,35 +453,68 @@ func (s *Settings) subtractsLogQ() bool {
 }
 
 // ReadsDeclared reports whether the resolved settings read the probabilities a sampler declares
-// for its columns (Step.LogQ or Step.LogP, see samplers.Declaration): every built-in variant but
-// plain, constant, negative_sampling, full and logit_adjusted does; a registered variant may
-// (its expression reads what it asks for), and counts as one that does.
+// for its columns (side inputs log_q or log_p, see samplers.Declaration): every built-in variant
+// but plain, constant, negative_sampling, full, logit_adjusted, gbce, psl and
+// debiased_contrastive does; a registered variant may (its expression reads what it asks for),
+// and counts as one that does.
 func (s Settings) ReadsDeclared() bool {
 	return !isBuiltin(s.Variant) || s.subtractsLogQ() || s.readsQ()
 }
 
-// readsQ reports whether the resolved settings read the per-draw q (Step.LogQ).
+// readsQ reports whether the resolved settings read the per-draw q (side input log_q).
 func (s *Settings) readsQ() bool {
 	return s.Variant == VariantImportance || s.Variant == VariantRelative || s.Variant == VariantTail ||
 		s.Variant == VariantMSEGramian || s.Variant == VariantLogQCorrected ||
 		(s.subtractsLogQ() && s.LogQProbability == LogQProbabilityExpectedCount)
 }
 
-// resolveProbabilities fills and checks logq_probability and q_source.
+// resolveProbabilities fills and checks logq_probability, and checks q_source against the
+// variant (ResolveFor fills it, knowing the sampler).
 func (s *Settings) resolveProbabilities() error {
 	subtracts := s.subtractsLogQ()
 	if subtracts {
 		setting.Default(&s.LogQProbability, DefaultLogQProbability)
 	}
-	readsQ := s.readsQ() && (s.Sampler == SamplerInBatch || s.Sampler == SamplerMixed)
-	if readsQ {
-		setting.Default(&s.QSource, DefaultQSource)
-	}
 	return setting.First(
 		setting.EnumFor("logq_probability", s.LogQProbability, probabilities, subtracts,
 			"only for logq, nce and sampled_logistic, not variant %s; leave it empty", s.Variant),
-		setting.EnumFor("q_source", s.QSource, qSources, readsQ,
-			"variant %s (sampler %q, logq_probability %q) reads no data frequency q; leave it empty",
-			s.Variant, s.Sampler, s.LogQProbability),
+		setting.OnlyFor("q_source", s.QSource != "", s.readsQ(),
+			"variant %s (logq_probability %q) reads no data frequency q; leave it empty", s.Variant, s.LogQProbability),
+		setting.EnumFor("q_source", s.QSource, qSources, s.QSource != "", ""),
 	)
+}
+
+// ResolveFor resolves s (Resolve) for the candidates of a sampler of geometry g: a variant that
+// scores the whole corpus needs a sampler of layout corpus (full), and that sampler serves no
+// other variant; q_source, where the variant reads q, is filled (DefaultQSource) for a sampler
+// whose columns are the batch's positives (layout diagonal), whose q is the data's, and is an
+// error for any other, whose q is its own law's; a built-in variant with options refuses the
+// samplers its paper does not allow (gbce: uniform negatives only). Errors start with the key and
+// name the sampler.
+func (s *Settings) ResolveFor(g candidates.Geometry) error {
+	if err := s.Resolve(); err != nil {
+		return err
+	}
+	if err := g.Check(); err != nil {
+		return err
+	}
+	v := s.Variant
+	if corpus := g.Layout == candidates.Corpus; v.ScoresCorpus() != corpus {
+		if corpus {
+			return fmt.Errorf("variant: sampler %s scores the whole corpus, which only variants full and logit_adjusted do, not %s", g.Sampler, v)
+		}
+		return fmt.Errorf("variant: %s scores the whole corpus, which needs sampler full, not %s", v, g.Sampler)
+	}
+	readsQ := s.readsQ() && g.Layout == candidates.Diagonal
+	if readsQ {
+		setting.Default(&s.QSource, DefaultQSource)
+	}
+	if err := setting.OnlyFor("q_source", s.QSource != "", readsQ,
+		"variant %s reads sampler %s's own q (layout %v), not the data's; leave it empty", v, g.Sampler, g.Layout); err != nil {
+		return err
+	}
+	if b, ok := builtinCustom(v); ok && b.check != nil {
+		return b.check(s, g)
+	}
+	return nil
 }

@@ -4,55 +4,63 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
-// TestResolveDefaults: the zero value and each variant get their documented defaults.
+// TestResolveDefaults: the zero value and each variant get their documented defaults for the
+// candidates of a geometry: q_source where the variant reads q from the data (a sampler whose
+// columns are the batch's positives), none for a sampler of its own law.
 func TestResolveDefaults(t *testing.T) {
 	for _, tc := range []struct {
-		in, want Settings
+		in   Settings
+		g    candidates.Geometry
+		want Settings
 	}{
-		{Settings{}, Settings{Variant: VariantPlain, Sampler: SamplerInBatch, Temperature: 0.05, Reduction: ReductionMean, Impl: ImplAuto}},
-		{Settings{Variant: VariantLogQ}, Settings{Variant: VariantLogQ, Sampler: SamplerInBatch, Temperature: 0.05,
+		{Settings{}, inBatchG, Settings{Variant: VariantPlain, Temperature: 0.05, Reduction: ReductionMean, Impl: ImplAuto}},
+		{Settings{Variant: VariantLogQ}, inBatchG, Settings{Variant: VariantLogQ, Temperature: 0.05,
 			CorrectAt: CorrectAtLogits, LogQProbability: LogQProbabilityExpectedCount, QSource: QSourceCounts, Reduction: ReductionMean, Impl: ImplAuto}},
-		{Settings{Variant: VariantLogQ, LogQProbability: LogQProbabilityDedupe}, Settings{Variant: VariantLogQ, Sampler: SamplerInBatch,
+		{Settings{Variant: VariantLogQ, LogQProbability: LogQProbabilityDedupe}, inBatchG, Settings{Variant: VariantLogQ,
 			Temperature: 0.05, CorrectAt: CorrectAtLogits, RemoveAccidentalHits: true, LogQProbability: LogQProbabilityDedupe,
 			Reduction: ReductionMean, Impl: ImplAuto}},
-		{Settings{Variant: VariantNCE, Sampler: SamplerUniform}, Settings{Variant: VariantNCE, Sampler: SamplerUniform, Negatives: 64,
+		{Settings{Variant: VariantNCE}, uniformG, Settings{Variant: VariantNCE,
 			Temperature: 0.05, CorrectAt: CorrectAtLogits, LogQProbability: LogQProbabilityExpectedCount, Reduction: ReductionMean, Impl: ImplAuto}},
-		{Settings{Variant: VariantRelative}, Settings{Variant: VariantRelative, Form: FormSoftmax, Sampler: SamplerInBatch,
+		{Settings{Variant: VariantRelative}, inBatchG, Settings{Variant: VariantRelative, Form: FormSoftmax,
 			Temperature: 0.05, CorrectAt: CorrectAtLogits, QSource: QSourceCounts, Reduction: ReductionMean, Impl: ImplAuto}},
-		{Settings{Variant: VariantImportance, Sampler: SamplerMixed, Negatives: 4, QSource: QSourceEstimator},
-			Settings{Variant: VariantImportance, Form: FormSoftmax, Sampler: SamplerMixed, Negatives: 4, Temperature: 0.05,
+		{Settings{Variant: VariantImportance, QSource: QSourceEstimator}, mixedG,
+			Settings{Variant: VariantImportance, Form: FormSoftmax, Temperature: 0.05,
 				CorrectAt: CorrectAtLogits, QSource: QSourceEstimator, Reduction: ReductionMean, Impl: ImplAuto}},
-		{Settings{Variant: VariantTail, Sampler: SamplerUniform}, Settings{Variant: VariantTail, Form: FormSoftmax,
-			Sampler: SamplerUniform, Negatives: 64, Temperature: 0.05, CorrectAt: CorrectAtLogits, Reduction: ReductionMean, Impl: ImplAuto}},
-		{Settings{Variant: VariantConstant, Form: FormDecoupled, Sampler: SamplerMixed, Negatives: 8}, Settings{Variant: VariantConstant,
-			Form: FormDecoupled, Sampler: SamplerMixed, Negatives: 8, Temperature: 0.05, Reduction: ReductionMean, Impl: ImplAuto}},
-		{Settings{Variant: VariantFull, Temperature: 0.1}, Settings{Variant: VariantFull, Temperature: 0.1, Reduction: ReductionMean, Impl: ImplAuto}},
-		{Settings{Variant: VariantLogitAdjusted}, Settings{Variant: VariantLogitAdjusted, Temperature: 0.05, CorrectAt: CorrectAtLogits,
+		{Settings{Variant: VariantTail}, uniformG, Settings{Variant: VariantTail, Form: FormSoftmax,
+			Temperature: 0.05, CorrectAt: CorrectAtLogits, Reduction: ReductionMean, Impl: ImplAuto}},
+		{Settings{Variant: VariantTail}, memoryG, Settings{Variant: VariantTail, Form: FormSoftmax,
+			Temperature: 0.05, CorrectAt: CorrectAtLogits, QSource: QSourceCounts, Reduction: ReductionMean, Impl: ImplAuto}},
+		{Settings{Variant: VariantConstant, Form: FormDecoupled}, mixedG, Settings{Variant: VariantConstant,
+			Form: FormDecoupled, Temperature: 0.05, Reduction: ReductionMean, Impl: ImplAuto}},
+		{Settings{Variant: VariantFull, Temperature: 0.1}, corpusG, Settings{Variant: VariantFull, Temperature: 0.1, Reduction: ReductionMean, Impl: ImplAuto}},
+		{Settings{Variant: VariantLogitAdjusted}, corpusG, Settings{Variant: VariantLogitAdjusted, Temperature: 0.05, CorrectAt: CorrectAtLogits,
 			LATau: 1, Reduction: ReductionMean, Impl: ImplAuto}},
-		{Settings{Variant: VariantMSEGramian}, Settings{Variant: VariantMSEGramian, Sampler: SamplerInBatch, GramianWeight: 1,
+		{Settings{Variant: VariantMSEGramian}, inBatchG, Settings{Variant: VariantMSEGramian, GramianWeight: 1,
 			QSource: QSourceCounts, Reduction: ReductionMean, Impl: ImplAuto}},
-		{Settings{Variant: VariantSampledLogistic}, Settings{Variant: VariantSampledLogistic, Sampler: SamplerInBatch, Temperature: 0.05,
+		{Settings{Variant: VariantSampledLogistic}, inBatchG, Settings{Variant: VariantSampledLogistic, Temperature: 0.05,
 			CorrectAt: CorrectAtLogits, RemoveAccidentalHits: true, LogQProbability: LogQProbabilityExpectedCount, QSource: QSourceCounts,
 			Reduction: ReductionMean, Impl: ImplAuto}},
-		{Settings{Variant: VariantNegativeSampling, Reduction: ReductionSum}, Settings{Variant: VariantNegativeSampling,
-			Sampler: SamplerInBatch, Temperature: 0.05, Reduction: ReductionSum, Impl: ImplAuto}},
-		{Settings{Variant: VariantLogQCorrected, QSource: QSourceEstimator}, Settings{Variant: VariantLogQCorrected,
-			Sampler: SamplerInBatch, Temperature: 0.05, CorrectAt: CorrectAtLogits, RemoveAccidentalHits: true,
+		{Settings{Variant: VariantNegativeSampling, Reduction: ReductionSum}, inBatchG, Settings{Variant: VariantNegativeSampling,
+			Temperature: 0.05, Reduction: ReductionSum, Impl: ImplAuto}},
+		{Settings{Variant: VariantLogQCorrected, QSource: QSourceEstimator}, paddedG, Settings{Variant: VariantLogQCorrected,
+			Temperature: 0.05, CorrectAt: CorrectAtLogits, RemoveAccidentalHits: true,
 			QSource: QSourceEstimator, Reduction: ReductionMean, Impl: ImplAuto}},
 	} {
 		got := tc.in
-		if err := got.Resolve(); err != nil {
-			t.Errorf("%+v: %v", tc.in, err)
+		if err := got.ResolveFor(tc.g); err != nil {
+			t.Errorf("%+v for %v: %v", tc.in, tc.g, err)
 			continue
 		}
 		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("Resolve(%+v) = %+v, want %+v", tc.in, got, tc.want)
+			t.Errorf("ResolveFor(%+v, %v) = %+v, want %+v", tc.in, tc.g, got, tc.want)
 		}
 		again := got
-		if err := again.Resolve(); err != nil || !reflect.DeepEqual(again, got) {
-			t.Errorf("Resolve is not idempotent on %+v: %+v, %v", got, again, err)
+		if err := again.ResolveFor(tc.g); err != nil || !reflect.DeepEqual(again, got) {
+			t.Errorf("ResolveFor is not idempotent on %+v: %+v, %v", got, again, err)
 		}
 	}
 }
@@ -66,14 +74,9 @@ func TestResolveErrors(t *testing.T) {
 	}{
 		{Settings{Variant: "lgoq"}, `variant: unknown "lgoq" (allowed: plain, logq, constant, importance, relative, tail, full, logit_adjusted, mse_gramian, nce, negative_sampling, sampled_logistic, logq_corrected`},
 		{Settings{Variant: VariantTail, Form: "decouple"}, `form: unknown "decouple" (allowed: softmax, decoupled)`},
-		{Settings{Sampler: "unifrom"}, `sampler: unknown "unifrom" (allowed: in_batch, uniform, mixed)`},
 		{Settings{Variant: VariantLogQ, CorrectAt: "score"}, `correct_at: unknown "score" (allowed: logits, scores)`},
 		{Settings{Reduction: "avg"}, `reduction: unknown "avg" (allowed: mean, sum)`},
 		{Settings{Form: FormDecoupled}, "form: only for constant, importance, relative and tail"},
-		{Settings{Variant: VariantFull, Sampler: SamplerUniform}, "sampler: variant full scores the whole corpus"},
-		{Settings{Variant: VariantLogitAdjusted, Negatives: 5}, "negatives: variant logit_adjusted scores the whole corpus"},
-		{Settings{Negatives: 5}, "negatives: sampler in_batch uses the batch as negatives"},
-		{Settings{Sampler: SamplerUniform, Negatives: -1}, "negatives: must be > 0, got -1"},
 		{Settings{Temperature: -0.1}, "temperature: must be finite and > 0, got -0.1"},
 		{Settings{Variant: VariantMSEGramian, Temperature: 0.05}, "temperature: variant mse_gramian works on the raw scores"},
 		{Settings{CorrectAt: CorrectAtScores}, "correct_at: variant plain"},
@@ -88,17 +91,43 @@ func TestResolveErrors(t *testing.T) {
 		{Settings{Variant: VariantLogQ, LogQProbability: "count"}, `logq_probability: unknown "count" (allowed: expected_count, inclusion, dedupe)`},
 		{Settings{Variant: VariantRelative, LogQProbability: LogQProbabilityDedupe}, "logq_probability: only for logq, nce and sampled_logistic, not variant relative"},
 		{Settings{Variant: VariantLogQCorrected, LogQProbability: LogQProbabilityExpectedCount}, "logq_probability: only for logq, nce and sampled_logistic, not variant logq_corrected"},
-		{Settings{Variant: VariantLogQCorrected, Sampler: SamplerUniform, QSource: QSourceCounts}, "q_source: variant logq_corrected (sampler \"uniform\""},
 		{Settings{Variant: VariantImportance, QSource: "exact"}, `q_source: unknown "exact" (allowed: counts, estimator)`},
 		{Settings{Variant: VariantConstant, QSource: QSourceCounts}, "q_source: variant constant"},
 		{Settings{Variant: VariantPlain, QSource: QSourceEstimator}, "q_source: variant plain"},
 		{Settings{Variant: VariantLogQ, LogQProbability: LogQProbabilityInclusion, QSource: QSourceCounts}, "q_source: variant logq"},
-		{Settings{Variant: VariantImportance, Sampler: SamplerUniform, QSource: QSourceCounts}, "q_source: variant importance (sampler \"uniform\""},
 	} {
 		s := tc.in
 		err := s.Resolve()
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("Resolve(%+v) = %v, want prefix %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestResolveForErrors: the settings that do not go with a sampler's geometry are errors naming
+// the key and the sampler: a variant that scores the whole corpus needs sampler full, which
+// serves no other; q_source is for the data's q only, which a sampler of its own law does not
+// read.
+func TestResolveForErrors(t *testing.T) {
+	popularity := candidates.Geometry{Sampler: "popularity", Layout: candidates.First, Extra: 8}
+	for _, tc := range []struct {
+		in   Settings
+		g    candidates.Geometry
+		want string
+	}{
+		{Settings{Variant: VariantFull}, popularity, "variant: full scores the whole corpus, which needs sampler full, not popularity"},
+		{Settings{Variant: VariantLogitAdjusted}, inBatchG, "variant: logit_adjusted scores the whole corpus, which needs sampler full, not in_batch"},
+		{Settings{}, corpusG, "variant: sampler full scores the whole corpus, which only variants full and logit_adjusted do, not plain"},
+		{Settings{Variant: VariantLogQCorrected, QSource: QSourceCounts}, popularity,
+			"q_source: variant logq_corrected reads sampler popularity's own q (layout first), not the data's"},
+		{Settings{Variant: VariantImportance, QSource: QSourceCounts}, uniformG, "q_source: variant importance reads sampler uniform's own q"},
+		{Settings{Variant: VariantPlain, Temperature: -1}, inBatchG, "temperature: must be finite and > 0"},
+		{Settings{}, candidates.Geometry{Sampler: "broken", Layout: candidates.First, Memory: 1}, "the geometry of sampler broken: memory rows"},
+	} {
+		s := tc.in
+		err := s.ResolveFor(tc.g)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("ResolveFor(%+v, %v) = %v, want prefix %q", tc.in, tc.g, err, tc.want)
 		}
 	}
 }

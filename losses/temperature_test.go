@@ -6,6 +6,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 // tauHarness is a float64 graph (scores, log τ) → loss → gradients.
@@ -15,7 +17,7 @@ type tauHarness struct {
 	b, c                              int
 }
 
-func newTauHarness(t *testing.T, l *Loss, st *Step, b, c int) *tauHarness {
+func newTauHarness(t *testing.T, l *Loss, st *candidates.Step, b, c int) *tauHarness {
 	t.Helper()
 	g := gorgonia.NewGraph()
 	h := &tauHarness{b: b, c: c}
@@ -61,10 +63,10 @@ func TestLearnedTemperature(t *testing.T) {
 		if s.Variant == VariantMSEGramian {
 			continue
 		}
-		fixed := mustNew(t, withImpl(s, ImplExpression), tensor.Float64)
+		fixed := withImpl(s, ImplExpression).newLoss(t, tensor.Float64)
 		ls := s
 		ls.LearnTemperature = true
-		learned := mustNew(t, ls, tensor.Float64)
+		learned := ls.newLoss(t, tensor.Float64)
 		if learned.Fused() {
 			t.Fatalf("%s: learn_temperature with impl auto must be the expression", name(s))
 		}
@@ -74,7 +76,7 @@ func TestLearnedTemperature(t *testing.T) {
 			if try == 10 {
 				t.Fatalf("%s: ten draws in a row with a loss flat in τ", name(s))
 			}
-			p := gen.gen(fixed.Settings(), fixed.Layout(), 4, false)
+			p := gen.gen(fixed.Settings(), fixed.Geometry(), 4, false)
 			want, gWant := mustRun(t, fixed, p.st, p.b, p.c, true, p.S)
 			h := newTauHarness(t, learned, p.st, p.b, p.c)
 			logTau := math.Log(s.Temperature)
@@ -83,10 +85,10 @@ func TestLearnedTemperature(t *testing.T) {
 			if s.Variant == VariantLogQCorrected {
 				break
 			}
-			const eps = 1e-6
-			up, _, _ := h.run(t, p.S, logTau+eps)
-			down, _, _ := h.run(t, p.S, logTau-eps)
-			fd := (up - down) / (2 * eps)
+			fd := centralDifferences(func(x []float64) float64 {
+				v, _, _ := h.run(t, p.S, x[0])
+				return v
+			}, []float64{logTau}, 1e-6)[0]
 			if fd == 0 && dLogTau == 0 {
 				continue
 			}
@@ -112,7 +114,7 @@ func TestLearnedTemperatureErrors(t *testing.T) {
 	g := gorgonia.NewGraph()
 	scores := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(2, 2), gorgonia.WithName("s"))
 	logTau := gorgonia.NewScalar(g, tensor.Float64, gorgonia.WithName("logTau"))
-	step := &Step{Layout: Diagonal, LogP: []float64{-1, -1}, PosLogP: []float64{-1, -1}}
+	step := stepOf(inBatchG, nil, nil, sides{LogP: []float64{-1, -1}, PosLogP: []float64{-1, -1}})
 	learned := mustNew(t, Settings{Variant: VariantLogQ, LearnTemperature: true}, tensor.Float64)
 	if _, err := learned.Node(Inputs{Scores: scores}, step); err == nil {
 		t.Error("learn_temperature without Inputs.LogTemperature accepted")

@@ -2,7 +2,10 @@
 
 package models
 
-import "github.com/samplingbias/workbench/internal/simd"
+import (
+	"github.com/samplingbias/workbench/internal/reuse"
+	"github.com/samplingbias/workbench/internal/simd"
+)
 
 // kernelBlock computes one (sequence, head) block of a headProductOp (the arguments as for
 // lowerBlock, rowBlock and colBlock) with internal/simd's 6×16 micro-kernel, and returns true;
@@ -65,7 +68,7 @@ func (k *attnKernel) lower(c, q, kk []float32) {
 		return
 	}
 	panels := (k.n + 15) / 16
-	bp := grow(k.ks.bp, panels*k.dh*16)
+	bp := reuse.Grow(k.ks.bp, panels*k.dh*16)
 	k.ks.bp = bp
 	for p := range panels {
 		panel := bp[p*k.dh*16 : (p+1)*k.dh*16]
@@ -87,7 +90,7 @@ func (k *attnKernel) lower(c, q, kk []float32) {
 		r0 := k.s + t0
 		var ap []float32 // a last tile of fewer than 6 rows, packed with zero rows
 		if rows < 6 {
-			ap = grow(k.ks.ap, 6*k.dh)
+			ap = reuse.Grow(k.ks.ap, 6*k.dh)
 			k.ks.ap = ap
 			for l := range k.dh {
 				for r := range 6 {
@@ -130,7 +133,7 @@ func (k *attnKernel) tile(c []float32, ldc, rows, cols int, f func(dst []float32
 // columns (zero beyond dh), each n groups of 16: the second operand of row and col.
 func (k *attnKernel) packPositions(x []float32) {
 	panels := (k.dh + 15) / 16
-	bp := grow(k.ks.bp, panels*k.n*16)
+	bp := reuse.Grow(k.ks.bp, panels*k.n*16)
 	k.ks.bp = bp
 	for p := range panels {
 		cols := min(16, k.dh-16*p)
@@ -148,7 +151,7 @@ func (k *attnKernel) packPositions(x []float32) {
 // that tile's product reads past the diagonal), and rows past n are zero.
 func (k *attnKernel) causalMatrix(m, mask []float32) {
 	n6 := (k.n + 5) / 6 * 6
-	mt := grow(k.ks.mt, n6*n6)
+	mt := reuse.Grow(k.ks.mt, n6*n6)
 	k.ks.mt = mt
 	for i := range n6 {
 		row := mt[i*n6 : (i+1)*n6]

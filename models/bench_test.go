@@ -11,6 +11,7 @@ import (
 
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/losses"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // idDataset is a dataset whose towers have one id field each ("query_id", "item_id", one id per
@@ -67,7 +68,8 @@ func benchStep(b *testing.B, ms Settings, batch int, ds *datasets.Dataset) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	loss, err := losses.New(losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.05}, tensor.Float32)
+	smp, g := mustBuild(samplers.Settings{})
+	loss, err := losses.New(losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.05}, g, tensor.Float32)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -75,7 +77,7 @@ func benchStep(b *testing.B, ms Settings, batch int, ds *datasets.Dataset) {
 	if err := ts.Resolve(); err != nil {
 		b.Fatal(err)
 	}
-	tr, err := newTrainer[float32](m, ds, newCountEstimator(ds, batch), loss, mustSampler(loss.Settings()), ts, 1, towerFused)
+	tr, err := newTrainer[float32](m, ds, newCountEstimator(ds, batch), loss, smp, ts, 1, towerFused)
 	if err != nil {
 		b.Fatal(err)
 	}

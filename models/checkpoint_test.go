@@ -53,10 +53,10 @@ func TestCheckpointResume(t *testing.T) {
 	streaming := &estimators.Settings{Kind: estimators.KindStreaming, Buckets: 256}
 	cases := []ckCase{
 		{"adam-epochs", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Epochs: 3}, streaming, 33, 20, nil},
-		{"adagrad-every-7-mixed", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ, Sampler: losses.SamplerMixed, Negatives: 5},
-			TrainSettings{Optimizer: OptimizerAdagrad, Steps: 50, CheckpointEvery: 7}, streaming, 30, 28, nil},
-		{"momentum-uniform-learned-tau", tensor.Float32, losses.Settings{Variant: losses.VariantTail, Sampler: losses.SamplerUniform, Negatives: 8, LearnTemperature: true},
-			TrainSettings{Optimizer: OptimizerMomentum, Epochs: 2, CheckpointEvery: 5, Clip: 0.5}, nil, 17, 15, nil},
+		{"adagrad-every-7-mixed", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ},
+			TrainSettings{Optimizer: OptimizerAdagrad, Steps: 50, CheckpointEvery: 7}, streaming, 30, 28, ptr(mixedSampler(5))},
+		{"momentum-uniform-learned-tau", tensor.Float32, losses.Settings{Variant: losses.VariantTail, LearnTemperature: true},
+			TrainSettings{Optimizer: OptimizerMomentum, Epochs: 2, CheckpointEvery: 5, Clip: 0.5}, nil, 17, 15, ptr(uniformSampler(8))},
 		{"sgd-sequential-lsh", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Optimizer: OptimizerSGD, Order: OrderSequential, Epochs: 2},
 			&estimators.Settings{Kind: estimators.KindLSH, Buckets: 256}, 25, 20, nil},
 		{"adam-float64-exact", tensor.Float64, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Epochs: 2, CheckpointEvery: 3},
@@ -275,17 +275,17 @@ func ExampleTrainResumable() {
 func TestCheckpointSparseState(t *testing.T) {
 	ds := idDataset(5000, 5000, 2000, 3)
 	s := Settings{EmbeddingDim: 8, Hidden: []int{8}}
-	ls := losses.Settings{Variant: losses.VariantPlain, Sampler: losses.SamplerUniform, Negatives: 4}
+	ls, ss := losses.Settings{Variant: losses.VariantPlain}, uniformSampler(4)
 	ts := TrainSettings{BatchSize: 50, Steps: 6, LogEvery: 1, CheckpointEvery: 3}
 	m1 := must(New(s, ds, tensor.Float32, 1))
 	plain := ts
 	plain.CheckpointEvery = 0
-	if _, err := Train(context.Background(), m1, ds, nil, ls, samplerOf(ls), plain, 5, nil); err != nil {
+	if _, err := Train(context.Background(), m1, ds, nil, ls, ss, plain, 5, nil); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "checkpoint")
 	m2 := must(New(s, ds, tensor.Float32, 1))
-	if _, err := TrainResumable(&stopAfter{Context: context.Background(), n: 4}, m2, ds, nil, ls, samplerOf(ls), ts, 5, path, nil, nil); err != context.Canceled {
+	if _, err := TrainResumable(&stopAfter{Context: context.Background(), n: 4}, m2, ds, nil, ls, ss, ts, 5, path, nil, nil); err != context.Canceled {
 		t.Fatalf("stopped run: error %v", err)
 	}
 	var params int64
@@ -300,7 +300,7 @@ func TestCheckpointSparseState(t *testing.T) {
 		t.Errorf("checkpoint of %d bytes for %d bytes of parameters: the optimiser state is not sparse", st.Size(), params)
 	}
 	m3 := must(New(s, ds, tensor.Float32, 2))
-	if _, err := TrainResumable(context.Background(), m3, ds, nil, ls, samplerOf(ls), ts, 5, path, nil, nil); err != nil {
+	if _, err := TrainResumable(context.Background(), m3, ds, nil, ls, ss, ts, 5, path, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	for i, p := range m1.params() {

@@ -28,8 +28,8 @@ func modelBytesRun(t *testing.T, ck, path string) {
 	if ck != "" {
 		ts.CheckpointEvery = 1
 	}
-	ls := losses.Settings{Variant: losses.VariantPlain, Sampler: losses.SamplerUniform, Negatives: 8}
-	if _, err := TrainResumable(context.Background(), m, ds, nil, ls, samplerOf(ls), ts, 5, ck, nil, nil); err != nil {
+	ls := losses.Settings{Variant: losses.VariantPlain}
+	if _, err := TrainResumable(context.Background(), m, ds, nil, ls, uniformSampler(8), ts, 5, ck, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Save(path); err != nil {

@@ -1,14 +1,15 @@
 package models
 
 import (
-	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"gorgonia.org/tensor"
 
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/losses"
+	"github.com/samplingbias/workbench/losses/lossestest"
 )
 
 // bagField builds a field from explicit bags (weights nil = all 1).
@@ -53,34 +54,35 @@ func tinyDataset() *datasets.Dataset {
 	return ds
 }
 
-// gradCase is one loss layout of the gradient checks.
-var gradCases = []losses.Settings{
-	{Variant: losses.VariantLogQ},
-	{Variant: losses.VariantPlain, Sampler: losses.SamplerUniform, Negatives: 3},
-	{Variant: losses.VariantLogQ, Sampler: losses.SamplerMixed, Negatives: 2},
-	{Variant: losses.VariantFull},
-	{Variant: losses.VariantMSEGramian},
-	{Variant: losses.VariantPlain, Sampler: losses.SamplerUniform, Negatives: 3, PerRow: true},
-	{Variant: losses.VariantLogQ, Sampler: losses.SamplerMixed, Negatives: 2, PerRow: true},
-	{Variant: losses.VariantMSEGramian, Sampler: losses.SamplerUniform, Negatives: 2, PerRow: true},
+// gradCases are the losses and samplers (geometries) of the gradient checks.
+var gradCases = []testRun{
+	defaultRun(losses.Settings{Variant: losses.VariantLogQ}),
+	{losses.Settings{Variant: losses.VariantPlain}, uniformSampler(3)},
+	{losses.Settings{Variant: losses.VariantLogQ}, mixedSampler(2)},
+	defaultRun(losses.Settings{Variant: losses.VariantFull}),
+	defaultRun(losses.Settings{Variant: losses.VariantMSEGramian}),
+	{losses.Settings{Variant: losses.VariantPlain}, uniformPerRowSampler(3)},
+	{losses.Settings{Variant: losses.VariantLogQ}, mixedPerRowSampler(2)},
+	{losses.Settings{Variant: losses.VariantMSEGramian}, uniformPerRowSampler(2)},
 }
 
 // testSettings is the model of the float64 tests: small, with shared embeddings.
 var testSettings = Settings{EmbeddingDim: 3, Hidden: []int{8, 3}, ShareEmbeddings: true, InitStd: 0.5}
 
 // newTestTrainer builds a float64 trainer of a testSettings model.
+// newTestTrainer builds a float64 trainer of a testSettings model for ls and its default sampler.
 func newTestTrainer(t *testing.T, ds *datasets.Dataset, ls losses.Settings, batch int, seed int64) (*Model, *trainer[float64]) {
 	t.Helper()
-	return newTestTrainerWith(t, testSettings, ds, ls, batch, seed)
+	return newTestTrainerWith(t, testSettings, ds, defaultRun(ls), batch, seed)
 }
 
-func newTestTrainerWith(t *testing.T, s Settings, ds *datasets.Dataset, ls losses.Settings, batch int, seed int64) (*Model, *trainer[float64]) {
+func newTestTrainerWith(t *testing.T, s Settings, ds *datasets.Dataset, run testRun, batch int, seed int64) (*Model, *trainer[float64]) {
 	t.Helper()
-	return newTestTrainerT[float64](t, s, ds, ls, batch, seed, towerFused)
+	return newTestTrainerT[float64](t, s, ds, run, batch, seed, towerFused)
 }
 
 // newTestTrainerT builds a trainer of element type T whose towers are built as impl says.
-func newTestTrainerT[T float](t *testing.T, s Settings, ds *datasets.Dataset, ls losses.Settings, batch int, seed int64, impl towerImpl) (*Model, *trainer[T]) {
+func newTestTrainerT[T float](t *testing.T, s Settings, ds *datasets.Dataset, run testRun, batch int, seed int64, impl towerImpl) (*Model, *trainer[T]) {
 	t.Helper()
 	dt := tensor.Float64
 	if _, ok := any(T(0)).(float32); ok {
@@ -90,7 +92,8 @@ func newTestTrainerT[T float](t *testing.T, s Settings, ds *datasets.Dataset, ls
 	if err != nil {
 		t.Fatal(err)
 	}
-	loss, err := trainLoss(m, ls)
+	smp, g := mustBuild(run.ss)
+	loss, err := trainLoss(m, run.ls, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +101,7 @@ func newTestTrainerT[T float](t *testing.T, s Settings, ds *datasets.Dataset, ls
 	if err := ts.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := newTrainer[T](m, ds, newCountEstimator(ds, batch), loss, mustSampler(loss.Settings()), ts, seed, impl)
+	tr, err := newTrainer[T](m, ds, newCountEstimator(ds, batch), loss, smp, ts, seed, impl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,33 +118,29 @@ func TestGradientsFiniteDifferences(t *testing.T) {
 		name string
 		s    Settings
 		ds   *datasets.Dataset
-		ls   losses.Settings
+		run  testRun
 	}
 	var cases []gradCase
-	for _, ls := range gradCases {
-		name := fmt.Sprintf("%s-%s", ls.Variant, ls.Sampler)
-		if ls.PerRow {
-			name += "-per-row"
-		}
-		cases = append(cases, gradCase{name, testSettings, tinyDataset(), ls})
+	for _, r := range gradCases {
+		cases = append(cases, gradCase{r.name(), testSettings, tinyDataset(), r})
 	}
 	denseOnly := tinyDataset()
 	denseOnly.QueryFeatures.Fields = nil
 	for _, a := range activations {
 		s := testSettings
 		s.Activation = a.name
-		cases = append(cases, gradCase{"activation-" + string(a.name), s, tinyDataset(), losses.Settings{Variant: losses.VariantLogQ}})
+		cases = append(cases, gradCase{"activation-" + string(a.name), s, tinyDataset(), defaultRun(losses.Settings{Variant: losses.VariantLogQ})})
 		s.Hidden, s.Residual = []int{6, 6, 6}, true
-		cases = append(cases, gradCase{"residual-" + string(a.name), s, tinyDataset(), losses.Settings{Variant: losses.VariantLogQ}})
+		cases = append(cases, gradCase{"residual-" + string(a.name), s, tinyDataset(), defaultRun(losses.Settings{Variant: losses.VariantLogQ})})
 	}
-	cases = append(cases, gradCase{"learned-temperature", testSettings, tinyDataset(), losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.3, LearnTemperature: true}},
-		gradCase{"learned-temperature-tail-uniform", testSettings, tinyDataset(), losses.Settings{Variant: losses.VariantTail, Sampler: losses.SamplerUniform, Negatives: 3, LearnTemperature: true}})
+	cases = append(cases, gradCase{"learned-temperature", testSettings, tinyDataset(), defaultRun(losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.3, LearnTemperature: true})},
+		gradCase{"learned-temperature-tail-uniform", testSettings, tinyDataset(), testRun{losses.Settings{Variant: losses.VariantTail, LearnTemperature: true}, uniformSampler(3)}})
 	cases = append(cases, gradCase{"identity-dense-only", Settings{EmbeddingDim: 3, Hidden: []int{4, 3}, Activation: ActivationIdentity, InitStd: 0.5},
-		denseOnly, losses.Settings{Variant: losses.VariantLogQ}})
+		denseOnly, defaultRun(losses.Settings{Variant: losses.VariantLogQ})})
 	for _, c := range cases {
 		ds := c.ds
 		t.Run(c.name, func(t *testing.T) {
-			m, tr := newTestTrainerWith(t, c.s, ds, c.ls, 4, 3)
+			m, tr := newTestTrainerWith(t, c.s, ds, c.run, 4, 3)
 			// Finite differences need the towers away from the normalisation's zero (where the
 			// loss varies on the scale of ε): an all-dead ReLU layer would put an output there.
 			for side, tw := range m.towers {
@@ -168,27 +167,23 @@ func TestGradientsFiniteDifferences(t *testing.T) {
 				analytic[p] = g
 				rg.reset()
 			}
-			const h = 1e-6
 			checked := 0
 			for _, p := range m.params() {
 				w := values[float64](p)
-				for i := range w {
-					v := w[i]
-					w[i] = v + h
-					lp, err := tr.run()
+				orig := slices.Clone(w)
+				fd := lossestest.CentralDifferences(func(x []float64) float64 {
+					copy(w, x)
+					l, err := tr.run()
 					if err != nil {
 						t.Fatal(err)
 					}
-					w[i] = v - h
-					lm, err := tr.run()
-					if err != nil {
-						t.Fatal(err)
-					}
-					w[i] = v
-					fd := (lp - lm) / (2 * h)
+					return l
+				}, orig, 1e-6)
+				copy(w, orig)
+				for i, d := range fd {
 					an := analytic[p][i]
-					if math.Abs(fd-an) > 1e-7+1e-5*math.Max(math.Abs(fd), math.Abs(an)) {
-						t.Errorf("%s[%d]: analytic %.10g, finite difference %.10g", p.name, i, an, fd)
+					if math.Abs(d-an) > 1e-7+1e-5*math.Max(math.Abs(d), math.Abs(an)) {
+						t.Errorf("%s[%d]: analytic %.10g, finite difference %.10g", p.name, i, an, d)
 					}
 					checked++
 				}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/samplers"
@@ -50,25 +51,69 @@ func (e *countEstimator) UnmarshalBinary(b []byte) error {
 	return nil
 }
 
-// samplerOf is the sampler of the column shape a test's loss settings name (ls.Sampler,
-// ls.Negatives and ls.PerRow, which LossColumns sets from the sampler in a run): full for the
-// corpus variants; uniform_per_row, or in_batch with it, per row.
+// samplerOf is the sampler a test trains the loss ls with by default: full for the variants that
+// score the whole corpus, in_batch otherwise.
 func samplerOf(ls losses.Settings) samplers.Settings {
-	perRow := samplers.Settings{Kind: samplers.KindUniformPerRow, Negatives: ls.Negatives}
-	switch {
-	case ls.Variant == losses.VariantFull || ls.Variant == losses.VariantLogitAdjusted:
+	if ls.Variant.ScoresCorpus() {
 		return samplers.Settings{Kind: samplers.KindFull}
-	case ls.PerRow && ls.Sampler == losses.SamplerUniform:
-		return perRow
-	case ls.PerRow && ls.Sampler == losses.SamplerMixed:
-		return samplers.Settings{Kind: samplers.KindMixture, Of: []samplers.Settings{{Kind: samplers.KindInBatch}, perRow}}
-	case ls.Sampler == losses.SamplerUniform:
-		return samplers.Settings{Kind: samplers.KindUniform, Negatives: ls.Negatives}
-	case ls.Sampler == losses.SamplerMixed:
-		return samplers.Settings{Kind: samplers.KindMixed, Negatives: ls.Negatives}
 	}
 	return samplers.Settings{}
 }
 
-// mustSampler is the sampler of samplerOf(ls).
-func mustSampler(ls losses.Settings) samplers.Sampler { return must(samplers.New(samplerOf(ls))) }
+// testRun is a test's loss and the sampler it trains with.
+type testRun struct {
+	ls losses.Settings
+	ss samplers.Settings
+}
+
+// defaultRun is the run of ls with its default sampler (samplerOf).
+func defaultRun(ls losses.Settings) testRun { return testRun{ls, samplerOf(ls)} }
+
+// name names a test run by its variant and sampler.
+func (r testRun) name() string {
+	kind := string(r.ss.Kind)
+	if kind == "" {
+		kind = string(samplers.DefaultKind)
+	}
+	for _, o := range r.ss.Of {
+		kind += "+" + string(o.Kind)
+	}
+	return fmt.Sprintf("%s-%s", r.ls.Variant, kind)
+}
+
+// Samplers of the tests: m uniform draws, in-batch with m uniform extras, and their forms drawn
+// for each row alone.
+func uniformSampler(m int) samplers.Settings {
+	return samplers.Settings{Kind: samplers.KindUniform, Negatives: m}
+}
+func mixedSampler(m int) samplers.Settings {
+	return samplers.Settings{Kind: samplers.KindMixed, Negatives: m}
+}
+func uniformPerRowSampler(m int) samplers.Settings {
+	return samplers.Settings{Kind: samplers.KindUniformPerRow, Negatives: m}
+}
+func mixedPerRowSampler(m int) samplers.Settings {
+	return samplers.Settings{Kind: samplers.KindMixture, Of: []samplers.Settings{{Kind: samplers.KindInBatch}, uniformPerRowSampler(m)}}
+}
+
+// mustBuild is the sampler of ss and its geometry.
+func mustBuild(ss samplers.Settings) (samplers.Sampler, candidates.Geometry) {
+	smp, g, err := samplers.Build(ss)
+	if err != nil {
+		panic(err)
+	}
+	return smp, g
+}
+
+// ptr is a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }
+
+// stepView are a step's side inputs, for the tests that read them: each column's and each row's
+// positive's log q, log p̂ and log π, and the rows' rewards.
+type stepView struct{ LogQ, LogP, LogPrior, PosLogQ, PosLogP, PosLogPrior, Rewards []float64 }
+
+func viewOf(st *candidates.Step) stepView {
+	return stepView{LogQ: st.Col(candidates.LogQ), LogP: st.Col(candidates.LogP), LogPrior: st.Col(candidates.LogPrior),
+		PosLogQ: st.Row(candidates.LogQ), PosLogP: st.Row(candidates.LogP), PosLogPrior: st.Row(candidates.LogPrior),
+		Rewards: st.Row(candidates.Rewards)}
+}

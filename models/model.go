@@ -340,14 +340,6 @@ func embedWindowT[T float](m *Model, t *tower, ids []int32, w *Window, impl towe
 	return out, nil
 }
 
-// grow returns s resized to n elements, reallocating only when its capacity is too small.
-func grow[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:n]
-}
-
 // gather fills x (len(ids) × t.in) with the tower inputs of the entities ids: for every field
 // the weighted mean of the embedding rows of the entity's bag (Σ w_k E[id_k] / Σ w_k; zeros for
 // an empty bag or a zero weight sum), then the dense features. Only the rows used are read.

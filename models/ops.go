@@ -2,23 +2,27 @@ package models
 
 import (
 	"fmt"
-	"hash"
-	"hash/fnv"
 
 	"github.com/chewxy/hm"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/candidates"
+	"github.com/samplingbias/workbench/internal/ops"
 )
 
-// The custom Gorgonia ops of the towers and the score matrix. Each op owns its output tensor and
-// overwrites it on every execution (one allocation per graph, not per step), and implements its
-// gradient with further custom ops (gorgonia.SDOp) so that the tape machine runs forward and
-// backward in one program:
+// The custom Gorgonia ops of the towers and the score matrix, built on the workbench's op base
+// (internal/ops): each is named after its function and parameters, its identity in the graph,
+// owns its output tensor and overwrites it on every execution (one allocation per graph, not per
+// step; a value is valid until the next run of the machine), and implements its gradient with
+// further custom ops (gorgonia.SDOp) so that the tape machine runs forward and backward in one
+// program:
 //
 //	denseOp       Y = act(X·W + b)            ∂: reluGradOp, matMulOp (dX = dZ·Wᵀ, dW = Xᵀ·dZ), colSumOp
 //	l2NormOp      Y = Z / sqrt(‖Z‖² + ε²)     ∂: l2NormGradOp
-//	scoresOp      S = U·Vᵀ (one Gemm NoTrans/Trans, no Transpose copy), or the First layout
-//	              S = [⟨u_i, v_i⟩ | U·V[B:]ᵀ], each row's own ⟨u_i, v_own(i,k)⟩ last
+//	scoresOp      S = U·Vᵀ (one Gemm NoTrans/Trans, no Transpose copy), or the first layout
+//	              S = [⟨u_i, v_i⟩ | U·V[R:]ᵀ], each row's own ⟨u_i, v_own(i,k)⟩ last (the
+//	              sampler's candidates.Geometry)
 //	                                          ∂: matMulOp or scoresGradOp
 //	rowsOp        V = Y[idx] (the item rows from the distinct items' tower rows)
 //	                                          ∂: scatterRowsOp
@@ -29,35 +33,66 @@ var (
 	vector = gorgonia.TensorType{Dims: 1, Of: tvA}
 )
 
-// outBuf is the output tensor an op owns.
-type outBuf[T float] struct{ out *tensor.Dense }
+// outBuf is the output tensor an op owns (ops.Out: valid until the next run of its machine).
+type outBuf[T float] struct{ out ops.Out }
 
-// get returns the op's output tensor with the given shape, allocated on first use.
+// get returns the op's output tensor with the given shape and its elements.
 func (o *outBuf[T]) get(shape ...int) (*tensor.Dense, []T) {
-	if o.out == nil || !o.out.Shape().Eq(tensor.Shape(shape)) {
-		n := 1
-		for _, s := range shape {
-			n *= s
-		}
-		o.out = tensor.New(tensor.WithShape(shape...), tensor.WithBacking(make([]T, n)))
-	}
-	return o.out, o.out.Data().([]T)
+	t := o.out.Get(dtypeOf[T](), shape...)
+	return t, t.Data().([]T)
 }
 
-// opCommon implements the boilerplate methods of gorgonia.Op for an op whose String identifies
-// it within a graph.
-type opCommon struct{}
+// dtypeOf is the tensor dtype of T.
+func dtypeOf[T float]() tensor.Dtype {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return tensor.Float32
+	}
+	return tensor.Float64
+}
 
-func (opCommon) ReturnsPtr() bool     { return false }
-func (opCommon) CallsExtern() bool    { return false }
-func (opCommon) OverwritesInput() int { return -1 }
+// The ops' constructors: each names its op after its function and every parameter its output
+// depends on (ops.Base).
 
-func writeHash(h hash.Hash, s fmt.Stringer) { fmt.Fprint(h, s.String()) }
+func newDense[T float](name string, relu, needDX bool) *denseOp[T] {
+	return &denseOp[T]{Base: ops.Base{Name: fmt.Sprintf("Dense{%s,relu=%t}", name, relu)}, name: name, relu: relu, needDX: needDX}
+}
 
-func hashcode(s fmt.Stringer) uint32 {
-	h := fnv.New32a()
-	writeHash(h, s)
-	return h.Sum32()
+func newReLUGrad[T float](name string) *reluGradOp[T] {
+	return &reluGradOp[T]{Base: ops.Base{Name: fmt.Sprintf("ReLUGrad{%s}", name)}}
+}
+
+func newMatMul[T float](name string, tA, tB bool, zeroTail int) *matMulOp[T] {
+	return &matMulOp[T]{Base: ops.Base{Name: fmt.Sprintf("MatMul{%s,tA=%t,tB=%t,zeroTail=%d}", name, tA, tB, zeroTail)},
+		tA: tA, tB: tB, zeroTail: zeroTail}
+}
+
+func newColSum[T float](name string) *colSumOp[T] {
+	return &colSumOp[T]{Base: ops.Base{Name: fmt.Sprintf("ColSum{%s}", name)}}
+}
+
+func newL2Norm[T float](name string, eps float64) *l2NormOp[T] {
+	return &l2NormOp[T]{Base: ops.Base{Name: fmt.Sprintf("L2Norm{%s,eps=%g}", name, eps)}, name: name, eps: eps}
+}
+
+func newL2NormGrad[T float](name string, eps float64) *l2NormGradOp[T] {
+	return &l2NormGradOp[T]{Base: ops.Base{Name: fmt.Sprintf("L2NormGrad{%s,eps=%g}", name, eps)}, eps: eps}
+}
+
+// newScores is the score op of the candidates of geometry g in a step of r rows.
+func newScores[T float](g candidates.Geometry, r int) *scoresOp[T] {
+	first, perRow, constant := g.Layout == candidates.First, g.PerRow, g.Constant(r)
+	return &scoresOp[T]{Base: ops.Base{Name: fmt.Sprintf("Scores{first=%t,perRow=%d,constant=%d}", first, perRow, constant)},
+		first: first, perRow: perRow, constant: constant}
+}
+
+func newScoresGrad[T float](wrtV bool, scores *scoresOp[T]) *scoresGradOp[T] {
+	return &scoresGradOp[T]{Base: ops.Base{Name: fmt.Sprintf("ScoresGrad{wrtV=%t,%v}", wrtV, scores)}, wrtV: wrtV, scores: scores}
+}
+
+// newRows gathers the rows *idx, which the trainer rewrites at every step (name says which).
+func newRows[T float](name string, idx *[]int32) *rowsOp[T] {
+	return &rowsOp[T]{Base: ops.Base{Name: fmt.Sprintf("Rows{%s}", name)}, name: name, idx: idx}
 }
 
 // data returns the elements of a value.
@@ -80,18 +115,15 @@ func valShape2(v gorgonia.Value) (int, int) {
 
 // denseOp computes Y = act(X·W + b) for X n×in, W in×out, b out.
 type denseOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
 	name   string
 	relu   bool
 	needDX bool // whether the gradient w.r.t. X is wanted (embedding inputs, hidden layers)
 }
 
-func (op *denseOp[T]) Arity() int            { return 3 }
-func (op *denseOp[T]) Type() hm.Type         { return hm.NewFnType(matrix, matrix, vector, matrix) }
-func (op *denseOp[T]) String() string        { return fmt.Sprintf("Dense{%s,relu=%t}", op.name, op.relu) }
-func (op *denseOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *denseOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+func (op *denseOp[T]) Arity() int    { return 3 }
+func (op *denseOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix, vector, matrix) }
 
 func (op *denseOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	n, k, err := shape2(in[0])
@@ -122,21 +154,21 @@ func (op *denseOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (g
 	dz := grad
 	var err error
 	if op.relu {
-		if dz, err = gorgonia.ApplyOp(&reluGradOp[T]{name: op.name}, output, grad); err != nil {
+		if dz, err = gorgonia.ApplyOp(newReLUGrad[T](op.name), output, grad); err != nil {
 			return nil, err
 		}
 	}
 	var dx *gorgonia.Node
 	if op.needDX {
-		if dx, err = gorgonia.ApplyOp(&matMulOp[T]{name: op.name + ".dX", tB: true}, dz, in[1]); err != nil {
+		if dx, err = gorgonia.ApplyOp(newMatMul[T](op.name+".dX", false, true, 0), dz, in[1]); err != nil {
 			return nil, err
 		}
 	}
-	dw, err := gorgonia.ApplyOp(&matMulOp[T]{name: op.name + ".dW", tA: true}, in[0], dz)
+	dw, err := gorgonia.ApplyOp(newMatMul[T](op.name+".dW", true, false, 0), in[0], dz)
 	if err != nil {
 		return nil, err
 	}
-	db, err := gorgonia.ApplyOp(&colSumOp[T]{name: op.name + ".db"}, dz)
+	db, err := gorgonia.ApplyOp(newColSum[T](op.name+".db"), dz)
 	if err != nil {
 		return nil, err
 	}
@@ -153,16 +185,12 @@ func denseForward[T float](x, w, b, y []T, n, in, out int, relu bool) {
 
 // reluGradOp computes G ⊙ [Y > 0] from (Y, G).
 type reluGradOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
-	name string
 }
 
-func (op *reluGradOp[T]) Arity() int            { return 2 }
-func (op *reluGradOp[T]) Type() hm.Type         { return hm.NewFnType(matrix, matrix, matrix) }
-func (op *reluGradOp[T]) String() string        { return fmt.Sprintf("ReLUGrad{%s}", op.name) }
-func (op *reluGradOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *reluGradOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+func (op *reluGradOp[T]) Arity() int    { return 2 }
+func (op *reluGradOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix, matrix) }
 
 func (op *reluGradOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	return in[0].(tensor.Shape).Clone(), nil
@@ -179,20 +207,14 @@ func (op *reluGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 
 // matMulOp computes op(A)·op(B) with one Gemm (gradient graphs only; not differentiable).
 type matMulOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
-	name     string
 	tA, tB   bool
 	zeroTail int // rows of the result at the end set to zero (constant inputs' gradients)
 }
 
 func (op *matMulOp[T]) Arity() int    { return 2 }
 func (op *matMulOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix, matrix) }
-func (op *matMulOp[T]) String() string {
-	return fmt.Sprintf("MatMul{%s,tA=%t,tB=%t,zeroTail=%d}", op.name, op.tA, op.tB, op.zeroTail)
-}
-func (op *matMulOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *matMulOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
 
 // dims returns m, n, k of op(A) (m×k) · op(B) (k×n) from the stored shapes.
 func (op *matMulOp[T]) dims(ar, ac, br, bc int) (m, n, k, k2 int) {
@@ -238,16 +260,12 @@ func (op *matMulOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 
 // colSumOp sums the rows of a matrix (the bias gradient).
 type colSumOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
-	name string
 }
 
-func (op *colSumOp[T]) Arity() int            { return 1 }
-func (op *colSumOp[T]) Type() hm.Type         { return hm.NewFnType(matrix, vector) }
-func (op *colSumOp[T]) String() string        { return fmt.Sprintf("ColSum{%s}", op.name) }
-func (op *colSumOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *colSumOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+func (op *colSumOp[T]) Arity() int    { return 1 }
+func (op *colSumOp[T]) Type() hm.Type { return hm.NewFnType(matrix, vector) }
 
 func (op *colSumOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	_, h, err := shape2(in[0])
@@ -269,17 +287,14 @@ func (op *colSumOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 // l2NormOp normalises every row: Y = Z / sqrt(‖Z‖² + ε²). Unlike Gorgonia's Norm it has an
 // epsilon, so a zero row gives a zero output and a finite gradient.
 type l2NormOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
 	name string
 	eps  float64
 }
 
-func (op *l2NormOp[T]) Arity() int            { return 1 }
-func (op *l2NormOp[T]) Type() hm.Type         { return hm.NewFnType(matrix, matrix) }
-func (op *l2NormOp[T]) String() string        { return fmt.Sprintf("L2Norm{%s,eps=%g}", op.name, op.eps) }
-func (op *l2NormOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *l2NormOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+func (op *l2NormOp[T]) Arity() int    { return 1 }
+func (op *l2NormOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix) }
 
 func (op *l2NormOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	return in[0].(tensor.Shape).Clone(), nil
@@ -295,25 +310,19 @@ func (op *l2NormOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 func (op *l2NormOp[T]) DiffWRT(int) []bool { return []bool{true} }
 
 func (op *l2NormOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
-	dz, err := gorgonia.ApplyOp(&l2NormGradOp[T]{name: op.name, eps: op.eps}, in[0], output, grad)
+	dz, err := gorgonia.ApplyOp(newL2NormGrad[T](op.name, op.eps), in[0], output, grad)
 	return gorgonia.Nodes{dz}, err
 }
 
 // l2NormGradOp computes the gradient of l2NormOp from (Z, Y, G).
 type l2NormGradOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
-	name string
-	eps  float64
+	eps float64
 }
 
 func (op *l2NormGradOp[T]) Arity() int    { return 3 }
 func (op *l2NormGradOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix, matrix, matrix) }
-func (op *l2NormGradOp[T]) String() string {
-	return fmt.Sprintf("L2NormGrad{%s,eps=%g}", op.name, op.eps)
-}
-func (op *l2NormGradOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *l2NormGradOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
 
 func (op *l2NormGradOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	return in[0].(tensor.Shape).Clone(), nil
@@ -328,14 +337,15 @@ func (op *l2NormGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 
 // ---- scoresOp ----
 
-// scoresOp computes the raw score matrix from U (B×d) and V (rows×d). In the Diagonal and
-// Indexed layouts S = U·Vᵀ (B×rows). In the First layout V holds the B positives followed by m
-// shared negatives and S (B×(1+m)) has S[i,0] = ⟨u_i, v_i⟩ and S[i,1+j] = ⟨u_i, v_{B+j}⟩. A
-// sampler drawing perRow items for each row alone (samplers.Shape.PerRow) puts them last in V,
-// B blocks of perRow, and row i scores its own block in its last perRow columns:
-// S[i, C−perRow+k] = ⟨u_i, v_{shared+i·perRow+k}⟩, shared = rows − B·perRow.
+// scoresOp computes the raw score matrix of a step's candidates (candidates.Geometry) from U
+// (R×d, a row per score row) and V (item rows×d). In the diagonal and corpus layouts
+// S = U·Vᵀ (R×rows). In the first layout V holds the R positives followed by m shared negatives
+// and S (R×(1+m)) has S[i,0] = ⟨u_i, v_i⟩ and S[i,1+j] = ⟨u_i, v_{R+j}⟩. A sampler drawing perRow
+// items for each row alone (Geometry.PerRow) puts them last in V, R blocks of perRow, and row i
+// scores its own block in its last perRow columns: S[i, C−perRow+k] = ⟨u_i, v_{shared+i·perRow+k}⟩,
+// shared = rows − R·perRow.
 type scoresOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
 	first    bool
 	perRow   int
@@ -344,11 +354,6 @@ type scoresOp[T float] struct {
 
 func (op *scoresOp[T]) Arity() int    { return 2 }
 func (op *scoresOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix, matrix) }
-func (op *scoresOp[T]) String() string {
-	return fmt.Sprintf("Scores{first=%t,perRow=%d,constant=%d}", op.first, op.perRow, op.constant)
-}
-func (op *scoresOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *scoresOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
 
 // cols returns the number of score columns for b rows of U and rows of V, and the number of
 // item rows every row scores (shared).
@@ -414,14 +419,14 @@ func (op *scoresOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (
 	var du, dv *gorgonia.Node
 	var err error
 	if op.first || op.perRow > 0 {
-		du, err = gorgonia.ApplyOp(&scoresGradOp[T]{wrtV: false, scores: op}, grad, in[0], in[1])
+		du, err = gorgonia.ApplyOp(newScoresGrad(false, op), grad, in[0], in[1])
 		if err == nil {
-			dv, err = gorgonia.ApplyOp(&scoresGradOp[T]{wrtV: true, scores: op}, grad, in[0], in[1])
+			dv, err = gorgonia.ApplyOp(newScoresGrad(true, op), grad, in[0], in[1])
 		}
 	} else {
-		du, err = gorgonia.ApplyOp(&matMulOp[T]{name: "scores.dU"}, grad, in[1])
+		du, err = gorgonia.ApplyOp(newMatMul[T]("scores.dU", false, false, 0), grad, in[1])
 		if err == nil {
-			dv, err = gorgonia.ApplyOp(&matMulOp[T]{name: "scores.dV", tA: true, zeroTail: op.constant}, grad, in[0])
+			dv, err = gorgonia.ApplyOp(newMatMul[T]("scores.dV", true, false, op.constant), grad, in[0])
 		}
 	}
 	return gorgonia.Nodes{du, dv}, err
@@ -433,7 +438,7 @@ func (op *scoresOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (
 // dU = G_s·V_s (+ G[:,0]⊙V[:B] under First) + Σ_k G[i, own k]·v_{own(i,k)}, and dV_s = G_sᵀ·U
 // (dV[:B] = G[:,0]⊙U under First), dv_{own(i,k)} = G[i, own k]·u_i.
 type scoresGradOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
 	wrtV   bool
 	scores *scoresOp[T]
@@ -441,11 +446,6 @@ type scoresGradOp[T float] struct {
 
 func (op *scoresGradOp[T]) Arity() int    { return 3 }
 func (op *scoresGradOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix, matrix, matrix) }
-func (op *scoresGradOp[T]) String() string {
-	return fmt.Sprintf("ScoresGrad{wrtV=%t,%v}", op.wrtV, op.scores)
-}
-func (op *scoresGradOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *scoresGradOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
 
 func (op *scoresGradOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	if op.wrtV {
@@ -495,16 +495,14 @@ func (op *scoresGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 // rowsOp gathers rows: Y (len(idx)×d) has row r = X[idx[r]]. idx is read at every execution (the
 // trainer rewrites it at each step, with the same length).
 type rowsOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
-	idx *[]int32
+	name string
+	idx  *[]int32
 }
 
-func (op *rowsOp[T]) Arity() int            { return 1 }
-func (op *rowsOp[T]) Type() hm.Type         { return hm.NewFnType(matrix, matrix) }
-func (op *rowsOp[T]) String() string        { return fmt.Sprintf("Rows{%p}", op.idx) }
-func (op *rowsOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *rowsOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+func (op *rowsOp[T]) Arity() int    { return 1 }
+func (op *rowsOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix) }
 
 func (op *rowsOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	_, d, err := shape2(in[0])
@@ -530,22 +528,19 @@ func (op *rowsOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 func (op *rowsOp[T]) DiffWRT(int) []bool { return []bool{true} }
 
 func (op *rowsOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
-	dx, err := gorgonia.ApplyOp(&scatterRowsOp[T]{idx: op.idx}, grad, in[0])
+	dx, err := gorgonia.ApplyOp(&scatterRowsOp[T]{Base: ops.Base{Name: fmt.Sprintf("ScatterRows{%s}", op.name)}, idx: op.idx}, grad, in[0])
 	return gorgonia.Nodes{dx}, err
 }
 
 // scatterRowsOp is rowsOp's gradient: from (G, X), dX (X's shape) with dX[i] = Σ_{r: idx[r] = i} G[r].
 type scatterRowsOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
 	idx *[]int32
 }
 
-func (op *scatterRowsOp[T]) Arity() int            { return 2 }
-func (op *scatterRowsOp[T]) Type() hm.Type         { return hm.NewFnType(matrix, matrix, matrix) }
-func (op *scatterRowsOp[T]) String() string        { return fmt.Sprintf("ScatterRows{%p}", op.idx) }
-func (op *scatterRowsOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *scatterRowsOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+func (op *scatterRowsOp[T]) Arity() int    { return 2 }
+func (op *scatterRowsOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix, matrix) }
 
 func (op *scatterRowsOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	return in[1].(tensor.Shape).Clone(), nil

@@ -26,13 +26,7 @@ type optimizer[T float] struct {
 // state[width·i : width·(i+1)], so that a table row's state is one contiguous block, read with its
 // row.
 func newOptimizer[T float](s TrainSettings, ps []*param) *optimizer[T] {
-	o := &optimizer[T]{s: s, state: map[*param][]T{}}
-	switch s.Optimizer {
-	case OptimizerAdam:
-		o.width = 2
-	case OptimizerAdagrad, OptimizerMomentum:
-		o.width = 1
-	}
+	o := &optimizer[T]{s: s, state: map[*param][]T{}, width: s.Optimizer.stateWidth()}
 	for _, p := range ps {
 		if o.width == 0 {
 			continue
@@ -43,6 +37,18 @@ func newOptimizer[T float](s TrainSettings, ps []*param) *optimizer[T] {
 		o.state[p] = st
 	}
 	return o
+}
+
+// stateWidth is the number of state values the optimiser keeps per parameter value: Adam's two
+// moments, Adagrad's sum of squares, the momentum's velocity, none for SGD.
+func (o Optimizer) stateWidth() int {
+	switch o {
+	case OptimizerAdam:
+		return 2
+	case OptimizerAdagrad, OptimizerMomentum:
+		return 1
+	}
+	return 0
 }
 
 // release drops the optimiser's state; the optimiser must not update again.

@@ -10,6 +10,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/samplers"
@@ -41,33 +42,26 @@ func TestTrainWithNewSamplers(t *testing.T) {
 	}
 }
 
-// TestLossColumns: the loss's column shape follows the sampler's, and the corpus variants go
-// only with the full sampler.
-func TestLossColumns(t *testing.T) {
+// TestLossFitsSampler: the loss is resolved for the sampler's geometry: a variant that scores the
+// whole corpus needs sampler full, which serves no other variant, and q_source is for a sampler
+// whose columns are the batch's positives; each mismatch is an error naming the key and the
+// sampler, before training starts.
+func TestLossFitsSampler(t *testing.T) {
+	ds := tinyDataset()
 	for _, tt := range []struct {
-		variant losses.Variant
-		sh      samplers.Shape
-		sampler losses.Sampler
-		neg     int
-		err     string
+		ls   losses.Settings
+		ss   samplers.Settings
+		want string
 	}{
-		{losses.VariantLogQ, samplers.Shape{Layout: samplers.LayoutDiagonal}, losses.SamplerInBatch, 0, ""},
-		{losses.VariantLogQ, samplers.Shape{Layout: samplers.LayoutDiagonal, Extra: 4}, losses.SamplerMixed, 4, ""},
-		{losses.VariantPlain, samplers.Shape{Layout: samplers.LayoutFirst, Extra: 7}, losses.SamplerUniform, 7, ""},
-		{losses.VariantLogQ, samplers.Shape{Layout: samplers.LayoutDiagonal, Extra: 2, Memory: 3}, losses.SamplerMixed, 26, ""},
-		{losses.VariantFull, samplers.Shape{Layout: samplers.LayoutCorpus}, "", 0, ""},
-		{losses.VariantFull, samplers.Shape{Layout: samplers.LayoutDiagonal}, "", 0, "kind: loss variant \"full\" scores the whole corpus only with sampler full"},
-		{losses.VariantLogQ, samplers.Shape{Layout: samplers.LayoutCorpus}, "", 0, "kind: loss variant \"logq\""},
+		{losses.Settings{Variant: losses.VariantFull}, uniformSampler(2), "variant: full scores the whole corpus, which needs sampler full, not uniform"},
+		{losses.Settings{Variant: losses.VariantLogQ}, samplers.Settings{Kind: samplers.KindFull}, "variant: sampler full scores the whole corpus"},
+		{losses.Settings{Variant: losses.VariantImportance, QSource: losses.QSourceCounts}, samplers.Settings{Kind: samplers.KindPopularity, Negatives: 2},
+			"q_source: variant importance reads sampler popularity's own q"},
 	} {
-		ls := losses.Settings{Variant: tt.variant, Sampler: losses.SamplerMixed, Negatives: 99}
-		err := LossColumns(&ls, tt.sh, 8)
-		switch {
-		case tt.err != "":
-			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("%s %+v: got %v, want an error containing %q", tt.variant, tt.sh, err, tt.err)
-			}
-		case err != nil || ls.Sampler != tt.sampler || ls.Negatives != tt.neg:
-			t.Errorf("%s %+v: got %v, %q, %d; want %q, %d", tt.variant, tt.sh, err, ls.Sampler, ls.Negatives, tt.sampler, tt.neg)
+		m := must(New(testSettings, ds, tensor.Float64, 1))
+		_, err := Train(context.Background(), m, ds, newCountEstimator(ds, 4), tt.ls, tt.ss, TrainSettings{BatchSize: 4, Steps: 1}, 1, nil)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s with %s: got %v, want an error containing %q", tt.ls.Variant, tt.ss.Kind, err, tt.want)
 		}
 	}
 }
@@ -92,15 +86,12 @@ func TestMemoryPassesNoGradient(t *testing.T) {
 	}
 	m := must(New(Settings{EmbeddingDim: 4, Hidden: []int{4}, InitStd: 0.5}, ds, tensor.Float64, 1))
 	ls := losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.5}
-	smp := must(samplers.New(samplers.Settings{Kind: samplers.KindMemory}))
-	if err := LossColumns(&ls, smp.Shape(), 4); err != nil {
-		t.Fatal(err)
-	}
+	smp, g := mustBuild(samplers.Settings{Kind: samplers.KindMemory})
 	ts := TrainSettings{BatchSize: 4, Steps: 2}
 	if err := ts.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	tr := must(newTrainer[float64](m, ds, newCountEstimator(ds, 4), must(losses.New(ls, tensor.Float64)), smp, ts, 1, towerFused))
+	tr := must(newTrainer[float64](m, ds, newCountEstimator(ds, 4), must(losses.New(ls, g, tensor.Float64)), smp, ts, 1, towerFused))
 	if _, err := tr.step(1, ds.Train[:4]); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +146,7 @@ func TestMemoryPassesNoGradient(t *testing.T) {
 type fixedPerRow struct{}
 
 func (fixedPerRow) Shape() samplers.Shape {
-	return samplers.Shape{Layout: samplers.LayoutFirst, PerRow: 3}
+	return samplers.Shape{Geometry: candidates.Geometry{Sampler: "fixed_per_row", Layout: candidates.First, PerRow: 3}}
 }
 func (fixedPerRow) Draw(_ *rand.Rand, _ *samplers.Data, pos, rows []int32) {
 	copy(rows, pos)
@@ -165,16 +156,18 @@ func (fixedPerRow) Draw(_ *rand.Rand, _ *samplers.Data, pos, rows []int32) {
 		}
 	}
 }
-func (fixedPerRow) Declare(_ *samplers.Data, pos, rows []int32, _ samplers.Law, c *samplers.Columns) error {
+func (fixedPerRow) Declare(_ *samplers.Data, pos, rows []int32, _ samplers.Law, c *candidates.Step) error {
 	lq := math.Log(0.2)
-	for k := range c.Items {
-		c.Items[k], c.LogQ[k], c.LogP[k] = -1, lq, lq
+	logQ, logP := c.Col(candidates.LogQ), c.Col(candidates.LogP)
+	for k := range c.ColItem {
+		c.ColItem[k], logQ[k], logP[k] = candidates.NoItem, lq, lq
 		if i, j := k/4, k%4; j > 0 {
-			c.Items[k] = int64(rows[len(pos)+3*i+j-1])
+			c.ColItem[k] = int64(rows[len(pos)+3*i+j-1])
 		}
 	}
+	posQ, posP := c.Row(candidates.LogQ), c.Row(candidates.LogP)
 	for i := range pos {
-		c.PosLogQ[i], c.PosLogP[i] = lq, lq
+		posQ[i], posP[i] = lq, lq
 	}
 	return nil
 }
@@ -196,9 +189,7 @@ func TestDistinctItemRows(t *testing.T) {
 	}
 	large.Items = 30
 	ls := losses.Settings{Variant: losses.VariantPlain}
-	if err := LossColumns(&ls, fixedPerRow{}.Shape(), 4); err != nil {
-		t.Fatal(err)
-	}
+	g := fixedPerRow{}.Shape().Geometry
 	ts := TrainSettings{BatchSize: 4, Steps: 1}
 	if err := ts.Resolve(); err != nil {
 		t.Fatal(err)
@@ -207,7 +198,7 @@ func TestDistinctItemRows(t *testing.T) {
 	var params [2][]float64
 	for k, ds := range []*datasets.Dataset{small, large} {
 		m := must(New(testSettings, ds, tensor.Float64, 1))
-		tr := must(newTrainer[float64](m, ds, newCountEstimator(ds, 4), must(losses.New(ls, tensor.Float64)), fixedPerRow{}, ts, 1, towerFused))
+		tr := must(newTrainer[float64](m, ds, newCountEstimator(ds, 4), must(losses.New(ls, g, tensor.Float64)), fixedPerRow{}, ts, 1, towerFused))
 		if tr.distinct != (k == 0) {
 			t.Fatalf("corpus of %d items: distinct item rows %t", ds.Items, tr.distinct)
 		}

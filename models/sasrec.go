@@ -263,7 +263,7 @@ func (b *seqBuilder[T]) embed(x *G.Node) *G.Node {
 		if b.train {
 			args = append(args, b.mask(rows*L, e.d, false))
 		}
-		return G.Must(G.ApplyOp(&embedOp[T]{scale: scale, length: L, maxLen: e.s.MaxLength, masked: b.train}, args...))
+		return G.Must(G.ApplyOp(newEmbed[T](scale, L, e.s.MaxLength, b.train), args...))
 	}
 	if L < e.s.MaxLength {
 		pos = G.Must(G.Slice(pos, G.S(e.s.MaxLength-L, e.s.MaxLength)))
@@ -283,7 +283,7 @@ func (b *seqBuilder[T]) residual(f, r *G.Node) *G.Node {
 			s := f.Shape()
 			args = append(args, b.mask(s[0], s[1], false))
 		}
-		return G.Must(G.ApplyOp(&residualOp[T]{length: b.n.length, masked: b.train}, args...))
+		return G.Must(G.ApplyOp(newResidual[T](b.n.length, b.train), args...))
 	}
 	return b.maskRows(b.add(b.dropout(f), r))
 }
@@ -339,7 +339,7 @@ func (b *seqBuilder[T]) dense(x *G.Node, l layer, relu bool, name string) *G.Nod
 func (b *seqBuilder[T]) layerNorm(x *G.Node, ln layerNorm, name string) *G.Node {
 	gamma, beta := b.param(ln.gamma), b.param(ln.beta)
 	if b.impl == towerFused {
-		return G.Must(G.ApplyOp(&layerNormOp[T]{name: name, eps: sasrecNormEpsilon}, x, gamma, beta))
+		return G.Must(G.ApplyOp(newLayerNorm[T](name, sasrecNormEpsilon), x, gamma, beta))
 	}
 	s := x.Shape()
 	col := func(v *G.Node) *G.Node { return G.Must(G.Reshape(v, tensor.Shape{s[0], 1})) }
@@ -364,12 +364,12 @@ func (b *seqBuilder[T]) attention(q, k, v *G.Node) *G.Node {
 	alpha := 1 / math.Sqrt(float64(dh))
 	blocks := b.n.rows * g.heads * g.length
 	if b.impl == towerFused {
-		p := G.Must(G.ApplyOp(&attnWeightsOp[T]{geom: g, alpha: alpha}, q, k, keep))
+		p := G.Must(G.ApplyOp(newAttnWeights[T](g, alpha, false), q, k, keep))
 		args := G.Nodes{p, v, keep}
 		if b.train {
 			args = append(args, b.mask(blocks, g.length, true))
 		}
-		return G.Must(G.ApplyOp(&headProductOp[T]{mode: productRow, geom: g, alpha: 1, masked: b.train}, args...))
+		return G.Must(G.ApplyOp(newHeadProduct[T](productRow, g, 1, b.train, false), args...))
 	}
 	heads := func(x *G.Node) *G.Node { // positions × d → (windows·heads) × L × d_h
 		x = G.Must(G.Reshape(x, tensor.Shape{b.n.rows, g.length, g.heads, dh}))
@@ -378,7 +378,7 @@ func (b *seqBuilder[T]) attention(q, k, v *G.Node) *G.Node {
 	}
 	s := G.Must(G.BatchedMatMul(heads(q), heads(k), false, true))
 	s = G.Must(G.Mul(G.Must(G.Reshape(s, tensor.Shape{blocks, g.length})), constant(b.dt, alpha)))
-	p := G.Must(G.ApplyOp(&causalSoftmaxOp[T]{geom: g}, s, keep))
+	p := G.Must(G.ApplyOp(newCausalSoftmax[T](g), s, keep))
 	if b.train {
 		p = G.Must(G.HadamardProd(p, b.mask(blocks, g.length, true)))
 	}

@@ -12,6 +12,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"github.com/samplingbias/workbench/internal/memstat"
 	"github.com/samplingbias/workbench/losses"
 )
 
@@ -162,19 +163,13 @@ func TestTrainReleasesOptimiserState(t *testing.T) {
 	for _, p := range m.params() {
 		params += 4 * int64(p.size())
 	}
-	live := func() int64 {
-		var ms runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		return int64(ms.HeapAlloc)
-	}
-	before := live()
+	before := memstat.Live()
 	ls := losses.Settings{Variant: losses.VariantPlain}
 	ts := TrainSettings{BatchSize: 256, Steps: 2, Optimizer: OptimizerAdam}
 	if _, err := Train(context.Background(), m, ds, newCountEstimator(ds, ts.BatchSize), ls, samplerOf(ls), ts, 1, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	grown := live() - before
+	grown := int64(memstat.Live() - before)
 	runtime.KeepAlive(m)
 	if state := 2 * params; grown > state/2 {
 		t.Errorf("the heap grew by %d bytes in training and stayed so; Adam's state is %d", grown, state)

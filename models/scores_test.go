@@ -9,25 +9,28 @@ import (
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/samplingbias/workbench/samplers"
+	"github.com/samplingbias/workbench/candidates"
 )
 
-// TestScoresLayouts: for every column shape of a sampler (shared columns, memory-free Diagonal
-// and First, with and without items drawn per row), the score op's S[i,j] is ⟨u_i, v_r⟩ for the
-// item row r = samplers.Shape.Row(i, j, B) that the sampler put there, and the gradients of
+// TestScoresLayouts: for every geometry of a sampler (shared columns, memory-free diagonal and
+// first, with and without items drawn per row, several rows per example), the score op's S[i,j]
+// is ⟨u_i, v_r⟩ for the item row r = candidates.Geometry.Row(i, j, R) that the sampler put there,
+// and the gradients of
 // L = Σ_ij G_ij·S_ij are dU_i = Σ_j G_ij·v_Row(i,j) and dV_r = Σ_{(i,j): Row(i,j) = r} G_ij·u_i,
 // computed here entry by entry from that definition.
 func TestScoresLayouts(t *testing.T) {
-	const b, d = 3, 4
-	for _, sh := range []samplers.Shape{
-		{Layout: samplers.LayoutDiagonal}, {Layout: samplers.LayoutDiagonal, Extra: 2},
-		{Layout: samplers.LayoutDiagonal, Extra: 1, PerRow: 2}, {Layout: samplers.LayoutDiagonal, PerRow: 3},
-		{Layout: samplers.LayoutFirst, Extra: 2}, {Layout: samplers.LayoutFirst, PerRow: 3},
-		{Layout: samplers.LayoutFirst, Extra: 2, PerRow: 3},
+	const d = 4
+	for _, sh := range []candidates.Geometry{
+		{Layout: candidates.Diagonal}, {Layout: candidates.Diagonal, Extra: 2},
+		{Layout: candidates.Diagonal, Extra: 1, PerRow: 2}, {Layout: candidates.Diagonal, PerRow: 3},
+		{Layout: candidates.First, Extra: 2}, {Layout: candidates.First, PerRow: 3},
+		{Layout: candidates.First, Extra: 2, PerRow: 3}, {Layout: candidates.Diagonal, PerExample: 2, Padded: true},
+		{Layout: candidates.First, Extra: 1, PerRow: 1, PerExample: 3},
 	} {
 		t.Run(fmt.Sprintf("%+v", sh), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
-			rows, c := sh.Rows(b, 0), sh.Cols(b, 0)
+			b := sh.Rows(3)
+			rows, c := sh.ItemRows(b, 0), sh.Cols(b, 0)
 			randn := func(n int) []float64 {
 				x := make([]float64, n)
 				for k := range x {
@@ -42,7 +45,7 @@ func TestScoresLayouts(t *testing.T) {
 			vn := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(rows, d), gorgonia.WithName("V"),
 				gorgonia.WithValue(tensor.New(tensor.WithShape(rows, d), tensor.WithBacking(v))))
 			gn := gorgonia.NewConstant(tensor.New(tensor.WithShape(b, c), tensor.WithBacking(gw)), gorgonia.WithName("G"))
-			s := gorgonia.Must(gorgonia.ApplyOp(&scoresOp[float64]{first: sh.Layout == samplers.LayoutFirst, perRow: sh.PerRow}, un, vn))
+			s := gorgonia.Must(gorgonia.ApplyOp(newScores[float64](sh, b), un, vn))
 			loss := gorgonia.Must(gorgonia.Sum(gorgonia.Must(gorgonia.HadamardProd(s, gn))))
 			grads, err := gorgonia.Grad(loss, un, vn)
 			if err != nil {

@@ -3,19 +3,22 @@ package models
 import (
 	"context"
 	"fmt"
-	"hash"
 	"runtime"
 
 	"github.com/chewxy/hm"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/samplingbias/workbench/internal/ops"
 	"github.com/samplingbias/workbench/internal/parallel"
+	"github.com/samplingbias/workbench/internal/reuse"
 )
 
 // The custom Gorgonia ops of the sequence encoders (kernels in seqkernels.go). Like the tower
-// ops (ops.go) each owns its output and scratch, overwritten at every execution, and computes its
-// gradient with further ops of this file:
+// ops (ops.go) each is built on the op base (internal/ops: named after its function and
+// parameters, never an address), owns its output and scratch, overwritten at every execution (a
+// value is valid until the next run of its machine), and computes its gradient with further ops
+// of this file:
 //
 //	causalSoftmaxOp   P = softmax of Z over each row's causal region (the attention weights)
 //	                                    ∂: causalSoftmaxGradOp
@@ -45,6 +48,55 @@ type attnGeom struct{ length, heads int }
 
 func (g attnGeom) String() string { return fmt.Sprintf("L=%d,h=%d", g.length, g.heads) }
 
+// The ops' constructors: each names its op after its function and every parameter its output
+// depends on (ops.Base), as the tower ops' constructors do (ops.go).
+
+func newCausalSoftmax[T float](g attnGeom) *causalSoftmaxOp[T] {
+	return &causalSoftmaxOp[T]{Base: ops.Base{Name: fmt.Sprintf("CausalSoftmax{%v}", g)}, geom: g}
+}
+
+func newCausalSoftmaxGrad[T float](g attnGeom) *causalSoftmaxGradOp[T] {
+	return &causalSoftmaxGradOp[T]{Base: ops.Base{Name: fmt.Sprintf("CausalSoftmaxGrad{%v}", g)}, geom: g}
+}
+
+func newAttnWeights[T float](g attnGeom, alpha float64, portable bool) *attnWeightsOp[T] {
+	return &attnWeightsOp[T]{Base: ops.Base{Name: fmt.Sprintf("AttnWeights{%v,α=%g,portable=%t}", g, alpha, portable)},
+		geom: g, alpha: alpha, portable: portable}
+}
+
+func newHeadProduct[T float](mode productMode, g attnGeom, alpha float64, masked, portable bool) *headProductOp[T] {
+	return &headProductOp[T]{Base: ops.Base{Name: fmt.Sprintf("HeadProduct{%s,%v,α=%g,masked=%t,portable=%t}",
+		productNames[mode], g, alpha, masked, portable)}, mode: mode, geom: g, alpha: alpha, masked: masked, portable: portable}
+}
+
+func newLayerNorm[T float](name string, eps float64) *layerNormOp[T] {
+	return &layerNormOp[T]{Base: ops.Base{Name: fmt.Sprintf("LayerNorm{%s,eps=%g}", name, eps)}, name: name, eps: eps}
+}
+
+func newLayerNormGrad[T float](name string, eps float64, wrtGamma bool) *layerNormGradOp[T] {
+	return &layerNormGradOp[T]{Base: ops.Base{Name: fmt.Sprintf("LayerNormGrad{%s,eps=%g,wrtGamma=%t}", name, eps, wrtGamma)},
+		name: name, eps: eps, wrtGamma: wrtGamma}
+}
+
+func newEmbed[T float](scale float64, length, maxLen int, masked bool) *embedOp[T] {
+	return &embedOp[T]{Base: ops.Base{Name: fmt.Sprintf("Embed{scale=%g,L=%d,max=%d,masked=%t}", scale, length, maxLen, masked)},
+		scale: scale, length: length, maxLen: maxLen, masked: masked}
+}
+
+func newResidual[T float](length int, masked bool) *residualOp[T] {
+	return &residualOp[T]{Base: ops.Base{Name: fmt.Sprintf("Residual{L=%d,masked=%t}", length, masked)}, length: length, masked: masked}
+}
+
+func newRowMask[T float](scale float64, length int, masked bool) *rowMaskOp[T] {
+	return &rowMaskOp[T]{Base: ops.Base{Name: fmt.Sprintf("RowMask{scale=%g,L=%d,masked=%t}", scale, length, masked)},
+		scale: scale, length: length, masked: masked}
+}
+
+func newPosGrad[T float](length, maxLen int, masked bool) *posGradOp[T] {
+	return &posGradOp[T]{Base: ops.Base{Name: fmt.Sprintf("PosGrad{L=%d,max=%d,masked=%t}", length, maxLen, masked)},
+		length: length, maxLen: maxLen, masked: masked}
+}
+
 // blockRunner runs a function on every (sequence, head) block in parallel, with per-goroutine
 // scratch that it keeps from one execution to the next.
 type blockRunner[T float] struct {
@@ -60,7 +112,7 @@ type blockRunner[T float] struct {
 // values) and r.ks[w].
 func (r *blockRunner[T]) run(keep []T, g attnGeom, f func(b, k, s, w int)) error {
 	seqs := len(keep) / g.length
-	r.starts = grow(r.starts, seqs)
+	r.starts = reuse.Grow(r.starts, seqs)
 	if err := seqStarts(r.starts, keep, g.length); err != nil {
 		return err
 	}
@@ -88,17 +140,14 @@ var column = matrix
 // (b·heads + k)·L) from the scores Z of the same shape and the positions' keep column (seqs·L
 // × 1): P[i, s..i] = softmax(Z[i, s..i]) for every real query row i, zero elsewhere.
 type causalSoftmaxOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
 	blockRunner[T]
 	geom attnGeom
 }
 
-func (op *causalSoftmaxOp[T]) Arity() int            { return 2 }
-func (op *causalSoftmaxOp[T]) Type() hm.Type         { return hm.NewFnType(matrix, column, matrix) }
-func (op *causalSoftmaxOp[T]) String() string        { return fmt.Sprintf("CausalSoftmax{%v}", op.geom) }
-func (op *causalSoftmaxOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *causalSoftmaxOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
+func (op *causalSoftmaxOp[T]) Arity() int    { return 2 }
+func (op *causalSoftmaxOp[T]) Type() hm.Type { return hm.NewFnType(matrix, column, matrix) }
 
 func (op *causalSoftmaxOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	return blockShape(op, op.geom, in[0], in[1])
@@ -139,14 +188,14 @@ func (op *causalSoftmaxOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 func (op *causalSoftmaxOp[T]) DiffWRT(int) []bool { return []bool{true, false} }
 
 func (op *causalSoftmaxOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
-	dz, err := gorgonia.ApplyOp(&causalSoftmaxGradOp[T]{geom: op.geom}, output, grad, in[1])
+	dz, err := gorgonia.ApplyOp(newCausalSoftmaxGrad[T](op.geom), output, grad, in[1])
 	return gorgonia.Nodes{dz, nil}, err
 }
 
 // causalSoftmaxGradOp computes, from (P, G, keep), the gradient of causalSoftmaxOp:
 // dZ_ij = P_ij·(G_ij − Σ_k P_ik G_ik) in the causal region, zero elsewhere.
 type causalSoftmaxGradOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
 	blockRunner[T]
 	geom attnGeom
@@ -156,11 +205,6 @@ func (op *causalSoftmaxGradOp[T]) Arity() int { return 3 }
 func (op *causalSoftmaxGradOp[T]) Type() hm.Type {
 	return hm.NewFnType(matrix, matrix, column, matrix)
 }
-func (op *causalSoftmaxGradOp[T]) String() string {
-	return fmt.Sprintf("CausalSoftmaxGrad{%v}", op.geom)
-}
-func (op *causalSoftmaxGradOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *causalSoftmaxGradOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
 
 func (op *causalSoftmaxGradOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	return blockShape(op, op.geom, in[0], in[2])
@@ -187,7 +231,7 @@ func (op *causalSoftmaxGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, erro
 // one pass per block: headProductOp's lower product and causalSoftmaxOp fused, so that the
 // scores of a block stay in the cache rather than in a matrix of their own.
 type attnWeightsOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
 	blockRunner[T]
 	geom     attnGeom
@@ -197,14 +241,9 @@ type attnWeightsOp[T float] struct {
 
 func (op *attnWeightsOp[T]) Arity() int    { return 3 }
 func (op *attnWeightsOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix, column, matrix) }
-func (op *attnWeightsOp[T]) String() string {
-	return fmt.Sprintf("AttnWeights{%v,α=%g}", op.geom, op.alpha)
-}
-func (op *attnWeightsOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *attnWeightsOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
 
 func (op *attnWeightsOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
-	return (&headProductOp[T]{mode: productLower, geom: op.geom}).InferShape(in...)
+	return newHeadProduct[T](productLower, op.geom, 0, false, false).InferShape(in...)
 }
 
 func (op *attnWeightsOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
@@ -233,15 +272,15 @@ func (op *attnWeightsOp[T]) DiffWRT(int) []bool { return []bool{true, true, fals
 // SymDiff returns dQ = α·dS·K and dK = α·dSᵀ·Q (headProductOp's row and col products) of the
 // scores' gradient dS (causalSoftmaxGradOp).
 func (op *attnWeightsOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
-	ds, err := gorgonia.ApplyOp(&causalSoftmaxGradOp[T]{geom: op.geom}, output, grad, in[2])
+	ds, err := gorgonia.ApplyOp(newCausalSoftmaxGrad[T](op.geom), output, grad, in[2])
 	if err != nil {
 		return nil, err
 	}
-	dq, err := gorgonia.ApplyOp(&headProductOp[T]{mode: productRow, geom: op.geom, alpha: op.alpha, portable: op.portable}, ds, in[1], in[2])
+	dq, err := gorgonia.ApplyOp(newHeadProduct[T](productRow, op.geom, op.alpha, false, op.portable), ds, in[1], in[2])
 	if err != nil {
 		return nil, err
 	}
-	dk, err := gorgonia.ApplyOp(&headProductOp[T]{mode: productCol, geom: op.geom, alpha: op.alpha, portable: op.portable}, ds, in[0], in[2])
+	dk, err := gorgonia.ApplyOp(newHeadProduct[T](productCol, op.geom, op.alpha, false, op.portable), ds, in[0], in[2])
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +308,7 @@ var productNames = [...]string{productLower: "lower", productRow: "row", product
 // result's) entries: the attention weights' dropout. Entries of block matrices outside the
 // causal region are not read, and are zero in a result.
 type headProductOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
 	blockRunner[T]
 	mode   productMode
@@ -294,12 +333,6 @@ func (op *headProductOp[T]) Type() hm.Type {
 	}
 	return hm.NewFnType(matrix, matrix, column, matrix)
 }
-
-func (op *headProductOp[T]) String() string {
-	return fmt.Sprintf("HeadProduct{%s,%v,α=%g,masked=%t}", productNames[op.mode], op.geom, op.alpha, op.masked)
-}
-func (op *headProductOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *headProductOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
 
 func (op *headProductOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	n, one, err := shape2(in[2])
@@ -412,7 +445,7 @@ func (op *headProductOp[T]) SymDiff(in gorgonia.Nodes, _, grad *gorgonia.Node) (
 		if op.masked {
 			args = append(args, in[3])
 		}
-		return gorgonia.ApplyOp(&headProductOp[T]{mode: mode, geom: op.geom, alpha: op.alpha, masked: op.masked, portable: op.portable}, args...)
+		return gorgonia.ApplyOp(newHeadProduct[T](mode, op.geom, op.alpha, op.masked, op.portable), args...)
 	}
 	type term struct {
 		mode productMode
@@ -445,7 +478,7 @@ func (op *headProductOp[T]) SymDiff(in gorgonia.Nodes, _, grad *gorgonia.Node) (
 // layerNormOp computes Y = γ ⊙ (X − μ)/sqrt(σ² + ε) + β for every row of X (n×d), μ and σ² the
 // row's mean and population variance, from (X, γ, β) with γ and β of length d.
 type layerNormOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
 	name string
 	eps  float64
@@ -453,11 +486,6 @@ type layerNormOp[T float] struct {
 
 func (op *layerNormOp[T]) Arity() int    { return 3 }
 func (op *layerNormOp[T]) Type() hm.Type { return hm.NewFnType(matrix, vector, vector, matrix) }
-func (op *layerNormOp[T]) String() string {
-	return fmt.Sprintf("LayerNorm{%s,eps=%g}", op.name, op.eps)
-}
-func (op *layerNormOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *layerNormOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
 
 func (op *layerNormOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	return layerNormShape(op, in)
@@ -487,15 +515,15 @@ func (op *layerNormOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 func (op *layerNormOp[T]) DiffWRT(int) []bool { return []bool{true, true, true} }
 
 func (op *layerNormOp[T]) SymDiff(in gorgonia.Nodes, _, grad *gorgonia.Node) (gorgonia.Nodes, error) {
-	dx, err := gorgonia.ApplyOp(&layerNormGradOp[T]{name: op.name, eps: op.eps}, in[0], in[1], grad)
+	dx, err := gorgonia.ApplyOp(newLayerNormGrad[T](op.name, op.eps, false), in[0], in[1], grad)
 	if err != nil {
 		return nil, err
 	}
-	dg, err := gorgonia.ApplyOp(&layerNormGradOp[T]{name: op.name, eps: op.eps, wrtGamma: true}, in[0], in[1], grad)
+	dg, err := gorgonia.ApplyOp(newLayerNormGrad[T](op.name, op.eps, true), in[0], in[1], grad)
 	if err != nil {
 		return nil, err
 	}
-	db, err := gorgonia.ApplyOp(&colSumOp[T]{name: op.name + ".dβ"}, grad)
+	db, err := gorgonia.ApplyOp(newColSum[T](op.name+".dβ"), grad)
 	if err != nil {
 		return nil, err
 	}
@@ -505,7 +533,7 @@ func (op *layerNormOp[T]) SymDiff(in gorgonia.Nodes, _, grad *gorgonia.Node) (go
 // layerNormGradOp computes, from (X, γ, G), the gradient of layerNormOp w.r.t. X
 // (layerNormGradX) or, with wrtGamma, w.r.t. γ (layerNormGradGamma).
 type layerNormGradOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
 	name     string
 	eps      float64
@@ -520,11 +548,6 @@ func (op *layerNormGradOp[T]) Type() hm.Type {
 	}
 	return hm.NewFnType(matrix, vector, matrix, matrix)
 }
-func (op *layerNormGradOp[T]) String() string {
-	return fmt.Sprintf("LayerNormGrad{%s,eps=%g,wrtGamma=%t}", op.name, op.eps, op.wrtGamma)
-}
-func (op *layerNormGradOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *layerNormGradOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
 
 func (op *layerNormGradOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	s, err := layerNormShape(op, in)
@@ -539,7 +562,7 @@ func (op *layerNormGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	x, gamma, g := data[T](in[0]), data[T](in[1]), data[T](in[2])
 	if op.wrtGamma {
 		t, dg := op.get(d)
-		op.part = grow(op.part, (n+lnChunk-1)/lnChunk*d)
+		op.part = reuse.Grow(op.part, (n+lnChunk-1)/lnChunk*d)
 		layerNormGradGamma(dg, x, g, d, op.eps, op.part)
 		return t, nil
 	}
@@ -609,7 +632,7 @@ func maskOf[T float](in []gorgonia.Value, keep int, masked bool) []T {
 // scaled, plus the positional embeddings of the positions aligned to the window's end (P has
 // maxLen rows), dropped, and zero at padding.
 type embedOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
 	scale          float64
 	length, maxLen int
@@ -618,11 +641,6 @@ type embedOp[T float] struct {
 
 func (op *embedOp[T]) Arity() int    { return 3 + b2i(op.masked) }
 func (op *embedOp[T]) Type() hm.Type { return maskedType(2, op.masked) }
-func (op *embedOp[T]) String() string {
-	return fmt.Sprintf("Embed{scale=%g,L=%d,max=%d,masked=%t}", op.scale, op.length, op.maxLen, op.masked)
-}
-func (op *embedOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *embedOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
 
 func (op *embedOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	n, d, err := checkRows(op, in, []int{0}, 2, op.masked, op.length)
@@ -646,11 +664,11 @@ func (op *embedOp[T]) DiffWRT(n int) []bool { return diffFirst(n, 2) }
 
 func (op *embedOp[T]) SymDiff(in gorgonia.Nodes, _, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 	args := append(gorgonia.Nodes{grad}, in[2:]...)
-	dx, err := gorgonia.ApplyOp(&rowMaskOp[T]{scale: op.scale, length: op.length, masked: op.masked}, args...)
+	dx, err := gorgonia.ApplyOp(newRowMask[T](op.scale, op.length, op.masked), args...)
 	if err != nil {
 		return nil, err
 	}
-	dp, err := gorgonia.ApplyOp(&posGradOp[T]{length: op.length, maxLen: op.maxLen, masked: op.masked}, args...)
+	dp, err := gorgonia.ApplyOp(newPosGrad[T](op.length, op.maxLen, op.masked), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -663,7 +681,7 @@ func (op *embedOp[T]) SymDiff(in gorgonia.Nodes, _, grad *gorgonia.Node) (gorgon
 // Y_r = keep_r·(F_r ⊙ D_r + R_r): the dropped feed-forward output plus the residual, zero at
 // padding.
 type residualOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
 	length int
 	masked bool
@@ -671,11 +689,6 @@ type residualOp[T float] struct {
 
 func (op *residualOp[T]) Arity() int    { return 3 + b2i(op.masked) }
 func (op *residualOp[T]) Type() hm.Type { return maskedType(2, op.masked) }
-func (op *residualOp[T]) String() string {
-	return fmt.Sprintf("Residual{L=%d,masked=%t}", op.length, op.masked)
-}
-func (op *residualOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *residualOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
 
 func (op *residualOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	n, d, err := checkRows(op, in, []int{0, 1}, 2, op.masked, op.length)
@@ -692,11 +705,11 @@ func (op *residualOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 func (op *residualOp[T]) DiffWRT(n int) []bool { return diffFirst(n, 2) }
 
 func (op *residualOp[T]) SymDiff(in gorgonia.Nodes, _, grad *gorgonia.Node) (gorgonia.Nodes, error) {
-	df, err := gorgonia.ApplyOp(&rowMaskOp[T]{scale: 1, length: op.length, masked: op.masked}, append(gorgonia.Nodes{grad}, in[2:]...)...)
+	df, err := gorgonia.ApplyOp(newRowMask[T](1, op.length, op.masked), append(gorgonia.Nodes{grad}, in[2:]...)...)
 	if err != nil {
 		return nil, err
 	}
-	dr, err := gorgonia.ApplyOp(&rowMaskOp[T]{scale: 1, length: op.length}, grad, in[2])
+	dr, err := gorgonia.ApplyOp(newRowMask[T](1, op.length, false), grad, in[2])
 	if err != nil {
 		return nil, err
 	}
@@ -708,7 +721,7 @@ func (op *residualOp[T]) SymDiff(in gorgonia.Nodes, _, grad *gorgonia.Node) (gor
 // rowMaskOp computes scale·keep_r·(G_r ⊙ D_r) from (G, keep) or (G, keep, D): the gradients of
 // embedOp w.r.t. X and of residualOp w.r.t. F and R.
 type rowMaskOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
 	scale  float64
 	length int
@@ -717,11 +730,6 @@ type rowMaskOp[T float] struct {
 
 func (op *rowMaskOp[T]) Arity() int    { return 2 + b2i(op.masked) }
 func (op *rowMaskOp[T]) Type() hm.Type { return maskedType(1, op.masked) }
-func (op *rowMaskOp[T]) String() string {
-	return fmt.Sprintf("RowMask{scale=%g,masked=%t}", op.scale, op.masked)
-}
-func (op *rowMaskOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *rowMaskOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
 
 func (op *rowMaskOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	n, d, err := checkRows(op, in, []int{0}, 1, op.masked, op.length)
@@ -738,7 +746,7 @@ func (op *rowMaskOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 // posGradOp computes, from (G, keep) or (G, keep, D), embedOp's gradient w.r.t. the positional
 // table (maxLen × d): row maxLen − L + t sums keep·(G ⊙ D) at position t over the windows.
 type posGradOp[T float] struct {
-	opCommon
+	ops.Base
 	outBuf[T]
 	length, maxLen int
 	masked         bool
@@ -747,11 +755,6 @@ type posGradOp[T float] struct {
 
 func (op *posGradOp[T]) Arity() int    { return 2 + b2i(op.masked) }
 func (op *posGradOp[T]) Type() hm.Type { return maskedType(1, op.masked) }
-func (op *posGradOp[T]) String() string {
-	return fmt.Sprintf("PosGrad{L=%d,max=%d,masked=%t}", op.length, op.maxLen, op.masked)
-}
-func (op *posGradOp[T]) Hashcode() uint32      { return hashcode(op) }
-func (op *posGradOp[T]) WriteHash(h hash.Hash) { writeHash(h, op) }
 
 func (op *posGradOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
 	_, d, err := checkRows(op, in, []int{0}, 1, op.masked, op.length)
@@ -761,7 +764,7 @@ func (op *posGradOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error
 func (op *posGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	_, d := valShape2(in[0])
 	t, dp := op.get(op.maxLen, d)
-	op.tmp = grow(op.tmp, op.length*d)
+	op.tmp = reuse.Grow(op.tmp, op.length*d)
 	posGradRows(dp, data[T](in[0]), data[T](in[1]), maskOf[T](in, 1, op.masked), op.tmp, op.length, op.maxLen, d)
 	return t, nil
 }

@@ -181,7 +181,7 @@ func TestCausalSoftmaxOp(t *testing.T) {
 			}
 			ins := []opInput{{tensor.Shape{rows, L}, z, sd == 1}, {tensor.Shape{len(keep), 1}, keep, false}}
 			opCheck(t, ins, want, func(in G.Nodes) *G.Node {
-				return G.Must(G.ApplyOp(&causalSoftmaxOp[float64]{geom: attnGeom{L, heads}}, in[0], in[1]))
+				return G.Must(G.ApplyOp(newCausalSoftmax[float64](attnGeom{L, heads}), in[0], in[1]))
 			})
 		})
 	}
@@ -254,7 +254,7 @@ func TestHeadProductOp(t *testing.T) {
 					ins = append(ins, opInput{tensor.Shape{blocks, L}, mask, false})
 				}
 				opCheck(t, ins, want, func(in G.Nodes) *G.Node {
-					return G.Must(G.ApplyOp(&headProductOp[float64]{mode: mode, geom: attnGeom{L, heads}, alpha: alpha, masked: masked}, in...))
+					return G.Must(G.ApplyOp(newHeadProduct[float64](mode, attnGeom{L, heads}, alpha, masked, false), in...))
 				})
 			})
 		}
@@ -270,7 +270,7 @@ func TestLayerNormOp(t *testing.T) {
 	x := randoms(rng, n*d, 2)
 	gamma, beta := randoms(rng, d, 1), randoms(rng, d, 1)
 	ln := func(in G.Nodes) *G.Node {
-		return G.Must(G.ApplyOp(&layerNormOp[float64]{name: "test", eps: sasrecNormEpsilon}, in...))
+		return G.Must(G.ApplyOp(newLayerNorm[float64]("test", sasrecNormEpsilon), in...))
 	}
 	for _, constant := range []bool{false, true} {
 		t.Run(fmt.Sprint("constant=", constant), func(t *testing.T) {
@@ -302,7 +302,7 @@ func TestAttentionOpsRejectRightPadding(t *testing.T) {
 	const L = 3
 	keep := []float64{0, 1, 1, 1, 0, 1}
 	z := make([]float64, 2*L*L)
-	op := &causalSoftmaxOp[float64]{geom: attnGeom{L, 1}}
+	op := newCausalSoftmax[float64](attnGeom{L, 1})
 	_, err := op.Do(tensor.New(tensor.WithShape(2*L, L), tensor.WithBacking(z)), tensor.New(tensor.WithShape(2*L, 1), tensor.WithBacking(keep)))
 	if err == nil || !strings.Contains(err.Error(), "sequence 1") || !strings.Contains(err.Error(), "padded on the left") {
 		t.Fatalf("error %v", err)
@@ -352,7 +352,7 @@ func TestHeadProductKernel(t *testing.T) {
 					}
 					var out [2][]float32
 					for k, portable := range []bool{false, true} {
-						op := &headProductOp[float32]{mode: mode, geom: attnGeom{c.L, c.heads}, alpha: 0.3, masked: masked, portable: portable}
+						op := newHeadProduct[float32](mode, attnGeom{c.L, c.heads}, 0.3, masked, portable)
 						vals := make([]G.Value, len(ins))
 						for i, v := range ins {
 							vals[i] = v
@@ -410,12 +410,12 @@ func TestEmbedAndResidualOps(t *testing.T) {
 		}
 		t.Run(fmt.Sprint("embed/masked=", masked), func(t *testing.T) {
 			opCheck(t, inputs(opInput{tensor.Shape{n, d}, x, true}, opInput{tensor.Shape{maxLen, d}, pos, true}), embed, func(in G.Nodes) *G.Node {
-				return G.Must(G.ApplyOp(&embedOp[float64]{scale: 1.5, length: L, maxLen: maxLen, masked: masked}, in...))
+				return G.Must(G.ApplyOp(newEmbed[float64](1.5, L, maxLen, masked), in...))
 			})
 		})
 		t.Run(fmt.Sprint("residual/masked=", masked), func(t *testing.T) {
 			opCheck(t, inputs(opInput{tensor.Shape{n, d}, x, true}, opInput{tensor.Shape{n, d}, y, true}), res, func(in G.Nodes) *G.Node {
-				return G.Must(G.ApplyOp(&residualOp[float64]{length: L, masked: masked}, in...))
+				return G.Must(G.ApplyOp(newResidual[float64](L, masked), in...))
 			})
 		})
 	}
@@ -453,6 +453,6 @@ func TestAttnWeightsOp(t *testing.T) {
 	}
 	ins := []opInput{{tensor.Shape{n, d}, q, true}, {tensor.Shape{n, d}, k, true}, {tensor.Shape{n, 1}, keep, false}}
 	opCheck(t, ins, want, func(in G.Nodes) *G.Node {
-		return G.Must(G.ApplyOp(&attnWeightsOp[float64]{geom: attnGeom{L, heads}, alpha: alpha}, in...))
+		return G.Must(G.ApplyOp(newAttnWeights[float64](attnGeom{L, heads}, alpha, false), in...))
 	})
 }

@@ -66,10 +66,14 @@ func scatter[T float](m *Model, ids [2][]int32, dx [2][]T, grads []*rowGrad[T]) 
 	wg.Wait()
 }
 
-// scatterField adds the gradient of one field's pooled segment to its table's rows.
+// scatterField adds the gradient of one field's pooled segment to its table's rows; a row whose
+// entity is candidates.NoItem (a padding row's) adds nothing.
 func scatterField[T float](fi fieldInput, in int, ids []int32, dx []T, rg *rowGrad[T]) {
 	dim := rg.dim
 	for r, e := range ids {
+		if e < 0 {
+			continue
+		}
 		bag, w := fi.field.Bag(int(e))
 		scatterBag(dx[r*in+fi.off:r*in+fi.off+dim], bag, w, rg)
 	}

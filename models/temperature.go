@@ -6,6 +6,7 @@ import (
 
 	"gorgonia.org/gorgonia"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/losses"
 )
 
@@ -35,8 +36,8 @@ func (p *param) at(i int) float64 {
 // training continues), which the training graph passes to the loss as Inputs.LogTemperature:
 // the loss's own expression divides by τ = exp(log τ), wherever the correction is applied
 // (correct_at), and autodiff carries the gradient into log τ.
-func trainLoss(m *Model, ls losses.Settings) (*losses.Loss, error) {
-	loss, err := losses.New(ls, m.dt)
+func trainLoss(m *Model, ls losses.Settings, g candidates.Geometry) (*losses.Loss, error) {
+	loss, err := losses.New(ls, g, m.dt)
 	if err != nil {
 		return nil, err
 	}

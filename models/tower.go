@@ -190,7 +190,7 @@ func fwd[T float](m *Model, t *tower, g *gorgonia.ExprGraph, rows int, impl towe
 	if impl == towerExpression {
 		tn.out, err = l2NormExpr(h, m.s.NormEpsilon)
 	} else {
-		tn.out, err = gorgonia.ApplyOp(&l2NormOp[T]{name: sideNames[t.side], eps: m.s.NormEpsilon}, h)
+		tn.out, err = gorgonia.ApplyOp(newL2Norm[T](sideNames[t.side], m.s.NormEpsilon), h)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("models: %s normalisation: %w", sideNames[t.side], err)
@@ -202,7 +202,7 @@ func fwd[T float](m *Model, t *tower, g *gorgonia.ExprGraph, rows int, impl towe
 func denseLayer[T float](h, w, b *gorgonia.Node, name string, act *activationDef, last bool, impl towerImpl, needDX bool) (*gorgonia.Node, error) {
 	if impl == towerFused {
 		fusedAct := !last && act.kernel == kernelReLU
-		y, err := gorgonia.ApplyOp(&denseOp[T]{name: name, relu: fusedAct, needDX: needDX}, h, w, b)
+		y, err := gorgonia.ApplyOp(newDense[T](name, fusedAct, needDX), h, w, b)
 		if err != nil || last || act.kernel != kernelNone {
 			return y, err
 		}

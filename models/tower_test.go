@@ -49,7 +49,7 @@ func TestTrainingInferenceEmbeddingsEqual(t *testing.T) {
 
 func checkTrainingInference[T float](t *testing.T, s Settings) {
 	ds := tinyDataset()
-	m, tr := newTestTrainerT[T](t, s, ds, losses.Settings{Variant: losses.VariantLogQ}, 4, 3, towerFused)
+	m, tr := newTestTrainerT[T](t, s, ds, defaultRun(losses.Settings{Variant: losses.VariantLogQ}), 4, 3, towerFused)
 	if _, err := tr.forwardBackward(1, ds.Train[2:6]); err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +91,8 @@ func TestTowerFusedMatchesExpression(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ds := tinyDataset()
 			ls := losses.Settings{Variant: losses.VariantLogQ}
-			_, fused := newTestTrainerT[float64](t, c.s, ds, ls, 4, 3, towerFused)
-			_, expr := newTestTrainerT[float64](t, c.s, ds, ls, 4, 3, towerExpression)
+			_, fused := newTestTrainerT[float64](t, c.s, ds, defaultRun(ls), 4, 3, towerFused)
+			_, expr := newTestTrainerT[float64](t, c.s, ds, defaultRun(ls), 4, 3, towerExpression)
 			var loss [2]float64
 			for i, tr := range []*trainer[float64]{fused, expr} {
 				var err error
@@ -191,8 +191,8 @@ func TestLearnedTemperature(t *testing.T) {
 		fixed := losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.3, CorrectAt: at, LogQProbability: losses.LogQProbabilityInclusion}
 		learned := fixed
 		learned.LearnTemperature = true
-		_, trF := newTestTrainerWith(t, testSettings, ds, fixed, 4, 3)
-		m, trL := newTestTrainerWith(t, testSettings, ds, learned, 4, 3)
+		_, trF := newTestTrainerWith(t, testSettings, ds, defaultRun(fixed), 4, 3)
+		m, trL := newTestTrainerWith(t, testSettings, ds, defaultRun(learned), 4, 3)
 		if tau, ok := m.Temperature(); !ok || math.Abs(tau-0.3) > 1e-15 {
 			t.Fatalf("correct_at %s: initial learned τ %v (%v), want 0.3", at, tau, ok)
 		}

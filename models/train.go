@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -15,9 +16,11 @@ import (
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/internal/distinct"
+	"github.com/samplingbias/workbench/internal/reuse"
 	"github.com/samplingbias/workbench/internal/tape"
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/samplers"
@@ -44,10 +47,12 @@ type Curve []Point
 // sampler for the step's item rows (samplers.Sampler.Draw, with the run's seeded random source of
 // negatives), runs the estimator in the order of Yi et al.'s Algorithm 1 for a sampler that reads
 // the positives' law (observe the batch's items at global step t, then read p̂; docs/logq.md §5),
-// asks the sampler for its columns' q and p (samplers.Sampler.Declare) and fills the loss's Step
-// with them, runs forward and backward in one Gorgonia tape machine and updates the dense weights
-// and, row-sparsely, the embedding rows the batch used. The loss's column shape (ls.Sampler,
-// ls.Negatives) is set from the sampler's (LossColumns).
+// asks the sampler for its columns' q and p (samplers.Sampler.Declare) into the step the loss
+// reads (candidates.Step), runs forward and backward in one Gorgonia tape machine and updates the
+// dense weights and, row-sparsely, the embedding rows the batch used. The loss scores the
+// candidates of the sampler's geometry (samplers.Build): a step scores R = Geometry.Rows(B)
+// rows, each with the query of its example; a padding row (Geometry.Padded) has no loss and no
+// gradient reaches its entities.
 //
 // The positives' law a sampler reads is p = p̂, the estimator's batch-inclusion probability, and
 // q = count/N, the item's exact training frequency (N training interactions), unless the loss's
@@ -56,11 +61,13 @@ type Curve []Point
 // little), not a silent q̂ = 1. A sampler that reads it requires the estimator; the others do not
 // use it (it may be nil). docs/samplers.md derives every built-in sampler's q and p.
 //
-// Step.Items is the corpus size M (mse_gramian weights its in-batch Gramian columns by
-// 1/(M·q)). LogPrior is log π_j with π_j = (count_j + 1)/(N + M), the add-one smoothed training frequency
-// of item j (N training interactions, M items), so that an item absent from the training set
-// keeps a finite prior (column 0 of Layout First, each row's own positive, has log(1/M)). Rewards
-// are the interactions' rewards. For an estimator implementing
+// The step's side inputs are the sampler's (candidates.LogQ, candidates.LogP and any it declares,
+// samplers.DeclareSides) and the data's: candidates.Rewards, the rows' examples' rewards (0 for a
+// padding row), candidates.LogPrior, log π_j of the training label prior (datasets.LogPrior),
+// and every per-item value of the dataset (datasets.Dataset.ItemValues), each at the columns'
+// items and the rows' positives (a column without an item, column 0 of layout first, has the
+// value of its row's positive: of the first row's, for shared columns). The step's Items is the
+// corpus size M (mse_gramian weights its in-batch Gramian columns by 1/(M·q)). For an estimator implementing
 // estimators.EmbeddingKeyer (lsh), the items observed and looked up are the keys of the
 // current item-tower embeddings of the batch's columns (one extra forward pass of the item
 // tower per step).
@@ -97,14 +104,11 @@ func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est est
 	if err := ts.Resolve(); err != nil {
 		return nil, err
 	}
-	smp, err := samplers.New(ss)
+	smp, g, err := samplers.Build(ss)
 	if err != nil {
 		return nil, fmt.Errorf("sampler.%w", err)
 	}
-	if err := LossColumns(&ls, smp.Shape(), ts.BatchSize); err != nil {
-		return nil, fmt.Errorf("sampler.%w", err)
-	}
-	loss, err := trainLoss(m, ls)
+	loss, err := trainLoss(m, ls, g)
 	if err != nil {
 		return nil, err
 	}
@@ -245,26 +249,35 @@ type trainer[T float] struct {
 	keyer    estimators.EmbeddingKeyer
 	smp      samplers.Sampler
 	shape    samplers.Shape
+	g        candidates.Geometry // the sampler's, named
 	data     samplers.Data
-	cols     samplers.Columns // aliases st's slices: the sampler writes the step's declarations
-	pos      []int32          // the batch's positive items
-	law      samplers.Law     // the positives' law from the estimator (shape.PositiveLaw)
-	audit    *samplers.Audit  // records every step's declarations and draws (nil: none)
-	b        int              // batch size
+	pos      []int32         // the batch's positive items, one per example
+	law      samplers.Law    // the positives' law from the estimator (shape.PositiveLaw)
+	audit    *samplers.Audit // records every step's declarations and draws (nil: none)
+	b        int             // batch size: the examples of a step
+	r        int             // the step's score rows, g.Rows(b)
 	items    int
-	logPrior []float64 // per item
-	logFreq  []float64 // per item: log(count/N), the exact per-draw q̂ of in-batch sampling
-	qFromEst bool      // q̂ = DrawProb(p̂, B) (q_source = "estimator") rather than count/N
+	obs      []uint64   // the keys of the valid rows' positives, which the estimator observes
+	logFreq  []float64  // per item: log(count/N), the exact per-draw q̂ of in-batch sampling
+	itemSide []itemSide // the data's per-item side inputs: log π and the dataset's ItemValues
+	qFromEst bool       // q̂ = DrawProb(p̂, B) (q_source = "estimator") rather than count/N
 	negRNG   *rand.Rand
 	negSrc   *rand.PCG // negRNG's source, whose state checkpoints save
 
 	vm  gorgonia.VM
 	x   [2][]T     // tower inputs: the backing arrays of the graph's input nodes
-	ids [2][]int32 // entity of each query row and item row of the step
-	// towerIDs is the entity of each tower input row: ids, except that with distinct the item
+	ids [2][]int32 // entity of each query row and item row of the step (NoItem: a padding row's positive)
+	// inRows are ids with each padding row's NoItem replaced by an item the step has (padItem),
+	// which the towers can compute and whose gradient is zero: ids itself without padding.
+	inRows  [2][]int32
+	padItem int32
+	// towerIDs is the entity of each tower input row: inRows, except that with distinct the item
 	// tower runs once per distinct item of the step (the first nDistinct rows; the rest repeat
 	// the first and are never read) and rowOf maps each item row to its tower row.
-	towerIDs  [2][]int32
+	towerIDs [2][]int32
+	// scatterQ are the query rows whose gradients are scattered into the tables: ids, with
+	// NoItem at the padding rows (nil without padding).
+	scatterQ  []int32
 	distinct  bool
 	nDistinct int
 	rowOf     []int32
@@ -274,7 +287,7 @@ type trainer[T float] struct {
 	dense     []*param
 	denseGrad []*gorgonia.Node
 	lossNode  *gorgonia.Node
-	st        losses.Step
+	st        *candidates.Step // the sampler writes its declarations into it, the loss reads it
 
 	grads []*rowGrad[T] // per embedding table
 	opt   *optimizer[T]
@@ -291,25 +304,16 @@ type trainer[T float] struct {
 func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimator, loss *losses.Loss, smp samplers.Sampler, ts TrainSettings, seed int64, impl towerImpl) (*trainer[T], error) {
 	ls := loss.Settings()
 	tr := &trainer[T]{
-		m: m, est: est, smp: smp, shape: smp.Shape(), b: ts.BatchSize, items: ds.Items,
+		m: m, est: est, smp: smp, shape: smp.Shape(), g: loss.Geometry(), b: ts.BatchSize, items: ds.Items,
 		negSrc: rand.NewPCG(uint64(seed), 0x6e65676174697665), // "negative"
 		opt:    newOptimizer[T](ts, m.params()), clip: ts.Clip, impl: impl, tau: ls.Temperature,
 	}
 	tr.negRNG = rand.New(tr.negSrc)
-	if want := layouts[tr.shape.Layout]; loss.Layout() != want {
-		return nil, fmt.Errorf("models: the loss has layout %v, the sampler %v", loss.Layout(), want)
-	}
-	if perRow := tr.shape.PerRow > 0; ls.PerRow != perRow {
-		return nil, fmt.Errorf("models: the loss has per-row columns %t, the sampler %t (models.LossColumns)", ls.PerRow, perRow)
-	}
-	if tr.shape.Memory > 0 && (tr.shape.Layout != samplers.LayoutDiagonal || tr.shape.PerRow > 0) {
-		return nil, errors.New("models: a sampler's memory rows need Layout Diagonal without rows of each row's own")
-	}
-	if tr.shape.PerRow > 0 && tr.shape.Layout == samplers.LayoutCorpus {
-		return nil, errors.New("models: Layout Corpus has no rows of each row's own")
+	if err := tr.g.Check(); err != nil {
+		return nil, fmt.Errorf("models: %w", err)
 	}
 	if tr.shape.PositiveLaw && est == nil {
-		return nil, errors.New("models: the sampler needs an estimator of p̂")
+		return nil, fmt.Errorf("models: sampler %s reads the positives' law and needs an estimator of p̂", tr.g.Sampler)
 	}
 	if k, ok := est.(estimators.EmbeddingKeyer); ok {
 		tr.keyer = k
@@ -319,11 +323,8 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	}
 	tr.data = samplers.Data{Items: ds.Items, Batch: tr.b, Counts: ds.ItemCounts(), N: len(ds.Train)}
 	tr.qFromEst = ls.QSource == losses.QSourceEstimator
-	tr.logPrior = make([]float64, ds.Items)
 	tr.logFreq = make([]float64, ds.Items)
-	den := float64(len(ds.Train) + ds.Items)
 	for j, c := range tr.data.Counts {
-		tr.logPrior[j] = math.Log(float64(c+1) / den)
 		tr.logFreq[j] = math.Log(float64(c) / float64(len(ds.Train)))
 	}
 	for _, p := range m.tables {
@@ -331,66 +332,78 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	}
 
 	b := tr.b
-	itemRows, cols := tr.shape.Rows(b, ds.Items), tr.shape.Entries(b, ds.Items)
+	tr.r = tr.g.Rows(b)
+	itemRows := tr.g.ItemRows(tr.r, ds.Items)
 	tr.pos = make([]int32, b)
-	tr.ids = [2][]int32{make([]int32, b), make([]int32, itemRows)}
-	tr.towerIDs = tr.ids
+	tr.ids = [2][]int32{make([]int32, tr.r), make([]int32, itemRows)}
+	tr.inRows = tr.ids
+	if tr.g.Padded {
+		tr.inRows = [2][]int32{tr.ids[sideQuery], make([]int32, itemRows)}
+		tr.scatterQ = make([]int32, tr.r)
+		tr.obs = make([]uint64, 0, tr.r)
+	}
+	tr.towerIDs = tr.inRows
 	// A step that draws more item rows than the corpus has items (each row's own draws over a
 	// small corpus) repeats items: the item tower then runs once per distinct item, at most M
 	// rows. Memory rows are held constant and keep their own tower rows.
-	if tr.distinct = itemRows > ds.Items && tr.shape.Memory == 0 && tr.shape.Layout != samplers.LayoutCorpus; tr.distinct {
+	if tr.distinct = itemRows > ds.Items && tr.g.Memory == 0 && tr.g.Layout != candidates.Corpus; tr.distinct {
 		tr.towerIDs[sideItem] = make([]int32, ds.Items)
 		tr.rowOf = make([]int32, itemRows)
 	}
 	tr.keys = make([]uint64, itemRows)
-	tr.st = losses.Step{
-		Layout:  tr.layout(),
-		RowItem: make([]int64, b), ColItem: make([]int64, cols),
-		LogP: make([]float64, cols), LogQ: make([]float64, cols), LogPrior: make([]float64, cols),
-		PosLogP: make([]float64, b), PosLogQ: make([]float64, b), PosLogPrior: make([]float64, b),
-		Rewards: make([]float64, b), Items: ds.Items,
+	st, err := newStep(tr.g, b, ds, smp)
+	if err != nil {
+		return nil, err
 	}
-	if tr.shape.Layout == samplers.LayoutCorpus {
-		tr.st.PosCol = make([]int, b)
+	tr.st = st
+	if tr.itemSide, err = dataSides(ds, tr.data.Counts); err != nil {
+		return nil, err
 	}
-	tr.cols = samplers.Columns{Items: tr.st.ColItem, LogQ: tr.st.LogQ, LogP: tr.st.LogP,
-		PosLogQ: tr.st.PosLogQ, PosLogP: tr.st.PosLogP, PosCol: tr.st.PosCol}
 	tr.law = tr.positiveLaw
 	return tr, tr.build(loss)
 }
 
-// layouts maps a sampler's layout to the loss's.
-var layouts = [...]losses.Layout{
-	samplers.LayoutDiagonal: losses.Diagonal,
-	samplers.LayoutFirst:    losses.First,
-	samplers.LayoutCorpus:   losses.Indexed,
+// newStep returns the step of a run: the geometry g's candidates for b examples over ds's items,
+// with the side inputs of their producers declared: the sampler's, then the data's (the rows'
+// rewards, the prior and the dataset's per-item values). A name two producers declare is an
+// error naming both.
+func newStep(g candidates.Geometry, b int, ds *datasets.Dataset, smp samplers.Sampler) (*candidates.Step, error) {
+	st := candidates.NewStep(g, b, ds.Items)
+	if err := samplers.DeclareSides(smp, st); err != nil {
+		return nil, fmt.Errorf("sampler.%w", err)
+	}
+	sides := []candidates.Side{{Name: candidates.Rewards, Kind: candidates.PerRow, By: "data"},
+		{Name: candidates.LogPrior, By: "data"}}
+	for _, name := range slices.Sorted(maps.Keys(ds.ItemValues)) {
+		sides = append(sides, candidates.Side{Name: name, By: "data"})
+	}
+	for _, sd := range sides {
+		if err := st.Declare(sd); err != nil {
+			return nil, fmt.Errorf("models: dataset %q: %w", ds.Name, err)
+		}
+	}
+	return st, nil
 }
 
-// layout is the loss layout of the sampler's columns.
-func (tr *trainer[T]) layout() losses.Layout { return layouts[tr.shape.Layout] }
+// itemSide is a per-item side input of the data: its name and its value for every item.
+type itemSide struct {
+	name   string
+	values []float64
+}
 
-// LossColumns sets the loss's column shape (ls.Sampler, ls.Negatives and ls.PerRow, which are no
-// config keys) from the sampler's shape sh at batch size batch: in_batch for Layout Diagonal
-// without extra columns, mixed with them (drawn, memory or each row's own), uniform for Layout
-// First and none for Layout Corpus, which only the corpus variants (full, logit_adjusted) score
-// and which they require; PerRow when the sampler draws for each row alone.
-func LossColumns(ls *losses.Settings, sh samplers.Shape, batch int) error {
-	corpus := ls.Variant == losses.VariantFull || ls.Variant == losses.VariantLogitAdjusted
-	if corpus != (sh.Layout == samplers.LayoutCorpus) {
-		return fmt.Errorf("kind: loss variant %q scores the whole corpus only with sampler full, and sampler full only with variants full and logit_adjusted", ls.Variant)
+// dataSides are the data's per-item side inputs: the training label prior (datasets.LogPrior of
+// counts) and the dataset's ItemValues, in newStep's order, each checked to have a value per
+// item.
+func dataSides(ds *datasets.Dataset, counts []int64) ([]itemSide, error) {
+	out := []itemSide{{candidates.LogPrior, datasets.LogPrior(counts)}}
+	for _, name := range slices.Sorted(maps.Keys(ds.ItemValues)) {
+		v := ds.ItemValues[name]
+		if len(v) != ds.Items {
+			return nil, fmt.Errorf("models: dataset %q: item values %s has %d values for %d items", ds.Name, name, len(v), ds.Items)
+		}
+		out = append(out, itemSide{name, v})
 	}
-	ls.Sampler, ls.Negatives, ls.PerRow = "", 0, false
-	switch {
-	case corpus:
-	case sh.Layout == samplers.LayoutFirst:
-		ls.Sampler, ls.Negatives = losses.SamplerUniform, sh.Cols(batch, 0)-1
-	case sh.Cols(batch, 0) > batch:
-		ls.Sampler, ls.Negatives = losses.SamplerMixed, sh.Cols(batch, 0)-batch
-	default:
-		ls.Sampler = losses.SamplerInBatch
-	}
-	ls.PerRow = sh.PerRow > 0
-	return nil
+	return out, nil
 }
 
 // temperature returns the loss's current τ.
@@ -427,12 +440,11 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 	items := outs[sideItem]
 	if tr.distinct {
 		var err error
-		if items, err = gorgonia.ApplyOp(&rowsOp[T]{idx: &tr.rowOf}, items); err != nil {
+		if items, err = gorgonia.ApplyOp(newRows[T]("items", &tr.rowOf), items); err != nil {
 			return err
 		}
 	}
-	scores, err := gorgonia.ApplyOp(&scoresOp[T]{first: tr.shape.Layout == samplers.LayoutFirst,
-		perRow: tr.shape.PerRow, constant: tr.shape.Constant(tr.b)}, outs[sideQuery], items)
+	scores, err := gorgonia.ApplyOp(newScores[T](tr.g, tr.r), outs[sideQuery], items)
 	if err != nil {
 		return err
 	}
@@ -451,7 +463,7 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 			wrt = append(wrt, x)
 		}
 	}
-	if tr.lossNode, err = loss.Node(losses.Inputs{Scores: scores, U: outs[sideQuery], V: outs[sideItem], LogTemperature: logTau}, &tr.st); err != nil {
+	if tr.lossNode, err = loss.Node(losses.Inputs{Scores: scores, U: outs[sideQuery], V: outs[sideItem], LogTemperature: logTau}, tr.st); err != nil {
 		return err
 	}
 	grads, err := gorgonia.Grad(tr.lossNode, wrt...)
@@ -485,10 +497,15 @@ func (tr *trainer[T]) step(t int64, batch []datasets.Interaction) (float64, erro
 // gradients in the graph's gradient nodes.
 func (tr *trainer[T]) forwardBackward(t int64, batch []datasets.Interaction) (float64, error) {
 	for i, it := range batch {
-		tr.ids[sideQuery][i] = it.Query
 		tr.pos[i] = it.Item
 	}
+	for i := range tr.ids[sideQuery] {
+		tr.ids[sideQuery][i] = batch[tr.g.Example(i)].Query
+	}
 	tr.smp.Draw(tr.negRNG, &tr.data, tr.pos, tr.ids[sideItem])
+	if tr.g.Padded {
+		tr.substitute()
+	}
 	if tr.distinct {
 		tr.listDistinct()
 	}
@@ -498,11 +515,52 @@ func (tr *trainer[T]) forwardBackward(t int64, batch []datasets.Interaction) (fl
 	return tr.run()
 }
 
+// substitute fills inRows from the padded step's ids: each padding row's NoItem becomes padItem,
+// the first item the step has (item 0 when it has none), and scatterQ marks the padding rows.
+func (tr *trainer[T]) substitute() {
+	rows := tr.ids[sideItem]
+	tr.padItem = candidates.NoItem
+	for _, it := range rows {
+		if it != candidates.NoItem {
+			tr.padItem = it
+			break
+		}
+	}
+	pad := max(tr.padItem, 0)
+	for k, it := range rows {
+		if it == candidates.NoItem {
+			it = pad
+		}
+		tr.inRows[sideItem][k] = it
+	}
+	copy(tr.scatterQ, tr.ids[sideQuery])
+	for i := range tr.r {
+		if tr.padding(i) {
+			tr.scatterQ[i] = candidates.NoItem
+		}
+	}
+}
+
+// padding reports whether score row i is padding: its positive is NoItem.
+func (tr *trainer[T]) padding(i int) bool {
+	return tr.g.Padded && tr.ids[sideItem][i] == candidates.NoItem
+}
+
+// rowPos are the rows' positive items: the first R item rows under layouts diagonal and first,
+// the batch's positives under layout corpus.
+func (tr *trainer[T]) rowPos() []int32 {
+	if tr.g.Layout == candidates.Corpus {
+		return tr.pos
+	}
+	return tr.ids[sideItem][:tr.r]
+}
+
 // listDistinct lists the step's distinct items in towerIDs (first occurrence first), the rows
 // past them repeating the first, and maps each item row to its tower row.
 func (tr *trainer[T]) listDistinct() {
 	u := tr.towerIDs[sideItem]
-	items := tr.lister.List(tr.ids[sideItem], tr.items, u[:0], tr.rowOf)
+	items := tr.lister.List(tr.inRows[sideItem], tr.items, u[:0], tr.rowOf)
+
 	tr.nDistinct = len(items)
 	for k := len(items); k < len(u); k++ {
 		u[k] = u[0]
@@ -533,13 +591,25 @@ func (tr *trainer[T]) run() (float64, error) {
 
 // fillStep overwrites the loss's side information for the current columns: the rows' own, then
 // (after the estimator observed the batch, for a sampler that reads the positives' law) the
-// sampler's declarations, then each column's prior.
+// sampler's declarations, then the data's values at each column.
 func (tr *trainer[T]) fillStep(t int64, batch []datasets.Interaction) error {
-	st := &tr.st
-	for i, it := range batch {
-		st.RowItem[i] = int64(it.Item)
-		st.Rewards[i] = float64(it.Reward)
-		st.PosLogPrior[i] = tr.logPrior[it.Item]
+	st := tr.st
+	rewards := st.Row(candidates.Rewards)
+	for i, item := range tr.rowPos() {
+		st.RowItem[i] = int64(item)
+		rewards[i] = 0
+		if !tr.padding(i) {
+			rewards[i] = float64(batch[tr.g.Example(i)].Reward)
+		}
+	}
+	for _, sd := range tr.itemSide {
+		row := st.Row(sd.name)
+		for i, item := range st.RowItem {
+			row[i] = 0
+			if item >= 0 {
+				row[i] = sd.values[item]
+			}
+		}
 	}
 	var law samplers.Law
 	if tr.shape.PositiveLaw {
@@ -547,24 +617,45 @@ func (tr *trainer[T]) fillStep(t int64, batch []datasets.Interaction) error {
 		if err != nil {
 			return err
 		}
-		tr.est.Observe(t, keys[:tr.b])
+		tr.est.Observe(t, tr.observed(keys))
 		law = tr.law
 	}
-	if err := tr.smp.Declare(&tr.data, tr.pos, tr.ids[sideItem], law, &tr.cols); err != nil {
+	if err := tr.smp.Declare(&tr.data, tr.rowPos(), tr.ids[sideItem], law, st); err != nil {
 		return err
 	}
 	if tr.audit != nil {
-		tr.audit.Observe(tr.shape, &tr.cols)
+		tr.audit.Observe(tr.shape, st)
 	}
-	logM := math.Log(float64(tr.items))
-	for j, item := range st.ColItem {
-		if item < 0 {
-			st.LogPrior[j] = -logM
-		} else {
-			st.LogPrior[j] = tr.logPrior[item]
+	cols := len(st.ColItem) // the columns of a row: every row's, or, per row, its own
+	if tr.g.PerRow > 0 {
+		cols /= len(st.RowItem)
+	}
+	for _, sd := range tr.itemSide {
+		col, row := st.Col(sd.name), st.Row(sd.name)
+		for k, item := range st.ColItem {
+			if item >= 0 {
+				col[k] = sd.values[item]
+			} else { // the row's own positive: its row's value (the first row's, for shared columns)
+				col[k] = row[k/cols]
+			}
 		}
 	}
 	return nil
+}
+
+// observed are the keys of the rows' positives, which the estimator observes: the batch's B
+// positives, or, with padding, the valid rows' positives.
+func (tr *trainer[T]) observed(keys []uint64) []uint64 {
+	if !tr.g.Padded {
+		return keys[:tr.b]
+	}
+	tr.obs = tr.obs[:0]
+	for i := range tr.r {
+		if !tr.padding(i) {
+			tr.obs = append(tr.obs, keys[i])
+		}
+	}
+	return tr.obs
 }
 
 // positiveLaw is the positives' law of item row j: p = the estimator's p̂ of the row's key (Yi et
@@ -573,6 +664,10 @@ func (tr *trainer[T]) fillStep(t int64, batch []datasets.Interaction) error {
 // saturated p̂ = 1 where q is inverted from it.
 func (tr *trainer[T]) positiveLaw(j int) (q, p float64, estimated bool, err error) {
 	item := tr.ids[sideItem][j]
+	if item == candidates.NoItem { // a padding row: any law in (0, 1) will do, its row has no loss
+		u := 1 / float64(tr.items)
+		return u, u, false, nil
+	}
 	p = tr.est.Prob(tr.keys[j])
 	if !(p > 0 && p <= 1) {
 		return 0, 0, true, fmt.Errorf("estimator gave p̂ = %v for item %d (want (0, 1])", p, item)
@@ -601,7 +696,7 @@ func (tr *trainer[T]) saturated(item int32) error {
 // estimatorKeys returns the estimator's key of every item row: the item id, or for an
 // EmbeddingKeyer the key of the row's current item-tower embedding.
 func (tr *trainer[T]) estimatorKeys() ([]uint64, error) {
-	ids := tr.ids[sideItem]
+	ids := tr.inRows[sideItem]
 	if tr.keyer == nil {
 		for j, id := range ids {
 			tr.keys[j] = uint64(id)
@@ -618,7 +713,7 @@ func (tr *trainer[T]) estimatorKeys() ([]uint64, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr.emb = grow(tr.emb, len(y))
+	tr.emb = reuse.Grow(tr.emb, len(y))
 	for i, v := range y {
 		tr.emb[i] = float32(v)
 	}
@@ -671,11 +766,20 @@ func (tr *trainer[T]) gradients() float64 {
 		}
 	}
 	live := tr.towerIDs
-	n := len(live[sideItem]) - tr.shape.Constant(tr.b) // no gradient reaches the constant rows
+	n := len(live[sideItem]) - tr.g.Constant(tr.r) // no gradient reaches the constant rows
 	if tr.distinct {
 		n = tr.nDistinct // nor the repeated rows past the distinct items
 	}
 	live[sideItem] = live[sideItem][:n]
+	if tr.g.Padded { // nor a padding row's entities
+		live[sideQuery] = tr.scatterQ
+		switch {
+		case !tr.distinct:
+			live[sideItem] = tr.ids[sideItem][:n]
+		case tr.padItem == candidates.NoItem: // every item row is padding: the tower computed item 0
+			live[sideItem] = nil
+		}
+	}
 	scatter(tr.m, live, dx, tr.grads)
 	var ss float64
 	for _, g := range tr.denseGrad {

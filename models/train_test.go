@@ -17,6 +17,7 @@ import (
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/losses"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 func loadSynthetic(t testing.TB, s datasets.SyntheticSettings, seed int64) *datasets.Dataset {
@@ -211,8 +212,8 @@ func TestEstimatorOrder(t *testing.T) {
 			t.Fatalf("step %d: calls %v, want %v", step, spy.calls, want)
 		}
 		for j, a := range batch {
-			if want := math.Log(inner.Prob(uint64(a.Item))); tr.st.LogP[j] != want || tr.st.PosLogP[j] != want {
-				t.Errorf("step %d column %d: LogP %v, PosLogP %v, want %v", step, j, tr.st.LogP[j], tr.st.PosLogP[j], want)
+			if want := math.Log(inner.Prob(uint64(a.Item))); viewOf(tr.st).LogP[j] != want || viewOf(tr.st).PosLogP[j] != want {
+				t.Errorf("step %d column %d: LogP %v, PosLogP %v, want %v", step, j, viewOf(tr.st).LogP[j], viewOf(tr.st).PosLogP[j], want)
 			}
 		}
 	}
@@ -237,25 +238,26 @@ func TestStepSideInformation(t *testing.T) {
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*(1+math.Abs(b)) }
 	cases := append(slices.Clone(gradCases[:4]),
-		losses.Settings{Variant: losses.VariantRelative, QSource: losses.QSourceEstimator},
-		losses.Settings{Variant: losses.VariantLogQ, Sampler: losses.SamplerMixed, Negatives: 2, QSource: losses.QSourceEstimator})
-	for _, ls := range cases {
-		t.Run(string(ls.Variant)+"-"+string(ls.Sampler)+"-"+string(ls.QSource), func(t *testing.T) {
-			_, tr := newTestTrainer(t, ds, ls, b, 1)
+		defaultRun(losses.Settings{Variant: losses.VariantRelative, QSource: losses.QSourceEstimator}),
+		testRun{losses.Settings{Variant: losses.VariantLogQ, QSource: losses.QSourceEstimator}, mixedSampler(2)})
+	for _, run := range cases {
+		ls, ss := run.ls, run.ss
+		t.Run(run.name()+"-"+string(ls.QSource), func(t *testing.T) {
+			_, tr := newTestTrainerWith(t, testSettings, ds, run, b, 1)
 			if _, err := tr.forwardBackward(1, batch); err != nil {
 				t.Fatal(err)
 			}
-			st := tr.st
+			st, sv := tr.st, viewOf(tr.st)
 			for i, a := range batch {
-				if st.RowItem[i] != int64(a.Item) || st.Rewards[i] != float64(a.Reward) || !near(st.PosLogPrior[i], prior(int64(a.Item))) {
-					t.Errorf("row %d: item %d reward %v prior %v", i, st.RowItem[i], st.Rewards[i], st.PosLogPrior[i])
+				if st.RowItem[i] != int64(a.Item) || sv.Rewards[i] != float64(a.Reward) || !near(sv.PosLogPrior[i], prior(int64(a.Item))) {
+					t.Errorf("row %d: item %d reward %v prior %v", i, st.RowItem[i], sv.Rewards[i], sv.PosLogPrior[i])
 				}
 			}
-			m := float64(ls.Negatives)
+			m := float64(ss.Negatives)
 			for j, item := range st.ColItem {
 				var wantP, wantQ float64
 				switch {
-				case ls.Sampler == losses.SamplerUniform:
+				case ss.Kind == samplers.KindUniform:
 					wantP, wantQ = math.Log(1-math.Pow(1-1/mItems, m)), -math.Log(mItems)
 					if (j == 0) != (item == -1) {
 						t.Fatalf("column %d has item %d", j, item)
@@ -275,33 +277,33 @@ func TestStepSideInformation(t *testing.T) {
 					if ls.QSource == losses.QSourceEstimator {
 						q = 1 - math.Pow(1-p, 1.0/b)
 					}
-					if ls.Sampler == losses.SamplerMixed {
+					if ss.Kind == samplers.KindMixed {
 						// p = 1 − (1 − p̂)(1 − 1/M)^m; q = ((B−1)·q̂ + m/M)/(B−1+m)
 						p = 1 - (1-p)*math.Pow(1-1/mItems, m)
 						q = ((b-1)*q + m/mItems) / (b - 1 + m)
 					}
 					wantP, wantQ = math.Log(p), math.Log(q)
 				}
-				if !near(st.LogP[j], wantP) || !near(st.LogQ[j], wantQ) {
-					t.Errorf("column %d (item %d): LogP %v LogQ %v, want %v %v", j, item, st.LogP[j], st.LogQ[j], wantP, wantQ)
+				if !near(sv.LogP[j], wantP) || !near(sv.LogQ[j], wantQ) {
+					t.Errorf("column %d (item %d): LogP %v LogQ %v, want %v %v", j, item, sv.LogP[j], sv.LogQ[j], wantP, wantQ)
 				}
-				if item >= 0 && !near(st.LogPrior[j], prior(item)) {
-					t.Errorf("column %d: LogPrior %v, want %v", j, st.LogPrior[j], prior(item))
+				if item >= 0 && !near(sv.LogPrior[j], prior(item)) {
+					t.Errorf("column %d: LogPrior %v, want %v", j, sv.LogPrior[j], prior(item))
 				}
 			}
 			for i, a := range batch {
 				switch {
 				case ls.Variant == losses.VariantFull:
-					if st.PosCol[i] != int(a.Item) || st.PosLogP[i] != 0 || !near(st.PosLogQ[i], -math.Log(mItems)) {
-						t.Errorf("row %d: PosCol %d PosLogP %v PosLogQ %v", i, st.PosCol[i], st.PosLogP[i], st.PosLogQ[i])
+					if st.PosCol[i] != int(a.Item) || sv.PosLogP[i] != 0 || !near(sv.PosLogQ[i], -math.Log(mItems)) {
+						t.Errorf("row %d: PosCol %d PosLogP %v PosLogQ %v", i, st.PosCol[i], sv.PosLogP[i], sv.PosLogQ[i])
 					}
-				case ls.Sampler == losses.SamplerUniform:
-					if st.PosLogP[i] != st.LogP[1] || st.PosLogQ[i] != st.LogQ[1] {
-						t.Errorf("row %d: PosLogP %v PosLogQ %v", i, st.PosLogP[i], st.PosLogQ[i])
+				case ss.Kind == samplers.KindUniform:
+					if sv.PosLogP[i] != sv.LogP[1] || sv.PosLogQ[i] != sv.LogQ[1] {
+						t.Errorf("row %d: PosLogP %v PosLogQ %v", i, sv.PosLogP[i], sv.PosLogQ[i])
 					}
 				default:
-					if st.PosLogP[i] != st.LogP[i] || st.PosLogQ[i] != st.LogQ[i] {
-						t.Errorf("row %d: PosLogP %v PosLogQ %v, column %v %v", i, st.PosLogP[i], st.PosLogQ[i], st.LogP[i], st.LogQ[i])
+					if sv.PosLogP[i] != sv.LogP[i] || sv.PosLogQ[i] != sv.LogQ[i] {
+						t.Errorf("row %d: PosLogP %v PosLogQ %v, column %v %v", i, sv.PosLogP[i], sv.PosLogQ[i], sv.LogP[i], sv.LogQ[i])
 					}
 				}
 			}
@@ -365,8 +367,8 @@ func TestEmbeddingKeyer(t *testing.T) {
 		t.Errorf("observed %v, want the keys %v", k.observed[0], keys)
 	}
 	for j := range batch {
-		if w := math.Log(inner.Prob(keys[j])); tr.st.LogP[j] != w {
-			t.Errorf("column %d: LogP %v, want log p̂(key) %v", j, tr.st.LogP[j], w)
+		if w := math.Log(inner.Prob(keys[j])); viewOf(tr.st).LogP[j] != w {
+			t.Errorf("column %d: LogP %v, want log p̂(key) %v", j, viewOf(tr.st).LogP[j], w)
 		}
 	}
 }
@@ -382,10 +384,10 @@ func newTiny(t *testing.T, ds *datasets.Dataset, batch int, seed int64) (*Model,
 }
 
 // trainTiny trains a fresh newTiny model and returns it with its curve.
-func trainTiny(t *testing.T, ds *datasets.Dataset, ls losses.Settings, ts TrainSettings, seed int64) (*Model, Curve, error) {
+func trainTiny(t *testing.T, ds *datasets.Dataset, ls losses.Settings, ss samplers.Settings, ts TrainSettings, seed int64) (*Model, Curve, error) {
 	t.Helper()
 	m, est := newTiny(t, ds, ts.BatchSize, seed)
-	c, err := Train(context.Background(), m, ds, est, ls, samplerOf(ls), ts, seed, nil)
+	c, err := Train(context.Background(), m, ds, est, ls, ss, ts, seed, nil)
 	return m, c, err
 }
 
@@ -394,16 +396,17 @@ func trainTiny(t *testing.T, ds *datasets.Dataset, ls losses.Settings, ts TrainS
 func TestDeterministic(t *testing.T) {
 	ds := loadSynthetic(t, datasets.SyntheticSettings{Items: 300, Queries: 300, Interactions: 6000}, 3)
 	ts := TrainSettings{BatchSize: 256, Epochs: 2, LogEvery: 1}
-	for _, ls := range []losses.Settings{{Variant: losses.VariantLogQ, Sampler: losses.SamplerMixed, Negatives: 32}, {Variant: losses.VariantPlain, Sampler: losses.SamplerUniform}} {
-		m1, c1, err := trainTiny(t, ds, ls, ts, 5)
+	for _, run := range []testRun{{losses.Settings{Variant: losses.VariantLogQ}, mixedSampler(32)}, {losses.Settings{Variant: losses.VariantPlain}, uniformSampler(64)}} {
+		ls, ss := run.ls, run.ss
+		m1, c1, err := trainTiny(t, ds, ls, ss, ts, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m2, c2, err := trainTiny(t, ds, ls, ts, 5)
+		m2, c2, err := trainTiny(t, ds, ls, ss, ts, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, c3, err := trainTiny(t, ds, ls, ts, 6)
+		_, c3, err := trainTiny(t, ds, ls, ss, ts, 6)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -412,17 +415,17 @@ func TestDeterministic(t *testing.T) {
 		}
 		for i := range c1 {
 			if c1[i].Loss != c2[i].Loss || c1[i].Step != c2[i].Step || c1[i].Epoch != c2[i].Epoch {
-				t.Fatalf("%s: step %d: losses %v and %v", ls.Sampler, i+1, c1[i].Loss, c2[i].Loss)
+				t.Fatalf("%s: step %d: losses %v and %v", ss.Kind, i+1, c1[i].Loss, c2[i].Loss)
 			}
 		}
 		if c1[len(c1)-1].Loss == c3[len(c3)-1].Loss {
-			t.Errorf("%s: seeds 5 and 6 give the same final loss", ls.Sampler)
+			t.Errorf("%s: seeds 5 and 6 give the same final loss", ss.Kind)
 		}
 		ids := []int32{0, 1, 2, 299}
 		e1, _ := m1.EmbedItems(ids)
 		e2, _ := m2.EmbedItems(ids)
 		if !slices.Equal(e1, e2) {
-			t.Errorf("%s: embeddings differ between two runs with the same seed", ls.Sampler)
+			t.Errorf("%s: embeddings differ between two runs with the same seed", ss.Kind)
 		}
 	}
 }
@@ -607,7 +610,7 @@ func TestConcurrentRuns(t *testing.T) {
 	ds := loadSynthetic(t, datasets.SyntheticSettings{Items: 100, Queries: 100, Interactions: 2000}, 4)
 	ts := TrainSettings{BatchSize: 64, Epochs: 2, LogEvery: 1}
 	ls := losses.Settings{Variant: losses.VariantLogQ}
-	_, alone, err := trainTiny(t, ds, ls, ts, 1)
+	_, alone, err := trainTiny(t, ds, ls, samplerOf(ls), ts, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -641,12 +644,13 @@ func TestSaturatedProbability(t *testing.T) {
 	ds := tinyDataset()
 	counts := ds.ItemCounts()
 	env := estimators.Env{BatchSize: 4, CorpusSize: ds.Items, Counts: counts}
-	for k, ls := range []losses.Settings{
-		{Variant: losses.VariantImportance, QSource: losses.QSourceEstimator},
-		{Variant: losses.VariantLogQ, QSource: losses.QSourceEstimator},
-		{Variant: losses.VariantTail, Sampler: losses.SamplerMixed, Negatives: 2, QSource: losses.QSourceEstimator},
-		{Variant: losses.VariantRelative, QSource: losses.QSourceEstimator},
+	for k, run := range []testRun{
+		defaultRun(losses.Settings{Variant: losses.VariantImportance, QSource: losses.QSourceEstimator}),
+		defaultRun(losses.Settings{Variant: losses.VariantLogQ, QSource: losses.QSourceEstimator}),
+		{losses.Settings{Variant: losses.VariantTail, QSource: losses.QSourceEstimator}, mixedSampler(2)},
+		defaultRun(losses.Settings{Variant: losses.VariantRelative, QSource: losses.QSourceEstimator}),
 	} {
+		ls, ss := run.ls, run.ss
 		newEst := func() estimators.Estimator { return streaming(t, estimators.Settings{Init: estimators.InitOne}, ds, 4) }
 		if k == 3 {
 			newEst = func() estimators.Estimator {
@@ -663,10 +667,10 @@ func TestSaturatedProbability(t *testing.T) {
 			t.Fatal(err)
 		}
 		ts := TrainSettings{BatchSize: 4, Steps: 2}
-		_, err = Train(context.Background(), m, ds, newEst(), ls, samplerOf(ls), ts, 1, nil)
+		_, err = Train(context.Background(), m, ds, newEst(), ls, ss, ts, 1, nil)
 		if err == nil || !strings.Contains(err.Error(), "step 1 (epoch 1)") || !strings.Contains(err.Error(), "p̂ = 1 for item") ||
 			!strings.Contains(err.Error(), `set loss.q_source = "counts"`) {
-			t.Errorf("%s/%s: error %v", ls.Variant, ls.Sampler, err)
+			t.Errorf("%s: error %v", run.name(), err)
 			continue
 		}
 		// The item and its count are named.
@@ -676,7 +680,7 @@ func TestSaturatedProbability(t *testing.T) {
 			t.Errorf("%s: error %q names item %d with count %d of %d (%v), want count %d of %d", ls.Variant, err, it, c, n, e, counts[it], len(ds.Train))
 		}
 		ls.QSource = losses.QSourceCounts
-		if _, err := Train(context.Background(), m, ds, newEst(), ls, samplerOf(ls), ts, 1, nil); err != nil {
+		if _, err := Train(context.Background(), m, ds, newEst(), ls, ss, ts, 1, nil); err != nil {
 			t.Errorf("%s with q_source counts: %v", ls.Variant, err)
 		}
 	}

@@ -40,13 +40,19 @@ func ScatterPanels(panels []ScatterPanel, l Labels, s Settings) (*plot.Plot, err
 		if pn.Identity {
 			addIdentity(t, p)
 		}
-		out := panelPlot{p: p, entries: es}
-		for i, ts := range pn.Series {
-			out.names, out.styles = append(out.names, ts.Name), append(out.styles, styleOf(ts.Style, i))
-		}
-		return out, nil
+		return scatterPanel(p, es, pn.Series), nil
 	}, l, true, s)
 	return p, err
+}
+
+// scatterPanel is the panel of a figure of panels drawn as p, with the legend entries es of its
+// series.
+func scatterPanel(p *plot.Plot, es []legendEntry, series []TradeoffSeries) panelPlot {
+	out := panelPlot{p: p, entries: es}
+	for i, ts := range series {
+		out.names, out.styles = append(out.names, ts.Name), append(out.styles, styleOf(ts.Style, i))
+	}
+	return out
 }
 
 // addIdentity gives both axes of p the range that holds both, and draws the line y = x across it.

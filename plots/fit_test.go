@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 )
 
 // TestFitNeverFails checks that a figure whose legend or labels cannot fit the size asked for
@@ -158,5 +159,81 @@ func TestYRange(t *testing.T) {
 		if math.Abs(p.Y.Min-tc.lineLo) > 1e-9 || math.Abs(p.Y.Max-tc.lineHi) > 1e-9 {
 			t.Errorf("y_range %q: line's y axis [%v, %v], want [%v, %v]", tc.yr, p.Y.Min, p.Y.Max, tc.lineLo, tc.lineHi)
 		}
+	}
+}
+
+// TestArrowhead: an arrowhead sits midway along its segment with its tip towards the segment's
+// end, whatever the direction, and a segment shorter than three arrow lengths gets none.
+func TestArrowhead(t *testing.T) {
+	const size = 4
+	for _, c := range []struct{ from, to vg.Point }{
+		{vg.Point{X: 0, Y: 0}, vg.Point{X: 100, Y: 0}},
+		{vg.Point{X: 100, Y: 50}, vg.Point{X: 0, Y: 0}},
+		{vg.Point{X: 10, Y: 90}, vg.Point{X: 10, Y: 10}},
+	} {
+		head, ok := arrowhead(c.from, c.to, size)
+		if !ok {
+			t.Fatalf("%v → %v: no arrowhead", c.from, c.to)
+		}
+		mid := vg.Point{X: (c.from.X + c.to.X) / 2, Y: (c.from.Y + c.to.Y) / 2}
+		dir := vg.Point{X: c.to.X - c.from.X, Y: c.to.Y - c.from.Y}
+		along := func(q vg.Point) float64 { return float64((q.X-mid.X)*dir.X + (q.Y-mid.Y)*dir.Y) }
+		if !(along(head[0]) > 0 && along(head[1]) < 0 && along(head[2]) < 0) {
+			t.Errorf("%v → %v: arrowhead %v does not point to the end", c.from, c.to, head)
+		}
+		if d := math.Hypot(float64(head[0].X-mid.X), float64(head[0].Y-mid.Y)); math.Abs(d-size/2) > 1e-9 {
+			t.Errorf("%v → %v: tip %v from the middle, want %v", c.from, c.to, d, size/2.0)
+		}
+	}
+	if _, ok := arrowhead(vg.Point{}, vg.Point{X: 3 * size * 0.99}, size); ok {
+		t.Error("an arrowhead on a segment shorter than three lengths")
+	}
+}
+
+// TestTradeoffAxesFitData: the trade-off figure's axes end within 4% of the data's span beyond
+// it (0.072 and 0.253 in tradeoffSeries without intervals), not at the next round tick (0.08,
+// 0.3).
+func TestTradeoffAxesFitData(t *testing.T) {
+	series := tradeoffSeries()
+	for i := range series {
+		series[i].XLo, series[i].XHi, series[i].YLo, series[i].YHi = nil, nil, nil, nil
+	}
+	p, err := Tradeoff(series, Labels{X: "tail", Y: "head"}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name           string
+		got, lo, hi    float64
+		dataLo, dataHi float64
+	}{
+		{"x", 0, p.X.Min, p.X.Max, 0.024, 0.072},
+		{"y", 0, p.Y.Min, p.Y.Max, 0.002, 0.253},
+	} {
+		pad := 0.04 * (c.dataHi - c.dataLo)
+		if math.Abs(c.lo-(c.dataLo-pad)) > 1e-12 || math.Abs(c.hi-(c.dataHi+pad)) > 1e-12 {
+			t.Errorf("%s axis [%v, %v], want [%v, %v]", c.name, c.lo, c.hi, c.dataLo-pad, c.dataHi+pad)
+		}
+	}
+}
+
+// TestPanelsNeverWiden: a panel title too long for a quarter of a 7 in figure moves panels to
+// further rows (a taller figure) rather than widen the figure fourfold.
+func TestPanelsNeverWiden(t *testing.T) {
+	long := "a panel title as long as a cell label with several axes"
+	panels := familyPanels()
+	panels = append(panels, panels...)
+	for i := range panels {
+		panels[i].Title = fmt.Sprintf("%s %d", long, i)
+	}
+	build := func(s Settings) (*plot.Plot, error) {
+		return LinePanels(panels, Labels{X: "step", Y: "loss"}, LineOptions{}, s)
+	}
+	_, used, note, err := Fit(build, Settings{Width: 7, DPI: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used.Width != 7 || used.Height <= DefaultHeight {
+		t.Errorf("drawn at %v × %v in (%s), want 7 in wide and taller", used.Width, used.Height, note)
 	}
 }

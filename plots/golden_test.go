@@ -54,6 +54,16 @@ var goldenFigures = []struct {
 	{"tradeoff", func() (*plot.Plot, error) {
 		return Tradeoff(tradeoffSeries(), Labels{X: "Tail Recall@10", Y: "Head Recall@10"}, goldenSettings)
 	}},
+	{"tradeoff_panels", func() (*plot.Plot, error) {
+		series := tradeoffSeries()
+		var panels []TradeoffPanel
+		for i := range series {
+			series[i].Tags, series[i].Arrows = nil, true
+			series[i].XLo, series[i].XHi, series[i].YLo, series[i].YHi = nil, nil, nil, nil
+			panels = append(panels, TradeoffPanel{Title: series[i].Name, Series: series[i : i+1]})
+		}
+		return TradeoffPanels(panels, Labels{X: "Tail Recall@10", Y: "Head Recall@10", Key: &Key{}}, Settings{DPI: goldenSettings.DPI, Width: 5})
+	}},
 	{"recall_bars_key", func() (*plot.Plot, error) {
 		d, key := recallBarsByFactor()
 		return GroupedBars(d, Labels{Y: "Recall@10", Key: key}, goldenSettings)

@@ -85,9 +85,10 @@ func newLegend(t theme, p *plot.Plot, entries []legendEntry, thumbW vg.Length) (
 	return l, l.layoutTop()
 }
 
-// addLegend adds the legend of entries to p, unless the figure has a single unnamed series.
+// addLegend adds the legend of entries to p, unless there are none (an empty Key) or the figure
+// has a single unnamed series.
 func addLegend(t theme, p *plot.Plot, entries []legendEntry, thumbW vg.Length) error {
-	if len(entries) == 1 && entries[0].name == "" {
+	if len(entries) == 0 || len(entries) == 1 && entries[0].name == "" {
 		return nil
 	}
 	lg, err := newLegend(t, p, entries, thumbW)

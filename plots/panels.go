@@ -72,7 +72,8 @@ type panelPlot struct {
 
 // panelFigure lays out n panels side by side and in rows, as LinePanels documents: build(k,
 // pl, ps) builds panel k labelled pl (l with the panel's title(k) and no key) at its share ps
-// of the figure. The figure's legend has one entry per distinct series name (a name must keep its
+// of the figure; a panel whose texts are too wide for its share moves panels to further rows
+// rather than widen the figure. The figure's legend has one entry per distinct series name (a name must keep its
 // style in every panel), or l.Key's entries (with markers when marks).
 func panelFigure(n int, title func(k int) string, build func(k int, pl Labels, ps Settings) (panelPlot, error), l Labels, marks bool, s Settings) (*plot.Plot, []legendEntry, error) {
 	if n == 0 {
@@ -81,7 +82,26 @@ func panelFigure(n int, title func(k int) string, build func(k int, pl Labels, p
 	if err := s.Resolve(); err != nil {
 		return nil, nil, fmt.Errorf("plots: settings: %w", err)
 	}
-	cols := min(n, max(1, int(s.Width/minPanelWidth)))
+	cols := panelCols(n, s)
+	for {
+		p, entries, err := panelLayout(n, cols, title, build, l, marks, s)
+		var le *LayoutError
+		if !errors.As(err, &le) || le.Width == 0 || cols == 1 {
+			return p, entries, err
+		}
+		// A panel's text is too wide for its share: fewer panels per row, never a wider
+		// figure than asked (which at a dozen panels would be several pages wide).
+		fewer := min(cols-1, int(s.Width*float64(cols)/le.Width))
+		if fewer < 1 {
+			le.Width /= float64(cols) // the width one panel alone needs
+			return nil, nil, le
+		}
+		cols = fewer
+	}
+}
+
+// panelLayout is panelFigure with cols panels per row.
+func panelLayout(n, cols int, title func(k int) string, build func(k int, pl Labels, ps Settings) (panelPlot, error), l Labels, marks bool, s Settings) (*plot.Plot, []legendEntry, error) {
 	rows := (n + cols - 1) / cols
 	if need := float64(rows) * minPanelHeight; s.Height < need {
 		return nil, nil, &LayoutError{
@@ -142,6 +162,12 @@ func panelFigure(n int, title func(k int) string, build func(k int, pl Labels, p
 	}
 	p.Add(&panelGrid{grid: grid, gap: t.em})
 	return p, entries, nil
+}
+
+// panelCols is the number of columns of a figure of n panels at s: as many panels as fit at
+// minPanelWidth each, at most n.
+func panelCols(n int, s Settings) int {
+	return min(n, max(1, int(s.Width/minPanelWidth)))
 }
 
 // panelGrid is a plot.Plotter that draws its plots in a grid filling the data area, their data

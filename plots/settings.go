@@ -176,6 +176,10 @@ type Settings struct {
 	// workbench's report reads them.
 	ColorBy  string   `toml:"color_by"`
 	MarkerBy []string `toml:"marker_by"`
+	// TradeoffIntervals draws, in the trade-off figures (tradeoff_at_K.png, recall_vs_arp_at_K.png),
+	// the 95% interval across seeds of every point in both directions. Default false: the curves
+	// alone, which stay readable at a dozen cells; summary.md gives the intervals.
+	TradeoffIntervals bool `toml:"tradeoff_intervals"`
 }
 
 // Resolve fills the zero fields of s with their defaults, in place, and validates every field.
@@ -244,7 +248,8 @@ func fontVariant(name Font) (string, bool) {
 	return "", false
 }
 
-// margin returns the blank margin left around a figure: a third of the font size.
+// margin returns the blank margin left around a figure: half the font size, so that no text or
+// legend touches the figure's edge.
 func (s Settings) margin() vg.Length {
-	return vg.Points(s.FontSize) / 3
+	return vg.Points(s.FontSize) / 2
 }

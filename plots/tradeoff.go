@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
@@ -30,6 +31,9 @@ type TradeoffSeries struct {
 	// Tags annotate points, e.g. "τ=1" at the last point, to show where the curve goes; nil or
 	// "" for none.
 	Tags []string
+	// Arrows draws an arrowhead midway along each segment long enough to hold one, pointing to
+	// the next point: the direction the points are in, e.g. of increasing τ.
+	Arrows bool
 }
 
 // Tradeoff returns a scatter of one point per variant with its intervals in both directions,
@@ -55,6 +59,12 @@ func Tradeoff(series []TradeoffSeries, l Labels, s Settings) (*plot.Plot, error)
 // tradeoffPlot builds the figure of Tradeoff without its legend, and returns the legend's
 // entries, one per series.
 func tradeoffPlot(series []TradeoffSeries, l Labels, s Settings) (theme, *plot.Plot, []legendEntry, error) {
+	return tradeoffOver(series, nil, l, s)
+}
+
+// tradeoffOver is tradeoffPlot with the series of context drawn behind, thin and grey, without
+// markers, legend entries or a share of the axes' ranges.
+func tradeoffOver(series, context []TradeoffSeries, l Labels, s Settings) (theme, *plot.Plot, []legendEntry, error) {
 	if err := validateTradeoff(series); err != nil {
 		return theme{}, nil, nil, err
 	}
@@ -63,6 +73,14 @@ func tradeoffPlot(series []TradeoffSeries, l Labels, s Settings) (theme, *plot.P
 		return t, nil, nil, err
 	}
 	p.Add(&plotter.Grid{Horizontal: t.gridLine, Vertical: t.gridLine})
+	grey := color.Gray{Y: 0xCC}
+	for _, ts := range context {
+		xys := points(ts.X, ts.Y)
+		p.Add(&plotter.Scatter{XYs: xys, GlyphStyle: draw.GlyphStyle{Color: grey, Radius: t.markerR * 0.5, Shape: draw.CircleGlyph{}}})
+		if len(xys) > 1 {
+			p.Add(&plotter.Line{XYs: xys, LineStyle: draw.LineStyle{Color: grey, Width: t.thin}})
+		}
+	}
 	var lines, bars, marks, tags []plot.Plotter
 	entries := make([]legendEntry, len(series))
 	for i, ts := range series {
@@ -116,15 +134,132 @@ func tradeoffPlot(series []TradeoffSeries, l Labels, s Settings) (theme, *plot.P
 	// Intervals under the lines, markers and tags on top.
 	p.Add(bars...)
 	p.Add(lines...)
+	for i, ts := range series {
+		if ts.Arrows && len(ts.X) > 1 {
+			p.Add(&arrowheads{xys: points(ts.X, ts.Y), color: Color(styleOf(ts.Style, i).Color), size: t.markerR * 1.6})
+		}
+	}
 	p.Add(marks...)
 	p.Add(tags...)
 	xlo, xhi, ylo, yhi := tradeoffExtent(series)
 	if t.s.YRange == YRangeZero {
 		xlo, ylo = math.Min(xlo, 0), math.Min(ylo, 0)
 	}
-	p.X.Min, p.X.Max = niceLinear(xlo, xhi)
-	p.Y.Min, p.Y.Max = niceLinear(ylo, yhi)
+	p.X.Min, p.X.Max = fitted(xlo, xhi)
+	p.Y.Min, p.Y.Max = fitted(ylo, yhi)
 	return t, p, entries, nil
+}
+
+// fitted is the range of an axis fitted to data over [lo, hi]: the data and a margin of 4% of
+// their span on each side, so that no marker sits on the axis (a margin of half the value for a
+// single value, [0, 1] for 0). The ticks label the multiples of a round step within it.
+func fitted(lo, hi float64) (float64, float64) {
+	if lo == hi {
+		if lo == 0 {
+			return 0, 1
+		}
+		d := math.Abs(lo) / 2
+		return lo - d, hi + d
+	}
+	pad := 0.04 * (hi - lo)
+	return lo - pad, hi + pad
+}
+
+// arrowheads is a plot.Plotter that draws a filled arrowhead of the given size midway along
+// each segment of xys longer than three sizes on the canvas, pointing to the segment's end.
+type arrowheads struct {
+	xys   plotter.XYs
+	color color.RGBA
+	size  vg.Length
+}
+
+// Plot implements plot.Plotter.
+func (a *arrowheads) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for i := 1; i < len(a.xys); i++ {
+		from := vg.Point{X: trX(a.xys[i-1].X), Y: trY(a.xys[i-1].Y)}
+		to := vg.Point{X: trX(a.xys[i].X), Y: trY(a.xys[i].Y)}
+		if head, ok := arrowhead(from, to, a.size); ok {
+			c.FillPolygon(a.color, head[:])
+		}
+	}
+}
+
+// arrowhead is the triangle of an arrowhead of the given length midway along the segment from
+// → to, its tip (the first point) towards to; false for a segment shorter than three lengths.
+func arrowhead(from, to vg.Point, size vg.Length) ([3]vg.Point, bool) {
+	dx, dy := float64(to.X-from.X), float64(to.Y-from.Y)
+	n := math.Hypot(dx, dy)
+	if n < 3*float64(size) {
+		return [3]vg.Point{}, false
+	}
+	ux, uy := dx/n, dy/n // along the segment
+	mx, my := float64(from.X+to.X)/2, float64(from.Y+to.Y)/2
+	l, w := float64(size), float64(size)*0.55
+	bx, by := mx-ux*l/2, my-uy*l/2 // the middle of the base
+	return [3]vg.Point{
+		{X: vg.Length(mx + ux*l/2), Y: vg.Length(my + uy*l/2)},
+		{X: vg.Length(bx - uy*w), Y: vg.Length(by + ux*w)},
+		{X: vg.Length(bx + uy*w), Y: vg.Length(by - ux*w)},
+	}, true
+}
+
+// TradeoffPanel is one panel of TradeoffPanels: its title (e.g. a loss variant) and its series.
+type TradeoffPanel struct {
+	Title  string
+	Series []TradeoffSeries
+}
+
+// TradeoffPanels returns a figure of Tradeoff scatters side by side, one per panel, laid out and
+// with one legend as LinePanels lays out its panels (a series name keeps its style in every
+// panel), on axes common to every panel and fitted to all their data, each panel drawing the
+// other panels' series behind its own, thin and grey, so that every group is seen against the
+// whole frontier: e.g. the head-against-tail Recall@K that post-hoc logit adjustment traces, one
+// panel per loss variant. The panels of the first column label the y axis, those with no panel
+// below them the x axis.
+func TradeoffPanels(panels []TradeoffPanel, l Labels, s Settings) (*plot.Plot, error) {
+	var all []TradeoffSeries
+	for _, pn := range panels {
+		all = append(all, pn.Series...)
+	}
+	if err := validateTradeoff(all); err != nil {
+		return nil, err
+	}
+	if err := s.Resolve(); err != nil {
+		return nil, fmt.Errorf("plots: settings: %w", err)
+	}
+	xlo, xhi, ylo, yhi := tradeoffExtent(all)
+	if s.YRange == YRangeZero {
+		xlo, ylo = math.Min(xlo, 0), math.Min(ylo, 0)
+	}
+	p, _, err := panelFigure(len(panels), func(k int) string { return panels[k].Title }, func(k int, pl Labels, ps Settings) (panelPlot, error) {
+		pn := panels[k]
+		if len(pn.Series) == 0 {
+			return panelPlot{}, errNoSeries
+		}
+		var context []TradeoffSeries
+		for j, other := range panels {
+			if j != k {
+				context = append(context, other.Series...)
+			}
+		}
+		_, p, es, err := tradeoffOver(pn.Series, context, pl, ps)
+		if err != nil {
+			return panelPlot{}, err
+		}
+		p.X.Tick.Marker = linearTicks{intervals: intervalsFor(ps.Width)} // labels that fit a narrow panel
+		p.X.Min, p.X.Max = fitted(xlo, xhi)
+		p.Y.Min, p.Y.Max = fitted(ylo, yhi)
+		cols := int(math.Round(s.Width / ps.Width)) // panels per row
+		if k%cols != 0 {
+			p.Y.Label.Text = ""
+		}
+		if k+cols < len(panels) {
+			p.X.Label.Text = ""
+		}
+		return scatterPanel(p, es, pn.Series), nil
+	}, l, true, s)
+	return p, err
 }
 
 // tradeoffExtent returns the range of the points and their intervals along each axis.

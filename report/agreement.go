@@ -46,7 +46,7 @@ func sampledAgreement(s *summary) []agreementRow {
 				if est == "" || len(s.ks[est]) == 0 {
 					continue
 				}
-				for _, sl := range append(presentSlices(s), binSlices(s)...) {
+				for _, sl := range s.slices() {
 					row := agreementRow{slice: sl, full: e.full, estimate: est, k: k}
 					var groups []string
 					var full, sampled []float64
@@ -74,17 +74,6 @@ func sampledAgreement(s *summary) []agreementRow {
 					out = append(out, row)
 				}
 			}
-		}
-	}
-	return out
-}
-
-// binSlices lists the popularity bins that have results, in order.
-func binSlices(s *summary) []metrics.Slice {
-	var out []metrics.Slice
-	for i := range len(s.bins) {
-		if _, ok := s.sizes[metrics.SliceBin(i)]; ok {
-			out = append(out, metrics.SliceBin(i))
 		}
 	}
 	return out
@@ -174,7 +163,7 @@ func writeAgreementSummary(w io.Writer, s *summary, ag []agreementRow, rows []co
 		"corrected estimates of the full Recall@K and NDCG@K from the sampled rank. Kendall's τ_b between the orderings of the cells by "+
 		"the full metric and by the estimate (as trained, means over seeds): 1 when they order every pair of cells alike, −1 when "+
 		"they reverse every one. sampled_vs_full.csv lists the pairs reversed.\n\n")
-	header, rule := sliceColumns()
+	header, rule := sliceColumns(s.tableSlices())
 	fmt.Fprintf(w, "| metric | estimate | cells |%s\n|---|---|---|%s\n", header, rule)
 	type key struct {
 		full, est metrics.Metric
@@ -189,7 +178,7 @@ func writeAgreementSummary(w io.Writer, s *summary, ag []agreementRow, rows []co
 	for _, k := range keys {
 		cells := 0
 		var texts []string
-		for _, sl := range metrics.Slices() {
+		for _, sl := range s.tableSlices() {
 			i := slices.IndexFunc(ag, func(r agreementRow) bool {
 				return r.full == k.full && r.estimate == k.est && r.k == k.k && r.slice == sl
 			})

@@ -120,10 +120,10 @@ func writeBaselinesSummary(w io.Writer, s *summary) {
 	fmt.Fprintf(w, "\n## Sanity baselines\n\nComputed without training. most_popular ranks every item by its training count, the same ranking for every query "+
 		"(mean ± 95%% interval across seeds, as above). random is a uniformly random ranking: Recall@K = K/M per test pair (M = %d items), "+
 		"shown with [lo, hi]ᶜ, the central 95%% range of the recall a random ranking gets over the slice's evaluated pairs.\n", s.corpus)
-	header, rule := sliceColumns()
+	header, rule := sliceColumns(s.tableSlices())
 	for _, k := range s.ks[metrics.MetricRecall] {
 		fmt.Fprintf(w, "\n### Recall@%d\n\n| baseline |%s\n|---|%s\n| most_popular |", k, header, rule)
-		for _, sl := range metrics.Slices() {
+		for _, sl := range s.tableSlices() {
 			if v, ok := b.popular[coord{0, sl, metrics.MetricRecall, k, metrics.TestNatural}]; ok {
 				fmt.Fprintf(w, " %s |", v.text())
 			} else {
@@ -131,7 +131,7 @@ func writeBaselinesSummary(w io.Writer, s *summary) {
 			}
 		}
 		fmt.Fprint(w, "\n| random |")
-		for _, sl := range metrics.Slices() {
+		for _, sl := range s.tableSlices() {
 			if c, ok := b.random[sliceK{sl, k}]; ok {
 				fmt.Fprintf(w, " %.4f [%.4f, %.4f]ᶜ |", c.p, c.lo, c.hi)
 			} else {
@@ -155,7 +155,7 @@ func (s *summary) atChance() []string {
 	for _, k := range s.ks[metrics.MetricRecall] {
 		for _, g := range s.groups {
 			for _, tau := range s.taus {
-				for _, sl := range metrics.Slices() {
+				for _, sl := range s.slices() {
 					v, ok := s.values[aggKey{g, coord{tau, sl, metrics.MetricRecall, k, metrics.TestNatural}}]
 					c, okC := s.base.random[sliceK{sl, k}]
 					if lo, hi := v.interval(); ok && okC && lo <= c.hi && hi >= c.lo {

@@ -68,7 +68,8 @@ func writeCalibrationSummary(w io.Writer, s *summary, recs []*Run, rows []contra
 		links = append(links, l)
 	}
 	fmt.Fprintf(w, "Links: %s.\n", strings.Join(links, "; "))
-	header, rule := sliceColumns()
+	sls := s.tableSlices()
+	header, rule := sliceColumns(sls)
 	ref := s.refTau()
 	for _, m := range metrics.CalibrationMetrics() {
 		if len(s.ks[m]) == 0 {
@@ -76,7 +77,7 @@ func writeCalibrationSummary(w io.Writer, s *summary, recs []*Run, rows []contra
 		}
 		fmt.Fprintf(w, "\n### %s\n\n| run |%s\n|---|%s\n", calibrationLabels[m], header, rule)
 		best := map[metrics.Slice]float64{}
-		for _, sl := range metrics.Slices() {
+		for _, sl := range sls {
 			best[sl] = math.Inf(1)
 			for _, g := range s.groups {
 				if v, ok := s.values[aggKey{g, coord{ref, sl, m, 0, metrics.TestNatural}}]; ok {
@@ -86,7 +87,8 @@ func writeCalibrationSummary(w io.Writer, s *summary, recs []*Run, rows []contra
 		}
 		for _, g := range s.groups {
 			var texts []string
-			for _, sl := range metrics.Slices() {
+			shown := false
+			for _, sl := range sls {
 				v, ok := s.values[aggKey{g, coord{ref, sl, m, 0, metrics.TestNatural}}]
 				if !ok {
 					texts = append(texts, "–")
@@ -100,19 +102,20 @@ func writeCalibrationSummary(w io.Writer, s *summary, recs []*Run, rows []contra
 					t = "**" + t + "**"
 				}
 				texts = append(texts, t)
+				shown = true
 			}
-			if !slices.Equal(texts, []string{"–", "–", "–", "–"}) {
+			if shown {
 				fmt.Fprintf(w, "| %s | %s |\n", s.label(g), strings.Join(texts, " | "))
 			}
 		}
 	}
-	writeCalibrationContrasts(w, rows)
+	writeCalibrationContrasts(w, sls, rows)
 }
 
 // writeCalibrationContrasts writes the contrasts' rows of the calibration metrics: A − B by
 // slice, mean ± half-width of the 95% interval to three significant digits, ✱ as in the
 // Contrasts section.
-func writeCalibrationContrasts(w io.Writer, rows []contrastRow) {
+func writeCalibrationContrasts(w io.Writer, sls []metrics.Slice, rows []contrastRow) {
 	var lines []contrastCells
 	for _, r := range rows {
 		if isCalibration(r.Metric) && !slices.Contains(lines, r.contrastCells) {
@@ -122,13 +125,13 @@ func writeCalibrationContrasts(w io.Writer, rows []contrastRow) {
 	if len(lines) == 0 {
 		return
 	}
-	header, rule := sliceColumns()
+	header, rule := sliceColumns(sls)
 	for _, m := range metrics.CalibrationMetrics() {
 		var table []string
 		for _, l := range lines {
 			n := 0
 			var texts []string
-			for _, sl := range metrics.Slices() {
+			for _, sl := range sls {
 				i := slices.IndexFunc(rows, func(r contrastRow) bool {
 					return r.contrastCells == l && r.coord == coord{0, sl, m, 0, metrics.TestNatural}
 				})

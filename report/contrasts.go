@@ -560,7 +560,7 @@ func writeContrastsSummary(w io.Writer, s *summary, rows []contrastRow, rs Setti
 		}
 		fmt.Fprintf(w, "- %s%s: A = %s, B = %s\n", l.label(), family, sideLabel(s, l.a, l.tauA), sideLabel(s, l.b, l.tauB))
 	}
-	header, rule := sliceColumns()
+	header, rule := sliceColumns(s.tableSlices())
 	for _, tk := range s.tableKeys(func(c coord) bool {
 		return slices.ContainsFunc(rows, func(r contrastRow) bool { return r.coord.Test == c.Test && r.Metric == c.Metric && r.K == c.K })
 	}) {
@@ -568,7 +568,7 @@ func writeContrastsSummary(w io.Writer, s *summary, rows []contrastRow, rs Setti
 		for _, l := range lines {
 			n := 0
 			var texts []string
-			for _, sl := range metrics.Slices() {
+			for _, sl := range s.tableSlices() {
 				c := coord{0, sl, tk.Metric, tk.K, tk.Test}
 				i := slices.IndexFunc(rows, func(r contrastRow) bool { return r.contrastCells == l && r.coord == c })
 				if i < 0 {
@@ -606,7 +606,7 @@ func contrastFigures(s *summary, rows []contrastRow) []figure {
 	if len(lines) == 0 {
 		return nil
 	}
-	slicesShown := presentSlices(s)
+	slicesShown := s.slices()
 	groups := make([]string, len(slicesShown))
 	for i, sl := range slicesShown {
 		groups[i] = sl.String()

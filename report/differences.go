@@ -35,6 +35,15 @@ type Settings struct {
 	// metric and K. "none", "holm" (Holm 1979: the family-wise error rate) or "bh" (Benjamini &
 	// Hochberg 1995: the false discovery rate). Default DefaultAdjust.
 	Adjust Adjust `toml:"adjust"`
+	// WriteMLflow writes, beside metrics.csv, an MLflow tracking tree (mlruns/, MLflow's file-store
+	// layout): the grid as an experiment, every run with its settings as params, its results
+	// and training loss as metrics and its config.toml and curve.csv as artifacts, under a
+	// parent run holding summary.md, metrics.csv and the figures; `mlflow ui` in the folder shows
+	// it. Default false: the tree is thousands of small files (a metric per slice, metric, K and
+	// τ_LA of every run) whose artifact locations are absolute paths, as MLflow writes them, so
+	// that a folder copied or committed elsewhere carries paths of this machine; ask for it where
+	// it is looked at.
+	WriteMLflow bool `toml:"mlflow"`
 }
 
 // Adjust is a multiple-comparison adjustment of the contrasts, Settings.Adjust.
@@ -406,13 +415,13 @@ func writeDifferencesSummary(w io.Writer, s *summary, d *differences, labels fun
 	if len(d.cmps) == 0 {
 		return
 	}
-	header, rule := sliceColumns()
+	header, rule := sliceColumns(s.tableSlices())
 	s.eachTable(false, func(tk tableKey) {
 		fmt.Fprintf(w, "\n### %s, differences\n\n| cell − baseline | seeds |%s\n|---|---|%s\n", tk.name(), header, rule)
 		for _, c := range d.cmps {
 			n := 0
 			var cells []string
-			for _, sl := range metrics.Slices() {
+			for _, sl := range s.tableSlices() {
 				v, ok := d.values[diffKey{c, coord{tk.Tau, sl, tk.Metric, tk.K, tk.Test}}]
 				if !ok {
 					cells = append(cells, "–")

@@ -20,7 +20,7 @@ const digestContrasts = 12
 func writeDigest(w io.Writer, s *summary, rows []contrastRow, rs Settings, ag []agreementRow) {
 	fmt.Fprintf(w, "\n## Digest\n")
 	ref := s.refTau()
-	sls := append(presentSlices(s), binSlices(s)...)
+	sls := s.slices()
 	if ks := s.ks[metrics.MetricRecall]; len(ks) > 0 && len(sls) > 0 {
 		fmt.Fprintf(w, "\nBest cell of each slice by Recall@K as trained: mean [95%% interval] (across seeds, or ᵇ the bootstrap over test pairs of a single seed).\n\n")
 		names := make([]string, len(sls))

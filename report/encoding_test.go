@@ -108,8 +108,8 @@ func TestEncodingOrder(t *testing.T) {
 }
 
 // TestEncodingHiddenValues: a marker value whose label plots.labels hides is named as written in
-// the legend by factor, so that two hidden values do not both read "—"; a cell without a marker
-// value reads "—".
+// the legend by factor, so that two hidden values do not both read alike; a cell without a
+// marker value is named by the marker axis and "none", never by a bare dash.
 func TestEncodingHiddenValues(t *testing.T) {
 	gs := []string{"variant=logq,declare=law", "variant=logq,declare=unigram", "variant=full,declare=law", "variant=plain"}
 	lb := newLabeler(map[string]string{"law": "", "unigram": "Q = count/N"}, gs)
@@ -121,7 +121,7 @@ func TestEncodingHiddenValues(t *testing.T) {
 	for _, k := range e.key.Shapes {
 		names = append(names, k.Name)
 	}
-	if want := []string{"declare=law", "Q = count/N", "—"}; strings.Join(names, "|") != strings.Join(want, "|") {
+	if want := []string{"declare=law", "Q = count/N", "declare: none"}; strings.Join(names, "|") != strings.Join(want, "|") {
 		t.Errorf("marker names %q, want %q", names, want)
 	}
 	if got := lb.label("variant=full,declare=law"); got != "full" {

@@ -86,11 +86,9 @@ func exposureFigures(s *summary) []figure {
 		}
 		l := plots.Labels{X: metricLabel(metrics.MetricARP, k) + ": mean training count of the listed items",
 			Y: metricLabel(metrics.MetricRecall, k) + " (all pairs)", Key: s.key(len(series))}
-		if n := len(s.taus); n > 1 {
-			l.Title = fmt.Sprintf("Along each curve τ_LA = %g → %g; large marker: τ_LA = %g", s.taus[0], s.taus[n-1], s.refTau())
-		}
+		l.Title = tauTitle(s)
 		figs = append(figs, figure{fmt.Sprintf("recall_vs_arp_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
-			return plots.Tradeoff(series, l, ps)
+			return plots.Tradeoff(intervalsAsked(series, ps), l, ps)
 		}})
 	}
 	return figs

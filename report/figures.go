@@ -31,7 +31,7 @@ func retrievalFigures(in Input, s *summary) []figure {
 	}
 	figs = append(figs, sweepFigures(in, s)...)
 	figs = append(figs, popularityFigures(s)...)
-	if slices.Contains(presentSlices(s), metrics.SliceHead) && slices.Contains(presentSlices(s), metrics.SliceTail) {
+	if slices.Contains(s.slices(), metrics.SliceHead) && slices.Contains(s.slices(), metrics.SliceTail) {
 		for _, k := range s.ks[metrics.MetricRecall] {
 			figs = append(figs, figure{fmt.Sprintf("tradeoff_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
 				return tradeoff(s, k, ps)
@@ -41,18 +41,75 @@ func retrievalFigures(in Input, s *summary) []figure {
 	return figs
 }
 
+// maxTradeoffCurves is the most curves the trade-off figure draws in one panel; more are drawn
+// in panels (tradeoffPanels).
+const maxTradeoffCurves = 4
+
 // tradeoff draws head against tail Recall@K: one point per group as trained (τ = 0, else the
-// smallest τ evaluated) with its 95% intervals across seeds in both directions, joined by a
-// line, in increasing τ, to its points under the other post-hoc logit-adjustment strengths τ of
-// eval, the largest tagged.
+// smallest τ evaluated), joined by a line, arrows pointing to increasing τ, to its points under
+// the other post-hoc logit-adjustment strengths τ of eval, with their 95% intervals across seeds
+// in both directions when plots.tradeoff_intervals asks for them; in panels when they are more
+// than maxTradeoffCurves (tradeoffPanels), on axes fitted to the data.
 func tradeoff(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
-	series := tradeoffSeries(s, k)
+	series := intervalsAsked(tradeoffSeries(s, k), ps)
 	if len(series) == 0 {
 		return nil, fmt.Errorf("no group has both head and tail Recall@%d", k)
 	}
 	l := plots.Labels{X: "Tail " + metricLabel(metrics.MetricRecall, k), Y: "Head " + metricLabel(metrics.MetricRecall, k), Key: s.key(len(series)),
 		Title: tauTitle(s)}
-	return plots.Tradeoff(series, l, ps)
+	if len(series) <= maxTradeoffCurves {
+		return plots.Tradeoff(series, l, ps)
+	}
+	panels, key := tradeoffPanels(s, series)
+	l.Key = key
+	return plots.TradeoffPanels(panels, l, ps)
+}
+
+// tradeoffPanels splits the trade-off figure's series into panels: one per colour when the
+// figures encode the cells by factor (colour by plots.color_by, the panel's title its value;
+// the legend then names the markers only), else one per loss family when the grid has several,
+// else one per cell. Each series keeps its style.
+func tradeoffPanels(s *summary, series []plots.TradeoffSeries) ([]plots.TradeoffPanel, *plots.Key) {
+	group := map[string]string{}
+	for _, g := range s.groups {
+		group[s.label(g)] = g
+	}
+	var panels []plots.TradeoffPanel
+	add := func(title string, ts plots.TradeoffSeries) {
+		i := slices.IndexFunc(panels, func(p plots.TradeoffPanel) bool { return p.Title == title })
+		if i < 0 {
+			i = len(panels)
+			panels = append(panels, plots.TradeoffPanel{Title: title})
+		}
+		panels[i].Series = append(panels[i].Series, ts)
+	}
+	families := map[string]bool{}
+	for _, g := range s.groups {
+		families[s.family[g]] = true
+	}
+	var key *plots.Key
+	for i, ts := range series {
+		g := group[ts.Name]
+		switch {
+		case s.enc.key != nil:
+			st := s.enc.style(g)
+			add(s.enc.key.Colors[st.Color].Name, ts)
+			if len(s.enc.key.Shapes) > 1 {
+				key = &plots.Key{Shapes: s.enc.key.Shapes}
+			} else {
+				key = &plots.Key{}
+			}
+		case len(families) > 1:
+			add(s.family[g], ts)
+		default:
+			if ts.Style == nil {
+				ts.Style = &plots.Style{Color: i, Shape: i}
+			}
+			add(ts.Name, ts)
+			key = &plots.Key{} // the panels' titles name the cells
+		}
+	}
+	return panels, key
 }
 
 // tradeoffSeries returns the series of the trade-off figure of Recall@K: tail against head.
@@ -65,7 +122,7 @@ func tradeoffSeries(s *summary, k int) []plots.TradeoffSeries {
 func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 	var points []plots.BarPoint
 	for _, g := range s.groups {
-		for _, sl := range metrics.Slices() {
+		for _, sl := range s.slices() {
 			v, ok := s.values[aggKey{g, coord{s.refTau(), sl, metrics.MetricRecall, k, metrics.TestNatural}}]
 			if !ok {
 				continue
@@ -79,7 +136,7 @@ func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 		}
 	}
 	var groups []string
-	for _, sl := range presentSlices(s) {
+	for _, sl := range s.slices() {
 		groups = append(groups, sl.String())
 	}
 	data, err := plots.NewBarData(groups, points)
@@ -93,19 +150,8 @@ func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 	for i := range data.Series {
 		data.Series[i].Style = s.enc.style(byLabel[data.Series[i].Name])
 	}
-	data.Refs = s.base.refs(presentSlices(s), k)
+	data.Refs = s.base.refs(s.slices(), k)
 	return plots.GroupedBars(data, plots.Labels{Y: s.refMetric(k), X: "Positive item's popularity slice", Key: s.key(len(data.Series))}, ps)
-}
-
-// presentSlices lists the slices that have results, in figure order.
-func presentSlices(s *summary) []metrics.Slice {
-	var out []metrics.Slice
-	for _, sl := range metrics.Slices() {
-		if _, ok := s.sizes[sl]; ok {
-			out = append(out, sl)
-		}
-	}
-	return out
 }
 
 // lossFigure draws the mean training loss across seeds of every group against the step, in one
@@ -231,7 +277,7 @@ func sweepFigures(in Input, s *summary) []figure {
 		label := newLabeler(in.Plots.Labels, order).label
 		for _, k := range s.ks[metrics.MetricRecall] {
 			var panels []plots.LinePanel
-			for _, sl := range presentSlices(s) {
+			for _, sl := range s.slices() {
 				p := plots.LinePanel{Title: sliceTitle(sl)}
 				for i, name := range order {
 					// Every line keeps its style in every panel, whichever lines a panel lacks.
@@ -287,7 +333,7 @@ func popularityFigures(s *summary) []figure {
 		if len(series) == 0 {
 			continue
 		}
-		l := plots.Labels{X: "Training count of the popularity bin's items (log scale)", Y: s.refMetric(k), Key: s.key(len(series))}
+		l := plots.Labels{X: "Bin's training count, √(least × greatest) (log)", Y: s.refMetric(k), Key: s.key(len(series))}
 		figs = append(figs, figure{fmt.Sprintf("recall_by_popularity_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
 			return plots.Lines(series, l, plots.LineOptions{LogX: true, Markers: true}, ps)
 		}})

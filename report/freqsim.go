@@ -12,6 +12,7 @@ import (
 
 	"github.com/samplingbias/workbench/estimators/freqsim"
 	"github.com/samplingbias/workbench/internal/atomicfile"
+	"github.com/samplingbias/workbench/internal/prob"
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/plots"
 )
@@ -113,13 +114,13 @@ func writeTVSummary(w io.Writer, s freqsim.Settings, res []freqsim.Result) error
 				for _, r := range cellOf(res, a, m, k) {
 					x, y := freqsim.Summary(r.TV, steadyWindow(s))
 					p1, p2 = append(p1, x), append(p2, y)
-					sw = append(sw, meanOf(r.TV[s.StepsPerPhase:s.StepsPerPhase+after]))
+					sw = append(sw, prob.Mean(r.TV[s.StepsPerPhase:s.StepsPerPhase+after]))
 					lost = append(lost, float64(r.Lost)/float64(len(r.TV)*m*s.Batch))
 				}
 				m1, _, h1 := metrics.MeanCI(p1)
 				ms, _, hs := metrics.MeanCI(sw)
 				m2, _, h2 := metrics.MeanCI(p2)
-				fmt.Fprintf(w, "| %g | %d | %d | %.4f ± %.4f | %.4f ± %.4f | %.4f ± %.4f | %.1f%% |\n", a, m, k, m1, h1-m1, ms, hs-ms, m2, h2-m2, 100*meanOf(lost))
+				fmt.Fprintf(w, "| %g | %d | %d | %.4f ± %.4f | %.4f ± %.4f | %.4f ± %.4f | %.1f%% |\n", a, m, k, m1, h1-m1, ms, hs-ms, m2, h2-m2, 100*prob.Mean(lost))
 			}
 		}
 	}
@@ -128,14 +129,6 @@ func writeTVSummary(w io.Writer, s freqsim.Settings, res []freqsim.Result) error
 
 func steadyWindow(s freqsim.Settings) int { return min(1000, s.StepsPerPhase) }
 
-func meanOf(x []float64) float64 {
-	var sum float64
-	for _, v := range x {
-		sum += v
-	}
-	return sum / float64(len(x))
-}
-
 // tvSeries is the mean over seeds of the windowed TV of one cell, with its 95% band.
 func tvSeries(name string, cell []freqsim.Result) plots.LineSeries {
 	n := len(cell[0].TV) / tvWindow
@@ -143,7 +136,7 @@ func tvSeries(name string, cell []freqsim.Result) plots.LineSeries {
 	per := make([]float64, len(cell))
 	for i := 0; i < n; i++ {
 		for j, r := range cell {
-			per[j] = meanOf(r.TV[i*tvWindow : (i+1)*tvWindow])
+			per[j] = prob.Mean(r.TV[i*tvWindow : (i+1)*tvWindow])
 		}
 		ls.X[i] = float64((i + 1) * tvWindow)
 		ls.Y[i], ls.Lo[i], ls.Hi[i] = metrics.MeanCI(per)

@@ -213,11 +213,11 @@ func newEncoding(gs []string, lb labeler, ps plots.Settings) (figureEncoding, er
 		shape := strings.Join(parts, ",")
 		if !slices.Contains(colors, c) {
 			colors = append(colors, c)
-			e.key.Colors = append(e.key.Colors, plots.KeyEntry{Name: valueName(lb, colorBy+"="+c), Index: len(colors) - 1})
+			e.key.Colors = append(e.key.Colors, plots.KeyEntry{Name: valueName(lb, colorBy+"="+c, []string{colorBy}), Index: len(colors) - 1})
 		}
 		if !slices.Contains(shapes, shape) {
 			shapes = append(shapes, shape)
-			e.key.Shapes = append(e.key.Shapes, plots.KeyEntry{Name: valueName(lb, shape), Index: len(shapes) - 1})
+			e.key.Shapes = append(e.key.Shapes, plots.KeyEntry{Name: valueName(lb, shape, markerBy), Index: len(shapes) - 1})
 		}
 		st := plots.Style{Color: slices.Index(colors, c), Shape: slices.Index(shapes, shape)}
 		look := plots.Style{Color: st.Color % plots.DistinctColors, Shape: st.Shape % plots.DistinctShapes}
@@ -244,8 +244,9 @@ func newEncoding(gs []string, lb labeler, ps plots.Settings) (figureEncoding, er
 // valueName names values ("variant=logq", "logq_probability=inclusion,temperature=0.07") in a
 // legend by factor: their labels joined; values whose labels are all hidden as written
 // ("declare=law": a legend entry needs a name even where the cells' labels leave it out, and two
-// hidden values must not both read "—"); "—" for none (empty or zero).
-func valueName(lb labeler, values string) string {
+// hidden values must not both read alike); for none (empty or zero: unset, or not used by the
+// cells), the axes they are values of and "none" ("logq_probability, τ: none").
+func valueName(lb labeler, values string, axes []string) string {
 	if parts := lb.parts(values); len(parts) > 0 {
 		return strings.Join(parts, ", ")
 	}
@@ -259,7 +260,11 @@ func valueName(lb labeler, values string) string {
 	if len(written) > 0 {
 		return strings.Join(written, ", ")
 	}
-	return "—"
+	names := make([]string, len(axes))
+	for i, k := range axes {
+		names[i] = axisSymbol(k)
+	}
+	return strings.Join(names, ", ") + ": none"
 }
 
 // gridAxes lists the axes of the groups gs in run-id order (a group's id leaves out the axes it

@@ -32,14 +32,42 @@ type coord struct {
 // coordOf is the coordinate of r.
 func coordOf(r metrics.Result) coord { return coord{r.Tau, r.Slice, r.Metric, r.K, r.Test} }
 
-// sliceColumns is the header row of a table with a column per slice, after the first columns
-// (e.g. "| run |"), and its rule row after the first columns' (e.g. "|---|").
-func sliceColumns() (header, rule string) {
-	names := make([]string, len(metrics.Slices()))
-	for i, sl := range metrics.Slices() {
+// sliceColumns is the header row of a table with a column per slice of sls, after the first
+// columns (e.g. "| run |"), and its rule row after the first columns' (e.g. "|---|").
+func sliceColumns(sls []metrics.Slice) (header, rule string) {
+	names := make([]string, len(sls))
+	for i, sl := range sls {
 		names[i] = sl.String()
 	}
 	return " " + strings.Join(names, " | ") + " |", strings.Repeat("---|", len(names))
+}
+
+// slices lists the slices the report shows, in the order of its tables and figures: those of
+// head, torso, tail and all that have results, then the popularity bins that have results (bin1
+// the most frequent) when slices.method cuts the items into bins.
+func (s *summary) slices() []metrics.Slice {
+	var out []metrics.Slice
+	for _, sl := range metrics.Slices() {
+		if _, ok := s.sizes[sl]; ok {
+			out = append(out, sl)
+		}
+	}
+	for i := range len(s.bins) {
+		if _, ok := s.sizes[metrics.SliceBin(i)]; ok {
+			out = append(out, metrics.SliceBin(i))
+		}
+	}
+	return out
+}
+
+// tableSlices lists the columns of summary.md's tables by slice: head, torso, tail and all
+// (an empty slice's column shows "–"), or, with popularity bins, all and the bins that have
+// results.
+func (s *summary) tableSlices() []metrics.Slice {
+	if len(s.bins) == 0 {
+		return metrics.Slices()
+	}
+	return s.slices()
 }
 
 // aggKey names one aggregated number: a group (cell without seed) and one result coordinate.
@@ -74,6 +102,7 @@ type summary struct {
 	enc    figureEncoding     // how the figures draw the groups (encode)
 	// metricsOf holds the metrics each group's runs evaluated.
 	metricsOf map[string]map[metrics.Metric]bool
+	family    map[string]string // group -> its loss family (Run.LossFamily)
 }
 
 // encode chooses how the figures draw the groups (newEncoding with the [plots] settings).
@@ -95,7 +124,7 @@ func (s *summary) key(n int) *plots.Key {
 // summarize aggregates recs across seeds; labels (plots.labels) name the groups.
 func summarize(recs []*Run, labels map[string]string) *summary {
 	s := &summary{ks: map[metrics.Metric][]int{}, values: map[aggKey]agg{}, sizes: map[metrics.Slice][2]int{}, seeds: map[string]int{},
-		metricsOf: map[string]map[metrics.Metric]bool{}}
+		metricsOf: map[string]map[metrics.Metric]bool{}, family: map[string]string{}}
 	samples := map[aggKey][]float64{}
 	boot := map[aggKey][2]float64{} // the first run's bootstrap interval
 	var keys []aggKey
@@ -106,6 +135,7 @@ func summarize(recs []*Run, labels map[string]string) *summary {
 			s.groups = append(s.groups, rec.Group)
 		}
 		s.seeds[rec.Group]++
+		s.family[rec.Group] = rec.LossFamily
 		for _, n := range rec.SliceNotes {
 			if !slices.Contains(s.notes, n) {
 				s.notes = append(s.notes, n)
@@ -285,8 +315,9 @@ func (s *summary) metricNames() []metrics.Metric {
 
 // Write writes the report of in's runs in the directory dir, which must exist: metrics.csv, differences.csv and
 // contrasts.csv (each only when the settings ask for it; a stale one is removed), summary.md and
-// the figures, every file atomically. A figure drawn otherwise than asked (see plots.Fit) gets a
-// warning line on warn.
+// the figures, every file atomically, then ReportFiles; the figures an earlier report wrote and
+// this one does not are removed (see ReportFiles), so that the folder holds the figures of these
+// settings only. A figure drawn otherwise than asked (see plots.Fit) gets a warning line on warn.
 func Write(dir string, in Input, warn io.Writer) error {
 	if err := in.check(); err != nil {
 		return err
@@ -334,8 +365,42 @@ func Write(dir string, in Input, warn io.Writer) error {
 		return err
 	}
 	figs := slices.Concat(retrievalFigures(in, s), contrastFigures(s, rows), agreementFigures(s), exposureFigures(s), calibrationFigures(s, recs))
-	_, err = drawFigures(dir, in.Plots, figs, warn, true)
-	return err
+	written, err := drawFigures(dir, in.Plots, figs, warn, true)
+	if err != nil {
+		return err
+	}
+	before, err := readOwned(dir)
+	if err != nil {
+		return err
+	}
+	mine := make([]owned, len(written))
+	files := []string{"config.toml", "metrics.csv", "summary.md", "differences.csv", "contrasts.csv", "sampled_vs_full.csv"}
+	for i, path := range written {
+		if mine[i], err = ownedFile(dir, filepath.Base(path)); err != nil {
+			return err
+		}
+		files = append(files, mine[i].name)
+	}
+	if in.Settings.WriteMLflow {
+		tree := owned{name: MLflowDir + "/"}
+		ours := slices.Contains(before, tree)
+		if !ours {
+			if _, err := os.Lstat(filepath.Join(dir, MLflowDir)); err == nil {
+				return fmt.Errorf("report.mlflow: %s was not written by a report of the workbench; move it away, or set report.mlflow = false",
+					filepath.Join(dir, MLflowDir))
+			}
+			// Listed before it is written, so that a process killed while writing it leaves
+			// a tree the next report knows as its own.
+			if err := writeOwned(dir, append(slices.Clone(before), tree)); err != nil {
+				return err
+			}
+		}
+		if err := writeMLflow(dir, in, files); err != nil {
+			return err
+		}
+		mine = append(mine, tree)
+	}
+	return keepOwned(dir, before, mine)
 }
 
 // writeOrRemove writes the file at path with write when want, and otherwise removes it: a file

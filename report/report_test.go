@@ -450,3 +450,57 @@ func TestAuditNotes(t *testing.T) {
 		t.Errorf("auditVerdict with no floor: %q", got)
 	}
 }
+
+// TestTradeoffPanels: more than maxTradeoffCurves curves are drawn in panels, one per colour
+// of the factor encoding (its value the panel's title, the legend naming the markers only),
+// every series keeping its style; the arrows point to increasing τ; the intervals are drawn
+// only when plots.tradeoff_intervals asks for them.
+func TestTradeoffPanels(t *testing.T) {
+	var recs []*Run
+	for _, v := range []string{"plain", "logq", "full"} {
+		for _, temp := range []string{"0.05", "0.1"} {
+			g := "variant=" + v + ",temperature=" + temp
+			for seed := int64(1); seed <= 2; seed++ {
+				r := &Run{ID: g + ",seed=" + strconv.FormatInt(seed, 10), Group: g, Seed: seed, LossFamily: "softmax"}
+				for _, tau := range []float64{0, 1} {
+					for _, sl := range []metrics.Slice{metrics.SliceHead, metrics.SliceTail} {
+						v := 0.1 + 0.1*tau + 0.01*float64(seed)
+						r.Results = append(r.Results, metrics.Result{Tau: tau, Slice: sl, Metric: metrics.MetricRecall, K: 10, Value: v, Lo: v, Hi: v})
+					}
+				}
+				recs = append(recs, r)
+			}
+		}
+	}
+	s := summarize(recs, nil)
+	if err := s.encode(plots.Settings{ColorBy: "variant"}); err != nil {
+		t.Fatal(err)
+	}
+	series := tradeoffSeries(s, 10)
+	if len(series) != 6 || !series[0].Arrows || series[0].XLo == nil {
+		t.Fatalf("%d series, arrows %v, intervals %v", len(series), series[0].Arrows, series[0].XLo)
+	}
+	if got := intervalsAsked(series, plots.Settings{}); got[0].XLo != nil || got[0].YHi != nil {
+		t.Error("intervals drawn without plots.tradeoff_intervals")
+	}
+	if got := intervalsAsked(series, plots.Settings{TradeoffIntervals: true}); got[0].XLo == nil {
+		t.Error("no intervals with plots.tradeoff_intervals")
+	}
+	panels, key := tradeoffPanels(s, series)
+	var titles []string
+	for _, p := range panels {
+		titles = append(titles, p.Title)
+		if len(p.Series) != 2 || *p.Series[0].Style == *p.Series[1].Style {
+			t.Errorf("panel %s: %d series, styles %v", p.Title, len(p.Series), p.Series)
+		}
+	}
+	if strings.Join(titles, ",") != "plain,logq,full" {
+		t.Errorf("panels %v, want one per variant", titles)
+	}
+	if key == nil || len(key.Colors) != 0 || len(key.Shapes) != 2 {
+		t.Errorf("legend %+v, want the two temperatures' markers only", key)
+	}
+	if _, _, _, err := plots.Fit(func(ps plots.Settings) (*plot.Plot, error) { return tradeoff(s, 10, ps) }, plots.Settings{}); err != nil {
+		t.Error(err)
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/plots"
@@ -39,6 +40,16 @@ type Run struct {
 	// Ranks are the ranks of the run's evaluated test pairs, for the paired tests over test
 	// pairs; nil for a run evaluated before they were kept.
 	Ranks *PairRanks
+	// Finished is when the run finished, and Seconds how long its training and evaluation
+	// took: the MLflow run's end and start (report.mlflow).
+	Finished time.Time
+	Seconds  float64
+	// Params are the run's resolved settings by dotted key ("loss.variant", "train.batch_size"),
+	// written as in its config.toml: the MLflow run's params, with its axes and seed.
+	Params map[string]string
+	// Files are the paths of the run's files the MLflow run holds as artifacts (its config.toml,
+	// its training curve); a missing one is left out.
+	Files []string
 	// Calibration is the run's calibration against the true probabilities (metrics.Calibrate),
 	// its calibration metrics being among Results; nil for data that do not know them.
 	Calibration *metrics.Calibration

@@ -90,11 +90,11 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences, rows []
 	writeBaselinesSummary(w, s)
 	writeAgreementSummary(w, s, ag, rows)
 	writeExposureSummary(w, s)
-	header, rule := sliceColumns()
+	header, rule := sliceColumns(s.tableSlices())
 	s.eachTable(true, func(tk tableKey) {
 		fmt.Fprintf(w, "\n## %s\n\n| run |%s\n|---|%s\n", tk.name(), header, rule)
 		best := map[metrics.Slice]float64{}
-		for _, sl := range metrics.Slices() {
+		for _, sl := range s.tableSlices() {
 			best[sl] = math.Inf(-1)
 			for _, g := range s.groups {
 				if v, ok := s.values[aggKey{g, coord{tk.Tau, sl, tk.Metric, tk.K, tk.Test}}]; ok && v.Mean > best[sl] {
@@ -104,7 +104,7 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences, rows []
 		}
 		for _, g := range s.groups {
 			fmt.Fprintf(w, "| %s |", s.label(g))
-			for _, sl := range metrics.Slices() {
+			for _, sl := range s.tableSlices() {
 				v, ok := s.values[aggKey{g, coord{tk.Tau, sl, tk.Metric, tk.K, tk.Test}}]
 				if !ok {
 					fmt.Fprint(w, " – |")

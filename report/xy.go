@@ -10,8 +10,8 @@ import (
 )
 
 // xySeries returns one series per group of the values at coordinates x and y (their τ unused)
-// under every post-hoc logit-adjustment strength, in increasing τ, its point at refTau the
-// origin, with the 95% intervals across seeds in both directions when every point has them; a
+// under every post-hoc logit-adjustment strength, in increasing τ (arrows point that way), its
+// point at refTau the origin, with the 95% intervals across seeds in both directions when every point has them; a
 // value of a metric in [0, 1] has its interval clipped to it, any other to [0, ∞).
 func xySeries(s *summary, x, y coord) []plots.TradeoffSeries {
 	var series []plots.TradeoffSeries
@@ -41,12 +41,26 @@ func xySeries(s *summary, x, y coord) []plots.TradeoffSeries {
 		if !intervals { // a single seed: no interval across seeds
 			ts.XLo, ts.XHi, ts.YLo, ts.YHi = nil, nil, nil, nil
 		}
+		ts.Arrows = len(taus) > 1 // towards increasing τ
 		series = append(series, ts)
 	}
 	if len(series) == 1 {
 		series[0].Name = ""
 	}
 	return series
+}
+
+// intervalsAsked returns series without their intervals unless ps.TradeoffIntervals asks for
+// them.
+func intervalsAsked(series []plots.TradeoffSeries, ps plots.Settings) []plots.TradeoffSeries {
+	if ps.TradeoffIntervals {
+		return series
+	}
+	out := slices.Clone(series)
+	for i := range out {
+		out[i].XLo, out[i].XHi, out[i].YLo, out[i].YHi = nil, nil, nil, nil
+	}
+	return out
 }
 
 // upper is the largest value of c's metric: 1 for a share or a metric of ranks, +∞ for the
@@ -67,7 +81,7 @@ func tauTitle(s *summary) string {
 	case n < 2:
 		return ""
 	case !slices.Contains(s.taus, 0):
-		return fmt.Sprintf("Each curve: post-hoc logit adjustment τ_LA = %g → %g; large marker: τ_LA = %g", s.taus[0], s.taus[n-1], s.refTau())
+		return fmt.Sprintf("Along each curve (arrows) τ_LA = %g → %g; large marker: τ_LA = %g", s.taus[0], s.taus[n-1], s.refTau())
 	}
-	return fmt.Sprintf("Each curve: post-hoc logit adjustment τ_LA = %g → %g; large marker: as trained", s.taus[0], s.taus[n-1])
+	return fmt.Sprintf("Along each curve (arrows) τ_LA = %g → %g; large marker: as trained", s.taus[0], s.taus[n-1])
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/prob"
 )
 
@@ -37,30 +38,40 @@ func NewAudit(items int) *Audit {
 
 // Observe adds one step: the columns c a sampler of shape sh declared. Under PerRow, an item's
 // inclusion is counted per row (the fraction of the step's rows whose columns hold it) and its
-// declarations are averaged over those rows.
-func (a *Audit) Observe(sh Shape, c *Columns) {
+// declarations are averaged over those rows. Padding rows (and their columns) are left out.
+func (a *Audit) Observe(sh Shape, c *candidates.Step) {
 	a.steps++
-	b := len(c.PosLogP)
-	if sh.PerRow > 0 {
-		a.observeRows(sh, c, b)
+	b := len(c.RowItem)
+	valid := b
+	for i := range b {
+		if c.Padding(i) {
+			valid--
+		}
+	}
+	if valid == 0 {
 		return
 	}
-	m := float64(len(c.Items) - 1)
-	perRow := 1 / float64(b)
-	for j, item := range c.Items {
+	logQ, logP := c.Col(candidates.LogQ), c.Col(candidates.LogP)
+	if sh.PerRow > 0 {
+		a.observeRows(sh, c, logQ, logP, valid)
+		return
+	}
+	m := float64(len(c.ColItem) - 1)
+	perRow := 1 / float64(valid)
+	for j, item := range c.ColItem {
 		if item < 0 {
 			continue
 		}
 		a.copies[item]++ // a negative of every row, less its own positive's rows (below)
-		a.declare(item, a.steps, 1, m, c.LogP[j], c.LogQ[j])
+		a.declare(item, a.steps, 1, m, logP[j], logQ[j])
 	}
 	for i := range b {
-		var item int64 = -1
+		var item int64 = candidates.NoItem
 		switch sh.Layout {
-		case LayoutDiagonal:
-			item = c.Items[i]
-		case LayoutCorpus:
-			item = c.Items[c.PosCol[i]]
+		case candidates.Diagonal:
+			item = c.ColItem[i]
+		case candidates.Corpus:
+			item = c.ColItem[c.PosCol[i]]
 		}
 		if item >= 0 {
 			a.copies[item] -= perRow
@@ -68,21 +79,25 @@ func (a *Audit) Observe(sh Shape, c *Columns) {
 	}
 }
 
-// observeRows is Observe for a shape that declares per row.
-func (a *Audit) observeRows(sh Shape, c *Columns, b int) {
-	cols := len(c.Items) / b
-	m, w := float64(cols-1), 1/float64(b)
+// observeRows is Observe for a shape that declares per row, over its valid rows.
+func (a *Audit) observeRows(sh Shape, c *candidates.Step, logQ, logP []float64, valid int) {
+	b := len(c.RowItem)
+	cols := len(c.ColItem) / b
+	m, w := float64(cols-1), 1/float64(valid)
 	for i := range b {
+		if c.Padding(i) {
+			continue
+		}
 		stamp := (a.steps-1)*b + i + 1 // this row of this step, distinct from every other
 		for j := range cols {
-			k, item := i*cols+j, c.Items[i*cols+j]
+			k, item := i*cols+j, c.ColItem[i*cols+j]
 			if item < 0 {
 				continue
 			}
 			if j != sh.Pos(i) {
 				a.copies[item] += w
 			}
-			a.declare(item, stamp, w, m, c.LogP[k], c.LogQ[k])
+			a.declare(item, stamp, w, m, logP[k], logQ[k])
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/prob"
 )
 
@@ -45,7 +46,7 @@ func exactLaw(d *Data, rows []int32) Law {
 func audit(smp Sampler, d *Data, steps int, seed uint64) error {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	b, sh := d.Batch, smp.Shape()
-	rows := make([]int32, sh.Rows(b, d.Items))
+	rows := make([]int32, sh.ItemRows(b, d.Items))
 	pos := make([]int32, b)
 	cols, units := sh.Cols(b, d.Items), 1 // units: the declarations' rows, B under PerRow
 	if sh.PerRow > 0 {
@@ -76,7 +77,7 @@ func audit(smp Sampler, d *Data, steps int, seed uint64) error {
 		if sh.PositiveLaw {
 			law = exactLaw(d, rows)
 		}
-		if err := smp.Declare(d, pos, rows, law, &c); err != nil {
+		if err := smp.Declare(d, pos, rows, law, c); err != nil {
 			return err
 		}
 		clear(perStep)
@@ -84,7 +85,7 @@ func audit(smp Sampler, d *Data, steps int, seed uint64) error {
 		for u := range units {
 			seen := map[int64]bool{}
 			for j := range cols {
-				k, item := u*cols+j, c.Items[u*cols+j]
+				k, item := u*cols+j, c.ColItem[u*cols+j]
 				if item < 0 {
 					continue
 				}
@@ -93,8 +94,8 @@ func audit(smp Sampler, d *Data, steps int, seed uint64) error {
 					t := &items[item]
 					t.declared++
 					inclStep[item] += 1 / float64(units)
-					t.declP += math.Exp(c.LogP[k])
-					t.declCount += float64(cols-1) * math.Exp(c.LogQ[k])
+					t.declP += math.Exp(colP(c)[k])
+					t.declCount += float64(cols-1) * math.Exp(colQ(c)[k])
 				}
 				if units > 1 {
 					if !isPositiveColumn(sh.Layout, u, j, c.PosCol) {
@@ -134,7 +135,7 @@ func audit(smp Sampler, d *Data, steps int, seed uint64) error {
 		if tol := 5*sdIncl/math.Sqrt(n) + 1e-9; math.Abs(freq-p) > tol {
 			return fmt.Errorf("item %d: included in %.4f of the steps, declared p = %.4f (tolerance %.4f)", j, freq, p, tol)
 		}
-		if sh.Layout == LayoutCorpus {
+		if sh.Layout == candidates.Corpus {
 			continue // the corpus's columns are not draws: q = 1/M is the uniform proposal's convention
 		}
 		mean := t.count / n
@@ -145,23 +146,31 @@ func audit(smp Sampler, d *Data, steps int, seed uint64) error {
 	return nil
 }
 
-// newColumnsFor allocates the Columns of a sampler of shape sh at batch size b over m items.
-func newColumnsFor(sh Shape, b, m int) Columns {
-	n := sh.Entries(b, m)
-	c := Columns{Items: make([]int64, n), LogQ: make([]float64, n), LogP: make([]float64, n),
-		PosLogQ: make([]float64, b), PosLogP: make([]float64, b)}
-	if sh.Layout == LayoutCorpus {
-		c.PosCol = make([]int, b)
+// newColumnsFor returns the step a sampler of shape sh declares at batch size b over m items,
+// with the side inputs it fills.
+func newColumnsFor(sh Shape, b, m int) *candidates.Step {
+	c := candidates.NewStep(sh.Geometry, b, m)
+	for _, name := range []string{candidates.LogQ, candidates.LogP} {
+		if err := c.Declare(candidates.Side{Name: name, By: "sampler"}); err != nil {
+			panic(err)
+		}
 	}
 	return c
 }
 
+// colQ, colP, posQ and posP are a step's log q and log p of its columns and of its rows'
+// positives.
+func colQ(c *candidates.Step) []float64 { return c.Col(candidates.LogQ) }
+func colP(c *candidates.Step) []float64 { return c.Col(candidates.LogP) }
+func posQ(c *candidates.Step) []float64 { return c.Row(candidates.LogQ) }
+func posP(c *candidates.Step) []float64 { return c.Row(candidates.LogP) }
+
 // isPositiveColumn reports whether column j is row i's positive.
-func isPositiveColumn(l Layout, i, j int, posCol []int) bool {
+func isPositiveColumn(l candidates.Layout, i, j int, posCol []int) bool {
 	switch l {
-	case LayoutFirst:
+	case candidates.First:
 		return j == 0
-	case LayoutCorpus:
+	case candidates.Corpus:
 		return j == posCol[i]
 	}
 	return j == i
@@ -208,13 +217,13 @@ func TestAudit(t *testing.T) {
 // wrong declares q and p 10% too large.
 type wrong struct{ Sampler }
 
-func (w wrong) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error {
+func (w wrong) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step) error {
 	if err := w.Sampler.Declare(d, pos, rows, law, c); err != nil {
 		return err
 	}
-	for j := range c.LogQ {
-		c.LogQ[j] += math.Log(1.1)
-		c.LogP[j] = math.Min(c.LogP[j]+math.Log(1.1), 0)
+	for j := range colQ(c) {
+		colQ(c)[j] += math.Log(1.1)
+		colP(c)[j] = math.Min(colP(c)[j]+math.Log(1.1), 0)
 	}
 	return nil
 }
@@ -243,7 +252,7 @@ func runAudit(smp Sampler, d *Data, steps int) *Audit {
 	rng := rand.New(rand.NewPCG(2, 3))
 	sh := smp.Shape()
 	b := d.Batch
-	rows, pos := make([]int32, sh.Rows(b, d.Items)), make([]int32, b)
+	rows, pos := make([]int32, sh.ItemRows(b, d.Items)), make([]int32, b)
 	c := newColumnsFor(sh, b, d.Items)
 	a := NewAudit(d.Items)
 	for range steps {
@@ -258,10 +267,10 @@ func runAudit(smp Sampler, d *Data, steps int) *Audit {
 				return q, prob.Inclusion(q, b), false, nil
 			}
 		}
-		if err := smp.Declare(d, pos, rows, law, &c); err != nil {
+		if err := smp.Declare(d, pos, rows, law, c); err != nil {
 			panic(err)
 		}
-		a.Observe(sh, &c)
+		a.Observe(sh, c)
 	}
 	return a
 }
@@ -288,7 +297,7 @@ func (s drawsAs) Shape() Shape { return s.declare.Shape() }
 func (s drawsAs) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 	s.draw.Draw(rng, d, pos, rows)
 }
-func (s drawsAs) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error {
+func (s drawsAs) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step) error {
 	return s.declare.Declare(d, pos, rows, law, c)
 }
 

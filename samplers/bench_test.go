@@ -32,7 +32,7 @@ func BenchmarkSampler(b *testing.B) {
 			b.Fatal(err)
 		}
 		sh := smp.Shape()
-		rows := make([]int32, sh.Rows(batch, items))
+		rows := make([]int32, sh.ItemRows(batch, items))
 		c := newColumnsFor(sh, batch, items)
 		var law Law
 		if sh.PositiveLaw {
@@ -41,7 +41,7 @@ func BenchmarkSampler(b *testing.B) {
 		b.Run("kind="+settingsName(s), func(b *testing.B) {
 			for b.Loop() {
 				smp.Draw(rng, d, pos, rows)
-				if err := smp.Declare(d, pos, rows, law, &c); err != nil {
+				if err := smp.Declare(d, pos, rows, law, c); err != nil {
 					b.Fatal(err)
 				}
 			}

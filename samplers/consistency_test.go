@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"testing"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 // form is a logq correction: which Q each column's logit −log Q subtracts (docs/logq.md §3).
@@ -28,7 +30,7 @@ const (
 func softmaxBias(smp Sampler, d *Data, f []float64, fm form, steps int, seed uint64) float64 {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	sh, b := smp.Shape(), d.Batch
-	rows, pos := make([]int32, sh.Rows(b, d.Items)), make([]int32, b)
+	rows, pos := make([]int32, sh.ItemRows(b, d.Items)), make([]int32, b)
 	cols := sh.Cols(b, d.Items)
 	all := newColumnsFor(sh, b, d.Items)
 	cdf := make([]float64, d.Items)
@@ -51,21 +53,21 @@ func softmaxBias(smp Sampler, d *Data, f []float64, fm form, steps int, seed uin
 		if sh.PositiveLaw {
 			law = exactLaw(d, rows)
 		}
-		if err := smp.Declare(d, pos, rows, law, &all); err != nil {
+		if err := smp.Declare(d, pos, rows, law, all); err != nil {
 			panic(err)
 		}
 		for i := range b {
-			c := all // row i's columns: the shared ones, or its own under PerRow
+			c := rowCols{colItem: all.ColItem, logQ: colQ(all), logP: colP(all)} // row i's columns: the shared ones, or its own under PerRow
 			if sh.PerRow > 0 {
 				lo, hi := i*cols, (i+1)*cols
-				c.Items, c.LogQ, c.LogP = all.Items[lo:hi], all.LogQ[lo:hi], all.LogP[lo:hi]
+				c = rowCols{colItem: all.ColItem[lo:hi], logQ: colQ(all)[lo:hi], logP: colP(all)[lo:hi]}
 			}
 			pc := i
 			switch sh.Layout {
-			case LayoutFirst:
+			case candidates.First:
 				pc = 0
-			case LayoutCorpus:
-				pc = c.PosCol[i]
+			case candidates.Corpus:
+				pc = all.PosCol[i]
 			}
 			// The full softmax's gradient w.r.t. the scores: softmax(f) − the positive's indicator.
 			for j, v := range soft {
@@ -73,14 +75,14 @@ func softmaxBias(smp Sampler, d *Data, f []float64, fm form, steps int, seed uin
 			}
 			full[pos[i]]--
 			if fm == formCorrected {
-				correctedGrad(acc, f, c, pc, int64(pos[i]), c.PosLogQ[i])
+				correctedGrad(acc, f, c, pc, int64(pos[i]), posQ(all)[i])
 				continue
 			}
 			seen := map[int64]bool{int64(pos[i]): true}
 			for k := range cols {
-				item, logQ, logP := c.Items[k], c.LogQ[k], c.LogP[k]
+				item, logQ, logP := c.colItem[k], c.logQ[k], c.logP[k]
 				if k == pc {
-					item, logQ, logP = int64(pos[i]), c.PosLogQ[i], c.PosLogP[i]
+					item, logQ, logP = int64(pos[i]), posQ(all)[i], posP(all)[i]
 				}
 				items[k] = item
 				switch fm {
@@ -137,21 +139,27 @@ func softmaxOf(f []float64) []float64 {
 	return out
 }
 
+// rowCols are one row's columns: their items, log q and log p.
+type rowCols struct {
+	colItem    []int64
+	logQ, logP []float64
+}
+
 // correctedGrad adds to acc one row's gradient w.r.t. the scores of Khrylchenko et al.'s
 // logq_corrected loss (docs/logq.md), written from the paper: over the row's negatives S (its
 // columns other than the positive's, copies of the positive item masked), ŝ_j = f_j − log q_j +
 // log(1 − q_p), ℓ = −f_p + log Σ_{j∈S} e^{ŝ_j}, weighted by the constant 1 − P̂ with P̂ = e^{f_p} /
 // (e^{f_p} + (1/|S|)·Σ_{j∈S} e^{ŝ_j}): (1 − P̂)·(e^{ŝ_j}/Σ e^{ŝ} − [j = p]). A row without
 // negatives adds nothing.
-func correctedGrad(acc, f []float64, c Columns, pc int, pos int64, posLogQ float64) {
+func correctedGrad(acc, f []float64, c rowCols, pc int, pos int64, posLogQ float64) {
 	logOneMinusQp := math.Log1p(-math.Exp(posLogQ))
 	var sHat []float64
 	var items []int64
-	for k, item := range c.Items {
+	for k, item := range c.colItem {
 		if k == pc || item == pos {
 			continue
 		}
-		sHat = append(sHat, f[item]-c.LogQ[k]+logOneMinusQp)
+		sHat = append(sHat, f[item]-c.logQ[k]+logOneMinusQp)
 		items = append(items, item)
 	}
 	if len(sHat) == 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/prob"
 	"github.com/samplingbias/workbench/internal/setting"
 )
@@ -37,27 +38,30 @@ func (x *Declaration) UnmarshalText(b []byte) error { return setting.Unmarshal(x
 // C−1 independent draws from that law (DeclareUnigram).
 type unigram struct{ Sampler }
 
-func (u unigram) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error {
+func (u unigram) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step) error {
 	if err := u.Sampler.Declare(d, pos, rows, law, c); err != nil {
 		return err
 	}
 	sh := u.Shape()
 	f := u.law(d, sh.Cols(len(pos), d.Items)-1)
-	for j, item := range c.Items {
+	logQ, logP, posQ, posP := c.Col(candidates.LogQ), c.Col(candidates.LogP), c.Row(candidates.LogQ), c.Row(candidates.LogP)
+	for j, item := range c.ColItem {
 		if item >= 0 {
-			c.LogQ[j], c.LogP[j] = f(int32(item))
+			logQ[j], logP[j] = f(int32(item))
 		}
 	}
 	for i, item := range pos {
-		c.PosLogQ[i], c.PosLogP[i] = f(item)
+		if item >= 0 { // a padding row keeps its sampler's declaration
+			posQ[i], posP[i] = f(item)
+		}
 	}
-	if sh.Layout == LayoutFirst { // column 0 is each row's positive
+	if sh.Layout == candidates.First { // column 0 is each row's positive
 		n := 1
 		if sh.PerRow > 0 {
 			n = len(pos)
 		}
-		for i, cols := 0, len(c.Items)/n; i < n; i++ {
-			c.LogQ[i*cols], c.LogP[i*cols] = c.PosLogQ[i], c.PosLogP[i]
+		for i, cols := 0, len(c.ColItem)/n; i < n; i++ {
+			logQ[i*cols], logP[i*cols] = posQ[i], posP[i]
 		}
 	}
 	c.Estimated = false
@@ -66,7 +70,16 @@ func (u unigram) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error 
 
 // ItemLaw declares every item's training frequency, as Declare does.
 func (u unigram) ItemLaw(d *Data, items []int32, logQ, logP []float64) {
-	itemLaw(items, logQ, logP, u.law(d, u.Shape().Cols(d.Batch, d.Items)-1))
+	sh := u.Shape()
+	itemLaw(items, logQ, logP, u.law(d, sh.Cols(sh.Rows(d.Batch), d.Items)-1))
+}
+
+// Sides are the side inputs the sampler declares besides log q and log p (SideDeclarer).
+func (u unigram) Sides() []candidates.Side {
+	if s, ok := u.Sampler.(SideDeclarer); ok {
+		return s.Sides()
+	}
+	return nil
 }
 
 // law is (log q, log p) of an item with q = max(count, 1)/N over n draws.

@@ -7,22 +7,23 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/prob"
 )
 
 // declareStep draws and declares one step of smp on positives pos with a random source seeded
 // by seed, the positives' law being the exact training frequency (exactLaw).
-func declareStep(smp Sampler, d *Data, pos []int32, seed uint64) ([]int32, Columns) {
+func declareStep(smp Sampler, d *Data, pos []int32, seed uint64) ([]int32, *candidates.Step) {
 	sh := smp.Shape()
 	b := len(pos)
-	rows := make([]int32, sh.Rows(b, d.Items))
+	rows := make([]int32, sh.ItemRows(b, d.Items))
 	c := newColumnsFor(sh, b, d.Items)
 	smp.Draw(rand.New(rand.NewPCG(seed, 1)), d, pos, rows)
 	var law Law
 	if sh.PositiveLaw {
 		law = exactLaw(d, rows)
 	}
-	if err := smp.Declare(d, pos, rows, law, &c); err != nil {
+	if err := smp.Declare(d, pos, rows, law, c); err != nil {
 		panic(err)
 	}
 	return rows, c
@@ -47,8 +48,8 @@ func TestDeclareUnigram(t *testing.T) {
 			uni := must(New(s))
 			ownRows, ownCols := declareStep(own, d, pos, 5)
 			rows, c := declareStep(uni, d, pos, 5)
-			if !slices.Equal(rows, ownRows) || !slices.Equal(c.Items, ownCols.Items) {
-				t.Fatalf("unigram drew rows %v items %v, the sampler %v %v", rows, c.Items, ownRows, ownCols.Items)
+			if !slices.Equal(rows, ownRows) || !slices.Equal(c.ColItem, ownCols.ColItem) {
+				t.Fatalf("unigram drew rows %v items %v, the sampler %v %v", rows, c.ColItem, ownRows, ownCols.ColItem)
 			}
 			cols := own.Shape().Cols(len(pos), d.Items)
 			n := cols - 1
@@ -56,21 +57,21 @@ func TestDeclareUnigram(t *testing.T) {
 				q := float64(max(d.Counts[item], 1)) / float64(d.N)
 				return math.Log(q), math.Log(prob.Inclusion(q, n))
 			}
-			for j, item := range c.Items {
+			for j, item := range c.ColItem {
 				if item < 0 { // column 0: the row's positive (the first row's, for shared columns)
 					item = int64(pos[j/cols])
 				}
-				if q, p := want(item); c.LogQ[j] != q || c.LogP[j] != p {
-					t.Errorf("column %d (item %d): log q %v, log p %v; want %v, %v", j, item, c.LogQ[j], c.LogP[j], q, p)
+				if q, p := want(item); colQ(c)[j] != q || colP(c)[j] != p {
+					t.Errorf("column %d (item %d): log q %v, log p %v; want %v, %v", j, item, colQ(c)[j], colP(c)[j], q, p)
 				}
 			}
 			for i, item := range pos {
-				if q, p := want(int64(item)); c.PosLogQ[i] != q || c.PosLogP[i] != p {
-					t.Errorf("positive %d (item %d): log q %v, log p %v; want %v, %v", i, item, c.PosLogQ[i], c.PosLogP[i], q, p)
+				if q, p := want(int64(item)); posQ(c)[i] != q || posP(c)[i] != p {
+					t.Errorf("positive %d (item %d): log q %v, log p %v; want %v, %v", i, item, posQ(c)[i], posP(c)[i], q, p)
 				}
 			}
-			if s.Kind == KindInBatch && !slices.Equal(c.LogQ, ownCols.LogQ) {
-				t.Errorf("in_batch: unigram's log q %v, the sampler's own %v", c.LogQ, ownCols.LogQ)
+			if s.Kind == KindInBatch && !slices.Equal(colQ(c), colQ(ownCols)) {
+				t.Errorf("in_batch: unigram's log q %v, the sampler's own %v", colQ(c), colQ(ownCols))
 			}
 		})
 	}
@@ -100,7 +101,7 @@ func TestDeclareUnigramAudit(t *testing.T) {
 func TestDeclareUnigramState(t *testing.T) {
 	d := auditData(2)
 	smp := must(New(Settings{Kind: KindMemory, MemoryBatches: 1, Declare: DeclareUnigram}))
-	rows := make([]int32, smp.Shape().Rows(2, d.Items))
+	rows := make([]int32, smp.Shape().ItemRows(2, d.Items))
 	smp.Draw(nil, d, []int32{1, 2}, rows)
 	state, err := smp.(encoding.BinaryMarshaler).MarshalBinary()
 	if err != nil {

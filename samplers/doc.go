@@ -2,12 +2,22 @@
 // the probabilities a correction subtracts: its per-draw probability q, its inclusion probability
 // p (that the item is among the step's candidates at all) and, through q, its expected number of
 // copies among a row's negatives, (C−1)·q for C columns. The declarations are exact closed forms
-// wherever the sampler's law gives one, and flagged as estimates (Columns.Estimated) where they
-// come from an estimator (Yi et al. 2019's streaming p̂). docs/samplers.md derives each built-in
-// sampler's q, p and expected count; the package's audit tests check them against what the
-// sampler draws. A sampler may draw items for each row alone (Shape.PerRow, uniform_per_row):
-// it then declares per row and column, and p is the probability that the item is among the
-// row's candidates.
+// wherever the sampler's law gives one, and flagged as estimates (candidates.Step.Estimated)
+// where they come from an estimator (Yi et al. 2019's streaming p̂). docs/samplers.md derives
+// each built-in sampler's q, p and expected count; the package's audit tests check them against
+// what the sampler draws.
+//
+// Each sampler owns its geometry (Shape, a candidates.Geometry): where each row's positive sits,
+// which drawn columns every row shares and which are a row's own (Geometry.PerRow,
+// uniform_per_row: it then declares per row and column, and p is the probability that the item
+// is among the row's candidates), which item rows are constant (memory), whether the columns are
+// the whole corpus (full), and how many rows each example has, some of them padding. The trainer,
+// the loss and the memory estimate read the geometry; none of them branches on the sampler, so a
+// sampler with a geometry of its own is one file that implements Sampler.
+//
+// A sampler declares its probabilities as the side inputs candidates.LogQ and candidates.LogP of
+// the step the loss reads (Sampler.Declare writes them into the candidates.Step), and may declare
+// more (SideDeclarer): a loss reads each by name (losses.Expr.Side).
 //
 // A sampler is chosen by Settings.Kind, the [sampler] section of a config: one of the Kind
 // constants or a name added with Register. The trainer (package models) asks it for the step's

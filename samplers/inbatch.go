@@ -3,6 +3,8 @@ package samplers
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 // inBatch is KindInBatch: the batch's positives, duplicates kept, are every row's candidates (Yi
@@ -10,17 +12,20 @@ import (
 // (or inverted from p̂, loss.q_source), p = the estimator's p̂ (Yi et al.'s Algorithm 2).
 type inBatch struct{}
 
-func (inBatch) Shape() Shape { return Shape{Layout: LayoutDiagonal, PositiveLaw: true} }
+func (inBatch) Shape() Shape {
+	return Shape{Geometry: candidates.Geometry{Layout: candidates.Diagonal}, PositiveLaw: true}
+}
 
 func (inBatch) Draw(_ *rand.Rand, _ *Data, pos, rows []int32) { copy(rows, pos) }
 
-func (inBatch) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error {
+func (inBatch) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step) error {
 	return declareDiagonal(rows, law, c, nil)
 }
 
-// declareDiagonal fills c for Layout Diagonal rows from the positives' law, each column's (q, p)
-// mapped by extra when it is not nil, and copies the positives' columns to the Pos* fields.
-func declareDiagonal(rows []int32, law Law, c *Columns, extra func(q, p float64) (float64, float64)) error {
+// declareDiagonal fills c for layout Diagonal rows from the positives' law, each column's (q, p)
+// mapped by extra when it is not nil, and copies the positives' columns to the rows' values.
+func declareDiagonal(rows []int32, law Law, c *candidates.Step, extra func(q, p float64) (float64, float64)) error {
+	logQ, logP := c.Col(candidates.LogQ), c.Col(candidates.LogP)
 	c.Estimated = false
 	for j, item := range rows {
 		q, p, est, err := law(j)
@@ -31,12 +36,12 @@ func declareDiagonal(rows []int32, law Law, c *Columns, extra func(q, p float64)
 			q, p = extra(q, p)
 		}
 		c.Estimated = c.Estimated || est
-		c.Items[j] = int64(item)
-		c.LogP[j] = math.Log(p)
-		c.LogQ[j] = math.Log(q)
+		c.ColItem[j] = int64(item)
+		logP[j] = math.Log(p)
+		logQ[j] = math.Log(q)
 	}
-	b := len(c.PosLogP)
-	copy(c.PosLogP, c.LogP[:b])
-	copy(c.PosLogQ, c.LogQ[:b])
+	r := len(c.RowItem)
+	copy(c.Row(candidates.LogP), logP[:r])
+	copy(c.Row(candidates.LogQ), logQ[:r])
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 // inBatchUnique is KindInBatchUnique: k = negatives of the batch's distinct items, chosen
@@ -15,7 +17,7 @@ import (
 // so its expected copies equal its inclusion probability and q = p/k. Unconditionally
 // p_j = E[[j ∈ batch]·k/D], which has no closed form: the sampler declares the estimate
 // p_j ≈ p̂_j·k/D_t, with p̂_j the positives' law (the estimator's inclusion probability) and D_t
-// this step's number of distinct items (Columns.Estimated).
+// this step's number of distinct items (candidates.Step.Estimated).
 type inBatchUnique struct {
 	k        int
 	distinct []int32 // the step's distinct items
@@ -25,7 +27,7 @@ type inBatchUnique struct {
 }
 
 func (s *inBatchUnique) Shape() Shape {
-	return Shape{Layout: LayoutFirst, Extra: s.k, PositiveLaw: true}
+	return Shape{Geometry: candidates.Geometry{Layout: candidates.First, Extra: s.k}, PositiveLaw: true}
 }
 
 func (s *inBatchUnique) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
@@ -55,7 +57,7 @@ func (s *inBatchUnique) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 	}
 }
 
-func (s *inBatchUnique) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error {
+func (s *inBatchUnique) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step) error {
 	if s.short > 0 {
 		return fmt.Errorf("sampler in_batch_unique: the batch has %d distinct items, fewer than negatives = %d; lower sampler.negatives or raise train.batch_size", s.short, s.k)
 	}
@@ -69,20 +71,21 @@ func (s *inBatchUnique) Declare(d *Data, pos, rows []int32, law Law, c *Columns)
 		p *= frac
 		return math.Log(p / float64(s.k)), math.Log(p), est, nil
 	}
+	logQ, logP, posQ, posP := c.Col(candidates.LogQ), c.Col(candidates.LogP), c.Row(candidates.LogQ), c.Row(candidates.LogP)
 	c.Estimated = true
-	c.Items[0] = -1
+	c.ColItem[0] = candidates.NoItem
 	var err error
-	if c.LogQ[0], c.LogP[0], _, err = decl(0); err != nil {
+	if logQ[0], logP[0], _, err = decl(0); err != nil {
 		return err
 	}
-	for j := 1; j < len(c.Items); j++ {
-		c.Items[j] = int64(rows[b+j-1])
-		if c.LogQ[j], c.LogP[j], _, err = decl(b + j - 1); err != nil {
+	for j := 1; j < len(c.ColItem); j++ {
+		c.ColItem[j] = int64(rows[b+j-1])
+		if logQ[j], logP[j], _, err = decl(b + j - 1); err != nil {
 			return err
 		}
 	}
 	for i := range pos {
-		if c.PosLogQ[i], c.PosLogP[i], _, err = decl(i); err != nil {
+		if posQ[i], posP[i], _, err = decl(i); err != nil {
 			return err
 		}
 	}

@@ -21,8 +21,7 @@ func TestInBatchUniqueLaw(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	rows := make([]int32, len(pos)+k)
-	c := Columns{Items: make([]int64, 1+k), LogQ: make([]float64, 1+k), LogP: make([]float64, 1+k),
-		PosLogQ: make([]float64, len(pos)), PosLogP: make([]float64, len(pos))}
+	c := newColumnsFor(smp.Shape(), len(pos), d.Items)
 	law := exactLaw(d, rows)
 	count := map[int32]int{}
 	for range steps {
@@ -33,13 +32,13 @@ func TestInBatchUniqueLaw(t *testing.T) {
 		for _, item := range rows[8:] {
 			count[item]++
 		}
-		if err := smp.Declare(d, pos, rows, law, &c); err != nil {
+		if err := smp.Declare(d, pos, rows, law, c); err != nil {
 			t.Fatal(err)
 		}
 		for j := 1; j <= k; j++ {
 			_, p, _, _ := law(7 + j)
-			if want := p * k / 5; math.Abs(math.Exp(c.LogP[j])/want-1) > 1e-12 || math.Abs(math.Exp(c.LogQ[j])/(want/k)-1) > 1e-12 {
-				t.Fatalf("column %d: p %v q %v, want %v and %v", j, math.Exp(c.LogP[j]), math.Exp(c.LogQ[j]), want, want/k)
+			if want := p * k / 5; math.Abs(math.Exp(colP(c)[j])/want-1) > 1e-12 || math.Abs(math.Exp(colQ(c)[j])/(want/k)-1) > 1e-12 {
+				t.Fatalf("column %d: p %v q %v, want %v and %v", j, math.Exp(colP(c)[j]), math.Exp(colQ(c)[j]), want, want/k)
 			}
 		}
 	}
@@ -56,11 +55,10 @@ func TestInBatchUniqueLaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows = make([]int32, len(pos)+6)
-	c = Columns{Items: make([]int64, 7), LogQ: make([]float64, 7), LogP: make([]float64, 7),
-		PosLogQ: make([]float64, len(pos)), PosLogP: make([]float64, len(pos))}
+	c = newColumnsFor(short.Shape(), len(pos), d.Items)
 	short.Draw(rng, d, pos, rows)
 	want := "the batch has 5 distinct items, fewer than negatives = 6"
-	if err := short.Declare(d, pos, rows, exactLaw(d, rows), &c); err == nil || !strings.Contains(err.Error(), want) {
+	if err := short.Declare(d, pos, rows, exactLaw(d, rows), c); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("got %v, want an error containing %q", err, want)
 	}
 }

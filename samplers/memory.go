@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 // memory is KindMemory: cross-batch memory (Wang et al. 2020, "Cross-Batch Memory for Embedding
@@ -26,7 +28,9 @@ type memory struct {
 	filled int     // slots filled so far, at most K
 }
 
-func (s *memory) Shape() Shape { return Shape{Layout: LayoutDiagonal, Memory: s.k, PositiveLaw: true} }
+func (s *memory) Shape() Shape {
+	return Shape{Geometry: candidates.Geometry{Layout: candidates.Diagonal, Memory: s.k}, PositiveLaw: true}
+}
 
 func (s *memory) Draw(_ *rand.Rand, d *Data, pos, rows []int32) {
 	b := len(pos)
@@ -48,7 +52,7 @@ func (s *memory) Draw(_ *rand.Rand, d *Data, pos, rows []int32) {
 	s.filled = min(s.filled+1, s.k)
 }
 
-func (s *memory) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error {
+func (s *memory) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step) error {
 	return declareDiagonal(rows, law, c, func(q, p float64) (float64, float64) {
 		return q, -math.Expm1(float64(s.k+1) * math.Log1p(-p))
 	})

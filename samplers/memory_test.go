@@ -13,7 +13,7 @@ func TestMemoryRows(t *testing.T) {
 	batches := [][]int32{{1, 2}, {3, 4}, {5, 6}, {7, 8}}
 	want := [][]int32{{1, 2, 1, 2, 1, 2}, {3, 4, 3, 4, 1, 2}, {5, 6, 1, 2, 3, 4}, {7, 8, 3, 4, 5, 6}}
 	smp := must(New(Settings{Kind: KindMemory, MemoryBatches: 2}))
-	rows := make([]int32, smp.Shape().Rows(2, d.Items))
+	rows := make([]int32, smp.Shape().ItemRows(2, d.Items))
 	var saved []byte
 	for i, b := range batches {
 		smp.Draw(nil, d, b, rows)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/prob"
 )
 
@@ -13,14 +14,16 @@ import (
 // q = ((B−1)·q̂ + m/M)/(B−1+m) and p = 1 − (1 − p̂)(1 − 1/M)^m.
 type mixed struct{ m int }
 
-func (s mixed) Shape() Shape { return Shape{Layout: LayoutDiagonal, Extra: s.m, PositiveLaw: true} }
+func (s mixed) Shape() Shape {
+	return Shape{Geometry: candidates.Geometry{Layout: candidates.Diagonal, Extra: s.m, Uniform: true}, PositiveLaw: true}
+}
 
 func (s mixed) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 	copy(rows, pos)
 	drawUniform(rng, d.Items, rows[len(pos):])
 }
 
-func (s mixed) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error {
+func (s mixed) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step) error {
 	b, items := len(pos), d.Items
 	miss := math.Pow(1-1/float64(items), float64(s.m)) // (1 − 1/M)^m
 	return declareDiagonal(rows, law, c, func(q, p float64) (float64, float64) {

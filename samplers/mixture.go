@@ -6,12 +6,14 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/distinct"
+	"github.com/samplingbias/workbench/internal/reuse"
 )
 
 // mixture is KindMixture: the columns of two samplers side by side (generalising mixed, Yang et al.
 // 2020), drawn in that order with the run's random source: the first's positives and shared rows,
-// the second's shared rows, then each row's own draws, the first's then the second's (Shape.Row).
+// the second's shared rows, then each row's own draws, the first's then the second's (candidates.Geometry.Row).
 // At most one component has Layout Diagonal (the mixture's layout is then Diagonal, else First);
 // Layout Corpus is not a component; the mixture draws per row if a component does (Khrylchenko
 // et al. 2025: in_batch_unique shared by all rows and uniform_per_row). A row's negatives are
@@ -22,10 +24,11 @@ import (
 //
 // exact where the components' declarations are (docs/samplers.md §3: mixed is in_batch + uniform).
 // A component's law of every distinct item of the step is read from its ItemLaw where it has one,
-// else from its declaration of that item as a positive (Columns.PosLogQ and PosLogP under Layout
-// First) or as a column (Layout Diagonal), the item's law being that of its first row (a law that
-// depends on the item only, as the estimator's and every built-in's does). A component that draws
-// per row must have an ItemLaw.
+// else from its declaration of that item as a positive (the rows' values under layout First) or as
+// a column (layout Diagonal), the item's law being that of its first row (a law that depends on
+// the item only, as the estimator's and every built-in's does). A component that draws per row
+// must have an ItemLaw. A component scores one row per example, without padding, and declares
+// no side inputs of its own.
 type mixture struct {
 	a, b      Sampler
 	sa, sb, s Shape // the components' shapes and the mixture's
@@ -35,29 +38,39 @@ type mixture struct {
 	first        []int   // the first row of each of items
 	of           []int32 // per row: its item's index in items
 	lister       distinct.Lister
-	scratch      []int32   // the rows a component declares to give the law of items
-	ca, cb       Columns   // the components' declarations of items
-	la, lb       []float64 // per item of items: log q of each component, then of the mixture
-	pa, pb       []float64 // per item of items: log p of each component, then of the mixture
+	scratch      []int32         // the rows a component declares to give the law of items
+	ca, cb       candidates.Step // the components' declarations of items
+	la, lb       []float64       // per item of items: log q of each component, then of the mixture
+	pa, pb       []float64       // per item of items: log p of each component, then of the mixture
 }
 
 // newMixture checks the components' layouts.
 func newMixture(a, b Sampler) (*mixture, error) {
 	sa, sb := a.Shape(), b.Shape()
 	switch {
-	case sa.Layout == LayoutCorpus || sb.Layout == LayoutCorpus:
+	case sa.Layout == candidates.Corpus || sb.Layout == candidates.Corpus:
 		return nil, errors.New("of: a mixture's components cannot score the whole corpus (full)")
 	case sa.Memory > 0 || sb.Memory > 0:
 		return nil, errors.New("of: memory cannot be a mixture's component")
-	case sb.Layout == LayoutDiagonal:
+	case sb.Layout == candidates.Diagonal:
 		return nil, errors.New("of: the second component must have Layout First (shared draws after each row's positive); put the in-batch one first")
 	}
 	for i, x := range [2]Sampler{a, b} {
-		if _, ok := x.(ItemLaw); x.Shape().PerRow > 0 && !ok {
+		sh := x.Shape()
+		if _, ok := x.(ItemLaw); sh.PerRow > 0 && !ok {
 			return nil, fmt.Errorf("of[%d]: a component that draws per row must declare its law of any item (samplers.ItemLaw)", i)
 		}
+		if sh.PerExample > 1 || sh.Padded {
+			return nil, fmt.Errorf("of[%d]: a mixture's component scores one row per example, without padding", i)
+		}
+		if d, ok := x.(SideDeclarer); ok && len(d.Sides()) > 0 {
+			return nil, fmt.Errorf("of[%d]: a mixture's component declares no side inputs besides log_q and log_p", i)
+		}
 	}
-	s := Shape{Layout: sa.Layout, Extra: sa.Extra + sb.Extra, PerRow: sa.PerRow + sb.PerRow,
+	// The drawn items are uniform draws when every component that draws some draws them so.
+	uniform := func(g candidates.Geometry) bool { return g.Uniform || g.Extra+g.PerRow == 0 }
+	s := Shape{Geometry: candidates.Geometry{Layout: sa.Layout, Extra: sa.Extra + sb.Extra, PerRow: sa.PerRow + sb.PerRow,
+		Uniform: uniform(sa.Geometry) && uniform(sb.Geometry)},
 		PositiveLaw: sa.PositiveLaw || sb.PositiveLaw}
 	return &mixture{a: a, b: b, sa: sa, sb: sb, s: s}, nil
 }
@@ -66,8 +79,8 @@ func (x *mixture) Shape() Shape { return x.s }
 
 func (x *mixture) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 	bsz, sa, sb := len(pos), x.sa, x.sb
-	x.rowsA = grow32(x.rowsA, sa.Rows(bsz, d.Items))
-	x.rowsB = grow32(x.rowsB, sb.Rows(bsz, d.Items))
+	x.rowsA = reuse.Grow(x.rowsA, sa.ItemRows(bsz, d.Items))
+	x.rowsB = reuse.Grow(x.rowsB, sb.ItemRows(bsz, d.Items))
 	x.a.Draw(rng, d, pos, x.rowsA)
 	x.b.Draw(rng, d, pos, x.rowsB)
 	sharedA, sharedB := bsz+sa.Extra, bsz+sb.Extra
@@ -84,17 +97,9 @@ func (x *mixture) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 	}
 }
 
-// grow32 returns s with length n, reallocated when too short.
-func grow32(s []int32, n int) []int32 {
-	if cap(s) < n {
-		return make([]int32, n)
-	}
-	return s[:n]
-}
-
 // lawOf fills lq and lp (len(x.items)) with component smp's log q and log p of each distinct item
 // of the step, law giving the positives' law of the step's rows.
-func (x *mixture) lawOf(smp Sampler, sh Shape, d *Data, pos []int32, law Law, c *Columns, lq, lp []float64) error {
+func (x *mixture) lawOf(smp Sampler, sh Shape, d *Data, pos []int32, law Law, c *candidates.Step, lq, lp []float64) error {
 	n, b := len(x.items), len(pos)
 	if il, ok := smp.(ItemLaw); ok {
 		il.ItemLaw(d, x.items, lq, lp)
@@ -113,49 +118,44 @@ func (x *mixture) lawOf(smp Sampler, sh Shape, d *Data, pos []int32, law Law, c 
 			return law(j)
 		}
 	}
-	if sh.Layout == LayoutDiagonal {
+	if sh.Layout == candidates.Diagonal {
 		// A Diagonal component declares every row it is given, positives first: the positives,
 		// then the items.
 		x.scratch = append(append(x.scratch[:0], pos...), x.items...)
-		*c = newColumns(b+n, b, c)
+		resize(c, sh.Geometry, b+n, b)
 		if err := smp.Declare(d, pos, x.scratch, sub(b), c); err != nil {
 			return err
 		}
-		copy(lq, c.LogQ[b:])
-		copy(lp, c.LogP[b:])
+		copy(lq, c.Col(candidates.LogQ)[b:])
+		copy(lp, c.Col(candidates.LogP)[b:])
 		return nil
 	}
 	// A First component declares each positive's law: declare the items as positives. The
 	// component's own columns (past them) are discarded; they read the first item's law.
-	x.scratch = grow32(x.scratch, n+sh.Extra)
+	x.scratch = reuse.Grow(x.scratch, n+sh.Extra)
 	copy(x.scratch, x.items)
-	*c = newColumns(1+sh.Extra, n, c)
+	resize(c, sh.Geometry, 1+sh.Extra, n)
 	if err := smp.Declare(d, x.items, x.scratch, sub(0), c); err != nil {
 		return err
 	}
-	copy(lq, c.PosLogQ)
-	copy(lp, c.PosLogP)
+	copy(lq, c.Row(candidates.LogQ))
+	copy(lp, c.Row(candidates.LogP))
 	return nil
 }
 
-// newColumns returns c's buffers resized to cols columns and b rows.
-func newColumns(cols, b int, c *Columns) Columns {
-	g := func(s []float64, n int) []float64 {
-		if cap(s) < n {
-			return make([]float64, n)
-		}
-		return s[:n]
+// resize makes c a step of geometry g with cols columns and rows rows and the side inputs log q
+// and log p, reusing its buffers.
+func resize(c *candidates.Step, g candidates.Geometry, cols, rows int) {
+	c.Geometry = g
+	c.ColItem, c.RowItem = reuse.Grow(c.ColItem, cols), reuse.Grow(c.RowItem, rows)
+	for _, name := range []string{candidates.LogQ, candidates.LogP} {
+		c.Set(candidates.Side{Name: name, By: "a mixture's component"}, reuse.Grow(c.Col(name), cols), reuse.Grow(c.Row(name), rows))
 	}
-	items := c.Items
-	if cap(items) < cols {
-		items = make([]int64, cols)
-	}
-	return Columns{Items: items[:cols], LogQ: g(c.LogQ, cols), LogP: g(c.LogP, cols), PosLogQ: g(c.PosLogQ, b), PosLogP: g(c.PosLogP, b)}
 }
 
-func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error {
+func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step) error {
 	bsz := len(pos)
-	x.of = grow32(x.of, len(rows))
+	x.of = reuse.Grow(x.of, len(rows))
 	x.items = x.lister.List(rows, d.Items, x.items[:0], x.of)
 	n := len(x.items)
 	x.first = x.first[:0]
@@ -164,13 +164,7 @@ func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error
 			x.first = append(x.first, r)
 		}
 	}
-	grow := func(s []float64) []float64 {
-		if cap(s) < n {
-			return make([]float64, n)
-		}
-		return s[:n]
-	}
-	x.la, x.lb, x.pa, x.pb = grow(x.la), grow(x.lb), grow(x.pa), grow(x.pb)
+	x.la, x.lb, x.pa, x.pb = reuse.Grow(x.la, n), reuse.Grow(x.lb, n), reuse.Grow(x.pa, n), reuse.Grow(x.pb, n)
 	if err := x.lawOf(x.a, x.sa, d, pos, law, &x.ca, x.la, x.pa); err != nil {
 		return fmt.Errorf("mixture's first component: %w", err)
 	}
@@ -184,19 +178,20 @@ func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *Columns) error
 		x.pa[k] = math.Log1p(-missA * missB)
 	}
 	c.Estimated = x.ca.Estimated || x.cb.Estimated
+	logQ, logP, posQ, posP := c.Col(candidates.LogQ), c.Col(candidates.LogP), c.Row(candidates.LogQ), c.Row(candidates.LogP)
 	for i := range pos {
-		c.PosLogQ[i], c.PosLogP[i] = x.la[x.of[i]], x.pa[x.of[i]]
+		posQ[i], posP[i] = x.la[x.of[i]], x.pa[x.of[i]]
 	}
-	cols, perRow := len(c.Items), 1
+	cols, perRow := len(c.ColItem), 1
 	if x.s.PerRow > 0 {
 		cols, perRow = cols/bsz, bsz
 	}
 	for i := range perRow {
 		for j := range cols {
 			k, r := i*cols+j, x.s.Row(i, j, bsz)
-			c.Items[k], c.LogQ[k], c.LogP[k] = int64(rows[r]), x.la[x.of[r]], x.pa[x.of[r]]
-			if j == 0 && x.s.Layout == LayoutFirst {
-				c.Items[k] = -1 // each row's own positive
+			c.ColItem[k], logQ[k], logP[k] = int64(rows[r]), x.la[x.of[r]], x.pa[x.of[r]]
+			if j == 0 && x.s.Layout == candidates.First {
+				c.ColItem[k] = candidates.NoItem // each row's own positive
 			}
 		}
 	}

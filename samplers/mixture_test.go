@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 // TestMixtureOfInBatchAndUniformIsMixed: the mixture of in_batch and uniform draws the same rows
@@ -22,25 +24,24 @@ func TestMixtureOfInBatchAndUniformIsMixed(t *testing.T) {
 		t.Fatalf("shape %+v, mixed's %+v", mix.Shape(), ref.Shape())
 	}
 	pos := []int32{0, 0, 1, 3, 7, 0, 2, 19}
-	declare := func(s Sampler) ([]int32, Columns) {
+	declare := func(s Sampler) ([]int32, *candidates.Step) {
 		rows := make([]int32, 13)
 		s.Draw(rand.New(rand.NewPCG(5, 6)), d, pos, rows)
-		c := Columns{Items: make([]int64, 13), LogQ: make([]float64, 13), LogP: make([]float64, 13),
-			PosLogQ: make([]float64, 8), PosLogP: make([]float64, 8)}
-		if err := s.Declare(d, pos, rows, exactLaw(d, rows), &c); err != nil {
+		c := newColumnsFor(s.Shape(), len(pos), d.Items)
+		if err := s.Declare(d, pos, rows, exactLaw(d, rows), c); err != nil {
 			t.Fatal(err)
 		}
 		return rows, c
 	}
 	rm, cm := declare(mix)
 	rr, cr := declare(ref)
-	if !slices.Equal(rm, rr) || !slices.Equal(cm.Items, cr.Items) {
+	if !slices.Equal(rm, rr) || !slices.Equal(cm.ColItem, cr.ColItem) {
 		t.Fatalf("rows %v, mixed's %v", rm, rr)
 	}
-	for j := range cm.LogQ {
-		for _, v := range [][2]float64{{cm.LogQ[j], cr.LogQ[j]}, {cm.LogP[j], cr.LogP[j]}} {
+	for j := range colQ(cm) {
+		for _, v := range [][2]float64{{colQ(cm)[j], colQ(cr)[j]}, {colP(cm)[j], colP(cr)[j]}} {
 			if math.Abs(math.Exp(v[0])/math.Exp(v[1])-1) > 1e-12 {
-				t.Errorf("column %d: log q, log p %v, mixed's %v", j, []float64{cm.LogQ[j], cm.LogP[j]}, []float64{cr.LogQ[j], cr.LogP[j]})
+				t.Errorf("column %d: log q, log p %v, mixed's %v", j, []float64{colQ(cm)[j], colP(cm)[j]}, []float64{colQ(cr)[j], colP(cr)[j]})
 			}
 		}
 	}

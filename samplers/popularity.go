@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/prob"
 )
 
@@ -20,7 +21,11 @@ type popularity struct {
 	cdf  []float64 // cumulative sums of w
 }
 
-func (s *popularity) Shape() Shape { return Shape{Layout: LayoutFirst, Extra: s.m} }
+// Shape is Layout First with m drawn columns, uniform draws at β = 0 (count^0 = 1 for every item,
+// an unseen one included).
+func (s *popularity) Shape() Shape {
+	return Shape{Geometry: candidates.Geometry{Layout: candidates.First, Extra: s.m, Uniform: s.beta == 0}}
+}
 
 // weights builds the cumulative weights of d's counts once.
 func (s *popularity) weights(d *Data) []float64 {
@@ -46,7 +51,7 @@ func (s *popularity) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 	}
 }
 
-func (s *popularity) Declare(d *Data, pos, rows []int32, _ Law, c *Columns) error {
+func (s *popularity) Declare(d *Data, pos, rows []int32, _ Law, c *candidates.Step) error {
 	declareEach(s.Shape(), pos, rows, c, s.law(d))
 	return nil
 }

@@ -1,8 +1,10 @@
 package samplers
 
 import (
+	"cmp"
 	"fmt"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/setting"
 )
 
@@ -160,6 +162,22 @@ func New(s Settings) (Sampler, error) {
 		return smp, err
 	}
 	return unigram{smp}, nil
+}
+
+// Build resolves s and returns its sampler, as New does, and the sampler's geometry named after
+// its kind (candidates.Geometry.Sampler), checked: what a training run and the check of its loss
+// need.
+func Build(s Settings) (Sampler, candidates.Geometry, error) {
+	smp, err := New(s)
+	if err != nil {
+		return nil, candidates.Geometry{}, err
+	}
+	g := smp.Shape().Geometry
+	g.Sampler = string(cmp.Or(s.Kind, DefaultKind))
+	if err := g.Check(); err != nil {
+		return nil, candidates.Geometry{}, fmt.Errorf("kind: %w", err)
+	}
+	return smp, g, nil
 }
 
 // newKind returns the sampler of resolved settings s, declaring its own law.

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 func ptr(v float64) *float64 { return &v }
@@ -61,12 +63,14 @@ type fixedOptions struct {
 	Item int `toml:"item"`
 }
 
-func (fixed) Shape() Shape { return Shape{Layout: LayoutFirst, Extra: 1} }
+func (fixed) Shape() Shape {
+	return Shape{Geometry: candidates.Geometry{Layout: candidates.First, Extra: 1}}
+}
 func (f fixed) Draw(_ *rand.Rand, _ *Data, pos, rows []int32) {
 	copy(rows, pos)
 	rows[len(pos)] = f.item
 }
-func (f fixed) Declare(_ *Data, pos, rows []int32, _ Law, c *Columns) error {
+func (f fixed) Declare(_ *Data, pos, rows []int32, _ Law, c *candidates.Step) error {
 	declareEach(f.Shape(), pos, rows, c, func(item int32) (float64, float64) {
 		if item == f.item {
 			return 0, 0
@@ -132,5 +136,43 @@ func TestRegister(t *testing.T) {
 	var k Kind
 	if err := k.UnmarshalText([]byte("fixed_item_test")); err != nil || k != "fixed_item_test" {
 		t.Errorf("UnmarshalText of a registered name: %v, %q", err, k)
+	}
+}
+
+// TestGeometryUniform: a geometry says its drawn items are uniform draws (1/M each) exactly for
+// the kinds that draw so: uniform, uniform_per_row, mixed's extra items, popularity at β = 0
+// (count^0 = 1 for every item) and a mixture whose drawing components draw uniformly (in-batch
+// and uniform is mixed's geometry); not for popularity at β > 0, nor for the kinds that draw
+// nothing or the batch's positives.
+func TestGeometryUniform(t *testing.T) {
+	for _, tt := range []struct {
+		s    Settings
+		want bool
+	}{
+		{Settings{Kind: KindUniform, Negatives: 4}, true},
+		{Settings{Kind: KindUniformPerRow, Negatives: 4}, true},
+		{Settings{Kind: KindMixed, Negatives: 4}, true},
+		{Settings{Kind: KindPopularity, Negatives: 4, Beta: ptr(0)}, true},
+		{Settings{Kind: KindPopularity, Negatives: 4}, false},
+		{Settings{Kind: KindPopularity, Negatives: 4, Beta: ptr(1)}, false},
+		{Settings{Kind: KindInBatch}, false},
+		{Settings{Kind: KindInBatchUnique, Negatives: 4}, false},
+		{Settings{Kind: KindMemory, MemoryBatches: 2}, false},
+		{Settings{Kind: KindFull}, false},
+		{Settings{Kind: KindMixture, Of: []Settings{{Kind: KindUniform, Negatives: 2}, {Kind: KindUniformPerRow, Negatives: 2}}}, true},
+		{Settings{Kind: KindMixture, Of: []Settings{{Kind: KindUniform, Negatives: 2}, {Kind: KindPopularity, Negatives: 2}}}, false},
+		{Settings{Kind: KindMixture, Of: []Settings{{Kind: KindInBatch}, {Kind: KindUniform, Negatives: 2}}}, true}, // mixed's geometry
+	} {
+		s := tt.s
+		if err := s.Resolve(); err != nil {
+			t.Fatalf("%+v: %v", tt.s, err)
+		}
+		_, g, err := Build(s)
+		if err != nil {
+			t.Fatalf("%+v: %v", tt.s, err)
+		}
+		if g.Uniform != tt.want {
+			t.Errorf("%s: geometry %v has Uniform %t, want %t", s.Kind, g, g.Uniform, tt.want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/prob"
 )
 
@@ -12,7 +13,9 @@ import (
 // proposal; Layout First, C = 1+m): q = 1/M and p = 1 − (1 − 1/M)^m for every item, exactly.
 type uniform struct{ m int }
 
-func (s uniform) Shape() Shape { return Shape{Layout: LayoutFirst, Extra: s.m} }
+func (s uniform) Shape() Shape {
+	return Shape{Geometry: candidates.Geometry{Layout: candidates.First, Extra: s.m, Uniform: true}}
+}
 
 func (s uniform) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 	copy(rows, pos)
@@ -26,7 +29,7 @@ func drawUniform(rng *rand.Rand, items int, rows []int32) {
 	}
 }
 
-func (s uniform) Declare(d *Data, pos, rows []int32, _ Law, c *Columns) error {
+func (s uniform) Declare(d *Data, pos, rows []int32, _ Law, c *candidates.Step) error {
 	declareEach(s.Shape(), pos, rows, c, s.uniformLaw(d))
 	return nil
 }
@@ -45,29 +48,32 @@ func (s uniform) uniformLaw(d *Data) func(int32) (float64, float64) {
 
 // declareEach fills c for the rows of a sampler of shape sh whose items have the
 // log-probabilities f(item) = (log q, log p), one entry per column, or per row and column when sh
-// draws per row. Column 0 of Layout First (each row's own positive, read through the Pos* fields)
-// is item −1 with the values of its row's positive (of the first row's, for shared columns).
-func declareEach(sh Shape, pos, rows []int32, c *Columns, f func(item int32) (logQ, logP float64)) {
-	b, cols, n := len(pos), len(c.Items), 1
+// draws per row. Column 0 of layout First (each row's own positive, read through the rows'
+// values) is item NoItem with the values of its row's positive (of the first row's, for shared
+// columns).
+func declareEach(sh Shape, pos, rows []int32, c *candidates.Step, f func(item int32) (logQ, logP float64)) {
+	logQ, logP := c.Col(candidates.LogQ), c.Col(candidates.LogP)
+	r, cols, n := len(pos), len(c.ColItem), 1
 	if sh.PerRow > 0 {
-		cols, n = cols/b, b
+		cols, n = cols/r, r
 	}
 	c.Estimated = false
 	for i := range n {
 		for j := range cols {
 			k := i*cols + j
-			if j == 0 && sh.Layout == LayoutFirst {
-				c.Items[k] = -1
-				c.LogQ[k], c.LogP[k] = f(pos[i])
+			if j == 0 && sh.Layout == candidates.First {
+				c.ColItem[k] = candidates.NoItem
+				logQ[k], logP[k] = f(pos[i])
 				continue
 			}
-			item := rows[sh.Row(i, j, b)]
-			c.Items[k] = int64(item)
-			c.LogQ[k], c.LogP[k] = f(item)
+			item := rows[sh.Row(i, j, r)]
+			c.ColItem[k] = int64(item)
+			logQ[k], logP[k] = f(item)
 		}
 	}
+	posQ, posP := c.Row(candidates.LogQ), c.Row(candidates.LogP)
 	for i, item := range pos {
-		c.PosLogQ[i], c.PosLogP[i] = f(item)
+		posQ[i], posP[i] = f(item)
 	}
 }
 

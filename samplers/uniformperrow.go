@@ -1,6 +1,10 @@
 package samplers
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/samplingbias/workbench/candidates"
+)
 
 // uniformPerRow is KindUniformPerRow: m items drawn uniformly with replacement for each row
 // alone, each row's own positive in column 0 (the sampled softmax of Jean et al. 2015 and
@@ -10,14 +14,16 @@ import "math/rand/v2"
 // where uniform scores m.
 type uniformPerRow struct{ m int }
 
-func (s uniformPerRow) Shape() Shape { return Shape{Layout: LayoutFirst, PerRow: s.m} }
+func (s uniformPerRow) Shape() Shape {
+	return Shape{Geometry: candidates.Geometry{Layout: candidates.First, PerRow: s.m, Uniform: true}}
+}
 
 func (s uniformPerRow) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 	copy(rows, pos)
 	drawUniform(rng, d.Items, rows[len(pos):])
 }
 
-func (s uniformPerRow) Declare(d *Data, pos, rows []int32, _ Law, c *Columns) error {
+func (s uniformPerRow) Declare(d *Data, pos, rows []int32, _ Law, c *candidates.Step) error {
 	declareEach(s.Shape(), pos, rows, c, s.uniformLaw(d))
 	return nil
 }

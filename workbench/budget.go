@@ -10,13 +10,12 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"unsafe"
 
-	"gorgonia.org/tensor"
-
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/losses"
+	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
 	"github.com/samplingbias/workbench/samplers"
 )
@@ -45,9 +44,6 @@ func checkSteps(ts models.TrainSettings, n int) error {
 	return nil
 }
 
-// inferenceChunk bounds the rows models embeds at once at evaluation (models' inference chunk).
-const inferenceChunk = 2048
-
 // phase says when a part of a run's memory estimate is live.
 type phase int
 
@@ -64,65 +60,21 @@ type memoryTerm struct {
 	phase     phase
 }
 
-// memoryEstimate estimates the bytes a run allocates beyond its dataset: the parameters with
-// their gradients and optimiser state, the activations and score matrix of a training step,
-// and the evaluation's embeddings, ranks and bootstrap resamples (the scoring workers' tiles are
-// small and left out), each with the phase in which it is live. It is computed in
-// float64, so that no product of counts overflows; it errs on the high side for the parts it
-// simplifies (every activation kept three times: forward, backward and a buffer).
+// memoryEstimate estimates the bytes a run allocates beyond its dataset, the sum of what each
+// package reports of its own (the scoring workers' tiles are small and left out), each part with
+// the config key that drives it and the phase in which it is live: the model's parameters, their
+// optimiser state and a training step's activations (models.MemoryOf), the loss's score matrices
+// (losses.StepBytes), the sampler's and the estimator's state (samplers.StateBytes,
+// estimators.StateBytes), and the evaluation's embeddings, ranks, bootstrap resamples, top lists,
+// stratified recall and sampled negatives (models.MemoryOf, metrics.EvalMemoryOf).
 func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTerm, error) {
-	loss, err := losses.New(cfg.Loss, tensor.Float32)
+	ts, g := cfg.Train, cfg.geometry
+	mm := models.MemoryOf(cfg.Model, ts, ds, g, elem)
+	ev := metrics.EvalMemoryOf(cfg.Eval, len(ds.Test), ds.Items, cfg.Model.Hidden[len(cfg.Model.Hidden)-1], cfg.Data.Source == datasets.SourceXMC)
+	sampler, err := samplers.StateBytes(cfg.Sampler, ts.BatchSize, ds.Items)
 	if err != nil {
 		return nil, err
 	}
-	ms, ts, es := cfg.Model, cfg.Train, cfg.Eval
-	slots := map[models.Optimizer]float64{models.OptimizerAdam: 2, models.OptimizerAdagrad: 1, models.OptimizerMomentum: 1}[ts.Optimizer]
-	b := float64(ts.BatchSize)
-	cols := b + float64(loss.Settings().Negatives) // columns of the score matrix
-	if loss.Layout() == losses.Indexed {
-		cols = float64(ds.Items)
-	}
-	towerRows, gathered := cols, 0.0 // the item tower's rows of a training step; the item rows gathered from them
-	if loss.Settings().PerRow {
-		// Each row's own draws: the tower runs once per distinct item (at most M rows), and the
-		// item rows are gathered from it, forward and backward.
-		gathered = float64(cfg.shape.Rows(ts.BatchSize, ds.Items))
-		towerRows = math.Min(gathered, float64(ds.Items))
-	}
-	dim := float64(ms.Hidden[len(ms.Hidden)-1])
-
-	var rows, weights, width float64 // embedding rows; MLP weights; activation width per input row
-	shared := map[string]bool{}
-	for side, fs := range []*datasets.Features{ds.QueryFeatures, ds.ItemFeatures} {
-		if fs == nil {
-			continue
-		}
-		in := float64(fs.DenseDim)
-		for _, f := range fs.Fields {
-			if !(side == 1 && ms.ShareEmbeddings && shared[f.Name]) {
-				rows += float64(f.Vocab)
-			}
-			shared[f.Name] = true
-			in += float64(ms.EmbeddingDim)
-		}
-		w := in
-		for _, h := range ms.Hidden {
-			weights += in*float64(h) + float64(h)
-			in = float64(h)
-			w += in
-		}
-		width = math.Max(width, w)
-	}
-	tables := rows * float64(ms.EmbeddingDim)
-
-	ranks := float64(len(ds.Test)) * float64(len(es.LogitAdjust))
-	resamples := math.Max(float64(es.Bootstrap), 0)
-	// Each resample holds one mean per metric (recall and NDCG at every K, and MRR), slice (all,
-	// head, torso, tail) and logit adjustment, in float64.
-	means := float64(len(es.LogitAdjust)) * float64(2*len(es.K)+1) * 4
-	// Each test pair's values for the bootstrap: recall and NDCG at every K and MRR per logit
-	// adjustment, padded to a multiple of 16 (metrics' tally).
-	values := float64(len(ds.Test)) * math.Ceil(float64(len(es.LogitAdjust)*(2*len(es.K)+1))/16) * 16
 	estimator, err := estimators.StateBytes(cfg.Estimator, ds.Items)
 	if err != nil {
 		return nil, err
@@ -132,37 +84,22 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 		estimatorKey = "estimator.mode"
 	}
 	return []memoryTerm{
-		{"model.embedding_dim", "embedding tables", tables * elem, phaseBoth},
-		{"model.embedding_dim", fmt.Sprintf("%s state of the embedding tables", ts.Optimizer), tables * slots * elem, phaseTrain},
-		{"model.hidden", "tower weights", weights * elem, phaseBoth},
-		{"model.hidden", "tower gradients and optimiser state", weights * (1 + slots) * elem, phaseTrain},
-		{"model.hidden", "activations of a training step", (3*(b+towerRows)*width + 2*gathered*dim) * elem, phaseTrain},
-		{"model.hidden", "activations of the item tower at evaluation", math.Min(float64(ds.Items), inferenceChunk) * width * elem, phaseEval},
-		{scoreKey(cfg, b, cols, loss.Layout()), "score matrix of a training step", 3 * b * cols * elem, phaseTrain},
-		{"model.hidden", "embeddings at evaluation (the items' twice: as computed and packed for scoring)", (2*float64(ds.Items) + float64(len(ds.Test))) * dim * elem, phaseEval},
-		{"eval.logit_adjust", "ranks and metric values of the test pairs", ranks*8 + values*8, phaseEval},
-		{"eval.bootstrap", "bootstrap resamples", resamples * (means + 1) * 8, phaseEval},
-		evalFamiliesMemory(cfg, ds),
+		{"model.embedding_dim", "embedding tables", mm.Tables, phaseBoth},
+		{"model.embedding_dim", fmt.Sprintf("%s state of the embedding tables", ts.Optimizer), mm.TableState, phaseTrain},
+		{"model.hidden", "tower weights", mm.Weights, phaseBoth},
+		{"model.hidden", "tower gradients and optimiser state", mm.WeightState, phaseTrain},
+		{"model.hidden", "activations of a training step", mm.Activations, phaseTrain},
+		{"model.hidden", "activations of the item tower at evaluation", mm.EvalActivations, phaseEval},
+		{scoreKey(cfg, g, ds.Items), "score matrix of a training step", losses.StepBytes(g, ts.BatchSize, ds.Items, elem), phaseTrain},
+		{"model.hidden", "embeddings at evaluation", mm.Embeddings, phaseEval},
+		{"model.hidden", "the items' embeddings packed for scoring", ev.Packed, phaseEval},
+		{"eval.logit_adjust", "ranks and metric values of the test pairs", ev.Ranks, phaseEval},
+		{"eval.bootstrap", "bootstrap resamples", ev.Resamples, phaseEval},
+		{"eval.exposure", "top lists, stratified recall and sampled negatives of the test pairs", ev.Families, phaseEval},
 		calibrationMemory(cfg, ds),
+		{"sampler.kind", "sampler's state", sampler, phaseTrain},
 		{estimatorKey, "frequency estimator's state and a checkpoint's copy of it", estimator, phaseTrain},
 	}, nil
-}
-
-// scoreKey is the key that drives the size of a training step's score matrix of b rows and cols
-// columns: the batch size where its columns are mostly the batch's, else what adds the others
-// (the corpus of a loss that scores it whole, the sampler's memory or negatives).
-func scoreKey(cfg *Config, b, cols float64, layout losses.Layout) string {
-	switch {
-	case layout == losses.Indexed:
-		return "sampler.kind (" + string(cfg.Sampler.Kind) + " scores the whole corpus)"
-	case cols <= 2*b:
-		return "train.batch_size"
-	case cfg.Sampler.Kind == samplers.KindMemory:
-		return "sampler.memory_batches"
-	case cfg.Sampler.Kind == samplers.KindMixture:
-		return "sampler.of"
-	}
-	return "sampler.negatives"
 }
 
 // peakBytes is the most memory of terms live at once: the parts live throughout, and the larger
@@ -176,33 +113,23 @@ func peakBytes(terms []memoryTerm) float64 {
 	return by[phaseBoth] + math.Max(by[phaseTrain], by[phaseEval])
 }
 
-// dataBytes is the memory ds holds: its interactions, sequence index, features, tokens and names.
-func dataBytes(ds *datasets.Dataset) float64 {
-	strs := func(ss []string) float64 {
-		n := float64(cap(ss)) * float64(unsafe.Sizeof(""))
-		for _, s := range ss {
-			n += float64(len(s))
-		}
-		return n
+// scoreKey is the key that drives the size of a training step's score matrix over the candidates
+// of geometry g from a corpus of m items: the batch size where its columns are mostly the
+// batch's, else what adds the others (the corpus of a loss that scores it whole, the sampler's
+// memory or negatives).
+func scoreKey(cfg *Config, g candidates.Geometry, m int) string {
+	r := g.Rows(cfg.Train.BatchSize)
+	switch {
+	case g.Layout == candidates.Corpus:
+		return "sampler.kind (" + string(cfg.Sampler.Kind) + " scores the whole corpus)"
+	case g.Cols(r, m) <= 2*r:
+		return "train.batch_size"
+	case cfg.Sampler.Kind == samplers.KindMemory:
+		return "sampler.memory_batches"
+	case cfg.Sampler.Kind == samplers.KindMixture:
+		return "sampler.of"
 	}
-	n := float64(cap(ds.Train)+cap(ds.Valid)+cap(ds.Test))*float64(unsafe.Sizeof(datasets.Interaction{})) + strs(ds.QueryNames) + strs(ds.ItemNames) +
-		float64(ds.Truth.Bytes())
-	if s := ds.Sequences; s != nil {
-		n += 4 * float64(cap(s.Offsets)+cap(s.Items))
-		for _, b := range s.Before {
-			n += 4 * float64(cap(b))
-		}
-	}
-	for side, fs := range []*datasets.Features{ds.QueryFeatures, ds.ItemFeatures} {
-		if fs == nil || (side == 1 && fs == ds.QueryFeatures) {
-			continue
-		}
-		n += 4 * float64(cap(fs.Dense))
-		for _, f := range fs.Fields {
-			n += 4*float64(cap(f.Offsets)+cap(f.IDs)+cap(f.Weights)) + strs(f.Tokens)
-		}
-	}
-	return n
+	return "sampler.negatives"
 }
 
 // runMemory returns the memory a run needs at its peak beyond its dataset (peakBytes of its
@@ -223,7 +150,7 @@ func checkMemory(cfg *Config, ds *datasets.Dataset, limit float64, source string
 	if err != nil {
 		return 0, err
 	}
-	total := peak + dataBytes(ds)
+	total := peak + ds.Bytes()
 	big := terms[0]
 	for _, t := range terms {
 		if t.bytes > big.bytes {

@@ -13,7 +13,7 @@ import (
 )
 
 // TestCheckSteps: a step count or example count that overflows an int is an error naming the
-// key (issue 12, fault 1: epochs × steps per epoch wrapped to a negative count and panicked).
+// key (epochs × steps per epoch once wrapped to a negative count and panicked).
 func TestCheckSteps(t *testing.T) {
 	tests := []struct {
 		name string
@@ -101,7 +101,7 @@ func TestMemoryLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := peak + dataBytes(ds)
+	total := peak + ds.Bytes()
 	t.Logf("estimate %s: %+v", formatBytes(total), terms)
 	// The tables: 700 rows × 16 × 4 bytes, and 2 Adam moments of each value while training.
 	if want := float64(700 * 16 * 4); terms[0].bytes != want || terms[0].phase != phaseBoth {

@@ -34,7 +34,7 @@ func calibrate(ctx context.Context, ds *datasets.Dataset, cfg *Config, in metric
 		Rows: metrics.CalibrationRows(len(queries), ds.Items, cfg.DataSeed), TestQueries: len(queries),
 		Truth: func(r int32, dst []float64) error { return ds.Truth.Mixture(queries[r], days[r], dst) }}
 	if link == losses.LinkSoftmax {
-		c.PHat = cfg.shape.Cols(cfg.Train.BatchSize, ds.Items) - 1
+		c.PHat = cfg.rowColumns(ds.Items) - 1
 	}
 	return metrics.Calibrate(ctx, c, cfg.Eval, seed)
 }
@@ -47,9 +47,15 @@ func calibrationMemory(cfg *Config, ds *datasets.Dataset) memoryTerm {
 	t := memoryTerm{"eval.workers", "the calibration's rows of every item, per worker", 0, phaseEval}
 	if ds.Truth != nil && cfg.Loss.Link() != losses.LinkNone {
 		workers := metrics.CalibrationWorkers(len(ds.Test), cfg.Eval.Workers)
-		t.bytes = float64(workers) * (40*float64(ds.Items) + 4*float64(cfg.shape.Cols(cfg.Train.BatchSize, ds.Items)))
+		t.bytes = float64(workers) * (40*float64(ds.Items) + 4*float64(cfg.rowColumns(ds.Items)))
 	}
 	return t
+}
+
+// rowColumns is the number of columns a score row of the run's training has over a corpus of m
+// items (its sampler's geometry): its positive and its negatives.
+func (c *Config) rowColumns(m int) int {
+	return c.geometry.Cols(c.geometry.Rows(c.Train.BatchSize), m)
 }
 
 // plannedCalibration is what the report of a run of cfg will hold of its calibration, for the

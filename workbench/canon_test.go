@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +17,7 @@ func TestConfigAffectsDeclared(t *testing.T) {
 	ct := reflect.TypeFor[Config]()
 	for i := range ct.NumField() {
 		f := ct.Field(i)
-		if a := affects(f.Tag.Get("affects")); !contains(toStrings(known), string(a)) {
+		if a := affects(f.Tag.Get("affects")); !slices.Contains(toStrings(known), string(a)) {
 			t.Errorf("Config.%s: affects tag %q, want one of %v", f.Name, a, known)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/estimators/freqsim"
@@ -87,8 +88,9 @@ type Config struct {
 	// fileAxes are the ablation axes as the file writes them, before -set narrowed or replaced
 	// any.
 	fileAxes []Axis `affects:"nothing"`
-	// shape is the resolved sampler's column shape, which resolveSampler sets.
-	shape samplers.Shape `affects:"nothing"`
+	// geometry is the resolved sampler's geometry, which resolveSampler sets and the loss is
+	// resolved for.
+	geometry candidates.Geometry `affects:"nothing"`
 }
 
 // Axis is one [[ablation]] entry: either one key with a list of values, or several keys zipped
@@ -244,20 +246,20 @@ func tomlError(path string, data []byte, err error) error {
 }
 
 // resolveSampler resolves the sampler (full by default for the loss variants that score the whole
-// corpus) and gives the loss its column shape; it runs before the loss resolves.
+// corpus) and its geometry, which the loss is resolved for; it runs before the loss resolves.
 func (c *Config) resolveSampler() error {
-	if c.Sampler.Kind == "" && (c.Loss.Variant == losses.VariantFull || c.Loss.Variant == losses.VariantLogitAdjusted) {
+	if c.Sampler.Kind == "" && c.Loss.Variant.ScoresCorpus() {
 		c.Sampler.Kind = samplers.KindFull
 	}
 	if err := c.Sampler.Resolve(); err != nil {
 		return err
 	}
-	smp, err := samplers.New(c.Sampler)
+	_, g, err := samplers.Build(c.Sampler)
 	if err != nil {
 		return err
 	}
-	c.shape = smp.Shape()
-	return models.LossColumns(&c.Loss, c.shape, c.Train.BatchSize)
+	c.geometry = g
+	return nil
 }
 
 // movedKeys are keys that moved to another section: written, they are an error naming the new key.
@@ -353,7 +355,7 @@ func (c *Config) resolve(md toml.MetaData) error {
 		if !isSection(name) {
 			continue
 		}
-		if !contains(used, name) {
+		if !slices.Contains(used, name) {
 			return fmt.Errorf("%s: section not used by experiment %q (it reads %s)", name, c.Experiment, strings.Join(used, ", "))
 		}
 	}
@@ -374,19 +376,19 @@ func (c *Config) resolve(md toml.MetaData) error {
 		if len(c.Ablation) > 0 {
 			return errors.New("ablation: the freq_sim experiment sweeps freq_sim.alphas and freq_sim.hashes itself")
 		}
-		return firstError(
+		return isetting.First(
 			section("freq_sim", c.FreqSim.Resolve()),
 			section("plots", c.Plots.Resolve()),
 		)
 	}
-	return firstError(
+	return isetting.First(
 		section("data", c.Data.Resolve()),
 		section("slices", c.Slices.Resolve()),
 		section("model", c.Model.Resolve()),
 		section("train", c.Train.Resolve()),
 		section("estimator", c.Estimator.Resolve()),
 		section("sampler", c.resolveSampler()),
-		section("loss", c.Loss.Resolve()),
+		section("loss", c.Loss.ResolveFor(c.geometry)),
 		section("eval", c.Eval.Resolve()),
 		section("plots", c.Plots.Resolve()),
 		section("report", c.Report.Resolve()),
@@ -415,7 +417,7 @@ func checkAxes(axes []Axis) error {
 				return fmt.Errorf("ablation[%d]: %w", i, moved(k))
 			case first == "seeds":
 				return fmt.Errorf("ablation[%d]: %s is not a run setting: list the seeds in seeds = [...], every cell runs once per seed", i, k)
-			case !contains(runSections, first):
+			case !slices.Contains(runSections, first):
 				return fmt.Errorf("ablation[%d]: %s is not a run setting (an axis is a key of the sections %s)", i, k, strings.Join(runSections, ", "))
 			}
 		}
@@ -425,16 +427,7 @@ func checkAxes(axes []Axis) error {
 
 func isSection(name string) bool {
 	for _, e := range experiments {
-		if contains(e.sections, name) {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
+		if slices.Contains(e.sections, name) {
 			return true
 		}
 	}
@@ -447,15 +440,6 @@ func section(name string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("%s.%w", name, err)
-}
-
-func firstError(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // encode writes the config as TOML, for the config.toml files people read.
@@ -508,7 +492,7 @@ func (c *Config) encodeFor(dir string) ([]byte, error) {
 		if strings.HasPrefix(t, "[") {
 			name := strings.Trim(t, "[]")
 			section, _, _ := strings.Cut(name, ".")
-			skip = isSection(section) && !contains(used, section)
+			skip = isSection(section) && !slices.Contains(used, section)
 			options = name == "loss.options" || strings.HasPrefix(name, "loss.options.")
 		}
 		if skip || (!options && isZeroLine(t)) {

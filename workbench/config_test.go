@@ -126,8 +126,10 @@ func TestCellDefaultsFollowTheCell(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if runs[0].cfg.Sampler.Negatives == 0 || runs[1].cfg.Sampler.Negatives != 0 || runs[0].cfg.Loss.Negatives != runs[0].cfg.Sampler.Negatives {
-		t.Errorf("negatives: uniform %d (loss %d), in_batch %d", runs[0].cfg.Sampler.Negatives, runs[0].cfg.Loss.Negatives, runs[1].cfg.Sampler.Negatives)
+	if runs[0].cfg.Sampler.Negatives == 0 || runs[1].cfg.Sampler.Negatives != 0 || runs[0].cfg.geometry.Extra != runs[0].cfg.Sampler.Negatives ||
+		runs[1].cfg.geometry.Extra != 0 {
+		t.Errorf("negatives: uniform %d (geometry %d), in_batch %d (geometry %d)", runs[0].cfg.Sampler.Negatives, runs[0].cfg.geometry.Extra,
+			runs[1].cfg.Sampler.Negatives, runs[1].cfg.geometry.Extra)
 	}
 }
 

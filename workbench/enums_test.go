@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,11 +38,11 @@ func TestEnumsNameTheLine(t *testing.T) {
 		"estimator.lsh.inner", "loss.variant", "loss.form", "sampler.kind", "loss.correct_at",
 		"loss.logq_probability", "loss.q_source", "loss.reduction", "loss.impl", "plots.font", "plots.legend",
 		"plots.y_range", "freq_sim.init", "freq_sim.first_arrival", "freq_sim.interleaving"} {
-		if !contains(enums, want) {
+		if !slices.Contains(enums, want) {
 			t.Errorf("%s is not a typed enum (enums found: %v)", want, enums)
 		}
 	}
-	if !contains(lists, "plots.formats") {
+	if !slices.Contains(lists, "plots.formats") {
 		t.Errorf("plots.formats is not a list of typed enums (lists found: %v)", lists)
 	}
 	body := func(key, value string) string {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -296,31 +295,4 @@ func plannedResults(cfg *Config) []metrics.Result {
 		}
 	}
 	return out
-}
-
-// evalFamiliesMemory is the memory term of the evaluation's families beyond the full ranking's
-// metrics (metrics' "Memory"): the top lists, max(K) items of 4 bytes per test pair (a bound on
-// the queries' lists) and kept τ, with their decision scores for run files; a test pair's
-// popularity weight and stratified-recall row; and with the sampled evaluation its negatives.
-func evalFamiliesMemory(cfg *Config, ds *datasets.Dataset) memoryTerm {
-	e := cfg.Eval
-	pairs := float64(len(ds.Test))
-	taus := 1.0
-	switch {
-	case e.Exposure == metrics.ExposureAll || e.WriteRun:
-		taus = float64(len(e.LogitAdjust))
-	case e.Exposure == metrics.ExposureOff && cfg.Data.Source != datasets.SourceXMC:
-		taus = 0
-	}
-	perItem := 4.0
-	if e.WriteRun {
-		perItem += 8
-	}
-	lists := pairs * float64(maxK(e.K)) * taus * perItem
-	strat := pairs * (8 + math.Ceil(float64(len(e.LogitAdjust)*(len(e.K)+1))/16)*16*8)
-	var negatives float64
-	if e.Sampled.On() {
-		negatives = pairs * float64(e.Sampled.Negatives) * 4
-	}
-	return memoryTerm{"eval.exposure", "top lists, stratified recall and sampled negatives of the test pairs", lists + strat + negatives, phaseEval}
 }

@@ -89,3 +89,32 @@ func TestRegisteredLossOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestGBCESamplers: gbce, whose β is calibrated for uniform negatives (Petrov & Macdonald's
+// α = k/(M − 1)), loads with the uniform samplers and with popularity at β = 0, and is one error
+// naming loss.variant and the sampler with the batch's negatives or popularity's at β > 0.
+func TestGBCESamplers(t *testing.T) {
+	for _, tt := range []struct {
+		sampler string
+		want    []string // nil: the config loads
+	}{
+		{"kind = \"uniform\"\nnegatives = 8", nil},
+		{"kind = \"uniform_per_row\"\nnegatives = 8", nil},
+		{"kind = \"popularity\"\nnegatives = 8\nbeta = 0.0", nil},
+		{"kind = \"popularity\"\nnegatives = 8", []string{"loss.variant: gbce needs negatives drawn uniformly", "sampler popularity does not draw them uniformly"}},
+		{"kind = \"in_batch_unique\"\nnegatives = 8", []string{"loss.variant: gbce needs negatives drawn uniformly", "sampler in_batch_unique does not draw them uniformly"}},
+		{"kind = \"in_batch\"", []string{"loss.variant: gbce needs negatives drawn uniformly", "sampler in_batch takes them from the batch"}},
+		{"kind = \"mixed\"\nnegatives = 8", []string{"loss.variant: gbce", "sampler mixed takes them from the batch"}},
+	} {
+		t.Run(tt.sampler, func(t *testing.T) {
+			_, _, err := loadConfig(writeConfig(t, "[loss]\nvariant = \"gbce\"\n[sampler]\n"+tt.sampler+"\n"), nil)
+			if tt.want == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			wantError(t, err, tt.want...)
+		})
+	}
+}

@@ -11,7 +11,7 @@ import (
 )
 
 // TestStaleTemporaryFilesRemoved: temporary files of atomic writes left by a killed process are
-// removed by the next run of the folder (issue 12: 8 were left and never cleaned); one being
+// removed by the next run of the folder (8 were once left and never cleaned); one being
 // written by another process now (newer than this invocation) is left alone.
 func TestStaleTemporaryFilesRemoved(t *testing.T) {
 	dir := t.TempDir()

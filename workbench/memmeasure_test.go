@@ -43,7 +43,7 @@ func TestRunMemoryMeasured(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			estimate := dataBytes(ds) + peak
+			estimate := ds.Bytes() + peak
 			ds = nil
 
 			defer debug.SetGCPercent(debug.SetGCPercent(10))

@@ -3,8 +3,11 @@ package workbench
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/samplingbias/workbench/losses"
@@ -17,15 +20,45 @@ import (
 // the grid runs, in cfg.Out, with a warning line on stdout for every figure drawn otherwise than
 // asked.
 func writeReport(cfg *Config, runs []plannedRun, recs []*runRecord, stdout io.Writer) error {
-	family := map[string]losses.Family{}
+	planned := map[string]plannedRun{}
 	for _, r := range runs {
-		family[r.ID] = r.cfg.Loss.Family()
+		planned[r.ID] = r
 	}
 	out := make([]*report.Run, len(recs))
 	for i, rec := range recs {
-		out[i] = rec.reportRun(family[rec.ID])
+		r := planned[rec.ID]
+		out[i] = rec.reportRun(r.cfg.Loss.Family())
+		if cfg.Report.WriteMLflow {
+			if err := r.describe(out[i]); err != nil {
+				return err
+			}
+		}
 	}
 	return report.Write(cfg.Out, reportInput(cfg, out), stdout)
+}
+
+// describe gives rr, r's run as the report reads it, what the MLflow tree holds of it beyond
+// its results: when it finished (its metrics.json's time), its resolved settings and its files.
+func (r plannedRun) describe(rr *report.Run) error {
+	fi, err := os.Stat(filepath.Join(r.dir, "metrics.json"))
+	if err != nil {
+		return err
+	}
+	kvs, err := r.cfg.canonical(affectsTraining, affectsEvaluation)
+	if err != nil {
+		return err
+	}
+	rr.Finished = fi.ModTime()
+	rr.Params = make(map[string]string, len(kvs))
+	for _, kv := range kvs {
+		v := kv.Value
+		if u, err := strconv.Unquote(v); err == nil {
+			v = u
+		}
+		rr.Params[kv.Key] = v
+	}
+	rr.Files = []string{filepath.Join(r.dir, "config.toml"), filepath.Join(r.dir, "curve.csv")}
+	return nil
 }
 
 // reportInput is the report.Input of runs under cfg.
@@ -73,7 +106,8 @@ func labelKeys(axes []Axis) map[string]bool {
 // reportRun is the run as the report reads it; family is its loss's.
 func (rec *runRecord) reportRun(family losses.Family) *report.Run {
 	r := &report.Run{ID: rec.ID, Group: rec.Group, Seed: rec.Seed, Axes: rec.Axes, LossFamily: string(family), Dataset: rec.Data.Name,
-		Items: rec.Data.Items, SliceNotes: rec.Data.SliceNotes, Bins: rec.Data.Bins,
+		Seconds: rec.Train.Seconds + rec.EvalSeconds,
+		Items:   rec.Data.Items, SliceNotes: rec.Data.SliceNotes, Bins: rec.Data.Bins,
 		Results: rec.Results, MostPopular: rec.MostPopular, Curve: make(report.Curve, len(rec.Curve)), Ranks: rec.Ranks,
 		Calibration: rec.Calibration}
 	for i, p := range rec.Curve {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
+	isetting "github.com/samplingbias/workbench/internal/setting"
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
 	"github.com/samplingbias/workbench/samplers"
@@ -42,7 +43,10 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	}
 	switch {
 	case o.list:
-		return listRuns(runs, o, stdout)
+		if err := listRuns(runs, o, stdout); err != nil {
+			return err
+		}
+		return checkReport(cfg, runs, stdout)
 	case o.report:
 		return reportRetrieval(raw, cfg, runs, stdout)
 	}
@@ -95,7 +99,7 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	// finished runs may then be a subset of those they summarise (a failed re-evaluation).
 	recs, err := records(runs)
 	if err != nil {
-		return firstError(runErr, err)
+		return isetting.First(runErr, err)
 	}
 	if runErr != nil && exists(filepath.Join(cfg.Out, "metrics.csv")) {
 		why := "a run failed"
@@ -115,7 +119,7 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	if len(recs) > 0 {
 		removeStale(cfg.Out, begin)
 		if err := writeReport(cfg, runs, recs, stdout); err != nil {
-			return firstError(runErr, err)
+			return isetting.First(runErr, err)
 		}
 		fmt.Fprintf(stdout, "results of %d runs in %s (metrics.csv, summary.md, figures)\n", len(recs), cfg.Out)
 	}
@@ -156,7 +160,7 @@ func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer)
 		}
 		if !counted[ds] {
 			counted[ds] = true
-			data += dataBytes(ds)
+			data += ds.Bytes()
 		}
 		peak = math.Max(peak, p)
 		n++
@@ -246,7 +250,9 @@ func (c *dataCache) work(r plannedRun) float64 {
 	if t.Steps == 0 {
 		steps = float64(t.Epochs) * float64(max(size.pairs, 1)) / float64(max(t.BatchSize, 1))
 	}
-	return steps * float64(t.BatchSize+r.cfg.shape.Rows(t.BatchSize, max(size.items, 1)))
+	g := r.cfg.geometry
+	rows := g.Rows(t.BatchSize)
+	return steps * float64(rows+g.ItemRows(rows, max(size.items, 1)))
 }
 
 // writeRunConfig writes the run's resolved config into its folder, with its axis values as
@@ -512,7 +518,7 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, counts
 	if err != nil {
 		return nil, err
 	}
-	in := metrics.Input{U: u, V: v, Dim: m.Dim(), Pairs: pairs, ItemSlice: metrics.AssignSlices(counts, cfg.Slices), LogPrior: logPrior(counts)}
+	in := metrics.Input{U: u, V: v, Dim: m.Dim(), Pairs: pairs, ItemSlice: metrics.AssignSlices(counts, cfg.Slices), LogPrior: datasets.LogPrior(counts)}
 	in.Exclude = excludeLists(ds, cfg.Eval.Filter, queries)
 	evalData(&in, ds, cfg, counts, queries)
 	ev, err := metrics.EvaluateAll(ctx, in, cfg.Eval, seed, progress)
@@ -570,21 +576,6 @@ func excludeLists(ds *datasets.Dataset, filter metrics.Filter, queries []int32) 
 	out := make([][]int32, len(queries))
 	for r, q := range queries {
 		out[r] = byQuery[q]
-	}
-	return out
-}
-
-// logPrior is the add-one smoothed log training label prior, log((c_y+1)/(N+M)): finite for
-// items never seen in training, as post-hoc logit adjustment needs.
-func logPrior(counts []int64) []float64 {
-	var total int64
-	for _, c := range counts {
-		total += c
-	}
-	out := make([]float64, len(counts))
-	den := math.Log(float64(total + int64(len(counts))))
-	for i, c := range counts {
-		out[i] = math.Log(float64(c+1)) - den
 	}
 	return out
 }

@@ -44,7 +44,7 @@ func TestSmokeEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The data report is printed once, when the dataset is loaded (issue 12).
+	// The data report is printed once, when the dataset is loaded.
 	if line := "data synthetic: synthetic: 8000 records read, 8000 pairs kept (7200 train, 800 test)"; strings.Count(out, line) != 1 {
 		t.Errorf("output does not print %q once:\n%s", line, out)
 	}

@@ -2,6 +2,7 @@ package workbench
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -110,7 +111,7 @@ func indexVariables() string {
 func (e engine) shard(lookup func(string) (string, bool), flagCount int) (s shard, ok bool, err error) {
 	raw, ok := lookup(e.index)
 	raw = strings.TrimSpace(raw)
-	if !ok || raw == "" || contains(e.unset, raw) {
+	if !ok || raw == "" || slices.Contains(e.unset, raw) {
 		return shard{}, false, nil
 	}
 	num := func(name string) (int, bool, error) {

@@ -18,7 +18,7 @@ func TestEmptySlices(t *testing.T) {
 		want   []string
 	}{
 		{"none empty", []int64{0, 25, 300}, rawat, nil},
-		// Rawat's thresholds on a corpus whose rarest item has 28 training pairs (issue 12).
+		// Rawat's thresholds on a corpus whose rarest item has 28 training pairs.
 		{"tail", []int64{28, 50, 200}, rawat, []string{"slice tail is empty: no item has fewer than slices.tail_max = 20 training pairs (the rarest has 28); its results are left out"}},
 		{"head and torso", []int64{1, 5, 19}, rawat, []string{
 			"slice head is empty: no item has slices.head_min = 100 training pairs or more (the most frequent has 19); its results are left out",

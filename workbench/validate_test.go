@@ -38,8 +38,8 @@ func loadAndPlan(t *testing.T, body string, sets ...string) ([]plannedRun, error
 }
 
 // TestWrittenZeroIsAnError: a key written with the zero value of its field, which resolving
-// would silently replace by the default, is an error naming the key and the default (issue 12,
-// "silent defaults"); the same keys absent take the default.
+// would silently replace by the default, is an error naming the key and the default (no
+// silent defaults); the same keys absent take the default.
 func TestWrittenZeroIsAnError(t *testing.T) {
 	tests := []struct {
 		name string
@@ -90,7 +90,7 @@ func TestWrittenZeroThatMeansSomething(t *testing.T) {
 }
 
 // TestAblationOverNonRunSettings: an axis over a key that is not a run setting would give
-// duplicate identical runs (issue 12, fault 3), and is refused.
+// duplicate identical runs, and is refused.
 func TestAblationOverNonRunSettings(t *testing.T) {
 	tests := []struct{ body, want string }{
 		{"[[ablation]]\nkey = \"seeds\"\nvalues = [[1], [2]]\n", "ablation[0]: seeds is not a run setting: list the seeds in seeds = [...]"},

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/samplingbias/workbench/estimators"
+	"github.com/samplingbias/workbench/internal/prob"
 	"github.com/samplingbias/workbench/internal/setting"
 )
 
@@ -435,13 +436,5 @@ func newPhase(s Settings, reversed bool) phase {
 func Summary(tv []float64, window int) (phase1, phase2 float64) {
 	n := len(tv) / 2
 	window = min(max(window, 1), n)
-	return mean(tv[n-window : n]), mean(tv[2*n-window:])
-}
-
-func mean(x []float64) float64 {
-	var s float64
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
+	return prob.Mean(tv[n-window : n]), prob.Mean(tv[2*n-window:])
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/samplingbias/workbench/estimators"
+	"github.com/samplingbias/workbench/internal/prob"
 )
 
 func TestResolve(t *testing.T) {
@@ -217,7 +218,7 @@ func TestYiSimulation(t *testing.T) {
 	}
 	curve := func(alpha float64, m int) []float64 { return curves[[2]float64{alpha, float64(m)}] }
 	n := s.StepsPerPhase
-	window := func(tv []float64, from, to int) float64 { return mean(tv[from:to]) }
+	window := func(tv []float64, from, to int) float64 { return prob.Mean(tv[from:to]) }
 
 	// Multiple hashings: m = 4 at least 30% below m = 1 in the steady state of both phases, and
 	// m = 2 and m = 4 below m = 1 in every 1000-step window (α = 0.01).

@@ -3,7 +3,6 @@ package main
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/exampletest"
 	"github.com/samplingbias/workbench/internal/tape"
 	"github.com/samplingbias/workbench/losses"
@@ -25,38 +25,13 @@ func smokeConfig(t *testing.T) string {
 	return filepath.Join(exampletest.Root, "configs", "smoke.toml")
 }
 
-// readmeCommand returns the arguments of the README's command that runs this
-// program (the words after "go run ./examples/custom-loss"), verbatim.
-func readmeCommand(t *testing.T) []string {
-	t.Helper()
-	readme, err := os.ReadFile(filepath.Join(exampletest.Root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const prefix = "\ngo run ./examples/custom-loss "
-	i := strings.Index(string(readme), prefix)
-	if i < 0 {
-		t.Fatalf("README.md shows no command line %q…", prefix[1:])
-	}
-	line, _, _ := strings.Cut(string(readme)[i+len(prefix):], "\n")
-	return strings.Fields(line)
-}
-
 // TestTrainsOnSmoke builds the command and runs the README's command line,
 // verbatim (from the repository's root, with -out a temporary folder): the
 // runs finish, record the variant and its option, and the training loss goes
 // down (the last point of curve.csv at least 10% below the first).
 func TestTrainsOnSmoke(t *testing.T) {
-	bin, out := exampletest.Build(t), t.TempDir()
-	cmd := exec.Command(bin, append(readmeCommand(t), "-out", out)...)
-	cmd.Dir = exampletest.Root
-	exampletest.Run(t, cmd)
-	run := filepath.Join(out, "runs", "variant=logq_tempered,seed=1")
-	conf, err := os.ReadFile(filepath.Join(run, "config.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(conf), `variant = "logq_tempered"`) || !strings.Contains(string(conf), "alpha = 0.5") {
+	run, conf := exampletest.RunREADME(t, "./examples/custom-loss", "variant=logq_tempered,seed=1")
+	if !strings.Contains(conf, `variant = "logq_tempered"`) || !strings.Contains(conf, "alpha = 0.5") {
 		t.Errorf("the run's config does not record the variant and its option:\n%s", conf)
 	}
 	exampletest.LossFalls(t, run)
@@ -97,20 +72,26 @@ func BenchmarkLogqTempered(b *testing.B) {
 	} {
 		b.Run(string(s.Variant), func(b *testing.B) {
 			const n = 1024
-			l, err := losses.New(s, tensor.Float32)
+			geo := candidates.Geometry{Sampler: "in_batch", Layout: candidates.Diagonal}
+			l, err := losses.New(s, geo, tensor.Float32)
 			if err != nil {
 				b.Fatal(err)
 			}
 			rng := rand.New(rand.NewPCG(1, 2))
-			st := &losses.Step{Layout: losses.Diagonal, Items: 20000, LogP: make([]float64, n), PosLogP: make([]float64, n),
-				LogQ: make([]float64, n), PosLogQ: make([]float64, n), RowItem: make([]int64, n), ColItem: make([]int64, n)}
+			st := candidates.NewStep(geo, n, 20000)
+			for _, name := range []string{candidates.LogP, candidates.LogQ} {
+				if err := st.Declare(candidates.Side{Name: name, By: "sampler in_batch"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			logP, logQ := st.Col(candidates.LogP), st.Col(candidates.LogQ)
 			for j := range n {
 				st.RowItem[j], st.ColItem[j] = int64(j), int64(j)
-				st.LogP[j] = math.Log(0.001 + 0.5*rng.Float64())
-				st.LogQ[j] = math.Log(1e-5 + 1e-3*rng.Float64())
+				logP[j] = math.Log(0.001 + 0.5*rng.Float64())
+				logQ[j] = math.Log(1e-5 + 1e-3*rng.Float64())
 			}
-			copy(st.PosLogP, st.LogP)
-			copy(st.PosLogQ, st.LogQ)
+			copy(st.Row(candidates.LogP), logP)
+			copy(st.Row(candidates.LogQ), logQ)
 			scores := make([]float32, n*n)
 			for k := range scores {
 				scores[k] = float32(0.3 * rng.NormFloat64())

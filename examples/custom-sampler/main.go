@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"os"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/samplers"
 	"github.com/samplingbias/workbench/workbench"
 )
@@ -28,7 +29,7 @@ func newDistinctUniform(_ any, negatives int) (samplers.Sampler, error) {
 }
 
 func (s distinctUniform) Shape() samplers.Shape {
-	return samplers.Shape{Layout: samplers.LayoutFirst, Extra: s.m}
+	return samplers.Shape{Geometry: candidates.Geometry{Layout: candidates.First, Extra: s.m}}
 }
 
 // Draw copies the positives, then draws m distinct items with Floyd's algorithm (none when m > M:
@@ -51,21 +52,25 @@ func (s distinctUniform) Draw(rng *rand.Rand, d *samplers.Data, pos, rows []int3
 	}
 }
 
-// Declare gives every column q = 1/M and p = m/M.
-func (s distinctUniform) Declare(d *samplers.Data, pos, rows []int32, _ samplers.Law, c *samplers.Columns) error {
+// Declare gives every column, and every row's positive, q = 1/M and p = m/M.
+func (s distinctUniform) Declare(d *samplers.Data, pos, rows []int32, _ samplers.Law, c *candidates.Step) error {
 	if s.m > d.Items {
 		return fmt.Errorf("sampler.negatives: %d distinct items from a corpus of %d", s.m, d.Items)
 	}
 	logQ, logP := -math.Log(float64(d.Items)), math.Log(float64(s.m)/float64(d.Items))
-	c.Items[0] = -1
-	for j := 1; j < len(c.Items); j++ {
-		c.Items[j] = int64(rows[len(pos)+j-1])
+	c.ColItem[0] = candidates.NoItem // column 0: each row's own positive
+	for j := 1; j < len(c.ColItem); j++ {
+		c.ColItem[j] = int64(rows[len(pos)+j-1])
 	}
-	for j := range c.Items {
-		c.LogQ[j], c.LogP[j] = logQ, logP
+	for _, v := range [][]float64{c.Col(candidates.LogQ), c.Row(candidates.LogQ)} {
+		for k := range v {
+			v[k] = logQ
+		}
 	}
-	for i := range pos {
-		c.PosLogQ[i], c.PosLogP[i] = logQ, logP
+	for _, v := range [][]float64{c.Col(candidates.LogP), c.Row(candidates.LogP)} {
+		for k := range v {
+			v[k] = logP
+		}
 	}
 	return nil
 }

@@ -1,8 +1,9 @@
 // Package exampletest holds the checks shared by the tests of the example programs
-// (examples/custom-loss, examples/custom-sampler) and of the README's commands: build the
-// program, read a CSV output, check that a run's training loss went down, that a command fails
-// with a given message, and that the README shows the program's code. Each test runs in its example's folder, two levels below the repository's
-// root.
+// (examples/custom-loss, examples/custom-sampler, examples/side-input) and of the README's
+// commands: build the program, run the README's command line for it, read a CSV output, check
+// that a run's training loss went down, that a command fails with a given message, and that the
+// README shows the program's code. Each test runs in its example's folder, two levels below the
+// repository's root.
 package exampletest
 
 import (
@@ -81,6 +82,40 @@ func LossFalls(t testing.TB, run string) {
 	if first, last := loss(rows[1]), loss(rows[len(rows)-1]); !(last < 0.9*first) {
 		t.Errorf("the loss did not go down: first %v, last %v", first, last)
 	}
+}
+
+// READMECommand returns the arguments of the README's command line that runs program, the words
+// after "go run <program>" (e.g. "./examples/custom-loss"), verbatim.
+func READMECommand(t testing.TB, program string) []string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(Root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := "\ngo run " + program + " "
+	i := strings.Index(string(readme), prefix)
+	if i < 0 {
+		t.Fatalf("README.md shows no command line %q…", prefix[1:])
+	}
+	line, _, _ := strings.Cut(string(readme)[i+len(prefix):], "\n")
+	return strings.Fields(line)
+}
+
+// RunREADME builds the program in the current folder and runs the README's command line that
+// runs program (see READMECommand), verbatim from the repository's root with -out a temporary
+// folder, and returns the folder of the run named run and the text of its config.toml.
+func RunREADME(t testing.TB, program, run string) (dir, config string) {
+	t.Helper()
+	out := t.TempDir()
+	cmd := exec.Command(Build(t), append(READMECommand(t, program), "-out", out)...)
+	cmd.Dir = Root
+	Run(t, cmd)
+	dir = filepath.Join(out, "runs", run)
+	b, err := os.ReadFile(filepath.Join(dir, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, string(b)
 }
 
 // READMEShows checks that the README's section (its "## " heading) shows each function of the

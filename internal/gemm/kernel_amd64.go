@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/samplingbias/workbench/internal/parallel"
+	"github.com/samplingbias/workbench/internal/reuse"
 	"github.com/samplingbias/workbench/internal/simd"
 )
 
@@ -66,7 +67,8 @@ func (p *product) run() bool {
 // rounded up to whole panels).
 func (p *product) packAllB(buf *[]float32, parts int) []float32 {
 	n := roundUp(p.n, nr)
-	dst := grow(buf, p.k*n)
+	*buf = reuse.Grow(*buf, p.k*n)
+	dst := *buf
 	parallel.Split(n/nr, parts, func(_, lo, hi int) {
 		j0, cols := lo*nr, min(hi*nr, p.n)-lo*nr
 		for pc := 0; pc < p.k; pc += kc {
@@ -104,7 +106,8 @@ func (p *product) block(i0, i1, j0, j1 int, all []float32) {
 				off := pc*roundUp(p.n, nr) + jc*kb
 				bp = all[off : off+kb*roundUp(nb, nr)]
 			} else {
-				bp = grow(&buf.b, kb*roundUp(nb, nr))
+				buf.b = reuse.Grow(buf.b, kb*roundUp(nb, nr))
+				bp = buf.b
 				p.packB(bp, pc, kb, jc, nb)
 			}
 			for ic := i0; ic < i1; ic += mc {
@@ -118,7 +121,8 @@ func (p *product) block(i0, i1, j0, j1 int, all []float32) {
 					full = mb / mr * mr
 				}
 				if full < mb {
-					ap = grow(&buf.a, kb*roundUp(mb-full, mr))
+					buf.a = reuse.Grow(buf.a, kb*roundUp(mb-full, mr))
+					ap = buf.a
 					p.packA(ap, ic+full, mb-full, pc, kb)
 				}
 				for jr := 0; jr < nb; jr += nr {
@@ -152,14 +156,6 @@ func (p *product) block(i0, i1, j0, j1 int, all []float32) {
 }
 
 func roundUp(x, m int) int { return (x + m - 1) / m * m }
-
-// grow returns (*s)[:n], reallocating *s if it is shorter.
-func grow(s *[]float32, n int) []float32 {
-	if cap(*s) < n {
-		*s = make([]float32, n)
-	}
-	return (*s)[:n]
-}
 
 // packB packs op(B)[pc:pc+kb, jc:jc+nb] into panels of nr columns, each kb groups of nr values,
 // padding the last panel with zeros.

@@ -1,7 +1,8 @@
 // Package prob holds the probability identities of sampling that both the losses (which subtract
 // them) and the samplers (which declare them) use, written once: per-draw and inclusion
-// probabilities of draws with replacement, and the exact inclusion probabilities of weighted
-// draws without replacement (SuccessiveInclusion).
+// probabilities of draws with replacement, the exact inclusion probabilities of weighted draws
+// without replacement (SuccessiveInclusion), and the sample mean the frequency simulation and its
+// report both take.
 package prob
 
 import "math"
@@ -52,4 +53,13 @@ func BinomialMAD(n int, p float64) float64 {
 	lk, _ := math.Lgamma(float64(k + 1))
 	lnk, _ := math.Lgamma(float64(n - k + 1))
 	return 2 * float64(k) * math.Exp(lc-lk-lnk+float64(k)*math.Log(p)+float64(n-k+1)*math.Log1p(-p))
+}
+
+// Mean is the arithmetic mean of x, its values summed in order (NaN for an empty x).
+func Mean(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
 }

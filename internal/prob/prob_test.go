@@ -50,3 +50,13 @@ func TestBinomialMAD(t *testing.T) {
 		t.Errorf("BinomialMAD(10, 1.5) = %g, want NaN", got)
 	}
 }
+
+// TestMean: the mean of a sample, summed in order: (1 + 2 + 6)/3 = 3; of none, NaN.
+func TestMean(t *testing.T) {
+	if m := Mean([]float64{1, 2, 6}); m != 3 {
+		t.Errorf("Mean(1, 2, 6) = %v, want 3", m)
+	}
+	if m := Mean(nil); !math.IsNaN(m) {
+		t.Errorf("Mean() = %v, want NaN", m)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/integrate/quad"
 
 	"github.com/samplingbias/workbench/internal/parallel"
+	"github.com/samplingbias/workbench/internal/reuse"
 )
 
 // SuccessiveAccuracy is the absolute accuracy of SuccessiveInclusion: every π_i it returns is
@@ -305,14 +306,6 @@ type countScratch struct {
 	p, q, light, heavy, full, cdf, dec, binom []float64
 }
 
-// grow returns b with length n, reallocated if its capacity is smaller.
-func grow(b []float64, n int) []float64 {
-	if cap(b) < n {
-		return make([]float64, n)
-	}
-	return b[:n]
-}
-
 // stay writes into out, for each distinct weight g, G_g(t) = P(N_{−i}(t) ≤ k − 1) for an item i
 // of weight w_g: the probability that fewer than k of the other items have rung by t. When more
 // than half the items are drawn it counts the m − k items not drawn instead: N_{−i} ≤ k − 1 when
@@ -320,7 +313,7 @@ func grow(b []float64, n int) []float64 {
 // 1 − P(Y_{−i} ≤ m − k − 1), Y a count of probabilities e^{−w_j t}.
 func (s *successive) stay(t float64, out []float64, b *countScratch) {
 	d := len(s.w)
-	b.p, b.q = grow(b.p, d), grow(b.q, d)
+	b.p, b.q = reuse.Grow(b.p, d), reuse.Grow(b.q, d)
 	for g, w := range s.w {
 		b.q[g] = math.Exp(-w * t)
 		b.p[g] = -math.Expm1(-w * t)
@@ -346,10 +339,10 @@ func (s *successive) below(k int, p, q, out []float64, b *countScratch) {
 		}
 	}
 	// The count of the light items (p ≤ 1/2), truncated at k − 1; the heavy ones', in full.
-	light := grow(b.light, k)
+	light := reuse.Grow(b.light, k)
 	clear(light)
 	light[0] = 1
-	heavy := grow(b.heavy, heavyItems+1)
+	heavy := reuse.Grow(b.heavy, heavyItems+1)
 	clear(heavy)
 	heavy[0] = 1
 	top := 0 // the heavy count's largest value so far
@@ -358,11 +351,11 @@ func (s *successive) below(k int, p, q, out []float64, b *countScratch) {
 		switch {
 		case p[g] == 0:
 		case p[g] <= 0.5:
-			b.binom = grow(b.binom, min(n, k-1)+1)
+			b.binom = reuse.Grow(b.binom, min(n, k-1)+1)
 			binomial(b.binom, n, p[g], q[g], false)
 			convolve(light, b.binom)
 		default:
-			b.binom = grow(b.binom, n+1)
+			b.binom = reuse.Grow(b.binom, n+1)
 			binomial(b.binom, n, q[g], p[g], true)
 			top += n
 			convolve(heavy[:top+1], b.binom)
@@ -370,17 +363,17 @@ func (s *successive) below(k int, p, q, out []float64, b *countScratch) {
 	}
 	b.light, b.heavy = light, heavy
 	// The whole count, truncated, and the light count's cumulative distribution.
-	full := grow(b.full, k)
+	full := reuse.Grow(b.full, k)
 	copy(full, light)
 	convolve(full, heavy)
-	cdf := grow(b.cdf, k)
+	cdf := reuse.Grow(b.cdf, k)
 	c := 0.0
 	for j, v := range light {
 		c += v
 		cdf[j] = c
 	}
 	b.full, b.cdf = full, cdf
-	b.dec = grow(b.dec, max(k, heavyItems))
+	b.dec = reuse.Grow(b.dec, max(k, heavyItems))
 	// The light weights, four at a time: full = q·dec + p·dec shifted, so dec(j) =
 	// (full(j) − p·dec(j−1))/q from j = 0, a chain of dependent steps that the four interleave.
 	var lights []int

@@ -1,0 +1,235 @@
+package losses
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/internal/parallel"
+	"github.com/samplingbias/workbench/internal/reuse"
+	"github.com/samplingbias/workbench/internal/simd"
+)
+
+// lseOp is the row-wise log-sum-exp lse_i = log(e^{a_i} + Σ_j e^{x_ij}) of a B×1 a and a B×C x,
+// or, with loss, the softmax cross-entropy ℓ_i = lse_i − a_i of the logit a_i against the
+// candidates {a_i} ∪ {x_ij}. Both are computed from the row's maximum m_i as
+//
+//	lse_i = m_i + log(e^{a_i − m_i} + Σ_j e^{x_ij − m_i}),
+//	ℓ_i   = (m_i − a_i) + log1p((e^{a_i − m_i} − 1) + Σ_j e^{x_ij − m_i}),
+//
+// in float64, so that no exponential overflows and a row that a_i dominates gets ℓ_i =
+// log1p(Σ_j e^{x_ij − a_i}), exact to rounding however small. Entries of x, and for lse_i a_i,
+// may be −Inf (e^{−Inf} = 0) as long as each row has a finite one; ℓ_i needs a finite a_i.
+//
+// The forward pass keeps lse_i in float64 for the gradient ops (lseBackOp), which
+// the tape machine runs after it, so that they do not inherit the rounding of a float32 output,
+// and each e^{x_ij − m_i}, so that the gradient takes no exponential of its own.
+type lseOp struct {
+	primOp
+	loss bool
+	st   *lseState
+}
+
+// lseState is what lseOp's forward pass leaves for its gradient ops, per row: the maximum m_i,
+// lse_i − m_i, a_i − lse_i (for the loss −ℓ_i, exact however large a_i), and the terms
+// e^{x_ij − m_i} (a []float32 or []float64 of x's dtype).
+type lseState struct {
+	m, logS, shift []float64
+	terms          any
+	// z holds a row's exponentials, one buffer per part of the rows.
+	z [][]float64
+}
+
+func newLSE(loss bool) *lseOp {
+	name := "logSumExp"
+	if loss {
+		name = "softmaxLoss"
+	}
+	return &lseOp{newPrim(name), loss, &lseState{}}
+}
+
+func (op *lseOp) Arity() int    { return 2 }
+func (op *lseOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2) }
+
+func (op *lseOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := op.shapes(in, 2)
+	if err != nil {
+		return nil, err
+	}
+	if want := vecShape(s[1], axisRows); !s[0].Eq(want) {
+		return nil, fmt.Errorf("losses: %s of a %v matrix needs a %v vector, got %v", op.Name, s[1], want, s[0])
+	}
+	return s[0].Clone(), nil
+}
+
+func (op *lseOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
+
+func (op *lseOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
+	t, err := op.dense(in, 2)
+	if err != nil {
+		return nil, err
+	}
+	out := op.output(prealloc, t[0].Shape(), t[0].Dtype())
+	st := op.st
+	b := t[0].Shape()[0]
+	st.m, st.logS, st.shift = reuse.Grow(st.m, b), reuse.Grow(st.logS, b), reuse.Grow(st.shift, b)
+	switch a := t[0].Data().(type) {
+	case []float32:
+		lse(out.Data().([]float32), st, a, t[1].Data().([]float32), op.loss)
+	case []float64:
+		lse(out.Data().([]float64), st, a, t[1].Data().([]float64), op.loss)
+	}
+	return out, nil
+}
+
+// lse writes ℓ_i (loss) or lse_i into out and the row's quantities of lseState into st.
+func lse[T floats](out []T, st *lseState, a, x []T, loss bool) {
+	b := len(a)
+	c := len(x) / b
+	prev, _ := st.terms.([]T)
+	terms := reuse.Grow(prev, len(x))
+	st.terms = terms
+	parts := parallel.Parts(len(x), primMin, defaultWorkers())
+	st.z = reuse.GrowRows(st.z, parts, c)
+	parallel.Split(b, parts, func(w, lo, hi int) {
+		z := st.z[w]
+		for i := lo; i < hi; i++ {
+			ai := float64(a[i])
+			m := widenMax(z, x[i*c:(i+1)*c], ai)
+			s := simd.ExpNegShift(z, z, m)
+			narrow(terms[i*c:(i+1)*c], z)
+			st.m[i] = m
+			if loss {
+				l := math.Log1p(math.Expm1(ai-m) + s)
+				out[i], st.logS[i], st.shift[i] = T((m-ai)+l), l, -((m - ai) + l)
+			} else {
+				l := math.Log(simd.ExpNeg(ai-m) + s)
+				out[i], st.logS[i], st.shift[i] = T(m+l), l, (ai-m)-l
+			}
+		}
+	})
+}
+
+func (op *lseOp) DiffWRT(int) []bool { return []bool{true, true} }
+
+// SymDiff: ∂/∂a_i = e^{a_i − lse_i}·g_i (for the loss e^{a_i − lse_i} − 1) and
+// ∂/∂x_ij = e^{x_ij − lse_i}·g_i (lseBackOp, which reads the forward pass's output node).
+func (op *lseOp) SymDiff(in G.Nodes, out, g *G.Node) (G.Nodes, error) {
+	da, err := G.ApplyOp(newLSEBack(op, true), in[0], g, out)
+	if err != nil {
+		return nil, err
+	}
+	dx, err := G.ApplyOp(newLSEBack(op, false), in[1], g, out)
+	return G.Nodes{da, dx}, err
+}
+
+// DoDiff is the lisp machine's differentiation.
+func (op *lseOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) error {
+	return doDiff(in, out, func(v []G.Value, g G.Value) ([]G.Value, error) {
+		da, err := newLSEBack(op, true).Do(v[0], g, out.Value())
+		if err != nil {
+			return nil, err
+		}
+		dx, err := newLSEBack(op, false).Do(v[1], g, out.Value())
+		return []G.Value{da, dx}, err
+	})
+}
+
+// lseBackOp is a gradient of its forward op fwd, from the forward pass's row quantities and the
+// output's gradient g (its second input): with share, ∂/∂a_i = e^{a_i − lse_i}·g_i, or for the
+// loss (e^{a_i − lse_i} − 1)·g_i, the positive's share of the row minus 1 taken as expm1 (its
+// first input, a, gives only the shape); else ∂/∂x_ij = e^{x_ij − lse_i}·g_i from its first
+// input x. Its third input, the forward pass's output, is not read: it orders the op after the
+// forward pass whose state it reads, and keeps it apart from another forward pass's gradient.
+type lseBackOp struct {
+	primOp
+	fwd   *lseOp
+	share bool
+}
+
+func newLSEBack(fwd *lseOp, share bool) *lseBackOp {
+	name := fwd.Name + "GradX"
+	if share {
+		name = fwd.Name + "GradA"
+	}
+	return &lseBackOp{newPrim(name), fwd, share}
+}
+
+func (op *lseBackOp) Arity() int    { return 3 }
+func (op *lseBackOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2, mat2) }
+
+func (op *lseBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := op.shapes(in, 3)
+	if err != nil {
+		return nil, err
+	}
+	return s[0].Clone(), nil
+}
+
+func (op *lseBackOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
+
+func (op *lseBackOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
+	t, err := op.dense(in, 3)
+	if err != nil {
+		return nil, err
+	}
+	st := op.fwd.st
+	if len(st.m) != t[0].Shape()[0] {
+		return nil, fmt.Errorf("losses: %s ran before its forward pass", op.Name)
+	}
+	out := op.output(prealloc, t[0].Shape(), t[0].Dtype())
+	switch x := t[0].Data().(type) {
+	case []float32:
+		lseBack(out.Data().([]float32), st, x, t[1].Data().([]float32), op.share, op.fwd.loss)
+	case []float64:
+		lseBack(out.Data().([]float64), st, x, t[1].Data().([]float64), op.share, op.fwd.loss)
+	}
+	return out, nil
+}
+
+// lseBack writes lseBackOp's gradient into out.
+func lseBack[T floats](out []T, st *lseState, x, g []T, share, loss bool) {
+	if share {
+		lseShare(out, st.shift, g, loss)
+	} else {
+		lseGrad(out, st, x, g)
+	}
+}
+
+// lseGrad writes e^{x_ij − lse_i}·g_i into out: the forward pass's terms e^{x_ij − m_i} times
+// e^{m_i − lse_i}·g_i where it kept them for this x, else from x.
+func lseGrad[T floats](out []T, st *lseState, x, g []T) {
+	b := len(st.m)
+	c := len(x) / b
+	terms, _ := st.terms.([]T)
+	if len(terms) != len(x) {
+		terms = nil
+	}
+	parallel.Split(b, parallel.Parts(len(x), primMin, defaultWorkers()), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			m, l, gi := st.m[i], st.logS[i], float64(g[i])
+			oi := out[i*c : (i+1)*c]
+			if terms != nil {
+				mulWide(oi, terms[i*c:(i+1)*c], simd.ExpNeg(-l)*gi)
+				continue
+			}
+			for j, v := range x[i*c : (i+1)*c] {
+				oi[j] = T(simd.ExpNeg((float64(v)-m)-l) * gi)
+			}
+		}
+	})
+}
+
+// lseShare writes e^{a_i − lse_i}·g_i, or for the loss expm1(a_i − lse_i)·g_i, into out.
+func lseShare[T floats](out []T, shift []float64, g []T, loss bool) {
+	for i, d := range shift {
+		if loss {
+			out[i] = T(math.Expm1(d) * float64(g[i]))
+		} else {
+			out[i] = T(simd.ExpNeg(d) * float64(g[i]))
+		}
+	}
+}
