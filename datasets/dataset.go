@@ -36,6 +36,9 @@ type Dataset struct {
 	// input of that name (candidates.PerItem), at every column's item and every row's positive,
 	// beside the training label prior (LogPrior). Nil for the built-in sources.
 	ItemValues map[string][]float64
+	// Truth is the law the pairs were drawn from, when the source knows it (synthetic: each
+	// query's true distribution over the items, day by day); nil otherwise.
+	Truth *Truth
 }
 
 // Interaction is one (query, item) pair.
@@ -141,7 +144,8 @@ func LogPrior(counts []int64) []float64 {
 }
 
 // Bytes is the memory the dataset holds: its interactions (training, validation and test), its
-// sequence index, its features, tokens and names, and its item values.
+// sequence index, its features, tokens and names, its item values and the law it was drawn from
+// (Truth).
 func (d *Dataset) Bytes() float64 {
 	strs := func(ss []string) float64 {
 		n := float64(cap(ss)) * float64(unsafe.Sizeof(""))
@@ -166,7 +170,7 @@ func (d *Dataset) Bytes() float64 {
 	for _, v := range d.ItemValues {
 		n += 8 * float64(cap(v))
 	}
-	return n
+	return n + float64(d.Truth.Bytes())
 }
 
 // KnownPositives returns, for every query, the sorted distinct items it interacts with in

@@ -161,6 +161,19 @@
 // the only one the test set is evaluated at. SelectValue reads the metric from an evaluation's
 // results.
 //
+// # Calibration
+//
+// Calibrate measures a model's estimate p̂ of P(item | query) against the true probability p,
+// where the data know it (the synthetic source): over every item of the corpus for each measured
+// query, p̂ is the softmax over the corpus of the logits, their sigmoid or their exponential
+// (Link, the loss's own), and optionally Khrylchenko et al.'s P̂ (Khrylchenko et al., "Correcting
+// the LogQ Correction", RecSys 2025): the softmax probability estimated from k' uniform
+// negatives. The pairs are binned by p̂ on a log scale, four bins a decade (ReliabilityEdges),
+// and each slice gets the expected calibration error Σ_b (n_b/n)·|mean p̂ − mean p| (Naeini et
+// al. 2015; Guo et al. 2017, with the true probability in place of the observed frequency), the
+// same over the slice's mean true probability, and the ratio Σ p̂ / Σ p. docs/calibration.md
+// defines which pairs enter and why.
+//
 // # Progress and cancellation
 //
 // EvaluateContext reports ranked pairs, pairs/s and the ETA (a live bar on a terminal, plain

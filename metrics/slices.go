@@ -119,9 +119,10 @@ func SampledMetrics() []Metric {
 }
 
 // AllMetrics returns every metric an evaluation can give: Metrics, strat_recall,
-// ExposureMetrics, psp, psrecall and SampledMetrics.
+// ExposureMetrics, psp, psrecall, SampledMetrics and CalibrationMetrics.
 func AllMetrics() []Metric {
-	return slices.Concat(Metrics(), []Metric{MetricStratRecall}, ExposureMetrics(), []Metric{MetricPSP, MetricPSRecall}, SampledMetrics())
+	return slices.Concat(Metrics(), []Metric{MetricStratRecall}, ExposureMetrics(), []Metric{MetricPSP, MetricPSRecall}, SampledMetrics(),
+		CalibrationMetrics())
 }
 
 // TestSet names the test pairs a Result is over, Result.Test: the natural test set ("", written

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/samplingbias/workbench/datasets"
+	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/metrics"
 )
 
@@ -31,6 +32,13 @@ type EvalSettings struct {
 	DataSeed int64
 	// Seed seeds the run's own draws: the bootstrap resamples and eval.max_pairs' sample.
 	Seed int64
+	// Link is what probability of an item the model's logits give (the loss's,
+	// losses.Settings.Link): on data that know the true probabilities (Dataset.Truth), the test
+	// part's evaluation measures its calibration (docs/calibration.md); LinkNone measures none.
+	Link losses.Link
+	// PHatNegatives is the number of uniform negatives of Khrylchenko et al.'s P̂, measured
+	// beside the softmax's calibration (a training row's negatives); 0 measures none.
+	PHatNegatives int
 }
 
 // Evaluation is a model's evaluation on one part of a dataset (Evaluate).
@@ -53,6 +61,9 @@ type Evaluation struct {
 	// LATau is the strength selected on the validation set (Eval.SelectLATau, test part); nil
 	// otherwise.
 	LATau *TauSelection
+	// Calibration is the model's calibration against the data's true probabilities (test part,
+	// EvalSettings.Link, synthetic data); its metrics are among the Results. Nil otherwise.
+	Calibration *metrics.Calibration
 }
 
 // TauSelection is the choice of the post-hoc logit-adjustment strength on the validation set
@@ -108,6 +119,13 @@ func Evaluate(ctx context.Context, m *Model, ds *datasets.Dataset, p datasets.Pa
 		return nil, err
 	}
 	ev.LATau = sel
+	if p == datasets.PartTest {
+		cal, results, err := calibrate(ctx, ds, s, ev)
+		if err != nil {
+			return nil, err
+		}
+		ev.Calibration, ev.Results = cal, append(ev.Results, results...)
+	}
 	return ev, nil
 }
 

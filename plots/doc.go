@@ -11,7 +11,9 @@
 // line plots side by side with one legend, one panel per loss family or popularity slice, each
 // with its own y axis; ScatterPanels draws such scatters side by side, optionally with the
 // identity line, e.g. each cell's full Recall@K against its sampled estimates (Krichene & Rendle,
-// "On Sampled Metrics for Item Recommendation", KDD 2020).
+// "On Sampled Metrics for Item Recommendation", KDD 2020). Reliability draws a reliability
+// diagram of probabilities that span decades (log–log, with the diagonal of a calibrated model)
+// beside the pairs of each bin.
 //
 // Builders return a *plot.Plot, in gonum/plot's style, which Save writes as PNG (at the
 // configured DPI), SVG or PDF, one file per format, each written atomically. Every figure uses

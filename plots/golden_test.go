@@ -79,6 +79,9 @@ var goldenFigures = []struct {
 		return ScatterPanels([]ScatterPanel{{Title: "Sampled HR@10", Series: sampled}, {Title: "Corrected Recall@10", Series: corrected, Identity: true}},
 			Labels{X: "Full Recall@10", Y: "Sampled estimate"}, Settings{DPI: goldenSettings.DPI, Width: 5})
 	}},
+	{"reliability", func() (*plot.Plot, error) {
+		return Reliability(reliabilitySeries(), Labels{X: "Bin's mean p̂", Y: "Bin's mean true p"}, "Pairs per run", goldenSettings)
+	}},
 	{"temperature_markers", func() (*plot.Plot, error) {
 		return Lines(temperatureSeries(), Labels{X: "softmax temperature τ", Y: "Recall@50"},
 			LineOptions{LogX: true, Markers: true}, Settings{DPI: goldenSettings.DPI, Font: "sans"})
@@ -187,6 +190,31 @@ func agreementSeries() (sampled, corrected []TradeoffSeries) {
 			YLo: []float64{est[i] - 0.006}, YHi: []float64{est[i] + 0.006}})
 	}
 	return sampled, corrected
+}
+
+// reliabilitySeries are the reliability curves of a calibrated model (its bins on the
+// diagonal, up to noise) and of an overconfident one (σ(s) ≈ p/α, above the diagonal by 1/α = 30
+// on its rare pairs, saturating near 1), over bins a quarter decade wide, with the pairs per bin.
+func reliabilitySeries() []ReliabilitySeries {
+	var out []ReliabilitySeries
+	for i, name := range []string{"softmax", "BCE, k = 32"} {
+		rs := ReliabilitySeries{Name: name}
+		for b := range 20 {
+			p := math.Pow(10, -5+float64(b)/4)
+			pred := p * (1 + 0.1*math.Sin(float64(b)))
+			if i == 1 {
+				pred = p / (p + (1-p)/30)
+			}
+			if len(rs.Predicted) > 0 && pred <= rs.Predicted[len(rs.Predicted)-1] {
+				continue
+			}
+			rs.Predicted = append(rs.Predicted, pred)
+			rs.True = append(rs.True, p)
+			rs.Pairs = append(rs.Pairs, math.Round(2e5*math.Exp(-math.Pow(float64(b)-6, 2)/8))+1)
+		}
+		out = append(out, rs)
+	}
+	return out
 }
 
 // tvSeries mimics Yi et al. figure 3: TV distance against step for three learning rates α,

@@ -211,6 +211,8 @@ func metricSource(m metrics.Metric) string {
 		return "it is evaluated on multi-label data only (data.source = \"xmc\")"
 	case m == metrics.MetricAPLT:
 		return "it needs popularity slices"
+	case isCalibration(m):
+		return "it is evaluated on data that know their true probabilities only (data.source = \"synthetic\"), and the P̂ metrics for softmax losses"
 	}
 	return "no run of the cell evaluated it"
 }

@@ -18,7 +18,11 @@
 // baseline's Recall@K is K/M per pair in closed form. With the sampled evaluation, Kendall's τ_b
 // (Kendall 1945) says how far the sampled estimates order the cells as the full metrics do
 // (Krichene & Rendle, KDD 2020), and summary.md names the contrasts whose sign or significance
-// changes. summary.md opens with a digest; docs/metrics.md defines every number.
+// changes. summary.md opens with a digest; docs/metrics.md defines every number. Runs measured
+// against the true probabilities of their data (Run.Calibration, synthetic data) get a
+// calibration section, each calibration metric by slice with the most calibrated cell in bold
+// (the lowest ECE, the mass ratio nearest 1), and the reliability diagrams of every cell, their
+// seeds' bins pooled (docs/calibration.md).
 //
 // In figures, colour and marker encode the grid's factors (plots.color_by, plots.marker_by),
 // not cells, so that no two cells look alike at a dozen cells; plots.labels names the axis

@@ -165,7 +165,7 @@ func summarize(recs []*Run, labels map[string]string) *summary {
 				seenK[metric][r.K] = true
 				s.ks[metric] = append(s.ks[metric], r.K)
 			}
-			if _, ok := s.sizes[slice]; !ok {
+			if _, ok := s.sizes[slice]; !ok && !isCalibration(metric) { // a calibration's pairs are not test pairs
 				s.sizes[slice] = [2]int{r.Items, r.Pairs}
 			}
 		}
@@ -358,11 +358,15 @@ func Write(dir string, in Input, warn io.Writer) error {
 	}
 	title := fmt.Sprintf("%s: %s", filepath.Base(dir), recs[0].Dataset)
 	if err := atomicfile.Write(filepath.Join(dir, "summary.md"), func(w io.Writer) error {
-		return writeSummary(w, title, s, d, rows, in.Settings, ag)
+		if err := writeSummary(w, title, s, d, rows, in.Settings, ag); err != nil {
+			return err
+		}
+		writeCalibrationSummary(w, s, recs, rows)
+		return nil
 	}); err != nil {
 		return err
 	}
-	figs := slices.Concat(retrievalFigures(in, s), contrastFigures(s, rows), agreementFigures(s), exposureFigures(s))
+	figs := slices.Concat(retrievalFigures(in, s), contrastFigures(s, rows), agreementFigures(s), exposureFigures(s), calibrationFigures(s, recs))
 	written, err := drawFigures(dir, in.Plots, figs, warn, true)
 	if err != nil {
 		return err
@@ -453,7 +457,7 @@ func Check(in Input, warn io.Writer) error {
 		fmt.Fprintf(warn, "warning: %d cells: in the figures, cells more than %d apart share colour and pattern; "+
 			"summary.md and metrics.csv tell them apart\n", len(groups), plots.DistinctSeries)
 	}
-	_, err = drawFigures("", in.Plots, slices.Concat(retrievalFigures(in, s), agreementFigures(s), exposureFigures(s)), warn, false)
+	_, err = drawFigures("", in.Plots, slices.Concat(retrievalFigures(in, s), agreementFigures(s), exposureFigures(s), calibrationFigures(s, in.Runs)), warn, false)
 	return err
 }
 

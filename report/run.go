@@ -52,6 +52,9 @@ type Run struct {
 	// Files are the paths of the run's files the MLflow run holds as artifacts (its config.toml,
 	// its training curve); a missing one is left out.
 	Files []string
+	// Calibration is the run's calibration against the true probabilities (metrics.Calibrate),
+	// its calibration metrics being among Results; nil for data that do not know them.
+	Calibration *metrics.Calibration
 }
 
 // PairRanks are the ranks of a run's evaluated test pairs under every post-hoc

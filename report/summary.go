@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -148,7 +149,7 @@ func metricLabel(metric metrics.Metric, k int) string {
 	}
 	name, ok := names[metric]
 	if !ok {
-		name = string(metric)
+		name = cmp.Or(calibrationLabels[metric], string(metric))
 	}
 	if k == 0 {
 		return name

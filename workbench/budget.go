@@ -97,6 +97,7 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 		{"eval.logit_adjust", "ranks and metric values of the test pairs", ev.Ranks, phaseEval},
 		{"eval.bootstrap", "bootstrap resamples", ev.Resamples, phaseEval},
 		{"eval.exposure", "top lists, stratified recall and sampled negatives of the test pairs", ev.Families, phaseEval},
+		calibrationMemory(cfg, ds),
 		{"sampler.kind", "sampler's state", sampler, phaseTrain},
 		{estimatorKey, "frequency estimator's state and a checkpoint's copy of it", estimator, phaseTrain},
 	}, nil

@@ -108,7 +108,8 @@ func (rec *runRecord) reportRun(family losses.Family) *report.Run {
 	r := &report.Run{ID: rec.ID, Group: rec.Group, Seed: rec.Seed, Axes: rec.Axes, LossFamily: string(family), Dataset: rec.Data.Name,
 		Seconds: rec.Train.Seconds + rec.EvalSeconds,
 		Items:   rec.Data.Items, SliceNotes: rec.Data.SliceNotes, Bins: rec.Data.Bins,
-		Results: rec.Results, MostPopular: rec.MostPopular, Curve: make(report.Curve, len(rec.Curve)), Ranks: rec.Ranks}
+		Results: rec.Results, MostPopular: rec.MostPopular, Curve: make(report.Curve, len(rec.Curve)), Ranks: rec.Ranks,
+		Calibration: rec.Calibration}
 	for i, p := range rec.Curve {
 		r.Curve[i] = report.CurvePoint{Step: p.Step, Loss: p.Loss}
 	}
@@ -164,6 +165,8 @@ func checkReport(cfg *Config, runs []plannedRun, stdout io.Writer) error {
 			rec.Axes[st.Key] = axisValue(st.Key, st.Value)
 		}
 		rec.Results = plannedResults(r.cfg)
+		calibration, cal := plannedCalibration(r.cfg)
+		rec.Results, rec.Calibration = append(rec.Results, calibration...), cal
 		placeholders[i] = rec
 	}
 	err := report.Check(reportInput(cfg, placeholders), stdout)

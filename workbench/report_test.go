@@ -75,8 +75,9 @@ func TestDifferencesEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	// logq − plain × (4 slices × (recall@1, recall@10, ndcg@1, ndcg@10, mrr, strat_recall@1,
-	// strat_recall@10) + 5 exposure metrics × 2 K), two seeds each.
-	if want := 1 + 4*7 + 5*2; len(rows) != want {
+	// strat_recall@10, the 6 calibration metrics of the synthetic data) + 5 exposure metrics × 2
+	// K) but for the softmax's mass ratio of all pairs (1 by construction), two seeds each.
+	if want := 1 + 4*(7+6) - 1 + 5*2; len(rows) != want {
 		t.Errorf("differences.csv has %d rows, want %d", len(rows), want)
 	}
 	for _, r := range rows[1:] {
@@ -128,7 +129,8 @@ func TestTradeoffFigures(t *testing.T) {
 		}
 		var headings []string
 		for _, line := range strings.Split(string(readFile(t, filepath.Join(dir, "summary.md"))), "\n") {
-			if strings.HasPrefix(line, "## ") && !strings.HasPrefix(line, "## Paired") && !strings.HasPrefix(line, "## Sanity baselines") && !strings.HasPrefix(line, "## Popularity bins") {
+			if strings.HasPrefix(line, "## ") && !strings.HasPrefix(line, "## Paired") && !strings.HasPrefix(line, "## Sanity baselines") && !strings.HasPrefix(line, "## Popularity bins") &&
+				!strings.HasPrefix(line, "## Calibration") {
 				headings = append(headings, line)
 			}
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
 	isetting "github.com/samplingbias/workbench/internal/setting"
+	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
 	"github.com/samplingbias/workbench/samplers"
@@ -409,7 +410,7 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 	}
 	var sel *models.Selection
 	if cfg.Train.ValidateEvery > 0 {
-		sel = &models.Selection{Eval: evalSettings(cfg, r.Seed)}
+		sel = &models.Selection{Eval: evalSettings(cfg, r.Seed, ds.Items)}
 	}
 	start := time.Now()
 	curve, err := models.TrainResumable(ctx, m, ds, est, cfg.Loss, cfg.Sampler, cfg.Train, r.Seed, r.checkpointPath(), audit, sel, progress)
@@ -494,7 +495,7 @@ func trainError(err error, cfg *Config) error {
 // (writeEvalFiles).
 func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, r plannedRun, files bool, progress io.Writer) (*runRecord, error) {
 	start := time.Now()
-	ev, err := models.Evaluate(ctx, m, ds, datasets.PartTest, evalSettings(r.cfg, r.Seed), progress)
+	ev, err := models.Evaluate(ctx, m, ds, datasets.PartTest, evalSettings(r.cfg, r.Seed, ds.Items), progress)
 	if err != nil {
 		return nil, err
 	}
@@ -511,15 +512,21 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, r plan
 		MostPopular: ev.MostPopular,
 		Ranks:       pairRanksOf(ev.Evaluation, ev.Taus, ev.Input.ItemSlice),
 		LATau:       ev.LATau,
+		Calibration: ev.Calibration,
 	}, nil
 }
 
-// evalSettings are how a run of cfg and seed evaluates its model (models.Evaluate): its [eval]
-// and [slices] sections, its loss's temperature, whether its data is multi-label (source xmc)
-// and its seeds.
-func evalSettings(cfg *Config, seed int64) models.EvalSettings {
-	return models.EvalSettings{Eval: cfg.Eval, Slices: cfg.Slices, Temperature: cfg.Loss.Temperature,
-		MultiLabel: cfg.Data.Source == datasets.SourceXMC, DataSeed: cfg.DataSeed, Seed: seed}
+// evalSettings are how a run of cfg and seed evaluates its model (models.Evaluate) over a corpus
+// of items items: its [eval] and [slices] sections, its loss's temperature and link (with, for a
+// softmax loss, a training row's negatives for Khrylchenko et al.'s P̂), whether its data is
+// multi-label (source xmc) and its seeds.
+func evalSettings(cfg *Config, seed int64, items int) models.EvalSettings {
+	s := models.EvalSettings{Eval: cfg.Eval, Slices: cfg.Slices, Temperature: cfg.Loss.Temperature,
+		MultiLabel: cfg.Data.Source == datasets.SourceXMC, DataSeed: cfg.DataSeed, Seed: seed, Link: cfg.Loss.Link()}
+	if s.Link == losses.LinkSoftmax {
+		s.PHatNegatives = cfg.rowColumns(items) - 1
+	}
+	return s
 }
 
 func writeCurve(w io.Writer, curve models.Curve) error {

@@ -66,10 +66,11 @@ func TestSmokeEndToEnd(t *testing.T) {
 		t.Errorf("metrics.csv header %q", lines[0])
 	}
 	// 4 runs × (4 slices × (recall@1, recall@10, ndcg@1, ndcg@10, mrr, strat_recall@1,
-	// strat_recall@10) + the exposure metrics arp, aplt, coverage, gini, novelty at 1 and 10),
-	// then per seed (2) the most_popular baseline's 4 × 5 rows and the random baseline's 4
-	// slices × recall@1, recall@10.
-	if got, want := len(lines)-1, 4*(4*7+5*2)+2*(4*5+4*2); got != want {
+	// strat_recall@10, and the calibration of the synthetic data's softmax losses: ece, ece_rel,
+	// mass_ratio and the same of P̂, but for the mass ratio of all pairs, 1 by construction) + the
+	// exposure metrics arp, aplt, coverage, gini, novelty at 1 and 10), then per seed (2) the
+	// most_popular baseline's 4 × 5 rows and the random baseline's 4 slices × recall@1, recall@10.
+	if got, want := len(lines)-1, 4*(4*(7+6)-1+5*2)+2*(4*5+4*2); got != want {
 		t.Errorf("metrics.csv has %d rows, want %d", got, want)
 	}
 	summary := readFile(t, filepath.Join(dir, "summary.md"))

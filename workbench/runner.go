@@ -44,6 +44,9 @@ type runRecord struct {
 	// LATau is the strength of post-hoc logit adjustment selected on the validation set
 	// (eval.select_la_tau), the one the Results are at; nil without.
 	LATau *models.TauSelection `json:"la_tau_selection,omitempty"`
+	// Calibration is the model's calibration against the data's true probabilities (synthetic
+	// data; docs/calibration.md), its metrics being among Results.
+	Calibration *metrics.Calibration `json:"calibration,omitempty"`
 	// here is the part of the run's training done by this process, for the time left.
 	here trainedHere
 }

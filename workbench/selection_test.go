@@ -239,7 +239,7 @@ func TestSelectLATauRecorded(t *testing.T) {
 	if err := m.Load(r.modelPath()); err != nil {
 		t.Fatal(err)
 	}
-	s := evalSettings(r.cfg, r.Seed)
+	s := evalSettings(r.cfg, r.Seed, ds.Items)
 	s.Eval.LogitAdjust, s.Eval.SelectLATau = []float64{sel.Tau}, false
 	want, err := models.Evaluate(context.Background(), m, ds, datasets.PartTest, s, nil)
 	if err != nil {
