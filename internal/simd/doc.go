@@ -4,8 +4,10 @@
 // ranking, the row sums of its bootstrap (AddRows16), models' Adam update (Adam), the
 // elementwise loops of the towers and of the losses' primitives, the exponentials of the losses'
 // softmax rows with their maximum, narrowing and scaling (ExpNeg, ExpNegShift, WidenMax, Narrow,
-// MulWide: the vector lanes give the scalar loops' bits), and the transposition of the ranking's
-// item panels (Pack16). On amd64 they are Go assembly using AVX2 and FMA (Go assembly cannot live
+// MulWide: the vector lanes give the scalar loops' bits), the losses' surrogate activations with
+// their derivatives, softplus row sums and integer powers (Surrogates, SoftplusRow, PowRow, in
+// float64 with a stated order of summation: again the lanes give the plain-Go loops' bits), and
+// the transposition of the ranking's item panels (Pack16). On amd64 they are Go assembly using AVX2 and FMA (Go assembly cannot live
 // in a package that uses cgo, as metrics and models do under the openblas build tag), with the
 // same loops in plain Go on processors without them (Kernel then reports false); where the
 // processor also has AVX-512, Kernel6x16 runs four panels at a time in its 32 wider registers,

@@ -1,0 +1,55 @@
+//go:build !noasm
+
+package simd
+
+// The heads of the loss functions that the vector code takes: the longest prefix of a multiple
+// of 4 entries, for float32 operands where the processor has AVX2 (0 otherwise).
+
+func surrogatesHead[T Floats](f Surrogate, y, dy, x []T, a float64) int {
+	y32, ok := any(y).([]float32)
+	n := len(y) &^ 3
+	if !ok || !vector || n == 0 {
+		return 0
+	}
+	surrogates4(int(f), &y32[0], &any(dy).([]float32)[0], &any(x).([]float32)[0], n, a)
+	return n
+}
+
+func softplusHead[T Floats](sig, z, w []T, acc *[8]float64, bad *bool) int {
+	s32, ok := any(sig).([]float32)
+	n := len(sig) &^ 3
+	if !ok || !vector || n == 0 {
+		return 0
+	}
+	if softplus4(&s32[0], &any(z).([]float32)[0], &any(w).([]float32)[0], n, acc) {
+		*bad = true
+	}
+	return n
+}
+
+func powHead[T Floats](q, x, m []T, c float64, n int, acc *[4]float64) int {
+	q32, ok := any(q).([]float32)
+	k := len(q) &^ 3
+	if !ok || !vector || k == 0 {
+		return 0
+	}
+	powRow4(&q32[0], &any(x).([]float32)[0], &any(m).([]float32)[0], k, c, n, acc)
+	return k
+}
+
+// surrogates4 is Surrogates (f a Surrogate) for n a multiple of 4.
+//
+//go:noescape
+func surrogates4(f int, y, dy, x *float32, n int, a float64)
+
+// softplus4 runs SoftplusRow's lanes over n entries, n a multiple of 4, from zero sums into acc
+// (S0..S3, P0..P3); it reports a mask value other than 0 and 1.
+//
+//go:noescape
+func softplus4(sig, z, w *float32, n int, acc *[8]float64) (bad bool)
+
+// powRow4 runs PowRow's lanes over n entries, n a multiple of 4, from zero sums into acc, with
+// exponent e.
+//
+//go:noescape
+func powRow4(q, x, m *float32, n int, c float64, e int, acc *[4]float64)

@@ -1,0 +1,351 @@
+//go:build !noasm
+
+#include "textflag.h"
+#include "expneg_amd64.h"
+
+// The loss functions' vector code (lossfn.go): four float32 entries at a time, widened to
+// float64 lanes, with the plain-Go operations in their order (no fused multiply-add), narrowed
+// back on store. Go's assembler takes the operands in reverse: VSUBPD b, a, d is d = a − b,
+// VCMPPD $p, b, a, d compares a with b, VBLENDVPD m, b, a, d is d = m ? b : a, and VANDNPD b,
+// a, d is d = ^a & b.
+
+// EXPNEGMEM is EXPNEG with every constant read from ·expNegConst at AX.
+#define EXPNEGMEM EXPNEG((AX), 32(AX), 64(AX), 96(AX), 160(AX))
+
+// lossConst: each value in 4 lanes (32 bytes): the sign bit, all bits but the sign, 1, 2, −2,
+// −tan 1, 0.66, tan(3π/8), π/2, π/4, morebits, morebits/2, then atan's P0..P4 and Q0..Q4
+// (offsets: 0, 32, …; P0 at 384, Q0 at 544).
+DATA lossConst<>+0(SB)/8, $0x8000000000000000
+DATA lossConst<>+8(SB)/8, $0x8000000000000000
+DATA lossConst<>+16(SB)/8, $0x8000000000000000
+DATA lossConst<>+24(SB)/8, $0x8000000000000000
+DATA lossConst<>+32(SB)/8, $0x7fffffffffffffff
+DATA lossConst<>+40(SB)/8, $0x7fffffffffffffff
+DATA lossConst<>+48(SB)/8, $0x7fffffffffffffff
+DATA lossConst<>+56(SB)/8, $0x7fffffffffffffff
+DATA lossConst<>+64(SB)/8, $0x3ff0000000000000
+DATA lossConst<>+72(SB)/8, $0x3ff0000000000000
+DATA lossConst<>+80(SB)/8, $0x3ff0000000000000
+DATA lossConst<>+88(SB)/8, $0x3ff0000000000000
+DATA lossConst<>+96(SB)/8, $0x4000000000000000
+DATA lossConst<>+104(SB)/8, $0x4000000000000000
+DATA lossConst<>+112(SB)/8, $0x4000000000000000
+DATA lossConst<>+120(SB)/8, $0x4000000000000000
+DATA lossConst<>+128(SB)/8, $0xc000000000000000
+DATA lossConst<>+136(SB)/8, $0xc000000000000000
+DATA lossConst<>+144(SB)/8, $0xc000000000000000
+DATA lossConst<>+152(SB)/8, $0xc000000000000000
+DATA lossConst<>+160(SB)/8, $0xbff8eb245cbee3a5
+DATA lossConst<>+168(SB)/8, $0xbff8eb245cbee3a5
+DATA lossConst<>+176(SB)/8, $0xbff8eb245cbee3a5
+DATA lossConst<>+184(SB)/8, $0xbff8eb245cbee3a5
+DATA lossConst<>+192(SB)/8, $0x3fe51eb851eb851f
+DATA lossConst<>+200(SB)/8, $0x3fe51eb851eb851f
+DATA lossConst<>+208(SB)/8, $0x3fe51eb851eb851f
+DATA lossConst<>+216(SB)/8, $0x3fe51eb851eb851f
+DATA lossConst<>+224(SB)/8, $0x4003504f333f9de6
+DATA lossConst<>+232(SB)/8, $0x4003504f333f9de6
+DATA lossConst<>+240(SB)/8, $0x4003504f333f9de6
+DATA lossConst<>+248(SB)/8, $0x4003504f333f9de6
+DATA lossConst<>+256(SB)/8, $0x3ff921fb54442d18
+DATA lossConst<>+264(SB)/8, $0x3ff921fb54442d18
+DATA lossConst<>+272(SB)/8, $0x3ff921fb54442d18
+DATA lossConst<>+280(SB)/8, $0x3ff921fb54442d18
+DATA lossConst<>+288(SB)/8, $0x3fe921fb54442d18
+DATA lossConst<>+296(SB)/8, $0x3fe921fb54442d18
+DATA lossConst<>+304(SB)/8, $0x3fe921fb54442d18
+DATA lossConst<>+312(SB)/8, $0x3fe921fb54442d18
+DATA lossConst<>+320(SB)/8, $0x3c91a62633145c07
+DATA lossConst<>+328(SB)/8, $0x3c91a62633145c07
+DATA lossConst<>+336(SB)/8, $0x3c91a62633145c07
+DATA lossConst<>+344(SB)/8, $0x3c91a62633145c07
+DATA lossConst<>+352(SB)/8, $0x3c81a62633145c07
+DATA lossConst<>+360(SB)/8, $0x3c81a62633145c07
+DATA lossConst<>+368(SB)/8, $0x3c81a62633145c07
+DATA lossConst<>+376(SB)/8, $0x3c81a62633145c07
+DATA lossConst<>+384(SB)/8, $0xbfec007fa1f72594
+DATA lossConst<>+392(SB)/8, $0xbfec007fa1f72594
+DATA lossConst<>+400(SB)/8, $0xbfec007fa1f72594
+DATA lossConst<>+408(SB)/8, $0xbfec007fa1f72594
+DATA lossConst<>+416(SB)/8, $0xc03028545b6b807a
+DATA lossConst<>+424(SB)/8, $0xc03028545b6b807a
+DATA lossConst<>+432(SB)/8, $0xc03028545b6b807a
+DATA lossConst<>+440(SB)/8, $0xc03028545b6b807a
+DATA lossConst<>+448(SB)/8, $0xc052c08c36880273
+DATA lossConst<>+456(SB)/8, $0xc052c08c36880273
+DATA lossConst<>+464(SB)/8, $0xc052c08c36880273
+DATA lossConst<>+472(SB)/8, $0xc052c08c36880273
+DATA lossConst<>+480(SB)/8, $0xc05eb8bf2d05ba25
+DATA lossConst<>+488(SB)/8, $0xc05eb8bf2d05ba25
+DATA lossConst<>+496(SB)/8, $0xc05eb8bf2d05ba25
+DATA lossConst<>+504(SB)/8, $0xc05eb8bf2d05ba25
+DATA lossConst<>+512(SB)/8, $0xc0503669fd28ec8e
+DATA lossConst<>+520(SB)/8, $0xc0503669fd28ec8e
+DATA lossConst<>+528(SB)/8, $0xc0503669fd28ec8e
+DATA lossConst<>+536(SB)/8, $0xc0503669fd28ec8e
+DATA lossConst<>+544(SB)/8, $0x4038dbc45b14603c
+DATA lossConst<>+552(SB)/8, $0x4038dbc45b14603c
+DATA lossConst<>+560(SB)/8, $0x4038dbc45b14603c
+DATA lossConst<>+568(SB)/8, $0x4038dbc45b14603c
+DATA lossConst<>+576(SB)/8, $0x4064a0dd43b8fa25
+DATA lossConst<>+584(SB)/8, $0x4064a0dd43b8fa25
+DATA lossConst<>+592(SB)/8, $0x4064a0dd43b8fa25
+DATA lossConst<>+600(SB)/8, $0x4064a0dd43b8fa25
+DATA lossConst<>+608(SB)/8, $0x407b0e18d2e2be3b
+DATA lossConst<>+616(SB)/8, $0x407b0e18d2e2be3b
+DATA lossConst<>+624(SB)/8, $0x407b0e18d2e2be3b
+DATA lossConst<>+632(SB)/8, $0x407b0e18d2e2be3b
+DATA lossConst<>+640(SB)/8, $0x407e563f13b049ea
+DATA lossConst<>+648(SB)/8, $0x407e563f13b049ea
+DATA lossConst<>+656(SB)/8, $0x407e563f13b049ea
+DATA lossConst<>+664(SB)/8, $0x407e563f13b049ea
+DATA lossConst<>+672(SB)/8, $0x4068519efbbd62ec
+DATA lossConst<>+680(SB)/8, $0x4068519efbbd62ec
+DATA lossConst<>+688(SB)/8, $0x4068519efbbd62ec
+DATA lossConst<>+696(SB)/8, $0x4068519efbbd62ec
+GLOBL lossConst<>(SB), RODATA|NOPTR, $704
+
+// func surrogates4(f int, y, dy, x *float32, n int, a float64)
+//
+// One loop per surrogate (f = Tanh1, Atan1, ReLU1). Y15 holds a, Y13 1, Y12 0, Y11 2; R8 points
+// to lossConst, AX to ·expNegConst.
+TEXT ·surrogates4(SB), NOSPLIT, $0-48
+	MOVQ         f+0(FP), BX
+	MOVQ         y+8(FP), DI
+	MOVQ         dy+16(FP), DX
+	MOVQ         x+24(FP), SI
+	MOVQ         n+32(FP), CX
+	VBROADCASTSD a+40(FP), Y15
+	LEAQ         lossConst<>(SB), R8
+	LEAQ         ·expNegConst(SB), AX
+	VMOVUPD      64(R8), Y13
+	VXORPD       Y12, Y12, Y12
+	VMOVUPD      96(R8), Y11
+	SHRQ         $2, CX
+	JZ           sur_done
+	CMPQ         BX, $1
+	JEQ          atan_loop
+	JGT          relu_loop
+
+tanh_loop:
+	VCVTPS2PD  (SI), Y10
+	VANDPD     32(R8), Y10, Y0          // |x|
+	VMULPD     128(R8), Y0, Y0          // −2|x|
+	EXPNEGMEM                           // e = e^{−2|x|}
+	VMULPD     Y11, Y0, Y1              // 2e
+	VCMPPD     $0x11, Y12, Y10, Y2      // x < 0
+	VBLENDVPD  Y2, Y1, Y11, Y3          // num = x < 0 ? 2e : 2
+	VADDPD     Y13, Y0, Y4              // 1 + e
+	VDIVPD     Y4, Y3, Y3               // v = num/(1 + e)
+	VSUBPD     Y3, Y11, Y5              // 2 − v
+	VMULPD     Y5, Y3, Y5               // v·(2 − v)
+	VMULPD     Y15, Y3, Y3              // a·v
+	VCVTPD2PSY Y3, X3
+	VMOVUPS    X3, (DI)
+	VCVTPD2PSY Y5, X5
+	VMOVUPS    X5, (DX)
+	ADDQ       $16, SI
+	ADDQ       $16, DI
+	ADDQ       $16, DX
+	DECQ       CX
+	JNZ        tanh_loop
+	JMP        sur_done
+
+atan_loop:
+	VCVTPS2PD  (SI), Y10
+	VANDPD     32(R8), Y10, Y9          // t = |x|
+	VCMPPD     $0x1e, 224(R8), Y9, Y8   // big: t > tan(3π/8)
+	VCMPPD     $0x1e, 192(R8), Y9, Y7   // mid: t > 0.66
+	VSUBPD     Y13, Y9, Y1              // t − 1
+	VADDPD     Y13, Y9, Y2              // t + 1
+	VBLENDVPD  Y7, Y1, Y9, Y1           // numerator: mid ? t − 1 : t
+	VBLENDVPD  Y7, Y2, Y13, Y2          // denominator: mid ? t + 1 : 1
+	VXORPD     Y0, Y0, Y0
+	VSUBPD     Y13, Y0, Y0              // −1
+	VBLENDVPD  Y8, Y0, Y1, Y1           // big: −1
+	VBLENDVPD  Y8, Y9, Y2, Y2           // big: t
+	VDIVPD     Y2, Y1, Y1               // r: t, (t − 1)/(t + 1) or −1/t
+	VBLENDVPD  Y7, 288(R8), Y12, Y3     // y0: π/4 (mid) or 0
+	VBLENDVPD  Y8, 256(R8), Y3, Y3      // π/2 (big)
+	VBLENDVPD  Y7, 352(R8), Y12, Y4     // the low bits: morebits/2 (mid) or 0
+	VBLENDVPD  Y8, 320(R8), Y4, Y4      // morebits (big)
+	VMULPD     Y1, Y1, Y5               // z = r²
+	VMULPD     384(R8), Y5, Y6          // P0·z
+	VADDPD     416(R8), Y6, Y6
+	VMULPD     Y5, Y6, Y6
+	VADDPD     448(R8), Y6, Y6
+	VMULPD     Y5, Y6, Y6
+	VADDPD     480(R8), Y6, Y6
+	VMULPD     Y5, Y6, Y6
+	VADDPD     512(R8), Y6, Y6          // p
+	VADDPD     544(R8), Y5, Y0          // z + Q0
+	VMULPD     Y5, Y0, Y0
+	VADDPD     576(R8), Y0, Y0
+	VMULPD     Y5, Y0, Y0
+	VADDPD     608(R8), Y0, Y0
+	VMULPD     Y5, Y0, Y0
+	VADDPD     640(R8), Y0, Y0
+	VMULPD     Y5, Y0, Y0
+	VADDPD     672(R8), Y0, Y0          // q
+	VMULPD     Y6, Y5, Y5               // z·p
+	VDIVPD     Y0, Y5, Y5               // z·p/q
+	VMULPD     Y5, Y1, Y5               // r·z
+	VADDPD     Y1, Y5, Y5               // r·z + r
+	VADDPD     Y3, Y5, Y5               // y0 + …
+	VADDPD     Y4, Y5, Y5               // … + the low bits: arctan t
+	VANDPD     (R8), Y10, Y6
+	VXORPD     Y6, Y5, Y5               // arctan x, x's sign
+	VADDPD     Y13, Y5, Y5              // 1 + arctan x
+	VMULPD     Y15, Y5, Y5              // a·(1 + arctan x)
+	VMULPD     Y10, Y10, Y6             // x²
+	VADDPD     Y13, Y6, Y6              // 1 + x²
+	VDIVPD     Y6, Y13, Y6              // 1/(1 + x²)
+	VCMPPD     $0x12, 160(R8), Y10, Y7  // x ≤ −tan 1
+	VANDNPD    Y5, Y7, Y5
+	VANDNPD    Y6, Y7, Y6
+	VCVTPD2PSY Y5, X5
+	VMOVUPS    X5, (DI)
+	VCVTPD2PSY Y6, X6
+	VMOVUPS    X6, (DX)
+	ADDQ       $16, SI
+	ADDQ       $16, DI
+	ADDQ       $16, DX
+	DECQ       CX
+	JNZ        atan_loop
+	JMP        sur_done
+
+relu_loop:
+	VCVTPS2PD  (SI), Y0
+	VADDPD     Y13, Y0, Y0              // v = x + 1
+	VCMPPD     $0x12, Y12, Y0, Y1       // v ≤ 0
+	VMULPD     Y15, Y0, Y2              // a·v
+	VANDNPD    Y2, Y1, Y2
+	VANDNPD    Y13, Y1, Y3              // 1, or 0 where v ≤ 0
+	VCVTPD2PSY Y2, X2
+	VMOVUPS    X2, (DI)
+	VCVTPD2PSY Y3, X3
+	VMOVUPS    X3, (DX)
+	ADDQ       $16, SI
+	ADDQ       $16, DI
+	ADDQ       $16, DX
+	DECQ       CX
+	JNZ        relu_loop
+
+sur_done:
+	VZEROUPPER
+	RET
+
+// func softplus4(sig, z, w *float32, n int, acc *[8]float64) (bad bool)
+//
+// Y15 holds the lanes' sums S of max(z, 0)·w, Y14 their products less one P, Y13 the lanes whose
+// mask was neither 0 nor 1, Y12 0; Y10 z and Y9 w.
+TEXT ·softplus4(SB), NOSPLIT, $0-41
+	MOVQ   sig+0(FP), DI
+	MOVQ   z+8(FP), SI
+	MOVQ   w+16(FP), DX
+	MOVQ   n+24(FP), CX
+	LEAQ   lossConst<>(SB), R8
+	LEAQ   ·expNegConst(SB), AX
+	VXORPD Y15, Y15, Y15
+	VXORPD Y14, Y14, Y14
+	VXORPD Y13, Y13, Y13
+	VXORPD Y12, Y12, Y12
+	SHRQ   $2, CX
+	JZ     softplus_done
+
+softplus_loop:
+	VCVTPS2PD  (SI), Y10
+	VCVTPS2PD  (DX), Y9
+	VCMPPD     $0x04, Y12, Y9, Y1       // w ≠ 0 (or NaN)
+	VCMPPD     $0x04, 64(R8), Y9, Y2    // w ≠ 1 (or NaN)
+	VANDPD     Y1, Y2, Y1
+	VORPD      Y1, Y13, Y13
+	VORPD      (R8), Y10, Y0            // −|z|
+	EXPNEGMEM                           // e^{−|z|}
+	VMULPD     Y9, Y0, Y0               // a = e^{−|z|}·w
+	VMAXPD     Y12, Y10, Y3             // z > 0 ? z : 0
+	VMULPD     Y9, Y3, Y3
+	VADDPD     Y3, Y15, Y15             // S += max(z, 0)·w
+	VMULPD     Y0, Y14, Y4              // P·a
+	VADDPD     Y4, Y0, Y4               // a + P·a
+	VADDPD     Y4, Y14, Y14             // P += a + P·a
+	VCMPPD     $0x1d, Y12, Y10, Y5      // z ≥ 0
+	VBLENDVPD  Y5, Y9, Y0, Y6           // z ≥ 0 ? w : a
+	VADDPD     64(R8), Y0, Y7           // 1 + a
+	VDIVPD     Y7, Y6, Y6
+	VCVTPD2PSY Y6, X6
+	VMOVUPS    X6, (DI)
+	ADDQ       $16, SI
+	ADDQ       $16, DX
+	ADDQ       $16, DI
+	DECQ       CX
+	JNZ        softplus_loop
+
+softplus_done:
+	MOVQ      acc+32(FP), BX
+	VMOVUPD   Y15, (BX)
+	VMOVUPD   Y14, 32(BX)
+	VMOVMSKPD Y13, CX
+	TESTQ     CX, CX
+	SETNE     bad+40(FP)
+	VZEROUPPER
+	RET
+
+// func powRow4(q, x, m *float32, n int, c float64, e int, acc *[4]float64)
+//
+// Y15 holds c, Y14 the lanes' sums, Y13 1, Y12 0; per four entries, Y2 the powers r^(2^k) and
+// Y3 their product over the bits of e.
+TEXT ·powRow4(SB), NOSPLIT, $0-56
+	MOVQ         q+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         m+16(FP), DX
+	MOVQ         n+24(FP), CX
+	VBROADCASTSD c+32(FP), Y15
+	MOVQ         e+40(FP), BX
+	LEAQ         lossConst<>(SB), R8
+	VMOVUPD      64(R8), Y13
+	VXORPD       Y14, Y14, Y14
+	VXORPD       Y12, Y12, Y12
+	SHRQ         $2, CX
+	JZ           pow_done
+
+pow_loop:
+	VCVTPS2PD (SI), Y0
+	VCVTPS2PD (DX), Y1
+	VMULPD    Y15, Y0, Y2              // x·c
+	VMULPD    Y1, Y2, Y2               // r = x·c·m
+	VMOVAPD   Y13, Y3                  // p = 1
+	MOVQ      BX, R9
+	TESTQ     R9, R9
+	JZ        pow_zero
+
+pow_bits:
+	TESTQ  $1, R9
+	JZ     pow_square
+	VMULPD Y2, Y3, Y3                  // p *= r^(2^k)
+pow_square:
+	VMULPD Y2, Y2, Y2
+	SHRQ   $1, R9
+	JNZ    pow_bits
+
+pow_zero:
+	VCMPPD     $0x00, Y12, Y0, Y4      // x = 0
+	VCMPPD     $0x00, Y12, Y1, Y5      // m = 0
+	VORPD      Y5, Y4, Y4
+	VANDNPD    Y3, Y4, Y3              // p, or 0 there
+	VCVTPD2PSY Y3, X6
+	VMOVUPS    X6, (DI)
+	VMULPD     Y0, Y3, Y7              // p·x
+	VMULPD     Y15, Y7, Y7             // p·x·c
+	VADDPD     Y7, Y14, Y14
+	ADDQ       $16, SI
+	ADDQ       $16, DX
+	ADDQ       $16, DI
+	DECQ       CX
+	JNZ        pow_loop
+
+pow_done:
+	MOVQ    acc+48(FP), BX
+	VMOVUPD Y14, (BX)
+	VZEROUPPER
+	RET

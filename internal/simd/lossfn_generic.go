@@ -1,0 +1,9 @@
+//go:build !amd64 || noasm
+
+package simd
+
+// Without vector code the loss functions take no head: plain Go computes every entry.
+
+func surrogatesHead[T Floats](Surrogate, []T, []T, []T, float64) int { return 0 }
+func softplusHead[T Floats]([]T, []T, []T, *[8]float64, *bool) int   { return 0 }
+func powHead[T Floats]([]T, []T, []T, float64, int, *[4]float64) int { return 0 }

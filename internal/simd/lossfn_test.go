@@ -1,0 +1,247 @@
+package simd
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// ulps is the distance between x and y in units in the last place of float64 (0 for equal
+// values, both NaN included).
+func ulps(x, y float64) float64 {
+	if same64(x, y) || x == y {
+		return 0
+	}
+	return math.Abs(x-y) / (math.Nextafter(math.Abs(y), math.Inf(1)) - math.Abs(y))
+}
+
+// TestAtan: atan is within 1 ulp of math.Atan, which evaluates the same Cephes approximation, on
+// a sweep of [−40, 40], at the ends of its argument reductions (0.66, tan(3π/8)), over many
+// magnitudes, and at ±0, ±Inf and NaN.
+func TestAtan(t *testing.T) {
+	xs := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), 0.66, tan3pio8, 1e-300, 1e300, 5e-324}
+	for _, b := range []float64{0.66, tan3pio8} {
+		xs = append(xs, math.Nextafter(b, 0), math.Nextafter(b, 10))
+	}
+	for k := -400_000; k <= 400_000; k++ {
+		xs = append(xs, float64(k)/10_000)
+	}
+	for e := -30; e <= 30; e++ {
+		xs = append(xs, 1.2345*math.Pow(10, float64(e)))
+	}
+	for _, x := range xs {
+		for _, v := range []float64{x, -x} {
+			if got, want := atan(v), math.Atan(v); ulps(got, want) > 1 || math.Signbit(got) != math.Signbit(want) {
+				t.Fatalf("atan(%v) = %v, math.Atan %v", v, got, want)
+			}
+		}
+	}
+	if !math.IsNaN(atan(math.NaN())) {
+		t.Error("atan(NaN) is not NaN")
+	}
+}
+
+// surrogateData returns n float32 values: differences of cosine scores in [−2.5, 2.5], values on
+// either side of the surrogates' kinks (−1, −tan 1) and of atan's reductions, large and tiny
+// magnitudes, ±0, infinities and NaN.
+func surrogateData(rng *rand.Rand, n int) []float32 {
+	special := []float32{-1, float32(-tanOne), math.Nextafter32(float32(-tanOne), 0), math.Nextafter32(float32(-tanOne), -10),
+		0.66, -0.66, float32(tan3pio8), -float32(tan3pio8), 0, float32(math.Copysign(0, -1)), 1e-30, -1e-30, 1e30, -1e30,
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 400, -400, 20, -20}
+	x := make([]float32, n)
+	for i := range x {
+		if rng.IntN(10) == 0 {
+			x[i] = special[rng.IntN(len(special))]
+		} else {
+			x[i] = float32(5*rng.Float64() - 2.5)
+		}
+	}
+	return x
+}
+
+// TestSurrogates: the vector lanes give surrogate's bits (float32 operands, every length up to
+// 40 and a long one), and the functions are what they are said to be: tanh x + 1 and its
+// derivative within 1e-15 of math's (relative to 2), 1 + arctan x within 2 ulp of 1 +
+// math.Atan, x + 1, each 0 where it is said to be.
+func TestSurrogates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, f := range []Surrogate{Tanh1, Atan1, ReLU1} {
+		for _, n := range upTo(40, 10_000) {
+			x := surrogateData(rng, n)
+			a := []float64{1, 0.5, 3}[rng.IntN(3)]
+			y, dy := make([]float32, n), make([]float32, n)
+			Surrogates(f, y, dy, x, a)
+			for i, v := range x {
+				wy, wdy := surrogate(f, float64(v), a)
+				if !same32(y[i], float32(wy)) || !same32(dy[i], float32(wdy)) {
+					t.Fatalf("f %d n %d: at %v: %v, %v, want %v, %v", f, n, v, y[i], dy[i], float32(wy), float32(wdy))
+				}
+			}
+		}
+		x64 := make([]float64, 0, 8001)
+		for k := -4000; k <= 4000; k++ {
+			x64 = append(x64, float64(k)/1000)
+		}
+		x64 = append(x64, -tanOne, math.Nextafter(-tanOne, 0), -1, math.Inf(1), math.Inf(-1))
+		y, dy := make([]float64, len(x64)), make([]float64, len(x64))
+		Surrogates(f, y, dy, x64, 1)
+		for i, x := range x64 {
+			var wy, wdy float64
+			switch f {
+			case Tanh1:
+				th := math.Tanh(x)
+				wy, wdy = th+1, 1-th*th
+				if math.Abs(y[i]-wy) > 2e-15 || math.Abs(dy[i]-wdy) > 2e-15 {
+					t.Fatalf("tanh1(%v) = %v, %v, want %v, %v", x, y[i], dy[i], wy, wdy)
+				}
+				continue
+			case Atan1:
+				if x > -tanOne {
+					wy, wdy = 1+math.Atan(x), 1/(1+x*x)
+				}
+			case ReLU1:
+				if x > -1 {
+					wy, wdy = x+1, 1
+				}
+			}
+			if ulps(y[i], wy) > 2 || ulps(dy[i], wdy) > 1 {
+				t.Fatalf("f %d at %v: %v, %v, want %v, %v", f, x, y[i], dy[i], wy, wdy)
+			}
+		}
+	}
+}
+
+// softplusRowLanes is SoftplusRow with every entry taken by the plain-Go step.
+func softplusRowLanes(sig, z, w []float32) (float64, bool) {
+	sum, bad := 0.0, false
+	for lo := 0; lo < len(sig); lo += SoftplusChunk {
+		hi := min(lo+SoftplusChunk, len(sig))
+		var acc [8]float64
+		for j := lo; j < hi; j++ {
+			if softplusStep(&sig[j], z[j], w[j], &acc, (j-lo)&3) {
+				bad = true
+			}
+		}
+		p01 := acc[4] + acc[5] + float64(acc[4]*acc[5])
+		p23 := acc[6] + acc[7] + float64(acc[6]*acc[7])
+		sum += (acc[0] + acc[1]) + (acc[2] + acc[3]) + (math.Log1p(p01) + math.Log1p(p23))
+	}
+	return sum, bad
+}
+
+// TestSoftplusRow: the vector lanes give the plain-Go lanes' bits (every length up to 40, rows
+// over several chunks, masks of 0 and 1, values with infinities and NaN), the sum is within
+// 1e-13 of Σ log1p(e^z) over the mask in float64 (rows of 1 to 5000 entries, logits up to ±800,
+// where the products would overflow without the chunks) and σ within 1e-15, and a mask value
+// other than 0 and 1 is reported.
+func TestSoftplusRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for _, n := range upTo(40, 1024, 1027, 5000) {
+		z := vectorData(rng, n)
+		w := make([]float32, n)
+		for i := range w {
+			w[i] = float32(rng.IntN(2))
+		}
+		sig, want := make([]float32, n), make([]float32, n)
+		sum, bad := SoftplusRow(sig, z, w)
+		wsum, wbad := softplusRowLanes(want, z, w)
+		if !same64(sum, wsum) || bad != wbad || bad {
+			t.Fatalf("n %d: sum %v (bad %v), want %v (bad %v)", n, sum, bad, wsum, wbad)
+		}
+		for i := range sig {
+			if !same32(sig[i], want[i]) {
+				t.Fatalf("n %d: σ[%d] = %v, want %v", n, i, sig[i], want[i])
+			}
+		}
+	}
+	for _, n := range []int{1, 7, 1024, 5000} {
+		for _, scale := range []float64{1, 20, 800} {
+			z, w := make([]float64, n), make([]float64, n)
+			want := 0.0
+			for i := range z {
+				z[i] = scale * (2*rng.Float64() - 1)
+				if rng.IntN(5) > 0 {
+					w[i] = 1
+					want += math.Max(z[i], 0) + math.Log1p(math.Exp(-math.Abs(z[i])))
+				}
+			}
+			sig := make([]float64, n)
+			sum, bad := SoftplusRow(sig, z, w)
+			if bad || math.Abs(sum-want) > 1e-13*math.Abs(want) {
+				t.Fatalf("n %d scale %v: sum %v, want %v", n, scale, sum, want)
+			}
+			for i, v := range z {
+				if ws := w[i] / (1 + math.Exp(-v)); math.Abs(sig[i]-ws) > 1e-15 {
+					t.Fatalf("σ(%v) = %v, want %v", v, sig[i], ws)
+				}
+			}
+		}
+	}
+	for _, n := range []int{3, 8, 1030} {
+		for _, v := range []float32{0.5, 2, float32(math.NaN())} {
+			z, w := make([]float32, n), make([]float32, n)
+			for i := range w {
+				w[i] = 1
+			}
+			w[n-2] = v
+			if _, bad := SoftplusRow(make([]float32, n), z, w); !bad {
+				t.Errorf("n %d: mask value %v not reported", n, v)
+			}
+		}
+	}
+}
+
+// TestPowRow: the vector lanes give the plain-Go lanes' bits (every length up to 40 and a long
+// one, exponents 0 to 64, masks with zeros, zeros in x, NaN), and q is within 64 ulp of
+// math.Pow(x·c, n) (float64: the repeated squaring rounds once per product), 0 where x·m = 0.
+func TestPowRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, n := range upTo(40, 3001) {
+		x, m := make([]float32, n), make([]float32, n)
+		for i := range x {
+			x[i] = float32(2 * rng.Float64())
+			m[i] = float32(min(rng.IntN(4), 1))
+			switch rng.IntN(20) {
+			case 0:
+				x[i] = 0
+			case 1:
+				x[i] = float32(math.NaN())
+			}
+		}
+		e := rng.IntN(65)
+		c := 1 / (1 + rng.Float64())
+		q, want := make([]float32, n), make([]float32, n)
+		sum := PowRow(q, x, m, c, e)
+		var acc [4]float64
+		for j := range want {
+			powStep(&want[j], x[j], m[j], c, e, &acc[j&3])
+		}
+		if ws := (acc[0] + acc[1]) + (acc[2] + acc[3]); !same64(sum, ws) {
+			t.Fatalf("n %d e %d: sum %v, want %v", n, e, sum, ws)
+		}
+		for j := range q {
+			if !same32(q[j], want[j]) {
+				t.Fatalf("n %d e %d: q[%d] = %v, want %v", n, e, j, q[j], want[j])
+			}
+		}
+	}
+	for _, e := range []int{0, 1, 2, 19, 64} {
+		x, m := make([]float64, 1000), make([]float64, 1000)
+		for i := range x {
+			x[i] = 2 * rng.Float64()
+			m[i] = float64(min(rng.IntN(4), 1))
+		}
+		x[0], m[0] = 0, 1
+		q := make([]float64, len(x))
+		PowRow(q, x, m, 0.5, e)
+		for i, v := range x {
+			want := math.Pow(v*0.5, float64(e))
+			if v == 0 || m[i] == 0 {
+				want = 0
+			}
+			if ulps(q[i], want) > 64 {
+				t.Fatalf("e %d: (%v·0.5)^%d = %v, want %v", e, v, e, q[i], want)
+			}
+		}
+	}
+}
