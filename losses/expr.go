@@ -59,6 +59,13 @@ func (e *Expr) Pos() *G.Node { return e.bd.derivedInput(derivedPos) }
 // further copies of an item, and the columns of padding rows) and 0 elsewhere.
 func (e *Expr) Neg() *G.Node { return e.bd.derivedInput(derivedNeg) }
 
+// Cand (R×C) is 1 at the row's candidates {p} ∪ N_i, Pos + Neg, and 0 elsewhere.
+func (e *Expr) Cand() *G.Node { return e.bd.derivedInput(derivedCand) }
+
+// NegCount (R×1) is each row's number of negatives k_i = |N_i|, RowSum(Neg) without a pass over
+// the mask.
+func (e *Expr) NegCount() *G.Node { return e.bd.derivedInput(derivedNegCount) }
+
 // NegLog (R×C) is log Neg: 0 on N_i and −Inf elsewhere, to add to logits.
 func (e *Expr) NegLog() *G.Node { return e.bd.derivedInput(derivedNegLog) }
 

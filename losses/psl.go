@@ -68,7 +68,7 @@ func (o *PSLOptions) Resolve() error {
 // repeated squaring when 1/τ is an integer (τ = 0.05, 0.1, 0.2, 0.5, …), without a logarithm
 // per entry.
 func pslExpr(e *Expr) (*G.Node, error) {
-	d := SubRows(e.Scores, e.AtPos(e.Scores))
+	d := e.SubPos(e.Scores)
 	sigma := G.Must(G.ApplyOp(newElem(e.Options.(*PSLOptions).Surrogate.fn()), d, e.Const(1)))
-	return e.Reduce(LogSumPow(sigma, AddEach(e.Pos(), e.Neg()), e.invTemperature())), nil
+	return e.Reduce(LogSumPow(sigma, e.Cand(), e.invTemperature())), nil
 }

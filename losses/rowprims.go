@@ -212,19 +212,7 @@ func powRows[T floats](out, keep []T, op *logSumPowOp, x, m []T, a float64, c in
 // rowTop returns the largest x_j of the row over the mask (0 if there is none), and an error for
 // a masked x_j that is not ≥ 0 or a mask value other than 0 and 1 (row i of the matrix).
 func rowTop[T floats](row, mask []T, i int) (float64, error) {
-	var top T
-	ok := true
-	for j, v := range row {
-		switch mv := mask[j]; {
-		case mv == 1:
-			ok = ok && v >= 0
-			if v > top {
-				top = v
-			}
-		case mv != 0:
-			ok = false
-		}
-	}
+	top, ok := simd.MaskedMax(row, mask)
 	if ok {
 		return float64(top), nil
 	}
@@ -355,10 +343,7 @@ func (op *powBackOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, er
 func powGrad[T floats](out, g, q []T, src *logSumPowOp, a float64, c int) {
 	parallel.Split(len(g), parallel.Parts(len(q), primMin, defaultWorkers()), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			f := float64(g[i]) * a / (src.tops[i] * src.sums[i])
-			for j := i * c; j < (i+1)*c; j++ {
-				out[j] = T(f * float64(q[j]))
-			}
+			mulWide(out[i*c:(i+1)*c], q[i*c:(i+1)*c], float64(g[i])*a/(src.tops[i]*src.sums[i]))
 		}
 	})
 }

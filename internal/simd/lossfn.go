@@ -197,3 +197,23 @@ func powStep[T Floats](q *T, xj, mj T, c float64, n int, acc *float64) {
 	*q = T(p)
 	*acc += float64(p * x * c)
 }
+
+// MaskedMax returns the largest x[j] with m[j] = 1, at least +0, and whether every m[j] is 0 or
+// 1 and every x[j] with m[j] = 1 is ≥ 0 (not NaN): the scale of a row of LogSumPow. len(m) ≥
+// len(x).
+func MaskedMax[T Floats](x, m []T) (top T, ok bool) {
+	m = m[:len(x)]
+	head, ok := maskedMaxHead(x, m, &top)
+	for j, v := range x[head:] {
+		switch mv := m[head+j]; {
+		case mv == 1:
+			ok = ok && v >= 0
+			if v > top {
+				top = v
+			}
+		case mv != 0:
+			ok = false
+		}
+	}
+	return top, ok
+}

@@ -37,6 +37,19 @@ func powHead[T Floats](q, x, m []T, c float64, n int, acc *[4]float64) int {
 	return k
 }
 
+func maskedMaxHead[T Floats](x, m []T, top *T) (int, bool) {
+	x32, ok := any(x).([]float32)
+	n := len(x) &^ 7
+	if !ok || !vector || n == 0 {
+		return 0, true
+	}
+	t, good := maskedMax8(&x32[0], &any(m).([]float32)[0], n)
+	if t > 0 { // a −0 among the masked zeros stays +0
+		*top = T(t)
+	}
+	return n, good
+}
+
 // surrogates4 is Surrogates (f a Surrogate) for n a multiple of 4.
 //
 //go:noescape
@@ -53,3 +66,8 @@ func softplus4(sig, z, w *float32, n int, acc *[8]float64) (bad bool)
 //
 //go:noescape
 func powRow4(q, x, m *float32, n int, c float64, e int, acc *[4]float64)
+
+// maskedMax8 is MaskedMax over n entries, n a multiple of 8, from top = 0.
+//
+//go:noescape
+func maskedMax8(x, m *float32, n int) (top float32, ok bool)

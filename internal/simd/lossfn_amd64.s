@@ -349,3 +349,51 @@ pow_done:
 	VMOVUPD Y14, (BX)
 	VZEROUPPER
 	RET
+
+// func maskedMax8(x, m *float32, n int) (top float32, ok bool)
+//
+// Eight float32 lanes: Y15 the running maxima of the masked x (x where m = 1, else +0), Y14 the
+// lanes that saw a mask value other than 0 and 1 or a masked x not ≥ 0, Y13 1, Y12 0.
+TEXT ·maskedMax8(SB), NOSPLIT, $0-29
+	MOVQ         x+0(FP), SI
+	MOVQ         m+8(FP), DX
+	MOVQ         n+16(FP), CX
+	MOVL         $0x3f800000, AX
+	MOVL         AX, X13
+	VBROADCASTSS X13, Y13
+	VXORPS       Y12, Y12, Y12
+	VXORPS       Y14, Y14, Y14
+	VXORPS       Y15, Y15, Y15
+	SHRQ         $3, CX
+	JZ           mmax_done
+
+mmax_loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS (DX), Y1
+	VCMPPS  $0x00, Y13, Y1, Y2      // m = 1
+	VCMPPS  $0x00, Y12, Y1, Y3      // m = 0
+	VORPS   Y2, Y3, Y3
+	VCMPPS  $0x1d, Y12, Y0, Y4      // x ≥ 0
+	VANDNPS Y2, Y4, Y4              // m = 1 but not x ≥ 0
+	VORPS   Y4, Y14, Y14
+	VANDNPS Y13, Y3, Y3             // m neither 0 nor 1: 1.0's bits, else 0
+	VORPS   Y3, Y14, Y14
+	VANDPS  Y2, Y0, Y5              // x where m = 1, else +0
+	VMAXPS  Y15, Y5, Y15
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	DECQ    CX
+	JNZ     mmax_loop
+
+mmax_done:
+	VEXTRACTF128 $1, Y15, X0
+	VMAXPS       X15, X0, X0
+	VPERMILPS    $0x4e, X0, X1
+	VMAXPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VMAXPS       X1, X0, X0
+	VMOVSS       X0, top+24(FP)
+	VPTEST       Y14, Y14
+	SETEQ        ok+28(FP)
+	VZEROUPPER
+	RET

@@ -245,3 +245,52 @@ func TestPowRow(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskedMax: the vector lanes find the plain loop's maximum and validity (every length up
+// to 40 and a long one), with masks of 0, 1 and other values, masked negatives, NaN and −0, and
+// the maximum of a row without a positive masked value is +0.
+func TestMaskedMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 10))
+	for _, n := range upTo(40, 3001) {
+		for trial := range 20 {
+			x, m := make([]float32, n), make([]float32, n)
+			for i := range x {
+				x[i] = float32(3 * rng.Float64())
+				m[i] = float32(min(rng.IntN(3), 1))
+				if trial%4 == 0 && rng.IntN(n+1) == 0 {
+					switch rng.IntN(4) {
+					case 0:
+						x[i] = -1
+					case 1:
+						x[i] = float32(math.NaN())
+					case 2:
+						m[i] = 0.5
+					case 3:
+						x[i] = float32(math.Copysign(0, -1))
+					}
+				}
+			}
+			if trial == 1 {
+				for i := range x {
+					x[i] = float32(math.Copysign(0, -1))
+				}
+			}
+			var want float32
+			wok := true
+			for i, v := range x {
+				if m[i] == 1 {
+					wok = wok && v >= 0
+					if v > want {
+						want = v
+					}
+				} else if m[i] != 0 {
+					wok = false
+				}
+			}
+			top, ok := MaskedMax(x, m)
+			if !same32(top, want) || ok != wok || math.Signbit(float64(top)) {
+				t.Fatalf("n %d trial %d: MaskedMax = %v, %v, want %v, %v", n, trial, top, ok, want, wok)
+			}
+		}
+	}
+}
