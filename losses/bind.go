@@ -53,14 +53,14 @@ func shapeOf(in []G.DimSizer) (tensor.Shape, error) {
 type derived int
 
 const (
-	derivedPos    derived = iota // R×C: 1 at each row's positive
-	derivedNeg                   // R×C: 1 at each row's negatives
-	derivedNegLog                // R×C: log of derivedNeg
-	derivedGram                  // 1×C (R×C per row or padded): the Gramian column weights
-	derivedScale                 // 1×1: the reduction's scale of a padded geometry, 1/valid rows
-	derivedItems                 // R×1: the corpus size M (the step's Items) in every row
-	derivedCand                  // R×C: 1 at each row's positive and negatives
-	derivedNegCount              // R×1: each row's number of negatives
+	derivedPos      derived = iota // R×C: 1 at each row's positive
+	derivedNeg                     // R×C: 1 at each row's negatives
+	derivedNegLog                  // R×C: log of derivedNeg
+	derivedGram                    // 1×C (R×C per row or padded): the Gramian column weights
+	derivedScale                   // 1×1: the reduction's scale of a padded geometry, 1/valid rows
+	derivedItems                   // R×1: the corpus size M (the step's Items) in every row
+	derivedCand                    // R×C: 1 at each row's positive and negatives
+	derivedNegCount                // R×1: each row's number of negatives
 	nDerived
 )
 
