@@ -8,6 +8,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/samplingbias/workbench/internal/parallel"
+	"github.com/samplingbias/workbench/internal/simd"
 )
 
 // pickOp is x_{i,col(i)} as a B×1 matrix, for a B×C x and the column col(i) = cols.pos(i) of
@@ -203,7 +204,7 @@ func (op *subPosOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) error 
 
 // subPosBackOp is subPosOp's gradient from the output's gradient g (its first input; the second,
 // the forward op's Pos, is not read): g with −Σ_{j≠p} g_ij at each row's positive, the row's
-// sum formed in float64 in four partial sums.
+// sum formed in float64 (simd.Sum).
 type subPosBackOp struct {
 	primOp
 	cols *plan
@@ -244,25 +245,9 @@ func subPosGrad[T floats](out, g []T, cols *plan, c int) {
 		for i := lo; i < hi; i++ {
 			gi, p := g[i*c:(i+1)*c], cols.pos(i)
 			copy(out[i*c:(i+1)*c], gi)
-			out[i*c+p] = T(-(sum4(gi[:p]) + sum4(gi[p+1:])))
+			out[i*c+p] = T(-(simd.Sum(gi[:p]) + simd.Sum(gi[p+1:])))
 		}
 	})
-}
-
-// sum4 is Σ x_k in float64, in four partial sums over k mod 4 added as (s0 + s1) + (s2 + s3).
-func sum4[T floats](x []T) float64 {
-	var s [4]float64
-	k := 0
-	for ; k+4 <= len(x); k += 4 {
-		s[0] += float64(x[k])
-		s[1] += float64(x[k+1])
-		s[2] += float64(x[k+2])
-		s[3] += float64(x[k+3])
-	}
-	for ; k < len(x); k++ {
-		s[k&3] += float64(x[k])
-	}
-	return (s[0] + s[1]) + (s[2] + s[3])
 }
 
 func (op *subPosBackOp) DiffWRT(n int) []bool { return make([]bool, n) }

@@ -217,3 +217,14 @@ func MaskedMax[T Floats](x, m []T) (top T, ok bool) {
 	}
 	return top, ok
 }
+
+// Sum returns Σ x[k] in float64, in eight partial sums s_u over k mod 8, added as ((s0 + s4) +
+// (s1 + s5)) + ((s2 + s6) + (s3 + s7)).
+func Sum[T Floats](x []T) float64 {
+	var s [8]float64
+	k := sumHead(x, &s)
+	for ; k < len(x); k++ {
+		s[k&7] += float64(x[k])
+	}
+	return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]))
+}

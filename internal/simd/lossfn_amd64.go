@@ -50,6 +50,16 @@ func maskedMaxHead[T Floats](x, m []T, top *T) (int, bool) {
 	return n, good
 }
 
+func sumHead[T Floats](x []T, acc *[8]float64) int {
+	x32, ok := any(x).([]float32)
+	n := len(x) &^ 7
+	if !ok || !vector || n == 0 {
+		return 0
+	}
+	sum8(&x32[0], n, acc)
+	return n
+}
+
 // surrogates4 is Surrogates (f a Surrogate) for n a multiple of 4.
 //
 //go:noescape
@@ -71,3 +81,8 @@ func powRow4(q, x, m *float32, n int, c float64, e int, acc *[4]float64)
 //
 //go:noescape
 func maskedMax8(x, m *float32, n int) (top float32, ok bool)
+
+// sum8 is Sum's partial sums over n entries, n a multiple of 8, into acc.
+//
+//go:noescape
+func sum8(x *float32, n int, acc *[8]float64)

@@ -291,10 +291,42 @@ softplus_done:
 	VZEROUPPER
 	RET
 
+// POWBITS(r, p, label, skip, done) multiplies p by r^(2^k) for the bits k of the exponent in BX,
+// from the lowest, squaring r in place (R9 counts the bits down; label, skip and done are the
+// loop's labels).
+#define POWBITS(r, p, label, skip, done) \
+	MOVQ   BX, R9   \
+	TESTQ  R9, R9   \
+	JZ     done     \
+label:              \
+	TESTQ  $1, R9   \
+	JZ     skip     \
+	VMULPD r, p, p  \
+skip:               \
+	VMULPD r, r, r  \
+	SHRQ   $1, R9   \
+	JNZ    label    \
+done:
+
+// POWLANES(off, x, m, p) finishes four entries at byte offset off (x and m widened, p their
+// powers): p, or 0 where x = 0 or m = 0, stored narrowed to q, and p·x·c added to the lanes'
+// sums Y14.
+#define POWLANES(off, x, m, p) \
+	VCMPPD     $0x00, Y12, x, Y4 \
+	VCMPPD     $0x00, Y12, m, Y5 \
+	VORPD      Y5, Y4, Y4        \
+	VANDNPD    p, Y4, p          \
+	VCVTPD2PSY p, X6             \
+	VMOVUPS    X6, off(DI)       \
+	VMULPD     x, p, Y7          \
+	VMULPD     Y15, Y7, Y7       \
+	VADDPD     Y7, Y14, Y14
+
 // func powRow4(q, x, m *float32, n int, c float64, e int, acc *[4]float64)
 //
-// Y15 holds c, Y14 the lanes' sums, Y13 1, Y12 0; per four entries, Y2 the powers r^(2^k) and
-// Y3 their product over the bits of e.
+// Y15 holds c, Y14 the lanes' sums, Y13 1, Y12 0. Eight entries at a time, the two groups of
+// four in their own registers (x, m, the powers r^(2^k) and their product: Y0, Y1, Y2, Y3 and
+// Y8, Y9, Y10, Y11) so that their chains of products overlap, then a last four.
 TEXT ·powRow4(SB), NOSPLIT, $0-56
 	MOVQ         q+0(FP), DI
 	MOVQ         x+8(FP), SI
@@ -309,40 +341,53 @@ TEXT ·powRow4(SB), NOSPLIT, $0-56
 	SHRQ         $2, CX
 	JZ           pow_done
 
-pow_loop:
+pow_loop8:
+	CMPQ      CX, $2
+	JLT       pow_four
 	VCVTPS2PD (SI), Y0
 	VCVTPS2PD (DX), Y1
-	VMULPD    Y15, Y0, Y2              // x·c
+	VCVTPS2PD 16(SI), Y8
+	VCVTPS2PD 16(DX), Y9
+	VMULPD    Y15, Y0, Y2
 	VMULPD    Y1, Y2, Y2               // r = x·c·m
+	VMULPD    Y15, Y8, Y10
+	VMULPD    Y9, Y10, Y10
 	VMOVAPD   Y13, Y3                  // p = 1
+	VMOVAPD   Y13, Y11
 	MOVQ      BX, R9
 	TESTQ     R9, R9
-	JZ        pow_zero
+	JZ        pow_lanes8
 
-pow_bits:
+pow_bits8:
 	TESTQ  $1, R9
-	JZ     pow_square
+	JZ     pow_square8
 	VMULPD Y2, Y3, Y3                  // p *= r^(2^k)
-pow_square:
+	VMULPD Y10, Y11, Y11
+pow_square8:
 	VMULPD Y2, Y2, Y2
+	VMULPD Y10, Y10, Y10
 	SHRQ   $1, R9
-	JNZ    pow_bits
+	JNZ    pow_bits8
 
-pow_zero:
-	VCMPPD     $0x00, Y12, Y0, Y4      // x = 0
-	VCMPPD     $0x00, Y12, Y1, Y5      // m = 0
-	VORPD      Y5, Y4, Y4
-	VANDNPD    Y3, Y4, Y3              // p, or 0 there
-	VCVTPD2PSY Y3, X6
-	VMOVUPS    X6, (DI)
-	VMULPD     Y0, Y3, Y7              // p·x
-	VMULPD     Y15, Y7, Y7             // p·x·c
-	VADDPD     Y7, Y14, Y14
-	ADDQ       $16, SI
-	ADDQ       $16, DX
-	ADDQ       $16, DI
-	DECQ       CX
-	JNZ        pow_loop
+pow_lanes8:
+	POWLANES(0, Y0, Y1, Y3)
+	POWLANES(16, Y8, Y9, Y11)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $2, CX
+	JMP  pow_loop8
+
+pow_four:
+	TESTQ     CX, CX
+	JZ        pow_done
+	VCVTPS2PD (SI), Y0
+	VCVTPS2PD (DX), Y1
+	VMULPD    Y15, Y0, Y2
+	VMULPD    Y1, Y2, Y2
+	VMOVAPD   Y13, Y3
+	POWBITS(Y2, Y3, pow_bits4, pow_square4, pow_lanes4)
+	POWLANES(0, Y0, Y1, Y3)
 
 pow_done:
 	MOVQ    acc+48(FP), BX
@@ -395,5 +440,32 @@ mmax_done:
 	VMOVSS       X0, top+24(FP)
 	VPTEST       Y14, Y14
 	SETEQ        ok+28(FP)
+	VZEROUPPER
+	RET
+
+// func sum8(x *float32, n int, acc *[8]float64)
+//
+// Y0 sums the entries k ≡ 0..3 mod 8 and Y1 those ≡ 4..7, each lane in order of k.
+TEXT ·sum8(SB), NOSPLIT, $0-24
+	MOVQ   x+0(FP), SI
+	MOVQ   n+8(FP), CX
+	MOVQ   acc+16(FP), DI
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	SHRQ   $3, CX
+	JZ     sum_done
+
+sum_loop:
+	VCVTPS2PD (SI), Y2
+	VCVTPS2PD 16(SI), Y3
+	VADDPD    Y2, Y0, Y0
+	VADDPD    Y3, Y1, Y1
+	ADDQ      $32, SI
+	DECQ      CX
+	JNZ       sum_loop
+
+sum_done:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
 	VZEROUPPER
 	RET

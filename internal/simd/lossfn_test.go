@@ -294,3 +294,34 @@ func TestMaskedMax(t *testing.T) {
 		}
 	}
 }
+
+// TestSum: the vector lanes give the eight plain partial sums' bits (every length up to 40 and
+// long ones, terms of mixed magnitudes whose order shows in the last bits), and an infinity or
+// NaN among the terms gives the sum's.
+func TestSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	for _, n := range upTo(40, 1000, 1027) {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(12)-6)))
+		}
+		var s [8]float64
+		for k, v := range x {
+			s[k&7] += float64(v)
+		}
+		want := ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]))
+		if got := Sum(x); !same64(got, want) {
+			t.Fatalf("n %d: Sum = %v, want %v", n, got, want)
+		}
+		if n > 9 {
+			x[9] = float32(math.Inf(-1))
+			if got := Sum(x); !math.IsInf(got, -1) {
+				t.Fatalf("n %d: Sum with −Inf = %v", n, got)
+			}
+			x[3] = float32(math.NaN())
+			if got := Sum(x); !math.IsNaN(got) {
+				t.Fatalf("n %d: Sum with NaN = %v", n, got)
+			}
+		}
+	}
+}
