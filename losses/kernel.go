@@ -88,25 +88,7 @@ func softmaxRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int, z [
 		if p.rowOff != nil {
 			ro = p.rowOff[i]
 		}
-		mx := math.Inf(-1)
-		if p.colOff != nil {
-			off := colsOf(p, p.colOff, i)
-			for j, v := range row {
-				x := float64(v)*invTau + off[j] + ro
-				z[j] = x
-				if x > mx {
-					mx = x
-				}
-			}
-		} else {
-			for j, v := range row {
-				x := float64(v)*invTau + ro
-				z[j] = x
-				if x > mx {
-					mx = x
-				}
-			}
-		}
+		mx := simd.AffineMax(z, row, invTau, colsOf(p, p.colOff, i), ro, math.Inf(-1))
 		stale := z[pc]
 		zp := float64(row[pc]) * invTau
 		if p.posOff != nil {

@@ -228,3 +228,34 @@ func Sum[T Floats](x []T) float64 {
 	}
 	return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]))
 }
+
+// AffineMax sets dst[j] = (float64(x[j])·a + off[j]) + b, or float64(x[j])·a + b where off is
+// nil, for j < len(dst), and returns the largest of m and the dst[j] as the loop
+// `if v > m { m = v }` finds it (NaNs skipped, the first of equal values kept): the logits of a
+// softmax row and their maximum. x, and off unless nil, must be at least as long as dst.
+func AffineMax[T Floats](dst []float64, x []T, a float64, off []float64, b, m float64) float64 {
+	x = x[:len(dst)]
+	if off != nil {
+		off = off[:len(dst)]
+	}
+	m0 := m
+	head, m := affineMaxHead(dst, x, a, off, b, m)
+	if head > 0 && m == 0 {
+		// Zeros of both signs compare equal, and the lanes see them in another order than the
+		// loop: its sign is the loop's.
+		head, m = 0, m0
+	}
+	for j, v := range x[head:] {
+		j += head
+		y := float64(v) * a
+		if off != nil {
+			y += off[j]
+		}
+		y += b
+		dst[j] = y
+		if y > m {
+			m = y
+		}
+	}
+	return m
+}

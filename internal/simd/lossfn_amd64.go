@@ -60,6 +60,19 @@ func sumHead[T Floats](x []T, acc *[8]float64) int {
 	return n
 }
 
+func affineMaxHead[T Floats](dst []float64, x []T, a float64, off []float64, b, m float64) (int, float64) {
+	x32, ok := any(x).([]float32)
+	n := len(dst) &^ 3
+	if !ok || !vector || n == 0 {
+		return 0, m
+	}
+	var o *float64
+	if off != nil {
+		o = &off[0]
+	}
+	return n, affineMax4(&dst[0], &x32[0], n, a, o, b, m)
+}
+
 // surrogates4 is Surrogates (f a Surrogate) for n a multiple of 4.
 //
 //go:noescape
@@ -86,3 +99,8 @@ func maskedMax8(x, m *float32, n int) (top float32, ok bool)
 //
 //go:noescape
 func sum8(x *float32, n int, acc *[8]float64)
+
+// affineMax4 is AffineMax over n entries, n a multiple of 4 (off nil: no offsets).
+//
+//go:noescape
+func affineMax4(dst *float64, x *float32, n int, a float64, off *float64, b, m float64) float64

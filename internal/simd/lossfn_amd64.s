@@ -469,3 +469,54 @@ sum_done:
 	VMOVUPD Y1, 32(DI)
 	VZEROUPPER
 	RET
+
+// func affineMax4(dst *float64, x *float32, n int, a float64, off *float64, b, m float64) float64
+//
+// Y15 holds a, Y14 b, Y13 the lanes' maxima (VMAXPD with the running maximum second keeps it
+// for a NaN or an equal value, as the loop), combined the same way at the end.
+TEXT ·affineMax4(SB), NOSPLIT, $0-64
+	MOVQ         dst+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSD a+24(FP), Y15
+	MOVQ         off+32(FP), DX
+	VBROADCASTSD b+40(FP), Y14
+	VBROADCASTSD m+48(FP), Y13
+	SHRQ         $2, CX
+	JZ           affine_done
+	TESTQ        DX, DX
+	JZ           affine_plain
+
+affine_off:
+	VCVTPS2PD (SI), Y0
+	VMULPD    Y15, Y0, Y0            // x·a
+	VADDPD    (DX), Y0, Y0           // + off
+	VADDPD    Y14, Y0, Y0            // + b
+	VMOVUPD   Y0, (DI)
+	VMAXPD    Y13, Y0, Y13
+	ADDQ      $16, SI
+	ADDQ      $32, DX
+	ADDQ      $32, DI
+	DECQ      CX
+	JNZ       affine_off
+	JMP       affine_done
+
+affine_plain:
+	VCVTPS2PD (SI), Y0
+	VMULPD    Y15, Y0, Y0            // x·a
+	VADDPD    Y14, Y0, Y0            // + b
+	VMOVUPD   Y0, (DI)
+	VMAXPD    Y13, Y0, Y13
+	ADDQ      $16, SI
+	ADDQ      $32, DI
+	DECQ      CX
+	JNZ       affine_plain
+
+affine_done:
+	VEXTRACTF128 $1, Y13, X2
+	VMAXPD       X13, X2, X13
+	VPERMILPD    $1, X13, X2
+	VMAXSD       X13, X2, X13
+	VMOVSD       X13, ret+56(FP)
+	VZEROUPPER
+	RET

@@ -325,3 +325,51 @@ func TestSum(t *testing.T) {
 		}
 	}
 }
+
+// TestAffineMax: the vector lanes give the plain loop's values and maximum, bit for bit (every
+// length up to 40 and a long one, with and without offsets, with NaN, infinities and zeros of
+// both signs among the values and as the maximum).
+func TestAffineMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	for _, n := range upTo(40, 1001) {
+		for trial := range 8 {
+			x := vectorData(rng, n)
+			var off []float64
+			if trial%2 == 1 {
+				off = make([]float64, n)
+				for j := range off {
+					off[j] = float64(rng.IntN(5)-2) / 2
+				}
+			}
+			a, b, m := []float64{20, 1, -3}[trial%3], []float64{0, 0.5, -1}[trial%3], math.Inf(-1)
+			if trial >= 6 { // every value ±0: the maximum's sign is the loop's
+				for j := range x {
+					x[j] = float32(math.Copysign(0, float64(rng.IntN(2)*2-1)))
+				}
+				a, b, off = 1, 0, nil
+				if trial == 7 {
+					m = math.Copysign(0, -1)
+				}
+			}
+			dst := make([]float64, n)
+			got := AffineMax(dst, x, a, off, b, m)
+			want := m
+			for j, v := range x {
+				y := float64(v) * a
+				if off != nil {
+					y += off[j]
+				}
+				y += b
+				if !same64(dst[j], y) {
+					t.Fatalf("n %d trial %d: dst[%d] = %v, want %v", n, trial, j, dst[j], y)
+				}
+				if y > want {
+					want = y
+				}
+			}
+			if !same64(got, want) {
+				t.Fatalf("n %d trial %d: max %v, want %v", n, trial, got, want)
+			}
+		}
+	}
+}
