@@ -367,3 +367,29 @@ func addScaled8(dst []float32, c float32, x []float32)
 //
 //go:noescape
 func add8(dst, a, b []float32)
+
+// CopyStrided sets dst[l*w+r] = src[l*ld+r] for r < w, l < n: n groups of w values taken ld
+// apart (a panel of a matrix product's packed operand). It panics if ld < w or a slice is
+// too short. Groups of 6 and 16 values are moved in vector registers.
+func CopyStrided(dst, src []float32, w, ld, n int) {
+	checkStrided(dst, src, w, ld, n)
+	if n == 0 {
+		return
+	}
+	switch {
+	case vector && w == 6:
+		copyStrided6(&dst[0], &src[0], ld, n)
+	case vector && w == 16:
+		copyStrided16(&dst[0], &src[0], ld, n)
+	default:
+		copyStridedGo(dst, src, w, ld, n, 0)
+	}
+}
+
+// copyStrided6 and copyStrided16 are CopyStrided for groups of 6 and 16 values.
+//
+//go:noescape
+func copyStrided6(dst, src *float32, ld, n int)
+
+//go:noescape
+func copyStrided16(dst, src *float32, ld, n int)

@@ -961,3 +961,45 @@ mulwide_loop:
 mulwide_done:
 	VZEROUPPER
 	RET
+
+// func copyStrided6(dst, src *float32, ld, n int)
+//
+// Per group: four values in X0 and two in AX.
+TEXT ·copyStrided6(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), R8
+	MOVQ n+24(FP), CX
+	SHLQ $2, R8
+
+copy6_loop:
+	VMOVUPS (SI), X0
+	MOVQ    16(SI), AX
+	VMOVUPS X0, (DI)
+	MOVQ    AX, 16(DI)
+	ADDQ    R8, SI
+	ADDQ    $24, DI
+	DECQ    CX
+	JNZ     copy6_loop
+	VZEROUPPER
+	RET
+
+// func copyStrided16(dst, src *float32, ld, n int)
+TEXT ·copyStrided16(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), R8
+	MOVQ n+24(FP), CX
+	SHLQ $2, R8
+
+copy16_loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ    R8, SI
+	ADDQ    $64, DI
+	DECQ    CX
+	JNZ     copy16_loop
+	VZEROUPPER
+	RET

@@ -78,3 +78,11 @@ func WidenMax(dst []float64, x []float32, m float64) float64 { return widenMaxGo
 // MulWide sets dst[i] = float32(float64(x[i])·c), the product formed in float64, for
 // i < len(dst); x must be at least as long as dst and may be dst itself.
 func MulWide(dst, x []float32, c float64) { mulWideGo(dst, x, c) }
+
+// CopyStrided sets dst[l*w+r] = src[l*ld+r] for r < w, l < n: n groups of w values taken ld
+// apart (a panel of a matrix product's packed operand). It panics if ld < w or a slice is
+// too short.
+func CopyStrided(dst, src []float32, w, ld, n int) {
+	checkStrided(dst, src, w, ld, n)
+	copyStridedGo(dst, src, w, ld, n, 0)
+}

@@ -334,3 +334,39 @@ func TestWidenMax(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyStrided: every group lands where the definition puts it, for groups of 6, 16 (vector
+// code where the processor has it) and 5 values, every count up to 20 and strides at and above
+// the group's width; a too-short source panics.
+func TestCopyStrided(t *testing.T) {
+	for _, w := range []int{5, 6, 16} {
+		for _, ld := range []int{w, w + 1, 3 * w} {
+			for n := range 21 {
+				src := make([]float32, max(0, (n-1)*ld+w))
+				for k := range src {
+					src[k] = float32(k) + 0.5
+				}
+				dst := make([]float32, n*w+3)
+				CopyStrided(dst, src, w, ld, n)
+				for l := range n {
+					for r := range w {
+						if dst[l*w+r] != src[l*ld+r] {
+							t.Fatalf("w %d ld %d n %d: dst[%d] = %v, want %v", w, ld, n, l*w+r, dst[l*w+r], src[l*ld+r])
+						}
+					}
+				}
+				for _, v := range dst[n*w:] {
+					if v != 0 {
+						t.Fatalf("w %d ld %d n %d: wrote past the groups", w, ld, n)
+					}
+				}
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a too-short source did not panic")
+		}
+	}()
+	CopyStrided(make([]float32, 12), make([]float32, 10), 6, 6, 2)
+}
