@@ -99,8 +99,7 @@ func lse[T floats](out []T, st *lseState, a, x []T, loss bool) {
 		for i := lo; i < hi; i++ {
 			ai := float64(a[i])
 			m := widenMax(z, x[i*c:(i+1)*c], ai)
-			s := simd.ExpNegShift(z, z, m)
-			narrow(terms[i*c:(i+1)*c], z)
+			s := expSum(z, terms[i*c:(i+1)*c], m)
 			st.m[i] = m
 			if loss {
 				l := math.Log1p(math.Expm1(ai-m) + s)

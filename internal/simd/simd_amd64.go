@@ -239,10 +239,27 @@ func ExpNegShift(dst, x []float64, shift float64) float64 {
 	if vector {
 		head = len(dst) &^ 3
 		if head > 0 {
-			sum = expNegShift4(&dst[0], &x[0], head, shift)
+			sum = expNegShift4(&dst[0], &x[0], head, shift, nil)
 		}
 	}
 	return expNegShiftGo(dst[head:], x[head:], shift, sum)
+}
+
+// ExpNegShiftTo is ExpNegShift with the values stored narrowed to float32 (float32(ExpNeg(x[i]
+// − shift)), bit for bit) in dst, the sum formed from the float64 values. It may overwrite x,
+// which must be at least as long as dst.
+func ExpNegShiftTo(dst []float32, x []float64, shift float64) float64 {
+	x = x[:len(dst)]
+	head, sum := 0, 0.0
+	if vector {
+		head = len(dst) &^ 3
+		if head > 0 {
+			sum = expNegShift4(nil, &x[0], head, shift, &dst[0])
+		}
+	}
+	sum = expNegShiftGo(x[head:], x[head:], shift, sum)
+	narrowGo(dst[head:], x[head:])
+	return sum
 }
 
 // Narrow sets dst[i] = float32(x[i]) for i < len(dst); x must be at least as long as dst.
@@ -321,7 +338,7 @@ func mulWide4(dst, x *float32, n int, c float64)
 func narrow4(dst *float32, x *float64, n int)
 
 //go:noescape
-func expNegShift4(dst, x *float64, n int, shift float64) (sum float64)
+func expNegShift4(dst, x *float64, n int, shift float64, dst32 *float32) (sum float64)
 
 //go:noescape
 func kernel6x16(k int, a, b, c *float32, ldc, panels int)

@@ -671,17 +671,19 @@ DATA ·expNegConst+560(SB)/8, $0x3e21eed8eff8d898
 DATA ·expNegConst+568(SB)/8, $0x3e21eed8eff8d898
 GLOBL ·expNegConst(SB), RODATA|NOPTR, $576
 
-// func expNegShift4(dst, x *float64, n int, shift float64) (sum float64)
+// func expNegShift4(dst, x *float64, n int, shift float64, dst32 *float32) (sum float64)
 //
 // dst[i] = ExpNeg(x[i] − shift) for i < n, n a multiple of 4, four lanes at a time with the
 // operations of ExpNeg in its order (no fused multiply-add): Y15 holds the shift, Y9..Y14 the
 // constants used outside the polynomial but −708; the lanes below −708 are cleared at the end.
-// sum is Σ dst[i] added one term at a time in the order of i (in X10, the lanes taken out one
-// by one), a chain of additions that overlaps the next lanes' exponentials.
-TEXT ·expNegShift4(SB), NOSPLIT, $0-40
+// With dst32 not nil, the values are stored narrowed to float32 at dst32 instead (dst is not
+// written). sum is Σ dst[i] added one term at a time in the order of i (in X10, the lanes taken
+// out one by one), a chain of additions that overlaps the next lanes' exponentials.
+TEXT ·expNegShift4(SB), NOSPLIT, $0-48
 	MOVQ         dst+0(FP), DI
 	MOVQ         x+8(FP), SI
 	MOVQ         n+16(FP), CX
+	MOVQ         dst32+32(FP), DX
 	VXORPD       X10, X10, X10
 	SHRQ         $2, CX
 	JZ           expneg_done
@@ -697,7 +699,18 @@ expneg_loop:
 	VMOVUPD (SI), Y0
 	VSUBPD  Y15, Y0, Y0               // x − shift
 	EXPNEG(Y14, Y13, Y12, Y11, Y9)
+	TESTQ   DX, DX
+	JNZ     expneg_narrow
 	VMOVUPD Y0, (DI)
+	ADDQ    $32, DI
+	JMP     expneg_sum
+
+expneg_narrow:
+	VCVTPD2PSY Y0, X4
+	VMOVUPS    X4, (DX)
+	ADDQ       $16, DX
+
+expneg_sum:
 	VADDSD  X0, X10, X10              // sum += lane 0
 	VPERMILPD $1, X0, X1
 	VADDSD  X1, X10, X10              // lane 1
@@ -706,12 +719,11 @@ expneg_loop:
 	VPERMILPD $1, X2, X3
 	VADDSD  X3, X10, X10              // lane 3
 	ADDQ    $32, SI
-	ADDQ    $32, DI
 	DECQ    CX
 	JNZ     expneg_loop
 
 expneg_done:
-	VMOVSD  X10, sum+32(FP)
+	VMOVSD  X10, sum+40(FP)
 	VZEROUPPER
 	RET
 

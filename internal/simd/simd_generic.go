@@ -51,6 +51,16 @@ func AddScaled(dst []float32, c float32, x []float32) { addScaledGo(dst, c, x) }
 // and may be dst itself.
 func ExpNegShift(dst, x []float64, shift float64) float64 { return expNegShiftGo(dst, x, shift, 0) }
 
+// ExpNegShiftTo is ExpNegShift with the values stored narrowed to float32 (float32(ExpNeg(x[i]
+// − shift)), bit for bit) in dst, the sum formed from the float64 values. It may overwrite x,
+// which must be at least as long as dst.
+func ExpNegShiftTo(dst []float32, x []float64, shift float64) float64 {
+	x = x[:len(dst)]
+	sum := expNegShiftGo(x, x, shift, 0)
+	narrowGo(dst, x)
+	return sum
+}
+
 // Narrow sets dst[i] = float32(x[i]) for i < len(dst); x must be at least as long as dst.
 func Narrow(dst []float32, x []float64) { narrowGo(dst, x) }
 

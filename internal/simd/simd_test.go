@@ -219,7 +219,7 @@ func TestExpNeg(t *testing.T) {
 
 // TestExpNegShift: the vector lanes give ExpNeg's bits, on every length up to 40 and a long one,
 // with values over and beyond ExpNeg's range (below −708, above 0, infinities, NaN, −0), in place
-// and into another slice.
+// and into another slice, and ExpNegShiftTo their narrowed bits and the same sum.
 func TestExpNegShift(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	for _, n := range upTo(40, 100_000) {
@@ -243,6 +243,15 @@ func TestExpNegShift(t *testing.T) {
 		shift := []float64{0, 1.5, -2}[rng.IntN(3)]
 		got := make([]float64, n)
 		sum := ExpNegShift(got, x, shift)
+		to, xc := make([]float32, n), append([]float64(nil), x...)
+		if sumTo := ExpNegShiftTo(to, xc, shift); !same64(sumTo, sum) {
+			t.Fatalf("n %d: ExpNegShiftTo's sum %v, want %v", n, sumTo, sum)
+		}
+		for i, v := range got {
+			if !same32(to[i], float32(v)) {
+				t.Fatalf("n %d: ExpNegShiftTo[%d] = %v, want %v", n, i, to[i], float32(v))
+			}
+		}
 		in := append([]float64(nil), x...)
 		sumIn := ExpNegShift(in, in, shift)
 		wantSum := 0.0
