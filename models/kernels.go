@@ -247,7 +247,7 @@ func rowDots[T float](out, a, b []T, d int) {
 		return
 	}
 	a0, a1, a2, a3 := a[:d], a[d:2*d], a[2*d:3*d], a[3*d:4*d]
-	b0, b1, b2, b3 := b[:d], b[d : 2*d][:d], b[2*d : 3*d][:d], b[3*d : 4*d][:d]
+	b0, b1, b2, b3 := b[:d], b[d:2*d], b[2*d:3*d], b[3*d:4*d]
 	var s0, s1, s2, s3 T
 	for j, v := range a0 {
 		s0 += v * b0[j]
