@@ -258,6 +258,17 @@ func rowDots[T float](out, a, b []T, d int) {
 	out[0], out[1], out[2], out[3] = s0, s1, s2, s3
 }
 
+// addConst sets dst = x + c elementwise (len(x) ≥ len(dst)); float32 through simd.AddScalar.
+func addConst[T float](dst, x []T, c T) {
+	if d, ok := any(dst).([]float32); ok {
+		simd.AddScalar(d, any(x).([]float32), float32(c))
+		return
+	}
+	for j, v := range x[:len(dst)] {
+		dst[j] = v + c
+	}
+}
+
 // scaleTo sets dst = c·x elementwise (len(x) ≥ len(dst)); float32 through simd.MulScalar.
 func scaleTo[T float](dst, x []T, c T) {
 	if d, ok := any(dst).([]float32); ok {

@@ -372,6 +372,11 @@ func pool[T float](seg []T, f *datasets.Field, e int, emb []T) {
 // by w (nil: all 1): zeros for an empty bag or a zero weight sum.
 func poolBag[T float](seg []T, bag []int32, w []float32, emb []T) {
 	dim := len(seg)
+	if len(bag) == 1 && w == nil {
+		// The mean of one row: the loop below gives 0 + 1·e = e + 0, then ·(1/1).
+		addConst(seg, emb[int(bag[0])*dim:int(bag[0])*dim+dim], 0)
+		return
+	}
 	clear(seg)
 	var sum T
 	for k, id := range bag {
@@ -383,9 +388,6 @@ func poolBag[T float](seg []T, bag []int32, w []float32, emb []T) {
 		addScaled(seg, wk, emb[int(id)*dim:int(id)*dim+dim])
 	}
 	if sum != 0 {
-		inv := 1 / sum
-		for j := range seg {
-			seg[j] *= inv
-		}
+		scaleTo(seg, seg, 1/sum)
 	}
 }
