@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/samplingbias/workbench/datasets"
+	"github.com/samplingbias/workbench/internal/simd"
 )
 
 // Tower sides.
@@ -347,6 +348,9 @@ func gather[T float](m *Model, t *tower, ids []int32, x []T) {
 	dim := m.s.EmbeddingDim
 	dd := t.feats.DenseDim
 	parallelRows(len(ids), t.in, func(lo, hi int) {
+		for _, fi := range t.fields {
+			prefetchBags(fi.field, ids[lo:hi], values[T](m.tables[fi.table]), dim)
+		}
 		for r := lo; r < hi; r++ {
 			e := int(ids[r])
 			row := x[r*t.in : (r+1)*t.in]
@@ -360,6 +364,22 @@ func gather[T float](m *Model, t *tower, ids []int32, x []T) {
 			}
 		}
 	})
+}
+
+// prefetchBags asks the processor to bring the embedding rows (dim values of emb each) of the
+// bags of f of the entities ids into its caches, so that the rows, scattered over a table
+// larger than the caches, arrive together rather than one at a time as pool reads them.
+func prefetchBags[T float](f *datasets.Field, ids []int32, emb []T, dim int) {
+	e32, ok := any(emb).([]float32)
+	if !ok {
+		return
+	}
+	for _, e := range ids {
+		bag, _ := f.Bag(int(e))
+		for _, id := range bag {
+			simd.Prefetch(e32[int(id)*dim : int(id)*dim+dim])
+		}
+	}
 }
 
 // pool sets seg to the weighted mean of the rows of emb (dim = len(seg)) in entity e's bag of f.

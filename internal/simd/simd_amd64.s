@@ -1015,3 +1015,18 @@ copy16_loop:
 	JNZ     copy16_loop
 	VZEROUPPER
 	RET
+
+// func prefetch(x *float32, n int)
+//
+// PREFETCHT0 at x and every 64 bytes up to x + 4n (its last line included).
+TEXT ·prefetch(SB), NOSPLIT, $0-16
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	LEAQ (SI)(CX*4), DX
+
+prefetch_loop:
+	PREFETCHT0 (SI)
+	ADDQ       $64, SI
+	CMPQ       SI, DX
+	JB         prefetch_loop
+	RET
