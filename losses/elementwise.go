@@ -30,8 +30,9 @@ const (
 var elemNames = [...]string{elemTanh1: "tanh1", elemAtan1: "atan1", elemReLU1: "relu1", elemLog1mExp: "log1mExp"}
 
 // surrogateFns are the simd functions of the surrogate activations, which compute them with their
-// derivatives in float64, four entries at a time in vector registers where the processor has
-// them (simd.Surrogates: tanh from one e^{−2|x|}, arctan as math.Atan to 1 ulp).
+// derivatives in the operands' precision (simd.Surrogates: tanh from one e^{−2|x|}; float64 as
+// math to 1 or 2 ulp, float32 to 2–5 ulp, eight entries at a time in vector registers where the
+// processor has them).
 var surrogateFns = [...]simd.Surrogate{elemTanh1: simd.Tanh1, elemAtan1: simd.Atan1, elemReLU1: simd.ReLU1}
 
 // log1mExp returns log(1 − e^x) and its derivative −e^x/(1 − e^x) = −1/expm1(−x), as Mächler

@@ -5,13 +5,12 @@ package simd
 // The heads of the loss functions that the vector code takes: the longest prefix of a multiple
 // of 4 entries, for float32 operands where the processor has AVX2 (0 otherwise).
 
-func surrogatesHead[T Floats](f Surrogate, y, dy, x []T, a float64) int {
-	y32, ok := any(y).([]float32)
-	n := len(y) &^ 3
-	if !ok || !vector || n == 0 {
+func surrogatesHead(f Surrogate, y, dy, x []float32, a float32) int {
+	n := len(y) &^ 7
+	if !vector || n == 0 {
 		return 0
 	}
-	surrogates4(int(f), &y32[0], &any(dy).([]float32)[0], &any(x).([]float32)[0], n, a)
+	surrogates8(int(f), &y[0], &dy[0], &x[0], n, a)
 	return n
 }
 
@@ -73,10 +72,10 @@ func affineMaxHead[T Floats](dst []float64, x []T, a float64, off []float64, b, 
 	return n, affineMax4(&dst[0], &x32[0], n, a, o, b, m)
 }
 
-// surrogates4 is Surrogates (f a Surrogate) for n a multiple of 4.
+// surrogates8 is Surrogates of float32 operands (f a Surrogate) for n a multiple of 8.
 //
 //go:noescape
-func surrogates4(f int, y, dy, x *float32, n int, a float64)
+func surrogates8(f int, y, dy, x *float32, n int, a float32)
 
 // softplus4 runs SoftplusRow's lanes over n entries, n a multiple of 4, from zero sums into acc
 // (S0..S3, P0..P3); it reports a mask value other than 0 and 1.

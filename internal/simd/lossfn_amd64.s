@@ -105,129 +105,376 @@ DATA lossConst<>+688(SB)/8, $0x4068519efbbd62ec
 DATA lossConst<>+696(SB)/8, $0x4068519efbbd62ec
 GLOBL lossConst<>(SB), RODATA|NOPTR, $704
 
-// func surrogates4(f int, y, dy, x *float32, n int, a float64)
+// lossConst32: each float32 value in 8 lanes (32 bytes), in the order of their comments: the
+// constants of surrogate32 (expNeg32's and atan32's, surrogate32.go).
+// the sign bit
+DATA lossConst32<>+0(SB)/4, $0x80000000
+DATA lossConst32<>+4(SB)/4, $0x80000000
+DATA lossConst32<>+8(SB)/4, $0x80000000
+DATA lossConst32<>+12(SB)/4, $0x80000000
+DATA lossConst32<>+16(SB)/4, $0x80000000
+DATA lossConst32<>+20(SB)/4, $0x80000000
+DATA lossConst32<>+24(SB)/4, $0x80000000
+DATA lossConst32<>+28(SB)/4, $0x80000000
+// all bits but the sign
+DATA lossConst32<>+32(SB)/4, $0x7fffffff
+DATA lossConst32<>+36(SB)/4, $0x7fffffff
+DATA lossConst32<>+40(SB)/4, $0x7fffffff
+DATA lossConst32<>+44(SB)/4, $0x7fffffff
+DATA lossConst32<>+48(SB)/4, $0x7fffffff
+DATA lossConst32<>+52(SB)/4, $0x7fffffff
+DATA lossConst32<>+56(SB)/4, $0x7fffffff
+DATA lossConst32<>+60(SB)/4, $0x7fffffff
+// 1
+DATA lossConst32<>+64(SB)/4, $0x3f800000
+DATA lossConst32<>+68(SB)/4, $0x3f800000
+DATA lossConst32<>+72(SB)/4, $0x3f800000
+DATA lossConst32<>+76(SB)/4, $0x3f800000
+DATA lossConst32<>+80(SB)/4, $0x3f800000
+DATA lossConst32<>+84(SB)/4, $0x3f800000
+DATA lossConst32<>+88(SB)/4, $0x3f800000
+DATA lossConst32<>+92(SB)/4, $0x3f800000
+// 2
+DATA lossConst32<>+96(SB)/4, $0x40000000
+DATA lossConst32<>+100(SB)/4, $0x40000000
+DATA lossConst32<>+104(SB)/4, $0x40000000
+DATA lossConst32<>+108(SB)/4, $0x40000000
+DATA lossConst32<>+112(SB)/4, $0x40000000
+DATA lossConst32<>+116(SB)/4, $0x40000000
+DATA lossConst32<>+120(SB)/4, $0x40000000
+DATA lossConst32<>+124(SB)/4, $0x40000000
+// -2
+DATA lossConst32<>+128(SB)/4, $0xc0000000
+DATA lossConst32<>+132(SB)/4, $0xc0000000
+DATA lossConst32<>+136(SB)/4, $0xc0000000
+DATA lossConst32<>+140(SB)/4, $0xc0000000
+DATA lossConst32<>+144(SB)/4, $0xc0000000
+DATA lossConst32<>+148(SB)/4, $0xc0000000
+DATA lossConst32<>+152(SB)/4, $0xc0000000
+DATA lossConst32<>+156(SB)/4, $0xc0000000
+// log2e
+DATA lossConst32<>+160(SB)/4, $0x3fb8aa3b
+DATA lossConst32<>+164(SB)/4, $0x3fb8aa3b
+DATA lossConst32<>+168(SB)/4, $0x3fb8aa3b
+DATA lossConst32<>+172(SB)/4, $0x3fb8aa3b
+DATA lossConst32<>+176(SB)/4, $0x3fb8aa3b
+DATA lossConst32<>+180(SB)/4, $0x3fb8aa3b
+DATA lossConst32<>+184(SB)/4, $0x3fb8aa3b
+DATA lossConst32<>+188(SB)/4, $0x3fb8aa3b
+// 1.5·2^23
+DATA lossConst32<>+192(SB)/4, $0x4b400000
+DATA lossConst32<>+196(SB)/4, $0x4b400000
+DATA lossConst32<>+200(SB)/4, $0x4b400000
+DATA lossConst32<>+204(SB)/4, $0x4b400000
+DATA lossConst32<>+208(SB)/4, $0x4b400000
+DATA lossConst32<>+212(SB)/4, $0x4b400000
+DATA lossConst32<>+216(SB)/4, $0x4b400000
+DATA lossConst32<>+220(SB)/4, $0x4b400000
+// ln2Hi
+DATA lossConst32<>+224(SB)/4, $0x3f318000
+DATA lossConst32<>+228(SB)/4, $0x3f318000
+DATA lossConst32<>+232(SB)/4, $0x3f318000
+DATA lossConst32<>+236(SB)/4, $0x3f318000
+DATA lossConst32<>+240(SB)/4, $0x3f318000
+DATA lossConst32<>+244(SB)/4, $0x3f318000
+DATA lossConst32<>+248(SB)/4, $0x3f318000
+DATA lossConst32<>+252(SB)/4, $0x3f318000
+// ln2Lo
+DATA lossConst32<>+256(SB)/4, $0xb95e8083
+DATA lossConst32<>+260(SB)/4, $0xb95e8083
+DATA lossConst32<>+264(SB)/4, $0xb95e8083
+DATA lossConst32<>+268(SB)/4, $0xb95e8083
+DATA lossConst32<>+272(SB)/4, $0xb95e8083
+DATA lossConst32<>+276(SB)/4, $0xb95e8083
+DATA lossConst32<>+280(SB)/4, $0xb95e8083
+DATA lossConst32<>+284(SB)/4, $0xb95e8083
+// P0
+DATA lossConst32<>+288(SB)/4, $0x39506967
+DATA lossConst32<>+292(SB)/4, $0x39506967
+DATA lossConst32<>+296(SB)/4, $0x39506967
+DATA lossConst32<>+300(SB)/4, $0x39506967
+DATA lossConst32<>+304(SB)/4, $0x39506967
+DATA lossConst32<>+308(SB)/4, $0x39506967
+DATA lossConst32<>+312(SB)/4, $0x39506967
+DATA lossConst32<>+316(SB)/4, $0x39506967
+// P1
+DATA lossConst32<>+320(SB)/4, $0x3ab743ce
+DATA lossConst32<>+324(SB)/4, $0x3ab743ce
+DATA lossConst32<>+328(SB)/4, $0x3ab743ce
+DATA lossConst32<>+332(SB)/4, $0x3ab743ce
+DATA lossConst32<>+336(SB)/4, $0x3ab743ce
+DATA lossConst32<>+340(SB)/4, $0x3ab743ce
+DATA lossConst32<>+344(SB)/4, $0x3ab743ce
+DATA lossConst32<>+348(SB)/4, $0x3ab743ce
+// P2
+DATA lossConst32<>+352(SB)/4, $0x3c088908
+DATA lossConst32<>+356(SB)/4, $0x3c088908
+DATA lossConst32<>+360(SB)/4, $0x3c088908
+DATA lossConst32<>+364(SB)/4, $0x3c088908
+DATA lossConst32<>+368(SB)/4, $0x3c088908
+DATA lossConst32<>+372(SB)/4, $0x3c088908
+DATA lossConst32<>+376(SB)/4, $0x3c088908
+DATA lossConst32<>+380(SB)/4, $0x3c088908
+// P3
+DATA lossConst32<>+384(SB)/4, $0x3d2aa9c1
+DATA lossConst32<>+388(SB)/4, $0x3d2aa9c1
+DATA lossConst32<>+392(SB)/4, $0x3d2aa9c1
+DATA lossConst32<>+396(SB)/4, $0x3d2aa9c1
+DATA lossConst32<>+400(SB)/4, $0x3d2aa9c1
+DATA lossConst32<>+404(SB)/4, $0x3d2aa9c1
+DATA lossConst32<>+408(SB)/4, $0x3d2aa9c1
+DATA lossConst32<>+412(SB)/4, $0x3d2aa9c1
+// P4
+DATA lossConst32<>+416(SB)/4, $0x3e2aaaaa
+DATA lossConst32<>+420(SB)/4, $0x3e2aaaaa
+DATA lossConst32<>+424(SB)/4, $0x3e2aaaaa
+DATA lossConst32<>+428(SB)/4, $0x3e2aaaaa
+DATA lossConst32<>+432(SB)/4, $0x3e2aaaaa
+DATA lossConst32<>+436(SB)/4, $0x3e2aaaaa
+DATA lossConst32<>+440(SB)/4, $0x3e2aaaaa
+DATA lossConst32<>+444(SB)/4, $0x3e2aaaaa
+// P5
+DATA lossConst32<>+448(SB)/4, $0x3f000000
+DATA lossConst32<>+452(SB)/4, $0x3f000000
+DATA lossConst32<>+456(SB)/4, $0x3f000000
+DATA lossConst32<>+460(SB)/4, $0x3f000000
+DATA lossConst32<>+464(SB)/4, $0x3f000000
+DATA lossConst32<>+468(SB)/4, $0x3f000000
+DATA lossConst32<>+472(SB)/4, $0x3f000000
+DATA lossConst32<>+476(SB)/4, $0x3f000000
+// -87.33654
+DATA lossConst32<>+480(SB)/4, $0xc2aeac4f
+DATA lossConst32<>+484(SB)/4, $0xc2aeac4f
+DATA lossConst32<>+488(SB)/4, $0xc2aeac4f
+DATA lossConst32<>+492(SB)/4, $0xc2aeac4f
+DATA lossConst32<>+496(SB)/4, $0xc2aeac4f
+DATA lossConst32<>+500(SB)/4, $0xc2aeac4f
+DATA lossConst32<>+504(SB)/4, $0xc2aeac4f
+DATA lossConst32<>+508(SB)/4, $0xc2aeac4f
+// bits(1.5·2^23) − 127, an int32
+DATA lossConst32<>+512(SB)/4, $0x4b3fff81
+DATA lossConst32<>+516(SB)/4, $0x4b3fff81
+DATA lossConst32<>+520(SB)/4, $0x4b3fff81
+DATA lossConst32<>+524(SB)/4, $0x4b3fff81
+DATA lossConst32<>+528(SB)/4, $0x4b3fff81
+DATA lossConst32<>+532(SB)/4, $0x4b3fff81
+DATA lossConst32<>+536(SB)/4, $0x4b3fff81
+DATA lossConst32<>+540(SB)/4, $0x4b3fff81
+// A0
+DATA lossConst32<>+544(SB)/4, $0x3da4f0d1
+DATA lossConst32<>+548(SB)/4, $0x3da4f0d1
+DATA lossConst32<>+552(SB)/4, $0x3da4f0d1
+DATA lossConst32<>+556(SB)/4, $0x3da4f0d1
+DATA lossConst32<>+560(SB)/4, $0x3da4f0d1
+DATA lossConst32<>+564(SB)/4, $0x3da4f0d1
+DATA lossConst32<>+568(SB)/4, $0x3da4f0d1
+DATA lossConst32<>+572(SB)/4, $0x3da4f0d1
+// A1
+DATA lossConst32<>+576(SB)/4, $0xbe0e1b85
+DATA lossConst32<>+580(SB)/4, $0xbe0e1b85
+DATA lossConst32<>+584(SB)/4, $0xbe0e1b85
+DATA lossConst32<>+588(SB)/4, $0xbe0e1b85
+DATA lossConst32<>+592(SB)/4, $0xbe0e1b85
+DATA lossConst32<>+596(SB)/4, $0xbe0e1b85
+DATA lossConst32<>+600(SB)/4, $0xbe0e1b85
+DATA lossConst32<>+604(SB)/4, $0xbe0e1b85
+// A2
+DATA lossConst32<>+608(SB)/4, $0x3e4c925f
+DATA lossConst32<>+612(SB)/4, $0x3e4c925f
+DATA lossConst32<>+616(SB)/4, $0x3e4c925f
+DATA lossConst32<>+620(SB)/4, $0x3e4c925f
+DATA lossConst32<>+624(SB)/4, $0x3e4c925f
+DATA lossConst32<>+628(SB)/4, $0x3e4c925f
+DATA lossConst32<>+632(SB)/4, $0x3e4c925f
+DATA lossConst32<>+636(SB)/4, $0x3e4c925f
+// A3
+DATA lossConst32<>+640(SB)/4, $0xbeaaaa2a
+DATA lossConst32<>+644(SB)/4, $0xbeaaaa2a
+DATA lossConst32<>+648(SB)/4, $0xbeaaaa2a
+DATA lossConst32<>+652(SB)/4, $0xbeaaaa2a
+DATA lossConst32<>+656(SB)/4, $0xbeaaaa2a
+DATA lossConst32<>+660(SB)/4, $0xbeaaaa2a
+DATA lossConst32<>+664(SB)/4, $0xbeaaaa2a
+DATA lossConst32<>+668(SB)/4, $0xbeaaaa2a
+// tan(3π/8)
+DATA lossConst32<>+672(SB)/4, $0x401a827a
+DATA lossConst32<>+676(SB)/4, $0x401a827a
+DATA lossConst32<>+680(SB)/4, $0x401a827a
+DATA lossConst32<>+684(SB)/4, $0x401a827a
+DATA lossConst32<>+688(SB)/4, $0x401a827a
+DATA lossConst32<>+692(SB)/4, $0x401a827a
+DATA lossConst32<>+696(SB)/4, $0x401a827a
+DATA lossConst32<>+700(SB)/4, $0x401a827a
+// tan(π/8)
+DATA lossConst32<>+704(SB)/4, $0x3ed413cd
+DATA lossConst32<>+708(SB)/4, $0x3ed413cd
+DATA lossConst32<>+712(SB)/4, $0x3ed413cd
+DATA lossConst32<>+716(SB)/4, $0x3ed413cd
+DATA lossConst32<>+720(SB)/4, $0x3ed413cd
+DATA lossConst32<>+724(SB)/4, $0x3ed413cd
+DATA lossConst32<>+728(SB)/4, $0x3ed413cd
+DATA lossConst32<>+732(SB)/4, $0x3ed413cd
+// π/2
+DATA lossConst32<>+736(SB)/4, $0x3fc90fdb
+DATA lossConst32<>+740(SB)/4, $0x3fc90fdb
+DATA lossConst32<>+744(SB)/4, $0x3fc90fdb
+DATA lossConst32<>+748(SB)/4, $0x3fc90fdb
+DATA lossConst32<>+752(SB)/4, $0x3fc90fdb
+DATA lossConst32<>+756(SB)/4, $0x3fc90fdb
+DATA lossConst32<>+760(SB)/4, $0x3fc90fdb
+DATA lossConst32<>+764(SB)/4, $0x3fc90fdb
+// π/4
+DATA lossConst32<>+768(SB)/4, $0x3f490fdb
+DATA lossConst32<>+772(SB)/4, $0x3f490fdb
+DATA lossConst32<>+776(SB)/4, $0x3f490fdb
+DATA lossConst32<>+780(SB)/4, $0x3f490fdb
+DATA lossConst32<>+784(SB)/4, $0x3f490fdb
+DATA lossConst32<>+788(SB)/4, $0x3f490fdb
+DATA lossConst32<>+792(SB)/4, $0x3f490fdb
+DATA lossConst32<>+796(SB)/4, $0x3f490fdb
+// the kink −tan 1
+DATA lossConst32<>+800(SB)/4, $0xbfc75923
+DATA lossConst32<>+804(SB)/4, $0xbfc75923
+DATA lossConst32<>+808(SB)/4, $0xbfc75923
+DATA lossConst32<>+812(SB)/4, $0xbfc75923
+DATA lossConst32<>+816(SB)/4, $0xbfc75923
+DATA lossConst32<>+820(SB)/4, $0xbfc75923
+DATA lossConst32<>+824(SB)/4, $0xbfc75923
+DATA lossConst32<>+828(SB)/4, $0xbfc75923
+GLOBL lossConst32<>(SB), RODATA|NOPTR, $832
+
+// EXPNEG32 sets the eight lanes of Y0 (t ≤ 0) to expNeg32 of theirs, with its operations in its
+// order (no fused multiply-add), so that each lane gives its bits: k = t·log2e + 1.5·2^23, n = k
+// − 1.5·2^23, r = (t − n·ln2Hi) − n·ln2Lo, p = Horner's P0..P5 in r, (p·r² + r) + 1, times 2^n
+// built from k's bits; 0 below −87.33654. R8 points to lossConst32. Clobbers Y1..Y6.
+#define EXPNEG32 \
+	VCMPPS  $0x11, 480(R8), Y0, Y6 \
+	VMULPS  160(R8), Y0, Y1        \
+	VADDPS  192(R8), Y1, Y1        \
+	VSUBPS  192(R8), Y1, Y2        \
+	VMULPS  224(R8), Y2, Y3        \
+	VSUBPS  Y3, Y0, Y3             \
+	VMULPS  256(R8), Y2, Y2        \
+	VSUBPS  Y2, Y3, Y3             \
+	VMULPS  Y3, Y3, Y4             \
+	VMULPS  288(R8), Y3, Y5        \
+	VADDPS  320(R8), Y5, Y5        \
+	VMULPS  Y3, Y5, Y5             \
+	VADDPS  352(R8), Y5, Y5        \
+	VMULPS  Y3, Y5, Y5             \
+	VADDPS  384(R8), Y5, Y5        \
+	VMULPS  Y3, Y5, Y5             \
+	VADDPS  416(R8), Y5, Y5        \
+	VMULPS  Y3, Y5, Y5             \
+	VADDPS  448(R8), Y5, Y5        \
+	VMULPS  Y4, Y5, Y5             \
+	VADDPS  Y3, Y5, Y5             \
+	VADDPS  64(R8), Y5, Y5         \
+	VPSUBD  512(R8), Y1, Y1        \
+	VPSLLD  $23, Y1, Y1            \
+	VMULPS  Y1, Y5, Y0             \
+	VANDNPS Y0, Y6, Y0
+
+// func surrogates8(f int, y, dy, x *float32, n int, a float32)
 //
-// One loop per surrogate (f = Tanh1, Atan1, ReLU1). Y15 holds a, Y13 1, Y12 0, Y11 2; R8 points
-// to lossConst, AX to ·expNegConst.
-TEXT ·surrogates4(SB), NOSPLIT, $0-48
+// One loop per surrogate (f = Tanh1, Atan1, ReLU1), eight float32 lanes at a time with
+// surrogate32's operations in its order. Y15 holds a, Y13 1, Y12 0, Y11 2; R8 points to
+// lossConst32.
+TEXT ·surrogates8(SB), NOSPLIT, $0-44
 	MOVQ         f+0(FP), BX
 	MOVQ         y+8(FP), DI
 	MOVQ         dy+16(FP), DX
 	MOVQ         x+24(FP), SI
 	MOVQ         n+32(FP), CX
-	VBROADCASTSD a+40(FP), Y15
-	LEAQ         lossConst<>(SB), R8
-	LEAQ         ·expNegConst(SB), AX
-	VMOVUPD      64(R8), Y13
-	VXORPD       Y12, Y12, Y12
-	VMOVUPD      96(R8), Y11
-	SHRQ         $2, CX
+	VBROADCASTSS a+40(FP), Y15
+	LEAQ         lossConst32<>(SB), R8
+	VMOVUPS      64(R8), Y13
+	VXORPS       Y12, Y12, Y12
+	VMOVUPS      96(R8), Y11
+	SHRQ         $3, CX
 	JZ           sur_done
 	CMPQ         BX, $1
 	JEQ          atan_loop
 	JGT          relu_loop
 
 tanh_loop:
-	VCVTPS2PD  (SI), Y10
-	VANDPD     32(R8), Y10, Y0          // |x|
-	VMULPD     128(R8), Y0, Y0          // −2|x|
-	EXPNEGMEM                           // e = e^{−2|x|}
-	VMULPD     Y11, Y0, Y1              // 2e
-	VCMPPD     $0x11, Y12, Y10, Y2      // x < 0
-	VBLENDVPD  Y2, Y1, Y11, Y3          // num = x < 0 ? 2e : 2
-	VADDPD     Y13, Y0, Y4              // 1 + e
-	VDIVPD     Y4, Y3, Y3               // v = num/(1 + e)
-	VSUBPD     Y3, Y11, Y5              // 2 − v
-	VMULPD     Y5, Y3, Y5               // v·(2 − v)
-	VMULPD     Y15, Y3, Y3              // a·v
-	VCVTPD2PSY Y3, X3
-	VMOVUPS    X3, (DI)
-	VCVTPD2PSY Y5, X5
-	VMOVUPS    X5, (DX)
-	ADDQ       $16, SI
-	ADDQ       $16, DI
-	ADDQ       $16, DX
+	VMOVUPS    (SI), Y10
+	VANDPS     32(R8), Y10, Y0          // |x|
+	VMULPS     128(R8), Y0, Y0          // −2|x|
+	EXPNEG32                            // e = e^{−2|x|}
+	VADDPS     Y13, Y0, Y1              // 1 + e
+	VDIVPS     Y1, Y11, Y1              // q = 2/(1 + e)
+	VMULPS     Y0, Y1, Y2               // q·e
+	VMULPS     Y2, Y1, Y3               // f' = q·(q·e)
+	VCMPPS     $0x11, Y12, Y10, Y4      // x < 0
+	VBLENDVPS  Y4, Y2, Y1, Y5           // f = x < 0 ? q·e : q
+	VMULPS     Y15, Y5, Y5              // a·f
+	VMOVUPS    Y5, (DI)
+	VMOVUPS    Y3, (DX)
+	ADDQ       $32, SI
+	ADDQ       $32, DI
+	ADDQ       $32, DX
 	DECQ       CX
 	JNZ        tanh_loop
 	JMP        sur_done
 
 atan_loop:
-	VCVTPS2PD  (SI), Y10
-	VANDPD     32(R8), Y10, Y9          // t = |x|
-	VCMPPD     $0x1e, 224(R8), Y9, Y8   // big: t > tan(3π/8)
-	VCMPPD     $0x1e, 192(R8), Y9, Y7   // mid: t > 0.66
-	VSUBPD     Y13, Y9, Y1              // t − 1
-	VADDPD     Y13, Y9, Y2              // t + 1
-	VBLENDVPD  Y7, Y1, Y9, Y1           // numerator: mid ? t − 1 : t
-	VBLENDVPD  Y7, Y2, Y13, Y2          // denominator: mid ? t + 1 : 1
-	VXORPD     Y0, Y0, Y0
-	VSUBPD     Y13, Y0, Y0              // −1
-	VBLENDVPD  Y8, Y0, Y1, Y1           // big: −1
-	VBLENDVPD  Y8, Y9, Y2, Y2           // big: t
-	VDIVPD     Y2, Y1, Y1               // r: t, (t − 1)/(t + 1) or −1/t
-	VBLENDVPD  Y7, 288(R8), Y12, Y3     // y0: π/4 (mid) or 0
-	VBLENDVPD  Y8, 256(R8), Y3, Y3      // π/2 (big)
-	VBLENDVPD  Y7, 352(R8), Y12, Y4     // the low bits: morebits/2 (mid) or 0
-	VBLENDVPD  Y8, 320(R8), Y4, Y4      // morebits (big)
-	VMULPD     Y1, Y1, Y5               // z = r²
-	VMULPD     384(R8), Y5, Y6          // P0·z
-	VADDPD     416(R8), Y6, Y6
-	VMULPD     Y5, Y6, Y6
-	VADDPD     448(R8), Y6, Y6
-	VMULPD     Y5, Y6, Y6
-	VADDPD     480(R8), Y6, Y6
-	VMULPD     Y5, Y6, Y6
-	VADDPD     512(R8), Y6, Y6          // p
-	VADDPD     544(R8), Y5, Y0          // z + Q0
-	VMULPD     Y5, Y0, Y0
-	VADDPD     576(R8), Y0, Y0
-	VMULPD     Y5, Y0, Y0
-	VADDPD     608(R8), Y0, Y0
-	VMULPD     Y5, Y0, Y0
-	VADDPD     640(R8), Y0, Y0
-	VMULPD     Y5, Y0, Y0
-	VADDPD     672(R8), Y0, Y0          // q
-	VMULPD     Y6, Y5, Y5               // z·p
-	VDIVPD     Y0, Y5, Y5               // z·p/q
-	VMULPD     Y5, Y1, Y5               // r·z
-	VADDPD     Y1, Y5, Y5               // r·z + r
-	VADDPD     Y3, Y5, Y5               // y0 + …
-	VADDPD     Y4, Y5, Y5               // … + the low bits: arctan t
-	VANDPD     (R8), Y10, Y6
-	VXORPD     Y6, Y5, Y5               // arctan x, x's sign
-	VADDPD     Y13, Y5, Y5              // 1 + arctan x
-	VMULPD     Y15, Y5, Y5              // a·(1 + arctan x)
-	VMULPD     Y10, Y10, Y6             // x²
-	VADDPD     Y13, Y6, Y6              // 1 + x²
-	VDIVPD     Y6, Y13, Y6              // 1/(1 + x²)
-	VCMPPD     $0x12, 160(R8), Y10, Y7  // x ≤ −tan 1
-	VANDNPD    Y5, Y7, Y5
-	VANDNPD    Y6, Y7, Y6
-	VCVTPD2PSY Y5, X5
-	VMOVUPS    X5, (DI)
-	VCVTPD2PSY Y6, X6
-	VMOVUPS    X6, (DX)
-	ADDQ       $16, SI
-	ADDQ       $16, DI
-	ADDQ       $16, DX
+	VMOVUPS    (SI), Y10
+	VANDPS     32(R8), Y10, Y9          // t = |x|
+	VCMPPS     $0x1e, 672(R8), Y9, Y8   // big: t > tan(3π/8)
+	VCMPPS     $0x1e, 704(R8), Y9, Y7   // mid: t > tan(π/8)
+	VSUBPS     Y13, Y9, Y1              // t − 1
+	VADDPS     Y13, Y9, Y2              // t + 1
+	VBLENDVPS  Y7, Y1, Y9, Y1           // numerator: mid ? t − 1 : t
+	VBLENDVPS  Y7, Y2, Y13, Y2          // denominator: mid ? t + 1 : 1
+	VSUBPS     Y13, Y12, Y0             // −1
+	VBLENDVPS  Y8, Y0, Y1, Y1           // big: −1
+	VBLENDVPS  Y8, Y9, Y2, Y2           // big: t
+	VDIVPS     Y2, Y1, Y1               // r: t, (t − 1)/(t + 1) or −1/t
+	VBLENDVPS  Y7, 768(R8), Y12, Y3     // y0: π/4 (mid) or 0
+	VBLENDVPS  Y8, 736(R8), Y3, Y3      // π/2 (big)
+	VMULPS     Y1, Y1, Y4               // z = r²
+	VMULPS     544(R8), Y4, Y5          // A0·z
+	VADDPS     576(R8), Y5, Y5
+	VMULPS     Y4, Y5, Y5
+	VADDPS     608(R8), Y5, Y5
+	VMULPS     Y4, Y5, Y5
+	VADDPS     640(R8), Y5, Y5          // p
+	VMULPS     Y4, Y5, Y5               // p·z
+	VMULPS     Y1, Y5, Y5               // ·r
+	VADDPS     Y1, Y5, Y5               // + r
+	VADDPS     Y3, Y5, Y5               // y0 + …: arctan t
+	VANDPS     (R8), Y10, Y6
+	VXORPS     Y6, Y5, Y5               // arctan x, x's sign
+	VADDPS     Y13, Y5, Y5              // 1 + arctan x
+	VMULPS     Y15, Y5, Y5              // a·(1 + arctan x)
+	VMULPS     Y10, Y10, Y6             // x²
+	VADDPS     Y13, Y6, Y6              // 1 + x²
+	VDIVPS     Y6, Y13, Y6              // 1/(1 + x²)
+	VCMPPS     $0x12, 800(R8), Y10, Y7  // x ≤ the kink
+	VANDNPS    Y5, Y7, Y5
+	VANDNPS    Y6, Y7, Y6
+	VMOVUPS    Y5, (DI)
+	VMOVUPS    Y6, (DX)
+	ADDQ       $32, SI
+	ADDQ       $32, DI
+	ADDQ       $32, DX
 	DECQ       CX
 	JNZ        atan_loop
 	JMP        sur_done
 
 relu_loop:
-	VCVTPS2PD  (SI), Y0
-	VADDPD     Y13, Y0, Y0              // v = x + 1
-	VCMPPD     $0x12, Y12, Y0, Y1       // v ≤ 0
-	VMULPD     Y15, Y0, Y2              // a·v
-	VANDNPD    Y2, Y1, Y2
-	VANDNPD    Y13, Y1, Y3              // 1, or 0 where v ≤ 0
-	VCVTPD2PSY Y2, X2
-	VMOVUPS    X2, (DI)
-	VCVTPD2PSY Y3, X3
-	VMOVUPS    X3, (DX)
-	ADDQ       $16, SI
-	ADDQ       $16, DI
-	ADDQ       $16, DX
+	VMOVUPS    (SI), Y0
+	VADDPS     Y13, Y0, Y0              // v = x + 1
+	VCMPPS     $0x12, Y12, Y0, Y1       // v ≤ 0
+	VMULPS     Y15, Y0, Y2              // a·v
+	VANDNPS    Y2, Y1, Y2
+	VANDNPS    Y13, Y1, Y3              // 1, or 0 where v ≤ 0
+	VMOVUPS    Y2, (DI)
+	VMOVUPS    Y3, (DX)
+	ADDQ       $32, SI
+	ADDQ       $32, DI
+	ADDQ       $32, DX
 	DECQ       CX
 	JNZ        relu_loop
 

@@ -59,12 +59,46 @@ func surrogateData(rng *rand.Rand, n int) []float32 {
 	return x
 }
 
-// TestSurrogates: the vector lanes give surrogate's bits (float32 operands, every length up to
-// 40 and a long one), and the functions are what they are said to be: tanh x + 1 and its
-// derivative within 1e-15 of math's (relative to 2), 1 + arctan x within 2 ulp of 1 +
-// math.Atan, x + 1, each 0 where it is said to be.
+// ulps32 is the distance between got and the float32 rounding of want in units in its last place
+// (0 for equal values, both NaN included).
+func ulps32(got float32, want float64) float64 {
+	w := float32(want)
+	if same32(got, w) || got == w {
+		return 0
+	}
+	return math.Abs(float64(got)-want) / float64(math.Nextafter32(float32(math.Abs(want)), float32(math.Inf(1)))-float32(math.Abs(want)))
+}
+
+// TestSurrogates: for float32 operands the vector lanes give surrogate32's bits (every length
+// up to 40 and a long one); surrogate32 is within 3 ulp of the float32 rounding of tanh x + 1
+// and 5 ulp of its derivative 4e^{−2|x|}/(1 + e^{−2|x|})² (on [−40, 40]; below 1e-37 beyond),
+// within 2 ulp of 1 + arctan x where it is at least 0.5 and 2.5e-7 below, 2 ulp of 1/(1 + x²)
+// (below 1e-37 where x² overflows),
+// and exactly x + 1, on a sweep of [−40, 40] and over many magnitudes; for float64 operands, surrogate's tanh x + 1 and its
+// derivative are within 2e-15 of math's, 1 + arctan x within 2 ulp of 1 + math.Atan and
+// 1/(1 + x²) within 1 ulp; each function is 0 where it is said to be (x ≤ −tan 1, x ≤ −1).
 func TestSurrogates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
+	exact := func(f Surrogate, x float64) (y, dy float64) {
+		switch f {
+		case Tanh1:
+			// tanh x + 1 = 2/(1 + e^{−2x}), without math.Tanh(x) + 1's cancellation below 0.
+			e := math.Exp(-2 * math.Abs(x))
+			if x < 0 {
+				return 2 * e / (1 + e), 4 * e / ((1 + e) * (1 + e))
+			}
+			return 2 / (1 + e), 4 * e / ((1 + e) * (1 + e))
+		case Atan1:
+			if x > -tanOne {
+				return 1 + math.Atan(x), 1 / (1 + x*x)
+			}
+		case ReLU1:
+			if x > -1 {
+				return x + 1, 1
+			}
+		}
+		return 0, 0
+	}
 	for _, f := range []Surrogate{Tanh1, Atan1, ReLU1} {
 		for _, n := range upTo(40, 10_000) {
 			x := surrogateData(rng, n)
@@ -72,10 +106,42 @@ func TestSurrogates(t *testing.T) {
 			y, dy := make([]float32, n), make([]float32, n)
 			Surrogates(f, y, dy, x, a)
 			for i, v := range x {
-				wy, wdy := surrogate(f, float64(v), a)
-				if !same32(y[i], float32(wy)) || !same32(dy[i], float32(wdy)) {
-					t.Fatalf("f %d n %d: at %v: %v, %v, want %v, %v", f, n, v, y[i], dy[i], float32(wy), float32(wdy))
+				wy, wdy := surrogate32(f, v, float32(a))
+				if !same32(y[i], wy) || !same32(dy[i], wdy) {
+					t.Fatalf("f %d n %d: at %v: %v, %v, want %v, %v", f, n, v, y[i], dy[i], wy, wdy)
 				}
+			}
+		}
+		xs := []float32{float32(-tanOne), math.Nextafter32(float32(-tanOne), 0), -1, math.Nextafter32(-1, 0), 0,
+			float32(math.Copysign(0, -1)), float32(tan3pio832), tanpio832, -tanpio832, 1e-30, -1e-30, 1e30, -1e30}
+		for k := -400_000; k <= 400_000; k++ {
+			xs = append(xs, float32(k)/10_000)
+		}
+		for e := -30; e <= 30; e++ {
+			xs = append(xs, float32(1.2345*math.Pow(10, float64(e))), float32(-1.2345*math.Pow(10, float64(e))))
+		}
+		tolY, tolDY := 3.0, 5.0
+		switch f {
+		case Atan1:
+			tolY, tolDY = 2, 2
+		case ReLU1:
+			tolY, tolDY = 0, 0
+		}
+		for _, x := range xs {
+			y, dy := surrogate32(f, x, 1)
+			wy, wdy := exact(f, float64(x))
+			badY := ulps32(y, wy) > tolY
+			if f == Atan1 && wy < 0.5 { // 1 + arctan x rounds where arctan x is near −1
+				badY = math.Abs(float64(y)-wy) > 2.5e-7
+			}
+			// Beyond |x| = 40 Tanh1's f' is below 1e-37, and beyond 1e19 Atan1's (x² overflows).
+			tiny := f == Tanh1 && math.Abs(float64(x)) > 40 || f == Atan1 && math.Abs(float64(x)) > 1e19
+			badDY := ulps32(dy, wdy) > tolDY
+			if tiny {
+				badDY = math.Abs(float64(dy)-wdy) > 1e-37
+			}
+			if badY || badDY {
+				t.Fatalf("f %d float32 at %v: %v, %v, want %v, %v (%.1f, %.1f ulp)", f, x, y, dy, wy, wdy, ulps32(y, wy), ulps32(dy, wdy))
 			}
 		}
 		x64 := make([]float64, 0, 8001)
@@ -86,23 +152,12 @@ func TestSurrogates(t *testing.T) {
 		y, dy := make([]float64, len(x64)), make([]float64, len(x64))
 		Surrogates(f, y, dy, x64, 1)
 		for i, x := range x64 {
-			var wy, wdy float64
-			switch f {
-			case Tanh1:
-				th := math.Tanh(x)
-				wy, wdy = th+1, 1-th*th
+			wy, wdy := exact(f, x)
+			if f == Tanh1 {
 				if math.Abs(y[i]-wy) > 2e-15 || math.Abs(dy[i]-wdy) > 2e-15 {
 					t.Fatalf("tanh1(%v) = %v, %v, want %v, %v", x, y[i], dy[i], wy, wdy)
 				}
 				continue
-			case Atan1:
-				if x > -tanOne {
-					wy, wdy = 1+math.Atan(x), 1/(1+x*x)
-				}
-			case ReLU1:
-				if x > -1 {
-					wy, wdy = x+1, 1
-				}
 			}
 			if ulps(y[i], wy) > 2 || ulps(dy[i], wdy) > 1 {
 				t.Fatalf("f %d at %v: %v, %v, want %v, %v", f, x, y[i], dy[i], wy, wdy)
