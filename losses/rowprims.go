@@ -240,7 +240,7 @@ func powRowReal[T floats](q, x, m []T, c, a float64) float64 {
 			}
 		}
 		q[j] = T(p)
-		acc[j&3] += p * v * c
+		acc[j&3] += float64(p * v * c)
 	}
 	return (acc[0] + acc[1]) + (acc[2] + acc[3])
 }

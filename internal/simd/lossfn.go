@@ -163,7 +163,7 @@ func SoftplusRow[T Floats](sig, z, w []T) (sum float64, bad bool) {
 // other than 0 and 1.
 func softplusStep[T Floats](sig *T, zj, wj T, acc *[8]float64, u int) bool {
 	z, w := float64(zj), float64(wj)
-	a := ExpNeg(-math.Abs(z)) * w
+	a := float64(ExpNeg(-math.Abs(z)) * w)
 	pos, num := 0.0, a
 	if z > 0 {
 		pos = z
@@ -258,7 +258,7 @@ func AffineMax[T Floats](dst []float64, x []T, a float64, off []float64, b, m fl
 	}
 	for j, v := range x[head:] {
 		j += head
-		y := float64(v) * a
+		y := float64(float64(v) * a)
 		if off != nil {
 			y += off[j]
 		}
@@ -269,4 +269,33 @@ func AffineMax[T Floats](dst []float64, x []T, a float64, off []float64, b, m fl
 		}
 	}
 	return m
+}
+
+// ScaleAddWidenMax sets dst[j] = float64(x[j]·a + m[j]), or float64(x[j]·a) where m is nil,
+// the product and sum formed in T (float32 for float32 operands), for j < len(dst), and returns
+// the largest of mx and the dst[j] as the loop `if v > mx { mx = v }` finds it: the logits of a
+// softmax row formed as the elementwise ops that would have made them. x, and m unless nil, must
+// be at least as long as dst.
+func ScaleAddWidenMax[T Floats](dst []float64, x []T, a T, m []T, mx float64) float64 {
+	x = x[:len(dst)]
+	if m != nil {
+		m = m[:len(dst)]
+	}
+	m0 := mx
+	head, mx := scaleAddHead(dst, x, a, m, mx)
+	if head > 0 && mx == 0 { // as in AffineMax: the sign of a zero maximum is the loop's
+		head, mx = 0, m0
+	}
+	for j, v := range x[head:] {
+		j += head
+		y := T(v * a)
+		if m != nil {
+			y += m[j]
+		}
+		dst[j] = float64(y)
+		if dst[j] > mx {
+			mx = dst[j]
+		}
+	}
+	return mx
 }

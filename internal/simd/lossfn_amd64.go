@@ -14,6 +14,19 @@ func surrogatesHead(f Surrogate, y, dy, x []float32, a float32) int {
 	return n
 }
 
+func scaleAddHead[T Floats](dst []float64, x []T, a T, m []T, mx float64) (int, float64) {
+	x32, ok := any(x).([]float32)
+	n := len(dst) &^ 7
+	if !ok || !vector || n == 0 {
+		return 0, mx
+	}
+	var mp *float32
+	if m != nil {
+		mp = &any(m).([]float32)[0]
+	}
+	return n, scaleAddWidenMax8(&dst[0], &x32[0], n, float32(a), mp, mx)
+}
+
 func softplusHead[T Floats](sig, z, w []T, acc *[8]float64, bad *bool) int {
 	s32, ok := any(sig).([]float32)
 	n := len(sig) &^ 3
@@ -103,3 +116,9 @@ func sum8(x *float32, n int, acc *[8]float64)
 //
 //go:noescape
 func affineMax4(dst *float64, x *float32, n int, a float64, off *float64, b, m float64) float64
+
+// scaleAddWidenMax8 is ScaleAddWidenMax of float32 operands over n entries, n a multiple of 8
+// (m nil: no addend).
+//
+//go:noescape
+func scaleAddWidenMax8(dst *float64, x *float32, n int, a float32, m *float32, mx float64) float64

@@ -767,3 +767,47 @@ affine_done:
 	VMOVSD       X13, ret+56(FP)
 	VZEROUPPER
 	RET
+
+// func scaleAddWidenMax8(dst *float64, x *float32, n int, a float32, m *float32, mx float64) float64
+//
+// Eight float32 lanes: y = x·a (+ m), widened to two groups of four float64 lanes, stored, and
+// their maxima kept in Y13 (VMAXPD with the running maximum second keeps it for a NaN or an
+// equal value, as the loop), combined the same way at the end. Y15 holds a.
+TEXT ·scaleAddWidenMax8(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS a+24(FP), Y15
+	MOVQ         m+32(FP), DX
+	VBROADCASTSD mx+40(FP), Y13
+	SHRQ         $3, CX
+	JZ           sawm_done
+
+sawm_loop:
+	VMULPS       (SI), Y15, Y0       // x·a
+	TESTQ        DX, DX
+	JZ           sawm_widen
+	VADDPS       (DX), Y0, Y0        // + m
+	ADDQ         $32, DX
+
+sawm_widen:
+	VCVTPS2PD    X0, Y1
+	VEXTRACTF128 $1, Y0, X2
+	VCVTPS2PD    X2, Y2
+	VMOVUPD      Y1, (DI)
+	VMOVUPD      Y2, 32(DI)
+	VMAXPD       Y13, Y1, Y13
+	VMAXPD       Y13, Y2, Y13
+	ADDQ         $32, SI
+	ADDQ         $64, DI
+	DECQ         CX
+	JNZ          sawm_loop
+
+sawm_done:
+	VEXTRACTF128 $1, Y13, X2
+	VMAXPD       X13, X2, X13
+	VPERMILPD    $1, X13, X2
+	VMAXSD       X13, X2, X13
+	VMOVSD       X13, ret+48(FP)
+	VZEROUPPER
+	RET

@@ -13,3 +13,7 @@ func sumHead[T Floats]([]T, *[8]float64) int                                 { r
 func affineMaxHead[T Floats](_ []float64, _ []T, _ float64, _ []float64, _, m float64) (int, float64) {
 	return 0, m
 }
+
+func scaleAddHead[T Floats](_ []float64, _ []T, _ T, _ []T, mx float64) (int, float64) {
+	return 0, mx
+}
