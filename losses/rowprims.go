@@ -22,15 +22,22 @@ import (
 // (simd.SoftplusRow, four entries at a time in vector registers where the processor has them).
 // Its gradient is w_ij·σ(z_ij), from σ kept in the forward pass. The row's value is within about
 // C units of rounding of the sum of the C softplus terms (not within one of each term).
-func RowSoftplusSum(z, w *G.Node) *G.Node {
-	return G.Must(G.ApplyOp(&rowSoftplusOp{primOp: newPrim("rowSoftplusSum")}, z, w))
+func RowSoftplusSum(z, w *G.Node) *G.Node { return rowSoftplusSum(through{src: z}, w) }
+
+// rowSoftplusSum is RowSoftplusSum of z read as th says (scaled, not masked).
+func rowSoftplusSum(th through, w *G.Node) *G.Node {
+	op := &rowSoftplusOp{primOp: newPrim("rowSoftplusSum" + th.suffix()), th: th}
+	return G.Must(G.ApplyOp(op, th.src, w))
 }
 
-// rowSoftplusOp is RowSoftplusSum.
+// rowSoftplusOp is RowSoftplusSum, reading z as th says (fuse.go): its inputs are th's source and
+// w.
 type rowSoftplusOp struct {
 	primOp
-	keep kept // w·σ(z) of the last forward pass
+	th   through
+	keep kept  // w·σ(z) of the last forward pass
 	bad  []bool
+	rows any   // the [][]T rows of the scaled z, one per goroutine
 }
 
 func (op *rowSoftplusOp) Arity() int    { return 2 }
@@ -60,9 +67,9 @@ func (op *rowSoftplusOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value
 	op.bad = reuse.Grow(op.bad, parallel.Parts(s[0]*s[1], primMin, defaultWorkers()))
 	switch z := t[0].Data().(type) {
 	case []float32:
-		err = softplusRows(out.Data().([]float32), keep.Data().([]float32), z, t[1].Data().([]float32), op.bad)
+		err = softplusRows(out.Data().([]float32), keep.Data().([]float32), z, t[1].Data().([]float32), op)
 	case []float64:
-		err = softplusRows(out.Data().([]float64), keep.Data().([]float64), z, t[1].Data().([]float64), op.bad)
+		err = softplusRows(out.Data().([]float64), keep.Data().([]float64), z, t[1].Data().([]float64), op)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("losses: %s: %w", op.Name, err)
@@ -74,13 +81,24 @@ func (op *rowSoftplusOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value
 var errMask = errors.New("the mask has an entry other than 0 and 1")
 
 // softplusRows writes each row's Σ_j w_j·softplus(z_j) into out and w_j·σ(z_j) into keep, rows
-// split among len(bad) goroutines, each reporting a mask value other than 0 and 1 in its bad.
-func softplusRows[T floats](out, keep, z, w []T, bad []bool) error {
+// split among len(op.bad) goroutines, each reporting a mask value other than 0 and 1 in its bad;
+// z is the source of a scaled z where op reads through a MulScalar (each row scaled first).
+func softplusRows[T floats](out, keep, z, w []T, op *rowSoftplusOp) error {
 	c := len(z) / len(out)
+	bad := op.bad
+	prev, _ := op.rows.([][]T)
+	rows := reuse.GrowRows(prev, len(bad), c)
+	op.rows = rows
+	by := [1]T{T(op.th.by)}
 	parallel.Split(len(out), len(bad), func(part, lo, hi int) {
 		bad[part] = false
 		for i := lo; i < hi; i++ {
-			sum, b := simd.SoftplusRow(keep[i*c:(i+1)*c], z[i*c:(i+1)*c], w[i*c:(i+1)*c])
+			zi := z[i*c : (i+1)*c]
+			if op.th.scaled {
+				bcastRow(rows[part], zi, by[:], true)
+				zi = rows[part]
+			}
+			sum, b := simd.SoftplusRow(keep[i*c:(i+1)*c], zi, w[i*c:(i+1)*c])
 			out[i] = T(sum)
 			bad[part] = bad[part] || b
 		}
@@ -95,9 +113,12 @@ func softplusRows[T floats](out, keep, z, w []T, bad []bool) error {
 
 func (op *rowSoftplusOp) DiffWRT(int) []bool { return []bool{true, false} }
 
-// back is the op of the gradient, g_i·w_ij·σ(z_ij) from the w·σ(z) the forward pass keeps.
+// back is the op of the gradient, g_i·w_ij·σ(z_ij) from the w·σ(z) the forward pass keeps,
+// times the scale (the product rounded) for the source of a scaled z.
 func (op *rowSoftplusOp) back() *keptGradOp {
-	return newKeptGrad(op.Name+"Back", &op.keep, axisRows, false)
+	k := newKeptGrad(op.Name+"Back", &op.keep, axisRows, false)
+	k.then, k.by = op.th.scaled, op.th.by
+	return k
 }
 
 func (op *rowSoftplusOp) SymDiff(in G.Nodes, out, g *G.Node) (G.Nodes, error) {
