@@ -35,9 +35,9 @@ func rowSoftplusSum(th through, w *G.Node) *G.Node {
 type rowSoftplusOp struct {
 	primOp
 	th   through
-	keep kept  // w·σ(z) of the last forward pass
+	keep kept // w·σ(z) of the last forward pass
 	bad  []bool
-	rows any   // the [][]T rows of the scaled z, one per goroutine
+	rows any // the [][]T rows of the scaled z, one per goroutine
 }
 
 func (op *rowSoftplusOp) Arity() int    { return 2 }
