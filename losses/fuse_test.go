@@ -8,6 +8,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/samplingbias/workbench/candidates"
 )
 
 // TestThrough: a row primitive that reads its operand as the ops that would make it (x = s·by +
@@ -84,6 +86,57 @@ func TestThrough(t *testing.T) {
 						if !same(gotG[i][k], wantG[i][k]) {
 							t.Errorf("%s: ∂/∂in%d[%d] = %v, the ops' %v", what, i, k, gotG[i][k], wantG[i][k])
 						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPairwiseSurrogate: σ(s_ij − s_ip) in one op gives the value and the gradient with respect to
+// the scores of SubPos followed by σ (the elementwise op), bit for bit on a tape machine (and to
+// rounding on a lisp machine), for each surrogate, in float32 and float64.
+func TestPairwiseSurrogate(t *testing.T) {
+	const b, c = 5, 7
+	rng := rand.New(rand.NewPCG(16, 16))
+	s, w := make([]float64, b*c), make([]float64, b*c)
+	for k := range s {
+		s[k], w[k] = rng.NormFloat64(), rng.NormFloat64()
+	}
+	cols := &plan{layout: candidates.Corpus, posCol: []int{3, 0, 6, 2, 6}}
+	oneHot := func(x *gorgonia.Node) *gorgonia.Node {
+		v := make([]float64, b*c)
+		for i, j := range cols.posCol {
+			v[i*c+j] = 1
+		}
+		return gorgonia.NewConstant(dense(x.Dtype(), v, b, c), gorgonia.In(x.Graph()))
+	}
+	for _, sg := range surrogates {
+		fn := sg.fn()
+		pair := func(in []*gorgonia.Node) *gorgonia.Node {
+			op := &pairSurrogateOp{primOp: newPrim("pairwise" + elemNames[fn]), fn: fn, cols: cols}
+			return gorgonia.Must(gorgonia.ApplyOp(op, in[0], oneHot(in[0])))
+		}
+		composed := func(in []*gorgonia.Node) *gorgonia.Node {
+			d := gorgonia.Must(gorgonia.ApplyOp(&subPosOp{newPrim("subPos"), cols}, in[0], oneHot(in[0])))
+			return gorgonia.Must(gorgonia.ApplyOp(newElem(fn), d, constLike(d, 1)))
+		}
+		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+			want, wantG := primRun(t, composed, dt, [][2]int{{b, c}}, [][]float64{s}, w, false)
+			for _, lisp := range []bool{false, true} {
+				got, gotG := primRun(t, pair, dt, [][2]int{{b, c}}, [][]float64{s}, w, lisp)
+				same := func(x, y float64) bool {
+					if lisp {
+						return near(x, y, 1e-15)
+					}
+					return math.Float64bits(x) == math.Float64bits(y)
+				}
+				if !same(got, want) {
+					t.Errorf("%s %v lisp=%v: value %v, composed %v", sg, dt, lisp, got, want)
+				}
+				for k := range gotG[0] {
+					if !same(gotG[0][k], wantG[0][k]) {
+						t.Errorf("%s %v lisp=%v: ∂/∂s[%d] = %v, composed %v", sg, dt, lisp, k, gotG[0][k], wantG[0][k])
 					}
 				}
 			}
