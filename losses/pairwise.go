@@ -123,7 +123,9 @@ func (op *pairSurrogateBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error
 	return s[0].Clone(), nil
 }
 
-func (op *pairSurrogateBackOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
+func (op *pairSurrogateBackOp) Do(in ...G.Value) (G.Value, error) {
+	return op.UsePreallocDo(nil, in...)
+}
 
 func (op *pairSurrogateBackOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
 	t, err := op.dense(in, 2)
