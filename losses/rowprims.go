@@ -18,10 +18,11 @@ import (
 // zeros and ones (a mask of another value is an error when the node runs): RowDot(Softplus(z), w)
 // without a logarithm per entry. Each row is the sum of the positive z plus, per chunk of
 // simd.SoftplusChunk entries, log1p of the product of the 1 + e^{−|z|} kept as that product minus
-// one (updated as P + a + P·a, exact to rounding for small terms) in four lanes
-// (simd.SoftplusRow, four entries at a time in vector registers where the processor has them).
-// Its gradient is w_ij·σ(z_ij), from σ kept in the forward pass. The row's value is within about
-// C units of rounding of the sum of the C softplus terms (not within one of each term).
+// one (updated as P + a + P·a, exact to rounding for small terms) in lanes (simd.SoftplusRow:
+// float32 operands eight at a time in vector registers where the processor has them, their
+// exponentials and σ in float32, the sums in float64). Its gradient is w_ij·σ(z_ij), from σ kept
+// in the forward pass. The row's value is within about C units of rounding of the sum of the C
+// softplus terms (not within one of each term).
 func RowSoftplusSum(z, w *G.Node) *G.Node { return rowSoftplusSum(through{src: z}, w) }
 
 // rowSoftplusSum is RowSoftplusSum of z read as th says (scaled, not masked).

@@ -129,25 +129,31 @@ func Surrogates[T Floats](f Surrogate, y, dy, x []T, a float64) {
 }
 
 // SoftplusChunk is the number of entries of which SoftplusRow multiplies the factors before it
-// takes a logarithm: each of its four lanes multiplies at most 256 factors 1 + e^{−|z|} ≤ 2,
-// a product below 2^256.
+// takes a logarithm: each lane multiplies at most 256 factors 1 + e^{−|z|} ≤ 2, a product below
+// 2^256 (at most 2^1024 for a pair of lanes combined).
 const SoftplusChunk = 1024
 
 // SoftplusRow sets sig[j] = w[j]·σ(z[j]) and returns Σ_j w[j]·log(1 + e^{z[j]}) for a mask w of
 // zeros and ones, and whether w has another value (bad; the results are then meaningless). It
 // takes no logarithm per entry: log(1 + e^z) = max(z, 0) + log(1 + e^{−|z|}), and the second
 // terms of a chunk of SoftplusChunk entries are summed as the log1p of their product less one,
-// kept in four lanes (lane u the entries j ≡ u mod 4 of the chunk) and updated as P + a + P·a
-// (exact to rounding for small a = e^{−|z|}); the chunk adds (S0 + S1) + (S2 + S3) + (log1p(P01)
-// + log1p(P23)) to the sum, S_u the lanes' sums of max(z, 0) and P01 = P0 + P1 + P0·P1. Each
-// σ(z) is e^{−max(−z, 0)}/(1 + e^{−|z|}), from the same exponential. len(z), len(w) ≥ len(sig).
+// kept in lanes and updated as P + a + P·a (exact to rounding for small a = e^{−|z|}), in
+// float64. Each σ(z) is e^{−max(−z, 0)}/(1 + e^{−|z|}), from the same exponential. Float64
+// operands are computed in float64 in four lanes (lane u the entries j ≡ u mod 4 of the chunk),
+// a chunk adding (S0 + S1) + (S2 + S3) + (log1p(P01) + log1p(P23)) to the sum, S_u the lanes'
+// sums of max(z, 0) and P01 = P0 + P1 + P0·P1; float32 operands have their exponentials and σ in
+// float32 (expNeg32, within 2 ulp) in eight lanes, max(z, 0) and a widened to float64 for the
+// sums, a chunk adding ((S0 + S1) + (S2 + S3)) + ((S4 + S5) + (S6 + S7)) + (log1p(P0123) +
+// log1p(P4567)), the products combined as above. len(z), len(w) ≥ len(sig).
 func SoftplusRow[T Floats](sig, z, w []T) (sum float64, bad bool) {
 	z, w = z[:len(sig)], w[:len(sig)]
+	if s32, ok := any(sig).([]float32); ok {
+		return softplusRow32(s32, any(z).([]float32), any(w).([]float32))
+	}
 	for lo := 0; lo < len(sig); lo += SoftplusChunk {
 		hi := min(lo+SoftplusChunk, len(sig))
 		var acc [8]float64 // S0..S3, P0..P3
-		head := softplusHead(sig[lo:hi], z[lo:hi], w[lo:hi], &acc, &bad)
-		for j := lo + head; j < hi; j++ {
+		for j := lo; j < hi; j++ {
 			if softplusStep(&sig[j], z[j], w[j], &acc, (j-lo)&3) {
 				bad = true
 			}
@@ -159,8 +165,8 @@ func SoftplusRow[T Floats](sig, z, w []T) (sum float64, bad bool) {
 	return sum, bad
 }
 
-// softplusStep is SoftplusRow's operations on one entry in lane u of acc; it reports a mask value
-// other than 0 and 1.
+// softplusStep is SoftplusRow's operations on one float64 entry in lane u of acc; it reports a
+// mask value other than 0 and 1.
 func softplusStep[T Floats](sig *T, zj, wj T, acc *[8]float64, u int) bool {
 	z, w := float64(zj), float64(wj)
 	a := float64(ExpNeg(-math.Abs(z)) * w)
@@ -174,6 +180,46 @@ func softplusStep[T Floats](sig *T, zj, wj T, acc *[8]float64, u int) bool {
 	acc[u] += float64(pos * w)
 	acc[4+u] += a + float64(acc[4+u]*a)
 	*sig = T(num / (1 + a))
+	return w != 0 && w != 1
+}
+
+// softplusRow32 is SoftplusRow of float32 operands.
+func softplusRow32(sig, z, w []float32) (sum float64, bad bool) {
+	for lo := 0; lo < len(sig); lo += SoftplusChunk {
+		hi := min(lo+SoftplusChunk, len(sig))
+		var acc [16]float64 // S0..S7, P0..P7
+		head := softplusHead(sig[lo:hi], z[lo:hi], w[lo:hi], &acc, &bad)
+		for j := lo + head; j < hi; j++ {
+			if softplusStep32(&sig[j], z[j], w[j], &acc, (j-lo)&7) {
+				bad = true
+			}
+		}
+		pair := func(p, q float64) float64 { return p + q + float64(p*q) }
+		p0123 := pair(pair(acc[8], acc[9]), pair(acc[10], acc[11]))
+		p4567 := pair(pair(acc[12], acc[13]), pair(acc[14], acc[15]))
+		sum += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) +
+			(math.Log1p(p0123) + math.Log1p(p4567))
+	}
+	return sum, bad
+}
+
+// softplusStep32 is softplusRow32's operations on one entry in lane u of acc (S_u at acc[u], P_u
+// at acc[8+u]); it reports a mask value other than 0 and 1.
+func softplusStep32(sig *float32, z, w float32, acc *[16]float64, u int) bool {
+	e := expNeg32(math.Float32frombits(math.Float32bits(z) | 1<<31))
+	a := e * w
+	var pos float32
+	if z > 0 {
+		pos = z
+	}
+	num := a
+	if z >= 0 {
+		num = w
+	}
+	acc[u] += float64(pos * w)
+	a64 := float64(a)
+	acc[8+u] += a64 + float64(acc[8+u]*a64)
+	*sig = num / (1 + a)
 	return w != 0 && w != 1
 }
 

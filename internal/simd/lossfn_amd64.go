@@ -27,13 +27,12 @@ func scaleAddHead[T Floats](dst []float64, x []T, a T, m []T, mx float64) (int, 
 	return n, scaleAddWidenMax8(&dst[0], &x32[0], n, float32(a), mp, mx)
 }
 
-func softplusHead[T Floats](sig, z, w []T, acc *[8]float64, bad *bool) int {
-	s32, ok := any(sig).([]float32)
-	n := len(sig) &^ 3
-	if !ok || !vector || n == 0 {
+func softplusHead(sig, z, w []float32, acc *[16]float64, bad *bool) int {
+	n := len(sig) &^ 7
+	if !vector || n == 0 {
 		return 0
 	}
-	if softplus4(&s32[0], &any(z).([]float32)[0], &any(w).([]float32)[0], n, acc) {
+	if softplus8(&sig[0], &z[0], &w[0], n, acc) {
 		*bad = true
 	}
 	return n
@@ -90,11 +89,11 @@ func affineMaxHead[T Floats](dst []float64, x []T, a float64, off []float64, b, 
 //go:noescape
 func surrogates8(f int, y, dy, x *float32, n int, a float32)
 
-// softplus4 runs SoftplusRow's lanes over n entries, n a multiple of 4, from zero sums into acc
-// (S0..S3, P0..P3); it reports a mask value other than 0 and 1.
+// softplus8 runs softplusRow32's lanes over n entries, n a multiple of 8, from zero sums into acc
+// (S0..S7, P0..P7); it reports a mask value other than 0 and 1.
 //
 //go:noescape
-func softplus4(sig, z, w *float32, n int, acc *[8]float64) (bad bool)
+func softplus8(sig, z, w *float32, n int, acc *[16]float64) (bad bool)
 
 // powRow4 runs PowRow's lanes over n entries, n a multiple of 4, from zero sums into acc, with
 // exponent e.

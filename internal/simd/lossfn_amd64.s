@@ -482,58 +482,71 @@ sur_done:
 	VZEROUPPER
 	RET
 
-// func softplus4(sig, z, w *float32, n int, acc *[8]float64) (bad bool)
+// func softplus8(sig, z, w *float32, n int, acc *[16]float64) (bad bool)
 //
-// Y15 holds the lanes' sums S of max(z, 0)·w, Y14 their products less one P, Y13 the lanes whose
-// mask was neither 0 nor 1, Y12 0; Y10 z and Y9 w.
-TEXT ·softplus4(SB), NOSPLIT, $0-41
+// Eight float32 lanes with softplusStep32's operations in its order: Y11 and Y12 hold the lanes'
+// sums S of max(z, 0)·w (lanes 0..3 and 4..7, widened), Y14 and Y15 their products less one P,
+// Y13 the lanes whose mask was neither 0 nor 1; Y10 z, Y9 w, Y8 0. R8 points to lossConst32.
+TEXT ·softplus8(SB), NOSPLIT, $0-41
 	MOVQ   sig+0(FP), DI
 	MOVQ   z+8(FP), SI
 	MOVQ   w+16(FP), DX
 	MOVQ   n+24(FP), CX
-	LEAQ   lossConst<>(SB), R8
-	LEAQ   ·expNegConst(SB), AX
-	VXORPD Y15, Y15, Y15
-	VXORPD Y14, Y14, Y14
-	VXORPD Y13, Y13, Y13
+	LEAQ   lossConst32<>(SB), R8
+	VXORPD Y11, Y11, Y11
 	VXORPD Y12, Y12, Y12
-	SHRQ   $2, CX
+	VXORPD Y13, Y13, Y13
+	VXORPD Y14, Y14, Y14
+	VXORPD Y15, Y15, Y15
+	SHRQ   $3, CX
 	JZ     softplus_done
 
 softplus_loop:
-	VCVTPS2PD  (SI), Y10
-	VCVTPS2PD  (DX), Y9
-	VCMPPD     $0x04, Y12, Y9, Y1       // w ≠ 0 (or NaN)
-	VCMPPD     $0x04, 64(R8), Y9, Y2    // w ≠ 1 (or NaN)
-	VANDPD     Y1, Y2, Y1
-	VORPD      Y1, Y13, Y13
-	VORPD      (R8), Y10, Y0            // −|z|
-	EXPNEGMEM                           // e^{−|z|}
-	VMULPD     Y9, Y0, Y0               // a = e^{−|z|}·w
-	VMAXPD     Y12, Y10, Y3             // z > 0 ? z : 0
-	VMULPD     Y9, Y3, Y3
-	VADDPD     Y3, Y15, Y15             // S += max(z, 0)·w
-	VMULPD     Y0, Y14, Y4              // P·a
-	VADDPD     Y4, Y0, Y4               // a + P·a
-	VADDPD     Y4, Y14, Y14             // P += a + P·a
-	VCMPPD     $0x1d, Y12, Y10, Y5      // z ≥ 0
-	VBLENDVPD  Y5, Y9, Y0, Y6           // z ≥ 0 ? w : a
-	VADDPD     64(R8), Y0, Y7           // 1 + a
-	VDIVPD     Y7, Y6, Y6
-	VCVTPD2PSY Y6, X6
-	VMOVUPS    X6, (DI)
-	ADDQ       $16, SI
-	ADDQ       $16, DX
-	ADDQ       $16, DI
-	DECQ       CX
-	JNZ        softplus_loop
+	VMOVUPS      (SI), Y10
+	VMOVUPS      (DX), Y9
+	VXORPS       Y8, Y8, Y8
+	VCMPPS       $0x04, Y8, Y9, Y1     // w ≠ 0 (or NaN)
+	VCMPPS       $0x04, 64(R8), Y9, Y2 // w ≠ 1 (or NaN)
+	VANDPS       Y1, Y2, Y1
+	VORPS        Y1, Y13, Y13
+	VORPS        (R8), Y10, Y0         // −|z|
+	EXPNEG32                           // e^{−|z|}
+	VMULPS       Y9, Y0, Y0            // a = e·w
+	VXORPS       Y8, Y8, Y8
+	VMAXPS       Y8, Y10, Y3           // z > 0 ? z : 0
+	VMULPS       Y9, Y3, Y3            // ·w
+	VCVTPS2PD    X3, Y4
+	VADDPD       Y4, Y11, Y11          // S += (lanes 0..3)
+	VEXTRACTF128 $1, Y3, X5
+	VCVTPS2PD    X5, Y5
+	VADDPD       Y5, Y12, Y12          // (lanes 4..7)
+	VCVTPS2PD    X0, Y6                // a, widened
+	VMULPD       Y6, Y14, Y7
+	VADDPD       Y7, Y6, Y7
+	VADDPD       Y7, Y14, Y14          // P += a + P·a (lanes 0..3)
+	VEXTRACTF128 $1, Y0, X5
+	VCVTPS2PD    X5, Y6
+	VMULPD       Y6, Y15, Y7
+	VADDPD       Y7, Y6, Y7
+	VADDPD       Y7, Y15, Y15          // (lanes 4..7)
+	VCMPPS       $0x1d, Y8, Y10, Y1    // z ≥ 0
+	VBLENDVPS    Y1, Y9, Y0, Y2        // z ≥ 0 ? w : a
+	VADDPS       64(R8), Y0, Y3        // 1 + a
+	VDIVPS       Y3, Y2, Y2
+	VMOVUPS      Y2, (DI)
+	ADDQ         $32, SI
+	ADDQ         $32, DX
+	ADDQ         $32, DI
+	DECQ         CX
+	JNZ          softplus_loop
 
 softplus_done:
 	MOVQ      acc+32(FP), BX
-	VMOVUPD   Y15, (BX)
-	VMOVUPD   Y14, 32(BX)
-	VMOVMSKPD Y13, CX
-	TESTQ     CX, CX
+	VMOVUPD   Y11, (BX)
+	VMOVUPD   Y12, 32(BX)
+	VMOVUPD   Y14, 64(BX)
+	VMOVUPD   Y15, 96(BX)
+	VPTEST    Y13, Y13
 	SETNE     bad+40(FP)
 	VZEROUPPER
 	RET

@@ -5,7 +5,7 @@ package simd
 // Without vector code the loss functions take no head: plain Go computes every entry.
 
 func surrogatesHead(Surrogate, []float32, []float32, []float32, float32) int { return 0 }
-func softplusHead[T Floats]([]T, []T, []T, *[8]float64, *bool) int           { return 0 }
+func softplusHead([]float32, []float32, []float32, *[16]float64, *bool) int  { return 0 }
 func powHead[T Floats]([]T, []T, []T, float64, int, *[4]float64) int         { return 0 }
 func maskedMaxHead[T Floats]([]T, []T, *T) (int, bool)                       { return 0, true }
 func sumHead[T Floats]([]T, *[8]float64) int                                 { return 0 }

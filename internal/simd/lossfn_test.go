@@ -166,29 +166,33 @@ func TestSurrogates(t *testing.T) {
 	}
 }
 
-// softplusRowLanes is SoftplusRow with every entry taken by the plain-Go step.
+// softplusRowLanes is SoftplusRow of float32 operands with every entry taken by the plain-Go
+// step, the chunks combined as documented.
 func softplusRowLanes(sig, z, w []float32) (float64, bool) {
 	sum, bad := 0.0, false
 	for lo := 0; lo < len(sig); lo += SoftplusChunk {
 		hi := min(lo+SoftplusChunk, len(sig))
-		var acc [8]float64
+		var acc [16]float64
 		for j := lo; j < hi; j++ {
-			if softplusStep(&sig[j], z[j], w[j], &acc, (j-lo)&3) {
+			if softplusStep32(&sig[j], z[j], w[j], &acc, (j-lo)&7) {
 				bad = true
 			}
 		}
-		p01 := acc[4] + acc[5] + float64(acc[4]*acc[5])
-		p23 := acc[6] + acc[7] + float64(acc[6]*acc[7])
-		sum += (acc[0] + acc[1]) + (acc[2] + acc[3]) + (math.Log1p(p01) + math.Log1p(p23))
+		pair := func(p, q float64) float64 { return p + q + float64(p*q) }
+		p0123 := pair(pair(acc[8], acc[9]), pair(acc[10], acc[11]))
+		p4567 := pair(pair(acc[12], acc[13]), pair(acc[14], acc[15]))
+		sum += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) +
+			(math.Log1p(p0123) + math.Log1p(p4567))
 	}
 	return sum, bad
 }
 
-// TestSoftplusRow: the vector lanes give the plain-Go lanes' bits (every length up to 40, rows
-// over several chunks, masks of 0 and 1, values with infinities and NaN), the sum is within
-// 1e-13 of Σ log1p(e^z) over the mask in float64 (rows of 1 to 5000 entries, logits up to ±800,
-// where the products would overflow without the chunks) and σ within 1e-15, and a mask value
-// other than 0 and 1 is reported.
+// TestSoftplusRow: for float32 operands the vector lanes give the plain-Go lanes' bits (every
+// length up to 40, rows over several chunks, masks of 0 and 1, values with infinities and NaN),
+// the sum is within 1e-6 of Σ log1p(e^z) over the mask in float64 and σ within 3 ulp (below
+// float32's smallest normal value, 0); for float64
+// operands within 1e-13 and 1e-15 (rows of 1 to 5000 entries, logits up to ±800, where the
+// products would overflow without the chunks); a mask value other than 0 and 1 is reported.
 func TestSoftplusRow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	for _, n := range upTo(40, 1024, 1027, 5000) {
@@ -212,12 +216,16 @@ func TestSoftplusRow(t *testing.T) {
 	for _, n := range []int{1, 7, 1024, 5000} {
 		for _, scale := range []float64{1, 20, 800} {
 			z, w := make([]float64, n), make([]float64, n)
-			want := 0.0
+			z32, w32 := make([]float32, n), make([]float32, n)
+			want, want32 := 0.0, 0.0
 			for i := range z {
 				z[i] = scale * (2*rng.Float64() - 1)
+				z32[i] = float32(z[i])
 				if rng.IntN(5) > 0 {
-					w[i] = 1
+					w[i], w32[i] = 1, 1
 					want += math.Max(z[i], 0) + math.Log1p(math.Exp(-math.Abs(z[i])))
+					v := float64(z32[i])
+					want32 += math.Max(v, 0) + math.Log1p(math.Exp(-math.Abs(v)))
 				}
 			}
 			sig := make([]float64, n)
@@ -228,6 +236,16 @@ func TestSoftplusRow(t *testing.T) {
 			for i, v := range z {
 				if ws := w[i] / (1 + math.Exp(-v)); math.Abs(sig[i]-ws) > 1e-15 {
 					t.Fatalf("σ(%v) = %v, want %v", v, sig[i], ws)
+				}
+			}
+			sig32 := make([]float32, n)
+			sum, bad = SoftplusRow(sig32, z32, w32)
+			if bad || math.Abs(sum-want32) > 1e-6*math.Abs(want32)+1e-37 { // below 1e-37: e^z underflows float32
+				t.Fatalf("float32 n %d scale %v: sum %v, want %v", n, scale, sum, want32)
+			}
+			for i, v := range z32 {
+				if ws := float64(w32[i]) / (1 + math.Exp(-float64(v))); ulps32(sig32[i], ws) > 3 && math.Abs(float64(sig32[i])-ws) > 1.2e-38 {
+					t.Fatalf("float32 σ(%v) = %v, want %v (%.1f ulp)", v, sig32[i], ws, ulps32(sig32[i], ws))
 				}
 			}
 		}
