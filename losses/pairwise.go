@@ -37,14 +37,7 @@ func (op *pairSurrogateOp) Arity() int    { return 2 }
 func (op *pairSurrogateOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2) }
 
 func (op *pairSurrogateOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := op.shapes(in, 2)
-	if err != nil {
-		return nil, err
-	}
-	if !s[0].Eq(s[1]) {
-		return nil, fmt.Errorf("losses: %s of a matrix of shape %v at positives of shape %v", op.Name, s[0], s[1])
-	}
-	return s[0].Clone(), nil
+	return op.atPositives(in)
 }
 
 func (op *pairSurrogateOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }

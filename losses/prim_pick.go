@@ -28,14 +28,25 @@ func (op *pickOp) Arity() int    { return 2 }
 func (op *pickOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2) }
 
 func (op *pickOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := op.shapes(in, 2)
+	s, err := op.atPositives(in)
+	if err != nil {
+		return nil, err
+	}
+	return vecShape(s, axisRows), nil
+}
+
+// atPositives returns the shape of the matrix of an op that reads it at its rows' positive
+// columns, its two inputs being the matrix and the positives' one-hot Pos, or an error where they
+// differ.
+func (p primOp) atPositives(in []G.DimSizer) (tensor.Shape, error) {
+	s, err := p.shapes(in, 2)
 	if err != nil {
 		return nil, err
 	}
 	if !s[0].Eq(s[1]) {
-		return nil, fmt.Errorf("losses: pick of a matrix of shape %v at positives of shape %v", s[0], s[1])
+		return nil, fmt.Errorf("losses: %s of a matrix of shape %v at positives of shape %v", p.Name, s[0], s[1])
 	}
-	return vecShape(s[0], axisRows), nil
+	return s[0].Clone(), nil
 }
 
 func (op *pickOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
@@ -145,16 +156,7 @@ type subPosOp struct {
 func (op *subPosOp) Arity() int    { return 2 }
 func (op *subPosOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2) }
 
-func (op *subPosOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := op.shapes(in, 2)
-	if err != nil {
-		return nil, err
-	}
-	if !s[0].Eq(s[1]) {
-		return nil, fmt.Errorf("losses: %s of a matrix of shape %v at positives of shape %v", op.Name, s[0], s[1])
-	}
-	return s[0].Clone(), nil
-}
+func (op *subPosOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return op.atPositives(in) }
 
 func (op *subPosOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
 

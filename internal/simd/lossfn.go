@@ -194,13 +194,18 @@ func softplusRow32(sig, z, w []float32) (sum float64, bad bool) {
 				bad = true
 			}
 		}
-		pair := func(p, q float64) float64 { return p + q + float64(p*q) }
-		p0123 := pair(pair(acc[8], acc[9]), pair(acc[10], acc[11]))
-		p4567 := pair(pair(acc[12], acc[13]), pair(acc[14], acc[15]))
-		sum += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) +
-			(math.Log1p(p0123) + math.Log1p(p4567))
+		sum += softplusChunk32(&acc)
 	}
 	return sum, bad
+}
+
+// softplusChunk32 is the sum of a chunk of softplusRow32 from its lanes' sums (S0..S7, P0..P7).
+func softplusChunk32(acc *[16]float64) float64 {
+	pair := func(p, q float64) float64 { return p + q + float64(p*q) }
+	p0123 := pair(pair(acc[8], acc[9]), pair(acc[10], acc[11]))
+	p4567 := pair(pair(acc[12], acc[13]), pair(acc[14], acc[15]))
+	return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) +
+		(math.Log1p(p0123) + math.Log1p(p4567))
 }
 
 // softplusStep32 is softplusRow32's operations on one entry in lane u of acc (S_u at acc[u], P_u
