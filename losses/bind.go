@@ -53,17 +53,19 @@ func shapeOf(in []G.DimSizer) (tensor.Shape, error) {
 type derived int
 
 const (
-	derivedPos    derived = iota // R×C: 1 at each row's positive
-	derivedNeg                   // R×C: 1 at each row's negatives
-	derivedNegLog                // R×C: log of derivedNeg
-	derivedGram                  // 1×C (R×C per row or padded): the Gramian column weights
-	derivedScale                 // 1×1: the reduction's scale of a padded geometry, 1/valid rows
-	derivedItems                 // R×1: the corpus size M (the step's Items) in every row
+	derivedPos      derived = iota // R×C: 1 at each row's positive
+	derivedNeg                     // R×C: 1 at each row's negatives
+	derivedNegLog                  // R×C: log of derivedNeg
+	derivedGram                    // 1×C (R×C per row or padded): the Gramian column weights
+	derivedScale                   // 1×1: the reduction's scale of a padded geometry, 1/valid rows
+	derivedItems                   // R×1: the corpus size M (the step's Items) in every row
+	derivedCand                    // R×C: 1 at each row's positive and negatives
+	derivedNegCount                // R×1: each row's number of negatives
 	nDerived
 )
 
 // derivedNames name the derived inputs' nodes.
-var derivedNames = [nDerived]string{"pos", "neg", "negLog", "gram", "scale", "items"}
+var derivedNames = [nDerived]string{"pos", "neg", "negLog", "gram", "scale", "items", "cand", "negCount"}
 
 // input is an input node of an expression and the tensor the binding fills at every run.
 type input struct {
@@ -132,6 +134,10 @@ func (bd *binding) derivedInput(k derived) *G.Node {
 	case derivedScale:
 		rows, cols = 1, 1
 	case derivedItems:
+		cols = 1
+	case derivedNegCount:
+		// fillMasks counts the changes of the negative mask: the mask takes part.
+		bd.derivedInput(derivedNeg)
 		cols = 1
 	}
 	bd.derived[k] = bd.newMatrix(derivedNames[k], rows, cols)
@@ -252,14 +258,17 @@ type maskState struct {
 }
 
 // fillMasks writes, into those of the derived inputs in use, the positive indicator, the negative
-// mask and its log from the plan p (accidental hits, dedupe's further copies and padding rows'
-// columns masked), the Gramian column weights w_j/C_g (w = the plan's gramW, 1 where it has
-// none; 0 on padding rows and their columns) and a padded geometry's scale. Every entry is a
-// negative but the positives and the masked entries, so after the first step only the entries
-// the last step changed are restored and the new ones set: O(R + masked) per step, not O(R·C).
+// mask and its log, the candidates' mask (positive or negative) and the rows' numbers of
+// negatives from the plan p (accidental hits, dedupe's further copies and padding rows' columns
+// masked), the Gramian column weights w_j/C_g (w = the plan's gramW, 1 where it has none; 0 on
+// padding rows and their columns) and a padded geometry's scale. Every entry is a negative but
+// the positives and the masked entries, so after the first step only the entries the last step
+// changed are restored and the new ones set, and a row's count changes with its negative mask:
+// O(R + masked) per step, not O(R·C).
 func fillMasks[T floats](p *plan, in *[nDerived]input, ms *maskState) {
 	pos, neg, negLog := dataOf[T](in[derivedPos].val), dataOf[T](in[derivedNeg].val), dataOf[T](in[derivedNegLog].val)
-	if pos != nil || neg != nil || negLog != nil {
+	cand, count := dataOf[T](in[derivedCand].val), dataOf[T](in[derivedNegCount].val)
+	if pos != nil || neg != nil || negLog != nil || cand != nil {
 		set := func(k int, isPos, isNeg bool) {
 			if pos != nil {
 				pos[k] = 0
@@ -268,16 +277,19 @@ func fillMasks[T floats](p *plan, in *[nDerived]input, ms *maskState) {
 				}
 			}
 			if neg != nil {
-				neg[k] = 0
-				if isNeg {
-					neg[k] = 1
+				if count != nil && (neg[k] == 1) != isNeg {
+					count[k/p.c] += T(2*b2i(isNeg) - 1)
 				}
+				neg[k] = T(b2i(isNeg))
 			}
 			if negLog != nil {
 				negLog[k] = T(math.Inf(-1))
 				if isNeg {
 					negLog[k] = 0
 				}
+			}
+			if cand != nil {
+				cand[k] = T(b2i(isPos || isNeg))
 			}
 		}
 		if !ms.filled {
@@ -320,6 +332,14 @@ func fillMasks[T floats](p *plan, in *[nDerived]input, ms *maskState) {
 	if sc := dataOf[T](in[derivedScale].val); sc != nil {
 		sc[0] = T(p.scale)
 	}
+}
+
+// b2i is 1 for true and 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // bindOp is the identity on the scores that first binds the step to the

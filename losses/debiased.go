@@ -46,10 +46,9 @@ func (o *DebiasedContrastiveOptions) Resolve() error {
 // bound. A row without negatives has no loss.
 func debiasedContrastiveExpr(e *Expr) (*G.Node, error) {
 	tauPlus := *e.Options.(*DebiasedContrastiveOptions).TauPlus
-	f := e.Logits()
-	fPos := e.AtPos(f)
+	fPos := e.PosLogit()
 	_, logK, none := negativeCount(e)
-	y := SoftmaxLoss(fPos, AddEach(f, e.NegLog()))
+	y := e.SoftmaxLossNeg(fPos)
 	u := G.Must(G.Add(y, Log1mExp(G.Must(G.Neg(y)))))
 	debiased := u
 	if tauPlus > 0 {

@@ -9,15 +9,14 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/samplingbias/workbench/internal/parallel"
-	"github.com/samplingbias/workbench/internal/reuse"
 	"github.com/samplingbias/workbench/internal/simd"
 )
 
 // elemFn is a function that an elemOp applies to every entry of a matrix, computed together with
-// its derivative (eval). Where a function is −Inf (its argument is outside the domain where the
-// term it stands for is positive, so that the term e^{f(x)} is 0), or a surrogate activation
-// is 0 below its kink, its derivative is taken as 0: the term is 0 on a neighbourhood of the
-// argument, and a 0 rather than 0·∞ keeps the gradient finite.
+// its derivative. Where a function is −Inf (its argument is outside the domain where the term it
+// stands for is positive, so that the term e^{f(x)} is 0), or a surrogate activation is 0 below
+// its kink, its derivative is taken as 0: the term is 0 on a neighbourhood of the argument, and a
+// 0 rather than 0·∞ keeps the gradient finite.
 type elemFn int
 
 const (
@@ -30,34 +29,16 @@ const (
 // elemNames name the ops by their function.
 var elemNames = [...]string{elemTanh1: "tanh1", elemAtan1: "atan1", elemReLU1: "relu1", elemLog1mExp: "log1mExp"}
 
-// tanOne is tan 1, the argument below which 1 + arctan x ≤ 0.
-var tanOne = math.Tan(1)
+// surrogateFns are the simd functions of the surrogate activations, which compute them with their
+// derivatives in the operands' precision (simd.Surrogates: tanh from one e^{−2|x|}; float64 as
+// math to 1 or 2 ulp, float32 to 2–5 ulp, eight entries at a time in vector registers where the
+// processor has them).
+var surrogateFns = [...]simd.Surrogate{elemTanh1: simd.Tanh1, elemAtan1: simd.Atan1, elemReLU1: simd.ReLU1}
 
-// eval returns f(x) and f'(x).
-func (fn elemFn) eval(x float64) (y, dy float64) {
-	switch fn {
-	case elemTanh1:
-		// tanh x + 1 = 2/(1 + e^{−2x}) (x ≥ 0) = 2e^{2x}/(1 + e^{2x}) (x < 0); derivative
-		// 1 − tanh² x = y(2 − y).
-		e := simd.ExpNeg(-2 * math.Abs(x))
-		y = 2 / (1 + e)
-		if x < 0 {
-			y *= e
-		}
-		return y, y * (2 - y)
-	case elemAtan1:
-		if x <= -tanOne {
-			return 0, 0
-		}
-		return 1 + math.Atan(x), 1 / (1 + x*x)
-	case elemReLU1:
-		if x <= -1 {
-			return 0, 0
-		}
-		return x + 1, 1
-	}
-	// log(1 − e^x) as Mächler (2012), "Accurately computing log(1 − exp(−|a|))": log(−expm1(x))
-	// above −ln 2, log1p(−e^x) below; derivative −e^x/(1 − e^x) = −1/expm1(−x).
+// log1mExp returns log(1 − e^x) and its derivative −e^x/(1 − e^x) = −1/expm1(−x), as Mächler
+// (2012), "Accurately computing log(1 − exp(−|a|))": log(−expm1(x)) above −ln 2, log1p(−e^x)
+// below; −Inf with derivative 0 for x ≥ 0.
+func log1mExp(x float64) (y, dy float64) {
 	switch {
 	case x >= 0 || math.IsNaN(x):
 		return math.Inf(-1), 0
@@ -73,8 +54,7 @@ func (fn elemFn) eval(x float64) (y, dy float64) {
 type elemOp struct {
 	primOp
 	fn   elemFn
-	keep kept        // f'(x) of the last forward pass
-	rows [][]float64 // one row buffer per goroutine (tanh's exponentials)
+	keep kept // f'(x) of the last forward pass
 }
 
 func newElem(fn elemFn) *elemOp { return &elemOp{primOp: newPrim(elemNames[fn]), fn: fn} }
@@ -101,54 +81,26 @@ func (op *elemOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error
 	out := op.output(prealloc, x.Shape(), x.Dtype())
 	keep := op.keep.get(x.Shape(), x.Dtype())
 	c := x.Shape()[1]
-	op.rows = reuse.GrowRows(op.rows, parallel.Parts(x.Shape().TotalSize(), primMin, defaultWorkers()), c)
 	switch d := x.Data().(type) {
 	case []float32:
-		elemEntries(out.Data().([]float32), keep.Data().([]float32), d, a, op.rows, op.fn)
+		elemEntries(out.Data().([]float32), keep.Data().([]float32), d, a, c, op.fn)
 	case []float64:
-		elemEntries(out.Data().([]float64), keep.Data().([]float64), d, a, op.rows, op.fn)
+		elemEntries(out.Data().([]float64), keep.Data().([]float64), d, a, c, op.fn)
 	}
 	return out, nil
 }
 
-// elemEntries writes a·f(x) into out and f'(x) into keep, rows split among len(rows) goroutines,
-// each with a row buffer. relu's loop is written out, so that its two comparisons are not a call
-// per entry, and tanh's takes a row's exponentials four at a time (simd.ExpNegShift, the bits of
-// ExpNeg).
-func elemEntries[T floats](out, keep, x []T, a float64, rows [][]float64, fn elemFn) {
-	c := len(rows[0])
-	parallel.Split(len(x)/c, len(rows), func(part, lo, hi int) {
+// elemEntries writes a·f(x) into out and f'(x) into keep, rows split among the cores.
+func elemEntries[T floats](out, keep, x []T, a float64, c int, fn elemFn) {
+	parallel.Split(len(x)/c, parallel.Parts(len(x), primMin, defaultWorkers()), func(_, lo, hi int) {
 		o, k, v := out[lo*c:hi*c], keep[lo*c:hi*c], x[lo*c:hi*c]
-		switch fn {
-		case elemReLU1:
-			for j, xv := range v {
-				y, dy := float64(xv)+1, 1.0
-				if y <= 0 {
-					y, dy = 0, 0
-				}
-				o[j], k[j] = T(a*y), T(dy)
-			}
-		case elemTanh1:
-			e := rows[part]
-			for i := 0; i < len(v); i += c {
-				for j, xv := range v[i : i+c] {
-					e[j] = -2 * math.Abs(float64(xv))
-				}
-				simd.ExpNegShift(e, e, 0)
-				for j, xv := range v[i : i+c] {
-					num := 2.0
-					if xv < 0 {
-						num = 2 * e[j]
-					}
-					y := num / (1 + e[j])
-					o[i+j], k[i+j] = T(a*y), T(y*(2-y))
-				}
-			}
-		default:
-			for j, xv := range v {
-				y, dy := fn.eval(float64(xv))
-				o[j], k[j] = T(a*y), T(dy)
-			}
+		if fn != elemLog1mExp {
+			simd.Surrogates(surrogateFns[fn], o, k, v, a)
+			return
+		}
+		for j, xv := range v {
+			y, dy := log1mExp(float64(xv))
+			o[j], k[j] = T(a*y), T(dy)
 		}
 	})
 }

@@ -59,6 +59,13 @@ func (e *Expr) Pos() *G.Node { return e.bd.derivedInput(derivedPos) }
 // further copies of an item, and the columns of padding rows) and 0 elsewhere.
 func (e *Expr) Neg() *G.Node { return e.bd.derivedInput(derivedNeg) }
 
+// Cand (R×C) is 1 at the row's candidates {p} ∪ N_i, Pos + Neg, and 0 elsewhere.
+func (e *Expr) Cand() *G.Node { return e.bd.derivedInput(derivedCand) }
+
+// NegCount (R×1) is each row's number of negatives k_i = |N_i|, RowSum(Neg) without a pass over
+// the mask.
+func (e *Expr) NegCount() *G.Node { return e.bd.derivedInput(derivedNegCount) }
+
 // NegLog (R×C) is log Neg: 0 on N_i and −Inf elsewhere, to add to logits.
 func (e *Expr) NegLog() *G.Node { return e.bd.derivedInput(derivedNegLog) }
 
@@ -112,6 +119,16 @@ func (e *Expr) Logits() *G.Node {
 		return MulScalar(e.Scores, 1/e.Settings.Temperature)
 	}
 	return G.Must(G.HadamardDiv(e.Scores, e.Tau))
+}
+
+// PosLogit (R×1) is f_ip = s_ip/τ, each row's positive logit: AtPos(Logits()) picked from the
+// scores and scaled, so that an expression that reads the logits otherwise only in one pass over
+// the scores (SoftmaxLossNeg, SoftplusSumNeg) needs no R×C logits.
+func (e *Expr) PosLogit() *G.Node {
+	if !e.Settings.LearnTemperature {
+		return MulScalar(e.AtPos(e.Scores), 1/e.Settings.Temperature)
+	}
+	return G.Must(G.HadamardDiv(e.AtPos(e.Scores), e.Tau))
 }
 
 // Correct returns the additive correction c as it enters the logits: c
@@ -175,7 +192,7 @@ func (e *Expr) AtPos(x *G.Node) *G.Node { return G.Must(G.ApplyOp(newPick(&e.bd.
 // and a B×C x, computed as m_i + log(e^{a_i − m_i} + Σ_j e^{x_ij − m_i})
 // with m_i = max(a_i, max_j x_ij), which keeps the exponentials finite.
 // Entries may be −Inf (e^{−Inf} = 0), but every row needs a finite one.
-func LogSumExp(a, x *G.Node) *G.Node { return G.Must(G.ApplyOp(newLSE(false), a, x)) }
+func LogSumExp(a, x *G.Node) *G.Node { return lse(a, through{src: x}, false) }
 
 // SubRows is x_ij − row_i for a B×C x and a B×1 row.
 func SubRows(x, row *G.Node) *G.Node { return AddRows(x, G.Must(G.Neg(row))) }
@@ -200,7 +217,7 @@ func Sigmoid(x *G.Node) *G.Node { return G.Must(G.ApplyOp(newMap(mapSigmoid), x)
 // m_i the row's maximum (LogSumExp), so that a row its positive dominates
 // (m_i = z_ip) gets log1p(Σ_j e^{zNeg_ij − z_ip}), exact to rounding however
 // small, rather than a log of 1 + a tiny sum rounded to 0.
-func SoftmaxLoss(zPos, zNeg *G.Node) *G.Node { return G.Must(G.ApplyOp(newLSE(true), zPos, zNeg)) }
+func SoftmaxLoss(zPos, zNeg *G.Node) *G.Node { return lse(zPos, through{src: zNeg}, true) }
 
 // Reduce is L = scale·Σ_i r_i·ℓ_i of the row losses ℓ (R×1), scale = 1/R
 // (reduction mean; 1/valid rows with padding) or 1 (sum).

@@ -60,10 +60,9 @@ func checkGBCE(_ *Settings, g candidates.Geometry) error {
 func gbceExpr(e *Expr) (*G.Node, error) {
 	t := e.Const(*e.Options.(*GBCEOptions).T)
 	one := e.Const(1)
-	f := e.Logits()
-	k := RowSum(e.Neg())
+	k := e.NegCount()
 	alpha := G.Must(G.HadamardDiv(k, G.Must(G.Sub(e.Items(), one))))
 	beta := G.Must(G.Sub(one, G.Must(G.Mul(t, G.Must(G.Sub(one, alpha))))))
-	pos := G.Must(G.HadamardProd(beta, Softplus(G.Must(G.Neg(e.AtPos(f))))))
-	return e.Reduce(G.Must(G.Add(pos, RowSoftplusSum(f, e.Neg())))), nil
+	pos := G.Must(G.HadamardProd(beta, Softplus(G.Must(G.Neg(e.PosLogit())))))
+	return e.Reduce(G.Must(G.Add(pos, e.SoftplusSumNeg()))), nil
 }

@@ -88,25 +88,7 @@ func softmaxRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int, z [
 		if p.rowOff != nil {
 			ro = p.rowOff[i]
 		}
-		mx := math.Inf(-1)
-		if p.colOff != nil {
-			off := colsOf(p, p.colOff, i)
-			for j, v := range row {
-				x := float64(v)*invTau + off[j] + ro
-				z[j] = x
-				if x > mx {
-					mx = x
-				}
-			}
-		} else {
-			for j, v := range row {
-				x := float64(v)*invTau + ro
-				z[j] = x
-				if x > mx {
-					mx = x
-				}
-			}
-		}
+		mx := simd.AffineMax(z, row, invTau, colsOf(p, p.colOff, i), ro, math.Inf(-1))
 		stale := z[pc]
 		zp := float64(row[pc]) * invTau
 		if p.posOff != nil {
@@ -150,8 +132,11 @@ func softmaxRows[T floats](p *plan, s, g []T, rowLoss []float64, lo, hi int, z [
 }
 
 // expSum returns Σ_k e^{z_k − mx}, added in the order of k, and, when g is not nil, stores each
-// term in g[k]; it overwrites z with the terms.
+// term in g[k]; it may overwrite z with the terms.
 func expSum[T floats](z []float64, g []T, mx float64) float64 {
+	if g32, ok := any(g).([]float32); ok && g != nil {
+		return simd.ExpNegShiftTo(g32[:len(z)], z, mx)
+	}
 	sum := simd.ExpNegShift(z, z, mx)
 	if g != nil {
 		narrow(g[:len(z)], z)

@@ -68,7 +68,7 @@ func fillItems(t *tensor.Dense, m int) error {
 // LogSumExp(none, x + NegLog) is finite in every row (log Σ_{j∈N_i} e^{x_ij} where N_i is not
 // empty, 0 where it is).
 func negativeCount(e *Expr) (k, logK, none *G.Node) {
-	k = RowSum(e.Neg())
+	k = e.NegCount()
 	one := e.Const(1)
 	logK = G.Must(G.Log(G.Must(G.Add(G.Must(G.Rectify(G.Must(G.Sub(k, one)))), one))))
 	return k, logK, G.Must(G.Log(G.Must(G.Rectify(G.Must(G.Sub(one, k))))))

@@ -85,6 +85,8 @@ type keptGradOp struct {
 	keep   *kept
 	ax     axis
 	scaled bool
+	then   bool    // the product g·k then times by, rounded (the gradient of a fused MulScalar)
+	by     float64 // with then
 }
 
 func newKeptGrad(name string, keep *kept, ax axis, scaled bool) *keptGradOp {
@@ -144,18 +146,29 @@ func (op *keptGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, e
 	c := k.Shape()[1]
 	switch g := t[0].Data().(type) {
 	case []float32:
-		keptGrad(out.Data().([]float32), g, k.Data().([]float32), a, c, op.ax, op.scaled)
+		keptGrad(out.Data().([]float32), g, k.Data().([]float32), a, c, op)
 	case []float64:
-		keptGrad(out.Data().([]float64), g, k.Data().([]float64), a, c, op.ax, op.scaled)
+		keptGrad(out.Data().([]float64), g, k.Data().([]float64), a, c, op)
 	}
 	return out, nil
 }
 
-// keptGrad writes g·k along ax into out, or with scaled a·g ⊙ k in float64, rows split among the
-// cores.
-func keptGrad[T floats](out, g, k []T, a float64, c int, ax axis, scaled bool) {
-	if !scaled {
-		bcast(out, k, g, c, true, ax)
+// keptGrad writes g·k along ax into out (then times by, with then), or with scaled a·g ⊙ k in
+// float64, rows split among the cores.
+func keptGrad[T floats](out, g, k []T, a float64, c int, op *keptGradOp) {
+	if !op.scaled && op.then {
+		by := [1]T{T(op.by)}
+		parallel.Split(len(k)/c, parallel.Parts(len(k), primMin, defaultWorkers()), func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				o := out[i*c : (i+1)*c]
+				bcastRow(o, k[i*c:(i+1)*c], rowOf(g, op.ax, i, c), true)
+				bcastRow(o, o, by[:], true)
+			}
+		})
+		return
+	}
+	if !op.scaled {
+		bcast(out, k, g, c, true, op.ax)
 		return
 	}
 	parallel.Split(len(k)/c, parallel.Parts(len(k), primMin, defaultWorkers()), func(_, lo, hi int) {
@@ -296,7 +309,7 @@ func newBcast(mul bool, ax axis) *bcastOp {
 	if mul {
 		name = "mul"
 	}
-	return &bcastOp{newPrim(name + axisNames[ax]), mul, ax}
+	return &bcastOp{primOp: newPrim(name + axisNames[ax]), mul: mul, ax: ax}
 }
 
 func (op *bcastOp) Arity() int    { return 2 }

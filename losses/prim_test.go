@@ -58,6 +58,12 @@ func primCases() []primCase {
 			func(in []*gorgonia.Node) *gorgonia.Node {
 				return rowSum(must(gorgonia.HadamardProd(in[0], oneHot(in[0]))))
 			}},
+		{"SubPos", [][2]int{{b, c}}, func(in []*gorgonia.Node) *gorgonia.Node {
+			return must(gorgonia.ApplyOp(&subPosOp{newPrim("subPos"), cols}, in[0], oneHot(in[0])))
+		},
+			func(in []*gorgonia.Node) *gorgonia.Node {
+				return must(gorgonia.BroadcastSub(in[0], rowSum(must(gorgonia.HadamardProd(in[0], oneHot(in[0])))), nil, []byte{1}))
+			}},
 		{"AddCols", [][2]int{{b, c}, {1, c}}, func(in []*gorgonia.Node) *gorgonia.Node { return AddCols(in[0], in[1]) },
 			func(in []*gorgonia.Node) *gorgonia.Node {
 				return must(gorgonia.BroadcastAdd(in[0], in[1], nil, []byte{0}))
@@ -279,7 +285,9 @@ func TestLSEExtreme(t *testing.T) {
 // TestMasksIncremental: over a run of steps whose positives and accidental hits change, the
 // masks fillMasks keeps up to date by restoring only what the last step changed equal, entry by
 // entry, the masks the plan defines (a positive at pos(i), every other entry a negative unless
-// masked), for every layout, with hits removed, with dedupe's further copies and with padding rows.
+// masked; the candidates are both), and the rows' counts of negatives equal the negatives of
+// the row, for every layout, with hits removed, with dedupe's further copies and with padding
+// rows.
 func TestMasksIncremental(t *testing.T) {
 	for _, tc := range []tcase{
 		{Settings{Variant: VariantPlain}, inBatchG},
@@ -301,17 +309,20 @@ func TestMasksIncremental(t *testing.T) {
 			for step := range 6 {
 				pr := g.gen(rs, geo, 9, false)
 				if in[derivedPos].val == nil {
-					for _, k := range []derived{derivedPos, derivedNeg, derivedNegLog} {
+					for _, k := range []derived{derivedPos, derivedNeg, derivedNegLog, derivedCand} {
 						in[k].val = tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(pr.b, pr.c))
 					}
+					in[derivedNegCount].val = tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(pr.b, 1))
 				}
 				if err := p.build(&rs, geo, pr.st, pr.b, pr.c); err != nil {
 					t.Fatal(err)
 				}
 				fillMasks[float64](&p, &in, &ms)
 				pos, neg, negLog := dataOf[float64](in[derivedPos].val), dataOf[float64](in[derivedNeg].val), dataOf[float64](in[derivedNegLog].val)
+				cand, count := dataOf[float64](in[derivedCand].val), dataOf[float64](in[derivedNegCount].val)
 				for i := range pr.b {
 					pc := p.pos(i)
+					negatives := 0.0
 					for j := range pr.c {
 						k := i*pr.c + j
 						isNeg := j != pc && !p.masked(i, j, pc)
@@ -322,10 +333,14 @@ func TestMasksIncremental(t *testing.T) {
 						if isNeg {
 							wantNeg, wantLog = 1, 0
 						}
-						if pos[k] != wantPos || neg[k] != wantNeg || negLog[k] != wantLog {
-							t.Fatalf("step %d, entry (%d, %d): pos %v neg %v negLog %v, want %v %v %v",
-								step, i, j, pos[k], neg[k], negLog[k], wantPos, wantNeg, wantLog)
+						if pos[k] != wantPos || neg[k] != wantNeg || negLog[k] != wantLog || cand[k] != wantPos+wantNeg {
+							t.Fatalf("step %d, entry (%d, %d): pos %v neg %v negLog %v cand %v, want %v %v %v %v",
+								step, i, j, pos[k], neg[k], negLog[k], cand[k], wantPos, wantNeg, wantLog, wantPos+wantNeg)
 						}
+						negatives += wantNeg
+					}
+					if count[i] != negatives {
+						t.Fatalf("step %d, row %d: %v negatives counted, want %v", step, i, count[i], negatives)
 					}
 				}
 			}

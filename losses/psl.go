@@ -66,9 +66,8 @@ func (o *PSLOptions) Resolve() error {
 // cosine scores, d ∈ [−2, 2]) it is 0, as relu's is below d = −1: the value of the step σ bounds
 // from above there, and the limit of σ(d)^{1/τ} as σ(d) → 0. LogSumPow takes the powers by
 // repeated squaring when 1/τ is an integer (τ = 0.05, 0.1, 0.2, 0.5, …), without a logarithm
-// per entry.
+// per entry; PairwiseSurrogate forms σ(d_ij) from the scores in one pass.
 func pslExpr(e *Expr) (*G.Node, error) {
-	d := SubRows(e.Scores, e.AtPos(e.Scores))
-	sigma := G.Must(G.ApplyOp(newElem(e.Options.(*PSLOptions).Surrogate.fn()), d, e.Const(1)))
-	return e.Reduce(LogSumPow(sigma, AddEach(e.Pos(), e.Neg()), e.invTemperature())), nil
+	sigma := e.PairwiseSurrogate(e.Options.(*PSLOptions).Surrogate)
+	return e.Reduce(LogSumPow(sigma, e.Cand(), e.invTemperature())), nil
 }

@@ -16,21 +16,29 @@ import (
 
 // RowSoftplusSum is Σ_j w_ij·softplus(z_ij) as a B×1 matrix, for a B×C z and a B×C mask w of
 // zeros and ones (a mask of another value is an error when the node runs): RowDot(Softplus(z), w)
-// without a logarithm per entry. Each row is log Π_j (1 + e^{z_ij})^{w_ij}, the sum of the
-// positive z plus log1p of the product of the 1 + e^{−|z|} kept as that product minus one
-// (updated as P + a + P·a, exact to rounding for small terms, and folded into the sum before it
-// overflows). Its gradient is w_ij·σ(z_ij), from σ kept in the forward pass. The row's value is
-// within about C units of rounding of the sum of the C softplus terms (not within one of each
-// term).
-func RowSoftplusSum(z, w *G.Node) *G.Node {
-	return G.Must(G.ApplyOp(&rowSoftplusOp{primOp: newPrim("rowSoftplusSum")}, z, w))
+// without a logarithm per entry. Each row is the sum of the positive z plus, per chunk of
+// simd.SoftplusChunk entries, log1p of the product of the 1 + e^{−|z|} kept as that product minus
+// one (updated as P + a + P·a, exact to rounding for small terms) in lanes (simd.SoftplusRow:
+// float32 operands eight at a time in vector registers where the processor has them, their
+// exponentials and σ in float32, the sums in float64). Its gradient is w_ij·σ(z_ij), from σ kept
+// in the forward pass. The row's value is within about C units of rounding of the sum of the C
+// softplus terms (not within one of each term).
+func RowSoftplusSum(z, w *G.Node) *G.Node { return rowSoftplusSum(through{src: z}, w) }
+
+// rowSoftplusSum is RowSoftplusSum of z read as th says (scaled, not masked).
+func rowSoftplusSum(th through, w *G.Node) *G.Node {
+	op := &rowSoftplusOp{primOp: newPrim("rowSoftplusSum" + th.suffix()), th: th}
+	return G.Must(G.ApplyOp(op, th.src, w))
 }
 
-// rowSoftplusOp is RowSoftplusSum.
+// rowSoftplusOp is RowSoftplusSum, reading z as th says (fuse.go): its inputs are th's source and
+// w.
 type rowSoftplusOp struct {
 	primOp
-	keep kept        // w·σ(z) of the last forward pass
-	rows [][]float64 // one row of e^{−|z|} per goroutine
+	th   through
+	keep kept // w·σ(z) of the last forward pass
+	bad  []bool
+	rows any // the [][]T rows of the scaled z, one per goroutine
 }
 
 func (op *rowSoftplusOp) Arity() int    { return 2 }
@@ -57,13 +65,12 @@ func (op *rowSoftplusOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value
 	s := t[0].Shape()
 	out := op.output(prealloc, vecShape(s, axisRows), t[0].Dtype())
 	keep := op.keep.get(s, t[0].Dtype())
-	parts := parallel.Parts(s[0]*s[1], primMin, defaultWorkers())
-	op.rows = reuse.GrowRows(op.rows, parts, s[1])
+	op.bad = reuse.Grow(op.bad, parallel.Parts(s[0]*s[1], primMin, defaultWorkers()))
 	switch z := t[0].Data().(type) {
 	case []float32:
-		err = softplusRows(out.Data().([]float32), keep.Data().([]float32), z, t[1].Data().([]float32), op.rows)
+		err = softplusRows(out.Data().([]float32), keep.Data().([]float32), z, t[1].Data().([]float32), op)
 	case []float64:
-		err = softplusRows(out.Data().([]float64), keep.Data().([]float64), z, t[1].Data().([]float64), op.rows)
+		err = softplusRows(out.Data().([]float64), keep.Data().([]float64), z, t[1].Data().([]float64), op)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("losses: %s: %w", op.Name, err)
@@ -75,46 +82,26 @@ func (op *rowSoftplusOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value
 var errMask = errors.New("the mask has an entry other than 0 and 1")
 
 // softplusRows writes each row's Σ_j w_j·softplus(z_j) into out and w_j·σ(z_j) into keep, rows
-// split among len(rows) goroutines, each with a row buffer for the e^{−|z_j|} (taken four at a
-// time by simd.ExpNegShift).
-func softplusRows[T floats](out, keep, z, w []T, rows [][]float64) error {
+// split among len(op.bad) goroutines, each reporting a mask value other than 0 and 1 in its bad;
+// z is the source of a scaled z where op reads through a MulScalar (each row scaled first).
+func softplusRows[T floats](out, keep, z, w []T, op *rowSoftplusOp) error {
 	c := len(z) / len(out)
-	bad := make([]bool, len(rows))
-	parallel.Split(len(out), len(rows), func(part, lo, hi int) {
-		e := rows[part]
+	bad := op.bad
+	prev, _ := op.rows.([][]T)
+	rows := reuse.GrowRows(prev, len(bad), c)
+	op.rows = rows
+	by := [1]T{T(op.th.by)}
+	parallel.Split(len(out), len(bad), func(part, lo, hi int) {
+		bad[part] = false
 		for i := lo; i < hi; i++ {
-			zr, wr, kr := z[i*c:(i+1)*c], w[i*c:(i+1)*c], keep[i*c:(i+1)*c]
-			for j, v := range zr {
-				e[j] = -math.Abs(float64(v))
+			zi := z[i*c : (i+1)*c]
+			if op.th.scaled {
+				bcastRow(rows[part], zi, by[:], true)
+				zi = rows[part]
 			}
-			simd.ExpNegShift(e, e, 0)
-			// Four running sums of max(z, 0) and of flushed logs, and four running products
-			// Π(1 + e^{−|z|}) − 1, over j mod 4, so that their chains of operations overlap.
-			var sum, prod [4]float64
-			for j, v := range zr {
-				wv := wr[j]
-				if wv != 0 && wv != 1 {
-					bad[part] = true
-				}
-				a, fv, u := e[j]*float64(wv), float64(v), j&3
-				pos, num := 0.0, a
-				if fv > 0 {
-					pos = fv
-				}
-				if fv >= 0 {
-					num = float64(wv)
-				}
-				sum[u] += pos * float64(wv)
-				prod[u] += a + prod[u]*a
-				if prod[u] > 1e150 {
-					sum[u] += math.Log1p(prod[u])
-					prod[u] = 0
-				}
-				kr[j] = T(num / (1 + a))
-			}
-			p01 := prod[0] + prod[1] + prod[0]*prod[1]
-			p23 := prod[2] + prod[3] + prod[2]*prod[3]
-			out[i] = T((sum[0] + sum[1]) + (sum[2] + sum[3]) + (math.Log1p(p01) + math.Log1p(p23)))
+			sum, b := simd.SoftplusRow(keep[i*c:(i+1)*c], zi, w[i*c:(i+1)*c])
+			out[i] = T(sum)
+			bad[part] = bad[part] || b
 		}
 	})
 	for _, b := range bad {
@@ -127,9 +114,12 @@ func softplusRows[T floats](out, keep, z, w []T, rows [][]float64) error {
 
 func (op *rowSoftplusOp) DiffWRT(int) []bool { return []bool{true, false} }
 
-// back is the op of the gradient, g_i·w_ij·σ(z_ij) from the w·σ(z) the forward pass keeps.
+// back is the op of the gradient, g_i·w_ij·σ(z_ij) from the w·σ(z) the forward pass keeps,
+// times the scale (the product rounded) for the source of a scaled z.
 func (op *rowSoftplusOp) back() *keptGradOp {
-	return newKeptGrad(op.Name+"Back", &op.keep, axisRows, false)
+	k := newKeptGrad(op.Name+"Back", &op.keep, axisRows, false)
+	k.then, k.by = op.th.scaled, op.th.by
+	return k
 }
 
 func (op *rowSoftplusOp) SymDiff(in G.Nodes, out, g *G.Node) (G.Nodes, error) {
@@ -163,7 +153,7 @@ type logSumPowOp struct {
 	primOp
 	keep       kept
 	tops, sums []float64
-	rows       [][]float64 // one row of r per goroutine
+	bad        []error // one per goroutine
 }
 
 func (op *logSumPowOp) Arity() int    { return 3 }
@@ -194,7 +184,7 @@ func (op *logSumPowOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, 
 	out := op.output(prealloc, vecShape(s, axisRows), t[0].Dtype())
 	keep := op.keep.get(s, t[0].Dtype())
 	op.tops, op.sums = reuse.Grow(op.tops, s[0]), reuse.Grow(op.sums, s[0])
-	op.rows = reuse.GrowRows(op.rows, parallel.Parts(s[0]*s[1], primMin, defaultWorkers()), s[1])
+	op.bad = reuse.Grow(op.bad, parallel.Parts(s[0]*s[1], primMin, defaultWorkers()))
 	switch x := t[0].Data().(type) {
 	case []float32:
 		err = powRows(out.Data().([]float32), keep.Data().([]float32), op, x, t[1].Data().([]float32), a, s[1])
@@ -211,54 +201,29 @@ func (op *logSumPowOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, 
 const maxIntPow = 64
 
 // powRows writes log Σ_j m_j x_j^a of each row into out, r^{a−1} into keep and the rows' maxima
-// and sums into op, rows split among len(op.rows) goroutines.
+// and sums into op, rows split among len(op.bad) goroutines.
 func powRows[T floats](out, keep []T, op *logSumPowOp, x, m []T, a float64, c int) error {
 	integer := a == math.Trunc(a) && a >= 1 && a <= maxIntPow
-	bad := make([]error, len(op.rows))
-	parallel.Split(len(out), len(op.rows), func(part, lo, hi int) {
-		r := op.rows[part]
+	parallel.Split(len(out), len(op.bad), func(part, lo, hi int) {
+		op.bad[part] = nil
 		for i := lo; i < hi; i++ {
 			row, mask, kr := x[i*c:(i+1)*c], m[i*c:(i+1)*c], keep[i*c:(i+1)*c]
-			top := 0.0
-			for j, v := range row {
-				if mask[j] == 1 {
-					if !(v >= 0) {
-						bad[part] = fmt.Errorf("entry %d of row %d is %v, not ≥ 0", j, i, v)
-					}
-					top = max(top, float64(v))
-				} else if mask[j] != 0 {
-					bad[part] = errMask
-				}
+			top, err := rowTop(row, mask, i)
+			if err != nil && op.bad[part] == nil {
+				op.bad[part] = err
 			}
 			inv := 1 / top
-			for j, v := range row {
-				r[j] = float64(v) * inv * float64(mask[j])
-			}
-			switch {
-			case integer:
-				powIntRow(r, int(a)-1)
-			case a >= 1:
-				for j, v := range r {
-					r[j] = simd.ExpNeg((a - 1) * math.Log(v))
-				}
-			default:
-				for j, v := range r {
-					r[j] = math.Exp((a - 1) * math.Log(v))
-				}
-			}
-			sum := 0.0
-			for j, q := range r {
-				if row[j] == 0 || mask[j] == 0 {
-					q = 0
-				}
-				kr[j] = T(q)
-				sum += q * float64(row[j]) * inv
+			var sum float64
+			if integer {
+				sum = simd.PowRow(kr, row, mask, inv, int(a)-1)
+			} else {
+				sum = powRowReal(kr, row, mask, inv, a)
 			}
 			op.tops[i], op.sums[i] = top, sum
 			out[i] = T(a*math.Log(top) + math.Log(sum))
 		}
 	})
-	for _, err := range bad {
+	for _, err := range op.bad {
 		if err != nil {
 			return err
 		}
@@ -266,31 +231,40 @@ func powRows[T floats](out, keep []T, op *logSumPowOp, x, m []T, a float64, c in
 	return nil
 }
 
-// powIntRow replaces every r_j by r_j^n (n ≥ 0) by repeated squaring, four entries at a time so
-// that their chains of products overlap.
-func powIntRow(r []float64, n int) {
-	j := 0
-	for ; j+4 <= len(r); j += 4 {
-		b0, b1, b2, b3 := r[j], r[j+1], r[j+2], r[j+3]
-		p0, p1, p2, p3 := 1.0, 1.0, 1.0, 1.0
-		for e := n; e > 0; e >>= 1 {
-			if e&1 == 1 {
-				p0, p1, p2, p3 = p0*b0, p1*b1, p2*b2, p3*b3
-			}
-			b0, b1, b2, b3 = b0*b0, b1*b1, b2*b2, b3*b3
-		}
-		r[j], r[j+1], r[j+2], r[j+3] = p0, p1, p2, p3
+// rowTop returns the largest x_j of the row over the mask (0 if there is none), and an error for
+// a masked x_j that is not ≥ 0 or a mask value other than 0 and 1 (row i of the matrix).
+func rowTop[T floats](row, mask []T, i int) (float64, error) {
+	top, ok := simd.MaskedMax(row, mask)
+	if ok {
+		return float64(top), nil
 	}
-	for ; j < len(r); j++ {
-		p, b := 1.0, r[j]
-		for e := n; e > 0; e >>= 1 {
-			if e&1 == 1 {
-				p *= b
-			}
-			b *= b
+	for j, v := range row {
+		if mask[j] == 1 && !(v >= 0) {
+			return 0, fmt.Errorf("entry %d of row %d is %v, not ≥ 0", j, i, v)
 		}
-		r[j] = p
 	}
+	return 0, errMask
+}
+
+// powRowReal is simd.PowRow for an exponent a − 1 that is not an integer (or a > maxIntPow):
+// r^{a−1} = e^{(a−1)·log r}, by ExpNeg for a ≥ 1 (r ≤ 1).
+func powRowReal[T floats](q, x, m []T, c, a float64) float64 {
+	var acc [4]float64
+	for j, xj := range x[:len(q)] {
+		v := float64(xj)
+		p := 0.0
+		if xj != 0 && m[j] != 0 {
+			l := (a - 1) * math.Log(v*c*float64(m[j]))
+			if a >= 1 {
+				p = simd.ExpNeg(l)
+			} else {
+				p = math.Exp(l)
+			}
+		}
+		q[j] = T(p)
+		acc[j&3] += float64(p * v * c)
+	}
+	return (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
 
 func (op *logSumPowOp) DiffWRT(int) []bool { return []bool{true, false, true} }
@@ -391,10 +365,7 @@ func (op *powBackOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, er
 func powGrad[T floats](out, g, q []T, src *logSumPowOp, a float64, c int) {
 	parallel.Split(len(g), parallel.Parts(len(q), primMin, defaultWorkers()), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			f := float64(g[i]) * a / (src.tops[i] * src.sums[i])
-			for j := i * c; j < (i+1)*c; j++ {
-				out[j] = T(f * float64(q[j]))
-			}
+			mulWide(out[i*c:(i+1)*c], q[i*c:(i+1)*c], float64(g[i])*a/(src.tops[i]*src.sums[i]))
 		}
 	})
 }

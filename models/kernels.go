@@ -204,11 +204,13 @@ func addScaled[T float](dst []T, c T, x []T) {
 // an epsilon that keeps a zero row (and its gradient) finite.
 func l2Norm[T float](y, z []T, d int, eps float64) {
 	parallelRows(len(z)/d, d, func(lo, hi int) {
-		for i := lo * d; i < hi*d; i += d {
-			zr, yr := z[i:i+d], y[i:i+d]
-			inv := T(1 / math.Sqrt(float64(dot(zr, zr))+eps*eps))
-			for j, v := range zr {
-				yr[j] = v * inv
+		var zz [4]T
+		for i := lo; i < hi; i += 4 {
+			k := min(4, hi-i)
+			rowDots(zz[:k], z[i*d:], z[i*d:], d)
+			for r, ss := range zz[:k] {
+				o := (i + r) * d
+				scaleTo(y[o:o+d], z[o:o+d], T(1/math.Sqrt(float64(ss)+eps*eps)))
 			}
 		}
 	})
@@ -218,15 +220,64 @@ func l2Norm[T float](y, z []T, d int, eps float64) {
 // l2Norm (dy/dz = (I - z zᵀ/n²)/n).
 func l2NormGrad[T float](dz, z, y, g []T, d int, eps float64) {
 	parallelRows(len(z)/d, d, func(lo, hi int) {
-		for i := lo * d; i < hi*d; i += d {
-			zr, yr, gr, dr := z[i:i+d], y[i:i+d], g[i:i+d], dz[i:i+d]
-			inv := T(1 / math.Sqrt(float64(dot(zr, zr))+eps*eps))
-			yg := dot(yr, gr)
-			for j := range dr {
-				dr[j] = (gr[j] - yr[j]*yg) * inv
+		var zz, yg [4]T
+		for i := lo; i < hi; i += 4 {
+			k := min(4, hi-i)
+			rowDots(zz[:k], z[i*d:], z[i*d:], d)
+			rowDots(yg[:k], y[i*d:], g[i*d:], d)
+			for r := range k {
+				o := (i + r) * d
+				dr := dz[o : o+d]
+				copy(dr, g[o:o+d])
+				addScaled(dr, -yg[r], y[o:o+d])
+				scaleTo(dr, dr, T(1/math.Sqrt(float64(zz[r])+eps*eps)))
 			}
 		}
 	})
+}
+
+// rowDots sets out[r] = dot(a[r,:], b[r,:]) for the first len(out) rows of the d-column matrices
+// a and b, each summed in order as dot does; four rows at a time, their sums interleaved so that
+// the four chains of additions overlap.
+func rowDots[T float](out, a, b []T, d int) {
+	if len(out) < 4 {
+		for r := range out {
+			out[r] = dot(a[r*d:(r+1)*d], b[r*d:(r+1)*d])
+		}
+		return
+	}
+	a0, a1, a2, a3 := a[:d], a[d:2*d], a[2*d:3*d], a[3*d:4*d]
+	b0, b1, b2, b3 := b[:d], b[d:2*d], b[2*d:3*d], b[3*d:4*d]
+	var s0, s1, s2, s3 T
+	for j, v := range a0 {
+		s0 += v * b0[j]
+		s1 += a1[j] * b1[j]
+		s2 += a2[j] * b2[j]
+		s3 += a3[j] * b3[j]
+	}
+	out[0], out[1], out[2], out[3] = s0, s1, s2, s3
+}
+
+// addConst sets dst = x + c elementwise (len(x) ≥ len(dst)); float32 through simd.AddScalar.
+func addConst[T float](dst, x []T, c T) {
+	if d, ok := any(dst).([]float32); ok {
+		simd.AddScalar(d, any(x).([]float32), float32(c))
+		return
+	}
+	for j, v := range x[:len(dst)] {
+		dst[j] = v + c
+	}
+}
+
+// scaleTo sets dst = c·x elementwise (len(x) ≥ len(dst)); float32 through simd.MulScalar.
+func scaleTo[T float](dst, x []T, c T) {
+	if d, ok := any(dst).([]float32); ok {
+		simd.MulScalar(d, any(x).([]float32), float32(c))
+		return
+	}
+	for j, v := range x[:len(dst)] {
+		dst[j] = v * c
+	}
 }
 
 func dot[T float](a, b []T) T {

@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/samplingbias/workbench/datasets"
+	"github.com/samplingbias/workbench/internal/simd"
 )
 
 // Tower sides.
@@ -347,6 +348,9 @@ func gather[T float](m *Model, t *tower, ids []int32, x []T) {
 	dim := m.s.EmbeddingDim
 	dd := t.feats.DenseDim
 	parallelRows(len(ids), t.in, func(lo, hi int) {
+		for _, fi := range t.fields {
+			prefetchBags(fi.field, ids[lo:hi], values[T](m.tables[fi.table]), dim)
+		}
 		for r := lo; r < hi; r++ {
 			e := int(ids[r])
 			row := x[r*t.in : (r+1)*t.in]
@@ -362,6 +366,22 @@ func gather[T float](m *Model, t *tower, ids []int32, x []T) {
 	})
 }
 
+// prefetchBags asks the processor to bring the embedding rows (dim values of emb each) of the
+// bags of f of the entities ids into its caches, so that the rows, scattered over a table
+// larger than the caches, arrive together rather than one at a time as pool reads them.
+func prefetchBags[T float](f *datasets.Field, ids []int32, emb []T, dim int) {
+	e32, ok := any(emb).([]float32)
+	if !ok {
+		return
+	}
+	for _, e := range ids {
+		bag, _ := f.Bag(int(e))
+		for _, id := range bag {
+			simd.Prefetch(e32[int(id)*dim : int(id)*dim+dim])
+		}
+	}
+}
+
 // pool sets seg to the weighted mean of the rows of emb (dim = len(seg)) in entity e's bag of f.
 func pool[T float](seg []T, f *datasets.Field, e int, emb []T) {
 	bag, w := f.Bag(e)
@@ -372,6 +392,11 @@ func pool[T float](seg []T, f *datasets.Field, e int, emb []T) {
 // by w (nil: all 1): zeros for an empty bag or a zero weight sum.
 func poolBag[T float](seg []T, bag []int32, w []float32, emb []T) {
 	dim := len(seg)
+	if len(bag) == 1 && w == nil {
+		// The mean of one row: the loop below gives 0 + 1·e = e + 0, then ·(1/1).
+		addConst(seg, emb[int(bag[0])*dim:int(bag[0])*dim+dim], 0)
+		return
+	}
 	clear(seg)
 	var sum T
 	for k, id := range bag {
@@ -383,9 +408,6 @@ func poolBag[T float](seg []T, bag []int32, w []float32, emb []T) {
 		addScaled(seg, wk, emb[int(id)*dim:int(id)*dim+dim])
 	}
 	if sum != 0 {
-		inv := 1 / sum
-		for j := range seg {
-			seg[j] *= inv
-		}
+		scaleTo(seg, seg, 1/sum)
 	}
 }

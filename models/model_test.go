@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -329,4 +330,43 @@ func TestOptimizerDefaults(t *testing.T) {
 			t.Errorf("%s: learning rate and epsilon %v, documented %v", o.name, got, want[o.name])
 		}
 	}
+}
+
+// TestPoolBagOneRow: the mean of a bag of one unweighted id (poolBag's shortcut) has the bits of
+// the weighted mean's loop with weight 1, −0 (which becomes +0), NaN and infinities included,
+// in float32 and float64.
+func TestPoolBagOneRow(t *testing.T) {
+	row := []float64{1.5, math.Copysign(0, -1), 0, math.NaN(), math.Inf(-1), -3e-39, 7, 1e30, -2, 0.1}
+	check := func(got, want []float64) {
+		t.Helper()
+		for j := range got {
+			if math.Float64bits(got[j]) != math.Float64bits(want[j]) && !(math.IsNaN(got[j]) && math.IsNaN(want[j])) {
+				t.Fatalf("value %d: %v, the loop's %v", j, got[j], want[j])
+			}
+		}
+		if math.Signbit(got[1]) {
+			t.Fatal("−0 stayed −0")
+		}
+	}
+	emb32 := make([]float32, 3*len(row))
+	for j, v := range row {
+		emb32[len(row)+j] = float32(v)
+	}
+	seg, want := make([]float32, len(row)), make([]float32, len(row))
+	poolBag(seg, []int32{1}, nil, emb32)
+	poolBag(want, []int32{1}, []float32{1}, emb32)
+	wide := func(x []float32) []float64 {
+		y := make([]float64, len(x))
+		for j, v := range x {
+			y[j] = float64(v)
+		}
+		return y
+	}
+	check(wide(seg), wide(want))
+	emb64 := make([]float64, 3*len(row))
+	copy(emb64[len(row):], row)
+	seg64, want64 := make([]float64, len(row)), make([]float64, len(row))
+	poolBag(seg64, []int32{1}, nil, emb64)
+	poolBag(want64, []int32{1}, []float32{1}, emb64)
+	check(seg64, want64)
 }

@@ -172,8 +172,8 @@ func (p *product) packA(dst []float32, ic, mb, pc, kb int) {
 // pack packs the matrix X[i0:i0+n, pc:pc+kb] into panels of w rows of X, each stored as kb groups
 // of w values (X[i, l] for the panel's rows i), padding the last panel with zeros. X[i, l] is
 // src[l*ld+i] if strided, src[i*ld+l] otherwise: for op(A), X = op(A); for op(B), X = op(B)ᵀ.
-// Full panels of the two widths are copied value by value with fixed sizes, which the compiler
-// turns into moves without a call (copy calls memmove for every group) or bounds checks.
+// A full panel of strided groups is copied by simd.CopyStrided (in vector registers: copy would
+// call memmove for every group).
 func pack(dst, src []float32, ld int, strided bool, w, i0, n, pc, kb int) {
 	for ir := 0; ir < n; ir += w {
 		panel := dst[ir*kb : (ir+w)*kb]
@@ -183,17 +183,8 @@ func pack(dst, src []float32, ld int, strided bool, w, i0, n, pc, kb int) {
 		}
 		i := i0 + ir
 		switch {
-		case strided && rows == mr && w == mr:
-			for l := range kb {
-				g, x := panel[l*mr:l*mr+mr], src[(pc+l)*ld+i:][:mr]
-				g[0], g[1], g[2], g[3], g[4], g[5] = x[0], x[1], x[2], x[3], x[4], x[5]
-			}
-		case strided && rows == nr && w == nr:
-			for l := range kb {
-				g, x := panel[l*nr:l*nr+nr], src[(pc+l)*ld+i:][:nr]
-				g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7] = x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]
-				g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15] = x[8], x[9], x[10], x[11], x[12], x[13], x[14], x[15]
-			}
+		case strided && rows == w:
+			simd.CopyStrided(panel, src[pc*ld+i:], w, ld, kb)
 		case strided:
 			for l := range kb {
 				copy(panel[l*w:l*w+rows], src[(pc+l)*ld+i:][:rows])

@@ -214,3 +214,17 @@ func narrowGo(dst []float32, x []float64) {
 		dst[i] = float32(v)
 	}
 }
+
+// copyStridedGo is CopyStrided in plain Go for the groups l ≥ from.
+func copyStridedGo(dst, src []float32, w, ld, n, from int) {
+	for l := from; l < n; l++ {
+		copy(dst[l*w:l*w+w], src[l*ld:l*ld+w])
+	}
+}
+
+// checkStrided panics unless CopyStrided's slices hold n groups.
+func checkStrided(dst, src []float32, w, ld, n int) {
+	if n > 0 && (w < 1 || ld < w || len(dst) < n*w || len(src) < (n-1)*ld+w) {
+		panic("simd: CopyStrided: bad sizes")
+	}
+}

@@ -239,10 +239,27 @@ func ExpNegShift(dst, x []float64, shift float64) float64 {
 	if vector {
 		head = len(dst) &^ 3
 		if head > 0 {
-			sum = expNegShift4(&dst[0], &x[0], head, shift)
+			sum = expNegShift4(&dst[0], &x[0], head, shift, nil)
 		}
 	}
 	return expNegShiftGo(dst[head:], x[head:], shift, sum)
+}
+
+// ExpNegShiftTo is ExpNegShift with the values stored narrowed to float32 (float32(ExpNeg(x[i]
+// − shift)), bit for bit) in dst, the sum formed from the float64 values. It may overwrite x,
+// which must be at least as long as dst.
+func ExpNegShiftTo(dst []float32, x []float64, shift float64) float64 {
+	x = x[:len(dst)]
+	head, sum := 0, 0.0
+	if vector {
+		head = len(dst) &^ 3
+		if head > 0 {
+			sum = expNegShift4(nil, &x[0], head, shift, &dst[0])
+		}
+	}
+	sum = expNegShiftGo(x[head:], x[head:], shift, sum)
+	narrowGo(dst[head:], x[head:])
+	return sum
 }
 
 // Narrow sets dst[i] = float32(x[i]) for i < len(dst); x must be at least as long as dst.
@@ -321,7 +338,7 @@ func mulWide4(dst, x *float32, n int, c float64)
 func narrow4(dst *float32, x *float64, n int)
 
 //go:noescape
-func expNegShift4(dst, x *float64, n int, shift float64) (sum float64)
+func expNegShift4(dst, x *float64, n int, shift float64, dst32 *float32) (sum float64)
 
 //go:noescape
 func kernel6x16(k int, a, b, c *float32, ldc, panels int)
@@ -367,3 +384,40 @@ func addScaled8(dst []float32, c float32, x []float32)
 //
 //go:noescape
 func add8(dst, a, b []float32)
+
+// CopyStrided sets dst[l*w+r] = src[l*ld+r] for r < w, l < n: n groups of w values taken ld
+// apart (a panel of a matrix product's packed operand). It panics if ld < w or a slice is
+// too short. Groups of 6 and 16 values are moved in vector registers.
+func CopyStrided(dst, src []float32, w, ld, n int) {
+	checkStrided(dst, src, w, ld, n)
+	if n == 0 {
+		return
+	}
+	switch {
+	case vector && w == 6:
+		copyStrided6(&dst[0], &src[0], ld, n)
+	case vector && w == 16:
+		copyStrided16(&dst[0], &src[0], ld, n)
+	default:
+		copyStridedGo(dst, src, w, ld, n, 0)
+	}
+}
+
+// copyStrided6 and copyStrided16 are CopyStrided for groups of 6 and 16 values.
+//
+//go:noescape
+func copyStrided6(dst, src *float32, ld, n int)
+
+//go:noescape
+func copyStrided16(dst, src *float32, ld, n int)
+
+// Prefetch asks the processor to bring the memory of x into its caches (PREFETCHT0, one per
+// 64-byte line), without waiting for it: a hint, with no effect on any value.
+func Prefetch(x []float32) {
+	if len(x) > 0 {
+		prefetch(&x[0], len(x))
+	}
+}
+
+//go:noescape
+func prefetch(x *float32, n int)

@@ -1,6 +1,7 @@
 //go:build !noasm
 
 #include "textflag.h"
+#include "expneg_amd64.h"
 
 // ZERO12 clears the accumulators Y0..Y11.
 #define ZERO12 \
@@ -577,115 +578,117 @@ scaled_done:
 
 // The constants of ExpNeg, each repeated in 4 lanes (32 bytes), in this order: log2e, roundMagic,
 // ln2Hi, ln2Lo, −708, bits(roundMagic) − 1023 (an int64), then the Taylor coefficients 1/1!, …,
-// 1/12! (1/n! at offset 160 + 32·n).
+// 1/12! (1/n! at offset 160 + 32·n). The loss functions' kernels (lossfn_amd64.s) read it too.
 // log2e
-DATA expNegConst<>+0(SB)/8, $0x3ff71547652b82fe
-DATA expNegConst<>+8(SB)/8, $0x3ff71547652b82fe
-DATA expNegConst<>+16(SB)/8, $0x3ff71547652b82fe
-DATA expNegConst<>+24(SB)/8, $0x3ff71547652b82fe
+DATA ·expNegConst+0(SB)/8, $0x3ff71547652b82fe
+DATA ·expNegConst+8(SB)/8, $0x3ff71547652b82fe
+DATA ·expNegConst+16(SB)/8, $0x3ff71547652b82fe
+DATA ·expNegConst+24(SB)/8, $0x3ff71547652b82fe
 // roundMagic
-DATA expNegConst<>+32(SB)/8, $0x4338000000000000
-DATA expNegConst<>+40(SB)/8, $0x4338000000000000
-DATA expNegConst<>+48(SB)/8, $0x4338000000000000
-DATA expNegConst<>+56(SB)/8, $0x4338000000000000
+DATA ·expNegConst+32(SB)/8, $0x4338000000000000
+DATA ·expNegConst+40(SB)/8, $0x4338000000000000
+DATA ·expNegConst+48(SB)/8, $0x4338000000000000
+DATA ·expNegConst+56(SB)/8, $0x4338000000000000
 // ln2Hi
-DATA expNegConst<>+64(SB)/8, $0x3fe62e42fee00000
-DATA expNegConst<>+72(SB)/8, $0x3fe62e42fee00000
-DATA expNegConst<>+80(SB)/8, $0x3fe62e42fee00000
-DATA expNegConst<>+88(SB)/8, $0x3fe62e42fee00000
+DATA ·expNegConst+64(SB)/8, $0x3fe62e42fee00000
+DATA ·expNegConst+72(SB)/8, $0x3fe62e42fee00000
+DATA ·expNegConst+80(SB)/8, $0x3fe62e42fee00000
+DATA ·expNegConst+88(SB)/8, $0x3fe62e42fee00000
 // ln2Lo
-DATA expNegConst<>+96(SB)/8, $0x3dea39ef35793c76
-DATA expNegConst<>+104(SB)/8, $0x3dea39ef35793c76
-DATA expNegConst<>+112(SB)/8, $0x3dea39ef35793c76
-DATA expNegConst<>+120(SB)/8, $0x3dea39ef35793c76
+DATA ·expNegConst+96(SB)/8, $0x3dea39ef35793c76
+DATA ·expNegConst+104(SB)/8, $0x3dea39ef35793c76
+DATA ·expNegConst+112(SB)/8, $0x3dea39ef35793c76
+DATA ·expNegConst+120(SB)/8, $0x3dea39ef35793c76
 // -708
-DATA expNegConst<>+128(SB)/8, $0xc086200000000000
-DATA expNegConst<>+136(SB)/8, $0xc086200000000000
-DATA expNegConst<>+144(SB)/8, $0xc086200000000000
-DATA expNegConst<>+152(SB)/8, $0xc086200000000000
+DATA ·expNegConst+128(SB)/8, $0xc086200000000000
+DATA ·expNegConst+136(SB)/8, $0xc086200000000000
+DATA ·expNegConst+144(SB)/8, $0xc086200000000000
+DATA ·expNegConst+152(SB)/8, $0xc086200000000000
 // bits(roundMagic) − 1023, an int64
-DATA expNegConst<>+160(SB)/8, $0x4337fffffffffc01
-DATA expNegConst<>+168(SB)/8, $0x4337fffffffffc01
-DATA expNegConst<>+176(SB)/8, $0x4337fffffffffc01
-DATA expNegConst<>+184(SB)/8, $0x4337fffffffffc01
+DATA ·expNegConst+160(SB)/8, $0x4337fffffffffc01
+DATA ·expNegConst+168(SB)/8, $0x4337fffffffffc01
+DATA ·expNegConst+176(SB)/8, $0x4337fffffffffc01
+DATA ·expNegConst+184(SB)/8, $0x4337fffffffffc01
 // 1
-DATA expNegConst<>+192(SB)/8, $0x3ff0000000000000
-DATA expNegConst<>+200(SB)/8, $0x3ff0000000000000
-DATA expNegConst<>+208(SB)/8, $0x3ff0000000000000
-DATA expNegConst<>+216(SB)/8, $0x3ff0000000000000
+DATA ·expNegConst+192(SB)/8, $0x3ff0000000000000
+DATA ·expNegConst+200(SB)/8, $0x3ff0000000000000
+DATA ·expNegConst+208(SB)/8, $0x3ff0000000000000
+DATA ·expNegConst+216(SB)/8, $0x3ff0000000000000
 // 1/2
-DATA expNegConst<>+224(SB)/8, $0x3fe0000000000000
-DATA expNegConst<>+232(SB)/8, $0x3fe0000000000000
-DATA expNegConst<>+240(SB)/8, $0x3fe0000000000000
-DATA expNegConst<>+248(SB)/8, $0x3fe0000000000000
+DATA ·expNegConst+224(SB)/8, $0x3fe0000000000000
+DATA ·expNegConst+232(SB)/8, $0x3fe0000000000000
+DATA ·expNegConst+240(SB)/8, $0x3fe0000000000000
+DATA ·expNegConst+248(SB)/8, $0x3fe0000000000000
 // 1/6
-DATA expNegConst<>+256(SB)/8, $0x3fc5555555555555
-DATA expNegConst<>+264(SB)/8, $0x3fc5555555555555
-DATA expNegConst<>+272(SB)/8, $0x3fc5555555555555
-DATA expNegConst<>+280(SB)/8, $0x3fc5555555555555
+DATA ·expNegConst+256(SB)/8, $0x3fc5555555555555
+DATA ·expNegConst+264(SB)/8, $0x3fc5555555555555
+DATA ·expNegConst+272(SB)/8, $0x3fc5555555555555
+DATA ·expNegConst+280(SB)/8, $0x3fc5555555555555
 // 1/24
-DATA expNegConst<>+288(SB)/8, $0x3fa5555555555555
-DATA expNegConst<>+296(SB)/8, $0x3fa5555555555555
-DATA expNegConst<>+304(SB)/8, $0x3fa5555555555555
-DATA expNegConst<>+312(SB)/8, $0x3fa5555555555555
+DATA ·expNegConst+288(SB)/8, $0x3fa5555555555555
+DATA ·expNegConst+296(SB)/8, $0x3fa5555555555555
+DATA ·expNegConst+304(SB)/8, $0x3fa5555555555555
+DATA ·expNegConst+312(SB)/8, $0x3fa5555555555555
 // 1/120
-DATA expNegConst<>+320(SB)/8, $0x3f81111111111111
-DATA expNegConst<>+328(SB)/8, $0x3f81111111111111
-DATA expNegConst<>+336(SB)/8, $0x3f81111111111111
-DATA expNegConst<>+344(SB)/8, $0x3f81111111111111
+DATA ·expNegConst+320(SB)/8, $0x3f81111111111111
+DATA ·expNegConst+328(SB)/8, $0x3f81111111111111
+DATA ·expNegConst+336(SB)/8, $0x3f81111111111111
+DATA ·expNegConst+344(SB)/8, $0x3f81111111111111
 // 1/720
-DATA expNegConst<>+352(SB)/8, $0x3f56c16c16c16c17
-DATA expNegConst<>+360(SB)/8, $0x3f56c16c16c16c17
-DATA expNegConst<>+368(SB)/8, $0x3f56c16c16c16c17
-DATA expNegConst<>+376(SB)/8, $0x3f56c16c16c16c17
+DATA ·expNegConst+352(SB)/8, $0x3f56c16c16c16c17
+DATA ·expNegConst+360(SB)/8, $0x3f56c16c16c16c17
+DATA ·expNegConst+368(SB)/8, $0x3f56c16c16c16c17
+DATA ·expNegConst+376(SB)/8, $0x3f56c16c16c16c17
 // 1/5040
-DATA expNegConst<>+384(SB)/8, $0x3f2a01a01a01a01a
-DATA expNegConst<>+392(SB)/8, $0x3f2a01a01a01a01a
-DATA expNegConst<>+400(SB)/8, $0x3f2a01a01a01a01a
-DATA expNegConst<>+408(SB)/8, $0x3f2a01a01a01a01a
+DATA ·expNegConst+384(SB)/8, $0x3f2a01a01a01a01a
+DATA ·expNegConst+392(SB)/8, $0x3f2a01a01a01a01a
+DATA ·expNegConst+400(SB)/8, $0x3f2a01a01a01a01a
+DATA ·expNegConst+408(SB)/8, $0x3f2a01a01a01a01a
 // 1/40320
-DATA expNegConst<>+416(SB)/8, $0x3efa01a01a01a01a
-DATA expNegConst<>+424(SB)/8, $0x3efa01a01a01a01a
-DATA expNegConst<>+432(SB)/8, $0x3efa01a01a01a01a
-DATA expNegConst<>+440(SB)/8, $0x3efa01a01a01a01a
+DATA ·expNegConst+416(SB)/8, $0x3efa01a01a01a01a
+DATA ·expNegConst+424(SB)/8, $0x3efa01a01a01a01a
+DATA ·expNegConst+432(SB)/8, $0x3efa01a01a01a01a
+DATA ·expNegConst+440(SB)/8, $0x3efa01a01a01a01a
 // 1/362880
-DATA expNegConst<>+448(SB)/8, $0x3ec71de3a556c734
-DATA expNegConst<>+456(SB)/8, $0x3ec71de3a556c734
-DATA expNegConst<>+464(SB)/8, $0x3ec71de3a556c734
-DATA expNegConst<>+472(SB)/8, $0x3ec71de3a556c734
+DATA ·expNegConst+448(SB)/8, $0x3ec71de3a556c734
+DATA ·expNegConst+456(SB)/8, $0x3ec71de3a556c734
+DATA ·expNegConst+464(SB)/8, $0x3ec71de3a556c734
+DATA ·expNegConst+472(SB)/8, $0x3ec71de3a556c734
 // 1/3628800
-DATA expNegConst<>+480(SB)/8, $0x3e927e4fb7789f5c
-DATA expNegConst<>+488(SB)/8, $0x3e927e4fb7789f5c
-DATA expNegConst<>+496(SB)/8, $0x3e927e4fb7789f5c
-DATA expNegConst<>+504(SB)/8, $0x3e927e4fb7789f5c
+DATA ·expNegConst+480(SB)/8, $0x3e927e4fb7789f5c
+DATA ·expNegConst+488(SB)/8, $0x3e927e4fb7789f5c
+DATA ·expNegConst+496(SB)/8, $0x3e927e4fb7789f5c
+DATA ·expNegConst+504(SB)/8, $0x3e927e4fb7789f5c
 // 1/39916800
-DATA expNegConst<>+512(SB)/8, $0x3e5ae64567f544e4
-DATA expNegConst<>+520(SB)/8, $0x3e5ae64567f544e4
-DATA expNegConst<>+528(SB)/8, $0x3e5ae64567f544e4
-DATA expNegConst<>+536(SB)/8, $0x3e5ae64567f544e4
+DATA ·expNegConst+512(SB)/8, $0x3e5ae64567f544e4
+DATA ·expNegConst+520(SB)/8, $0x3e5ae64567f544e4
+DATA ·expNegConst+528(SB)/8, $0x3e5ae64567f544e4
+DATA ·expNegConst+536(SB)/8, $0x3e5ae64567f544e4
 // 1/479001600
-DATA expNegConst<>+544(SB)/8, $0x3e21eed8eff8d898
-DATA expNegConst<>+552(SB)/8, $0x3e21eed8eff8d898
-DATA expNegConst<>+560(SB)/8, $0x3e21eed8eff8d898
-DATA expNegConst<>+568(SB)/8, $0x3e21eed8eff8d898
-GLOBL expNegConst<>(SB), RODATA|NOPTR, $576
+DATA ·expNegConst+544(SB)/8, $0x3e21eed8eff8d898
+DATA ·expNegConst+552(SB)/8, $0x3e21eed8eff8d898
+DATA ·expNegConst+560(SB)/8, $0x3e21eed8eff8d898
+DATA ·expNegConst+568(SB)/8, $0x3e21eed8eff8d898
+GLOBL ·expNegConst(SB), RODATA|NOPTR, $576
 
-// func expNegShift4(dst, x *float64, n int, shift float64) (sum float64)
+// func expNegShift4(dst, x *float64, n int, shift float64, dst32 *float32) (sum float64)
 //
 // dst[i] = ExpNeg(x[i] − shift) for i < n, n a multiple of 4, four lanes at a time with the
 // operations of ExpNeg in its order (no fused multiply-add): Y15 holds the shift, Y9..Y14 the
 // constants used outside the polynomial but −708; the lanes below −708 are cleared at the end.
-// sum is Σ dst[i] added one term at a time in the order of i (in X10, the lanes taken out one
-// by one), a chain of additions that overlaps the next lanes' exponentials.
-TEXT ·expNegShift4(SB), NOSPLIT, $0-40
+// With dst32 not nil, the values are stored narrowed to float32 at dst32 instead (dst is not
+// written). sum is Σ dst[i] added one term at a time in the order of i (in X10, the lanes taken
+// out one by one), a chain of additions that overlaps the next lanes' exponentials.
+TEXT ·expNegShift4(SB), NOSPLIT, $0-48
 	MOVQ         dst+0(FP), DI
 	MOVQ         x+8(FP), SI
 	MOVQ         n+16(FP), CX
+	MOVQ         dst32+32(FP), DX
 	VXORPD       X10, X10, X10
 	SHRQ         $2, CX
 	JZ           expneg_done
 	VBROADCASTSD shift+24(FP), Y15
-	LEAQ         expNegConst<>(SB), AX
+	LEAQ         ·expNegConst(SB), AX
 	VMOVUPD      (AX), Y14            // log2e
 	VMOVUPD      32(AX), Y13          // roundMagic
 	VMOVUPD      64(AX), Y12          // ln2Hi
@@ -695,44 +698,19 @@ TEXT ·expNegShift4(SB), NOSPLIT, $0-40
 expneg_loop:
 	VMOVUPD (SI), Y0
 	VSUBPD  Y15, Y0, Y0               // x − shift
-	VCMPPD  $0x11, 128(AX), Y0, Y8    // x < −708 (ordered: false for NaN)
-	VMULPD  Y14, Y0, Y1
-	VADDPD  Y13, Y1, Y1               // t = x·log2e + roundMagic
-	VSUBPD  Y13, Y1, Y2               // k = t − roundMagic
-	VMULPD  Y12, Y2, Y3
-	VSUBPD  Y3, Y0, Y3                // x − k·ln2Hi
-	VMULPD  Y11, Y2, Y2
-	VSUBPD  Y2, Y3, Y3                // r = x − k·ln2Hi − k·ln2Lo
-	VMULPD  Y3, Y3, Y4                // r²
-	VMULPD  Y4, Y4, Y5                // r⁴
-	VMULPD  256(AX), Y3, Y6
-	VADDPD  224(AX), Y6, Y6
-	VMULPD  Y6, Y4, Y6
-	VADDPD  192(AX), Y3, Y7
-	VADDPD  Y6, Y7, Y6                // b0 = (1 + r) + r²·(1/2 + r/3!)
-	VMULPD  384(AX), Y3, Y7
-	VADDPD  352(AX), Y7, Y7
-	VMULPD  Y7, Y4, Y7
-	VMULPD  320(AX), Y3, Y0
-	VADDPD  288(AX), Y0, Y0
-	VADDPD  Y7, Y0, Y7                // b1 = (1/4! + r/5!) + r²·(1/6! + r/7!)
-	VMULPD  512(AX), Y3, Y0
-	VADDPD  480(AX), Y0, Y0
-	VMULPD  Y0, Y4, Y0
-	VMULPD  448(AX), Y3, Y2
-	VADDPD  416(AX), Y2, Y2
-	VADDPD  Y0, Y2, Y0                // b2 = (1/8! + r/9!) + r²·(1/10! + r/11!)
-	VMULPD  544(AX), Y5, Y2
-	VADDPD  Y2, Y0, Y0
-	VMULPD  Y0, Y5, Y0
-	VADDPD  Y0, Y7, Y0
-	VMULPD  Y0, Y5, Y0
-	VADDPD  Y0, Y6, Y0                // p = b0 + r⁴·(b1 + r⁴·(b2 + r⁴/12!))
-	VPSUBQ  Y9, Y1, Y1
-	VPSLLQ  $52, Y1, Y1               // 2^k: (bits(t) − bits(roundMagic) + 1023) << 52
-	VMULPD  Y1, Y0, Y0
-	VANDNPD Y0, Y8, Y0                // 0 below −708
+	EXPNEG(Y14, Y13, Y12, Y11, Y9)
+	TESTQ   DX, DX
+	JNZ     expneg_narrow
 	VMOVUPD Y0, (DI)
+	ADDQ    $32, DI
+	JMP     expneg_sum
+
+expneg_narrow:
+	VCVTPD2PSY Y0, X4
+	VMOVUPS    X4, (DX)
+	ADDQ       $16, DX
+
+expneg_sum:
 	VADDSD  X0, X10, X10              // sum += lane 0
 	VPERMILPD $1, X0, X1
 	VADDSD  X1, X10, X10              // lane 1
@@ -741,12 +719,11 @@ expneg_loop:
 	VPERMILPD $1, X2, X3
 	VADDSD  X3, X10, X10              // lane 3
 	ADDQ    $32, SI
-	ADDQ    $32, DI
 	DECQ    CX
 	JNZ     expneg_loop
 
 expneg_done:
-	VMOVSD  X10, sum+32(FP)
+	VMOVSD  X10, sum+40(FP)
 	VZEROUPPER
 	RET
 
@@ -995,4 +972,61 @@ mulwide_loop:
 
 mulwide_done:
 	VZEROUPPER
+	RET
+
+// func copyStrided6(dst, src *float32, ld, n int)
+//
+// Per group: four values in X0 and two in AX.
+TEXT ·copyStrided6(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), R8
+	MOVQ n+24(FP), CX
+	SHLQ $2, R8
+
+copy6_loop:
+	VMOVUPS (SI), X0
+	MOVQ    16(SI), AX
+	VMOVUPS X0, (DI)
+	MOVQ    AX, 16(DI)
+	ADDQ    R8, SI
+	ADDQ    $24, DI
+	DECQ    CX
+	JNZ     copy6_loop
+	VZEROUPPER
+	RET
+
+// func copyStrided16(dst, src *float32, ld, n int)
+TEXT ·copyStrided16(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), R8
+	MOVQ n+24(FP), CX
+	SHLQ $2, R8
+
+copy16_loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ    R8, SI
+	ADDQ    $64, DI
+	DECQ    CX
+	JNZ     copy16_loop
+	VZEROUPPER
+	RET
+
+// func prefetch(x *float32, n int)
+//
+// PREFETCHT0 at x and every 64 bytes up to x + 4n (its last line included).
+TEXT ·prefetch(SB), NOSPLIT, $0-16
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	LEAQ (SI)(CX*4), DX
+
+prefetch_loop:
+	PREFETCHT0 (SI)
+	ADDQ       $64, SI
+	CMPQ       SI, DX
+	JB         prefetch_loop
 	RET

@@ -51,6 +51,16 @@ func AddScaled(dst []float32, c float32, x []float32) { addScaledGo(dst, c, x) }
 // and may be dst itself.
 func ExpNegShift(dst, x []float64, shift float64) float64 { return expNegShiftGo(dst, x, shift, 0) }
 
+// ExpNegShiftTo is ExpNegShift with the values stored narrowed to float32 (float32(ExpNeg(x[i]
+// − shift)), bit for bit) in dst, the sum formed from the float64 values. It may overwrite x,
+// which must be at least as long as dst.
+func ExpNegShiftTo(dst []float32, x []float64, shift float64) float64 {
+	x = x[:len(dst)]
+	sum := expNegShiftGo(x, x, shift, 0)
+	narrowGo(dst, x)
+	return sum
+}
+
 // Narrow sets dst[i] = float32(x[i]) for i < len(dst); x must be at least as long as dst.
 func Narrow(dst []float32, x []float64) { narrowGo(dst, x) }
 
@@ -78,3 +88,15 @@ func WidenMax(dst []float64, x []float32, m float64) float64 { return widenMaxGo
 // MulWide sets dst[i] = float32(float64(x[i])·c), the product formed in float64, for
 // i < len(dst); x must be at least as long as dst and may be dst itself.
 func MulWide(dst, x []float32, c float64) { mulWideGo(dst, x, c) }
+
+// CopyStrided sets dst[l*w+r] = src[l*ld+r] for r < w, l < n: n groups of w values taken ld
+// apart (a panel of a matrix product's packed operand). It panics if ld < w or a slice is
+// too short.
+func CopyStrided(dst, src []float32, w, ld, n int) {
+	checkStrided(dst, src, w, ld, n)
+	copyStridedGo(dst, src, w, ld, n, 0)
+}
+
+// Prefetch asks the processor to bring the memory of x into its caches: without assembly, it
+// does nothing. It is a hint, with no effect on any value.
+func Prefetch([]float32) {}

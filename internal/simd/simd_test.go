@@ -219,7 +219,7 @@ func TestExpNeg(t *testing.T) {
 
 // TestExpNegShift: the vector lanes give ExpNeg's bits, on every length up to 40 and a long one,
 // with values over and beyond ExpNeg's range (below −708, above 0, infinities, NaN, −0), in place
-// and into another slice.
+// and into another slice, and ExpNegShiftTo their narrowed bits and the same sum.
 func TestExpNegShift(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	for _, n := range upTo(40, 100_000) {
@@ -243,6 +243,15 @@ func TestExpNegShift(t *testing.T) {
 		shift := []float64{0, 1.5, -2}[rng.IntN(3)]
 		got := make([]float64, n)
 		sum := ExpNegShift(got, x, shift)
+		to, xc := make([]float32, n), append([]float64(nil), x...)
+		if sumTo := ExpNegShiftTo(to, xc, shift); !same64(sumTo, sum) {
+			t.Fatalf("n %d: ExpNegShiftTo's sum %v, want %v", n, sumTo, sum)
+		}
+		for i, v := range got {
+			if !same32(to[i], float32(v)) {
+				t.Fatalf("n %d: ExpNegShiftTo[%d] = %v, want %v", n, i, to[i], float32(v))
+			}
+		}
 		in := append([]float64(nil), x...)
 		sumIn := ExpNegShift(in, in, shift)
 		wantSum := 0.0
@@ -331,6 +340,64 @@ func TestWidenMax(t *testing.T) {
 					t.Fatalf("n %d: dst[%d] = %v, want %v", n, i, got[i], want[i])
 				}
 			}
+		}
+	}
+}
+
+// TestCopyStrided: every group lands where the definition puts it, for groups of 6, 16 (vector
+// code where the processor has it) and 5 values, every count up to 20 and strides at and above
+// the group's width; a too-short source panics.
+func TestCopyStrided(t *testing.T) {
+	for _, w := range []int{5, 6, 16} {
+		for _, ld := range []int{w, w + 1, 3 * w} {
+			for n := range 21 {
+				src := make([]float32, max(0, (n-1)*ld+w))
+				for k := range src {
+					src[k] = float32(k) + 0.5
+				}
+				dst := make([]float32, n*w+3)
+				CopyStrided(dst, src, w, ld, n)
+				for l := range n {
+					for r := range w {
+						if dst[l*w+r] != src[l*ld+r] {
+							t.Fatalf("w %d ld %d n %d: dst[%d] = %v, want %v", w, ld, n, l*w+r, dst[l*w+r], src[l*ld+r])
+						}
+					}
+				}
+				for _, v := range dst[n*w:] {
+					if v != 0 {
+						t.Fatalf("w %d ld %d n %d: wrote past the groups", w, ld, n)
+					}
+				}
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a too-short source did not panic")
+		}
+	}()
+	CopyStrided(make([]float32, 12), make([]float32, 10), 6, 6, 2)
+}
+
+// TestPrefetch: Prefetch leaves every value as it was, on every length up to 40 and at every
+// offset of 0..15 (the hint covers the last line of the slice, and never faults).
+func TestPrefetch(t *testing.T) {
+	x := make([]float32, 64)
+	for i := range x {
+		x[i] = float32(i)
+	}
+	for off := range 16 {
+		for n := range 41 {
+			if off+n > len(x) {
+				continue
+			}
+			Prefetch(x[off : off+n])
+		}
+	}
+	for i, v := range x {
+		if v != float32(i) {
+			t.Fatalf("x[%d] = %v after Prefetch", i, v)
 		}
 	}
 }
