@@ -288,6 +288,7 @@ type trainer[T float] struct {
 	denseGrad []*gorgonia.Node
 	lossNode  *gorgonia.Node
 	st        *candidates.Step // the sampler writes its declarations into it, the loss reads it
+	known     *knownPositives  // fills the data's side input candidates.Positives (nil: not declared)
 
 	grads []*rowGrad[T] // per embedding table
 	opt   *optimizer[T]
@@ -356,6 +357,9 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 		return nil, err
 	}
 	tr.st = st
+	if err := tr.prepareMining(ds, ls); err != nil {
+		return nil, err
+	}
 	if tr.itemSide, err = dataSides(ds, tr.data.Counts); err != nil {
 		return nil, err
 	}
@@ -625,6 +629,11 @@ func (tr *trainer[T]) fillStep(t int64, batch []datasets.Interaction) error {
 	}
 	if tr.audit != nil {
 		tr.audit.Observe(tr.shape, st)
+	}
+	if tr.known != nil {
+		if err := tr.known.fill(st, tr.ids[sideQuery]); err != nil {
+			return err
+		}
 	}
 	cols := len(st.ColItem) // the columns of a row: every row's, or, per row, its own
 	if tr.g.PerRow > 0 {

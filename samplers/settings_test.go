@@ -44,7 +44,7 @@ func TestResolve(t *testing.T) {
 		{Settings{Negatives: 4}, "negatives: sampler in_batch draws no negatives"},
 		{Settings{Kind: KindFull, Negatives: 4}, "negatives: sampler full draws no negatives"},
 		{Settings{Kind: KindUniform, Negatives: -1}, "negatives: must be > 0, got -1"},
-		{Settings{Kind: KindMixed, Beta: ptr(1)}, "beta: only for popularity, not sampler mixed"},
+		{Settings{Kind: KindMixed, Beta: ptr(1)}, "beta: only for popularity and popularity_without_replacement, not sampler mixed"},
 		{Settings{Kind: KindPopularity, Beta: ptr(-1)}, "beta:"},
 		{Settings{Kind: KindUniform, Options: map[string]any{"x": 1}}, "options.x: sampler uniform has no options"},
 		{Settings{Kind: KindUniform, Declare: "counts"}, `declare: unknown "counts"`},
@@ -125,7 +125,7 @@ func TestRegister(t *testing.T) {
 		s    Settings
 		want string
 	}{
-		{Settings{Kind: "fixed_item_test", Beta: &beta}, "beta: only for popularity, not sampler fixed_item_test"},
+		{Settings{Kind: "fixed_item_test", Beta: &beta}, "beta: only for popularity and popularity_without_replacement, not sampler fixed_item_test"},
 		{Settings{Kind: "fixed_item_test", MemoryBatches: 2}, "memory_batches: only for memory, not sampler fixed_item_test"},
 		{Settings{Kind: "fixed_item_test", Of: []Settings{{}, {}}}, "of: only for mixture, not sampler fixed_item_test"},
 	} {
