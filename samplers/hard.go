@@ -8,7 +8,10 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/blas"
+
 	"github.com/samplingbias/workbench/candidates"
+	"github.com/samplingbias/workbench/internal/gemm"
 	"github.com/samplingbias/workbench/internal/reuse"
 )
 
@@ -45,7 +48,8 @@ type hard struct {
 	mark  []int               // per item: the last step (1-based) it joined the pool at
 	step  int
 	order []int32 // one row's candidates, by index into the pool
-	score []float64
+	all   []float32 // the step's scores of the pool, R×P
+	score []float64 // one row's
 	err   error
 }
 
@@ -101,6 +105,8 @@ func (s *hard) mine(rng *rand.Rand, d *Data, pos, own []int32) error {
 		return err
 	}
 	dim := d.Towers.Dim()
+	s.all = reuse.Grow(s.all, r*n) // the R×P scores ⟨u_i, v_j⟩ of the pool
+	gemm.Implementation{}.Sgemm(blas.NoTrans, blas.Trans, r, n, dim, 1, u, dim, v, dim, 0, s.all, n)
 	s.score = reuse.Grow(s.score, n)
 	for i := range r {
 		ui := u[i*dim : (i+1)*dim]
@@ -114,7 +120,7 @@ func (s *hard) mine(rng *rand.Rand, d *Data, pos, own []int32) error {
 			if item == pos[i] {
 				continue
 			}
-			s.score[j] = dot(ui, v[j*dim:(j+1)*dim])
+			s.score[j] = float64(s.all[i*n+j])
 			if s.margin > 0 && s.score[j] > threshold {
 				continue
 			}
@@ -163,10 +169,56 @@ func (s *hard) fillPool(rng *rand.Rand, d *Data, pos []int32) (int, error) {
 // above the positive (the scores of an untrained model).
 func guard(pos, margin float64) float64 { return pos - (1-margin)*math.Abs(pos) }
 
-// topK sorts idx by descending score (ties: the earlier candidate first) and returns its first k.
+// topK returns the k candidates of idx (indices into score) of highest score, highest first
+// (ties: the lower index first), reordering idx: a selection of the k first (Hoare's, with the
+// median of three as pivot), then a sort of them, O(n + k log k) rather than a sort of all n.
 func topK(idx []int32, score []float64, k int) []int32 {
-	slices.SortFunc(idx, func(a, b int32) int { return cmp.Or(cmp.Compare(score[b], score[a]), cmp.Compare(a, b)) })
-	return idx[:k]
+	before := func(a, b int32) bool { return score[a] > score[b] || score[a] == score[b] && a < b }
+	if k < len(idx) {
+		selectFirst(idx, k, before)
+	}
+	top := idx[:k]
+	slices.SortFunc(top, func(a, b int32) int { return cmp.Or(cmp.Compare(score[b], score[a]), cmp.Compare(a, b)) })
+	return top
+}
+
+// selectFirst reorders x so that its k first elements are the k first in the strict total
+// order before, in any order.
+func selectFirst(x []int32, k int, before func(a, b int32) bool) {
+	lo, hi := 0, len(x)-1
+	for lo < hi {
+		a, b, c := x[lo], x[lo+(hi-lo)/2], x[hi]
+		p := b // the median of a, b, c
+		switch {
+		case before(a, b) == before(b, c):
+		case before(a, b) == before(a, c):
+			p = c
+		default:
+			p = a
+		}
+		i, j := lo, hi
+		for i <= j {
+			for before(x[i], p) {
+				i++
+			}
+			for before(p, x[j]) {
+				j--
+			}
+			if i <= j {
+				x[i], x[j] = x[j], x[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k-1 <= j:
+			hi = j
+		case k-1 >= i:
+			lo = i
+		default:
+			return
+		}
+	}
 }
 
 // dot is the inner product of a and b in float64.

@@ -6,7 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/blas"
+
 	"github.com/samplingbias/workbench/candidates"
+	"github.com/samplingbias/workbench/internal/gemm"
 	"github.com/samplingbias/workbench/internal/reuse"
 )
 
@@ -37,9 +40,10 @@ import (
 type sce struct {
 	n, buckets, rows int
 
-	all    []int32   // every item, 0..M−1
-	omega  []float64 // the step's directions, n_b × d
-	proj   []float64 // one bucket's projections
+	all          []int32   // every item, 0..M−1
+	omega        []float32 // the step's directions, n_b × d
+	projV, projU []float32 // the projections of the items and of the rows on every direction
+	proj         []float64 // one bucket's projections
 	order  []int32
 	best   []float64 // per row: its largest loss over its buckets (−Inf: in none)
 	bucket []int32   // per row: the bucket that attains it
@@ -95,21 +99,32 @@ func (s *sce) bucketize(rng *rand.Rand, d *Data, pos, rows []int32) error {
 	if err != nil {
 		return err
 	}
-	dim, tau := d.Towers.Dim(), d.Towers.Temperature()
+	dim := d.Towers.Dim()
 	s.omega = reuse.Grow(s.omega, s.buckets*dim)
 	for k := range s.omega {
-		s.omega[k] = rng.NormFloat64()
+		s.omega[k] = float32(rng.NormFloat64())
 	}
+	s.assign(s.omega, u, v, dim, m, d.Towers.Temperature(), pos, rows)
+	return nil
+}
+
+// assign fills rows from the directions omega (n_b × dim), the rows' query embeddings u (R ×
+// dim) and the corpus's item embeddings v (m × dim): steps 2 and 3 of the procedure.
+func (s *sce) assign(omega, u, v []float32, dim, m int, tau float64, pos, rows []int32) {
+	r := len(pos)
 	s.best, s.bucket = reuse.Grow(s.best, r), reuse.Grow(s.bucket, r)
 	for i := range s.best {
 		s.best[i] = math.Inf(-1)
 	}
+	// The projections ⟨ω_b, v_j⟩ (n_b × m) and ⟨ω_b, u_i⟩ (n_b × R).
+	s.projV, s.projU = reuse.Grow(s.projV, s.buckets*m), reuse.Grow(s.projU, s.buckets*r)
+	gemm.Implementation{}.Sgemm(blas.NoTrans, blas.Trans, s.buckets, m, dim, 1, omega, dim, v, dim, 0, s.projV, m)
+	gemm.Implementation{}.Sgemm(blas.NoTrans, blas.Trans, s.buckets, r, dim, 1, omega, dim, u, dim, 0, s.projU, r)
 	s.top = reuse.Grow(s.top, s.buckets*s.n)
 	for b := range s.buckets {
-		w := s.omega[b*dim : (b+1)*dim]
 		items := s.top[b*s.n : (b+1)*s.n]
-		copy(items, s.highest(w, v, dim, m, s.n))
-		for _, i := range s.highest(w, u, dim, r, s.rows) {
+		copy(items, s.highest(s.projV[b*m:(b+1)*m], s.n))
+		for _, i := range s.highest(s.projU[b*r:(b+1)*r], s.rows) {
 			if l := bucketLoss(u[int(i)*dim:(int(i)+1)*dim], v, dim, pos[i], items, tau); l > s.best[i] {
 				s.best[i], s.bucket[i] = l, int32(b)
 			}
@@ -127,20 +142,15 @@ func (s *sce) bucketize(rng *rand.Rand, d *Data, pos, rows []int32) error {
 		}
 		copy(dst, s.top[int(s.bucket[i])*s.n:])
 	}
-	return nil
 }
 
-// highest returns the k of the n embeddings x (n × dim) that project highest on w, highest first
-// (ties: the lower index first).
-func (s *sce) highest(w []float64, x []float32, dim, n, k int) []int32 {
-	s.proj = reuse.Grow(s.proj, n)
-	s.order = reuse.Grow(s.order, n)
-	for j := range n {
-		p := 0.0
-		for t, c := range w {
-			p += c * float64(x[j*dim+t])
-		}
-		s.proj[j], s.order[j] = p, int32(j)
+// highest returns the k indices of the highest of the projections proj, highest first (ties: the
+// lower index first).
+func (s *sce) highest(proj []float32, k int) []int32 {
+	s.proj = reuse.Grow(s.proj, len(proj))
+	s.order = reuse.Grow(s.order, len(proj))
+	for j, p := range proj {
+		s.proj[j], s.order[j] = float64(p), int32(j)
 	}
 	return topK(s.order, s.proj, k)
 }

@@ -25,6 +25,13 @@ func TestResolve(t *testing.T) {
 		{"popularity beta", Settings{Kind: KindPopularity}, Settings{Kind: KindPopularity, Negatives: DefaultNegatives, Beta: ptr(DefaultBeta), Declare: DeclareLaw}},
 		{"declare kept", Settings{Kind: KindUniform, Negatives: 3, Declare: DeclareUnigram}, Settings{Kind: KindUniform, Negatives: 3, Declare: DeclareUnigram}},
 		{"popularity beta 0 is uniform", Settings{Kind: KindPopularity, Beta: ptr(0)}, Settings{Kind: KindPopularity, Negatives: DefaultNegatives, Beta: ptr(0), Declare: DeclareLaw}},
+		{"popularity without replacement beta", Settings{Kind: KindPopularityWithoutReplacement},
+			Settings{Kind: KindPopularityWithoutReplacement, Negatives: DefaultNegatives, Beta: ptr(DefaultBeta), Declare: DeclareLaw}},
+		{"hard in-batch pool", Settings{Kind: KindHard}, Settings{Kind: KindHard, Negatives: DefaultNegatives, Pool: PoolInBatch, Declare: DeclareLaw}},
+		{"hard uniform pool", Settings{Kind: KindHard, Pool: PoolUniform, FalseNegativeMargin: ptr(0.95)},
+			Settings{Kind: KindHard, Negatives: DefaultNegatives, Pool: PoolUniform, PoolSize: DefaultPoolSize, FalseNegativeMargin: ptr(0.95), Declare: DeclareLaw}},
+		{"sce buckets", Settings{Kind: KindSCE}, Settings{Kind: KindSCE, Negatives: DefaultNegatives, Buckets: DefaultBuckets, BucketRows: DefaultBucketRows, Declare: DeclareLaw}},
+		{"unconsumed", Settings{Kind: KindUnconsumed, Negatives: 7}, Settings{Kind: KindUnconsumed, Negatives: 7, Declare: DeclareLaw}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.in
