@@ -47,7 +47,7 @@ type hard struct {
 	items []int32             // the step's pool, then (uniform pool) the rows' positives
 	mark  []int               // per item: the last step (1-based) it joined the pool at
 	step  int
-	order []int32 // one row's candidates, by index into the pool
+	order []int32   // one row's candidates, by index into the pool
 	all   []float32 // the step's scores of the pool, R×P
 	score []float64 // one row's
 	err   error

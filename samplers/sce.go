@@ -44,11 +44,11 @@ type sce struct {
 	omega        []float32 // the step's directions, n_b × d
 	projV, projU []float32 // the projections of the items and of the rows on every direction
 	proj         []float64 // one bucket's projections
-	order  []int32
-	best   []float64 // per row: its largest loss over its buckets (−Inf: in none)
-	bucket []int32   // per row: the bucket that attains it
-	top    []int32   // per bucket: its n items
-	err    error
+	order        []int32
+	best         []float64 // per row: its largest loss over its buckets (−Inf: in none)
+	bucket       []int32   // per row: the bucket that attains it
+	top          []int32   // per bucket: its n items
+	err          error
 }
 
 func (s *sce) Shape() Shape {
