@@ -19,7 +19,7 @@ import (
 var miningRuns = []testRun{
 	{losses.Settings{Variant: losses.VariantPlain, RemoveAccidentalHits: true}, samplers.Settings{Kind: samplers.KindHard, Negatives: 2}},
 	{losses.Settings{Variant: losses.VariantLogOut, RemoveAccidentalHits: true},
-		samplers.Settings{Kind: samplers.KindHard, Negatives: 2, Pool: samplers.PoolUniform, PoolSize: 4, FalseNegativeMargin: ptr(0.9)}},
+		samplers.Settings{Kind: samplers.KindHard, Negatives: 2, Pool: samplers.PoolUniform, PoolSize: 4, FalseNegativeMargin: 0.9}},
 	{losses.Settings{Variant: losses.VariantPlain, RemoveAccidentalHits: true},
 		samplers.Settings{Kind: samplers.KindSCE, Negatives: 3, Buckets: 2, BucketRows: 2}},
 	{losses.Settings{Variant: losses.VariantLogQ}, samplers.Settings{Kind: samplers.KindUnconsumed, Negatives: 2}},

@@ -72,6 +72,15 @@ type Curve []Point
 // current item-tower embeddings of the batch's columns (one extra forward pass of the item
 // tower per step).
 //
+// The sampler also reads the rows' queries, each query's training items (for a sampler whose
+// Shape says Seen) and the current towers run without gradient (samplers.Data.Towers: hard and
+// sce rank candidates by the model's scores before the step's graph is built on their choice),
+// and is checked against the data before the first step (samplers.Checker). For a loss that reads
+// it (login, logout, a registered variant), the data declares candidates.Positives, 1 at each
+// column whose item is a training item of the row's query; such a loss on data whose every query
+// has one training item is an error. A sampler that fills short rows with copies of their positive
+// (samplers.Shape.FillsWithPositive) requires loss.remove_accidental_hits.
+//
 // Training is deterministic given seed: the same model, data, settings and seed give the same
 // losses bit for bit in one build. A NaN or infinite loss or gradient stops training with an error
 // naming the step, before the step's update is applied. Cancelling ctx stops training between

@@ -49,7 +49,7 @@ func BenchmarkSampler(b *testing.B) {
 		{Kind: KindMixture, Of: []Settings{{Kind: KindInBatchUnique, Negatives: m}, {Kind: KindUniformPerRow, Negatives: m}}},
 		{Kind: KindUniformWithoutReplacement, Negatives: m}, {Kind: KindPopularityWithoutReplacement, Negatives: m},
 		{Kind: KindUnconsumed, Negatives: m}, {Kind: KindHard, Negatives: 64},
-		{Kind: KindHard, Negatives: 64, Pool: PoolUniform, PoolSize: 1024, FalseNegativeMargin: ptr(0.95)},
+		{Kind: KindHard, Negatives: 64, Pool: PoolUniform, PoolSize: 1024, FalseNegativeMargin: 0.95},
 		{Kind: KindSCE, Negatives: m, Buckets: 32, BucketRows: 32}} {
 		smp, err := New(s)
 		if err != nil {

@@ -54,10 +54,7 @@ type hard struct {
 }
 
 func newHard(s Settings) *hard {
-	h := &hard{k: s.Negatives, pool: s.Pool, size: s.PoolSize}
-	if s.FalseNegativeMargin != nil {
-		h.margin = *s.FalseNegativeMargin
-	}
+	h := &hard{k: s.Negatives, pool: s.Pool, size: s.PoolSize, margin: s.FalseNegativeMargin}
 	if h.pool == PoolUniform {
 		h.uni = newWithoutReplacement(h.size, 0, true)
 	}

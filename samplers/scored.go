@@ -27,10 +27,7 @@ func (s *Settings) resolveMined() error {
 		setting.Default(&s.Buckets, DefaultBuckets)
 		setting.Default(&s.BucketRows, DefaultBucketRows)
 	}
-	margin := 0.0
-	if s.FalseNegativeMargin != nil {
-		margin = *s.FalseNegativeMargin
-	}
+	margin := s.FalseNegativeMargin
 	uniformPool := hard && s.Pool == PoolUniform
 	return setting.First(
 		setting.EnumFor("pool", s.Pool, pools, hard, "only for hard, not sampler %s; leave it empty", s.Kind),
@@ -40,10 +37,10 @@ func (s *Settings) resolveMined() error {
 		setting.Require("negatives", !uniformPool || s.Negatives < s.PoolSize,
 			"hard keeps the %d highest-scoring of its pool of pool_size = %d items, which must be larger (lower sampler.negatives or raise sampler.pool_size)",
 			s.Negatives, s.PoolSize),
-		setting.OnlyFor("false_negative_margin", s.FalseNegativeMargin != nil, hard,
-			"only for hard, not sampler %s; leave it unset, got %v", s.Kind, margin),
-		setting.Require("false_negative_margin", s.FalseNegativeMargin == nil || margin > 0 && margin <= 1,
-			"must be in (0, 1] (a share of the positive's score; NV-Retriever uses 0.95), got %v", margin),
+		setting.OnlyFor("false_negative_margin", margin != 0, hard,
+			"only for hard, not sampler %s; leave it 0, got %v", s.Kind, margin),
+		setting.Require("false_negative_margin", margin >= 0 && margin <= 1,
+			"must be in (0, 1] (a share of the positive's score; NV-Retriever uses 0.95), or 0 for no guard, got %v", margin),
 		setting.OnlyFor("buckets", s.Buckets != 0, sce, "only for sce, not sampler %s; leave it 0, got %d", s.Kind, s.Buckets),
 		setting.Require("buckets", s.Buckets >= 0, "must be > 0, got %d", s.Buckets),
 		setting.OnlyFor("bucket_rows", s.BucketRows != 0, sce, "only for sce, not sampler %s; leave it 0, got %d", s.Kind, s.BucketRows),

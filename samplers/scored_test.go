@@ -98,10 +98,10 @@ func TestHardTopK(t *testing.T) {
 		{"in_batch", Settings{Kind: KindHard, Negatives: k}, 0, func(i int) []int32 {
 			return slices.DeleteFunc([]int32{4, 9, 17, 22}, func(x int32) bool { return x == pos[i] })
 		}},
-		{"in_batch/margin", Settings{Kind: KindHard, Negatives: k, FalseNegativeMargin: ptr(0.8)}, 0.8, func(i int) []int32 {
+		{"in_batch/margin", Settings{Kind: KindHard, Negatives: k, FalseNegativeMargin: 0.8}, 0.8, func(i int) []int32 {
 			return slices.DeleteFunc([]int32{4, 9, 17, 22}, func(x int32) bool { return x == pos[i] })
 		}},
-		{"uniform corpus/margin", Settings{Kind: KindHard, Negatives: k, Pool: PoolUniform, PoolSize: m, FalseNegativeMargin: ptr(0.5)}, 0.5,
+		{"uniform corpus/margin", Settings{Kind: KindHard, Negatives: k, Pool: PoolUniform, PoolSize: m, FalseNegativeMargin: 0.5}, 0.5,
 			func(i int) []int32 {
 				var all []int32
 				for j := range int32(m) {
@@ -192,9 +192,9 @@ func TestHardErrors(t *testing.T) {
 		{Settings{Kind: KindHard, Negatives: 64, Pool: PoolUniform, PoolSize: 64}, "negatives: hard keeps the 64 highest-scoring of its pool of pool_size = 64 items"},
 		{Settings{Kind: KindHard, Pool: "batch"}, `pool: unknown "batch"`},
 		{Settings{Kind: KindHard, PoolSize: 100}, `pool_size: only for hard with pool = "uniform", not sampler hard (pool "in_batch")`},
-		{Settings{Kind: KindHard, FalseNegativeMargin: ptr(0)}, "false_negative_margin: must be in (0, 1]"},
-		{Settings{Kind: KindHard, FalseNegativeMargin: ptr(1.2)}, "false_negative_margin: must be in (0, 1]"},
-		{Settings{Kind: KindUniform, FalseNegativeMargin: ptr(0.9)}, "false_negative_margin: only for hard, not sampler uniform"},
+		{Settings{Kind: KindHard, FalseNegativeMargin: -0.5}, "false_negative_margin: must be in (0, 1]"},
+		{Settings{Kind: KindHard, FalseNegativeMargin: 1.2}, "false_negative_margin: must be in (0, 1]"},
+		{Settings{Kind: KindUniform, FalseNegativeMargin: 0.9}, "false_negative_margin: only for hard, not sampler uniform"},
 		{Settings{Kind: KindUniform, Pool: PoolUniform}, "pool: only for hard, not sampler uniform"},
 		{Settings{Kind: KindHard, Buckets: 4}, "buckets: only for sce, not sampler hard"},
 		{Settings{Kind: KindSCE, BucketRows: -1}, "bucket_rows: must be > 0"},

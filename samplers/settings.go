@@ -97,8 +97,8 @@ type Settings struct {
 	// FalseNegativeMargin is hard's false-negative guard, the percentage of NV-Retriever's
 	// TopK-PercPos (Moreira et al. 2024): a pool item scoring above margin·s⁺, s⁺ the row's
 	// positive score, is dropped before the top negatives are taken; in (0, 1] (the paper uses
-	// 0.95). Unset: no guard. Only for hard.
-	FalseNegativeMargin *float64 `toml:"false_negative_margin"`
+	// 0.95); 0, the default, is no guard. Only for hard.
+	FalseNegativeMargin float64 `toml:"false_negative_margin" zero:"no guard"`
 	// Buckets is sce's number of buckets n_b, at most the step's rows (default DefaultBuckets).
 	// Only for sce.
 	Buckets int `toml:"buckets"`

@@ -28,8 +28,8 @@ func TestResolve(t *testing.T) {
 		{"popularity without replacement beta", Settings{Kind: KindPopularityWithoutReplacement},
 			Settings{Kind: KindPopularityWithoutReplacement, Negatives: DefaultNegatives, Beta: ptr(DefaultBeta), Declare: DeclareLaw}},
 		{"hard in-batch pool", Settings{Kind: KindHard}, Settings{Kind: KindHard, Negatives: DefaultNegatives, Pool: PoolInBatch, Declare: DeclareLaw}},
-		{"hard uniform pool", Settings{Kind: KindHard, Pool: PoolUniform, FalseNegativeMargin: ptr(0.95)},
-			Settings{Kind: KindHard, Negatives: DefaultNegatives, Pool: PoolUniform, PoolSize: DefaultPoolSize, FalseNegativeMargin: ptr(0.95), Declare: DeclareLaw}},
+		{"hard uniform pool", Settings{Kind: KindHard, Pool: PoolUniform, FalseNegativeMargin: 0.95},
+			Settings{Kind: KindHard, Negatives: DefaultNegatives, Pool: PoolUniform, PoolSize: DefaultPoolSize, FalseNegativeMargin: 0.95, Declare: DeclareLaw}},
 		{"sce buckets", Settings{Kind: KindSCE}, Settings{Kind: KindSCE, Negatives: DefaultNegatives, Buckets: DefaultBuckets, BucketRows: DefaultBucketRows, Declare: DeclareLaw}},
 		{"unconsumed", Settings{Kind: KindUnconsumed, Negatives: 7}, Settings{Kind: KindUnconsumed, Negatives: 7, Declare: DeclareLaw}},
 	} {
