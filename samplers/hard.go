@@ -13,6 +13,7 @@ import (
 	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/gemm"
 	"github.com/samplingbias/workbench/internal/reuse"
+	"github.com/samplingbias/workbench/internal/selectk"
 )
 
 // hard is KindHard: hard negatives mined from the model's scores. For each row, the k =
@@ -50,6 +51,7 @@ type hard struct {
 	order []int32   // one row's candidates, by index into the pool
 	all   []float32 // the step's scores of the pool, R×P
 	score []float64 // one row's
+	kth   []float64 // topK's scratch
 	err   error
 }
 
@@ -93,15 +95,10 @@ func (s *hard) mine(rng *rand.Rand, d *Data, pos, own []int32) error {
 	if err != nil {
 		return err
 	}
-	u, err := d.Towers.Queries(d.Queries[:r])
+	u, v, dim, err := embed(d, r, s.items)
 	if err != nil {
 		return err
 	}
-	v, err := d.Towers.Items(s.items)
-	if err != nil {
-		return err
-	}
-	dim := d.Towers.Dim()
 	s.all = reuse.Grow(s.all, r*n) // the R×P scores ⟨u_i, v_j⟩ of the pool
 	gemm.Implementation{}.Sgemm(blas.NoTrans, blas.Trans, r, n, dim, 1, u, dim, v, dim, 0, s.all, n)
 	s.score = reuse.Grow(s.score, n)
@@ -124,7 +121,7 @@ func (s *hard) mine(rng *rand.Rand, d *Data, pos, own []int32) error {
 			s.order = append(s.order, int32(j))
 		}
 		n := min(len(s.order), s.k)
-		for t, j := range topK(s.order, s.score, n) {
+		for t, j := range topK(s.order, s.score, n, &s.kth) {
 			own[i*s.k+t] = s.items[j]
 		}
 		for t := n; t < s.k; t++ { // short of candidates: copies of the positive, which the loss masks
@@ -166,56 +163,49 @@ func (s *hard) fillPool(rng *rand.Rand, d *Data, pos []int32) (int, error) {
 // above the positive (the scores of an untrained model).
 func guard(pos, margin float64) float64 { return pos - (1-margin)*math.Abs(pos) }
 
-// topK returns the k candidates of idx (indices into score) of highest score, highest first
-// (ties: the lower index first), reordering idx: a selection of the k first (Hoare's, with the
-// median of three as pivot), then a sort of them, O(n + k log k) rather than a sort of all n.
-func topK(idx []int32, score []float64, k int) []int32 {
-	before := func(a, b int32) bool { return score[a] > score[b] || score[a] == score[b] && a < b }
-	if k < len(idx) {
-		selectFirst(idx, k, before)
+// topK returns the k candidates of idx (indices into score, ascending) of highest score, highest
+// first (ties: the lower index first), reordering idx: the k-th largest score by selection
+// (selectk.KthLargest on a copy in scratch), the candidates above it and the first ones equal to
+// it, then a sort of those k: O(n + k log k) rather than a sort of all n.
+func topK(idx []int32, score []float64, k int, scratch *[]float64) []int32 {
+	if k > 0 && k < len(idx) {
+		*scratch = reuse.Grow(*scratch, len(idx))
+		for t, j := range idx {
+			(*scratch)[t] = score[j]
+		}
+		kth := selectk.KthLargest(*scratch, k)
+		above := 0
+		for _, j := range idx {
+			if score[j] > kth {
+				above++
+			}
+		}
+		n, equal := 0, k-above // keep every candidate above the k-th, and the first equal ones
+		for _, j := range idx {
+			if score[j] > kth || score[j] == kth && equal > 0 {
+				if score[j] == kth {
+					equal--
+				}
+				idx[n] = j
+				n++
+			}
+		}
 	}
 	top := idx[:k]
 	slices.SortFunc(top, func(a, b int32) int { return cmp.Or(cmp.Compare(score[b], score[a]), cmp.Compare(a, b)) })
 	return top
 }
 
-// selectFirst reorders x so that its k first elements are the k first in the strict total
-// order before, in any order.
-func selectFirst(x []int32, k int, before func(a, b int32) bool) {
-	lo, hi := 0, len(x)-1
-	for lo < hi {
-		a, b, c := x[lo], x[lo+(hi-lo)/2], x[hi]
-		p := b // the median of a, b, c
-		switch {
-		case before(a, b) == before(b, c):
-		case before(a, b) == before(a, c):
-			p = c
-		default:
-			p = a
-		}
-		i, j := lo, hi
-		for i <= j {
-			for before(x[i], p) {
-				i++
-			}
-			for before(p, x[j]) {
-				j--
-			}
-			if i <= j {
-				x[i], x[j] = x[j], x[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k-1 <= j:
-			hi = j
-		case k-1 >= i:
-			lo = i
-		default:
-			return
-		}
+// embed returns the current towers' outputs of the step's r queries and of items, and their
+// dimension.
+func embed(d *Data, r int, items []int32) (u, v []float32, dim int, err error) {
+	if u, err = d.Towers.Queries(d.Queries[:r]); err != nil {
+		return nil, nil, 0, err
 	}
+	if v, err = d.Towers.Items(items); err != nil {
+		return nil, nil, 0, err
+	}
+	return u, v, d.Towers.Dim(), nil
 }
 
 // dot is the inner product of a and b in float64.

@@ -44,6 +44,7 @@ type sce struct {
 	omega        []float32 // the step's directions, n_b × d
 	projV, projU []float32 // the projections of the items and of the rows on every direction
 	proj         []float64 // one bucket's projections
+	kth          []float64 // topK's scratch
 	order        []int32
 	best         []float64 // per row: its largest loss over its buckets (−Inf: in none)
 	bucket       []int32   // per row: the bucket that attains it
@@ -91,15 +92,10 @@ func (s *sce) bucketize(rng *rand.Rand, d *Data, pos, rows []int32) error {
 			s.all[j] = int32(j)
 		}
 	}
-	u, err := d.Towers.Queries(d.Queries[:r])
+	u, v, dim, err := embed(d, r, s.all)
 	if err != nil {
 		return err
 	}
-	v, err := d.Towers.Items(s.all)
-	if err != nil {
-		return err
-	}
-	dim := d.Towers.Dim()
 	s.omega = reuse.Grow(s.omega, s.buckets*dim)
 	for k := range s.omega {
 		s.omega[k] = float32(rng.NormFloat64())
@@ -152,7 +148,7 @@ func (s *sce) highest(proj []float32, k int) []int32 {
 	for j, p := range proj {
 		s.proj[j], s.order[j] = float64(p), int32(j)
 	}
-	return topK(s.order, s.proj, k)
+	return topK(s.order, s.proj, k, &s.kth)
 }
 
 // bucketLoss is the softmax cross-entropy of the positive pos of the query embedding u among the

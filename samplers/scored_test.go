@@ -426,7 +426,8 @@ func TestTopK(t *testing.T) {
 		}
 		for k := 0; k <= n; k++ {
 			idx := allItems(n)
-			got := slices.Clone(topK(idx, score, k))
+			var scratch []float64
+			got := slices.Clone(topK(idx, score, k, &scratch))
 			want := allItems(n)
 			slices.SortStableFunc(want, func(a, b int32) int { return cmp.Compare(score[b], score[a]) })
 			if !slices.Equal(got, want[:k]) {
