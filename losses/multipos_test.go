@@ -182,3 +182,17 @@ func TestUndefinedQ(t *testing.T) {
 		}
 	}
 }
+
+// TestReadsPositives: the data's known positives are declared for login and logout and for a
+// registered variant whose Custom says Positives, and for no other variant.
+func TestReadsPositives(t *testing.T) {
+	expr := func(e *Expr) (*gorgonia.Node, error) { return softmaxExpr(e) }
+	registerForTest(t, "reads_positives", Custom{Expr: expr, Positives: true})
+	registerForTest(t, "reads_no_positives", Custom{Expr: expr})
+	for v, want := range map[Variant]bool{VariantLogIn: true, VariantLogOut: true, "reads_positives": true,
+		VariantPlain: false, VariantLogQ: false, VariantPSL: false, "reads_no_positives": false} {
+		if got := (Settings{Variant: v}).ReadsPositives(); got != want {
+			t.Errorf("%s: ReadsPositives %t, want %t", v, got, want)
+		}
+	}
+}

@@ -328,8 +328,15 @@ func (v Variant) ScoresCorpus() bool { return v == VariantFull || v == VariantLo
 func (v Variant) SeveralPositives() bool { return v == VariantLogIn || v == VariantLogOut }
 
 // ReadsPositives reports whether the resolved settings read the side input candidates.Positives,
-// which the data declares only for them: login and logout, and a registered variant, which may.
-func (s Settings) ReadsPositives() bool { return s.Variant.SeveralPositives() || !isBuiltin(s.Variant) }
+// which the data declares only for them: login and logout, and a registered variant whose Custom
+// says Positives.
+func (s Settings) ReadsPositives() bool {
+	if s.Variant.SeveralPositives() {
+		return true
+	}
+	c, ok := registry.Get(s.Variant)
+	return ok && c.Positives
+}
 
 // isBuiltin reports whether v is one of the package's own variants.
 func isBuiltin(v Variant) bool { return slices.Contains(variantNames, v) }

@@ -76,10 +76,11 @@ type Curve []Point
 // Shape says Seen) and the current towers run without gradient (samplers.Data.Towers: hard and
 // sce rank candidates by the model's scores before the step's graph is built on their choice),
 // and is checked against the data before the first step (samplers.Checker). For a loss that reads
-// it (login, logout, a registered variant), the data declares candidates.Positives, 1 at each
-// column whose item is a training item of the row's query; such a loss on data whose every query
-// has one training item is an error. A sampler that fills short rows with copies of their positive
-// (samplers.Shape.FillsWithPositive) requires loss.remove_accidental_hits.
+// it (login, logout, a registered variant whose Custom says Positives), the data declares
+// candidates.Positives, 1 at each column whose item is a training item of the row's query;
+// login or logout on data whose every query has one training item is an error. A sampler that
+// fills short rows with copies of their positive (samplers.Shape.FillsWithPositive) requires
+// loss.remove_accidental_hits.
 //
 // Training is deterministic given seed: the same model, data, settings and seed give the same
 // losses bit for bit in one build. A NaN or infinite loss or gradient stops training with an error
