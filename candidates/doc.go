@@ -10,7 +10,9 @@
 //
 // A step's per-row and per-column quantities are named vectors (Side, held by Step) declared by
 // their producers: the sampler (LogQ and LogP, and any further quantity a sampler declares), the
-// training label prior (LogPrior) and the data (Rewards, and the per-item values a dataset adds).
+// training label prior (LogPrior) and the data (Rewards, Positives, and the per-item values a
+// dataset adds); a side input has a value per item, per row, or per entry of the score matrix
+// (PerEntry, held sparsely: the known positives of each row).
 // A loss reads them by name (losses.Expr.Side), so that a quantity one sampler or dataset adds
 // reaches a loss that reads it without a change to the packages in between; a loss that reads a
 // name the step does not have is an error naming the loss and the sampler.

@@ -78,6 +78,12 @@ type Geometry struct {
 	// each draw is any of the M items with probability 1/M. Under layout First a row's negatives
 	// are then uniform draws, which a loss calibrated for uniform sampling (gbce) requires.
 	Uniform bool
+	// QUndefined says that the sampler's draws have no probability law a correction could
+	// subtract: they depend on the model's current scores (hard negatives, buckets of random
+	// projections), so that no per-draw q, inclusion probability p or expected count exists for
+	// an item. Such a sampler declares neither log_q nor log_p, a loss that needs them refuses it
+	// (losses.Settings.ResolveFor) and its audit reports "Q undefined".
+	QUndefined bool
 }
 
 // perExample is the number of score rows per example.
@@ -203,6 +209,9 @@ func (g Geometry) String() string {
 	}
 	if g.Padded {
 		s += ", padded"
+	}
+	if g.QUndefined {
+		s += ", Q undefined"
 	}
 	return s + ")"
 }

@@ -20,6 +20,12 @@ const (
 	// Rewards are the rewards r_i of the rows' examples (Yi et al. eq. 4), ≥ 0; a padding row's
 	// is 0. Declared by the data.
 	Rewards = "rewards"
+	// Positives marks the known positives of each row among its columns (PerEntry): 1 at every
+	// column whose item is one of the training items of the row's query (the row's own positive
+	// column included), 0 elsewhere. Declared by the data, for the losses of several positives
+	// per query (losses' login and logout), which count these columns as positives rather than
+	// negatives.
+	Positives = "positives"
 )
 
 // Kind says what a side input has a value for.
@@ -31,12 +37,19 @@ const (
 	PerItem Kind = iota
 	// PerRow: a value for each row (Step.Row: R values).
 	PerRow
+	// PerEntry: a value for some entries (i, j) of the R×C score matrix, 0 at every other, held
+	// sparsely (Step.Entries: the entries' flat indices i·C + j, ascending, and their values),
+	// since most entries are 0 and C may be the whole corpus.
+	PerEntry
 )
 
 // String returns the kind's name.
 func (k Kind) String() string {
-	if k == PerRow {
+	switch k {
+	case PerRow:
 		return "per row"
+	case PerEntry:
+		return "per entry"
 	}
 	return "per item"
 }
@@ -73,10 +86,12 @@ type Step struct {
 	sides []vectors
 }
 
-// vectors are the values of one side input.
+// vectors are the values of one side input: per column and per row, or (PerEntry) the flat
+// indices of its entries and their values.
 type vectors struct {
 	Side
 	col, row []float64
+	idx      []int
 }
 
 // NewStep returns a step of geometry g for a batch of b examples over a corpus of m items, with
@@ -91,7 +106,8 @@ func NewStep(g Geometry, b, m int) *Step {
 }
 
 // Declare adds the side input sd with vectors of the step's lengths (len(ColItem) and
-// len(RowItem)), zeroed. A name already declared is an error naming both producers.
+// len(RowItem)), zeroed; a PerEntry side input starts with no entries. A name already declared
+// is an error naming both producers.
 func (s *Step) Declare(sd Side) error {
 	if err := checkName(sd.Name); err != nil {
 		return err
@@ -99,11 +115,40 @@ func (s *Step) Declare(sd Side) error {
 	if k := s.find(sd.Name); k >= 0 {
 		return fmt.Errorf("candidates: side input %s is declared by %s and by %s", sd.Name, s.sides[k].By, sd.By)
 	}
-	v := vectors{Side: sd, row: make([]float64, len(s.RowItem))}
-	if sd.Kind == PerItem {
-		v.col = make([]float64, len(s.ColItem))
+	v := vectors{Side: sd}
+	switch sd.Kind {
+	case PerItem:
+		v.col, v.row = make([]float64, len(s.ColItem)), make([]float64, len(s.RowItem))
+	case PerRow:
+		v.row = make([]float64, len(s.RowItem))
 	}
 	s.sides = append(s.sides, v)
+	return nil
+}
+
+// Entries returns the entries of the PerEntry side input name: their flat indices i·C + j in
+// the R×C score matrix, ascending, and their values (nil if there is none). The slices are the
+// step's: its producer overwrites them at every step.
+func (s *Step) Entries(name string) (idx []int, val []float64) {
+	if k := s.find(name); k >= 0 {
+		return s.sides[k].idx, s.sides[k].col
+	}
+	return nil, nil
+}
+
+// SetEntries replaces the entries of the PerEntry side input name, declared before: their flat
+// indices (ascending, each in [0, R·C)) and values, of equal lengths. The step keeps the slices.
+func (s *Step) SetEntries(name string, idx []int, val []float64) error {
+	k := s.find(name)
+	switch {
+	case k < 0:
+		return fmt.Errorf("candidates: side input %s is not declared", name)
+	case s.sides[k].Kind != PerEntry:
+		return fmt.Errorf("candidates: side input %s has a value %v, not per entry", name, s.sides[k].Kind)
+	case len(idx) != len(val):
+		return fmt.Errorf("candidates: side input %s: %d entries and %d values", name, len(idx), len(val))
+	}
+	s.sides[k].idx, s.sides[k].col = idx, val
 	return nil
 }
 
@@ -150,7 +195,7 @@ func (s *Step) Lookup(name string) (Side, bool) {
 
 // Col returns the per-column values of the side input name (PerItem), nil if there is none.
 func (s *Step) Col(name string) []float64 {
-	if k := s.find(name); k >= 0 {
+	if k := s.find(name); k >= 0 && s.sides[k].Kind == PerItem {
 		return s.sides[k].col
 	}
 	return nil

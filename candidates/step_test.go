@@ -58,3 +58,43 @@ func TestStepPadding(t *testing.T) {
 		t.Error("a geometry without padding has a padding row")
 	}
 }
+
+// TestStepEntries: a per-entry side input starts empty, holds the entries its producer sets (the
+// step keeps the slices), has no per-column or per-row values, and refuses entries and values of
+// unequal lengths, a name not declared and a side input of another kind.
+func TestStepEntries(t *testing.T) {
+	st := NewStep(Geometry{Layout: Diagonal}, 3, 10)
+	if err := st.Declare(Side{Name: Positives, Kind: PerEntry, By: "data"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Declare(Side{Name: Rewards, Kind: PerRow, By: "data"}); err != nil {
+		t.Fatal(err)
+	}
+	if idx, val := st.Entries(Positives); idx != nil || val != nil || st.Col(Positives) != nil || st.Row(Positives) != nil {
+		t.Errorf("a new per-entry side input: entries %v %v, col %v, row %v", idx, val, st.Col(Positives), st.Row(Positives))
+	}
+	idx, val := []int{0, 4, 7}, []float64{1, 1, 1}
+	if err := st.SetEntries(Positives, idx, val); err != nil {
+		t.Fatal(err)
+	}
+	if gi, gv := st.Entries(Positives); &gi[0] != &idx[0] || &gv[0] != &val[0] {
+		t.Error("SetEntries did not keep the slices")
+	}
+	for _, tc := range []struct {
+		name string
+		idx  []int
+		val  []float64
+		want string
+	}{
+		{Positives, []int{1}, nil, "side input positives: 1 entries and 0 values"},
+		{"known", []int{1}, []float64{1}, "side input known is not declared"},
+		{Rewards, []int{1}, []float64{1}, "side input rewards has a value per row, not per entry"},
+	} {
+		if err := st.SetEntries(tc.name, tc.idx, tc.val); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("SetEntries(%s, %v, %v) = %v, want %q", tc.name, tc.idx, tc.val, err, tc.want)
+		}
+	}
+	if got := (Geometry{Sampler: "hard", Layout: First, PerRow: 4, QUndefined: true}).String(); got != "sampler hard (layout first, 4 columns of each row's own, Q undefined)" {
+		t.Errorf("String = %q", got)
+	}
+}

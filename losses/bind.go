@@ -78,10 +78,12 @@ type input struct {
 // positive, pos).
 type sideInput struct {
 	input
-	name string
-	pos  bool
-	rows bool // one value per row (R×1): pos, or a PerRow side input
-	ones bool // the rewards of a step that has none: 1 for every row (set at every run)
+	name    string
+	pos     bool
+	rows    bool  // one value per row (R×1): pos, or a PerRow side input
+	ones    bool  // the rewards of a step that has none: 1 for every row (set at every run)
+	entries bool  // a value per entry (R×C, a PerEntry side input), 0 where the step lists none
+	set     []int // the entries the last run set (entries), to be zeroed at the next
 }
 
 // binding holds the input nodes of an expression, created when the expression first asks for
@@ -158,18 +160,21 @@ func (bd *binding) side(name string, pos bool) *G.Node {
 	switch {
 	case !ok && !ones:
 		panic(&MissingSideError{Variant: bd.s.Variant, Side: name, Sampler: bd.step.Geometry.Sampler, Has: bd.step.Describe()})
-	case pos && (ones || sd.Kind == candidates.PerRow):
-		panic(fmt.Errorf("losses: side input %s has a value per row, not per item: read it with Expr.Side", name))
+	case pos && (ones || sd.Kind != candidates.PerItem):
+		panic(fmt.Errorf("losses: side input %s has a value %v, not per item: read it with Expr.Side", name, sd.Kind))
 	}
 	rows, cols, what := bd.b, 1, name
 	perRow := pos || ones || sd.Kind == candidates.PerRow
+	entries := !ones && sd.Kind == candidates.PerEntry
 	switch {
 	case pos:
 		what = "pos." + name
+	case entries:
+		cols = bd.c
 	case !perRow:
 		rows, cols = bd.colRows(), bd.c
 	}
-	bd.sides = append(bd.sides, sideInput{input: bd.newMatrix(what, rows, cols), name: name, pos: pos, rows: perRow, ones: ones})
+	bd.sides = append(bd.sides, sideInput{input: bd.newMatrix(what, rows, cols), name: name, pos: pos, rows: perRow, ones: ones, entries: entries})
 	return bd.sides[len(bd.sides)-1].node
 }
 
@@ -179,7 +184,14 @@ func (bd *binding) bind() error {
 	if err := p.build(&bd.s, bd.geo, st, bd.b, bd.c); err != nil {
 		return err
 	}
-	for _, in := range bd.sides {
+	for k := range bd.sides {
+		in := &bd.sides[k]
+		if in.entries {
+			if err := bd.fillEntries(in); err != nil {
+				return err
+			}
+			continue
+		}
 		var x []float64
 		n, dim := bd.b, "R"
 		// The rewards are 1 where the step has none, at this run.
@@ -200,9 +212,9 @@ func (bd *binding) bind() error {
 		}
 		switch d := in.val.Data().(type) {
 		case []float32:
-			fillSide(d, x, p, in)
+			fillSide(d, x, p, *in)
 		case []float64:
-			fillSide(d, x, p, in)
+			fillSide(d, x, p, *in)
 		}
 	}
 	if err := fillItems(bd.derived[derivedItems].val, st.Items); err != nil {
@@ -215,6 +227,43 @@ func (bd *binding) bind() error {
 		fillMasks[float64](p, &bd.derived, &bd.masks)
 	}
 	return nil
+}
+
+// fillEntries writes the step's entries of the PerEntry side input in into its R×C tensor, after
+// zeroing those the last run set: O(entries) per run. The indices must ascend within [0, R·C).
+func (bd *binding) fillEntries(in *sideInput) error {
+	st := bd.step
+	if _, ok := st.Lookup(in.name); !ok {
+		return bd.plan.missing(st, in.name)
+	}
+	idx, val := st.Entries(in.name)
+	n := bd.b * bd.c
+	for k, i := range idx {
+		if i < 0 || i >= n || k > 0 && i <= idx[k-1] {
+			return fmt.Errorf("losses: side input %s: entry %d has index %d, not ascending in [0, R·C = %d)", in.name, k, i, n)
+		}
+		if v := val[k]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("losses: side input %s: entry %d (row %d, column %d) is %v", in.name, k, i/bd.c, i%bd.c, v)
+		}
+	}
+	switch d := in.val.Data().(type) {
+	case []float32:
+		setEntries(d, in.set, idx, val)
+	case []float64:
+		setEntries(d, in.set, idx, val)
+	}
+	in.set = append(in.set[:0], idx...)
+	return nil
+}
+
+// setEntries zeroes d at the indices old and sets it to val at idx.
+func setEntries[T floats](d []T, old, idx []int, val []float64) {
+	for _, i := range old {
+		d[i] = 0
+	}
+	for k, i := range idx {
+		d[i] = T(val[k])
+	}
 }
 
 // fillSide copies the side input's values x into d (1 for every row: ones). A padding row's

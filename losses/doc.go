@@ -2,8 +2,9 @@
 // nodes: the plain and logQ-corrected batch softmax of Yi et al. (2019), the
 // sampling × weighting grid of Rawat et al. (2021), full-softmax and
 // logit-adjusted references, the MSE + Gramian baseline, the logistic family
-// of the candidate-sampling table, and gBCE, PSL and the debiased contrastive
-// loss.
+// of the candidate-sampling table, gBCE, PSL and the debiased contrastive
+// loss, and the LogIn and LogOut forms of InfoNCE for several positives per
+// query.
 //
 // A Loss is made from Settings (the [loss] section of a config) and the geometry of the
 // sampler's candidates (candidates.Geometry: which column holds each row's positive — the
@@ -160,12 +161,25 @@
 //     ℓ_i = −log e^{f_ip}/(e^{f_ip} + k_i·g_i), g_i = max{((1/k_i)Σ_{j∈N_i}
 //     e^{f_ij} − τ⁺e^{f_ip})/(1 − τ⁺), e^{−1/τ}}. debiasedContrastiveExpr;
 //     expression only.
+//   - login and logout (Khosla et al. 2020, L_in and L_out; RePlay's LogInCE and
+//     LogOutCE), for several positives per query: the row's negatives whose item is a known
+//     training positive of its query (side input positives, K) are its positives P_i beside p,
+//     N'_i the rest; login ℓ_i = −log Σ_{P_i} e^{z}/(Σ_{P_i} e^{z} + Σ_{N'_i} e^{z}), logout
+//     ℓ_i = (1/|P_i|)·Σ_{j∈P_i} −log e^{z_j}/(e^{z_j} + Σ_{N'_i} e^{z}), with z = f, or f − log Q
+//     as logq subtracts it when logq_probability is written. With one positive both are plain
+//     (logq). logInExpr, logOutExpr; expression only.
 //   - a variant added with Register: its own expression; expression only.
 //
 // gbce, psl and debiased_contrastive take their options (t, surrogate,
 // tau_plus) from [loss.options] as a registered variant does, and refuse the
 // logQ options; docs/losses.md gives their ranges and which samplers and
 // corrections each paper allows.
+//
+// A sampler whose probabilities are undefined (candidates.Geometry.QUndefined:
+// hard negatives and sce's buckets, which depend on the model's scores) declares
+// no log_q or log_p; ResolveFor refuses it, naming the variant and the sampler,
+// for every variant that needs them (the logQ family, the weightings by q,
+// logq_corrected, mse_gramian, gbce, login and logout with logq_probability).
 //
 // With learn_temperature, τ = exp(Inputs.LogTemperature) is learned with the
 // towers, Settings.Temperature its initial value; every variant with a
@@ -214,4 +228,5 @@
 //   - W. Yang et al., PSL: Rethinking and improving softmax loss from pairwise
 //     perspective for recommendation, NeurIPS 2024.
 //   - C.-Y. Chuang et al., Debiased contrastive learning, NeurIPS 2020.
+//   - P. Khosla et al., Supervised contrastive learning, NeurIPS 2020.
 package losses

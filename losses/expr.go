@@ -45,7 +45,8 @@ type Expr struct {
 
 // Side is the side input name of the step (candidates.Step): for a value per item
 // (candidates.PerItem), each column's, 1×C (R×C when each row has columns of its own); for a
-// value per row (candidates.PerRow), each row's, R×1.
+// value per row (candidates.PerRow), each row's, R×1; for a value per entry
+// (candidates.PerEntry), R×C, 0 at the entries the step does not list.
 func (e *Expr) Side(name string) *G.Node { return e.bd.side(name, false) }
 
 // PosSide (R×1) is the side input name, a value per item, at each row's positive.
@@ -433,6 +434,10 @@ func builtinExpr(e *Expr) (*G.Node, error) {
 		return mseGramianExpr(e)
 	case v == VariantLogQCorrected:
 		return logqCorrectedExpr(e)
+	case v == VariantLogIn:
+		return logInExpr(e)
+	case v == VariantLogOut:
+		return logOutExpr(e)
 	case v == VariantNCE || v == VariantNegativeSampling || v == VariantSampledLogistic:
 		return logisticExpr(e)
 	case isRawat(v) && e.Settings.Form == FormDecoupled:

@@ -245,6 +245,16 @@ func (g *caseGen) gen(s Settings, geo candidates.Geometry, b int, extreme bool) 
 	st.Set(candidates.Side{Name: candidates.LogQ, By: "sampler " + geo.Sampler}, logs(st.ColItem, q), logs(st.RowItem, q))
 	st.Set(candidates.Side{Name: candidates.LogP, By: "sampler " + geo.Sampler}, logs(st.ColItem, incl), logs(st.RowItem, incl))
 	st.Set(candidates.Side{Name: candidates.LogPrior, By: "data"}, logs(st.ColItem, prior), logs(st.RowItem, prior))
+	st.Set(candidates.Side{Name: candidates.Positives, Kind: candidates.PerEntry, By: "data"}, nil, nil)
+	var known []int // about a third of the entries: the rows' other known positives (login, logout)
+	for k := range b * c {
+		if rng.IntN(3) == 0 {
+			known = append(known, k)
+		}
+	}
+	if err := st.SetEntries(candidates.Positives, known, ones(len(known))); err != nil {
+		panic(err)
+	}
 	if rng.IntN(4) != 0 {
 		rewards := make([]float64, b)
 		for i := range rewards {

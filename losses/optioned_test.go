@@ -373,7 +373,7 @@ func TestOptionedErrors(t *testing.T) {
 		{gbceWith(paddedFirstG), ""},
 		{uniform(VariantGBCE, nil), ""},
 		{tcase{Settings{Variant: VariantPSL, LogQProbability: LogQProbabilityInclusion, Options: map[string]any{"surrogate": "relu"}}, inBatchG},
-			"logq_probability: only for logq, nce and sampled_logistic, not variant psl"},
+			"logq_probability: only for logq, nce, sampled_logistic, login and logout, not variant psl"},
 		{tcase{Settings{Variant: VariantDebiasedContrastive, CorrectAt: CorrectAtScores}, inBatchG}, "correct_at: variant debiased_contrastive"},
 		{tcase{Settings{Variant: VariantDebiasedContrastive, UncorrectedPositive: true}, inBatchG}, "uncorrected_positive: only for"},
 		{tcase{Settings{Variant: VariantPSL, Impl: ImplFused, Options: map[string]any{"surrogate": "relu"}}, inBatchG},

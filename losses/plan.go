@@ -294,6 +294,14 @@ func (p *plan) build(s *Settings, g candidates.Geometry, st *candidates.Step, b,
 				return err
 			}
 		}
+	case VariantLogIn, VariantLogOut:
+		// No fused kernel: the plan checks the log Q the expression subtracts, if any.
+		p.kind = kindSoftmax
+		if s.subtractsLogQ() {
+			if err := p.logQOffsets(s, st, logM); err != nil {
+				return err
+			}
+		}
 	case VariantLogQCorrected:
 		// No fused kernel: the plan only checks what the expression reads.
 		if _, err := p.colLogs(st, candidates.LogQ, false); err != nil {

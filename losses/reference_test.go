@@ -253,6 +253,8 @@ func refLoss(s *Settings, st *candidates.Step, S []float64, b, c int) (float64, 
 			gr[p] -= k * r.w / s.Temperature
 		case VariantGBCE, VariantPSL, VariantDebiasedContrastive:
 			li = refOptionedRow(s, st, row, gr, i, c, k)
+		case VariantLogIn, VariantLogOut:
+			li = refMultiPositiveRow(s, st, row, gr, i, c, k)
 		case VariantMSEGramian:
 			// Krichene et al.: (s_ip − 1)² + λ/(B·C_g) Σ_{i,j∈gram} w_j s_ij² (times B for sum),
 			// the Gramian columns G all columns (the drawn ones under layout first) but the
@@ -289,8 +291,11 @@ func refLoss(s *Settings, st *candidates.Step, S []float64, b, c int) (float64, 
 // softmax variants plain, full, logq, logit_adjusted and the logistic ones
 // nce, negative_sampling, sampled_logistic.
 func correctedLogit(s *Settings, st *candidates.Step, row []float64, i, j, p, c int) float64 {
+	if s.Variant.SeveralPositives() && s.LogQProbability == "" {
+		return row[j] / s.Temperature
+	}
 	switch s.Variant {
-	case VariantLogQ, VariantNCE, VariantSampledLogistic:
+	case VariantLogQ, VariantNCE, VariantSampledLogistic, VariantLogIn, VariantLogOut:
 		if j == p {
 			if s.UncorrectedPositive {
 				return row[j] / s.Temperature
@@ -353,3 +358,77 @@ func refLogQCorrectedRow(s *Settings, st *candidates.Step, row []float64, i, c i
 	}
 	return logqCorrectedRow{loss: lse - fp, w: 1 - pHat, neg: neg, softmax: soft}
 }
+
+// refMultiPositiveRow is one row of login or logout, adding k·∂ℓ/∂s to gr: with the logits z
+// (corrected as logq corrects them when logq_probability is set), the positives P = {p} and the
+// negatives marked as known positives (side input positives), and the other negatives R,
+//
+//	login:  ℓ = log Σ_{j∈P∪R} e^{z_j} − log Σ_{j∈P} e^{z_j},
+//	logout: ℓ = (1/|P|)·Σ_{j∈P} log(1 + Σ_{n∈R} e^{z_n − z_j}),
+//
+// and ∂z/∂s = 1/τ. A logout row with R empty has ℓ = 0.
+func refMultiPositiveRow(s *Settings, st *candidates.Step, row, gr []float64, i, c int, k float64) float64 {
+	idx, _ := st.Entries(candidates.Positives)
+	known := map[int]bool{}
+	for _, e := range idx {
+		known[e] = true
+	}
+	p := refPos(st, i)
+	pos, rest := []int{p}, []int(nil)
+	for _, j := range refNegatives(s, st, i, c) {
+		if known[i*c+j] {
+			pos = append(pos, j)
+		} else {
+			rest = append(rest, j)
+		}
+	}
+	z := make([]float64, c)
+	for j := range c {
+		z[j] = correctedLogit(s, st, row, i, j, p, c)
+	}
+	at := func(cols []int) []float64 {
+		out := make([]float64, len(cols))
+		for t, j := range cols {
+			out[t] = z[j]
+		}
+		return out
+	}
+	g := k / s.Temperature
+	if s.Variant == VariantLogIn {
+		// ℓ = log(1 + Σ_{n∈R} e^{z_n − lsePos}) = softplus(x), not lseAll − lsePos, whose
+		// difference of two large logs loses the digits of a small loss; for the same reason
+		// ∂ℓ/∂z_j = e^{z_j − lseAll} − e^{z_j − lsePos} = e^{z_j − lsePos}·expm1(−ℓ) on P.
+		lsePos := refLogSumExp(at(pos))
+		x := math.Inf(-1)
+		if len(rest) > 0 {
+			x = refLogSumExp(at(rest)) - lsePos
+		}
+		loss := refSoftplus(x)
+		for _, j := range pos {
+			gr[j] += g * math.Exp(z[j]-lsePos) * math.Expm1(-loss)
+		}
+		for _, j := range rest {
+			gr[j] += g * math.Exp(z[j]-lsePos-loss)
+		}
+		return loss
+	}
+	if len(rest) == 0 {
+		return 0
+	}
+	a := refLogSumExp(at(rest))
+	n := float64(len(pos))
+	loss, share := 0.0, 0.0
+	for _, j := range pos {
+		loss += refSoftplus(a-z[j]) / n // log(1 + e^{a − z_j})
+		sg := refSigmoid(a - z[j])
+		gr[j] -= g * sg / n
+		share += sg / n
+	}
+	for _, j := range rest {
+		gr[j] += g * share * math.Exp(z[j]-a)
+	}
+	return loss
+}
+
+// refSoftplus is log(1 + e^x) = max(x, 0) + log1p(e^{−|x|}), exact however small.
+func refSoftplus(x float64) float64 { return math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x))) }

@@ -33,6 +33,11 @@ type Custom struct {
 	// Correction says that the variant applies an additive logit correction
 	// (through Expr.Correct), so that correct_at applies to it.
 	Correction bool
+	// Positives says that the variant reads the data's known positives (the side input
+	// candidates.Positives, Expr.Side), which the data declares only for the variants that read
+	// them (login, logout and those that say so here): listing each query's training items and
+	// marking them in every step costs time and memory the other variants do not spend.
+	Positives bool
 	// Family names the variants whose loss values share a scale with this
 	// one's, e.g. FamilySoftmax for a corrected softmax cross-entropy: the
 	// report draws each family's training-loss curves in a panel of their own.

@@ -118,6 +118,7 @@ func TestFamily(t *testing.T) {
 		VariantRelative: FamilySoftmax, VariantTail: FamilySoftmax, VariantNCE: FamilyLogistic,
 		VariantNegativeSampling: FamilyLogistic, VariantSampledLogistic: FamilyLogistic, VariantMSEGramian: FamilyRegression,
 		VariantGBCE: FamilyLogistic, VariantPSL: FamilySoftmax, VariantDebiasedContrastive: FamilySoftmax,
+		VariantLogIn: FamilySoftmax, VariantLogOut: FamilySoftmax,
 	}
 	for _, v := range variantNames {
 		w, ok := want[v]

@@ -34,6 +34,9 @@ const (
 	VariantGBCE                Variant = "gbce"
 	VariantPSL                 Variant = "psl"
 	VariantDebiasedContrastive Variant = "debiased_contrastive"
+	// The variants below count each row's other known positives as positives (multipos.go).
+	VariantLogIn  Variant = "login"
+	VariantLogOut Variant = "logout"
 )
 
 // UnmarshalText sets v from its name, a built-in or a registered variant's; an unknown name is
@@ -48,7 +51,8 @@ type Family string
 const (
 	// FamilySoftmax: the cross-entropy of a softmax over the row's candidates, ℓ_i = −log of the
 	// positive's (corrected, weighted) share: plain, logq, logq_corrected, full, logit_adjusted,
-	// Rawat et al.'s weightings in their softmax form (eq. 5), psl and debiased_contrastive.
+	// Rawat et al.'s weightings in their softmax form (eq. 5), psl, debiased_contrastive, login
+	// and logout.
 	FamilySoftmax Family = "softmax"
 	// FamilyLogistic: sums of binary cross-entropies, one for the positive and one per negative:
 	// nce, negative_sampling, sampled_logistic, gbce, and Rawat et al.'s weightings in their
@@ -63,7 +67,7 @@ const (
 // Variant is DefaultVariant's family.
 func (s Settings) Family() Family {
 	switch s.Variant {
-	case "", VariantPlain, VariantLogQ, VariantLogQCorrected, VariantFull, VariantLogitAdjusted:
+	case "", VariantPlain, VariantLogQ, VariantLogQCorrected, VariantFull, VariantLogitAdjusted, VariantLogIn, VariantLogOut:
 		return FamilySoftmax
 	case VariantConstant, VariantImportance, VariantRelative, VariantTail:
 		if s.Form == FormDecoupled {
@@ -207,7 +211,8 @@ const (
 var (
 	variantNames = []Variant{VariantPlain, VariantLogQ, VariantConstant, VariantImportance, VariantRelative,
 		VariantTail, VariantFull, VariantLogitAdjusted, VariantMSEGramian, VariantNCE, VariantNegativeSampling,
-		VariantSampledLogistic, VariantLogQCorrected, VariantGBCE, VariantPSL, VariantDebiasedContrastive}
+		VariantSampledLogistic, VariantLogQCorrected, VariantGBCE, VariantPSL, VariantDebiasedContrastive,
+		VariantLogIn, VariantLogOut}
 	implNames     = []Impl{ImplAuto, ImplExpression, ImplFused}
 	forms         = []Form{FormSoftmax, FormDecoupled}
 	correctAts    = []CorrectAt{CorrectAtLogits, CorrectAtScores}
@@ -255,9 +260,9 @@ type Settings struct {
 	// UncorrectedPositive leaves the positive's own logit uncorrected (a
 	// zeroed diagonal correction, docs/logq.md §4). Default false: every column,
 	// the positive included, is corrected (Yi et al. eq. 4). Only for logq,
-	// nce and sampled_logistic: Rawat's weightings never correct the positive
-	// (the relative weighting is the positive-corrected importance weighting,
-	// Remark 4).
+	// nce and sampled_logistic, and login and logout with logq_probability:
+	// Rawat's weightings never correct the positive (the relative weighting is
+	// the positive-corrected importance weighting, Remark 4).
 	UncorrectedPositive bool `toml:"uncorrected_positive"`
 	// RemoveAccidentalHits masks out of each row the columns, other than the
 	// row's positive, whose item equals the row's positive item (default
@@ -275,14 +280,15 @@ type Settings struct {
 	// LogQProbability is, for logq, nce and sampled_logistic only, which
 	// probability Q their −log Q correction uses: one of the LogQProbability
 	// constants, which say what each column's correction means; default
-	// DefaultLogQProbability.
+	// DefaultLogQProbability. For login and logout it is optional: written, they
+	// subtract that log Q as logq does; left empty, they subtract none.
 	LogQProbability LogQProbability `toml:"logq_probability"`
 	// QSource is where the per-draw q of the samplers whose columns are the batch's positives
 	// (in_batch, mixed, memory: layout diagonal) comes from: QSourceCounts (the exact training
 	// frequency) or QSourceEstimator (inverted from p̂); default DefaultQSource. Only for the
-	// variants that read q (importance, relative, tail, mse_gramian, logq_corrected; logq, nce
-	// and sampled_logistic with logq_probability = expected_count) with such a sampler: a drawing
-	// sampler's q is its own law's.
+	// variants that read q (importance, relative, tail, mse_gramian, logq_corrected; logq, nce,
+	// sampled_logistic, login and logout with logq_probability = expected_count) with such a
+	// sampler: a drawing sampler's q is its own law's.
 	QSource QSource `toml:"q_source"`
 	// Reduction over the rows of the batch: ReductionMean ((1/B)·Σ_i) or
 	// ReductionSum (Σ_i, B times the mean); default DefaultReduction.
@@ -312,9 +318,25 @@ func isRawat(v Variant) bool {
 }
 
 // ScoresCorpus reports whether the variant scores the whole corpus: full and logit_adjusted,
-// which need a sampler of layout corpus (sampler full), the only variants that sampler serves. It
-// is the one place that says so.
+// which need a sampler of layout corpus (sampler full), the variants that sampler serves with
+// login and logout (SeveralPositives). It is the one place that says so.
 func (v Variant) ScoresCorpus() bool { return v == VariantFull || v == VariantLogitAdjusted }
+
+// SeveralPositives reports whether the variant counts each row's other known positives
+// (candidates.Positives) as positives: login and logout, which need data whose queries have
+// several training items, and serve any sampler, the whole corpus included.
+func (v Variant) SeveralPositives() bool { return v == VariantLogIn || v == VariantLogOut }
+
+// ReadsPositives reports whether the resolved settings read the side input candidates.Positives,
+// which the data declares only for them: login and logout, and a registered variant whose Custom
+// says Positives.
+func (s Settings) ReadsPositives() bool {
+	if s.Variant.SeveralPositives() {
+		return true
+	}
+	c, ok := registry.Get(s.Variant)
+	return ok && c.Positives
+}
 
 // isBuiltin reports whether v is one of the package's own variants.
 func isBuiltin(v Variant) bool { return slices.Contains(variantNames, v) }
@@ -324,7 +346,7 @@ func isBuiltin(v Variant) bool { return slices.Contains(variantNames, v) }
 // options (builtinCustom), without learn_temperature.
 func (s *Settings) hasFused() bool {
 	_, custom := builtinCustom(s.Variant)
-	return isBuiltin(s.Variant) && s.Variant != VariantLogQCorrected && !custom && !s.LearnTemperature
+	return isBuiltin(s.Variant) && s.Variant != VariantLogQCorrected && !custom && !s.Variant.SeveralPositives() && !s.LearnTemperature
 }
 
 // autoExpression are the built-in variants whose impl auto builds the expression although they
@@ -343,6 +365,9 @@ func (s *Settings) hasCorrection() bool {
 	}
 	if v, ok := registered(s.Variant); ok {
 		return v.Correction
+	}
+	if s.Variant.SeveralPositives() {
+		return s.subtractsLogQ()
 	}
 	return isRawat(s.Variant) && s.Form != FormDecoupled
 }
@@ -405,7 +430,7 @@ func (s *Settings) Resolve() error {
 		setting.EnumFor("correct_at", s.CorrectAt, correctAts, correction,
 			"variant %s (form %q) applies no logit correction; leave it empty", v, s.Form),
 		setting.OnlyFor("uncorrected_positive", s.UncorrectedPositive, s.subtractsLogQ(),
-			"only for logq, nce and sampled_logistic, not variant %s", v),
+			"only for logq, nce and sampled_logistic, and login and logout with logq_probability, not variant %s", v),
 		setting.OnlyFor("remove_accidental_hits", s.RemoveAccidentalHits, !corpus && v != VariantMSEGramian,
 			"variant %s has no sampled negatives to mask", v),
 		s.ownOption("la_tau", &s.LATau, DefaultLATau, VariantLogitAdjusted),
@@ -447,9 +472,11 @@ func (s *Settings) checkFused() error {
 }
 
 // subtractsLogQ reports whether the variant subtracts a log Q whose meaning
-// logq_probability chooses (logq, nce, sampled_logistic).
+// logq_probability chooses: logq, nce, sampled_logistic, and login and logout when
+// logq_probability is written (they subtract none without it).
 func (s *Settings) subtractsLogQ() bool {
-	return s.Variant == VariantLogQ || s.Variant == VariantNCE || s.Variant == VariantSampledLogistic
+	return s.Variant == VariantLogQ || s.Variant == VariantNCE || s.Variant == VariantSampledLogistic ||
+		(s.Variant.SeveralPositives() && s.LogQProbability != "")
 }
 
 // ReadsDeclared reports whether the resolved settings read the probabilities a sampler declares
@@ -477,7 +504,7 @@ func (s *Settings) resolveProbabilities() error {
 	}
 	return setting.First(
 		setting.EnumFor("logq_probability", s.LogQProbability, probabilities, subtracts,
-			"only for logq, nce and sampled_logistic, not variant %s; leave it empty", s.Variant),
+			"only for logq, nce, sampled_logistic, login and logout, not variant %s; leave it empty", s.Variant),
 		setting.OnlyFor("q_source", s.QSource != "", s.readsQ(),
 			"variant %s (logq_probability %q) reads no data frequency q; leave it empty", s.Variant, s.LogQProbability),
 		setting.EnumFor("q_source", s.QSource, qSources, s.QSource != "", ""),
@@ -499,11 +526,16 @@ func (s *Settings) ResolveFor(g candidates.Geometry) error {
 		return err
 	}
 	v := s.Variant
-	if corpus := g.Layout == candidates.Corpus; v.ScoresCorpus() != corpus {
+	if corpus := g.Layout == candidates.Corpus; v.ScoresCorpus() != corpus && !v.SeveralPositives() {
 		if corpus {
-			return fmt.Errorf("variant: sampler %s scores the whole corpus, which only variants full and logit_adjusted do, not %s", g.Sampler, v)
+			return fmt.Errorf("variant: sampler %s scores the whole corpus, which only variants full, logit_adjusted, login and logout do, not %s", g.Sampler, v)
 		}
 		return fmt.Errorf("variant: %s scores the whole corpus, which needs sampler full, not %s", v, g.Sampler)
+	}
+	if g.QUndefined {
+		if err := s.refuseUndefined(g); err != nil {
+			return err
+		}
 	}
 	readsQ := s.readsQ() && g.Layout == candidates.Diagonal
 	if readsQ {

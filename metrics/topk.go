@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/samplingbias/workbench/internal/selectk"
 	"github.com/samplingbias/workbench/internal/simd"
 )
 
@@ -200,7 +201,7 @@ func (w *topWorker) raise(c, need int) {
 	for _, e := range w.cand[c] {
 		w.xs = append(w.xs, candScore(e))
 	}
-	if t := below(kthLargest(w.xs, need), w.bound32[c]); t > w.thr[c] {
+	if t := below(selectk.KthLargest(w.xs, need), w.bound32[c]); t > w.thr[c] {
 		w.thr[c] = t
 		w.prune(c)
 	}
@@ -219,40 +220,6 @@ func (w *topWorker) prune(c int) {
 		}
 	}
 	w.cand[c] = kept
-}
-
-// kthLargest returns the k-th largest of xs (1 ≤ k ≤ len(xs)), reordering xs: Hoare's
-// selection, the range halved around a median-of-three pivot.
-func kthLargest(xs []float32, k int) float32 {
-	lo, hi, want := 0, len(xs)-1, k-1 // want: the index of the answer in decreasing order
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		a, b, c := xs[lo], xs[mid], xs[hi]
-		pivot := max(min(a, b), min(max(a, b), c))
-		i, j := lo, hi
-		for i <= j {
-			for xs[i] > pivot {
-				i++
-			}
-			for xs[j] < pivot {
-				j--
-			}
-			if i <= j {
-				xs[i], xs[j] = xs[j], xs[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case want <= j:
-			hi = j
-		case want >= i:
-			lo = i
-		default:
-			return xs[want]
-		}
-	}
-	return xs[want]
 }
 
 // finish writes the lists of queries[a], the block's query i: its candidates without the items

@@ -121,7 +121,7 @@ func TestGradientsFiniteDifferences(t *testing.T) {
 		run  testRun
 	}
 	var cases []gradCase
-	for _, r := range gradCases {
+	for _, r := range append(slices.Clone(gradCases), miningRuns...) {
 		cases = append(cases, gradCase{r.name(), testSettings, tinyDataset(), r})
 	}
 	denseOnly := tinyDataset()

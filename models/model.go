@@ -315,8 +315,7 @@ func embedT[T float](m *Model, t *tower, ids []int32, impl towerImpl) ([]float32
 // embedWindowT embeds ids by t's inference graph, in chunks; row r of w is the history of
 // ids[r] for a tower that reads one (w nil otherwise).
 func embedWindowT[T float](m *Model, t *tower, ids []int32, w *Window, impl towerImpl) ([]float32, error) {
-	d := m.Dim()
-	out := make([]float32, len(ids)*d)
+	out := make([]float32, len(ids)*m.Dim())
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -324,21 +323,28 @@ func embedWindowT[T float](m *Model, t *tower, ids []int32, w *Window, impl towe
 	if err != nil {
 		return nil, err
 	}
-	for lo := 0; lo < len(ids); lo += inferenceRows {
-		hi := min(lo+inferenceRows, len(ids))
+	return out, runChunks(f, ids, w, out)
+}
+
+// runChunks writes into out (len(ids) × Dim) the outputs of f for ids, f.rows at a time; row r
+// of w is the history of ids[r] for a tower that reads one (w nil otherwise).
+func runChunks[T float](f *inference[T], ids []int32, w *Window, out []float32) error {
+	d := f.m.Dim()
+	for lo := 0; lo < len(ids); lo += f.rows {
+		hi := min(lo+f.rows, len(ids))
 		var part *Window
 		if w != nil {
 			part = &Window{Rows: hi - lo, Len: w.Len, Items: w.Items[lo*w.Len : hi*w.Len]}
 		}
 		y, err := f.runWindow(ids[lo:hi], part)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for i, v := range y {
 			out[lo*d+i] = float32(v)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // gather fills x (len(ids) × t.in) with the tower inputs of the entities ids: for every field

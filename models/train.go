@@ -72,6 +72,16 @@ type Curve []Point
 // current item-tower embeddings of the batch's columns (one extra forward pass of the item
 // tower per step).
 //
+// The sampler also reads the rows' queries, each query's training items (for a sampler whose
+// Shape says Seen) and the current towers run without gradient (samplers.Data.Towers: hard and
+// sce rank candidates by the model's scores before the step's graph is built on their choice),
+// and is checked against the data before the first step (samplers.Checker). For a loss that reads
+// it (login, logout, a registered variant whose Custom says Positives), the data declares
+// candidates.Positives, 1 at each column whose item is a training item of the row's query;
+// login or logout on data whose every query has one training item is an error. A sampler that
+// fills short rows with copies of their positive (samplers.Shape.FillsWithPositive) requires
+// loss.remove_accidental_hits.
+//
 // Training is deterministic given seed: the same model, data, settings and seed give the same
 // losses bit for bit in one build. A NaN or infinite loss or gradient stops training with an error
 // naming the step, before the step's update is applied. Cancelling ctx stops training between
@@ -306,6 +316,7 @@ type trainer[T float] struct {
 	denseGrad []*gorgonia.Node
 	lossNode  *gorgonia.Node
 	st        *candidates.Step // the sampler writes its declarations into it, the loss reads it
+	known     *knownPositives  // fills the data's side input candidates.Positives (nil: not declared)
 
 	grads []*rowGrad[T] // per embedding table
 	opt   *optimizer[T]
@@ -374,6 +385,9 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 		return nil, err
 	}
 	tr.st = st
+	if err := tr.prepareMining(ds, ls); err != nil {
+		return nil, err
+	}
 	if tr.itemSide, err = dataSides(ds, tr.data.Counts); err != nil {
 		return nil, err
 	}
@@ -643,6 +657,11 @@ func (tr *trainer[T]) fillStep(t int64, batch []datasets.Interaction) error {
 	}
 	if tr.audit != nil {
 		tr.audit.Observe(tr.shape, st)
+	}
+	if tr.known != nil {
+		if err := tr.known.fill(st, tr.ids[sideQuery]); err != nil {
+			return err
+		}
 	}
 	cols := len(st.ColItem) // the columns of a row: every row's, or, per row, its own
 	if tr.g.PerRow > 0 {

@@ -421,13 +421,14 @@ func TestLossPanels(t *testing.T) {
 
 // TestAuditNotes: a group's audit line gives the means over its seeds of the TV, of its noise
 // floor and of the head's error, and says "sampling noise" up to auditMismatch floors and a law
-// not followed above.
+// not followed above; a sampler without a law says Q undefined instead.
 func TestAuditNotes(t *testing.T) {
 	recs := []*Run{
 		{Group: "sampler.kind=uniform", Audit: &Audit{TV: 0.10, Floor: 0.10, HeadWorst: 0.02, Head: 10}},
 		{Group: "sampler.kind=uniform", Audit: &Audit{TV: 0.12, Floor: 0.10, HeadWorst: 0.04, Head: 10}},
 		{Group: "sampler.kind=popularity", Audit: &Audit{TV: 0.30, Floor: 0.10, HeadWorst: 0.5, Head: 10}},
 		{Group: "sampler.kind=in_batch"},
+		{Group: "sampler.kind=hard", Audit: &Audit{Head: 10, QUndefined: true}},
 	}
 	notes := auditNotes(recs)
 	want := []string{
@@ -437,6 +438,8 @@ func TestAuditNotes(t *testing.T) {
 		"sampler audit of sampler.kind=popularity (sampler_audit.csv, mean of 1 seeds): total variation 0.3000 between the copies " +
 			"the loss's q declares and those drawn, against 0.1000 from sampling noise alone (i.i.d. draws from the declared law; " +
 			"3.0 times the floor: the draws do not follow the declared law); worst relative error among the 10 most frequent items 0.5000",
+		"sampler audit of sampler.kind=hard (sampler_audit.csv): Q undefined (the sampler draws by the model's scores, " +
+			"so no law of its draws exists to compare them with; the file gives the drawn frequencies only)",
 	}
 	if len(notes) != len(want) {
 		t.Fatalf("got %d notes, want %d:\n%s", len(notes), len(want), strings.Join(notes, "\n"))

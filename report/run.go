@@ -87,10 +87,12 @@ type CurvePoint struct {
 
 // Audit summarises a run's sampler audit (samplers.AuditSummary): the total-variation distance
 // between the copies the loss's q declares and those drawn, the TV that sampling noise alone gives
-// (Floor), and the worst relative error among the Head most frequent items.
+// (Floor), and the worst relative error among the Head most frequent items; or, with QUndefined,
+// that the sampler has no probability law to compare the draws with.
 type Audit struct {
 	TV, Floor, HeadWorst float64
 	Head                 int
+	QUndefined           bool
 }
 
 // Input is what a report is made of: a grid's finished runs and how to report them.

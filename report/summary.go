@@ -12,11 +12,12 @@ import (
 // auditNotes are the summary's lines of the runs' sampler audits (sampler.audit = true), one per
 // group: the means over its seeds of the total-variation distance between the declared and the
 // drawn copies of each item, of its sampling-noise floor and of the head's worst relative error
-// (samplers.AuditSummary).
+// (samplers.AuditSummary), or "Q undefined" for a sampler without a law.
 func auditNotes(recs []*Run) []string {
 	var groups []string
 	sums := map[string][4]float64{}
 	head := map[string]int{}
+	undefined := map[string]bool{}
 	for _, rec := range recs {
 		a := rec.Audit
 		if a == nil {
@@ -26,6 +27,7 @@ func auditNotes(recs []*Run) []string {
 			groups = append(groups, rec.Group)
 			head[rec.Group] = a.Head
 		}
+		undefined[rec.Group] = undefined[rec.Group] || a.QUndefined
 		v := sums[rec.Group]
 		sums[rec.Group] = [4]float64{v[0] + a.TV, v[1] + a.Floor, v[2] + a.HeadWorst, v[3] + 1}
 	}
@@ -36,6 +38,11 @@ func auditNotes(recs []*Run) []string {
 			g = "the runs"
 		}
 		n := v[3]
+		if undefined[groups[i]] {
+			notes[i] = fmt.Sprintf("sampler audit of %s (sampler_audit.csv): Q undefined (the sampler draws by the model's scores, "+
+				"so no law of its draws exists to compare them with; the file gives the drawn frequencies only)", g)
+			continue
+		}
 		notes[i] = fmt.Sprintf("sampler audit of %s (sampler_audit.csv, mean of %d seeds): total variation %.4f between the copies "+
 			"the loss's q declares and those drawn, against %.4f from sampling noise alone (i.i.d. draws from the declared law; "+
 			"%s); worst relative error among the %d most frequent items %.4f",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/prob"
+	"github.com/samplingbias/workbench/internal/reuse"
 )
 
 // AuditHead is the number of most frequent training items whose worst relative error
@@ -28,6 +29,10 @@ type Audit struct {
 	declCopies []float64 // Σ declared (C−1)·q over those steps
 	copies     []float64 // Σ over steps of the item's mean copies among a row's negatives
 	lastSeen   []int     // the last step at which the item was counted (1-based)
+	// undefined says that the sampler has no law (candidates.Geometry.QUndefined): the audit
+	// counts the draws and has no declaration to compare them with.
+	undefined bool
+	zeros     []float64 // the declarations' stand-in when undefined
 }
 
 // NewAudit returns an empty audit of a corpus of items items.
@@ -41,6 +46,7 @@ func NewAudit(items int) *Audit {
 // declarations are averaged over those rows. Padding rows (and their columns) are left out.
 func (a *Audit) Observe(sh Shape, c *candidates.Step) {
 	a.steps++
+	a.undefined = a.undefined || sh.QUndefined
 	b := len(c.RowItem)
 	valid := b
 	for i := range b {
@@ -52,6 +58,10 @@ func (a *Audit) Observe(sh Shape, c *candidates.Step) {
 		return
 	}
 	logQ, logP := c.Col(candidates.LogQ), c.Col(candidates.LogP)
+	if a.undefined { // no declaration: zeros stand for it, never read
+		a.zeros = reuse.Grow(a.zeros, len(c.ColItem))
+		logQ, logP = a.zeros, a.zeros
+	}
 	if sh.PerRow > 0 {
 		a.observeRows(sh, c, logQ, logP, valid)
 		return
@@ -110,6 +120,9 @@ func (a *Audit) declare(item int64, stamp int, w, m, logP, logQ float64) {
 	}
 	a.lastSeen[item] = stamp
 	a.declared[item] += w
+	if a.undefined {
+		return
+	}
 	a.declP[item] += w * math.Exp(logP)
 	a.declCopies[item] += w * m * math.Exp(logQ)
 }
@@ -150,6 +163,9 @@ type AuditSummary struct {
 	// HeadWorst is the worst relative error |d_j/e_j − 1| of the declared copies among the
 	// AuditHead items with the most training interactions (counts).
 	HeadWorst float64
+	// QUndefined says that the sampler has no probability law (candidates.Geometry.QUndefined):
+	// there is no declaration, and TV, Floor and HeadWorst are 0.
+	QUndefined bool
 }
 
 // Summary digests the audit; counts are the items' training interactions, which select the head.
@@ -162,6 +178,10 @@ func (a *Audit) Summary(counts []int64) AuditSummary {
 	}
 	var s AuditSummary
 	s.Draws = int(math.Round(se * float64(a.steps)))
+	if a.undefined {
+		s.QUndefined = true
+		return s
+	}
 	n := float64(s.Draws)
 	for j := range a.declared {
 		it := a.item(j)
@@ -191,7 +211,8 @@ func head(counts []int64) []int {
 }
 
 // WriteCSV writes the audit, one line per item with its training count: item, count, declared_p,
-// empirical_p, declared_copies, empirical_copies.
+// empirical_p, declared_copies, empirical_copies; the declared columns say "undefined" for a
+// sampler without a law (candidates.Geometry.QUndefined).
 func (a *Audit) WriteCSV(w io.Writer, counts []int64) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write([]string{"item", "count", "declared_p", "empirical_p", "declared_copies", "empirical_copies"}); err != nil {
@@ -200,8 +221,12 @@ func (a *Audit) WriteCSV(w io.Writer, counts []int64) error {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	for j := range a.declared {
 		it := a.item(j)
-		if err := cw.Write([]string{strconv.Itoa(j), strconv.FormatInt(counts[j], 10), f(it.declP), f(it.empP),
-			f(it.declCopies), f(it.empCopies)}); err != nil {
+		declP, declCopies := f(it.declP), f(it.declCopies)
+		if a.undefined {
+			declP, declCopies = "undefined", "undefined"
+		}
+		if err := cw.Write([]string{strconv.Itoa(j), strconv.FormatInt(counts[j], 10), declP, f(it.empP),
+			declCopies, f(it.empCopies)}); err != nil {
 			return err
 		}
 	}

@@ -186,7 +186,9 @@ func builtinSettings() []Settings {
 		{Kind: KindMemory, MemoryBatches: 2}, {Kind: KindUniformPerRow, Negatives: 3},
 		{Kind: KindMixture, Of: []Settings{{Kind: KindInBatch}, {Kind: KindUniformPerRow, Negatives: 3}}},
 		{Kind: KindMixture, Of: []Settings{{Kind: KindPopularity, Negatives: 6}, {Kind: KindUniformPerRow, Negatives: 3}}},
-		{Kind: KindMixture, Of: []Settings{{Kind: KindUniformPerRow, Negatives: 2}, {Kind: KindPopularity, Negatives: 4, Beta: &beta}}}}
+		{Kind: KindMixture, Of: []Settings{{Kind: KindUniformPerRow, Negatives: 2}, {Kind: KindPopularity, Negatives: 4, Beta: &beta}}},
+		{Kind: KindUniformWithoutReplacement, Negatives: 8}, {Kind: KindPopularityWithoutReplacement, Negatives: 8},
+		{Kind: KindMixture, Of: []Settings{{Kind: KindInBatch}, {Kind: KindPopularityWithoutReplacement, Negatives: 6, Beta: &beta}}}}
 }
 
 // settingsName names a test case by its kind, negatives and components.

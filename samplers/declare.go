@@ -68,6 +68,14 @@ func (u unigram) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step
 	return nil
 }
 
+// Check is the Check of the sampler it wraps (Checker), if any.
+func (u unigram) Check(d *Data) error {
+	if c, ok := u.Sampler.(Checker); ok {
+		return c.Check(d)
+	}
+	return nil
+}
+
 // ItemLaw declares every item's training frequency, as Declare does.
 func (u unigram) ItemLaw(d *Data, items []int32, logQ, logP []float64) {
 	sh := u.Shape()

@@ -19,6 +19,16 @@
 // the step the loss reads (Sampler.Declare writes them into the candidates.Step), and may declare
 // more (SideDeclarer): a loss reads each by name (losses.Expr.Side).
 //
+// Some samplers read more than the batch's positives (Data): unconsumed the rows' queries and
+// each query's training items, hard and sce the current model's towers, run without gradient, by
+// whose scores they rank candidates (hard: the top k of a pool, with NV-Retriever's
+// false-negative guard; sce: Mezentsev et al.'s buckets of random projections). Their draws have
+// no probability law: their geometry says so (candidates.Geometry.QUndefined), they declare no
+// log q or log p, the corrections that need them refuse them, and the audit reports "Q
+// undefined". The samplers without replacement (uniform_without_replacement,
+// popularity_without_replacement) declare their exact inclusion probabilities, computed once per
+// run (prob.SuccessiveInclusion), not the weights' share.
+//
 // A sampler is chosen by Settings.Kind, the [sampler] section of a config: one of the Kind
 // constants or a name added with Register. The trainer (package models) asks it for the step's
 // item rows (Sampler.Draw) and then for their probabilities (Sampler.Declare); it does not

@@ -57,6 +57,9 @@ func newMixture(a, b Sampler) (*mixture, error) {
 	}
 	for i, x := range [2]Sampler{a, b} {
 		sh := x.Shape()
+		if sh.QUndefined {
+			return nil, fmt.Errorf("of[%d]: a mixture's law is its components', and this component draws by the model's scores (Q undefined)", i)
+		}
 		if _, ok := x.(ItemLaw); sh.PerRow > 0 && !ok {
 			return nil, fmt.Errorf("of[%d]: a component that draws per row must declare its law of any item (samplers.ItemLaw)", i)
 		}
@@ -76,6 +79,18 @@ func newMixture(a, b Sampler) (*mixture, error) {
 }
 
 func (x *mixture) Shape() Shape { return x.s }
+
+// Check is its components' Check (Checker), each error naming its component.
+func (x *mixture) Check(d *Data) error {
+	for i, c := range [2]Sampler{x.a, x.b} {
+		if ch, ok := c.(Checker); ok {
+			if err := ch.Check(d); err != nil {
+				return fmt.Errorf("of[%d].%w", i, err)
+			}
+		}
+	}
+	return nil
+}
 
 func (x *mixture) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 	bsz, sa, sb := len(pos), x.sa, x.sb

@@ -14,14 +14,55 @@ type Shape struct {
 	// batch's own items, which the trainer takes from the estimator. A sampler without it needs
 	// no estimator.
 	PositiveLaw bool
+	// Seen says that Draw reads each query's training items (Data.Seen), which the trainer then
+	// lists.
+	Seen bool
+	// FillsWithPositive says that the sampler may fill a row's columns it has no candidate for
+	// with copies of the row's positive item, which a loss must mask as accidental hits: the
+	// trainer requires loss.remove_accidental_hits = true.
+	FillsWithPositive bool
 }
 
-// Data is what a sampler knows of the training data: fixed for a run.
+// Data is what a sampler knows of the training data, fixed for a run, and of the step: the
+// rows' queries (Queries, whose values the trainer overwrites at every step) and the current
+// model (Towers).
 type Data struct {
 	Items  int     // the corpus size M
 	Batch  int     // the batch size B
 	Counts []int64 // the training count of each item
 	N      int     // the number of training interactions, Σ Counts
+	// Seen lists each query's training items, sorted and distinct
+	// (datasets.Dataset.TrainPositives), for a sampler whose Shape says Seen; nil otherwise.
+	Seen [][]int32
+	// Queries are the queries of the step's score rows (len R), overwritten at every step before
+	// Draw.
+	Queries []int32
+	// Towers runs the current model's towers without gradient, for the samplers that rank
+	// candidates by the model's scores (hard, sce); nil where there is no model.
+	Towers Towers
+}
+
+// Towers gives a sampler the current model's towers, run without gradient: the embeddings u of
+// queries and v of items whose inner products ⟨u, v⟩ are the scores the loss divides by its
+// temperature.
+type Towers interface {
+	// Dim is the embedding dimension d.
+	Dim() int
+	// Queries returns the query tower's outputs of ids, len(ids)·d row-major, valid until the
+	// next call of Queries.
+	Queries(ids []int32) ([]float32, error)
+	// Items returns the item tower's outputs of ids, len(ids)·d row-major, valid until the next
+	// call of Items.
+	Items(ids []int32) ([]float32, error)
+	// Temperature is the loss's temperature τ at the step: the logits are ⟨u, v⟩/τ.
+	Temperature() float64
+}
+
+// Checker is implemented by a sampler whose settings must agree with the data: Check returns an
+// error naming the key (sampler.negatives, ...) when they do not. The trainer calls it once,
+// before the first step.
+type Checker interface {
+	Check(d *Data) error
 }
 
 // Law gives, for item row j among the rows' positives (j < R) or any item row under layout
@@ -45,19 +86,24 @@ type Sampler interface {
 	Draw(rng *rand.Rand, d *Data, pos, rows []int32)
 	// Declare fills c for the rows Draw filled: each column's item (c.ColItem; c.PosCol under
 	// layout Corpus), and the side inputs candidates.LogQ and candidates.LogP of the columns and
-	// of the rows' positives pos (len R: rows[:R] under Diagonal and First), and any further side
-	// input it declares (SideDeclarer). c holds the trainer's allocations (c.Geometry is the
+	// of the rows' positives pos (len R: rows[:R] under Diagonal and First; none when the
+	// geometry's QUndefined says the sampler has no law), and any further side input it declares
+	// (SideDeclarer). c holds the trainer's allocations (c.Geometry is the
 	// sampler's); every slice has its final length (C columns, or R·C for a geometry with
 	// columns of each row's own, row i's at i·C), and p is the probability that the item is among
 	// row i's candidates (the step's, for shared columns). law is nil unless Shape().PositiveLaw.
 	Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step) error
 }
 
-// DeclareSides declares on st the side inputs smp fills: candidates.LogQ and candidates.LogP, and
+// DeclareSides declares on st the side inputs smp fills: candidates.LogQ and candidates.LogP
+// (none for a sampler whose probabilities are undefined, candidates.Geometry.QUndefined), and
 // those it declares besides (SideDeclarer), each by "sampler <name>" (st.Geometry.Sampler).
 func DeclareSides(smp Sampler, st *candidates.Step) error {
 	by := "sampler " + st.Geometry.Sampler
-	sides := []candidates.Side{{Name: candidates.LogQ, By: by}, {Name: candidates.LogP, By: by}}
+	var sides []candidates.Side
+	if !st.Geometry.QUndefined {
+		sides = []candidates.Side{{Name: candidates.LogQ, By: by}, {Name: candidates.LogP, By: by}}
+	}
 	if d, ok := smp.(SideDeclarer); ok {
 		for _, sd := range d.Sides() {
 			sd.By = by

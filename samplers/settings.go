@@ -23,10 +23,18 @@ const (
 	KindInBatchUnique Kind = "in_batch_unique"
 	KindMemory        Kind = "memory"
 	KindUniformPerRow Kind = "uniform_per_row"
+	// The samplers below are in files of their own: withoutreplacement.go, unconsumed.go,
+	// hard.go and sce.go.
+	KindUniformWithoutReplacement    Kind = "uniform_without_replacement"
+	KindPopularityWithoutReplacement Kind = "popularity_without_replacement"
+	KindUnconsumed                   Kind = "unconsumed"
+	KindHard                         Kind = "hard"
+	KindSCE                          Kind = "sce"
 )
 
 // builtins are the built-in kinds in their documented order.
-var builtins = []Kind{KindInBatch, KindUniform, KindMixed, KindFull, KindPopularity, KindMixture, KindInBatchUnique, KindMemory, KindUniformPerRow}
+var builtins = []Kind{KindInBatch, KindUniform, KindMixed, KindFull, KindPopularity, KindMixture, KindInBatchUnique, KindMemory,
+	KindUniformPerRow, KindUniformWithoutReplacement, KindPopularityWithoutReplacement, KindUnconsumed, KindHard, KindSCE}
 
 // UnmarshalText sets k from its name, a built-in or a registered sampler's; an unknown name is an
 // error that lists the allowed ones.
@@ -39,21 +47,64 @@ const (
 	DefaultBeta      = 0.75 // β of popularity (word2vec's unigram exponent)
 	DefaultMemory    = 1    // memory_batches of memory
 	DefaultDeclare   = DeclareLaw
+	DefaultPool      = PoolInBatch
+	DefaultPoolSize  = 1024 // pool_size of hard with a uniform pool
+	// DefaultBuckets and DefaultBucketRows are sce's buckets and bucket_rows: 2·√R for the
+	// R = 256 rows of train.batch_size's default, the rule of Mezentsev et al.'s grid.
+	DefaultBuckets    = 32
+	DefaultBucketRows = 32
 )
+
+// Pool is where hard takes the candidates it ranks, Settings.Pool.
+type Pool string
+
+// Pools of hard.
+const (
+	// PoolInBatch: the batch's positives, one column per distinct item other than the row's own
+	// positive.
+	PoolInBatch Pool = "in_batch"
+	// PoolUniform: pool_size distinct items drawn uniformly without replacement, shared by
+	// every row.
+	PoolUniform Pool = "uniform"
+)
+
+// pools are the allowed Pool values.
+var pools = []Pool{PoolInBatch, PoolUniform}
+
+// UnmarshalText sets p from its name; an unknown name is an error that lists the allowed ones.
+func (p *Pool) UnmarshalText(b []byte) error { return setting.Unmarshal(p, b, pools) }
 
 // Settings is the [sampler] section of a config. The zero value is in-batch sampling (Yi et al.
 // 2019). An option that the kind does not use must be left unset: Resolve rejects it.
 type Settings struct {
 	// Kind selects the sampler (default DefaultKind).
 	Kind Kind `toml:"kind"`
-	// Negatives is the number m of drawn items per step of uniform, mixed, popularity and
-	// in_batch_unique, and per row of uniform_per_row (default DefaultNegatives); it must be 0 for
-	// in_batch and full, which draw none. A registered sampler receives it as Custom.New's
-	// negatives, unchecked.
+	// Negatives is the number m of drawn items per step of uniform, mixed, popularity,
+	// in_batch_unique, uniform_without_replacement and popularity_without_replacement, per row of
+	// uniform_per_row and unconsumed, the k highest-scoring items of each row's pool of hard and
+	// the items of each bucket of sce (default DefaultNegatives); it must be 0 for in_batch and
+	// full, which draw none. A registered sampler receives it as Custom.New's negatives,
+	// unchecked.
 	Negatives int `toml:"negatives"`
-	// Beta is popularity's exponent β, q ∝ count^β (default DefaultBeta; 0 is the uniform law,
-	// 1 the unigram). Only for popularity.
+	// Beta is the exponent β of popularity and popularity_without_replacement, weights
+	// count^β (default DefaultBeta; 0 is the uniform law, 1 the unigram). Only for those two.
 	Beta *float64 `toml:"beta"`
+	// Pool is where hard takes the candidates it ranks (default DefaultPool). Only for hard.
+	Pool Pool `toml:"pool"`
+	// PoolSize is the number of distinct items of hard's uniform pool, more than negatives
+	// (default DefaultPoolSize). Only for hard with pool = "uniform".
+	PoolSize int `toml:"pool_size"`
+	// FalseNegativeMargin is hard's false-negative guard, the percentage of NV-Retriever's
+	// TopK-PercPos (Moreira et al. 2024): a pool item scoring above margin·s⁺, s⁺ the row's
+	// positive score, is dropped before the top negatives are taken; in (0, 1] (the paper uses
+	// 0.95); 0, the default, is no guard. Only for hard.
+	FalseNegativeMargin float64 `toml:"false_negative_margin" zero:"no guard"`
+	// Buckets is sce's number of buckets n_b, at most the step's rows (default DefaultBuckets).
+	// Only for sce.
+	Buckets int `toml:"buckets"`
+	// BucketRows is the number of rows sce puts in each bucket, at most the step's rows
+	// (default DefaultBucketRows). Only for sce.
+	BucketRows int `toml:"bucket_rows"`
 	// MemoryBatches is the number K of earlier batches memory keeps as extra negatives (default
 	// DefaultMemory). Only for memory.
 	MemoryBatches int `toml:"memory_batches"`
@@ -73,8 +124,16 @@ type Settings struct {
 
 // drawsNegatives reports whether a built-in kind draws Negatives items per step.
 func drawsNegatives(k Kind) bool {
-	return k == KindUniform || k == KindMixed || k == KindPopularity || k == KindInBatchUnique || k == KindUniformPerRow
+	switch k {
+	case KindUniform, KindMixed, KindPopularity, KindInBatchUnique, KindUniformPerRow, KindUniformWithoutReplacement,
+		KindPopularityWithoutReplacement, KindUnconsumed, KindHard, KindSCE:
+		return true
+	}
+	return false
 }
+
+// weighted reports whether a built-in kind draws by count^β (beta).
+func weighted(k Kind) bool { return k == KindPopularity || k == KindPopularityWithoutReplacement }
 
 // Resolve fills the zero fields with their documented defaults in place and validates the
 // settings; errors start with the key.
@@ -92,9 +151,10 @@ func (s *Settings) Resolve() error {
 			beta = *s.Beta
 		}
 		if err := setting.First(
-			setting.OnlyFor("beta", s.Beta != nil, false, "only for popularity, not sampler %s; leave it unset, got %v", s.Kind, beta),
+			setting.OnlyFor("beta", s.Beta != nil, false, "only for popularity and popularity_without_replacement, not sampler %s; leave it unset, got %v", s.Kind, beta),
 			setting.OnlyFor("memory_batches", s.MemoryBatches != 0, false, "only for memory, not sampler %s; leave it 0, got %d", s.Kind, s.MemoryBatches),
 			setting.OnlyFor("of", len(s.Of) > 0, false, "only for mixture, not sampler %s", s.Kind),
+			s.resolveMined(),
 		); err != nil {
 			return err
 		}
@@ -110,7 +170,7 @@ func (s *Settings) Resolve() error {
 	if s.Kind == KindMemory {
 		setting.Default(&s.MemoryBatches, DefaultMemory)
 	}
-	if s.Kind == KindPopularity && s.Beta == nil {
+	if weighted(s.Kind) && s.Beta == nil {
 		b := DefaultBeta
 		s.Beta = &b
 	}
@@ -120,7 +180,8 @@ func (s *Settings) Resolve() error {
 		setting.Require("negatives", s.Negatives >= 0, "must be > 0, got %d", s.Negatives),
 		setting.OnlyFor("memory_batches", s.MemoryBatches != 0, s.Kind == KindMemory, "only for memory, not sampler %s", s.Kind),
 		setting.Require("memory_batches", s.MemoryBatches >= 0, "must be > 0, got %d", s.MemoryBatches),
-		setting.OnlyFor("beta", s.Beta != nil, s.Kind == KindPopularity, "only for popularity, not sampler %s", s.Kind),
+		setting.OnlyFor("beta", s.Beta != nil, weighted(s.Kind), "only for popularity and popularity_without_replacement, not sampler %s", s.Kind),
+		s.resolveMined(),
 	); err != nil {
 		return err
 	}
@@ -160,6 +221,9 @@ func New(s Settings) (Sampler, error) {
 	smp, err := newKind(s)
 	if err != nil || s.Declare == DeclareLaw {
 		return smp, err
+	}
+	if smp.Shape().QUndefined {
+		return nil, undefinedErr("declare", s.Kind, "declaring the unigram law for its columns would subtract a Q it does not follow")
 	}
 	return unigram{smp}, nil
 }
@@ -208,6 +272,16 @@ func newKind(s Settings) (Sampler, error) {
 		return &inBatchUnique{k: s.Negatives}, nil
 	case KindUniformPerRow:
 		return uniformPerRow{m: s.Negatives}, nil
+	case KindUniformWithoutReplacement:
+		return newWithoutReplacement(s.Negatives, 0, true), nil
+	case KindPopularityWithoutReplacement:
+		return newWithoutReplacement(s.Negatives, *s.Beta, false), nil
+	case KindUnconsumed:
+		return &unconsumed{m: s.Negatives}, nil
+	case KindHard:
+		return newHard(s), nil
+	case KindSCE:
+		return &sce{n: s.Negatives, buckets: s.Buckets, rows: s.BucketRows}, nil
 	case KindMixture:
 		var of [2]Sampler
 		for i := range of {

@@ -25,6 +25,13 @@ func TestResolve(t *testing.T) {
 		{"popularity beta", Settings{Kind: KindPopularity}, Settings{Kind: KindPopularity, Negatives: DefaultNegatives, Beta: ptr(DefaultBeta), Declare: DeclareLaw}},
 		{"declare kept", Settings{Kind: KindUniform, Negatives: 3, Declare: DeclareUnigram}, Settings{Kind: KindUniform, Negatives: 3, Declare: DeclareUnigram}},
 		{"popularity beta 0 is uniform", Settings{Kind: KindPopularity, Beta: ptr(0)}, Settings{Kind: KindPopularity, Negatives: DefaultNegatives, Beta: ptr(0), Declare: DeclareLaw}},
+		{"popularity without replacement beta", Settings{Kind: KindPopularityWithoutReplacement},
+			Settings{Kind: KindPopularityWithoutReplacement, Negatives: DefaultNegatives, Beta: ptr(DefaultBeta), Declare: DeclareLaw}},
+		{"hard in-batch pool", Settings{Kind: KindHard}, Settings{Kind: KindHard, Negatives: DefaultNegatives, Pool: PoolInBatch, Declare: DeclareLaw}},
+		{"hard uniform pool", Settings{Kind: KindHard, Pool: PoolUniform, FalseNegativeMargin: 0.95},
+			Settings{Kind: KindHard, Negatives: DefaultNegatives, Pool: PoolUniform, PoolSize: DefaultPoolSize, FalseNegativeMargin: 0.95, Declare: DeclareLaw}},
+		{"sce buckets", Settings{Kind: KindSCE}, Settings{Kind: KindSCE, Negatives: DefaultNegatives, Buckets: DefaultBuckets, BucketRows: DefaultBucketRows, Declare: DeclareLaw}},
+		{"unconsumed", Settings{Kind: KindUnconsumed, Negatives: 7}, Settings{Kind: KindUnconsumed, Negatives: 7, Declare: DeclareLaw}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.in
@@ -44,7 +51,7 @@ func TestResolve(t *testing.T) {
 		{Settings{Negatives: 4}, "negatives: sampler in_batch draws no negatives"},
 		{Settings{Kind: KindFull, Negatives: 4}, "negatives: sampler full draws no negatives"},
 		{Settings{Kind: KindUniform, Negatives: -1}, "negatives: must be > 0, got -1"},
-		{Settings{Kind: KindMixed, Beta: ptr(1)}, "beta: only for popularity, not sampler mixed"},
+		{Settings{Kind: KindMixed, Beta: ptr(1)}, "beta: only for popularity and popularity_without_replacement, not sampler mixed"},
 		{Settings{Kind: KindPopularity, Beta: ptr(-1)}, "beta:"},
 		{Settings{Kind: KindUniform, Options: map[string]any{"x": 1}}, "options.x: sampler uniform has no options"},
 		{Settings{Kind: KindUniform, Declare: "counts"}, `declare: unknown "counts"`},
@@ -125,7 +132,7 @@ func TestRegister(t *testing.T) {
 		s    Settings
 		want string
 	}{
-		{Settings{Kind: "fixed_item_test", Beta: &beta}, "beta: only for popularity, not sampler fixed_item_test"},
+		{Settings{Kind: "fixed_item_test", Beta: &beta}, "beta: only for popularity and popularity_without_replacement, not sampler fixed_item_test"},
 		{Settings{Kind: "fixed_item_test", MemoryBatches: 2}, "memory_batches: only for memory, not sampler fixed_item_test"},
 		{Settings{Kind: "fixed_item_test", Of: []Settings{{}, {}}}, "of: only for mixture, not sampler fixed_item_test"},
 	} {

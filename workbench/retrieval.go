@@ -444,7 +444,7 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 			return trainSummary{}, nil, err
 		}
 		s := audit.Summary(counts)
-		sum.SamplerAudit = &samplerAudit{Steps: audit.Steps(), Draws: s.Draws, TV: s.TV, Floor: s.Floor, HeadWorst: s.HeadWorst}
+		sum.SamplerAudit = &samplerAudit{Steps: audit.Steps(), Draws: s.Draws, TV: s.TV, Floor: s.Floor, HeadWorst: s.HeadWorst, QUndefined: s.QUndefined}
 	}
 	return sum, curve, nil
 }

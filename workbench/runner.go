@@ -119,6 +119,8 @@ type samplerAudit struct {
 	TV        float64 `json:"tv"`
 	Floor     float64 `json:"tv_noise_floor"`
 	HeadWorst float64 `json:"head_worst_relative_error"`
+	// QUndefined says that the sampler has no probability law: TV, Floor and HeadWorst are 0.
+	QUndefined bool `json:"q_undefined,omitempty"`
 }
 
 // plannedRun is one cell of the grid with its resolved config.

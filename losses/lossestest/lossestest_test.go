@@ -102,3 +102,72 @@ func TestCentralDifferences(t *testing.T) {
 		t.Errorf("gradient of 3x² − xy at (2, 5): %v, want [7 −2]", g)
 	}
 }
+
+// known are the entries of three in-batch rows whose queries know, besides their positives (the diagonal),
+// the items of entries (0, 2) and (2, 1): the side input positives of a data set with several
+// positives per query (the diagonal entries are marked too, as the data marks them).
+var known = []int{0, 2, 4, 7, 8}
+
+// multiRef is login (in) or logout at τ = 1 over the rows of S: row i's positives P_i, its
+// diagonal and its known negatives, and the rest R_i, as probabilities in the linear domain:
+// login −log(Σ_P e^s / Σ_{P∪R} e^s), logout the mean over p ∈ P of −log(e^{s_p}/(e^{s_p} + Σ_R e^s)).
+func multiRef(in bool) func(S []float64) float64 {
+	return func(S []float64) float64 {
+		const n = 3
+		total := 0.0
+		for i := range n {
+			var pos, rest []float64
+			for j := range n {
+				isKnown := false
+				for _, k := range known {
+					isKnown = isKnown || k == i*n+j
+				}
+				if j == i || isKnown {
+					pos = append(pos, math.Exp(S[i*n+j]))
+				} else {
+					rest = append(rest, math.Exp(S[i*n+j]))
+				}
+			}
+			sp, sr := 0.0, 0.0
+			for _, x := range pos {
+				sp += x
+			}
+			for _, x := range rest {
+				sr += x
+			}
+			if in {
+				total -= math.Log(sp / (sp + sr))
+				continue
+			}
+			for _, x := range pos {
+				total -= math.Log(x/(x+sr)) / float64(len(pos))
+			}
+		}
+		return total / n
+	}
+}
+
+// TestMultiPositiveChecks: login and logout, float64 and float32, agree with their equations
+// written in the linear domain, and their gradients with the equations' finite differences.
+func TestMultiPositiveChecks(t *testing.T) {
+	for _, v := range []losses.Variant{losses.VariantLogIn, losses.VariantLogOut} {
+		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+			l, err := losses.New(losses.Settings{Variant: v, Temperature: 1}, inBatch, dt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := &candidates.Step{Geometry: inBatch, RowItem: []int64{0, 1, 2}, ColItem: []int64{0, 1, 2}}
+			st.Set(candidates.Side{Name: candidates.Positives, Kind: candidates.PerEntry, By: "test"}, nil, nil)
+			if err := st.SetEntries(candidates.Positives, known, []float64{1, 1, 1, 1, 1}); err != nil {
+				t.Fatal(err)
+			}
+			tol := 1e-12
+			if dt == tensor.Float32 {
+				tol = 1e-6
+			}
+			ref := multiRef(v == losses.VariantLogIn)
+			Value(t, l, st, scores, 3, 3, ref, tol)
+			Gradient(t, l, st, scores, 3, 3, ref, 1e-6, 1e-6)
+		}
+	}
+}
