@@ -59,11 +59,12 @@ const (
 	derivedGram                  // 1×C (R×C per row or padded): the Gramian column weights
 	derivedScale                 // 1×1: the reduction's scale of a padded geometry, 1/valid rows
 	derivedItems                 // R×1: the corpus size M (the step's Items) in every row
+	derivedLogM                  // 1×1: log m of a padded diagonal geometry (plan.negatives)
 	nDerived
 )
 
 // derivedNames name the derived inputs' nodes.
-var derivedNames = [nDerived]string{"pos", "neg", "negLog", "gram", "scale", "items"}
+var derivedNames = [nDerived]string{"pos", "neg", "negLog", "gram", "scale", "items", "logM"}
 
 // input is an input node of an expression and the tensor the binding fills at every run.
 type input struct {
@@ -129,7 +130,7 @@ func (bd *binding) derivedInput(k derived) *G.Node {
 		if !bd.step.Geometry.Padded {
 			rows = bd.colRows()
 		}
-	case derivedScale:
+	case derivedScale, derivedLogM:
 		rows, cols = 1, 1
 	case derivedItems:
 		cols = 1
@@ -319,6 +320,9 @@ func fillMasks[T floats](p *plan, in *[nDerived]input, ms *maskState) {
 	}
 	if sc := dataOf[T](in[derivedScale].val); sc != nil {
 		sc[0] = T(p.scale)
+	}
+	if lm := dataOf[T](in[derivedLogM].val); lm != nil {
+		lm[0] = T(math.Log(float64(p.negatives())))
 	}
 }
 

@@ -19,23 +19,6 @@ type historyInput struct {
 	maxLen int // the longest history the tower reads (SequenceSettings.MaxLength)
 }
 
-// newHistoryModel builds a model (as New) whose query tower reads, between the pooled feature
-// bags and the dense features, the mean of the embeddings of the query's history of items: row
-// r of a Window for query row r, at most seq.MaxLength items (seq.Encoder must be EncoderMean).
-// An empty history (padding only, as for a user whose every event is held out) gives a zero
-// mean, so that the query is then its other features alone. With s.ShareEmbeddings the history
-// shares the item tower's id table (historyTable), Yi et al.'s sharing of the video id table
-// among the seed video, the candidate and the watch history.
-func newHistoryModel(s Settings, seq SequenceSettings, ds *datasets.Dataset, dt tensor.Dtype, seed int64) (*Model, error) {
-	if err := seq.Resolve(); err != nil {
-		return nil, err
-	}
-	if seq.Encoder != EncoderMean {
-		return nil, fmt.Errorf("encoder: %q is not the history mean %q", seq.Encoder, EncoderMean)
-	}
-	return newModel(s, &seq, ds, dt, seed)
-}
-
 // historyTable returns the table of the history's items, for a corpus of items items: with
 // ShareEmbeddings the item tower's id table, that of its first field whose bag of item e is
 // {e}; otherwise a table of its own, query.history (items × EmbeddingDim).
@@ -80,10 +63,14 @@ func gatherHistory[T float](m *Model, t *tower, w *Window, x []T) {
 }
 
 // scatterHistory adds the gradient of the history segments of dx (the gradient w.r.t. the tower
-// inputs gathered for w) to the table's rows: the transpose of gatherHistory.
-func scatterHistory[T float](m *Model, t *tower, w *Window, dx []T, rg *rowGrad[T]) {
+// inputs gathered for w) to the table's rows: the transpose of gatherHistory. A row whose query
+// is negative (candidates.NoItem: a padding row's) adds nothing; queries nil: every row adds.
+func scatterHistory[T float](m *Model, t *tower, w *Window, queries []int32, dx []T, rg *rowGrad[T]) {
 	h, dim := t.history, m.s.EmbeddingDim
 	for r := range w.Rows {
+		if queries != nil && queries[r] < 0 {
+			continue
+		}
 		scatterBag(dx[r*t.in+h.off:r*t.in+h.off+dim], w.history(r), nil, rg)
 	}
 }

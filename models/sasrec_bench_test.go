@@ -16,7 +16,7 @@ func BenchmarkSASRecStep(b *testing.B) {
 	for _, im := range impls {
 		b.Run("impl="+im.name, func(b *testing.B) {
 			const rows, length, d, items = 128, 200, 64, 3706
-			e, err := newSASRec(SequenceSettings{MaxLength: length}, d, items, 0.1, tensor.Float32, 1)
+			e, err := newSASRec(SequenceSettings{Encoder: EncoderSASRec, MaxLength: length}, d, items, 0.1, tensor.Float32, 1)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -178,9 +178,17 @@ func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Ste
 		x.pa[k] = math.Log1p(-missA * missB)
 	}
 	c.Estimated = x.ca.Estimated || x.cb.Estimated
+	// mix is the mixture's (log q, log p) of item row r: log 1 for a row without an item (a
+	// padding row's positive and own draws), which no loss reads.
+	mix := func(r int) (float64, float64) {
+		if k := x.of[r]; k >= 0 {
+			return x.la[k], x.pa[k]
+		}
+		return 0, 0
+	}
 	logQ, logP, posQ, posP := c.Col(candidates.LogQ), c.Col(candidates.LogP), c.Row(candidates.LogQ), c.Row(candidates.LogP)
 	for i := range pos {
-		posQ[i], posP[i] = x.la[x.of[i]], x.pa[x.of[i]]
+		posQ[i], posP[i] = mix(i)
 	}
 	cols, perRow := len(c.ColItem), 1
 	if x.s.PerRow > 0 {
@@ -189,7 +197,8 @@ func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Ste
 	for i := range perRow {
 		for j := range cols {
 			k, r := i*cols+j, x.s.Row(i, j, bsz)
-			c.ColItem[k], logQ[k], logP[k] = int64(rows[r]), x.la[x.of[r]], x.pa[x.of[r]]
+			c.ColItem[k] = int64(rows[r])
+			logQ[k], logP[k] = mix(r)
 			if j == 0 && x.s.Layout == candidates.First {
 				c.ColItem[k] = candidates.NoItem // each row's own positive
 			}
