@@ -133,7 +133,9 @@ func (s *SequenceSettings) Resolve() error {
 }
 
 // ReadsHistory reports whether the resolved settings make the query a history of items.
-func (s *SequenceSettings) ReadsHistory() bool { return s.Encoder == EncoderMean || s.Encoder == EncoderSASRec }
+func (s *SequenceSettings) ReadsHistory() bool {
+	return s.Encoder == EncoderMean || s.Encoder == EncoderSASRec
+}
 
 // checkWidth checks the resolved settings against the encoder's width d.
 func (s *SequenceSettings) checkWidth(d int) error {

@@ -28,9 +28,9 @@ import (
 
 // Point is one point of the training curve.
 type Point struct {
-	Step           int     // global step (1-based) ending the interval
-	Epoch          int     // epoch (1-based) of that step
-	Loss           float64 // mean training loss over the steps of the interval
+	Step  int     // global step (1-based) ending the interval
+	Epoch int     // epoch (1-based) of that step
+	Loss  float64 // mean training loss over the steps of the interval
 	// ExamplesPerSec is the training throughput over the interval (wall clock): the rows with a
 	// positive trained per second (examples; with SASRec, the windows' non-padded positions).
 	ExamplesPerSec float64
@@ -258,28 +258,28 @@ func (c checkpointing) due(step, perEpoch, total, every int) bool {
 
 // trainer holds the training graph of one run and everything a step reuses.
 type trainer[T float] struct {
-	m        *Model
-	est      estimators.Estimator
-	keyer    estimators.EmbeddingKeyer
-	smp      samplers.Sampler
-	shape    samplers.Shape
-	g        candidates.Geometry // the sampler's, named
-	data     samplers.Data
-	pos      []int32         // the batch's positive items, one per example
-	law      samplers.Law    // the positives' law from the estimator (shape.PositiveLaw)
-	audit    *samplers.Audit // records every step's declarations and draws (nil: none)
-	b        int             // batch size: the examples of a step
-	r        int             // the step's score rows, g.Rows(b)
-	rows     *stepRows       // what the steps are made of: training pairs or SASRec's windows
+	m     *Model
+	est   estimators.Estimator
+	keyer estimators.EmbeddingKeyer
+	smp   samplers.Sampler
+	shape samplers.Shape
+	g     candidates.Geometry // the sampler's, named
+	data  samplers.Data
+	pos   []int32         // the batch's positive items, one per example
+	law   samplers.Law    // the positives' law from the estimator (shape.PositiveLaw)
+	audit *samplers.Audit // records every step's declarations and draws (nil: none)
+	b     int             // batch size: the examples of a step
+	r     int             // the step's score rows, g.Rows(b)
+	rows  *stepRows       // what the steps are made of: training pairs or SASRec's windows
 
 	// SASRec (m.enc): the encoder's nodes in the training graph, the step's input windows (b×L)
 	// and, per row, its target and training pair (composed by compose).
-	seq              *sasrecNodes[T]
-	seqIn            Window
-	targets, events  []int32
+	seq             *sasrecNodes[T]
+	seqIn           Window
+	targets, events []int32
 	// The mean encoder: each query row's history (r×L), composed by compose.
-	hist  *Window
-	batch []datasets.Interaction // compose's rows
+	hist     *Window
+	batch    []datasets.Interaction // compose's rows
 	items    int
 	obs      []uint64   // the keys of the valid rows' positives, which the estimator observes
 	logFreq  []float64  // per item: log(count/N), the exact per-draw q̂ of in-batch sampling
