@@ -361,7 +361,7 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	tr.data = samplers.Data{Items: ds.Items, Batch: tr.b, Counts: tr.rows.counts, N: tr.rows.n}
 	tr.pos = make([]int32, b)
 	if tr.rows.positions() {
-		tr.data.Batch = tr.r
+		tr.data.Batch = tr.rows.perStep(b)
 		tr.pos = make([]int32, tr.r)
 		tr.seqIn = Window{Rows: b, Len: tr.rows.length, Items: make([]int32, b*tr.rows.length)}
 		tr.targets, tr.events = make([]int32, tr.r), make([]int32, tr.r)

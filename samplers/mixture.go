@@ -171,7 +171,7 @@ func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Ste
 	if err := x.lawOf(x.b, x.sb, d, pos, law, &x.cb, x.lb, x.pb); err != nil {
 		return fmt.Errorf("mixture's second component: %w", err)
 	}
-	na, nb := float64(x.sa.Cols(bsz, d.Items)-1), float64(x.sb.Cols(bsz, d.Items)-1)
+	na, nb := float64(negatives(x.sa, pos, d)), float64(negatives(x.sb, pos, d))
 	for k := range x.items { // the mixture's law of each item, into la and pa
 		missA, missB := -math.Expm1(x.pa[k]), -math.Expm1(x.pb[k]) // 1 − p = −expm1(log p)
 		x.la[k] = math.Log((na*math.Exp(x.la[k]) + nb*math.Exp(x.lb[k])) / (na + nb))
