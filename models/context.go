@@ -10,8 +10,9 @@ import (
 
 // newSASRecModel builds the model of Settings.Sequence.Encoder = sasrec (New): the encoder over
 // the items of ds, the query tower without fields nor layers (the encoder stands for it), and the
-// item tower reading the output item table alone, without layers nor normalisation. The encoder
-// initialises its own parameters from seed.
+// item tower reading the output item table alone, without layers nor normalisation. The data's
+// features must be the entities' ids alone (a field giving each entity an id of its own), which
+// the encoder's tables stand for. The encoder initialises its own parameters from seed.
 func newSASRecModel(s Settings, ds *datasets.Dataset, dt tensor.Dtype, seed int64) (*Model, error) {
 	qf, itf := ds.QueryFeatures, ds.ItemFeatures
 	if qf == nil || itf == nil {
@@ -22,20 +23,17 @@ func newSASRecModel(s Settings, ds *datasets.Dataset, dt tensor.Dtype, seed int6
 			"leave it out of the data (data.interactions.query_features, item_features) or use encoder %q", EncoderSASRec, side, what, ds.Name, EncoderMean)
 	}
 	for i := range qf.Fields {
-		if f := &qf.Fields[i]; !idField(f, ds.Queries) {
+		if f := &qf.Fields[i]; !ownIDs(f, ds.Queries) {
 			return nil, refuse("query feature", fmt.Sprintf("%q", f.Name))
 		}
 	}
 	if qf.DenseDim > 0 {
 		return nil, refuse("query", "dense features")
 	}
-	if len(itf.Fields) != 1 || !idField(&itf.Fields[0], ds.Items) {
-		for i := range itf.Fields {
-			if f := &itf.Fields[i]; !idField(f, ds.Items) || i > 0 {
-				return nil, refuse("item feature", fmt.Sprintf("%q", f.Name))
-			}
+	for i := range itf.Fields {
+		if f := &itf.Fields[i]; i > 0 || !ownIDs(f, ds.Items) {
+			return nil, refuse("item feature", fmt.Sprintf("%q", f.Name))
 		}
-		return nil, fmt.Errorf("models: dataset %q has no item id field (a field whose bag of item e is {e}), which SASRec's item table needs", ds.Name)
 	}
 	if itf.DenseDim > 0 {
 		return nil, refuse("item", "dense features")
@@ -44,10 +42,12 @@ func newSASRecModel(s Settings, ds *datasets.Dataset, dt tensor.Dtype, seed int6
 	if err != nil {
 		return nil, err
 	}
+	// The item tower reads item e's row e of the output table, whatever the data's id tokens.
+	id := datasets.IDField("item_id", ds.Items)
 	m := &Model{s: s, dt: dt, enc: e, tables: e.tables()}
 	m.towers[sideQuery] = &tower{side: sideQuery, n: ds.Queries, feats: qf}
-	m.towers[sideItem] = &tower{side: sideItem, n: ds.Items, feats: itf, in: s.EmbeddingDim, denseOff: s.EmbeddingDim,
-		fields: []fieldInput{{field: &itf.Fields[0], table: len(m.tables) - 1}}}
+	m.towers[sideItem] = &tower{side: sideItem, n: ds.Items, feats: &datasets.Features{Fields: []datasets.Field{id}},
+		in: s.EmbeddingDim, denseOff: s.EmbeddingDim, fields: []fieldInput{{field: &id, table: len(m.tables) - 1}}}
 	return m, nil
 }
 

@@ -178,8 +178,7 @@ func New(s Settings, ds *datasets.Dataset, dt tensor.Dtype, seed int64) (*Model,
 		m.towers[side] = t
 	}
 	if h := m.towers[sideQuery].history; h != nil {
-		var err error
-		if h.table, err = m.historyTable(ds.Items); err != nil {
+		if err := m.historyTable(h, ds.Items); err != nil {
 			return nil, err
 		}
 	}
@@ -280,12 +279,7 @@ func glorot(l layer, rng *rand.Rand) {
 
 // Dim returns the dimension of the embeddings u and v: the last hidden size, or the embedding
 // dimension with SASRec.
-func (m *Model) Dim() int {
-	if m.enc != nil {
-		return m.s.EmbeddingDim
-	}
-	return m.s.Hidden[len(m.s.Hidden)-1]
-}
+func (m *Model) Dim() int { return m.s.Dim() }
 
 // Dtype returns the element type of the parameters.
 func (m *Model) Dtype() tensor.Dtype { return m.dt }

@@ -58,17 +58,27 @@ func newStepRows(s Settings, ds *datasets.Dataset) (*stepRows, error) {
 // positions reports whether the rows are the positions of windows.
 func (r *stepRows) positions() bool { return r.win != nil }
 
-// geometry returns the geometry of the steps of sampler geometry g: g itself, or with SASRec the
-// positions of each window as its rows (PerExample = L, Padded). A sampler whose geometry has
-// several rows per example of its own, or padding, cannot train windows.
+// geometry returns the geometry of the steps of sampler geometry g (StepGeometry).
 func (r *stepRows) geometry(g candidates.Geometry) (candidates.Geometry, error) {
-	if !r.positions() {
+	return stepGeometry(r.positions(), r.length, g)
+}
+
+// StepGeometry returns the geometry of the training steps of a model of the resolved settings s
+// with a sampler of geometry g: g itself, or with SASRec the positions of each window as its
+// rows (PerExample = MaxLength, Padded; docs/samplers.md, "the batch" of positions). A sampler
+// whose geometry has several rows per example of its own, or padding, cannot train windows.
+func StepGeometry(s Settings, g candidates.Geometry) (candidates.Geometry, error) {
+	return stepGeometry(s.Sequence.Encoder == EncoderSASRec, s.Sequence.MaxLength, g)
+}
+
+func stepGeometry(positions bool, length int, g candidates.Geometry) (candidates.Geometry, error) {
+	if !positions {
 		return g, nil
 	}
 	if g.PerExample > 1 || g.Padded {
-		return g, fmt.Errorf("sampler.kind: %v scores rows of its own for each example, and SASRec's rows are the positions of its windows", g)
+		return g, fmt.Errorf("kind: %v scores rows of its own for each example, and SASRec's rows are the positions of its windows", g)
 	}
-	g.PerExample, g.Padded = r.length, true
+	g.PerExample, g.Padded = length, true
 	return g, nil
 }
 

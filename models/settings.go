@@ -161,6 +161,15 @@ func (s *Settings) Resolve() error {
 	)
 }
 
+// Dim is the dimension of the embeddings u and v of a model of the resolved settings: the last
+// hidden size, or the embedding dimension with SASRec.
+func (s *Settings) Dim() int {
+	if s.Sequence.Encoder == EncoderSASRec {
+		return s.EmbeddingDim
+	}
+	return s.Hidden[len(s.Hidden)-1]
+}
+
 func checkHidden(hidden []int) error {
 	for i, h := range hidden {
 		if h <= 0 {

@@ -122,7 +122,7 @@ func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est est
 		return nil, fmt.Errorf("order: %q replays the training pairs in time order, and SASRec trains windows of each user's pairs (shuffled); use order %q", OrderSequential, OrderShuffled)
 	}
 	if g, err = rows.geometry(g); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sampler.%w", err)
 	}
 	loss, err := trainLoss(m, ls, g)
 	if err != nil {
