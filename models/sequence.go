@@ -34,7 +34,7 @@ func (e *SequenceEncoder) UnmarshalText(b []byte) error {
 	return setting.Unmarshal(e, b, sequenceEncoders)
 }
 
-// Defaults of SequenceSettings. The query tower reads no history unless asked. SASRec's
+// Defaults of SequenceSettings. SASRec's
 // defaults are Kang & McAuley's on MovieLens-1M (their code, kang205/SASRec: main.py's
 // num_blocks 2 and num_heads 1, and the README's MovieLens-1M command, --maxlen=200
 // --dropout_rate=0.2; the paper's section IV uses 200 and 0.2 for MovieLens-1M, 50 and 0.5 for
@@ -42,24 +42,24 @@ func (e *SequenceEncoder) UnmarshalText(b []byte) error {
 // (datasets.WindowingLast). Yi et al. do not give their history length k; the mean encoder
 // takes DefaultMaxLength too.
 const (
-	DefaultSequenceEncoder = EncoderNone
-	DefaultMaxLength       = 200
-	DefaultBlocks          = 2
-	DefaultHeads           = 1
-	DefaultDropout         = 0.2
-	DefaultWindowing       = datasets.WindowingLast
+	DefaultMaxLength = 200
+	DefaultBlocks    = 2
+	DefaultHeads     = 1
+	DefaultDropout   = 0.2
+	DefaultWindowing = datasets.WindowingLast
 )
 
 // SequenceSettings is the [model.sequence] section: whether the query tower reads the user's
-// past items, and how (docs/encoders.md). The zero value reads none (EncoderNone). With
+// past items, and how (docs/encoders.md). The zero value reads none. With
 // EncoderSASRec the defaults are DefaultBlocks blocks of DefaultHeads heads, dropout
 // DefaultDropout, histories of at most DefaultMaxLength items, the output item table tied to
 // the input one and training on DefaultWindowing windows. Each field's default is the constant
 // its comment names.
 type SequenceSettings struct {
-	// Encoder is EncoderNone, EncoderMean or EncoderSASRec; default DefaultSequenceEncoder. A
-	// resolved EncoderNone is held as the zero value "", so that the settings of a model without
-	// a history are what they were before the key existed.
+	// Encoder is EncoderMean or EncoderSASRec, or EncoderNone: the query tower reads no history,
+	// as when the key is unset. No history is held as the zero value "" (a resolved EncoderNone
+	// too), so that the settings of a model without one are what they were before the key
+	// existed.
 	Encoder SequenceEncoder `toml:"encoder"`
 	// MaxLength is the most items of a history the encoder reads (the most recent ones; Kang &
 	// McAuley's n, Yi et al.'s k); default DefaultMaxLength. SASRec has one positional
@@ -90,8 +90,10 @@ type SequenceSettings struct {
 // Resolve fills the zero fields with their defaults and validates the settings; an option the
 // encoder does not use must be left unset.
 func (s *SequenceSettings) Resolve() error {
-	setting.Default(&s.Encoder, DefaultSequenceEncoder)
-	if err := setting.OneOf("encoder", s.Encoder, sequenceEncoders); err != nil {
+	if s.Encoder == EncoderNone {
+		s.Encoder = ""
+	}
+	if err := setting.OneOf("encoder", s.Encoder, append(sequenceEncoders, "")); err != nil {
 		return err
 	}
 	if s.Encoder != EncoderSASRec {
@@ -108,8 +110,7 @@ func (s *SequenceSettings) Resolve() error {
 		if err != nil {
 			return err
 		}
-		if s.Encoder == EncoderNone {
-			s.Encoder = ""
+		if s.Encoder == "" {
 			return setting.OnlyFor("max_length", s.MaxLength != 0, false, "only for a query tower that reads histories (encoder %q or %q)", EncoderMean, EncoderSASRec)
 		}
 		setting.Default(&s.MaxLength, DefaultMaxLength)
