@@ -491,14 +491,11 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 		}
 	}
 	tr.outs = outs
-	items := outs[sideItem]
+	var idx *[]int32 // with distinct, the item rows are read from the tower's distinct rows
 	if tr.distinct {
-		var err error
-		if items, err = gorgonia.ApplyOp(newRows[T]("items", &tr.rowOf), items); err != nil {
-			return err
-		}
+		idx = &tr.rowOf
 	}
-	scores, err := gorgonia.ApplyOp(newScores[T](tr.g, tr.r), outs[sideQuery], items)
+	scores, err := gorgonia.ApplyOp(newScores[T](tr.g, tr.r, idx), outs[sideQuery], outs[sideItem])
 	if err != nil {
 		return err
 	}
