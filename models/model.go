@@ -314,8 +314,8 @@ func (m *Model) EmbedItems(ids []int32) ([]float32, error) { return m.embed(side
 
 func (m *Model) embed(side int, ids []int32) ([]float32, error) {
 	t := m.towers[side]
-	if t.history != nil {
-		return nil, errors.New("models: the query tower reads histories, which EmbedQueries does not have")
+	if side == sideQuery && m.ReadsHistory() {
+		return nil, errors.New("models: the query tower reads histories, which EmbedQueries does not have (EmbedPairQueries does)")
 	}
 	for _, id := range ids {
 		if id < 0 || int(id) >= t.n {

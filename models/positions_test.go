@@ -257,7 +257,8 @@ func TestMeanTowerTrainsSharedTable(t *testing.T) {
 }
 
 // TestEmbedPairQueries: a held-out pair's query is its history: for the mean encoder the tower
-// of its padded History, for SASRec the encoder's hidden state at the last position of it;
+// of its padded History, for SASRec the encoder's hidden state at the last position of it
+// (EmbedQueries, which has no history, is an error);
 // PairQueries gives the pairs of a user with the same history one row; a user whose every pair
 // is held out (split kind query) has an empty history, and SASRec's query for it is zero.
 func TestEmbedPairQueries(t *testing.T) {
@@ -272,6 +273,9 @@ func TestEmbedPairQueries(t *testing.T) {
 			sasrecSettings(5, 0.2, datasets.WindowingLast),
 		} {
 			m := must(New(s, ds, tensor.Float32, 1))
+			if _, err := m.EmbedQueries([]int32{0}); err == nil {
+				t.Errorf("%s: EmbedQueries of a model that reads histories", s.Sequence.Encoder)
+			}
 			row, first := m.PairQueries(ds, datasets.PartTest)
 			u := must(m.EmbedPairQueries(ds, datasets.PartTest, first))
 			d, L := m.Dim(), 5
