@@ -45,8 +45,10 @@ type Curve []Point
 
 // Train trains m on ds.Train with the loss ls and the sampler ss and returns the training curve.
 //
-// Every step takes the next B interactions (B = ts.BatchSize) in the order ts.Order, asks the
-// sampler for the step's item rows (samplers.Sampler.Draw, with the run's seeded random source of
+// Every step takes the next B interactions (B = ts.BatchSize) in the order ts.Order (with a
+// model whose query is SASRec, the next B windows of the users' sequences, every position of
+// which is a row: StepGeometry; with the mean encoder, each interaction's history is its
+// query), asks the sampler for the step's item rows (samplers.Sampler.Draw, with the run's seeded random source of
 // negatives), runs the estimator in the order of Yi et al.'s Algorithm 1 for a sampler that reads
 // the positives' law (observe the batch's items at global step t, then read p̂; docs/logq.md §5),
 // asks the sampler for its columns' q and p (samplers.Sampler.Declare) into the step the loss
@@ -263,9 +265,9 @@ type trainer[T float] struct {
 	keyer estimators.EmbeddingKeyer
 	smp   samplers.Sampler
 	shape samplers.Shape
-	g     candidates.Geometry // the sampler's, named
+	g     candidates.Geometry // the steps': the sampler's, with SASRec a row per position; named
 	data  samplers.Data
-	pos   []int32         // the batch's positive items, one per example
+	pos   []int32         // the batch's positive items, one per example (with SASRec, per row)
 	law   samplers.Law    // the positives' law from the estimator (shape.PositiveLaw)
 	audit *samplers.Audit // records every step's declarations and draws (nil: none)
 	b     int             // batch size: the examples of a step
