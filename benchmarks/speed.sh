@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The README's speed table in one run: models' BenchmarkTrainStep/batch=1024 and
-# BenchmarkWikiStep and metrics' BenchmarkRecallAtK from the pure-Go and the -tags openblas test
-# binaries, and PyTorch's same step and ranking (benchmarks/pytorch/bench.py), run in turn ROUNDS
-# times (default 5), so that a drift of the machine's speed touches all of them alike; it prints
-# the CPU and each figure's median with its range.
+# The README's speed table in one run: models' BenchmarkTrainStep/batch=1024, BenchmarkWikiStep
+# and BenchmarkSASRecStep/impl=fused (SASRec's whole step at every position, in positions/s) and
+# metrics' BenchmarkRecallAtK from the pure-Go and the -tags openblas test binaries, and
+# PyTorch's same steps and ranking (benchmarks/pytorch/bench.py), run in turn ROUNDS times
+# (default 5), so that a drift of the machine's speed touches all of them alike; it prints the CPU
+# and each figure's median with its range.
 #
 #   bash benchmarks/speed.sh [ROUNDS]
 #
@@ -37,10 +38,10 @@ for build in pure openblas; do
 	go test "${tags[@]}" -c -o "$bin/metrics-$build" ./metrics/
 done
 
-# figures BUILD prints each examples/s and queries/s figure of go test -bench's output on its
-# input as "BENCHMARK/BUILD VALUE".
+# figures BUILD prints each examples/s, positions/s and queries/s figure of go test -bench's
+# output on its input as "BENCHMARK/BUILD VALUE".
 figures() {
-	awk -v b="$1" '{ for (i = 2; i < NF; i++) if ($(i+1) == "examples/s" || $(i+1) == "queries/s") print $1 "/" b, $i }'
+	awk -v b="$1" '{ for (i = 2; i < NF; i++) if ($(i+1) == "examples/s" || $(i+1) == "positions/s" || $(i+1) == "queries/s") print $1 "/" b, $i }'
 }
 
 for r in $(seq "$rounds"); do
@@ -50,6 +51,8 @@ for r in $(seq "$rounds"); do
 			(cd models && "$bin/models-$build" -test.run '^$' -test.bench "$bench" -test.benchtime 3s) |
 				figures $build >>"$bin/figures"
 		done
+		(cd models && "$bin/models-$build" -test.run '^$' -test.bench '^BenchmarkSASRecStep$/^impl=fused$' -test.benchtime 5x) |
+			figures $build >>"$bin/figures"
 		(cd metrics && "$bin/metrics-$build" -test.run '^$' -test.bench '^BenchmarkRecallAtK$' -test.benchtime 5x) |
 			figures $build >>"$bin/figures"
 	done

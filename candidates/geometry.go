@@ -58,21 +58,22 @@ type Geometry struct {
 	// (Diagonal, First).
 	Extra int
 	// Memory is the number of earlier steps whose R positives follow the drawn item rows
-	// (Diagonal only, without PerRow or padding), held constant: no gradient flows into their
-	// embeddings.
-	// They are negatives like the others.
+	// (Diagonal only, without PerRow), held constant: no gradient flows into their embeddings.
+	// They are negatives like the others; with padding, a memory row holding an earlier step's
+	// padding row (NoItem) is masked as that row's column was.
 	Memory int
 	// PerRow is the number of items drawn for each row alone (Diagonal, First): the last R·PerRow
 	// item rows, row i's at Shared + i·PerRow, and the last PerRow columns of row i only. The
 	// per-column side inputs of such a geometry hold R·C entries, row i's at i·C.
 	PerRow int
 	// PerExample is the number of score rows of each example of the batch (0 means 1): row r
-	// belongs to example r / PerExample, whose query it scores (Diagonal, First). A sequence
-	// trained at every position has one row per position.
+	// belongs to example r / PerExample, whose query it scores. A sequence trained at every
+	// position has one row per position.
 	PerExample int
 	// Padded says that some rows may be padding: their positive is NoItem. A padding row has no
 	// loss and is left out of the mean's denominator, and its positive is no other row's
-	// candidate (Diagonal, First).
+	// candidate (under Diagonal its column is masked; under Corpus its Step.PosCol is any
+	// column).
 	Padded bool
 	// Uniform says that the drawn items (Extra and PerRow) are drawn uniformly from the corpus:
 	// each draw is any of the M items with probability 1/M. Under layout First a row's negatives
@@ -171,12 +172,10 @@ func (g Geometry) Check() error {
 		err = fmt.Errorf("unknown layout %d", int(g.Layout))
 	case g.Extra < 0 || g.Memory < 0 || g.PerRow < 0 || g.PerExample < 0:
 		err = fmt.Errorf("negative counts (extra %d, memory %d, per row %d, per example %d)", g.Extra, g.Memory, g.PerRow, g.PerExample)
-	case g.Memory > 0 && (g.Layout != Diagonal || g.PerRow > 0 || g.Padded):
-		err = errors.New("memory rows need layout diagonal without rows of each row's own or padding")
+	case g.Memory > 0 && (g.Layout != Diagonal || g.PerRow > 0):
+		err = errors.New("memory rows need layout diagonal without rows of each row's own")
 	case g.Layout == Corpus && (g.Extra > 0 || g.PerRow > 0):
 		err = errors.New("layout corpus scores the corpus and draws no items")
-	case g.Layout == Corpus && (g.perExample() > 1 || g.Padded):
-		err = errors.New("layout corpus scores one row per example, without padding")
 	}
 	if err != nil {
 		return fmt.Errorf("the geometry of sampler %s: %w", g.name(), err)

@@ -76,10 +76,10 @@ func TestGeometryCheck(t *testing.T) {
 		{Geometry{Sampler: "ok", Layout: First, PerRow: 3, PerExample: 2, Padded: true}, ""},
 		{Geometry{Sampler: "m", Layout: First, Memory: 1}, "sampler m: memory rows need layout diagonal"},
 		{Geometry{Sampler: "m", Layout: Diagonal, Memory: 1, PerRow: 1}, "sampler m: memory rows need layout diagonal"},
-		{Geometry{Sampler: "m", Layout: Diagonal, Memory: 1, Padded: true}, "sampler m: memory rows need layout diagonal without rows of each row's own or padding"},
+		{Geometry{Sampler: "m", Layout: Diagonal, Memory: 1, PerRow: 2, Padded: true}, "sampler m: memory rows need layout diagonal without rows of each row's own"},
+		{Geometry{Sampler: "ok", Layout: Diagonal, Memory: 1, PerExample: 4, Padded: true}, ""},
 		{Geometry{Sampler: "f", Layout: Corpus, Extra: 1}, "sampler f: layout corpus scores the corpus and draws no items"},
-		{Geometry{Sampler: "f", Layout: Corpus, PerExample: 2}, "layout corpus scores one row per example"},
-		{Geometry{Sampler: "f", Layout: Corpus, Padded: true}, "without padding"},
+		{Geometry{Sampler: "ok", Layout: Corpus, PerExample: 2, Padded: true}, ""},
 		{Geometry{Sampler: "n", Extra: -1}, "negative counts"},
 		{Geometry{Sampler: "l", Layout: 7}, "unknown layout 7"},
 	} {

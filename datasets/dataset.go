@@ -25,7 +25,8 @@ type Dataset struct {
 	// the source's order; otherwise they keep the source order.
 	Train, Valid, Test []Interaction
 	// Sequences indexes every query's training items in time order, the histories of
-	// sequential query towers; nil when the source has no timestamps.
+	// sequential query towers; nil when the source has no timestamps, and unless the split was
+	// asked for it (Options.Sequences).
 	Sequences *Sequences
 	// Days is the number of day buckets (0 = no timestamps).
 	Days int

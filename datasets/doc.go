@@ -51,8 +51,9 @@
 // validation users), or the pairs just before temporal's test window. Without it every split
 // is the one it was before validation sets existed.
 //
-// Sequences: with timestamps, the split indexes every user's (query's) training items in time
-// order, ties in the source's order (Dataset.Sequences): the context of an event for a query
+// Sequences: with timestamps, a split asked for it (LoadWith, Options.Sequences; Load builds no
+// index, so that a run without a history-reading tower pays nothing for it) indexes every user's
+// (query's) training items in time order, ties in the source's order (Dataset.Sequences): the context of an event for a query
 // tower that reads the user's past items (Yi et al. section 5; SASRec). The history of any pair
 // (Dataset.History) is its user's training items before it, most recent last, the last L of
 // them: a validation or test item is in no history, and a user whose pairs are all held out has

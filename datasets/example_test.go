@@ -99,8 +99,8 @@ func ExampleListInputs() {
 // neither is in any history (MovieLens ml-latest-small, shipped in the repository; names are
 // movieIds).
 func ExampleDataset_History() {
-	d, err := datasets.Load(datasets.Settings{Source: "interactions", Path: "../data/movielens-latest-small",
-		Split: datasets.SplitSettings{Kind: "leave_last_out", Validation: true}}, 1)
+	d, err := datasets.LoadWith(datasets.Settings{Source: "interactions", Path: "../data/movielens-latest-small",
+		Split: datasets.SplitSettings{Kind: "leave_last_out", Validation: true}}, 1, datasets.Options{Sequences: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -130,8 +130,8 @@ func ExampleDataset_History() {
 // Training at every position: each window's targets are consecutive training items of one
 // user, each input the item just before its target, left-padded (Padding, −1) to L.
 func ExampleDataset_Windows() {
-	d, err := datasets.Load(datasets.Settings{Source: "interactions", Path: "../data/movielens-latest-small",
-		Split: datasets.SplitSettings{Kind: "leave_last_out"}}, 1)
+	d, err := datasets.LoadWith(datasets.Settings{Source: "interactions", Path: "../data/movielens-latest-small",
+		Split: datasets.SplitSettings{Kind: "leave_last_out"}}, 1, datasets.Options{Sequences: true})
 	if err != nil {
 		log.Fatal(err)
 	}

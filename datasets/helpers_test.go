@@ -15,10 +15,11 @@ import (
 	"testing"
 )
 
-// mustLoad loads s with seed and checks the dataset's invariants.
+// mustLoad loads s with seed, with the sequence index (whose invariants Validate checks too), and
+// checks the dataset's invariants.
 func mustLoad(t testing.TB, s Settings, seed int64) *Dataset {
 	t.Helper()
-	d, err := Load(s, seed)
+	d, err := LoadWith(s, seed, Options{Sequences: true})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}

@@ -12,9 +12,12 @@ import (
 )
 
 // Load resolves a copy of s, reads (or generates) the dataset it describes and splits it into
-// train and test. The seed drives the split and the synthetic generator; the same settings
-// and seed give the same dataset.
-func Load(s Settings, seed int64) (*Dataset, error) {
+// train and test, without the indexes of Options. The seed drives the split and the synthetic
+// generator; the same settings and seed give the same dataset.
+func Load(s Settings, seed int64) (*Dataset, error) { return LoadWith(s, seed, Options{}) }
+
+// LoadWith is Load, building what o asks for besides.
+func LoadWith(s Settings, seed int64, o Options) (*Dataset, error) {
 	if err := s.Resolve(); err != nil {
 		return nil, err
 	}
@@ -22,7 +25,16 @@ func Load(s Settings, seed int64) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return u.Split(s.Split, seed)
+	return u.SplitWith(s.Split, seed, o)
+}
+
+// Options are what a split builds beyond the split itself: indexes that cost memory in
+// proportion to the data and that only some runs read, so that the others pay nothing for them.
+type Options struct {
+	// Sequences indexes every query's training sequence (Dataset.Sequences: 8 bytes per
+	// training pair, 4 per held-out pair, 4 per query), for a query tower that reads histories.
+	// A source without timestamps has none, with or without it.
+	Sequences bool
 }
 
 // load dispatches resolved settings to the loader of their source. Every name of sources has
@@ -79,10 +91,15 @@ func orNone(files []string) string {
 
 // Split resolves a copy of s (with the dataset's Report.Source as the source), assigns day
 // buckets when the pairs are timed, splits the pairs into Train, Valid (when s asks for a
-// validation set) and Test by the seed, indexes every query's training sequence when the pairs
-// are timed (Dataset.Sequences) and completes the Report. It returns u.Dataset, now split; an
-// empty train, validation or test set is an error.
+// validation set) and Test by the seed and completes the Report. It returns u.Dataset, now
+// split; an empty train, validation or test set is an error.
 func (u *Unsplit) Split(s SplitSettings, seed int64) (*Dataset, error) {
+	return u.SplitWith(s, seed, Options{})
+}
+
+// SplitWith is Split, building what o asks for besides: with o.Sequences and timed pairs, the
+// index of every query's training sequence (Dataset.Sequences).
+func (u *Unsplit) SplitWith(s SplitSettings, seed int64, o Options) (*Dataset, error) {
 	d := u.Dataset
 	if err := s.resolve(d.Report.Source); err != nil {
 		return nil, err
@@ -149,7 +166,7 @@ func (u *Unsplit) Split(s SplitSettings, seed int64) (*Dataset, error) {
 	case len(d.Train) == 0:
 		return nil, fmt.Errorf("split: the train set of %s is empty (kind %s, %d pairs)", d.Name, s.Kind, len(u.Pairs))
 	}
-	if u.Timed {
+	if u.Timed && o.Sequences {
 		d.Sequences = indexSequences(u.Pairs, part, d)
 	}
 	items := make([]bool, d.Items)

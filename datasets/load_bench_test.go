@@ -44,13 +44,13 @@ func edgeListSettings(path string) Settings {
 		Delimiter: "tab", NoHeader: true, User: "0", Item: "1", Time: "none", Rating: "none"}}
 }
 
-// loadRetained loads s and returns the dataset and the heap it holds (bytes live after a GC,
-// over those before the load).
-func loadRetained(s Settings) (*Dataset, uint64, error) {
+// loadRetained loads s with o and returns the dataset and the heap it holds (bytes live after a
+// GC, over those before the load).
+func loadRetained(s Settings, o Options) (*Dataset, uint64, error) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	ds, err := Load(s, 1)
+	ds, err := LoadWith(s, 1, o)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -76,7 +76,7 @@ func BenchmarkLoadEdgeList(b *testing.B) {
 			b.ResetTimer()
 			var retained uint64
 			for range b.N {
-				_, r, err := loadRetained(edgeListSettings(path))
+				_, r, err := loadRetained(edgeListSettings(path), Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -99,7 +99,7 @@ func TestLoadMemory(t *testing.T) {
 	if err := writeEdgeList(path, lines, lines/10, false); err != nil {
 		t.Fatal(err)
 	}
-	ds, retained, err := loadRetained(edgeListSettings(path))
+	ds, retained, err := loadRetained(edgeListSettings(path), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,8 @@ func TestLoadMemory(t *testing.T) {
 // (Offsets), 8 bytes per pair here (4·0.9 + 4 + 4·10,000/100,000), with 1% for the allocator;
 // the windows of training at every position (Dataset.Windows) add 4 bytes per training pair and
 // 12 per window. Measured: 8.03 bytes per pair for the index, 4.83 per pair for the windows of
-// at most 200 targets (WindowingAll; 9,992 windows).
+// at most 200 targets (WindowingAll; 9,992 windows). A load that does not ask for the index
+// (Load, Options.Sequences false) builds none.
 func TestSequencesMemory(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "edges.tsv")
 	const lines = 100_000
@@ -127,7 +128,10 @@ func TestSequencesMemory(t *testing.T) {
 	}
 	s := edgeListSettings(path)
 	s.Interactions.Time = "2"
-	ds, _, err := loadRetained(s)
+	if ds, err := Load(s, 1); err != nil || ds.Sequences != nil {
+		t.Fatalf("Load without the index: sequences %v, error %v", ds != nil && ds.Sequences != nil, err)
+	}
+	ds, _, err := loadRetained(s, Options{Sequences: true})
 	if err != nil {
 		t.Fatal(err)
 	}

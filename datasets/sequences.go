@@ -176,6 +176,9 @@ const (
 
 var windowings = []Windowing{WindowingLast, WindowingAll}
 
+// Windowings returns the windowing rules, in their documented order.
+func Windowings() []Windowing { return slices.Clone(windowings) }
+
 // UnmarshalText sets w from its name; an unknown name is an error that lists the allowed ones.
 func (w *Windowing) UnmarshalText(b []byte) error { return setting.Unmarshal(w, b, windowings) }
 

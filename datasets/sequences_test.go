@@ -29,7 +29,7 @@ func timedUnsplit(name string, queries, items int, pairs []timedPair) *Unsplit {
 
 func mustSplit(t *testing.T, u *Unsplit, s SplitSettings, seed int64) *Dataset {
 	t.Helper()
-	d, err := u.Split(s, seed)
+	d, err := u.SplitWith(s, seed, Options{Sequences: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,6 +130,19 @@ type Settings struct {
 	Synthetic    SyntheticSettings    `toml:"synthetic"`
 }
 
+// Timed reports whether the resolved settings load pairs with timestamps, which alone have the
+// users' sequences (Dataset.Sequences): the synthetic source, and interactions whose time column
+// is not "none".
+func (s *Settings) Timed() bool {
+	switch s.Source {
+	case SourceSynthetic:
+		return true
+	case SourceInteractions:
+		return s.Interactions.Time != columnNone
+	}
+	return false
+}
+
 // SplitSettings is the [data.split] table.
 type SplitSettings struct {
 	// Kind is "random" (by interaction), "query" (all pairs of a random TestFraction of the

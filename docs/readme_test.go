@@ -20,7 +20,7 @@ import (
 
 // notRun are the README's shell commands that TestREADMECommands does not run, each with why.
 var notRun = map[string]string{
-	"go run ./experiments -config configs/movielens.toml": "40 s of training on 2 cores; the smoke run covers the same stages",
+	"go run ./experiments -config configs/movielens.toml": "1.5 min of training on 2 cores; the smoke run covers the same stages",
 	"go run ./experiments -config configs/wiki.toml":      "the 12-minute main job",
 	"go test ./...": "the whole test suite, this test included (4 min)",
 	"launch/slurm-submit.sh configs/delicious.toml":                          "needs a Slurm cluster; .ci/slurm-e2e.sh submits the smoke config with it",

@@ -61,11 +61,12 @@ const (
 	derivedItems                   // R×1: the corpus size M (the step's Items) in every row
 	derivedCand                    // R×C: 1 at each row's positive and negatives
 	derivedNegCount                // R×1: each row's number of negatives
+	derivedLogM                    // 1×1: log m of a padded diagonal geometry (plan.negatives)
 	nDerived
 )
 
 // derivedNames name the derived inputs' nodes.
-var derivedNames = [nDerived]string{"pos", "neg", "negLog", "gram", "scale", "items", "cand", "negCount"}
+var derivedNames = [nDerived]string{"pos", "neg", "negLog", "gram", "scale", "items", "cand", "negCount", "logM"}
 
 // input is an input node of an expression and the tensor the binding fills at every run.
 type input struct {
@@ -133,7 +134,7 @@ func (bd *binding) derivedInput(k derived) *G.Node {
 		if !bd.step.Geometry.Padded {
 			rows = bd.colRows()
 		}
-	case derivedScale:
+	case derivedScale, derivedLogM:
 		rows, cols = 1, 1
 	case derivedItems:
 		cols = 1
@@ -380,6 +381,9 @@ func fillMasks[T floats](p *plan, in *[nDerived]input, ms *maskState) {
 	}
 	if sc := dataOf[T](in[derivedScale].val); sc != nil {
 		sc[0] = T(p.scale)
+	}
+	if lm := dataOf[T](in[derivedLogM].val); lm != nil {
+		lm[0] = T(math.Log(float64(p.negatives())))
 	}
 }
 

@@ -67,7 +67,8 @@
 // when remove_accidental_hits is set (and, with logq_probability = dedupe,
 // minus every further copy of an item that fills an earlier column), minus the columns of
 // padding rows. The number of negatives in Rawat's
-// weights is m = C−1 (NegativeCount). q_j is the sampler's per-draw
+// weights and in expected_count's Q = m·q is m = C−1 (NegativeCount), not counting the columns
+// without an item of a padded diagonal geometry. q_j is the sampler's per-draw
 // probability (side input log_q, at the column and at the row's positive), p̂_j the
 // probability that item j is in a step's candidate set (log_p),
 // π_j the training label prior (log_prior). The loss is

@@ -236,6 +236,16 @@ func (e *Expr) scaled(x *G.Node, a float64) *G.Node {
 	return G.Must(G.Sum(G.Must(G.Mul(x, sa))))
 }
 
+// logNegatives is log m of the step, m the number of a row's negatives (NegativeCount: C − 1),
+// a constant; under a padded diagonal geometry C − 1 less the masked columns (a padding row's
+// positive, or a memory column holding one), which changes from step to step: an input.
+func (e *Expr) logNegatives() *G.Node {
+	if g := e.bd.step.Geometry; !g.Padded || g.Layout != candidates.Diagonal {
+		return e.Const(math.Log(float64(NegativeCount(e.C))))
+	}
+	return G.Must(G.Sum(e.bd.derivedInput(derivedLogM)))
+}
+
 // scale is the reduction's scale without padding: 1/R (mean) or 1 (sum).
 func (e *Expr) scale() float64 {
 	if e.Settings.Reduction == ReductionMean {
@@ -273,7 +283,7 @@ func softmaxExpr(e *Expr) (*G.Node, error) {
 // log q_j; relative log q_p − log q_j; tail log π_j − log m − log q_j −
 // log π_p. a is a scalar, col 1×C, row B×1; a nil term is 0.
 func rawatLogWeight(e *Expr) (a, col, row *G.Node) {
-	minusLogM := e.Const(-math.Log(float64(NegativeCount(e.C))))
+	minusLogM := G.Must(G.Neg(e.logNegatives()))
 	switch e.Settings.Variant {
 	case VariantConstant:
 		return minusLogM, nil, nil
@@ -374,7 +384,7 @@ func logQCorrection(e *Expr, f, fPos *G.Node) (z, zPos *G.Node) {
 	minusLogQ := func(logP *G.Node) *G.Node { return G.Must(G.Neg(logP)) }
 	if s.LogQProbability == LogQProbabilityExpectedCount {
 		col, pos = e.LogQ, e.PosLogQ
-		logM := e.Const(math.Log(float64(NegativeCount(e.C))))
+		logM := e.logNegatives()
 		minusLogQ = func(logQ *G.Node) *G.Node { return G.Must(G.Neg(G.Must(G.Add(logQ, logM)))) }
 	}
 	z, zPos = AddCols(f, e.Correct(minusLogQ(col()))), fPos

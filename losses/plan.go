@@ -35,9 +35,13 @@ type plan struct {
 	variant Variant // for messages
 	// Padding (Geometry.Padded): valid[i] says that row i is not padding (nil: every row is);
 	// nValid counts the valid rows. A padding row has no loss, and under layout diagonal its
-	// column is masked from every other row.
-	valid, bufValid []bool
-	nValid          int
+	// column is masked from every other row, as is every shared column without an item (a
+	// memory column holding an earlier step's padding row): padCols[j] (layout diagonal with
+	// padding), nPadCols of them.
+	valid, bufValid   []bool
+	nValid            int
+	padCols, bufPadCs []bool
+	nPadCols          int
 	// masks says that some entries are masked (accidental hits, dedupe's copies, padding
 	// columns): masked must be asked.
 	masks bool
@@ -91,10 +95,17 @@ func (p *plan) pos(i int) int {
 // padding reports whether row i is padding.
 func (p *plan) padding(i int) bool { return p.valid != nil && !p.valid[i] }
 
-// padCol reports whether column j is a padding row's positive, masked from every row (layout
-// diagonal: column j of the first R is row j's positive).
+// negatives is m, the number of a row's negatives by the convention NegativeCount: C − 1, less
+// the masked shared columns (padCol) of a padded diagonal geometry, which are no row's negatives;
+// at least 1, so that log m is finite in a step with a single valid row and no other column
+// (whose rows have no negative to correct).
+func (p *plan) negatives() int { return max(NegativeCount(p.c-p.nPadCols), 1) }
+
+// padCol reports whether column j is a shared column without an item, masked from every row
+// (layout diagonal: a padding row's positive, column j of the first R being row j's, or a memory
+// column holding one).
 func (p *plan) padCol(j int) bool {
-	return p.valid != nil && p.layout == candidates.Diagonal && j < p.b && !p.valid[j]
+	return p.padCols != nil && j < len(p.padCols) && p.padCols[j]
 }
 
 // entries is the length of the step's per-column slices: C, or R·C per row.
@@ -229,7 +240,7 @@ func (p *plan) build(s *Settings, g candidates.Geometry, st *candidates.Step, b,
 	if s.subtractsLogQ() && s.LogQProbability == LogQProbabilityDedupe {
 		p.markDuplicates()
 	}
-	p.masks = p.rowItem != nil || (p.valid != nil && p.layout == candidates.Diagonal && p.nValid < b)
+	p.masks = p.rowItem != nil || p.nPadCols > 0
 
 	p.scale = 1.0
 	if s.Reduction == ReductionMean {
@@ -243,12 +254,12 @@ func (p *plan) build(s *Settings, g candidates.Geometry, st *candidates.Step, b,
 	p.colOff, p.rowOff, p.posOff, p.colW, p.rowW = nil, nil, nil, nil, nil
 	p.gramCoef, p.gramFrom, p.gramW = 0, gramianFrom(g.Layout), nil
 	p.gramCols = c - p.gramFrom
-	for j := p.gramFrom; j < min(c, b); j++ {
+	for j := p.gramFrom; j < len(p.padCols); j++ {
 		if p.padCol(j) {
 			p.gramCols--
 		}
 	}
-	logM := math.Log(float64(NegativeCount(c)))
+	logM := math.Log(float64(p.negatives()))
 
 	switch s.Variant {
 	case VariantPlain, VariantFull:
@@ -348,6 +359,26 @@ func (p *plan) findPadding(st *candidates.Step) error {
 	}
 	if p.nValid == 0 {
 		return fmt.Errorf("losses: every row of the step is padding (%v)", st.Geometry)
+	}
+	p.padCols, p.nPadCols = nil, 0
+	if p.layout != candidates.Diagonal {
+		return nil
+	}
+	// The shared columns: the R positives, then the drawn and memory columns.
+	shared := p.c - st.Geometry.PerRow
+	if len(st.ColItem) < shared {
+		return fmt.Errorf("losses: the step's ColItem has %d values, fewer than its %d shared columns", len(st.ColItem), shared)
+	}
+	p.bufPadCs = reuse.Grow(p.bufPadCs, shared)
+	p.padCols = p.bufPadCs
+	for j := range shared {
+		p.padCols[j] = st.ColItem[j] == candidates.NoItem
+		if j < p.b {
+			p.padCols[j] = !p.valid[j]
+		}
+		if p.padCols[j] {
+			p.nPadCols++
+		}
 	}
 	return nil
 }
@@ -562,7 +593,7 @@ func (p *plan) appendMasked(dst []int) []int {
 		return dst
 	}
 	p.dupCols = p.dupCols[:0] // the padding columns
-	for j := range p.b {
+	for j := range p.padCols {
 		if p.padCol(j) {
 			p.dupCols = append(p.dupCols, j)
 		}

@@ -34,7 +34,25 @@ func refCol(st *candidates.Step, i, j, c int) int {
 
 // refPadCol reports whether column j is a padding row's positive (layout diagonal).
 func refPadCol(st *candidates.Step, j int) bool {
-	return st.Geometry.Layout == candidates.Diagonal && j < len(st.RowItem) && st.Padding(j)
+	if st.Geometry.Layout != candidates.Diagonal || !st.Geometry.Padded {
+		return false
+	}
+	if j < len(st.RowItem) {
+		return st.Padding(j)
+	}
+	return j < len(st.ColItem) && st.ColItem[j] == candidates.NoItem
+}
+
+// refM is m, the number of a row's negatives by the convention of the losses (C − 1): with
+// padding under layout diagonal, the columns with an item less one, at least 1.
+func refM(st *candidates.Step, c int) float64 {
+	pad := 0
+	for j := range c {
+		if refPadCol(st, j) {
+			pad++
+		}
+	}
+	return float64(max(c-pad-1, 1))
 }
 
 // The side inputs of the step: each column's (col) and each row's positive's (pos) log q, log
@@ -90,10 +108,10 @@ func refSeenBefore(s *Settings, st *candidates.Step, i, j, c int) bool {
 }
 
 // refLogQ is log Q of column j (the positive's when pos) for logq, nce and
-// sampled_logistic: log(m·q_j), m = C−1, for expected_count; log p̂_j otherwise.
+// sampled_logistic: log(m·q_j), m = refM, for expected_count; log p̂_j otherwise.
 func refLogQ(s *Settings, st *candidates.Step, i, j, c int, pos bool) float64 {
 	if s.LogQProbability == LogQProbabilityExpectedCount {
-		m := float64(c - 1)
+		m := refM(st, c)
 		if pos {
 			return math.Log(m * math.Exp(posQ(st, i)))
 		}
@@ -108,7 +126,7 @@ func refLogQ(s *Settings, st *candidates.Step, i, j, c int, pos bool) float64 {
 // refWeight is w_yy' of Rawat et al. Table 1 / eq. (14) in the linear domain:
 // constant 1/m, importance 1/(m q_y'), relative q_y/q_y', tail π_y'/(m q_y' π_y).
 func refWeight(s *Settings, st *candidates.Step, i, j, c int) float64 {
-	fm := float64(c - 1)
+	fm := refM(st, c)
 	if s.Variant == VariantConstant {
 		return 1 / fm
 	}

@@ -24,8 +24,11 @@ type Inputs struct {
 
 // NegativeCount is the convention for the number of negatives m of a row of an
 // R×C score matrix: every column except the row's positive, m = C-1 (masked
-// columns, accidental hits or a padding row's, still count as draws). It is the m of Rawat et al.'s
-// weights 1/m, 1/(m·q) and π_y'/(m·q·π_y).
+// columns that are draws, accidental hits and dedupe's copies, still count). It is the m of
+// Rawat et al.'s weights 1/m, 1/(m·q) and π_y'/(m·q·π_y) and of expected_count's Q = m·q. A
+// shared column without an item under a padded diagonal geometry (a padding row's positive, or a
+// memory column holding one) is no draw: the loss counts C less those columns (at least 2), which
+// change from step to step.
 func NegativeCount(cols int) int { return cols - 1 }
 
 // DrawProb converts a batch-inclusion probability p of an item over n

@@ -12,6 +12,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/samplers"
@@ -33,27 +34,15 @@ func (c *stopAfter) Err() error {
 	return nil
 }
 
-// TestCheckpointResume stops training after a step, resumes it from its last checkpoint in a
-// freshly built model (of another initialisation seed) with a fresh estimator, and checks that
-// it ends bit-identical to a run never interrupted: every parameter (the learned temperature
-// included), the estimator's p̂ of every item and the losses of the curve. The cases cover every
+// TestCheckpointResume stops training after a step and resumes it from its last checkpoint
+// (checkResume): it ends bit-identical to a run never interrupted. The cases cover every
 // optimiser, both batch orders, the three layouts' samplers (uniform negatives from a saved
 // random-number state), checkpoints per epoch and every N steps, both dtypes and the LSH
 // estimator, whose keys come from the item tower.
 func TestCheckpointResume(t *testing.T) {
 	ds := idDataset(200, 100, 1000, 7) // batch 50: 20 steps per epoch
-	type ckCase struct {
-		name  string
-		dt    tensor.Dtype
-		ls    losses.Settings
-		ts    TrainSettings
-		est   *estimators.Settings
-		stop  int                // steps done when the run is killed
-		saved int                // the step of the last checkpoint before it
-		ss    *samplers.Settings // the sampler, when not samplerOf(ls)
-	}
 	streaming := &estimators.Settings{Kind: estimators.KindStreaming, Buckets: 256}
-	cases := []ckCase{
+	cases := []resumeCase{
 		{"adam-epochs", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Epochs: 3}, streaming, 33, 20, nil},
 		{"adagrad-every-7-mixed", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ},
 			TrainSettings{Optimizer: OptimizerAdagrad, Steps: 50, CheckpointEvery: 7}, streaming, 30, 28, ptr(mixedSampler(5))},
@@ -70,81 +59,123 @@ func TestCheckpointResume(t *testing.T) {
 	}
 	s := Settings{EmbeddingDim: 8, Hidden: []int{16, 8}}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			c.ts.BatchSize, c.ts.LogEvery = 50, 4
-			ss := samplerOf(c.ls)
-			if c.ss != nil {
-				ss = *c.ss
-			}
-			newEst := func(m *Model) estimators.Estimator {
-				if c.est == nil {
-					return nil
-				}
-				e, err := estimators.New(*c.est, estimators.Env{BatchSize: 50, CorpusSize: ds.Items, EmbeddingDim: m.Dim()}, 1)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return e
-			}
-			m1 := must(New(s, ds, c.dt, 1))
-			est1 := newEst(m1)
-			plain := c.ts // the uninterrupted run writes no checkpoints
-			plain.CheckpointEvery = 0
-			want, err := Train(context.Background(), m1, ds, est1, c.ls, ss, plain, 5, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+		t.Run(c.name, func(t *testing.T) { checkResume(t, ds, s, 50, c) })
+	}
+}
 
-			path := filepath.Join(t.TempDir(), "checkpoint")
-			m2 := must(New(s, ds, c.dt, 1))
-			ctx := &stopAfter{Context: context.Background(), n: c.stop}
-			if _, err := TrainResumable(ctx, m2, ds, newEst(m2), c.ls, ss, c.ts, 5, path, nil, nil, nil); err != context.Canceled {
-				t.Fatalf("stopped run: error %v", err)
-			}
-			if _, err := os.Stat(path); err != nil {
-				t.Fatalf("no checkpoint after %d steps: %v", c.stop, err)
-			}
+// TestCheckpointResumeSequences is TestCheckpointResume for the towers that read histories:
+// SASRec trained at every position of its windows, with dropout (whose masks come from the
+// run's saved random state) and Khrylchenko et al.'s sampler (distinct in-batch items and
+// uniform items per position), and the mean encoder sharing the item table; each ends
+// bit-identical to its uninterrupted run.
+func TestCheckpointResumeSequences(t *testing.T) {
+	ds := loadSequences(t, datasets.SyntheticSettings{Items: 60, Queries: 80, Interactions: 2000, Clusters: 4}, 1)
+	khrylchenko := &samplers.Settings{Kind: samplers.KindMixture, Of: []samplers.Settings{{Kind: samplers.KindInBatchUnique, Negatives: 8}, uniformPerRowSampler(8)}}
+	exact := &estimators.Settings{Kind: estimators.KindExact, Mode: estimators.ModeOnline}
+	for _, c := range []struct {
+		s     Settings
+		batch int
+		rc    resumeCase
+	}{
+		{sasrecSettings(12, 0.3, datasets.WindowingAll), 10,
+			resumeCase{"sasrec", tensor.Float32, losses.Settings{Variant: losses.VariantLogQCorrected, Temperature: 1}, TrainSettings{Epochs: 3, CheckpointEvery: 4}, exact, 11, 8, khrylchenko}},
+		{Settings{EmbeddingDim: 8, Hidden: []int{16, 8}, ShareEmbeddings: true, Sequence: SequenceSettings{Encoder: EncoderMean, MaxLength: 5}}, 50,
+			resumeCase{"mean", tensor.Float32, losses.Settings{Variant: losses.VariantLogQ}, TrainSettings{Steps: 30, CheckpointEvery: 7}, exact, 19, 14, nil}},
+	} {
+		t.Run(c.rc.name, func(t *testing.T) { checkResume(t, ds, c.s, c.batch, c.rc) })
+	}
+}
 
-			m3 := must(New(s, ds, c.dt, 2))
-			est3 := newEst(m3)
-			ctx = &stopAfter{Context: context.Background(), n: 1 << 30}
-			got, err := TrainResumable(ctx, m3, ds, est3, c.ls, ss, c.ts, 5, path, nil, nil, nil)
-			if err != nil {
-				t.Fatal(err)
+// resumeCase is a training run that is killed and resumed.
+type resumeCase struct {
+	name  string
+	dt    tensor.Dtype
+	ls    losses.Settings
+	ts    TrainSettings
+	est   *estimators.Settings
+	stop  int                // steps done when the run is killed
+	saved int                // the step of the last checkpoint before it
+	ss    *samplers.Settings // the sampler, when not samplerOf(ls)
+}
+
+// checkResume trains the model of s on ds as c says in batches of batch three times: without
+// interruption, killed after c.stop steps, and resumed from its checkpoint in a freshly built
+// model (of another initialisation seed) with a fresh estimator; the resumed run must end
+// bit-identical to the uninterrupted one: every parameter (the learned temperature included),
+// the estimator's p̂ of every item and the losses of the curve.
+func checkResume(t *testing.T, ds *datasets.Dataset, s Settings, batch int, c resumeCase) {
+	c.ts.BatchSize, c.ts.LogEvery = batch, 4
+	ss := samplerOf(c.ls)
+	if c.ss != nil {
+		ss = *c.ss
+	}
+	newEst := func(m *Model) estimators.Estimator {
+		if c.est == nil {
+			return nil
+		}
+		e, err := estimators.New(*c.est, estimators.Env{BatchSize: batch, CorpusSize: ds.Items, EmbeddingDim: m.Dim()}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	m1 := must(New(s, ds, c.dt, 1))
+	est1 := newEst(m1)
+	plain := c.ts // the uninterrupted run writes no checkpoints
+	plain.CheckpointEvery = 0
+	want, err := Train(context.Background(), m1, ds, est1, c.ls, ss, plain, 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	path := filepath.Join(t.TempDir(), "checkpoint")
+	m2 := must(New(s, ds, c.dt, 1))
+	ctx := &stopAfter{Context: context.Background(), n: c.stop}
+	if _, err := TrainResumable(ctx, m2, ds, newEst(m2), c.ls, ss, c.ts, 5, path, nil, nil, nil); err != context.Canceled {
+		t.Fatalf("stopped run: error %v", err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("no checkpoint after %d steps: %v", c.stop, err)
+	}
+
+	m3 := must(New(s, ds, c.dt, 2))
+	est3 := newEst(m3)
+	ctx = &stopAfter{Context: context.Background(), n: 1 << 30}
+	got, err := TrainResumable(ctx, m3, ds, est3, c.ls, ss, c.ts, 5, path, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := want[len(want)-1].Step
+	if n := int(ctx.calls.Load()); n != total-c.saved {
+		t.Errorf("the resumed run ran %d steps, want %d (from the checkpoint of step %d)", n, total-c.saved, c.saved)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("curve of %d points, uninterrupted %d", len(got), len(want))
+	}
+	for i, p := range want {
+		q := got[i]
+		if p.Step != q.Step || p.Epoch != q.Epoch || p.Loss != q.Loss || p.Temperature != q.Temperature {
+			t.Errorf("curve point %d: resumed %+v, uninterrupted %+v", i, q, p)
+		}
+	}
+	ps1, ps3 := m1.params(), m3.params()
+	if len(ps1) != len(ps3) {
+		t.Fatalf("%d and %d parameters", len(ps1), len(ps3))
+	}
+	for i, p := range ps1 {
+		if !equalBits(p.data, ps3[i].data) {
+			t.Errorf("parameter %s differs from the uninterrupted run's", p.name)
+		}
+	}
+	if _, ok := m1.Temperature(); ok != (c.ls.LearnTemperature) {
+		t.Errorf("learned temperature %v", ok)
+	}
+	if est1 != nil {
+		for y := range uint64(ds.Items) {
+			if a, b := est1.Prob(y), est3.Prob(y); a != b {
+				t.Fatalf("estimator p̂(%d): resumed %v, uninterrupted %v", y, b, a)
 			}
-			total := want[len(want)-1].Step
-			if n := int(ctx.calls.Load()); n != total-c.saved {
-				t.Errorf("the resumed run ran %d steps, want %d (from the checkpoint of step %d)", n, total-c.saved, c.saved)
-			}
-			if len(got) != len(want) {
-				t.Fatalf("curve of %d points, uninterrupted %d", len(got), len(want))
-			}
-			for i, p := range want {
-				q := got[i]
-				if p.Step != q.Step || p.Epoch != q.Epoch || p.Loss != q.Loss || p.Temperature != q.Temperature {
-					t.Errorf("curve point %d: resumed %+v, uninterrupted %+v", i, q, p)
-				}
-			}
-			ps1, ps3 := m1.params(), m3.params()
-			if len(ps1) != len(ps3) {
-				t.Fatalf("%d and %d parameters", len(ps1), len(ps3))
-			}
-			for i, p := range ps1 {
-				if !equalBits(p.data, ps3[i].data) {
-					t.Errorf("parameter %s differs from the uninterrupted run's", p.name)
-				}
-			}
-			if _, ok := m1.Temperature(); ok != (c.ls.LearnTemperature) {
-				t.Errorf("learned temperature %v", ok)
-			}
-			if est1 != nil {
-				for y := range uint64(ds.Items) {
-					if a, b := est1.Prob(y), est3.Prob(y); a != b {
-						t.Fatalf("estimator p̂(%d): resumed %v, uninterrupted %v", y, b, a)
-					}
-				}
-			}
-		})
+		}
 	}
 }
 

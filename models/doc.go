@@ -36,8 +36,13 @@
 // machine, and with both cores already busy inside each heavy op it could only overlap the
 // small element-wise ops.
 //
-// A query can also be a history of items (a Window of histories padded on the left;
-// SequenceSettings, docs/encoders.md). The mean encoder is Yi et al.'s watch-history feature
+// A query can also be a history of items (Settings.Sequence, docs/encoders.md; a Window of
+// histories padded on the left), read from the dataset's sequence index: the mean encoder's
+// training rows are events, each with its history as its query; SASRec trains B windows of each
+// user's items a step, every position of a window a row of the step (StepGeometry: the sampler's
+// geometry with a row per position, padding masked), so that every loss, sampler and estimator
+// runs unchanged; evaluation queries a held-out pair by its history (EmbedPairQueries). The mean
+// encoder is Yi et al.'s watch-history feature
 // (section 5): the mean of the history's item embeddings (zero for an empty history) joins the
 // query tower's input like a feature bag, gathered outside the graph from the item tower's id
 // table under ShareEmbeddings (the paper's sharing of the video id table), its gradient

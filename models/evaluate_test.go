@@ -38,8 +38,8 @@ func TestEmbedPairQueries(t *testing.T) {
 		ds.Sequences = &datasets.Sequences{Offsets: []int32{0, 4, 4, 4, 5}, Items: []int32{2, 3, 1, 4, 4}}
 		ds.Test = []datasets.Interaction{{Query: 0, Item: 5}, {Query: 0, Item: 0}, {Query: 2, Item: 1}, {Query: 0, Item: 5}, {Query: 3, Item: 2}}
 		ds.Sequences.Before[datasets.PartTest] = []int32{4, 1, 0, 4, 1}
-		s := Settings{EmbeddingDim: 3, Hidden: []int{5, 3}, InitStd: 0.5}
-		m := must(newHistoryModel(s, SequenceSettings{Encoder: EncoderMean, MaxLength: 3}, ds, tensor.Float64, 7))
+		s := Settings{EmbeddingDim: 3, Hidden: []int{5, 3}, InitStd: 0.5, Sequence: SequenceSettings{Encoder: EncoderMean, MaxLength: 3}}
+		m := must(New(s, ds, tensor.Float64, 7))
 		q, err := m.EmbedPairQueries(ds, datasets.PartTest)
 		if err != nil {
 			t.Fatal(err)

@@ -19,9 +19,18 @@ type countEstimator struct {
 }
 
 func newCountEstimator(ds *datasets.Dataset, batch int) *countEstimator {
-	e := &countEstimator{p: make([]float64, ds.Items)}
-	den := float64(len(ds.Train) + ds.Items)
-	for y, c := range ds.ItemCounts() {
+	return countEstimatorOf(ds.ItemCounts(), batch)
+}
+
+// countEstimatorOf is newCountEstimator of the counts of N = Σ counts training interactions.
+func countEstimatorOf(counts []int64, batch int) *countEstimator {
+	var n int64
+	for _, c := range counts {
+		n += c
+	}
+	e := &countEstimator{p: make([]float64, len(counts))}
+	den := float64(n) + float64(len(counts))
+	for y, c := range counts {
 		q := float64(c+1) / den
 		e.p[y] = -math.Expm1(float64(batch) * math.Log1p(-q))
 	}

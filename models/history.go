@@ -14,57 +14,61 @@ import (
 // feature bags, the mean is gathered outside the graph into the tower's input, and its gradient
 // scattered back into the table's rows (gatherHistory, scatterHistory).
 type historyInput struct {
-	table  int // index into Model.tables: the item tower's id table when shared
+	table int // index into Model.tables: the item tower's id table when shared
+	// rowOf is the table's row of each item (the item tower's id field's token of it when
+	// shared); nil: item e is row e.
+	rowOf  []int32
 	off    int // first column of the mean in the tower's input
 	maxLen int // the longest history the tower reads (SequenceSettings.MaxLength)
 }
 
-// newHistoryModel builds a model (as New) whose query tower reads, between the pooled feature
-// bags and the dense features, the mean of the embeddings of the query's history of items: row
-// r of a Window for query row r, at most seq.MaxLength items (seq.Encoder must be EncoderMean).
-// An empty history (padding only, as for a user whose every event is held out) gives a zero
-// mean, so that the query is then its other features alone. With s.ShareEmbeddings the history
-// shares the item tower's id table (historyTable), Yi et al.'s sharing of the video id table
-// among the seed video, the candidate and the watch history.
-func newHistoryModel(s Settings, seq SequenceSettings, ds *datasets.Dataset, dt tensor.Dtype, seed int64) (*Model, error) {
-	if err := seq.Resolve(); err != nil {
-		return nil, err
-	}
-	if seq.Encoder != EncoderMean {
-		return nil, fmt.Errorf("encoder: %q is not the history mean %q", seq.Encoder, EncoderMean)
-	}
-	return newModel(s, &seq, ds, dt, seed)
-}
-
-// historyTable returns the table of the history's items, for a corpus of items items: with
-// ShareEmbeddings the item tower's id table, that of its first field whose bag of item e is
-// {e}; otherwise a table of its own, query.history (items × EmbeddingDim).
-func (m *Model) historyTable(items int) (int, error) {
+// historyTable sets the table h reads the history's items from, for a corpus of items items:
+// with ShareEmbeddings the item tower's id table, that of its first field that gives every item
+// an id of its own (ownIDs), each item read at its id's row; otherwise a table of its own,
+// query.history (items × EmbeddingDim).
+func (m *Model) historyTable(h *historyInput, items int) error {
 	if !m.s.ShareEmbeddings {
 		m.tables = append(m.tables, m.newParam("query.history", items, m.s.EmbeddingDim))
-		return len(m.tables) - 1, nil
+		h.table = len(m.tables) - 1
+		return nil
 	}
 	for _, fi := range m.towers[sideItem].fields {
-		if idField(fi.field, items) {
+		if ownIDs(fi.field, items) {
 			m.tables[fi.table].name = "shared." + fi.field.Name
-			return fi.table, nil
+			h.table, h.rowOf = fi.table, fi.field.IDs
+			return nil
 		}
 	}
-	return 0, fmt.Errorf("share_embeddings: the history would share the item tower's id table, but no item field holds the items' own ids (a field whose bag of item e is {e})")
+	return fmt.Errorf("share_embeddings: the history would share the item tower's id table, but no item field gives every item an id of its own (a field whose bag of each item is one id, weight 1, no two items the same)")
 }
 
-// idField reports whether f gives each of the n items the bag {e} of its own id, weight 1.
-func idField(f *datasets.Field, n int) bool {
-	if f.Vocab != n {
+// ownIDs reports whether f gives each of the n entities a bag of one id of its own, weight 1:
+// its id field, whose ids stand for the entities (Field.IDs[e] is entity e's).
+func ownIDs(f *datasets.Field, n int) bool {
+	if len(f.Offsets) != n+1 || len(f.IDs) != n {
 		return false
 	}
+	seen := make(map[int32]bool, n)
 	for e := range n {
 		bag, w := f.Bag(e)
-		if len(bag) != 1 || int(bag[0]) != e || w != nil && w[0] != 1 {
+		if len(bag) != 1 || seen[bag[0]] || w != nil && w[0] != 1 {
 			return false
 		}
+		seen[bag[0]] = true
 	}
 	return true
+}
+
+// rows returns the table rows of items into dst (reused): the items themselves, or their rowOf.
+func (h *historyInput) rows(dst, items []int32) []int32 {
+	if h.rowOf == nil {
+		return items
+	}
+	dst = dst[:0]
+	for _, it := range items {
+		dst = append(dst, h.rowOf[it])
+	}
+	return dst
 }
 
 // gatherHistory sets the history segment of every row r of x (the tower inputs of w.Rows rows)
@@ -73,18 +77,26 @@ func gatherHistory[T float](m *Model, t *tower, w *Window, x []T) {
 	h, dim := t.history, m.s.EmbeddingDim
 	emb := values[T](m.tables[h.table])
 	parallelRows(w.Rows, t.in, func(lo, hi int) {
+		var rows []int32
 		for r := lo; r < hi; r++ {
-			poolBag(x[r*t.in+h.off:r*t.in+h.off+dim], w.history(r), nil, emb)
+			rows = h.rows(rows, w.history(r))
+			poolBag(x[r*t.in+h.off:r*t.in+h.off+dim], rows, nil, emb)
 		}
 	})
 }
 
 // scatterHistory adds the gradient of the history segments of dx (the gradient w.r.t. the tower
-// inputs gathered for w) to the table's rows: the transpose of gatherHistory.
-func scatterHistory[T float](m *Model, t *tower, w *Window, dx []T, rg *rowGrad[T]) {
+// inputs gathered for w) to the table's rows: the transpose of gatherHistory. A row whose query
+// is negative (candidates.NoItem: a padding row's) adds nothing; queries nil: every row adds.
+func scatterHistory[T float](m *Model, t *tower, w *Window, queries []int32, dx []T, rg *rowGrad[T]) {
 	h, dim := t.history, m.s.EmbeddingDim
+	var rows []int32
 	for r := range w.Rows {
-		scatterBag(dx[r*t.in+h.off:r*t.in+h.off+dim], w.history(r), nil, rg)
+		if queries != nil && queries[r] < 0 {
+			continue
+		}
+		rows = h.rows(rows, w.history(r))
+		scatterBag(dx[r*t.in+h.off:r*t.in+h.off+dim], rows, nil, rg)
 	}
 }
 

@@ -27,7 +27,9 @@ func historyDataset() *datasets.Dataset {
 		datasets.IDField("item_id", 6),
 		bagField("cat", 3, [][]int32{{0}, {1, 2}, {2}, {0, 1}, {1}, {2}}, nil),
 	}}
-	return &datasets.Dataset{Name: "history", Queries: 4, Items: 6, QueryFeatures: qf, ItemFeatures: itf}
+	// The index of no training pair: the tests give the histories themselves.
+	return &datasets.Dataset{Name: "history", Queries: 4, Items: 6, QueryFeatures: qf, ItemFeatures: itf,
+		Sequences: &datasets.Sequences{Offsets: make([]int32, 5)}}
 }
 
 // historyBatch is a batch of 4 queries with their histories (of items 2, 3 and 4 only, one of
@@ -45,8 +47,9 @@ func historyBatch() (qids []int32, w *Window, iids []int32) {
 
 func newTestHistoryModel(t *testing.T, share bool) *Model {
 	t.Helper()
-	s := Settings{EmbeddingDim: 3, Hidden: []int{5, 3}, ShareEmbeddings: share, InitStd: 0.5}
-	m, err := newHistoryModel(s, SequenceSettings{Encoder: EncoderMean, MaxLength: 4}, historyDataset(), tensor.Float64, 7)
+	s := Settings{EmbeddingDim: 3, Hidden: []int{5, 3}, ShareEmbeddings: share, InitStd: 0.5,
+		Sequence: SequenceSettings{Encoder: EncoderMean, MaxLength: 4}}
+	m, err := New(s, historyDataset(), tensor.Float64, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,9 +148,9 @@ func TestHistoryGradientSharedTable(t *testing.T) {
 			rgs[i] = newRowGrad[float64](p.shape[0], p.shape[1])
 		}
 		dx := [2][]float64{data[float64](grads[nDense].Value()), data[float64](grads[nDense+1].Value())}
-		scatter(m, ids, dx, rgs)
+		scatter(m, ids, dx, rgs, nil)
 		hist := m.towers[sideQuery].history
-		scatterHistory(m, m.towers[sideQuery], w, dx[0], rgs[hist.table])
+		scatterHistory(m, m.towers[sideQuery], w, nil, dx[0], rgs[hist.table])
 		for i, p := range m.tables {
 			g := make([]float64, p.size())
 			for k, r := range rgs[i].rows {
@@ -180,17 +183,19 @@ func TestHistoryGradientSharedTable(t *testing.T) {
 }
 
 // TestHistoryModelErrors checks the errors of a model that reads histories: sharing without an
-// item id field, a window longer than max_length, a window of another number of rows, an item
-// out of range, EmbedQueries without histories, and the settings of another encoder.
+// item id field, a dataset without sequences (no timestamps), a window longer than max_length,
+// a window of another number of rows, an item out of range, EmbedQueries without histories.
 func TestHistoryModelErrors(t *testing.T) {
 	ds := historyDataset()
 	ds.ItemFeatures.Fields = ds.ItemFeatures.Fields[1:] // the category only
-	s := Settings{EmbeddingDim: 3, Hidden: []int{3}, ShareEmbeddings: true}
-	if _, err := newHistoryModel(s, SequenceSettings{Encoder: EncoderMean}, ds, tensor.Float64, 1); err == nil || !strings.HasPrefix(err.Error(), "share_embeddings:") {
+	s := Settings{EmbeddingDim: 3, Hidden: []int{3}, ShareEmbeddings: true, Sequence: SequenceSettings{Encoder: EncoderMean}}
+	if _, err := New(s, ds, tensor.Float64, 1); err == nil || !strings.HasPrefix(err.Error(), "share_embeddings:") {
 		t.Errorf("sharing without an id field: %v", err)
 	}
-	if _, err := newHistoryModel(s, SequenceSettings{}, historyDataset(), tensor.Float64, 1); err == nil || !strings.HasPrefix(err.Error(), "encoder:") {
-		t.Errorf("encoder sasrec: %v", err)
+	untimed := historyDataset()
+	untimed.Sequences = nil
+	if _, err := New(s, untimed, tensor.Float64, 1); err == nil || !strings.HasPrefix(err.Error(), "sequence.encoder:") || !strings.Contains(err.Error(), "timestamps") {
+		t.Errorf("a dataset without sequences: %v", err)
 	}
 	m := newTestHistoryModel(t, true)
 	qids, w, _ := historyBatch()

@@ -237,7 +237,7 @@ func l2NormGrad[T float](dz, z, y, g []T, d int, eps float64) {
 }
 
 // rowDots sets out[r] = dot(a[r,:], b[r,:]) for the first len(out) rows of the d-column matrices
-// a and b, each summed in order as dot does; four rows at a time, their sums interleaved so that
+// a and b, each summed in order; four rows at a time, their sums interleaved so that
 // the four chains of additions overlap.
 func rowDots[T float](out, a, b []T, d int) {
 	if len(out) < 4 {
@@ -280,7 +280,12 @@ func scaleTo[T float](dst, x []T, c T) {
 	}
 }
 
+// dot is ⟨a, b⟩: for float32 simd.Dot (eight lanes, the vector code where the processor has it,
+// the same bits everywhere), in order for float64.
 func dot[T float](a, b []T) T {
+	if a32, ok := any(a).([]float32); ok {
+		return T(simd.Dot(a32, any(b).([]float32)))
+	}
 	var s T
 	for i, v := range a {
 		s += v * b[i]
@@ -316,30 +321,65 @@ func addScaledRows[T float](dst []T, s []T, stride int, x []T, d int) {
 }
 
 // ownScores sets s[i*c+k] = ⟨u_i, w_{i·m+k}⟩ for each row i of u (n×d) and its m own rows of w
-// (n·m×d): the scores of rows that draw their own items, s starting at their first column.
-func ownScores[T float](s []T, c int, u, w []T, d, m int) {
+// (n·m×d): the scores of rows that draw their own items, s starting at their first column. With
+// own not nil, row i's own item k is row own[i·m+k] of w instead, read where it is.
+func ownScores[T float](s []T, c int, u, w []T, own []int32, d, m int) {
 	parallelRows(len(u)/d, m*d, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			ui := u[i*d : (i+1)*d]
 			for k := range m {
-				r := i*m + k
+				r := ownRow(own, i*m+k)
 				s[i*c+k] = dot(ui, w[r*d:(r+1)*d])
 			}
 		}
 	})
 }
 
-// ownGradU adds Σ_k g[i*c+k]·w_{i·m+k} to du_i: ownScores' gradient w.r.t. u.
-func ownGradU[T float](du, g []T, c int, w []T, d, m int) {
+// ownRow is the row of w of own item r: r, or own[r].
+func ownRow(own []int32, r int) int {
+	if own == nil {
+		return r
+	}
+	return int(own[r])
+}
+
+// ownGradU adds Σ_k g[i*c+k]·w_{i·m+k} to du_i: ownScores' gradient w.r.t. u (own as there).
+func ownGradU[T float](du, g []T, c int, w []T, own []int32, d, m int) {
 	parallelRows(len(du)/d, m*d, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			dui := du[i*d : (i+1)*d]
 			for k := range m {
-				r, gk := i*m+k, g[i*c+k]
-				for j, x := range w[r*d : (r+1)*d] {
-					dui[j] += gk * x
-				}
+				r := ownRow(own, i*m+k)
+				addScaled(dui, g[i*c+k], w[r*d:(r+1)*d])
 			}
+		}
+	})
+}
+
+// addRowsAt adds row k of x (d columns) to row at[k] of dst, for every k in order: the gradient of
+// a gather. dst's rows are split among the cores, each core visiting every k and adding those in
+// its rows, so that each row's sum is in the order of k however the rows are split.
+func addRowsAt[T float](dst []T, at []int32, x []T, d int) {
+	parallelRows(len(dst)/d, len(at), func(lo, hi int) {
+		for k, r := range at {
+			if int(r) >= lo && int(r) < hi {
+				addTo(dst[int(r)*d:int(r+1)*d], x[k*d:(k+1)*d])
+			}
+		}
+	})
+}
+
+// ownGradVAt adds g[i*c+k]·u_i to row own[i·m+k] of dv for every row i of u (n×d) and its m own
+// items: ownScores' gradient w.r.t. w when its rows are read at own, in the order of (i, k) for
+// each row of dv, as addRowsAt.
+func ownGradVAt[T float](dv, g []T, c int, u []T, own []int32, d, m int) {
+	parallelRows(len(dv)/d, len(own), func(lo, hi int) {
+		for e, r := range own {
+			if int(r) < lo || int(r) >= hi {
+				continue
+			}
+			i, k := e/m, e%m
+			addScaled(dv[int(r)*d:int(r+1)*d], g[i*c+k], u[i*d:(i+1)*d])
 		}
 	})
 }

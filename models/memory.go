@@ -46,7 +46,10 @@ func MemoryOf(ms Settings, ts TrainSettings, ds *datasets.Dataset, g candidates.
 		gathered = towerRows
 		towerRows = math.Min(gathered, float64(ds.Items))
 	}
-	dim := float64(ms.Hidden[len(ms.Hidden)-1])
+	dim := float64(ms.Dim())
+	if ms.Sequence.Encoder == EncoderSASRec {
+		return sasrecMemory(ms, ts, ds, r, towerRows, gathered, slots, elem)
+	}
 	var rows, weights, width float64 // embedding rows; MLP weights; activation width per input row
 	shared := map[string]bool{}
 	for side, fs := range []*datasets.Features{ds.QueryFeatures, ds.ItemFeatures} {
@@ -83,5 +86,35 @@ func MemoryOf(ms Settings, ts TrainSettings, ds *datasets.Dataset, g candidates.
 		Activations:     (3*(float64(r)+towerRows)*width + 2*gathered*dim) * elem,
 		EvalActivations: math.Min(float64(ds.Items), inferenceRows) * width * elem,
 		Embeddings:      (float64(ds.Items) + float64(len(ds.Test))) * dim * elem,
+	}
+}
+
+// sasrecMemory is MemoryOf for SASRec (ms.Sequence.Encoder): the item tables (two with
+// SeparateOutput), the positional table and each block's layers and normalisations, and a step's
+// activations: per block about a dozen arrays of the step's r = B·L positions × d (the
+// normalisations, the projections, the attention's output, the feed-forward layers, the residual),
+// kept three times, and the attention's dropout masks (B·heads·L² per block); at evaluation, the
+// encoder's arrays for evalRows histories.
+func sasrecMemory(ms Settings, ts TrainSettings, ds *datasets.Dataset, r int, towerRows, gathered, slots, elem float64) Memory {
+	seq, d := ms.Sequence, float64(ms.EmbeddingDim)
+	L, blocks := float64(seq.MaxLength), float64(seq.Blocks)
+	tables := float64(ds.Items) * d
+	if seq.SeparateOutput {
+		tables *= 2
+	}
+	weights := L*d + blocks*(5*(d*d+d)+4*d) + 2*d
+	perPosition := 3 * d * (3 + 12*blocks)
+	masks := 0.0
+	if *seq.Dropout > 0 {
+		masks = blocks * float64(ts.BatchSize) * float64(seq.Heads) * L * L
+	}
+	return Memory{
+		Tables:          tables * elem,
+		TableState:      tables * slots * elem,
+		Weights:         weights * elem,
+		WeightState:     weights * (1 + slots) * elem,
+		Activations:     (float64(r)*perPosition + masks + 3*towerRows*d + 2*gathered*d) * elem,
+		EvalActivations: evalRows * L * perPosition * elem,
+		Embeddings:      (float64(ds.Items) + float64(len(ds.Test))) * d * elem,
 	}
 }

@@ -78,19 +78,25 @@ type Model struct {
 	dt     tensor.Dtype
 	tables []*param // embedding tables
 	towers [2]*tower
+	// enc is the query encoder of Sequence.Encoder = sasrec (nil otherwise): the query tower
+	// then has no fields nor layers, and the item tower is the output item table alone.
+	enc    *sasrec
 	logTau *param // learned log τ (losses.Settings.LearnTemperature), else nil
 }
 
 // New builds a model for the features of ds with seeded initialisation: embedding rows from
 // N(0, InitStd²), MLP weights Glorot-uniform, biases zero. dt is tensor.Float32 (the default
 // choice) or tensor.Float64. The model keeps references to ds's feature bags (read-only).
+//
+// With s.Sequence the query is a history of the user's items (docs/encoders.md): ds must then
+// have its sequence index (datasets.Options.Sequences; a source with timestamps). The mean
+// encoder adds the mean of the history's item embeddings to the query tower's input, between
+// the feature bags and the dense features (with ShareEmbeddings it reads the item tower's id
+// table, Yi et al.'s sharing of the video id table). SASRec replaces the query tower, and the
+// item tower is the output item table: an item's embedding is its row, unnormalised, as Kang &
+// McAuley score ⟨F_t, M_i⟩ (section III-D); the data's items must then have their id as their
+// only feature and the queries no feature but their id.
 func New(s Settings, ds *datasets.Dataset, dt tensor.Dtype, seed int64) (*Model, error) {
-	return newModel(s, nil, ds, dt, seed)
-}
-
-// newModel is New, with, when hist is not nil, the mean of a history of items among the query
-// tower's inputs (newHistoryModel).
-func newModel(s Settings, hist *SequenceSettings, ds *datasets.Dataset, dt tensor.Dtype, seed int64) (*Model, error) {
 	s.Hidden = append([]int(nil), s.Hidden...) // not the caller's array
 	if err := s.Resolve(); err != nil {
 		return nil, err
@@ -100,6 +106,18 @@ func newModel(s Settings, hist *SequenceSettings, ds *datasets.Dataset, dt tenso
 	}
 	if ds == nil {
 		return nil, errors.New("models: nil dataset")
+	}
+	seq := &s.Sequence
+	if seq.ReadsHistory() && ds.Sequences == nil {
+		return nil, fmt.Errorf("sequence.encoder: %q reads each user's training items in time order, and dataset %q has none "+
+			"(a source without timestamps or users, or a dataset loaded without datasets.Options.Sequences)", seq.Encoder, ds.Name)
+	}
+	if seq.Encoder == EncoderSASRec {
+		return newSASRecModel(s, ds, dt, seed)
+	}
+	var hist *SequenceSettings
+	if seq.Encoder == EncoderMean {
+		hist = seq
 	}
 	m := &Model{s: s, dt: dt}
 	shared := map[string]int{} // field name → table, for sharing between towers
@@ -161,8 +179,7 @@ func newModel(s Settings, hist *SequenceSettings, ds *datasets.Dataset, dt tenso
 		m.towers[side] = t
 	}
 	if h := m.towers[sideQuery].history; h != nil {
-		var err error
-		if h.table, err = m.historyTable(ds.Items); err != nil {
+		if err := m.historyTable(h, ds.Items); err != nil {
 			return nil, err
 		}
 	}
@@ -211,13 +228,16 @@ func newParamOf(dt tensor.Dtype, name string, shape ...int) *param {
 }
 
 // params lists every parameter in a fixed order: tables, then query layers, then item layers,
-// then the learned log τ if any.
+// then SASRec's dense parameters, then the learned log τ if any.
 func (m *Model) params() []*param {
 	ps := append([]*param(nil), m.tables...)
 	for _, t := range m.towers {
 		for _, l := range t.layers {
 			ps = append(ps, l.w, l.b)
 		}
+	}
+	if m.enc != nil {
+		ps = append(ps, m.enc.dense()...)
 	}
 	if m.logTau != nil {
 		ps = append(ps, m.logTau)
@@ -258,8 +278,9 @@ func glorot(l layer, rng *rand.Rand) {
 	fillParam(l.w, func() float64 { return a * (2*rng.Float64() - 1) })
 }
 
-// Dim returns the dimension of the embeddings u and v (the last hidden size).
-func (m *Model) Dim() int { return m.s.Hidden[len(m.s.Hidden)-1] }
+// Dim returns the dimension of the embeddings u and v: the last hidden size, or the embedding
+// dimension with SASRec.
+func (m *Model) Dim() int { return m.s.Dim() }
 
 // Dtype returns the element type of the parameters.
 func (m *Model) Dtype() tensor.Dtype { return m.dt }
@@ -294,8 +315,8 @@ func (m *Model) EmbedItems(ids []int32) ([]float32, error) { return m.embed(side
 
 func (m *Model) embed(side int, ids []int32) ([]float32, error) {
 	t := m.towers[side]
-	if t.history != nil {
-		return nil, errors.New("models: the query tower reads histories, which EmbedQueries does not have")
+	if side == sideQuery && m.ReadsHistory() {
+		return nil, errors.New("models: the query tower reads histories, which EmbedQueries does not have (EmbedPairQueries does)")
 	}
 	for _, id := range ids {
 		if id < 0 || int(id) >= t.n {

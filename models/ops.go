@@ -9,6 +9,7 @@ import (
 
 	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/ops"
+	"github.com/samplingbias/workbench/internal/reuse"
 )
 
 // The custom Gorgonia ops of the towers and the score matrix, built on the workbench's op base
@@ -79,20 +80,17 @@ func newL2NormGrad[T float](name string, eps float64) *l2NormGradOp[T] {
 	return &l2NormGradOp[T]{Base: ops.Base{Name: fmt.Sprintf("L2NormGrad{%s,eps=%g}", name, eps)}, eps: eps}
 }
 
-// newScores is the score op of the candidates of geometry g in a step of r rows.
-func newScores[T float](g candidates.Geometry, r int) *scoresOp[T] {
+// newScores is the score op of the candidates of geometry g in a step of r rows. With idx not
+// nil, the op's V holds distinct rows and item row k is V[(*idx)[k]], idx rewritten by the
+// trainer at every step (with the same length).
+func newScores[T float](g candidates.Geometry, r int, idx *[]int32) *scoresOp[T] {
 	first, perRow, constant := g.Layout == candidates.First, g.PerRow, g.Constant(r)
-	return &scoresOp[T]{Base: ops.Base{Name: fmt.Sprintf("Scores{first=%t,perRow=%d,constant=%d}", first, perRow, constant)},
-		first: first, perRow: perRow, constant: constant}
+	return &scoresOp[T]{Base: ops.Base{Name: fmt.Sprintf("Scores{first=%t,perRow=%d,constant=%d,indexed=%t}", first, perRow, constant, idx != nil)},
+		first: first, perRow: perRow, constant: constant, idx: idx}
 }
 
 func newScoresGrad[T float](wrtV bool, scores *scoresOp[T]) *scoresGradOp[T] {
 	return &scoresGradOp[T]{Base: ops.Base{Name: fmt.Sprintf("ScoresGrad{wrtV=%t,%v}", wrtV, scores)}, wrtV: wrtV, scores: scores}
-}
-
-// newRows gathers the rows *idx, which the trainer rewrites at every step (name says which).
-func newRows[T float](name string, idx *[]int32) *rowsOp[T] {
-	return &rowsOp[T]{Base: ops.Base{Name: fmt.Sprintf("Rows{%s}", name)}, name: name, idx: idx}
 }
 
 // data returns the elements of a value.
@@ -344,12 +342,51 @@ func (op *l2NormGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 // items for each row alone (Geometry.PerRow) puts them last in V, R blocks of perRow, and row i
 // scores its own block in its last perRow columns: S[i, C−perRow+k] = ⟨u_i, v_{shared+i·perRow+k}⟩,
 // shared = rows − R·perRow.
+//
+// With idx (indexed), V holds the step's distinct items and item row k is V[idx[k]]: the shared
+// item rows are gathered (a few more than R), and each row's own are read where they are, never
+// gathered into a matrix of R·perRow rows; the gradient w.r.t. V adds each item row's into its
+// distinct row.
 type scoresOp[T float] struct {
 	ops.Base
 	outBuf[T]
 	first    bool
 	perRow   int
-	constant int // the trailing rows of V held constant: their gradient is zero (Diagonal only)
+	constant int        // the trailing rows of V held constant: their gradient is zero (Diagonal only)
+	idx      *[]int32   // the item rows' rows of V; nil: V holds the item rows
+	vs       rowsBuf[T] // the shared item rows gathered from V (indexed)
+}
+
+// rowsBuf is a buffer of gathered rows that an op reuses from step to step.
+type rowsBuf[T float] struct{ buf []T }
+
+// gather returns the rows idx of v (d columns), gathered into the buffer.
+func (r *rowsBuf[T]) gather(v []T, idx []int32, d int) []T {
+	r.buf = reuse.Grow(r.buf, len(idx)*d)
+	parallelRows(len(idx), d, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			copy(r.buf[k*d:(k+1)*d], v[int(idx[k])*d:int(idx[k]+1)*d])
+		}
+	})
+	return r.buf
+}
+
+// itemRows returns the number of item rows of V's n rows.
+func (op *scoresOp[T]) itemRows(n int) int {
+	if op.idx != nil {
+		return len(*op.idx)
+	}
+	return n
+}
+
+// shared returns the shared item rows (shared×d) of V, and where each row's own items are: the
+// rows of w that follow the shared rows in V (own nil), or, indexed, the rows own of w = V.
+func (op *scoresOp[T]) shared(v []T, shared, d int, buf *rowsBuf[T]) (vs, w []T, own []int32) {
+	if op.idx == nil {
+		return v[:shared*d], v[shared*d:], nil
+	}
+	idx := *op.idx
+	return buf.gather(v, idx[:shared], d), v, idx[shared:]
 }
 
 func (op *scoresOp[T]) Arity() int    { return 2 }
@@ -385,7 +422,7 @@ func (op *scoresOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error)
 	if d != d2 {
 		return nil, fmt.Errorf("%v: U has %d columns, V %d", op, d, d2)
 	}
-	c, _, err := op.cols(b, rows)
+	c, _, err := op.cols(b, op.itemRows(rows))
 	if err != nil {
 		return nil, err
 	}
@@ -396,21 +433,38 @@ func (op *scoresOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	b, d := valShape2(in[0])
 	rows, _ := valShape2(in[1])
 	u, v := data[T](in[0]), data[T](in[1])
-	c, shared, err := op.cols(b, rows)
+	c, shared, err := op.cols(b, op.itemRows(rows))
 	if err != nil {
 		return nil, err
 	}
+	if err := op.checkIdx(rows); err != nil {
+		return nil, err
+	}
 	t, s := op.get(b, c)
+	vs, w, own := op.shared(v, shared, d, &op.vs)
 	if op.first {
-		rowDot(s, c, u, v[:b*d], d)
-		gemm(false, true, b, shared-b, d, 1, u, d, v[b*d:shared*d], d, 0, s[1:], c)
+		rowDot(s, c, u, vs[:b*d], d)
+		gemm(false, true, b, shared-b, d, 1, u, d, vs[b*d:], d, 0, s[1:], c)
 	} else {
-		gemm(false, true, b, shared, d, 1, u, d, v[:shared*d], d, 0, s, c)
+		gemm(false, true, b, shared, d, 1, u, d, vs, d, 0, s, c)
 	}
 	if op.perRow > 0 {
-		ownScores(s[c-op.perRow:], c, u, v[shared*d:], d, op.perRow)
+		ownScores(s[c-op.perRow:], c, u, w, own, d, op.perRow)
 	}
 	return t, nil
+}
+
+// checkIdx checks that every index is a row of V's rows (indexed).
+func (op *scoresOp[T]) checkIdx(rows int) error {
+	if op.idx == nil {
+		return nil
+	}
+	for k, i := range *op.idx {
+		if i < 0 || int(i) >= rows {
+			return fmt.Errorf("%v: item row %d is row %d of %d", op, k, i, rows)
+		}
+	}
+	return nil
 }
 
 func (op *scoresOp[T]) DiffWRT(int) []bool { return []bool{true, true} }
@@ -418,7 +472,7 @@ func (op *scoresOp[T]) DiffWRT(int) []bool { return []bool{true, true} }
 func (op *scoresOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 	var du, dv *gorgonia.Node
 	var err error
-	if op.first || op.perRow > 0 {
+	if op.first || op.perRow > 0 || op.idx != nil {
 		du, err = gorgonia.ApplyOp(newScoresGrad(false, op), grad, in[0], in[1])
 		if err == nil {
 			dv, err = gorgonia.ApplyOp(newScoresGrad(true, op), grad, in[0], in[1])
@@ -442,6 +496,7 @@ type scoresGradOp[T float] struct {
 	outBuf[T]
 	wrtV   bool
 	scores *scoresOp[T]
+	vs     rowsBuf[T] // the shared item rows (indexed: gathered; wrtV: their gradient)
 }
 
 func (op *scoresGradOp[T]) Arity() int    { return 3 }
@@ -459,103 +514,47 @@ func (op *scoresGradOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	_, d := valShape2(in[1])
 	rows, _ := valShape2(in[2])
 	g, u, v := data[T](in[0]), data[T](in[1]), data[T](in[2])
-	first, perRow := op.scores.first, op.scores.perRow
-	shared := rows - b*perRow
-	gs, vs, ns := g, v[:shared*d], shared // the shared columns of G, their item rows, their number
+	first, perRow, idx := op.scores.first, op.scores.perRow, op.scores.idx
+	shared := op.scores.itemRows(rows) - b*perRow
+	gs, ns, lead := g, shared, 0 // the shared columns of G, their number, the positives before them
 	if first {
-		gs, vs, ns = g[1:], v[b*d:shared*d], shared-b
+		gs, ns, lead = g[1:], shared-b, b
 	}
 	gOwn := g[c-perRow:]
 	if op.wrtV {
 		t, dv := op.get(rows, d)
-		dvs := dv[:shared*d]
-		if first {
-			scaleRows(dv[:b*d], g, c, u, d)
-			dvs = dv[b*d : shared*d]
+		var dvs []T // the shared rows' gradient: dV's own rows, or (indexed) a buffer
+		if idx == nil {
+			dvs = dv[:shared*d]
+		} else {
+			op.vs.buf = reuse.Grow(op.vs.buf, shared*d)
+			dvs = op.vs.buf
 		}
-		gemm(true, false, ns, d, b, 1, gs, c, u, d, 0, dvs, d)
+		if first {
+			scaleRows(dvs[:b*d], g, c, u, d)
+		}
+		gemm(true, false, ns, d, b, 1, gs, c, u, d, 0, dvs[lead*d:], d)
+		if idx == nil {
+			if perRow > 0 {
+				ownGradV(dv[shared*d:], gOwn, c, u, d, perRow)
+			}
+			return t, nil
+		}
+		clear(dv)
+		addRowsAt(dv, (*idx)[:shared], dvs, d)
 		if perRow > 0 {
-			ownGradV(dv[shared*d:], gOwn, c, u, d, perRow)
+			ownGradVAt(dv, gOwn, c, u, (*idx)[shared:], d, perRow)
 		}
 		return t, nil
 	}
 	t, du := op.get(b, d)
-	gemm(false, false, b, d, ns, 1, gs, c, vs, d, 0, du, d)
+	vs, w, own := op.scores.shared(v, shared, d, &op.vs)
+	gemm(false, false, b, d, ns, 1, gs, c, vs[lead*d:], d, 0, du, d)
 	if first {
-		addScaledRows(du, g, c, v[:b*d], d)
+		addScaledRows(du, g, c, vs[:b*d], d)
 	}
 	if perRow > 0 {
-		ownGradU(du, gOwn, c, v[shared*d:], d, perRow)
-	}
-	return t, nil
-}
-
-// ---- rowsOp ----
-
-// rowsOp gathers rows: Y (len(idx)×d) has row r = X[idx[r]]. idx is read at every execution (the
-// trainer rewrites it at each step, with the same length).
-type rowsOp[T float] struct {
-	ops.Base
-	outBuf[T]
-	name string
-	idx  *[]int32
-}
-
-func (op *rowsOp[T]) Arity() int    { return 1 }
-func (op *rowsOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix) }
-
-func (op *rowsOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
-	_, d, err := shape2(in[0])
-	if err != nil {
-		return nil, err
-	}
-	return tensor.Shape{len(*op.idx), d}, nil
-}
-
-func (op *rowsOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
-	n, d := valShape2(in[0])
-	x, idx := data[T](in[0]), *op.idx
-	t, y := op.get(len(idx), d)
-	for r, i := range idx {
-		if int(i) >= n || i < 0 {
-			return nil, fmt.Errorf("%v: row %d of %d", op, i, n)
-		}
-		copy(y[r*d:(r+1)*d], x[int(i)*d:int(i+1)*d])
-	}
-	return t, nil
-}
-
-func (op *rowsOp[T]) DiffWRT(int) []bool { return []bool{true} }
-
-func (op *rowsOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
-	dx, err := gorgonia.ApplyOp(&scatterRowsOp[T]{Base: ops.Base{Name: fmt.Sprintf("ScatterRows{%s}", op.name)}, idx: op.idx}, grad, in[0])
-	return gorgonia.Nodes{dx}, err
-}
-
-// scatterRowsOp is rowsOp's gradient: from (G, X), dX (X's shape) with dX[i] = Σ_{r: idx[r] = i} G[r].
-type scatterRowsOp[T float] struct {
-	ops.Base
-	outBuf[T]
-	idx *[]int32
-}
-
-func (op *scatterRowsOp[T]) Arity() int    { return 2 }
-func (op *scatterRowsOp[T]) Type() hm.Type { return hm.NewFnType(matrix, matrix, matrix) }
-
-func (op *scatterRowsOp[T]) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
-	return in[1].(tensor.Shape).Clone(), nil
-}
-
-func (op *scatterRowsOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
-	n, d := valShape2(in[1])
-	g := data[T](in[0])
-	t, dx := op.get(n, d)
-	clear(dx)
-	for r, i := range *op.idx {
-		dst := dx[int(i)*d : int(i+1)*d]
-		for j, v := range g[r*d : (r+1)*d] {
-			dst[j] += v
-		}
+		ownGradU(du, gOwn, c, w, own, d, perRow)
 	}
 	return t, nil
 }

@@ -144,6 +144,9 @@ func (e *sasrec) params() []*param {
 	return append(ps, e.norm.gamma, e.norm.beta)
 }
 
+// dense lists the parameters other than the item tables, in params' order.
+func (e *sasrec) dense() []*param { return e.params()[len(e.tables()):] }
+
 // dropout is the rate of the encoder's dropout layers.
 func (e *sasrec) dropout() float64 { return *e.s.Dropout }
 

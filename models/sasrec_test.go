@@ -110,7 +110,7 @@ func testWindow() *Window {
 // testSASRec is a float64 encoder of width 4 over 9 items with max_length 7.
 func testSASRec(t testing.TB, heads int, dropout float64, separate bool) *sasrec {
 	t.Helper()
-	e, err := newSASRec(SequenceSettings{MaxLength: 7, Heads: heads, Dropout: &dropout, SeparateOutput: separate}, 4, 9, 0.5, tensor.Float64, 11)
+	e, err := newSASRec(SequenceSettings{Encoder: EncoderSASRec, MaxLength: 7, Heads: heads, Dropout: &dropout, SeparateOutput: separate}, 4, 9, 0.5, tensor.Float64, 11)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func forwardOnly(t *testing.T, e *sasrec, w *Window, impl towerImpl, train bool,
 // score of a row does not change its softmax, and both give rounding errors there).
 func TestSASRecFusedMatchesExpression(t *testing.T) {
 	p := 0.2
-	e, err := newSASRec(SequenceSettings{MaxLength: 40, Heads: 2, Dropout: &p}, 16, 50, 0.3, tensor.Float32, 4)
+	e, err := newSASRec(SequenceSettings{Encoder: EncoderSASRec, MaxLength: 40, Heads: 2, Dropout: &p}, 16, 50, 0.3, tensor.Float32, 4)
 	if err != nil {
 		t.Fatal(err)
 	}

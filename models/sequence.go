@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/internal/setting"
 )
 
@@ -14,6 +15,9 @@ type SequenceEncoder string
 
 // Sequence encoders (docs/encoders.md).
 const (
+	// EncoderNone: the query tower reads no history, only the query's own features (for
+	// interaction data, the user's id): every pair of a user shares one query embedding.
+	EncoderNone SequenceEncoder = "none"
 	// EncoderSASRec is Kang & McAuley's self-attentive sequential encoder (ICDM 2018): item
 	// embedding plus learned positional embedding, blocks of causal self-attention and a
 	// point-wise feed-forward layer; the query is the hidden state at a position.
@@ -23,36 +27,43 @@ const (
 	EncoderMean SequenceEncoder = "mean"
 )
 
-var sequenceEncoders = []SequenceEncoder{EncoderSASRec, EncoderMean}
+var sequenceEncoders = []SequenceEncoder{EncoderNone, EncoderSASRec, EncoderMean}
 
 // UnmarshalText sets e from its name; an unknown name is an error that lists the allowed ones.
 func (e *SequenceEncoder) UnmarshalText(b []byte) error {
 	return setting.Unmarshal(e, b, sequenceEncoders)
 }
 
-// Defaults of SequenceSettings: SASRec's as Kang & McAuley ran it on MovieLens-1M (their code,
-// kang205/SASRec: main.py's num_blocks 2 and num_heads 1, and the README's MovieLens-1M command,
-// --maxlen=200 --dropout_rate=0.2; the paper's section IV uses 200 and 0.2 for MovieLens-1M,
-// 50 and 0.5 for its sparser data sets). Yi et al. do not give their history length k; the
-// mean encoder takes DefaultMaxLength too.
+// Defaults of SequenceSettings. SASRec's
+// defaults are Kang & McAuley's on MovieLens-1M (their code, kang205/SASRec: main.py's
+// num_blocks 2 and num_heads 1, and the README's MovieLens-1M command, --maxlen=200
+// --dropout_rate=0.2; the paper's section IV uses 200 and 0.2 for MovieLens-1M, 50 and 0.5 for
+// its sparser data sets), trained on each user's last window as their sampler draws it
+// (datasets.WindowingLast). Yi et al. do not give their history length k; the mean encoder
+// takes DefaultMaxLength too.
 const (
-	DefaultSequenceEncoder = EncoderSASRec
-	DefaultMaxLength       = 200
-	DefaultBlocks          = 2
-	DefaultHeads           = 1
-	DefaultDropout         = 0.2
+	DefaultMaxLength = 200
+	DefaultBlocks    = 2
+	DefaultHeads     = 1
+	DefaultDropout   = 0.2
+	DefaultWindowing = datasets.WindowingLast
 )
 
-// SequenceSettings is the encoder of a query tower whose query is a history of items
-// (docs/encoders.md). The zero value is SASRec with DefaultBlocks blocks of DefaultHeads heads,
-// dropout DefaultDropout, histories of at most DefaultMaxLength items and the output item table
-// tied to the input one. Each field's default is the constant its comment names.
+// SequenceSettings is the [model.sequence] section: whether the query tower reads the user's
+// past items, and how (docs/encoders.md). The zero value reads none. With
+// EncoderSASRec the defaults are DefaultBlocks blocks of DefaultHeads heads, dropout
+// DefaultDropout, histories of at most DefaultMaxLength items, the output item table tied to
+// the input one and training on DefaultWindowing windows. Each field's default is the constant
+// its comment names.
 type SequenceSettings struct {
-	// Encoder is EncoderSASRec or EncoderMean; default DefaultSequenceEncoder.
+	// Encoder is EncoderMean or EncoderSASRec, or EncoderNone: the query tower reads no history,
+	// as when the key is unset. No history is held as the zero value "" (a resolved EncoderNone
+	// too), so that the settings of a model without one are what they were before the key
+	// existed.
 	Encoder SequenceEncoder `toml:"encoder"`
 	// MaxLength is the most items of a history the encoder reads (the most recent ones; Kang &
 	// McAuley's n, Yi et al.'s k); default DefaultMaxLength. SASRec has one positional
-	// embedding per position up to it.
+	// embedding per position up to it, and trains windows of at most MaxLength positions.
 	MaxLength int `toml:"max_length"`
 	// Blocks is the number of self-attention blocks (Kang & McAuley's b); default
 	// DefaultBlocks. SASRec only.
@@ -69,30 +80,46 @@ type SequenceSettings struct {
 	// as Kang & McAuley share it (section III-D; their code scores with the input table).
 	// SASRec only.
 	SeparateOutput bool `toml:"separate_output"`
+	// Windowing is how SASRec's training cuts each user's sequence into windows of at most
+	// MaxLength targets, every position of which is a row of the step (datasets.Windowing: "last",
+	// each user's last window, as Kang & McAuley's sampler; "all", every target once per epoch);
+	// default DefaultWindowing. SASRec only.
+	Windowing datasets.Windowing `toml:"windowing"`
 }
 
 // Resolve fills the zero fields with their defaults and validates the settings; an option the
 // encoder does not use must be left unset.
 func (s *SequenceSettings) Resolve() error {
-	setting.Default(&s.Encoder, DefaultSequenceEncoder)
-	if err := setting.OneOf("encoder", s.Encoder, sequenceEncoders); err != nil {
+	if s.Encoder == EncoderNone {
+		s.Encoder = ""
+	}
+	if err := setting.OneOf("encoder", s.Encoder, append(sequenceEncoders, "")); err != nil {
 		return err
 	}
-	setting.Default(&s.MaxLength, DefaultMaxLength)
 	if s.Encoder != EncoderSASRec {
 		only := func(key string, set bool) error {
 			return setting.OnlyFor(key, set, false, "only for encoder %q, not %q", EncoderSASRec, s.Encoder)
 		}
-		return setting.First(
-			setting.Positive("max_length", s.MaxLength),
+		err := setting.First(
 			only("blocks", s.Blocks != 0),
 			only("heads", s.Heads != 0),
 			only("dropout", s.Dropout != nil),
 			only("separate_output", s.SeparateOutput),
+			only("windowing", s.Windowing != ""),
 		)
+		if err != nil {
+			return err
+		}
+		if s.Encoder == "" {
+			return setting.OnlyFor("max_length", s.MaxLength != 0, false, "only for a query tower that reads histories (encoder %q or %q)", EncoderMean, EncoderSASRec)
+		}
+		setting.Default(&s.MaxLength, DefaultMaxLength)
+		return setting.Positive("max_length", s.MaxLength)
 	}
+	setting.Default(&s.MaxLength, DefaultMaxLength)
 	setting.Default(&s.Blocks, DefaultBlocks)
 	setting.Default(&s.Heads, DefaultHeads)
+	setting.Default(&s.Windowing, DefaultWindowing)
 	if s.Dropout == nil {
 		p := DefaultDropout
 		s.Dropout = &p
@@ -102,7 +129,13 @@ func (s *SequenceSettings) Resolve() error {
 		setting.Positive("blocks", s.Blocks),
 		setting.Positive("heads", s.Heads),
 		setting.Range("dropout", *s.Dropout, setting.ClosedOpen(0.0, 1)),
+		setting.OneOf("windowing", s.Windowing, datasets.Windowings()),
 	)
+}
+
+// ReadsHistory reports whether the resolved settings make the query a history of items.
+func (s *SequenceSettings) ReadsHistory() bool {
+	return s.Encoder == EncoderMean || s.Encoder == EncoderSASRec
 }
 
 // checkWidth checks the resolved settings against the encoder's width d.

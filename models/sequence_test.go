@@ -7,24 +7,31 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// TestSequenceSettingsResolve checks the defaults of the sequence encoders' settings (SASRec's
-// for MovieLens-1M: 2 blocks, 1 head, dropout 0.2, length 200, the output table tied) and that
-// every bad value is one error naming its key, the options of SASRec included for the mean
-// encoder, which has none of them.
+// TestSequenceSettingsResolve checks the defaults of the sequence encoders' settings (no
+// history, held as the zero value; SASRec's for MovieLens-1M: 2 blocks, 1 head, dropout 0.2,
+// length 200, the output table tied, each user's last window) and that every bad value is one
+// error naming its key, the options of SASRec included for the mean encoder, which has none of
+// them, and every option for the tower without history.
 func TestSequenceSettingsResolve(t *testing.T) {
-	var s SequenceSettings
+	for _, enc := range []SequenceEncoder{"", EncoderNone} {
+		s := SequenceSettings{Encoder: enc}
+		if err := s.Resolve(); err != nil || s != (SequenceSettings{}) || s.ReadsHistory() {
+			t.Errorf("encoder %q: %+v, %v", enc, s, err)
+		}
+	}
+	s := SequenceSettings{Encoder: EncoderSASRec}
 	if err := s.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	if s.Encoder != EncoderSASRec || s.MaxLength != 200 || s.Blocks != 2 || s.Heads != 1 || *s.Dropout != 0.2 || s.SeparateOutput {
+	if s.MaxLength != 200 || s.Blocks != 2 || s.Heads != 1 || *s.Dropout != 0.2 || s.SeparateOutput || s.Windowing != "last" || !s.ReadsHistory() {
 		t.Errorf("defaults %+v (dropout %v)", s, *s.Dropout)
 	}
 	m := SequenceSettings{Encoder: EncoderMean}
-	if err := m.Resolve(); err != nil || m.MaxLength != DefaultMaxLength || m.Dropout != nil || m.Blocks != 0 {
+	if err := m.Resolve(); err != nil || m.MaxLength != DefaultMaxLength || m.Dropout != nil || m.Blocks != 0 || !m.ReadsHistory() {
 		t.Errorf("mean: %+v, %v", m, err)
 	}
 	zero := 0.0
-	if z := (SequenceSettings{Dropout: &zero}); z.Resolve() != nil || *z.Dropout != 0 {
+	if z := (SequenceSettings{Encoder: EncoderSASRec, Dropout: &zero}); z.Resolve() != nil || *z.Dropout != 0 {
 		t.Errorf("dropout 0 is not kept: %v", *z.Dropout)
 	}
 	f := func(v float64) *float64 { return &v }
@@ -33,30 +40,34 @@ func TestSequenceSettingsResolve(t *testing.T) {
 		key string
 	}{
 		{SequenceSettings{Encoder: "gru"}, "encoder"},
-		{SequenceSettings{MaxLength: -1}, "max_length"},
+		{SequenceSettings{MaxLength: 5}, "max_length"},
+		{SequenceSettings{Encoder: EncoderNone, Heads: 1}, "heads"},
+		{SequenceSettings{Encoder: EncoderSASRec, MaxLength: -1}, "max_length"},
 		{SequenceSettings{Encoder: EncoderMean, MaxLength: -5}, "max_length"},
-		{SequenceSettings{Blocks: -1}, "blocks"},
-		{SequenceSettings{Heads: -2}, "heads"},
-		{SequenceSettings{Dropout: f(1)}, "dropout"},
-		{SequenceSettings{Dropout: f(-0.1)}, "dropout"},
+		{SequenceSettings{Encoder: EncoderSASRec, Blocks: -1}, "blocks"},
+		{SequenceSettings{Encoder: EncoderSASRec, Heads: -2}, "heads"},
+		{SequenceSettings{Encoder: EncoderSASRec, Dropout: f(1)}, "dropout"},
+		{SequenceSettings{Encoder: EncoderSASRec, Dropout: f(-0.1)}, "dropout"},
+		{SequenceSettings{Encoder: EncoderSASRec, Windowing: "first"}, "windowing"},
 		{SequenceSettings{Encoder: EncoderMean, Blocks: 2}, "blocks"},
 		{SequenceSettings{Encoder: EncoderMean, Heads: 1}, "heads"},
 		{SequenceSettings{Encoder: EncoderMean, Dropout: f(0.2)}, "dropout"},
 		{SequenceSettings{Encoder: EncoderMean, SeparateOutput: true}, "separate_output"},
+		{SequenceSettings{Encoder: EncoderMean, Windowing: "all"}, "windowing"},
 	} {
 		err := c.s.Resolve()
 		if err == nil || !strings.HasPrefix(err.Error(), c.key+":") || strings.Count(err.Error(), ":") > 2 {
 			t.Errorf("%+v: error %v, want one naming %s", c.s, err, c.key)
 		}
 	}
-	three := SequenceSettings{Heads: 3}
+	three := SequenceSettings{Encoder: EncoderSASRec, Heads: 3}
 	if err := three.Resolve(); err != nil {
 		t.Fatal(err)
 	}
 	if err := three.checkWidth(64); err == nil || !strings.HasPrefix(err.Error(), "heads:") || !strings.Contains(err.Error(), "64") {
 		t.Errorf("3 heads of width 64: %v", err)
 	}
-	if _, err := newSASRec(SequenceSettings{Heads: 3}, 64, 10, 0.1, tensor.Float32, 1); err == nil {
+	if _, err := newSASRec(SequenceSettings{Encoder: EncoderSASRec, Heads: 3}, 64, 10, 0.1, tensor.Float32, 1); err == nil {
 		t.Error("newSASRec accepted 3 heads of width 64")
 	}
 	if err := three.checkWidth(63); err != nil {

@@ -111,16 +111,45 @@ type Settings struct {
 	InitStd float64 `toml:"init_std"`
 	// NormEpsilon is ε of the L2 normalisation u/sqrt(‖u‖²+ε²); default DefaultNormEpsilon.
 	NormEpsilon float64 `toml:"norm_epsilon"`
+	// Sequence makes the query a history of the user's items rather than the user
+	// (docs/encoders.md): the mean of its items' embeddings beside the user's features (Yi et
+	// al.'s section 5), or SASRec, whose hidden state at a position is the query and whose items
+	// are scored by their embeddings alone (Kang & McAuley). Default: none. With SASRec the
+	// towers' MLP keys (hidden, activation, residual, share_embeddings, norm_epsilon) are not
+	// used and must be left unset.
+	Sequence SequenceSettings `toml:"sequence" json:",omitzero"`
 }
 
 // Resolve fills the zero fields with their defaults and validates the settings.
 func (s *Settings) Resolve() error {
+	if err := s.Sequence.Resolve(); err != nil {
+		return fmt.Errorf("sequence.%w", err)
+	}
 	setting.Default(&s.EmbeddingDim, DefaultEmbeddingDim)
+	setting.Default(&s.InitStd, DefaultInitStd)
+	if s.Sequence.Encoder == EncoderSASRec {
+		width := s.Sequence.checkWidth(s.EmbeddingDim)
+		if width != nil {
+			width = fmt.Errorf("sequence.%w", width)
+		}
+		only := func(key string, set bool) error {
+			return setting.OnlyFor(key, set, false, "the towers' MLP is not used with sequence.encoder %q, whose query is SASRec's hidden state and whose items are their embeddings (Kang & McAuley)", EncoderSASRec)
+		}
+		return setting.First(
+			setting.Positive("embedding_dim", s.EmbeddingDim),
+			only("hidden", s.Hidden != nil),
+			only("activation", s.Activation != ""),
+			only("residual", s.Residual),
+			only("share_embeddings", s.ShareEmbeddings),
+			only("norm_epsilon", s.NormEpsilon != 0),
+			setting.Positive("init_std", s.InitStd),
+			width,
+		)
+	}
 	if len(s.Hidden) == 0 {
 		s.Hidden = DefaultHidden()
 	}
 	setting.Default(&s.Activation, DefaultActivation)
-	setting.Default(&s.InitStd, DefaultInitStd)
 	setting.Default(&s.NormEpsilon, DefaultNormEpsilon)
 	return setting.First(
 		setting.Positive("embedding_dim", s.EmbeddingDim),
@@ -130,6 +159,15 @@ func (s *Settings) Resolve() error {
 		setting.Positive("init_std", s.InitStd),
 		setting.Positive("norm_epsilon", s.NormEpsilon),
 	)
+}
+
+// Dim is the dimension of the embeddings u and v of a model of the resolved settings: the last
+// hidden size, or the embedding dimension with SASRec.
+func (s *Settings) Dim() int {
+	if s.Sequence.Encoder == EncoderSASRec {
+		return s.EmbeddingDim
+	}
+	return s.Hidden[len(s.Hidden)-1]
 }
 
 func checkHidden(hidden []int) error {

@@ -45,12 +45,17 @@ func (g *rowGrad[T]) reset() {
 // scatter adds the gradients dx[side] (len(ids[side]) × in, the gradient of the loss w.r.t. the
 // tower inputs gathered for ids[side]; nil for a side without fields) to the embedding rows they
 // came from: the transpose of gather's weighted mean pooling, dE[id_k] += (w_k / Σw) · dx[field
-// segment]. Tables are filled concurrently, each by one goroutine in a fixed order (query side,
-// then item side; fields and rows in order), so the sums do not depend on scheduling.
-func scatter[T float](m *Model, ids [2][]int32, dx [2][]T, grads []*rowGrad[T]) {
+// segment]. history, when not nil, adds what the query side reads besides its fields (a history
+// of items) to table ti, before the fields. Tables are filled concurrently, each by one
+// goroutine in a fixed order (the query's history, the query side's fields, then the item
+// side's; fields and rows in order), so the sums do not depend on scheduling.
+func scatter[T float](m *Model, ids [2][]int32, dx [2][]T, grads []*rowGrad[T], history func(ti int, rg *rowGrad[T])) {
 	var wg sync.WaitGroup
 	for ti, rg := range grads {
 		wg.Go(func() {
+			if history != nil {
+				history(ti, rg)
+			}
 			for side, t := range m.towers {
 				if dx[side] == nil {
 					continue

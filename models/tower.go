@@ -161,12 +161,17 @@ func paramNode[T float](g *gorgonia.ExprGraph, dt tensor.Dtype, p *param) *gorgo
 // gather), then every layer h ← act(h·W + b) (no activation after the last layer; with
 // Settings.Residual, h ← h + act(h·W + b) for every layer after the first), then the L2
 // normalisation h/sqrt(‖h‖² + ε²) of every row. needDX says whether the gradient w.r.t. x is
-// wanted (the trainer scatters it into the embedding rows).
+// wanted (the trainer scatters it into the embedding rows). SASRec's item tower, which has no
+// layers, is its input: the output table's rows, unnormalised (Kang & McAuley section III-D).
 func fwd[T float](m *Model, t *tower, g *gorgonia.ExprGraph, rows int, impl towerImpl, needDX bool) (*towerNodes, error) {
 	xData := make([]T, rows*t.in)
 	tn := &towerNodes{xData: xData}
 	tn.x = gorgonia.NewMatrix(g, m.dt, gorgonia.WithShape(rows, t.in), gorgonia.WithName(sideNames[t.side]+".x"),
 		gorgonia.WithValue(tensor.New(tensor.WithShape(rows, t.in), tensor.WithBacking(xData))))
+	if len(t.layers) == 0 {
+		tn.out = tn.x
+		return tn, nil
+	}
 	act := m.s.Activation.definition()
 	h := tn.x
 	for i, l := range t.layers {

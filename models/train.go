@@ -28,10 +28,12 @@ import (
 
 // Point is one point of the training curve.
 type Point struct {
-	Step           int     // global step (1-based) ending the interval
-	Epoch          int     // epoch (1-based) of that step
-	Loss           float64 // mean training loss over the steps of the interval
-	ExamplesPerSec float64 // training throughput over the interval (wall clock)
+	Step  int     // global step (1-based) ending the interval
+	Epoch int     // epoch (1-based) of that step
+	Loss  float64 // mean training loss over the steps of the interval
+	// ExamplesPerSec is the training throughput over the interval (wall clock): the rows with a
+	// positive trained per second (examples; with SASRec, the windows' non-padded positions).
+	ExamplesPerSec float64
 	// Temperature is the loss's τ at the step: the learned value with
 	// losses.Settings.LearnTemperature, else the fixed one (0 for a loss without τ).
 	Temperature float64
@@ -43,8 +45,10 @@ type Curve []Point
 
 // Train trains m on ds.Train with the loss ls and the sampler ss and returns the training curve.
 //
-// Every step takes the next B interactions (B = ts.BatchSize) in the order ts.Order, asks the
-// sampler for the step's item rows (samplers.Sampler.Draw, with the run's seeded random source of
+// Every step takes the next B interactions (B = ts.BatchSize) in the order ts.Order (with a
+// model whose query is SASRec, the next B windows of the users' sequences, every position of
+// which is a row: StepGeometry; with the mean encoder, each interaction's history is its
+// query), asks the sampler for the step's item rows (samplers.Sampler.Draw, with the run's seeded random source of
 // negatives), runs the estimator in the order of Yi et al.'s Algorithm 1 for a sampler that reads
 // the positives' law (observe the batch's items at global step t, then read p̂; docs/logq.md §5),
 // asks the sampler for its columns' q and p (samplers.Sampler.Declare) into the step the loss
@@ -128,13 +132,23 @@ func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est est
 	if err != nil {
 		return nil, fmt.Errorf("sampler.%w", err)
 	}
-	loss, err := trainLoss(m, ls, g)
-	if err != nil {
-		return nil, err
-	}
 	if ds.Queries != m.towers[sideQuery].n || ds.Items != m.towers[sideItem].n {
 		return nil, fmt.Errorf("models: dataset %q has %d queries and %d items, the model was built for %d and %d",
 			ds.Name, ds.Queries, ds.Items, m.towers[sideQuery].n, m.towers[sideItem].n)
+	}
+	rows, err := newStepRows(m.s, ds)
+	if err != nil {
+		return nil, err
+	}
+	if rows.positions() && ts.Order == OrderSequential {
+		return nil, fmt.Errorf("order: %q replays the training pairs in time order, and SASRec trains windows of each user's pairs (shuffled); use order %q", OrderSequential, OrderShuffled)
+	}
+	if g, err = rows.geometry(g); err != nil {
+		return nil, fmt.Errorf("sampler.%w", err)
+	}
+	loss, err := trainLoss(m, ls, g)
+	if err != nil {
+		return nil, err
 	}
 	for i, a := range ds.Train {
 		switch {
@@ -148,8 +162,12 @@ func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est est
 			return nil, fmt.Errorf("models: train[%d]: reward %v is negative (rewards weight the loss, Yi et al. eq. 4: r ∈ [0, 1])", i, a.Reward)
 		}
 	}
-	if n := len(ds.Train); n < ts.BatchSize {
-		return nil, fmt.Errorf("batch_size: %d exceeds the %d training interactions of %q", ts.BatchSize, n, ds.Name)
+	if n := rows.units; n < ts.BatchSize {
+		what := "training interactions"
+		if rows.positions() {
+			what = "windows of SASRec's training"
+		}
+		return nil, fmt.Errorf("batch_size: %d exceeds the %d %s of %q", ts.BatchSize, n, what, ds.Name)
 	}
 	var ck checkpointing
 	if checkpointPath == "" && ts.CheckpointEvery > 0 {
@@ -174,7 +192,7 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 	// returns; dropping it here frees it for the evaluation that follows even while the model
 	// or the Gorgonia graph built on its parameters keeps the trainer reachable.
 	defer tr.opt.release()
-	l := &loop{order: make([]int32, len(ds.Train)), shuffle: rand.NewPCG(uint64(seed), 0x73687566666c65), // "shuffle"
+	l := &loop{order: make([]int32, tr.rows.units), shuffle: rand.NewPCG(uint64(seed), 0x73687566666c65), // "shuffle"
 		sel: newSelecting(m, ts, sel)}
 	for i := range l.order {
 		l.order[i] = int32(i)
@@ -194,7 +212,7 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 		}
 	}
 	shuffle := rand.New(l.shuffle)
-	perEpoch := len(ds.Train) / ts.BatchSize
+	perEpoch := tr.rows.units / ts.BatchSize
 	total := ts.Steps
 	if total == 0 {
 		total = ts.Epochs * perEpoch
@@ -202,8 +220,7 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 	rep := newReporter(progress, total, ts.BatchSize, ts.LogSeconds, l.step)
 	defer rep.close()
 
-	batch := make([]datasets.Interaction, ts.BatchSize)
-	mark := time.Now()
+	mark, rows := time.Now(), 0
 	for step := l.step + 1; step <= total && !l.sel.Stopped; step++ {
 		if err := ctx.Err(); err != nil {
 			return l.curve, err
@@ -213,9 +230,8 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 		if k == 0 && ts.Order == OrderShuffled {
 			shuffle.Shuffle(len(l.order), func(i, j int) { l.order[i], l.order[j] = l.order[j], l.order[i] })
 		}
-		for i, idx := range l.order[k*ts.BatchSize : (k+1)*ts.BatchSize] {
-			batch[i] = ds.Train[idx]
-		}
+		batch := tr.compose(ds, l.order[k*ts.BatchSize:(k+1)*ts.BatchSize])
+		rows += tr.valid(batch)
 		loss, err := tr.step(int64(step), batch)
 		if nf := (*NonFiniteError)(nil); errors.As(err, &nf) {
 			nf.Step, nf.Epoch = step, epoch
@@ -237,10 +253,10 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 		if step%ts.LogEvery == 0 || last && l.since > 0 {
 			now := time.Now()
 			p := Point{Step: step, Epoch: epoch, Loss: l.sum / float64(l.since),
-				ExamplesPerSec: float64(l.since*ts.BatchSize) / now.Sub(mark).Seconds(), Temperature: tr.temperature()}
+				ExamplesPerSec: float64(rows) / now.Sub(mark).Seconds(), Temperature: tr.temperature()}
 			l.curve = append(l.curve, p)
 			rep.point(p, last)
-			l.sum, l.since, mark = 0, 0, now
+			l.sum, l.since, mark, rows = 0, 0, now, 0
 		}
 		if ck.due(step, perEpoch, total, ts.CheckpointEvery) || ck.path != "" && l.sel.Stopped {
 			if err := writeCheckpoint(ck.path, ck.id, tr, l); err != nil {
@@ -272,18 +288,28 @@ func (c checkpointing) due(step, perEpoch, total, every int) bool {
 
 // trainer holds the training graph of one run and everything a step reuses.
 type trainer[T float] struct {
-	m        *Model
-	est      estimators.Estimator
-	keyer    estimators.EmbeddingKeyer
-	smp      samplers.Sampler
-	shape    samplers.Shape
-	g        candidates.Geometry // the sampler's, named
-	data     samplers.Data
-	pos      []int32         // the batch's positive items, one per example
-	law      samplers.Law    // the positives' law from the estimator (shape.PositiveLaw)
-	audit    *samplers.Audit // records every step's declarations and draws (nil: none)
-	b        int             // batch size: the examples of a step
-	r        int             // the step's score rows, g.Rows(b)
+	m     *Model
+	est   estimators.Estimator
+	keyer estimators.EmbeddingKeyer
+	smp   samplers.Sampler
+	shape samplers.Shape
+	g     candidates.Geometry // the steps': the sampler's, with SASRec a row per position; named
+	data  samplers.Data
+	pos   []int32         // the batch's positive items, one per example (with SASRec, per row)
+	law   samplers.Law    // the positives' law from the estimator (shape.PositiveLaw)
+	audit *samplers.Audit // records every step's declarations and draws (nil: none)
+	b     int             // batch size: the examples of a step
+	r     int             // the step's score rows, g.Rows(b)
+	rows  *stepRows       // what the steps are made of: training pairs or SASRec's windows
+
+	// SASRec (m.enc): the encoder's nodes in the training graph, the step's input windows (b×L)
+	// and, per row, its target and training pair (composed by compose).
+	seq             *sasrecNodes[T]
+	seqIn           Window
+	targets, events []int32
+	// The mean encoder: each query row's history (r×L), composed by compose.
+	hist     *Window
+	batch    []datasets.Interaction // compose's rows
 	items    int
 	obs      []uint64   // the keys of the valid rows' positives, which the estimator observes
 	logFreq  []float64  // per item: log(count/N), the exact per-draw q̂ of in-batch sampling
@@ -338,6 +364,15 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 		opt:    newOptimizer[T](ts, m.params()), clip: ts.Clip, impl: impl, tau: ls.Temperature,
 	}
 	tr.negRNG = rand.New(tr.negSrc)
+	var err error
+	if tr.rows, err = newStepRows(m.s, ds); err != nil {
+		return nil, err
+	}
+	g, err := tr.rows.geometry(tr.shape.Geometry)
+	if g.Sampler = tr.g.Sampler; err != nil || g != tr.g {
+		return nil, fmt.Errorf("models: the loss was made for %v, the steps of this model and sampler are %v (%v)", tr.g, g, err)
+	}
+	tr.shape.Geometry = tr.g
 	if err := tr.g.Check(); err != nil {
 		return nil, fmt.Errorf("models: %w", err)
 	}
@@ -350,20 +385,31 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	if ds.Items < 1 {
 		return nil, errors.New("models: the dataset has no items")
 	}
-	tr.data = samplers.Data{Items: ds.Items, Batch: tr.b, Counts: ds.ItemCounts(), N: len(ds.Train)}
+	b := tr.b
+	tr.r = tr.g.Rows(b)
+	// A sampler sees the rows' positives: the examples', or with SASRec the positions' (each
+	// position a row of its own, padding NoItem), with the law of the rows' positives.
+	tr.data = samplers.Data{Items: ds.Items, Batch: tr.b, Counts: tr.rows.counts, N: tr.rows.n}
+	tr.pos = make([]int32, b)
+	if tr.rows.positions() {
+		tr.data.Batch = tr.rows.perStep(b)
+		tr.pos = make([]int32, tr.r)
+		tr.seqIn = Window{Rows: b, Len: tr.rows.length, Items: make([]int32, b*tr.rows.length)}
+		tr.targets, tr.events = make([]int32, tr.r), make([]int32, tr.r)
+	}
+	if m.towers[sideQuery].history != nil {
+		tr.hist = &Window{Rows: tr.r, Len: tr.rows.length, Items: make([]int32, tr.r*tr.rows.length)}
+	}
 	tr.qFromEst = ls.QSource == losses.QSourceEstimator
 	tr.logFreq = make([]float64, ds.Items)
 	for j, c := range tr.data.Counts {
-		tr.logFreq[j] = math.Log(float64(c) / float64(len(ds.Train)))
+		tr.logFreq[j] = math.Log(float64(c) / float64(tr.data.N))
 	}
 	for _, p := range m.tables {
 		tr.grads = append(tr.grads, newRowGrad[T](p.shape[0], p.shape[1]))
 	}
 
-	b := tr.b
-	tr.r = tr.g.Rows(b)
 	itemRows := tr.g.ItemRows(tr.r, ds.Items)
-	tr.pos = make([]int32, b)
 	tr.ids = [2][]int32{make([]int32, tr.r), make([]int32, itemRows)}
 	tr.inRows = tr.ids
 	if tr.g.Padded {
@@ -455,6 +501,16 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 	var wrt gorgonia.Nodes
 	var inputs [2]*gorgonia.Node
 	for side, t := range m.towers {
+		if side == sideQuery && m.enc != nil { // SASRec: the hidden state at every position
+			n, err := sasrecFwd[T](m.enc, g, tr.b, tr.rows.length, tr.impl, true)
+			if err != nil {
+				return err
+			}
+			tr.seq, outs[side], inputs[side] = n, n.out, n.x
+			wrt = append(wrt, n.params...)
+			tr.dense = append(tr.dense, n.of...)
+			continue
+		}
 		rows := len(tr.towerIDs[side])
 		tn, err := fwd[T](m, t, g, rows, tr.impl, len(t.fields) > 0)
 		if err != nil {
@@ -462,21 +518,18 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 		}
 		tr.x[side] = tn.xData.([]T)
 		outs[side] = tn.out
-		tr.outs[side] = tn.out
 		wrt = append(wrt, tn.params...)
 		tr.dense = append(tr.dense, tn.of...)
 		if len(t.fields) > 0 {
 			inputs[side] = tn.x
 		}
 	}
-	items := outs[sideItem]
+	tr.outs = outs
+	var idx *[]int32 // with distinct, the item rows are read from the tower's distinct rows
 	if tr.distinct {
-		var err error
-		if items, err = gorgonia.ApplyOp(newRows[T]("items", &tr.rowOf), items); err != nil {
-			return err
-		}
+		idx = &tr.rowOf
 	}
-	scores, err := gorgonia.ApplyOp(newScores[T](tr.g, tr.r), outs[sideQuery], items)
+	scores, err := gorgonia.ApplyOp(newScores[T](tr.g, tr.r, idx), outs[sideQuery], outs[sideItem])
 	if err != nil {
 		return err
 	}
@@ -525,14 +578,70 @@ func (tr *trainer[T]) step(t int64, batch []datasets.Interaction) (float64, erro
 	return l, tr.apply()
 }
 
+// compose returns the rows of the step whose units are idx (len B) and fills the encoders'
+// inputs: the training pairs idx, each with its history (the mean encoder: the last L training
+// items of its user before it, left-padded); or with SASRec the windows idx, each window's input
+// sequence into seqIn and each of its positions a row (its target and training pair, the
+// padding positions a row of the window's user without positive, Item = NoItem).
+func (tr *trainer[T]) compose(ds *datasets.Dataset, idx []int32) []datasets.Interaction {
+	if !tr.rows.positions() {
+		tr.batch = tr.batch[:0]
+		for _, i := range idx {
+			tr.batch = append(tr.batch, ds.Train[i])
+		}
+		if w := tr.hist; w != nil {
+			for r := range w.Rows {
+				datasets.PadLeft(w.Items[r*w.Len:(r+1)*w.Len], ds.History(datasets.PartTrain, int(idx[tr.g.Example(r)]), w.Len))
+			}
+		}
+		return tr.batch
+	}
+	L := tr.rows.length
+	tr.batch = reuse.Grow(tr.batch, tr.r)
+	for k, u := range idx {
+		at := k * L
+		tr.rows.win.Fill(int(u), tr.seqIn.Items[at:at+L], tr.targets[at:at+L], tr.events[at:at+L])
+		q := tr.rows.win.List[u].Query
+		for j := at; j < at+L; j++ {
+			if e := tr.events[j]; e >= 0 {
+				tr.batch[j] = ds.Train[e]
+			} else {
+				tr.batch[j] = datasets.Interaction{Query: q, Item: candidates.NoItem}
+			}
+		}
+	}
+	return tr.batch
+}
+
+// valid is the number of rows of batch (compose's) with a positive.
+func (tr *trainer[T]) valid(batch []datasets.Interaction) int {
+	n := 0
+	for _, x := range batch {
+		if x.Item != candidates.NoItem {
+			n++
+		}
+	}
+	return n
+}
+
+// example is the entry of a step's batch that score row i belongs to: its example, or with
+// SASRec (a batch of rows) the row itself.
+func (tr *trainer[T]) example(i int) int {
+	if tr.rows.positions() {
+		return i
+	}
+	return tr.g.Example(i)
+}
+
 // forwardBackward prepares the step (columns, estimator, Step), runs the graph and leaves the
-// gradients in the graph's gradient nodes.
+// gradients in the graph's gradient nodes. batch holds the step's examples (B), or with SASRec
+// its rows (compose).
 func (tr *trainer[T]) forwardBackward(t int64, batch []datasets.Interaction) (float64, error) {
 	for i, it := range batch {
 		tr.pos[i] = it.Item
 	}
 	for i := range tr.ids[sideQuery] {
-		tr.ids[sideQuery][i] = batch[tr.g.Example(i)].Query
+		tr.ids[sideQuery][i] = batch[tr.example(i)].Query
 	}
 	tr.smp.Draw(tr.negRNG, &tr.data, tr.pos, tr.ids[sideItem])
 	if tr.g.Padded {
@@ -575,7 +684,7 @@ func (tr *trainer[T]) substitute() {
 
 // padding reports whether score row i is padding: its positive is NoItem.
 func (tr *trainer[T]) padding(i int) bool {
-	return tr.g.Padded && tr.ids[sideItem][i] == candidates.NoItem
+	return tr.g.Padded && tr.rowPos()[i] == candidates.NoItem
 }
 
 // rowPos are the rows' positive items: the first R item rows under layouts diagonal and first,
@@ -599,10 +708,19 @@ func (tr *trainer[T]) listDistinct() {
 	}
 }
 
-// run gathers the tower inputs and runs the graph; it returns the loss.
+// run gathers the tower inputs (with SASRec: binds the step's windows and draws its dropout
+// masks from the run's random source of negatives) and runs the graph; it returns the loss.
 func (tr *trainer[T]) run() (float64, error) {
 	for side, t := range tr.m.towers {
+		if side == sideQuery && tr.seq != nil {
+			tr.seq.bind(&tr.seqIn)
+			tr.seq.fillDropout(tr.negRNG)
+			continue
+		}
 		gather(tr.m, t, tr.towerIDs[side], tr.x[side])
+		if side == sideQuery && tr.hist != nil {
+			gatherHistory(tr.m, t, tr.hist, tr.x[side])
+		}
 	}
 	defer tr.vm.Reset()
 	if err := tr.vm.RunAll(); err != nil {
@@ -631,7 +749,7 @@ func (tr *trainer[T]) fillStep(t int64, batch []datasets.Interaction) error {
 		st.RowItem[i] = int64(item)
 		rewards[i] = 0
 		if !tr.padding(i) {
-			rewards[i] = float64(batch[tr.g.Example(i)].Reward)
+			rewards[i] = float64(batch[tr.example(i)].Reward)
 		}
 	}
 	for _, sd := range tr.itemSide {
@@ -714,7 +832,7 @@ func (tr *trainer[T]) positiveLaw(j int) (q, p float64, estimated bool, err erro
 		if p == 1 {
 			return 0, 0, true, tr.saturated(item)
 		}
-		q = losses.DrawProb(p, tr.b)
+		q = losses.DrawProb(p, tr.rows.perStep(tr.b))
 	}
 	return q, p, true, nil
 }
@@ -723,11 +841,11 @@ func (tr *trainer[T]) positiveLaw(j int) (q, p float64, estimated bool, err erro
 func (tr *trainer[T]) saturated(item int32) error {
 	c := tr.data.Counts[item]
 	return fmt.Errorf("loss.q_source = %q: the estimator's p̂ = 1 for item %d (%d of the %d training interactions, "+
-		"B·q = %.3g copies per batch of %d): a saturated inclusion probability gives no per-draw q "+
+		"B·q = %.3g copies per batch of %d rows): a saturated inclusion probability gives no per-draw q "+
 		"(inverting it would give q = 1 and weight the item about B·q times too little); set "+
 		"loss.q_source = %q (the exact training frequency), or use an estimator that does not saturate "+
 		"(estimator.init = \"uniform\", estimator.formula = \"binomial\")",
-		losses.QSourceEstimator, item, c, tr.data.N, float64(tr.b)*float64(c)/float64(tr.data.N), tr.b, losses.QSourceCounts)
+		losses.QSourceEstimator, item, c, tr.data.N, float64(tr.rows.perStep(tr.b))*float64(c)/float64(tr.data.N), tr.rows.perStep(tr.b), losses.QSourceCounts)
 }
 
 // estimatorKeys returns the estimator's key of every item row: the item id, or for an
@@ -817,7 +935,7 @@ func (tr *trainer[T]) gradients() float64 {
 			live[sideItem] = nil
 		}
 	}
-	scatter(tr.m, live, dx, tr.grads)
+	scatter(tr.m, live, dx, tr.grads, tr.scatterHistories(live[sideQuery], dx[sideQuery]))
 	var ss float64
 	for _, g := range tr.denseGrad {
 		ss += sumSquares(data[T](g.Value()))
@@ -826,6 +944,29 @@ func (tr *trainer[T]) gradients() float64 {
 		ss += sumSquares(rg.grad)
 	}
 	return math.Sqrt(ss)
+}
+
+// scatterHistories returns what the query side adds to table ti's row gradients besides its
+// fields, from the gradient dx of its inputs: the mean encoder's history segments of the rows
+// whose query is not NoItem (a padding row's), or SASRec's input rows of the step's windows
+// (into the input item table, table 0); nil without a history.
+func (tr *trainer[T]) scatterHistories(queries []int32, dx []T) func(ti int, rg *rowGrad[T]) {
+	t := tr.m.towers[sideQuery]
+	switch {
+	case tr.seq != nil:
+		return func(ti int, rg *rowGrad[T]) {
+			if ti == 0 {
+				tr.seq.scatter(&tr.seqIn, dx, rg)
+			}
+		}
+	case t.history != nil:
+		return func(ti int, rg *rowGrad[T]) {
+			if ti == t.history.table {
+				scatterHistory(tr.m, t, tr.hist, queries, dx, rg)
+			}
+		}
+	}
+	return nil
 }
 
 func sumSquares[T float](x []T) float64 {

@@ -40,19 +40,26 @@ func streaming(t testing.TB, s estimators.Settings, ds *datasets.Dataset, batch 
 
 // recallAt10 is Recall@10 of the test pairs with an exact scorer over all items.
 func recallAt10(t *testing.T, m *Model, ds *datasets.Dataset) float64 {
-	items := make([]int32, ds.Items)
-	for i := range items {
-		items[i] = int32(i)
-	}
-	v, err := m.EmbedItems(items)
-	if err != nil {
-		t.Fatal(err)
-	}
 	qs := make([]int32, len(ds.Test))
 	for i, p := range ds.Test {
 		qs[i] = p.Query
 	}
 	u, err := m.EmbedQueries(qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recallOf(t, m, ds, u)
+}
+
+// recallOf is Recall@10 of the test pairs, row i of u (len(ds.Test) × Dim) being test pair i's
+// query, with an exact scorer over all items.
+func recallOf(t *testing.T, m *Model, ds *datasets.Dataset, u []float32) float64 {
+	t.Helper()
+	items := make([]int32, ds.Items)
+	for i := range items {
+		items[i] = int32(i)
+	}
+	v, err := m.EmbedItems(items)
 	if err != nil {
 		t.Fatal(err)
 	}

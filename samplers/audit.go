@@ -67,6 +67,14 @@ func (a *Audit) Observe(sh Shape, c *candidates.Step) {
 		return
 	}
 	m := float64(len(c.ColItem) - 1)
+	if sh.Padded && sh.Layout == candidates.Diagonal { // a row's negatives: the other columns with an item
+		m = -1
+		for _, item := range c.ColItem {
+			if item >= 0 {
+				m++
+			}
+		}
+	}
 	perRow := 1 / float64(valid)
 	for j, item := range c.ColItem {
 		if item < 0 {

@@ -26,6 +26,9 @@ func auditData(b int) *Data {
 // auditSteps draws them: q = count/N and p = 1 − (1 − q)^B.
 func exactLaw(d *Data, rows []int32) Law {
 	return func(j int) (float64, float64, bool, error) {
+		if rows[j] == candidates.NoItem { // a padding row's: any law will do, it has no loss
+			return 0.5, 0.5, false, nil
+		}
 		q := float64(d.Counts[rows[j]]) / float64(d.N)
 		return q, prob.Inclusion(q, d.Batch), false, nil
 	}
@@ -44,15 +47,34 @@ func exactLaw(d *Data, rows []int32) Law {
 // (normal approximation), while an error of 10% in q or p at the tested N is many standard errors
 // wide for the items checked (inclusion p ≥ 0.05).
 func audit(smp Sampler, d *Data, steps int, seed uint64) error {
+	return auditPositions(smp, d, d.Batch, 1, 0, steps, seed)
+}
+
+// auditPositions is audit on the rows of sequences trained at every position: each step has b
+// windows of length positions (candidates.Geometry.PerExample = length, Padded), the first pad
+// positions of each window padding (a NoItem positive) and the others rows whose positives are
+// drawn i.i.d. with probability count/N, d.Batch of them (b·(length − pad)); "the batch" is those
+// positives. A padding row is no row: it draws nothing, and its column (layout diagonal) is no
+// row's negative, so a row's negatives and the declared copies m·q count the columns that hold
+// an item.
+func auditPositions(smp Sampler, d *Data, b, length, pad, steps int, seed uint64) error {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	b, sh := d.Batch, smp.Shape()
-	rows := make([]int32, sh.ItemRows(b, d.Items))
-	pos := make([]int32, b)
-	cols, units := sh.Cols(b, d.Items), 1 // units: the declarations' rows, B under PerRow
-	if sh.PerRow > 0 {
-		units = b
+	sh := smp.Shape()
+	if length > 1 || pad > 0 {
+		sh.PerExample, sh.Padded = length, true
 	}
-	c := newColumnsFor(sh, b, d.Items)
+	r := b * length
+	if d.Batch != b*(length-pad) {
+		return fmt.Errorf("d.Batch = %d, want the %d rows with a positive", d.Batch, b*(length-pad))
+	}
+	valid := float64(d.Batch)
+	rows := make([]int32, sh.ItemRows(r, d.Items))
+	pos := make([]int32, r)
+	cols, units := sh.Cols(r, d.Items), 1 // units: the declarations' rows, R under PerRow
+	if sh.PerRow > 0 {
+		units = r
+	}
+	c := newColumnsFor(sh, b, d.Items) // b examples of length rows each
 	cdf := make([]float64, d.Items)
 	var sum float64
 	for j, n := range d.Counts {
@@ -67,22 +89,37 @@ func audit(smp Sampler, d *Data, steps int, seed uint64) error {
 	}
 	items := make([]tally, d.Items)
 	perStep, inclStep := make([]float64, d.Items), make([]float64, d.Items)
+	law := exactLaw(d, rows)
 	for range steps {
 		for i := range pos {
-			u := rng.Float64() * sum
-			pos[i] = int32(sort.Search(len(cdf), func(k int) bool { return cdf[k] > u }))
+			pos[i] = candidates.NoItem
+			if i%length >= pad {
+				u := rng.Float64() * sum
+				pos[i] = int32(sort.Search(len(cdf), func(k int) bool { return cdf[k] > u }))
+			}
 		}
 		smp.Draw(rng, d, pos, rows)
-		var law Law
-		if sh.PositiveLaw {
-			law = exactLaw(d, rows)
-		}
 		if err := smp.Declare(d, pos, rows, law, c); err != nil {
 			return err
 		}
 		clear(perStep)
 		clear(inclStep)
+		// A row's negatives: the columns with an item but its positive's (under layout diagonal,
+		// not a padding row's column, nor a memory column holding one).
+		m := float64(cols - 1)
+		if sh.Layout == candidates.Diagonal {
+			m = -1
+			for j := range cols - sh.PerRow {
+				if c.ColItem[j] >= 0 {
+					m++
+				}
+			}
+			m += float64(sh.PerRow)
+		}
 		for u := range units {
+			if units > 1 && pos[u] == candidates.NoItem {
+				continue
+			}
 			seen := map[int64]bool{}
 			for j := range cols {
 				k, item := u*cols+j, c.ColItem[u*cols+j]
@@ -93,19 +130,19 @@ func audit(smp Sampler, d *Data, steps int, seed uint64) error {
 					seen[item] = true
 					t := &items[item]
 					t.declared++
-					inclStep[item] += 1 / float64(units)
+					inclStep[item] += 1 / math.Min(float64(units), valid)
 					t.declP += math.Exp(colP(c)[k])
-					t.declCount += float64(cols-1) * math.Exp(colQ(c)[k])
+					t.declCount += m * math.Exp(colQ(c)[k])
 				}
 				if units > 1 {
 					if !isPositiveColumn(sh.Layout, u, j, c.PosCol) {
-						perStep[item] += 1 / float64(b)
+						perStep[item] += 1 / valid
 					}
 					continue
 				}
-				for i := range b {
-					if !isPositiveColumn(sh.Layout, i, j, c.PosCol) {
-						perStep[item] += 1 / float64(b)
+				for i := range r {
+					if pos[i] != candidates.NoItem && !isPositiveColumn(sh.Layout, i, j, c.PosCol) {
+						perStep[item] += 1 / valid
 					}
 				}
 			}
@@ -211,6 +248,29 @@ func TestAudit(t *testing.T) {
 			}
 			if err := audit(smp, auditData(8), 4000, 1); err != nil {
 				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestAuditPositions: on the rows of sequences trained at every position (4 windows of 4
+// positions, the first of each padding), every built-in sampler's empirical law over 4000 steps
+// matches what it declares for those rows, "the batch" being the step's 12 positions with a
+// positive (see auditPositions); a declaration 10% off fails.
+func TestAuditPositions(t *testing.T) {
+	for _, s := range builtinSettings() {
+		t.Run(settingsName(s), func(t *testing.T) {
+			smp, err := New(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := auditPositions(smp, auditData(12), 4, 4, 1, 4000, 1); err != nil {
+				t.Error(err)
+			}
+			if s.Kind != KindFull {
+				if err := auditPositions(wrong{smp}, auditData(12), 4, 4, 1, 4000, 1); err == nil {
+					t.Error("a declaration 10% off passed the audit")
+				}
 			}
 		})
 	}

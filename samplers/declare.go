@@ -43,7 +43,7 @@ func (u unigram) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step
 		return err
 	}
 	sh := u.Shape()
-	f := u.law(d, sh.Cols(len(pos), d.Items)-1)
+	f := u.law(d, negatives(sh, pos, d))
 	logQ, logP, posQ, posP := c.Col(candidates.LogQ), c.Col(candidates.LogP), c.Row(candidates.LogQ), c.Row(candidates.LogP)
 	for j, item := range c.ColItem {
 		if item >= 0 {

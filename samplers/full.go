@@ -27,7 +27,7 @@ func (full) Declare(d *Data, pos, rows []int32, _ Law, c *candidates.Step) error
 		c.ColItem[j], colP[j], colQ[j] = int64(j), 0, logQ
 	}
 	for i, item := range pos {
-		c.PosCol[i], posP[i], posQ[i] = int(item), 0, logQ
+		c.PosCol[i], posP[i], posQ[i] = max(int(item), 0), 0, logQ // a padding row's (NoItem) is any column
 	}
 	return nil
 }

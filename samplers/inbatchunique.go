@@ -37,7 +37,7 @@ func (s *inBatchUnique) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 	s.step++
 	s.distinct = s.distinct[:0]
 	for _, item := range pos {
-		if s.stamp[item] != s.step {
+		if item != candidates.NoItem && s.stamp[item] != s.step { // a padding row has no item
 			s.stamp[item] = s.step
 			s.distinct = append(s.distinct, item)
 		}

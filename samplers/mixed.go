@@ -24,7 +24,7 @@ func (s mixed) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 }
 
 func (s mixed) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step) error {
-	b, items := len(pos), d.Items
+	b, items := positives(pos), d.Items                // a padding row's positive is no row's negative
 	miss := math.Pow(1-1/float64(items), float64(s.m)) // (1 − 1/M)^m
 	return declareDiagonal(rows, law, c, func(q, p float64) (float64, float64) {
 		return prob.Mixed(q, b-1, s.m, items), 1 - (1-p)*miss

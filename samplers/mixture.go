@@ -186,16 +186,24 @@ func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Ste
 	if err := x.lawOf(x.b, x.sb, d, pos, law, &x.cb, x.lb, x.pb); err != nil {
 		return fmt.Errorf("mixture's second component: %w", err)
 	}
-	na, nb := float64(x.sa.Cols(bsz, d.Items)-1), float64(x.sb.Cols(bsz, d.Items)-1)
+	na, nb := float64(negatives(x.sa, pos, d)), float64(negatives(x.sb, pos, d))
 	for k := range x.items { // the mixture's law of each item, into la and pa
 		missA, missB := -math.Expm1(x.pa[k]), -math.Expm1(x.pb[k]) // 1 − p = −expm1(log p)
 		x.la[k] = math.Log((na*math.Exp(x.la[k]) + nb*math.Exp(x.lb[k])) / (na + nb))
 		x.pa[k] = math.Log1p(-missA * missB)
 	}
 	c.Estimated = x.ca.Estimated || x.cb.Estimated
+	// mix is the mixture's (log q, log p) of item row r: log 1 for a row without an item (a
+	// padding row's positive and own draws), which no loss reads.
+	mix := func(r int) (float64, float64) {
+		if k := x.of[r]; k >= 0 {
+			return x.la[k], x.pa[k]
+		}
+		return 0, 0
+	}
 	logQ, logP, posQ, posP := c.Col(candidates.LogQ), c.Col(candidates.LogP), c.Row(candidates.LogQ), c.Row(candidates.LogP)
 	for i := range pos {
-		posQ[i], posP[i] = x.la[x.of[i]], x.pa[x.of[i]]
+		posQ[i], posP[i] = mix(i)
 	}
 	cols, perRow := len(c.ColItem), 1
 	if x.s.PerRow > 0 {
@@ -204,7 +212,8 @@ func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Ste
 	for i := range perRow {
 		for j := range cols {
 			k, r := i*cols+j, x.s.Row(i, j, bsz)
-			c.ColItem[k], logQ[k], logP[k] = int64(rows[r]), x.la[x.of[r]], x.pa[x.of[r]]
+			c.ColItem[k] = int64(rows[r])
+			logQ[k], logP[k] = mix(r)
 			if j == 0 && x.s.Layout == candidates.First {
 				c.ColItem[k] = candidates.NoItem // each row's own positive
 			}

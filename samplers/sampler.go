@@ -27,8 +27,10 @@ type Shape struct {
 // rows' queries (Queries, whose values the trainer overwrites at every step) and the current
 // model (Towers).
 type Data struct {
-	Items  int     // the corpus size M
-	Batch  int     // the batch size B
+	Items int // the corpus size M
+	// Batch is the batch size B: the rows with a positive of a step (with padding, such as the
+	// positions of a sequence's windows, their mean number per step).
+	Batch  int
 	Counts []int64 // the training count of each item
 	N      int     // the number of training interactions, Σ Counts
 	// Seen lists each query's training items, sorted and distinct
@@ -124,6 +126,22 @@ func DeclareSides(smp Sampler, st *candidates.Step) error {
 type SideDeclarer interface {
 	Sides() []candidates.Side
 }
+
+// positives is the number of the rows' positives that are items: every row's, less the padding
+// rows' (NoItem), whose positive is no other row's negative.
+func positives(pos []int32) int {
+	n := 0
+	for _, it := range pos {
+		if it != candidates.NoItem {
+			n++
+		}
+	}
+	return n
+}
+
+// negatives is the number of a row's negatives under shape sh for the rows' positives pos over
+// d's corpus: C − 1, the columns of the rows with a positive (positives) less the row's own.
+func negatives(sh Shape, pos []int32, d *Data) int { return sh.Cols(positives(pos), d.Items) - 1 }
 
 // ItemLaw is implemented by a sampler whose per-draw probability q and inclusion probability p of
 // an item depend neither on the row nor on the step (uniform, uniform_per_row, popularity, and any

@@ -50,8 +50,15 @@ func (s uniform) uniformLaw(d *Data) func(int32) (float64, float64) {
 // log-probabilities f(item) = (log q, log p), one entry per column, or per row and column when sh
 // draws per row. Column 0 of layout First (each row's own positive, read through the rows'
 // values) is item NoItem with the values of its row's positive (of the first row's, for shared
-// columns).
-func declareEach(sh Shape, pos, rows []int32, c *candidates.Step, f func(item int32) (logQ, logP float64)) {
+// columns). A padding row's positive (NoItem) and its own draws (none) have log q = log p = 0,
+// which no loss reads.
+func declareEach(sh Shape, pos, rows []int32, c *candidates.Step, law func(item int32) (logQ, logP float64)) {
+	f := func(item int32) (float64, float64) {
+		if item == candidates.NoItem {
+			return 0, 0
+		}
+		return law(item)
+	}
 	logQ, logP := c.Col(candidates.LogQ), c.Col(candidates.LogP)
 	r, cols, n := len(pos), len(c.ColItem), 1
 	if sh.PerRow > 0 {

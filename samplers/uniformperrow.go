@@ -18,9 +18,21 @@ func (s uniformPerRow) Shape() Shape {
 	return Shape{Geometry: candidates.Geometry{Layout: candidates.First, PerRow: s.m, Uniform: true}}
 }
 
+// Draw draws each row's m items in turn; a padding row (positive NoItem) draws none, its item
+// rows NoItem: it has no loss, and the rows with a positive draw what they would without it.
 func (s uniformPerRow) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 	copy(rows, pos)
-	drawUniform(rng, d.Items, rows[len(pos):])
+	own := rows[len(pos):]
+	for i, item := range pos {
+		row := own[i*s.m : (i+1)*s.m]
+		if item == candidates.NoItem {
+			for j := range row {
+				row[j] = candidates.NoItem
+			}
+			continue
+		}
+		drawUniform(rng, d.Items, row)
+	}
 }
 
 func (s uniformPerRow) Declare(d *Data, pos, rows []int32, _ Law, c *candidates.Step) error {

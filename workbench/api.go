@@ -204,7 +204,7 @@ func (g *Grid) Evaluate(ctx context.Context, r Run, progress io.Writer) ([]metri
 	progress = orDiscard(progress)
 	cfg := r.planned.cfg
 	cache := &dataCache{sets: map[string]*cachedData{}}
-	ds, err := cache.load(cfg.Data, cfg.DataSeed, progress)
+	ds, err := cache.load(cfg, progress)
 	if err != nil {
 		return nil, err
 	}

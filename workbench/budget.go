@@ -70,7 +70,7 @@ type memoryTerm struct {
 func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTerm, error) {
 	ts, g := cfg.Train, cfg.geometry
 	mm := models.MemoryOf(cfg.Model, ts, ds, g, elem)
-	ev := metrics.EvalMemoryOf(cfg.Eval, len(ds.Test), ds.Items, cfg.Model.Hidden[len(cfg.Model.Hidden)-1], cfg.Data.Source == datasets.SourceXMC)
+	ev := metrics.EvalMemoryOf(cfg.Eval, len(ds.Test), ds.Items, cfg.Model.Dim(), cfg.Data.Source == datasets.SourceXMC)
 	sampler, err := samplers.StateBytes(cfg.Sampler, ts.BatchSize, ds.Items)
 	if err != nil {
 		return nil, err

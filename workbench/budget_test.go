@@ -93,7 +93,7 @@ func TestMemoryLimit(t *testing.T) {
 	}
 	cache := &dataCache{sets: map[string]*cachedData{}}
 	rc := runs[0].cfg
-	ds, err := cache.load(rc.Data, rc.DataSeed, io.Discard)
+	ds, err := cache.load(rc, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -258,7 +258,28 @@ func (c *Config) resolveSampler() error {
 	if err != nil {
 		return err
 	}
-	c.geometry = g
+	// The model's steps: with SASRec, the positions of each window are its rows.
+	c.geometry, err = models.StepGeometry(c.Model, g)
+	return err
+}
+
+// checkSequence refuses a query tower that reads histories without the data to read them from
+// (a source without timestamps or users) and SASRec's windows in the order of single events.
+func checkSequence(c *Config) error {
+	seq := c.Model.Sequence
+	if !seq.ReadsHistory() {
+		return nil
+	}
+	if !c.Data.Timed() {
+		why := fmt.Sprintf("data.source %q has none", c.Data.Source)
+		if c.Data.Source == datasets.SourceInteractions {
+			why = "data.interactions.time is \"none\""
+		}
+		return fmt.Errorf("model.sequence.encoder: %q reads each user's items in time order, and %s", seq.Encoder, why)
+	}
+	if seq.Encoder == models.EncoderSASRec && c.Train.Order == models.OrderSequential {
+		return fmt.Errorf("train.order: %q replays single events in time order, and SASRec trains windows of each user's events; use %q", models.OrderSequential, models.OrderShuffled)
+	}
 	return nil
 }
 
@@ -396,6 +417,7 @@ func (c *Config) resolve(md toml.MetaData) error {
 		checkDeclared(c.Loss, c.Sampler),
 		checkPropensity(c),
 		c.resolveSelection(),
+		checkSequence(c),
 	)
 }
 

@@ -228,3 +228,37 @@ func TestSamplerAudit(t *testing.T) {
 		t.Errorf("summary.md: uniform draws declared as the unigram law pass the audit:\n%s", summary)
 	}
 }
+
+// TestSequenceConfigErrors: each bad setting of a query tower that reads histories is one error
+// naming its key (and the line that wrote it): a sequence encoder on a source without
+// timestamps or users, max_length < 1, heads not dividing the width, dropout outside [0, 1), an
+// option of SASRec for the mean encoder, the towers' MLP keys with SASRec, SASRec's windows in
+// sequential order, and a sampler that scores rows of its own per example.
+func TestSequenceConfigErrors(t *testing.T) {
+	ml := "[data]\nsource = \"interactions\"\npath = \"x\"\n"
+	for _, c := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"wikilinks", "[model.sequence]\nencoder = \"mean\"\n", []string{"model.sequence.encoder:", `data.source "wikilinks" has none`}},
+		{"xmc", "[data]\nsource = \"xmc\"\npath = \"x\"\n[model.sequence]\nencoder = \"sasrec\"\n", []string{"model.sequence.encoder:", `data.source "xmc" has none`}},
+		{"untimed interactions", ml + "[data.interactions]\ntime = \"none\"\n[model.sequence]\nencoder = \"sasrec\"\n", []string{"model.sequence.encoder:", `data.interactions.time is "none"`}},
+		{"max_length", ml + "[model.sequence]\nencoder = \"sasrec\"\nmax_length = 0\n", []string{"exp.toml:", "model.sequence.max_length:"}},
+		{"max_length negative", ml + "[model.sequence]\nencoder = \"mean\"\nmax_length = -2\n", []string{"exp.toml:", "model.sequence.max_length:"}},
+		{"heads", ml + "[model]\nembedding_dim = 64\n[model.sequence]\nencoder = \"sasrec\"\nheads = 3\n", []string{"model.sequence.heads:", "3 heads do not divide the width 64"}},
+		{"dropout 1", ml + "[model.sequence]\nencoder = \"sasrec\"\ndropout = 1.0\n", []string{"exp.toml:", "model.sequence.dropout:"}},
+		{"dropout negative", ml + "[model.sequence]\nencoder = \"sasrec\"\ndropout = -0.1\n", []string{"model.sequence.dropout:"}},
+		{"blocks of the mean", ml + "[model.sequence]\nencoder = \"mean\"\nblocks = 2\n", []string{"model.sequence.blocks:", "only for encoder \"sasrec\""}},
+		{"max_length without encoder", ml + "[model.sequence]\nmax_length = 20\n", []string{"model.sequence.max_length:"}},
+		{"hidden with sasrec", ml + "[model]\nhidden = [64]\n[model.sequence]\nencoder = \"sasrec\"\n", []string{"exp.toml:", "model.hidden:", "not used with sequence.encoder \"sasrec\""}},
+		{"sequential sasrec", ml + "[train]\norder = \"sequential\"\n[model.sequence]\nencoder = \"sasrec\"\n", []string{"train.order:", "SASRec trains windows"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := loadConfig(writeConfig(t, c.body), nil)
+			wantError(t, err, c.want...)
+			if err != nil && strings.Count(err.Error(), "model.sequence.") > 1 {
+				t.Errorf("one error per key: %v", err)
+			}
+		})
+	}
+}

@@ -136,12 +136,15 @@ func preflight(runs []plannedRun, o options, cache *dataCache, stdout io.Writer)
 	limit, source := machineMemory()
 	counted := map[*datasets.Dataset]bool{}
 	for _, r := range selected(runs, o, true) {
+		cache.needs(r.cfg) // before any run loads the data: the index is built once, for all of them
+	}
+	for _, r := range selected(runs, o, true) {
 		if !o.force {
 			if rec, err := r.finished(); err != nil || rec != nil {
 				continue // finished, or reported by the schedule
 			}
 		}
-		ds, err := cache.load(r.cfg.Data, r.cfg.DataSeed, stdout)
+		ds, err := cache.load(r.cfg, stdout)
 		if err != nil && !r.cfg.written.has("data.source") {
 			err = fmt.Errorf("%w (data.source is not set, so its default %q read the data: set data.source = %q for a CSV or TSV of events, %q or %q for the other loaders)",
 				err, r.cfg.Data.Source, datasets.SourceInteractions, datasets.SourceXMC, datasets.SourceSynthetic)
@@ -194,14 +197,34 @@ type cachedData struct {
 type dataCache struct {
 	mu   sync.Mutex
 	sets map[string]*cachedData
+	// sequences are the data whose runs read histories (a model.sequence encoder): they are
+	// loaded with the sequence index (datasets.Options.Sequences), the others without it.
+	sequences map[string]bool
 	// sizes holds the training pairs and items of each loaded data, last those of the last one.
 	sizes map[string]dataSize
 	last  dataSize
 }
 
-// load returns the dataset of s and seed; the run that loads it prints its report's summary
-// (the records read, and the ones dropped or set apart) to w.
-func (c *dataCache) load(s datasets.Settings, seed int64, w io.Writer) (*datasets.Dataset, error) {
+// needs notes what run cfg reads of its data beyond the pairs: the sequence index, for a model
+// that reads histories. Marked before the data is loaded, it is built then.
+func (c *dataCache) needs(cfg *Config) {
+	if !cfg.Model.Sequence.ReadsHistory() {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sequences == nil {
+		c.sequences = map[string]bool{}
+	}
+	c.sequences[cacheKey(cfg.Data, cfg.DataSeed)] = true
+}
+
+// load returns the dataset of run cfg (its data settings and seed), with what the runs that
+// share it read (needs); the run that loads it prints its report's summary (the records read,
+// and the ones dropped or set apart) to w.
+func (c *dataCache) load(cfg *Config, w io.Writer) (*datasets.Dataset, error) {
+	s, seed := cfg.Data, cfg.DataSeed
+	c.needs(cfg)
 	key := cacheKey(s, seed)
 	c.mu.Lock()
 	d, ok := c.sets[key]
@@ -209,12 +232,16 @@ func (c *dataCache) load(s datasets.Settings, seed int64, w io.Writer) (*dataset
 		d = &cachedData{}
 		c.sets[key] = d
 	}
+	o := datasets.Options{Sequences: c.sequences[key]}
 	c.mu.Unlock()
 	d.once.Do(func() {
-		if d.ds, d.err = datasets.Load(s, seed); d.err == nil {
+		if d.ds, d.err = datasets.LoadWith(s, seed, o); d.err == nil {
 			fmt.Fprintf(w, "data %s: %s\n", d.ds.Name, d.ds.Report.Summary())
 		}
 	})
+	if d.err == nil && cfg.Model.Sequence.ReadsHistory() && d.ds.Sequences == nil {
+		return nil, fmt.Errorf("model.sequence.encoder: %q reads each user's items in time order, and data %s has none (no timestamps)", cfg.Model.Sequence.Encoder, d.ds.Name)
+	}
 	if d.err == nil {
 		c.mu.Lock()
 		if c.sizes == nil {
@@ -289,7 +316,7 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 	if err := writeRunConfig(r); err != nil {
 		return nil, err
 	}
-	ds, err := cache.load(cfg.Data, cfg.DataSeed, progress)
+	ds, err := cache.load(cfg, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +346,7 @@ func runOne(ctx context.Context, r plannedRun, old *runRecord, cache *dataCache,
 	}
 	var here trainedHere // nothing, for a saved model evaluated again
 	if old == nil {
-		if summary, curve, err = train(ctx, r, m, ds, counts, progress); err != nil {
+		if summary, curve, err = train(ctx, r, m, ds, progress); err != nil {
 			return nil, err
 		}
 		here = trainedHere{fraction: 1, seconds: summary.Seconds}
@@ -382,9 +409,15 @@ func emptySlices(counts []int64, assign []metrics.Slice, s metrics.SliceSettings
 }
 
 // train trains m with the run's estimator and loss, and saves its curve and parameters.
-func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Dataset, counts []int64, progress io.Writer) (trainSummary, models.Curve, error) {
+func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Dataset, progress io.Writer) (trainSummary, models.Curve, error) {
 	cfg := r.cfg
-	env := estimators.Env{BatchSize: cfg.Train.BatchSize, CorpusSize: ds.Items, Counts: counts, EmbeddingDim: m.Dim()}
+	// The estimator's law is that of the training rows' positives (with SASRec, the windows'
+	// positions).
+	targets, rows, err := models.TrainingRows(cfg.Model, ds, cfg.Train.BatchSize)
+	if err != nil {
+		return trainSummary{}, nil, err
+	}
+	env := estimators.Env{BatchSize: rows, CorpusSize: ds.Items, Counts: targets, EmbeddingDim: m.Dim()}
 	est, err := estimators.New(cfg.Estimator, env, r.Seed)
 	if err != nil {
 		return trainSummary{}, nil, err
@@ -440,10 +473,10 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 		runNote(progress, r.ID, "model selected on the validation set: epoch %d (step %d), %s %.5g", b.Epoch, b.Step, sum.Validation.Metric, b.Value)
 	}
 	if audit != nil {
-		if err := writeAtomic(filepath.Join(r.dir, "sampler_audit.csv"), func(w io.Writer) error { return audit.WriteCSV(w, counts) }); err != nil {
+		if err := writeAtomic(filepath.Join(r.dir, "sampler_audit.csv"), func(w io.Writer) error { return audit.WriteCSV(w, targets) }); err != nil {
 			return trainSummary{}, nil, err
 		}
-		s := audit.Summary(counts)
+		s := audit.Summary(targets)
 		sum.SamplerAudit = &samplerAudit{Steps: audit.Steps(), Draws: s.Draws, TV: s.TV, Floor: s.Floor, HeadWorst: s.HeadWorst, QUndefined: s.QUndefined}
 	}
 	return sum, curve, nil

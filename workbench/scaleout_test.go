@@ -358,7 +358,7 @@ func TestTimeLeft(t *testing.T) {
 		c.Train.Epochs = epochs
 		runs = append(runs, plannedRun{cfg: c})
 	}
-	if _, err := cache.load(cfg.Data, cfg.DataSeed, io.Discard); err != nil {
+	if _, err := cache.load(cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	work := make([]float64, len(runs))

@@ -16,8 +16,9 @@ whose score is at least the pair's (ties count against it, as in the Go code), c
 blocks of the score matrix (matmul, then a comparison and a count per row). "topk" ranks with
 torch.topk instead (the usual PyTorch idiom), for scale.
 
-The SASRec step (`models` BenchmarkSASRecStep): 128 sequences of 200 items (Zipf(1.1) over
---sasrec-items items, no padding), width 64, Kang & McAuley's encoder as their code writes it
+The SASRec step (`models` BenchmarkSASRecStep/impl=fused, the same setup: the Go benchmark draws
+its sequences as this one does and trains them through the workbench's trainer): 128 sequences
+of 200 items (Zipf(1.1) over --sasrec-items items, no padding), width 64, Kang & McAuley's encoder as their code writes it
 (item embedding scaled by sqrt(d) plus a learned positional embedding, dropout 0.2, two blocks of
 causal single-head self-attention whose residual adds the normalised queries and a point-wise
 feed-forward layer with residual, layer normalisation, a final layer normalisation; the output
@@ -27,7 +28,8 @@ targets shared by every position and 128 uniform items drawn for each position a
 sampled softmax with a log Q subtracted from every candidate (the correction's cost); Adam on every parameter
 (dense, as gSASRec's and Khrylchenko et al.'s code train it: with 25,600 positions × 257
 candidates a step touches most rows of the table, and SparseAdam's coalescing measured slower),
-float32. It reports positions/s.
+float32. It reports positions/s. The one difference: the Go step's Adam is lazy (it updates the
+rows of the tables the step touches, as the workbench trains), this one's is dense.
 
 It prints one line per measurement, the median of --repeats runs with the range:
     step examples/s 25000 (24000-26000)

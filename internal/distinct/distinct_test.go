@@ -5,7 +5,8 @@ import (
 	"testing"
 )
 
-// TestList: the distinct ids in order of first occurrence and each position's index, three times
+// TestList: the distinct ids in order of first occurrence and each position's index (−1 for a
+// negative id, which is none), four times
 // in a row with the same Lister (its marks are cleared between calls).
 func TestList(t *testing.T) {
 	var l Lister
@@ -16,6 +17,7 @@ func TestList(t *testing.T) {
 	}{
 		{[]int32{3, 1, 3, 0, 1, 3}, []int32{3, 1, 0}, []int32{0, 1, 0, 2, 1, 0}},
 		{[]int32{0, 0, 4}, []int32{0, 4}, []int32{0, 0, 1}},
+		{[]int32{-1, 2, -1, 2}, []int32{2}, []int32{-1, 0, -1, 0}},
 		{nil, nil, nil},
 	} {
 		of := make([]int32, len(tc.ids))

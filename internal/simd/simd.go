@@ -93,6 +93,28 @@ func reluGradGo(dst, y, g []float32) {
 }
 
 // addScaledGo is AddScaled in plain Go.
+// dotGo is Dot in plain Go: eight partial sums, lane j of the elements j, j+8, … of the longest
+// multiple of 8, each product rounded before it is added; then the lanes summed as
+// ((s0+s4)+(s2+s6))+((s1+s5)+(s3+s7)); then the remaining elements added in order.
+func dotGo(a, b []float32) float32 {
+	var s [8]float32
+	head := len(a) &^ 7
+	for i := 0; i < head; i += 8 {
+		for j := range 8 {
+			s[j] += float32(a[i+j] * b[i+j])
+		}
+	}
+	return dotTail(((s[0]+s[4])+(s[2]+s[6]))+((s[1]+s[5])+(s[3]+s[7])), a[head:], b[head:])
+}
+
+// dotTail adds a[i]·b[i], each product rounded, to r in order.
+func dotTail(r float32, a, b []float32) float32 {
+	for i, v := range a {
+		r += float32(v * b[i])
+	}
+	return r
+}
+
 func addScaledGo(dst []float32, c float32, x []float32) {
 	x = x[:len(dst)]
 	for i, v := range x {

@@ -87,6 +87,18 @@ func AddScaled(dst []float32, c float32, x []float32) {
 	addScaledGo(dst[head:], c, x[head:])
 }
 
+// Dot returns Σ a[i]·b[i] over i < len(a), summed as dotGo sums it (eight lanes, then a fixed
+// tree, then the tail), so that the vector code and the plain loop give the same bits; b must be
+// at least as long as a.
+func Dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	if !vector {
+		return dotGo(a, b)
+	}
+	head := len(a) &^ 7
+	return dotTail(dot8(a[:head], b[:head]), a[head:], b[head:])
+}
+
 // Gemm6x16Strided is Gemm6x16 with the panel of A read where it lies rather than packed: its
 // value (r, l), a[l*6+r] in Gemm6x16, is a[r*rs+l*cs] here (rs = lda, cs = 1 for six rows of a
 // row-major matrix; rs = 1, cs = lda for six columns). The sums are formed as in Gemm6x16, so
@@ -379,6 +391,11 @@ func reluGrad8(dst, y, g []float32)
 
 //go:noescape
 func addScaled8(dst []float32, c float32, x []float32)
+
+// dot8 is Dot of slices of equal length, a multiple of 8, without the tail.
+//
+//go:noescape
+func dot8(a, b []float32) float32
 
 // add8 is Add for slices of equal length, a multiple of 8.
 //

@@ -552,6 +552,39 @@ rgrad_done:
 	VZEROUPPER
 	RET
 
+// func dot8(a, b []float32) float32
+//
+// Σ a[i]·b[i] over a's length (a multiple of 8): lane j sums the products of the elements j,
+// j+8, …, each product rounded before it is added (no fused multiply-add); then the lanes are
+// summed as ((s0+s4)+(s2+s6))+((s1+s5)+(s3+s7)), as dotGo does.
+TEXT ·dot8(SB), NOSPLIT, $0-52
+	MOVQ   a_base+0(FP), SI
+	MOVQ   a_len+8(FP), CX
+	MOVQ   b_base+24(FP), DX
+	VXORPS Y0, Y0, Y0
+	SHRQ   $3, CX
+	JZ     dot_reduce
+
+dot_loop:
+	VMOVUPS (SI), Y1
+	VMULPS  (DX), Y1, Y1
+	VADDPS  Y1, Y0, Y0
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	DECQ    CX
+	JNZ     dot_loop
+
+dot_reduce:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+48(FP)
+	RET
+
 // func addScaled8(dst []float32, c float32, x []float32)
 //
 // dst += c·x, the product rounded before it is added.

@@ -5,6 +5,9 @@ package simd
 // Kernel reports whether the matrix-product kernels exist: never in this build.
 func Kernel() bool { return false }
 
+// Dot returns Σ a[i]·b[i] over i < len(a), summed as dotGo sums it.
+func Dot(a, b []float32) float32 { return dotGo(a, b[:len(a)]) }
+
 // CountGE returns how many x[i] satisfy x[i] ≥ lo and how many satisfy x[i] ≥ hi (NaN satisfies
 // neither).
 func CountGE(x []float32, lo, hi float32) (nlo, nhi int) { return countGEGo(x, lo, hi) }

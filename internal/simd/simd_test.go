@@ -196,6 +196,29 @@ func TestElementwise(t *testing.T) {
 	}
 }
 
+// TestDot: Dot (vector code where the processor has it) equals the plain loop bit for bit on
+// every length up to 40 and a longer one, and both are within float32 rounding of the sum in
+// float64.
+func TestDot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, n := range upTo(40, 1000) {
+		a, b := make([]float32, n), make([]float32, n+3)
+		var exact, mass float64
+		for i := range a {
+			a[i], b[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
+			exact += float64(a[i]) * float64(b[i])
+			mass += math.Abs(float64(a[i]) * float64(b[i]))
+		}
+		got, want := Dot(a, b), dotGo(a, b[:n])
+		if !same32(got, want) {
+			t.Fatalf("n %d: Dot %v, plain Go %v", n, got, want)
+		}
+		if math.Abs(float64(got)-exact) > 1e-6*(1+mass) {
+			t.Errorf("n %d: Dot %v, the sum in float64 %v", n, got, exact)
+		}
+	}
+}
+
 // TestExpNeg: the fast exponential against math.Exp on [−708, 0], and its edge cases.
 func TestExpNeg(t *testing.T) {
 	worst := 0.0
