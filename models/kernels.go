@@ -237,12 +237,16 @@ func l2NormGrad[T float](dz, z, y, g []T, d int, eps float64) {
 }
 
 // rowDots sets out[r] = dot(a[r,:], b[r,:]) for the first len(out) rows of the d-column matrices
-// a and b, each summed in order; four rows at a time, their sums interleaved so that
+// a and b, each summed in order (the same bits whichever rows are grouped); four rows at a time, their sums interleaved so that
 // the four chains of additions overlap.
 func rowDots[T float](out, a, b []T, d int) {
 	if len(out) < 4 {
 		for r := range out {
-			out[r] = dot(a[r*d:(r+1)*d], b[r*d:(r+1)*d])
+			var s T
+			for j, v := range a[r*d : (r+1)*d] {
+				s += v * b[r*d+j]
+			}
+			out[r] = s
 		}
 		return
 	}

@@ -136,6 +136,18 @@ func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est est
 		return nil, fmt.Errorf("models: dataset %q has %d queries and %d items, the model was built for %d and %d",
 			ds.Name, ds.Queries, ds.Items, m.towers[sideQuery].n, m.towers[sideItem].n)
 	}
+	for i, a := range ds.Train {
+		switch {
+		case a.Query < 0 || int(a.Query) >= ds.Queries:
+			return nil, fmt.Errorf("models: train[%d]: query %d out of range [0, %d)", i, a.Query, ds.Queries)
+		case a.Item < 0 || int(a.Item) >= ds.Items:
+			return nil, fmt.Errorf("models: train[%d]: item %d out of range [0, %d)", i, a.Item, ds.Items)
+		case math.IsNaN(float64(a.Reward)) || math.IsInf(float64(a.Reward), 0):
+			return nil, fmt.Errorf("models: train[%d]: reward %v", i, a.Reward)
+		case a.Reward < 0:
+			return nil, fmt.Errorf("models: train[%d]: reward %v is negative (rewards weight the loss, Yi et al. eq. 4: r ∈ [0, 1])", i, a.Reward)
+		}
+	}
 	rows, err := newStepRows(m.s, ds)
 	if err != nil {
 		return nil, err
@@ -149,18 +161,6 @@ func TrainResumable(ctx context.Context, m *Model, ds *datasets.Dataset, est est
 	loss, err := trainLoss(m, ls, g)
 	if err != nil {
 		return nil, err
-	}
-	for i, a := range ds.Train {
-		switch {
-		case a.Query < 0 || int(a.Query) >= ds.Queries:
-			return nil, fmt.Errorf("models: train[%d]: query %d out of range [0, %d)", i, a.Query, ds.Queries)
-		case a.Item < 0 || int(a.Item) >= ds.Items:
-			return nil, fmt.Errorf("models: train[%d]: item %d out of range [0, %d)", i, a.Item, ds.Items)
-		case math.IsNaN(float64(a.Reward)) || math.IsInf(float64(a.Reward), 0):
-			return nil, fmt.Errorf("models: train[%d]: reward %v", i, a.Reward)
-		case a.Reward < 0:
-			return nil, fmt.Errorf("models: train[%d]: reward %v is negative (rewards weight the loss, Yi et al. eq. 4: r ∈ [0, 1])", i, a.Reward)
-		}
 	}
 	if n := rows.units; n < ts.BatchSize {
 		what := "training interactions"
