@@ -1,7 +1,6 @@
 package models
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
@@ -25,7 +24,12 @@ func (tr *trainer[T]) prepareMining(ds *datasets.Dataset, ls losses.Settings) er
 			"which only remove_accidental_hits = true masks; set it (the sampler's columns never hold the positive otherwise)", tr.g.Sampler)
 	}
 	tr.data.Queries = tr.ids[sideQuery]
-	tr.data.Towers = &towersView[T]{m: tr.m, impl: tr.impl, tau: tr.temperature}
+	if !tr.m.ReadsHistory() {
+		// A query tower that reads histories embeds a row of the step by its history (a position
+		// of a window), not by its query's id: a sampler ranking by the model's scores gets no
+		// towers, and refuses (samplers.Checker).
+		tr.data.Towers = &towersView[T]{m: tr.m, impl: tr.impl, tau: tr.temperature}
+	}
 	if tr.shape.Seen || ls.ReadsPositives() {
 		tr.data.Seen = ds.TrainPositives()
 	}
@@ -76,9 +80,6 @@ func (v *towersView[T]) Items(ids []int32) ([]float32, error)   { return v.run(s
 // run returns the outputs of side's tower for ids, in a buffer of the side's.
 func (v *towersView[T]) run(side int, ids []int32) ([]float32, error) {
 	t := v.m.towers[side]
-	if t.history != nil {
-		return nil, errors.New("models: the query tower reads histories, which a sampler that ranks candidates by the model's scores does not have")
-	}
 	if rows := min(len(ids), inferenceRows); v.f[side] == nil || v.f[side].rows < rows {
 		f, err := newInference[T](v.m, t, rows, v.impl)
 		if err != nil {

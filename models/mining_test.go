@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"gorgonia.org/tensor"
+
 	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/losses"
@@ -164,5 +166,30 @@ func TestTowersView(t *testing.T) {
 	}
 	if want, _ := m.EmbedQueries(q); !slices.Equal(got, want) || v.Temperature() != 0.5 || v.Dim() != m.Dim() {
 		t.Error("the towers' query embeddings, temperature or dimension differ from the model's")
+	}
+}
+
+// TestScoredSamplersNeedQueryIDs: hard and sce rank candidates by the towers' embeddings of each
+// row's query, which a query tower reading histories (whose rows are positions of windows or
+// events with their own history) does not give: training refuses them before its first step,
+// naming the key, with either encoder.
+func TestScoredSamplersNeedQueryIDs(t *testing.T) {
+	ds := loadSequences(t, datasets.SyntheticSettings{Items: 40, Queries: 30, Interactions: 600, Clusters: 2}, 1)
+	ls := losses.Settings{Variant: losses.VariantPlain, RemoveAccidentalHits: true, Temperature: 1}
+	for _, s := range []Settings{
+		sasrecSettings(6, 0, datasets.WindowingLast),
+		{EmbeddingDim: 4, Hidden: []int{4}, Sequence: SequenceSettings{Encoder: EncoderMean, MaxLength: 5}},
+	} {
+		for _, ss := range []samplers.Settings{
+			{Kind: samplers.KindHard, Negatives: 2},
+			{Kind: samplers.KindSCE, Buckets: 2, BucketRows: 2, Negatives: 2},
+		} {
+			ctx := &stopAfter{Context: context.Background(), n: 1 << 30}
+			_, err := Train(ctx, must(New(s, ds, tensor.Float32, 1)), ds, nil, ls, ss, TrainSettings{BatchSize: 8, Steps: 2}, 1, nil)
+			want := "sampler.kind: sampler " + string(ss.Kind)
+			if err == nil || !strings.HasPrefix(err.Error(), want) || ctx.calls.Load() != 0 {
+				t.Errorf("%s, %s: %v after %d steps, want an error starting %q before the first", s.Sequence.Encoder, ss.Kind, err, ctx.calls.Load(), want)
+			}
+		}
 	}
 }

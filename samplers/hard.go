@@ -2,7 +2,6 @@ package samplers
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -67,9 +66,12 @@ func (s *hard) Shape() Shape {
 	return Shape{Geometry: candidates.Geometry{Layout: candidates.First, PerRow: s.k, QUndefined: true}, FillsWithPositive: true}
 }
 
-// Check requires a pool larger than k: the batch's other positives (B − 1 at most), or
+// Check requires the model's towers (Data.Towers) and a pool larger than k: the batch's other positives (B − 1 at most), or
 // pool_size items of the corpus.
 func (s *hard) Check(d *Data) error {
+	if err := needTowers(d, "hard ranks its pool by the model's scores"); err != nil {
+		return err
+	}
 	if s.pool == PoolInBatch && s.k >= d.Batch-1 {
 		return fmt.Errorf("negatives: hard keeps the %d highest-scoring of each row's pool, the batch's other positives, at most train.batch_size − 1 = %d: "+
 			"the pool must be larger (lower sampler.negatives, raise train.batch_size, or use sampler.pool = %q)", s.k, d.Batch-1, PoolUniform)
@@ -87,8 +89,8 @@ func (s *hard) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 
 // mine fills own (R·k) with each row's top k of its pool.
 func (s *hard) mine(rng *rand.Rand, d *Data, pos, own []int32) error {
-	if d.Towers == nil {
-		return errors.New("kind: sampler hard ranks its pool by the model's scores, and the step has no model (samplers.Data.Towers)")
+	if err := needTowers(d, "hard ranks its pool by the model's scores"); err != nil {
+		return err
 	}
 	r := len(pos)
 	n, err := s.fillPool(rng, d, pos)

@@ -1,7 +1,6 @@
 package samplers
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -59,6 +58,9 @@ func (s *sce) Shape() Shape {
 // Check requires at most one bucket and one bucket row per score row, and buckets of at most M
 // items.
 func (s *sce) Check(d *Data) error {
+	if err := needTowers(d, "sce projects the model's embeddings"); err != nil {
+		return err
+	}
 	r := s.Shape().Rows(d.Batch)
 	switch {
 	case s.buckets > r:
@@ -79,9 +81,6 @@ func (s *sce) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 // bucketize fills rows: each row's positive, NoItem for a row in no bucket, then each row's items
 // of its bucket of largest loss.
 func (s *sce) bucketize(rng *rand.Rand, d *Data, pos, rows []int32) error {
-	if d.Towers == nil {
-		return errors.New("kind: sampler sce projects the model's embeddings, and the step has no model (samplers.Data.Towers)")
-	}
 	if err := s.Check(d); err != nil {
 		return err
 	}

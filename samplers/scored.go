@@ -47,3 +47,13 @@ func (s *Settings) resolveMined() error {
 		setting.Require("bucket_rows", s.BucketRows >= 0, "must be > 0, got %d", s.BucketRows),
 	)
 }
+
+// needTowers is the error of a sampler that ranks candidates by the model's scores (what says
+// how) given no towers: no model, or a query tower that reads histories, whose rows are
+// positions of their windows rather than queries a tower embeds by id.
+func needTowers(d *Data, what string) error {
+	if d.Towers != nil {
+		return nil
+	}
+	return fmt.Errorf("kind: sampler %s, and the step gives no towers to score with (samplers.Data.Towers: no model, or a query tower that reads histories, model.sequence, whose rows are positions of their windows)", what)
+}

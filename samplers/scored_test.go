@@ -167,7 +167,8 @@ func TestHardTopK(t *testing.T) {
 
 // TestHardErrors: k not below the pool's size is one error naming sampler.negatives (the batch's
 // other positives, or pool_size), a pool larger than the corpus one naming sampler.pool_size, and
-// hard's keys with another sampler, or out of range, errors naming each key.
+// hard's keys with another sampler, or out of range, errors naming each key; hard and sce given
+// no towers (samplers.Data.Towers) are refused by Check, before a step.
 func TestHardErrors(t *testing.T) {
 	d, _ := plantedData(8, 30, 1)
 	for _, tt := range []struct {
@@ -209,8 +210,14 @@ func TestHardErrors(t *testing.T) {
 	rows := make([]int32, smp.Shape().ItemRows(8, 30))
 	smp.Draw(rand.New(rand.NewPCG(1, 1)), &Data{Items: 30, Batch: 8, Queries: make([]int32, 8)}, make([]int32, 8), rows)
 	if err := smp.Declare(nil, make([]int32, 8), rows, nil, candidates.NewStep(smp.Shape().Geometry, 8, 30)); err == nil ||
-		!strings.Contains(err.Error(), "sampler hard ranks its pool by the model's scores, and the step has no model") {
+		!strings.Contains(err.Error(), "sampler hard ranks its pool by the model's scores, and the step gives no towers") {
 		t.Errorf("hard without towers: %v", err)
+	}
+	for _, s := range []Settings{{Kind: KindHard, Negatives: 2}, {Kind: KindSCE, Buckets: 2, BucketRows: 2, Negatives: 2}} {
+		smp, _ := New(s)
+		if err := smp.(Checker).Check(&Data{Items: 30, Batch: 8}); err == nil || !strings.HasPrefix(err.Error(), "kind: sampler "+string(s.Kind)) {
+			t.Errorf("%s: Check without towers = %v", s.Kind, err)
+		}
 	}
 }
 
