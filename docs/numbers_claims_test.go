@@ -273,5 +273,5 @@ func auditCell(sampler string) string {
 	if sampler == "in_batch" {
 		n = "0"
 	}
-	return "sampler.kind=" + sampler + ",negatives=" + n + ",variant=logq_corrected"
+	return "sampler.kind=" + sampler + ",sampler.negatives=" + n + ",variant=logq_corrected"
 }
