@@ -1,8 +1,6 @@
 package losses
 
 import (
-	"fmt"
-
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -80,7 +78,7 @@ func (op *pairSurrogateOp) DiffWRT(int) []bool { return []bool{true, false} }
 
 // back is the op of the gradient.
 func (op *pairSurrogateOp) back() *pairSurrogateBackOp {
-	return &pairSurrogateBackOp{newPrim(op.Name + "Grad"), op}
+	return &pairSurrogateBackOp{newGrad(op.Name+"Grad", 2, 0), op}
 }
 
 func (op *pairSurrogateOp) SymDiff(in G.Nodes, out, g *G.Node) (G.Nodes, error) {
@@ -101,19 +99,8 @@ func (op *pairSurrogateOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node)
 // σ' it reads): d_ij = g_ij·σ'_ij, the product rounded, then d_ip = −Σ_{j≠p} d_ij, the sum in
 // float64 (simd.Sum), as the gradients of σ and of SubPos give them one after the other.
 type pairSurrogateBackOp struct {
-	primOp
+	gradOp
 	fwd *pairSurrogateOp
-}
-
-func (op *pairSurrogateBackOp) Arity() int    { return 2 }
-func (op *pairSurrogateBackOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2) }
-
-func (op *pairSurrogateBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := op.shapes(in, 2)
-	if err != nil {
-		return nil, err
-	}
-	return s[0].Clone(), nil
 }
 
 func (op *pairSurrogateBackOp) Do(in ...G.Value) (G.Value, error) {
@@ -149,11 +136,6 @@ func pairSurrogateGrad[T floats](out, g, k []T, cols *plan, c int) {
 			o[p] = T(-(simd.Sum(o[:p]) + simd.Sum(o[p+1:])))
 		}
 	})
-}
-
-func (op *pairSurrogateBackOp) DiffWRT(n int) []bool { return make([]bool, n) }
-func (op *pairSurrogateBackOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
-	return nil, fmt.Errorf("losses: %s has no gradient", op.Name)
 }
 
 var (

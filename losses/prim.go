@@ -50,6 +50,36 @@ type primOp struct {
 
 func newPrim(name string) primOp { return primOp{Base: ops.Base{Name: name}} }
 
+// gradOp is the base of the gradient ops whose inputs are all matrices and whose output is a
+// matrix of the shape of one of them (like: the forward op's operand or the output's gradient).
+// A gradient op is not differentiated again.
+type gradOp struct {
+	primOp
+	arity, like int
+}
+
+func newGrad(name string, arity, like int) gradOp {
+	return gradOp{primOp: newPrim(name), arity: arity, like: like}
+}
+
+func (op *gradOp) Arity() int { return op.arity }
+
+func (op *gradOp) Type() hm.Type {
+	t := make([]hm.Type, op.arity+1)
+	for i := range t {
+		t[i] = mat2
+	}
+	return hm.NewFnType(t...)
+}
+
+func (op *gradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := op.shapes(in, op.arity)
+	if err != nil {
+		return nil, err
+	}
+	return s[op.like].Clone(), nil
+}
+
 // kept is what a forward primitive keeps for its gradient ops: a tensor of its operand's shape
 // (the partial derivatives it computes with its output), owned like an output (ops.Out: valid
 // until the next run of its machine), and the tensor of its last forward pass. A gradient op

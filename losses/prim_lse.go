@@ -212,24 +212,13 @@ const (
 // third input, the forward pass's output, is not read: it orders the op after the forward pass
 // whose state it reads, and keeps it apart from another forward pass's gradient.
 type lseBackOp struct {
-	primOp
+	gradOp
 	fwd *lseOp
 	wrt lseWRT
 }
 
 func newLSEBack(fwd *lseOp, wrt lseWRT) *lseBackOp {
-	return &lseBackOp{newPrim(fwd.Name + [...]string{"GradA", "GradX", "GradMask"}[wrt]), fwd, wrt}
-}
-
-func (op *lseBackOp) Arity() int    { return 3 }
-func (op *lseBackOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2, mat2) }
-
-func (op *lseBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := op.shapes(in, 3)
-	if err != nil {
-		return nil, err
-	}
-	return s[0].Clone(), nil
+	return &lseBackOp{newGrad(fwd.Name+[...]string{"GradA", "GradX", "GradMask"}[wrt], 3, 0), fwd, wrt}
 }
 
 func (op *lseBackOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }

@@ -94,22 +94,11 @@ func (op *pickOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) error {
 // input, the forward pick's Pos, is not read: it keeps the gradients of two bindings' picks
 // apart.
 type pickBackOp struct {
-	primOp
+	gradOp
 	fwd *pickOp
 }
 
-func newPickBack(fwd *pickOp) *pickBackOp { return &pickBackOp{newPrim("pickGrad"), fwd} }
-
-func (op *pickBackOp) Arity() int    { return 3 }
-func (op *pickBackOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2, mat2) }
-
-func (op *pickBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := op.shapes(in, 3)
-	if err != nil {
-		return nil, err
-	}
-	return s[0].Clone(), nil
-}
+func newPickBack(fwd *pickOp) *pickBackOp { return &pickBackOp{newGrad("pickGrad", 3, 0), fwd} }
 
 func (op *pickBackOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
 
@@ -194,7 +183,9 @@ func (op *subPosOp) SymDiff(in G.Nodes, _, g *G.Node) (G.Nodes, error) {
 }
 
 // back is the op of the gradient.
-func (op *subPosOp) back() *subPosBackOp { return &subPosBackOp{newPrim(op.Name + "Grad"), op.cols} }
+func (op *subPosOp) back() *subPosBackOp {
+	return &subPosBackOp{newGrad(op.Name+"Grad", 2, 0), op.cols}
+}
 
 // DoDiff is the lisp machine's differentiation.
 func (op *subPosOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) error {
@@ -208,19 +199,8 @@ func (op *subPosOp) DoDiff(_ G.ExecutionContext, in G.Nodes, out *G.Node) error 
 // the forward op's Pos, is not read): g with −Σ_{j≠p} g_ij at each row's positive, the row's
 // sum formed in float64 (simd.Sum).
 type subPosBackOp struct {
-	primOp
+	gradOp
 	cols *plan
-}
-
-func (op *subPosBackOp) Arity() int    { return 2 }
-func (op *subPosBackOp) Type() hm.Type { return hm.NewFnType(mat2, mat2, mat2) }
-
-func (op *subPosBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := op.shapes(in, 2)
-	if err != nil {
-		return nil, err
-	}
-	return s[0].Clone(), nil
 }
 
 func (op *subPosBackOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
@@ -250,11 +230,6 @@ func subPosGrad[T floats](out, g []T, cols *plan, c int) {
 			out[i*c+p] = T(-(simd.Sum(gi[:p]) + simd.Sum(gi[p+1:])))
 		}
 	})
-}
-
-func (op *subPosBackOp) DiffWRT(n int) []bool { return make([]bool, n) }
-func (op *subPosBackOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
-	return nil, fmt.Errorf("losses: %s has no gradient", op.Name)
 }
 
 var (

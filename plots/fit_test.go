@@ -43,7 +43,7 @@ func TestFitNeverFails(t *testing.T) {
 		bigger     bool // drawn larger than asked
 	}{
 		{"fits", bars(names("v%d", 4), Labels{Y: "Recall@10"}), Settings{}, "", LegendTop, false},
-		// The case of the issue: 45 cells whose 3×15 grid needs 2.19 in of a 2.6 in figure, and
+		// A legend too tall to stand above: 45 cells whose 3×15 grid needs 2.19 in of a 2.6 in figure, and
 		// is too wide to stand beside it.
 		{"45 long names", bars(names("uniform sampling, tail weights, τ=0.%d", 45), Labels{Y: "Recall@10"}), Settings{},
 			"more than 35% of the figure's height", LegendTop, true},

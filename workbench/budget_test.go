@@ -43,7 +43,7 @@ func TestCheckSteps(t *testing.T) {
 	}
 }
 
-// TestRunRefusedBeforeAllocating: the inputs that crashed with an out-of-memory dump or
+// TestRunRefusedBeforeAllocating: inputs that once crashed with an out-of-memory dump or
 // an index panic are each one error naming the key, through the whole command. The sizes
 // asked for (terabytes and more) exceed any machine's memory. A refused run does not claim its
 // folder: the corrected command then runs there.
