@@ -57,6 +57,7 @@ func BenchmarkLoss(b *testing.B) {
 		{Settings{Variant: VariantNCE}, inBatchG},
 		{Settings{Variant: VariantTail, Form: FormDecoupled}, inBatchG},
 		{Settings{Variant: VariantMSEGramian}, inBatchG},
+		{Settings{Variant: VariantFull}, corpusG},
 	} {
 		for _, im := range []Impl{ImplFused, ImplExpression} {
 			cases = append(cases, withImpl(tc, im))
