@@ -78,7 +78,7 @@ func (op *pairSurrogateOp) DiffWRT(int) []bool { return []bool{true, false} }
 
 // back is the op of the gradient.
 func (op *pairSurrogateOp) back() *pairSurrogateBackOp {
-	return &pairSurrogateBackOp{newGrad(op.Name+"Grad", 2, 0), op}
+	return &pairSurrogateBackOp{newGrad(op.Name+"Grad", 2), op}
 }
 
 func (op *pairSurrogateOp) SymDiff(in G.Nodes, out, g *G.Node) (G.Nodes, error) {

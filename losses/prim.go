@@ -51,16 +51,14 @@ type primOp struct {
 func newPrim(name string) primOp { return primOp{Base: ops.Base{Name: name}} }
 
 // gradOp is the base of the gradient ops whose inputs are all matrices and whose output is a
-// matrix of the shape of one of them (like: the forward op's operand or the output's gradient).
-// A gradient op is not differentiated again.
+// matrix of the shape of the first (the forward op's operand or the output's gradient). A
+// gradient op is not differentiated again.
 type gradOp struct {
 	primOp
-	arity, like int
+	arity int
 }
 
-func newGrad(name string, arity, like int) gradOp {
-	return gradOp{primOp: newPrim(name), arity: arity, like: like}
-}
+func newGrad(name string, arity int) gradOp { return gradOp{primOp: newPrim(name), arity: arity} }
 
 func (op *gradOp) Arity() int { return op.arity }
 
@@ -77,7 +75,7 @@ func (op *gradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s[op.like].Clone(), nil
+	return s[0].Clone(), nil
 }
 
 // kept is what a forward primitive keeps for its gradient ops: a tensor of its operand's shape

@@ -218,7 +218,7 @@ type lseBackOp struct {
 }
 
 func newLSEBack(fwd *lseOp, wrt lseWRT) *lseBackOp {
-	return &lseBackOp{newGrad(fwd.Name+[...]string{"GradA", "GradX", "GradMask"}[wrt], 3, 0), fwd, wrt}
+	return &lseBackOp{newGrad(fwd.Name+[...]string{"GradA", "GradX", "GradMask"}[wrt], 3), fwd, wrt}
 }
 
 func (op *lseBackOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }

@@ -98,7 +98,7 @@ type pickBackOp struct {
 	fwd *pickOp
 }
 
-func newPickBack(fwd *pickOp) *pickBackOp { return &pickBackOp{newGrad("pickGrad", 3, 0), fwd} }
+func newPickBack(fwd *pickOp) *pickBackOp { return &pickBackOp{newGrad("pickGrad", 3), fwd} }
 
 func (op *pickBackOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
 
@@ -184,7 +184,7 @@ func (op *subPosOp) SymDiff(in G.Nodes, _, g *G.Node) (G.Nodes, error) {
 
 // back is the op of the gradient.
 func (op *subPosOp) back() *subPosBackOp {
-	return &subPosBackOp{newGrad(op.Name+"Grad", 2, 0), op.cols}
+	return &subPosBackOp{newGrad(op.Name+"Grad", 2), op.cols}
 }
 
 // DoDiff is the lisp machine's differentiation.
