@@ -61,7 +61,14 @@ for r in $(seq "$rounds"); do
 done
 
 echo
-echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; $(date -u +%Y-%m-%d); $rounds rounds; $($python -c 'import torch; print("torch", torch.__version__)')"
+# The model name alone ("AMD EPYC") does not tell the generations apart: family, model and the
+# widest vector instructions do.
+cpu=$(awk -F': *' '
+	/^cpu family/ && !f { f = $2 }
+	/^model[ \t]*:/ && !m { m = $2 }
+	/^flags/ && !v { v = $2 ~ /(^| )avx512f( |$)/ ? "AVX-512" : $2 ~ /(^| )avx2( |$)/ ? "AVX2, no AVX-512" : "no AVX2" }
+	END { printf "family %s model %s, %s", f, m, v }' /proc/cpuinfo)
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p') ($cpu), $(nproc) cores; $(date -u +%Y-%m-%d); $rounds rounds; $($python -c 'import torch; print("torch", torch.__version__)')"
 sort -k1,1 -k2,2n "$bin/figures" | awk '
 	function flush() {
 		if (n == 0) return
