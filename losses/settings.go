@@ -351,7 +351,7 @@ func (s *Settings) hasFused() bool {
 
 // autoExpression are the built-in variants whose impl auto builds the expression although they
 // have a fused kernel (none: auto takes every fused kernel, as the whole jobs measured with the
-// expressions were slower than 3%: the main job 1.12×, configs/delicious.toml 1.06×; see
+// expressions took more than 3% longer: the main job 1.12×, configs/delicious.toml 1.06×; see
 // docs/performance.md). Making the expression a variant's default is adding its line here.
 var autoExpression = map[Variant]bool{}
 
