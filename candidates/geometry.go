@@ -7,7 +7,8 @@ import (
 
 // NoItem is the item of a padding row (Geometry.Padded): its positive among a sampler's item rows
 // and in Step.RowItem. In Step.ColItem it also marks column 0 under layout First, each row's own
-// positive, whose item is the row's.
+// positive, whose item is the row's, and an empty drawn column (Geometry.Unfilled), in its item
+// row too.
 const NoItem = -1
 
 // Layout says where each row's positive sits among a step's columns, and which item rows the
@@ -75,6 +76,12 @@ type Geometry struct {
 	// candidate (under Diagonal its column is masked; under Corpus its Step.PosCol is any
 	// column).
 	Padded bool
+	// Unfilled says that some shared drawn columns may have no item at a step (NoItem, their
+	// item rows too): a sampler with fewer items to draw than it has columns leaves the rest
+	// empty (in_batch_unique when the batch has fewer distinct items than its negatives, as
+	// Khrylchenko et al.'s code takes every distinct item then). An empty column is masked from
+	// every row and is no row's negative; its item row gets no gradient.
+	Unfilled bool
 	// Uniform says that the drawn items (Extra and PerRow) are drawn uniformly from the corpus:
 	// each draw is any of the M items with probability 1/M. Under layout First a row's negatives
 	// are then uniform draws, which a loss calibrated for uniform sampling (gbce) requires.
@@ -208,6 +215,9 @@ func (g Geometry) String() string {
 	}
 	if g.Padded {
 		s += ", padded"
+	}
+	if g.Unfilled {
+		s += ", unfilled"
 	}
 	if g.QUndefined {
 		s += ", Q undefined"

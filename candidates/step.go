@@ -77,8 +77,8 @@ type Step struct {
 	// RowItem (R) is the item of each row's positive (NoItem for a padding row).
 	RowItem []int64
 	// ColItem (C, or R·C with columns of each row's own, row i's at i·C) is the item of each
-	// column: NoItem for column 0 under layout First (each row's own positive, RowItem) and for
-	// the column of a padding row's positive.
+	// column: NoItem for column 0 under layout First (each row's own positive, RowItem), for
+	// the column of a padding row's positive and for an empty drawn column (Geometry.Unfilled).
 	ColItem []int64
 	// Estimated says that some of the sampler's declarations come from an estimator.
 	Estimated bool

@@ -61,7 +61,7 @@ const (
 	derivedItems                   // R×1: the corpus size M (the step's Items) in every row
 	derivedCand                    // R×C: 1 at each row's positive and negatives
 	derivedNegCount                // R×1: each row's number of negatives
-	derivedLogM                    // 1×1: log m of a padded diagonal geometry (plan.negatives)
+	derivedLogM                    // 1×1: log m where columns may be masked (plan.negatives)
 	nDerived
 )
 

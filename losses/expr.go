@@ -237,10 +237,11 @@ func (e *Expr) scaled(x *G.Node, a float64) *G.Node {
 }
 
 // logNegatives is log m of the step, m the number of a row's negatives (NegativeCount: C − 1),
-// a constant; under a padded diagonal geometry C − 1 less the masked columns (a padding row's
-// positive, or a memory column holding one), which changes from step to step: an input.
+// a constant; where shared columns may be masked (maskedColumns: a padding row's positive, a
+// memory column holding one, an empty drawn column) C − 1 less those columns, which changes from
+// step to step: an input.
 func (e *Expr) logNegatives() *G.Node {
-	if g := e.bd.step.Geometry; !g.Padded || g.Layout != candidates.Diagonal {
+	if !maskedColumns(e.bd.step.Geometry) {
 		return e.Const(math.Log(float64(NegativeCount(e.C))))
 	}
 	return G.Must(G.Sum(e.bd.derivedInput(derivedLogM)))

@@ -201,7 +201,14 @@ func (g *caseGen) gen(s Settings, geo candidates.Geometry, b int, extreme bool) 
 	switch geo.Layout {
 	case candidates.Diagonal, candidates.First:
 		shared := drawn(geo.Extra + geo.Memory*b) // the drawn and constant columns every row scores
-		rows := 1                                 // the rows of the column slices: R when each row has its own columns
+		if geo.Unfilled {                         // about a third of the drawn columns empty
+			for k := range geo.Extra {
+				if rng.IntN(3) == 0 {
+					shared[k] = candidates.NoItem
+				}
+			}
+		}
+		rows := 1 // the rows of the column slices: R when each row has its own columns
 		if geo.PerRow > 0 {
 			rows = b
 		}
@@ -294,6 +301,11 @@ var (
 	paddedFirstG   = candidates.Geometry{Sampler: "positions_uniform", Layout: candidates.First, Extra: 5, PerExample: 2, Padded: true, Uniform: true}
 	corpusG        = candidates.Geometry{Sampler: "full", Layout: candidates.Corpus}
 	geometries     = []candidates.Geometry{inBatchG, uniformG, mixedG, uniformPerRowG, mixedPerRowG, memoryG, paddedG, paddedFirstG, corpusG}
+	// in_batch_unique's and its mixture's with uniform_per_row: some drawn columns are empty
+	// (Unfilled); TestUnfilled runs every check on them.
+	unfilledG          = candidates.Geometry{Sampler: "in_batch_unique", Layout: candidates.First, Extra: 5, Unfilled: true}
+	unfilledRowG       = candidates.Geometry{Sampler: "in_batch_unique+uniform_per_row", Layout: candidates.First, Extra: 5, PerRow: 3, Unfilled: true}
+	unfilledGeometries = []candidates.Geometry{unfilledG, unfilledRowG}
 )
 
 // geometryOf is the geometry a test of settings s scores by default: the corpus for the variants
@@ -327,45 +339,12 @@ func (tc tcase) newLoss(t testing.TB, dt tensor.Dtype) *Loss {
 // effect is visible.
 func allSettings(t testing.TB) []tcase {
 	t.Helper()
-	var out []tcase
-	seen := map[string]bool{}
+	out := settingsOver(t, geometries)
 	perVariant := map[Variant]int{}
 	perForm := map[LogQProbability]int{}
-	for _, v := range Variants() {
-		for _, form := range []Form{"", FormDecoupled} {
-			for _, geo := range geometries {
-				for _, at := range []CorrectAt{"", CorrectAtScores} {
-					for _, unc := range []bool{false, true} {
-						for _, hits := range []bool{false, true} {
-							for _, red := range []Reduction{"", ReductionSum} {
-								for _, prob := range []LogQProbability{"", LogQProbabilityInclusion, LogQProbabilityDedupe} {
-									s := Settings{Variant: v, Form: form, CorrectAt: at,
-										UncorrectedPositive: unc, RemoveAccidentalHits: hits, Reduction: red,
-										LogQProbability: prob}
-									if v != VariantMSEGramian {
-										s.Temperature = 0.7
-									}
-									if v == VariantLogitAdjusted {
-										s.LATau = 1.5
-									}
-									if v == VariantMSEGramian {
-										s.GramianWeight = 0.3
-									}
-									s.Options = optionedTestOptions(v)
-									tc := tcase{s, geo}
-									if tc.ResolveFor(geo) == nil && !seen[name(tc)] {
-										seen[name(tc)] = true
-										perVariant[v]++
-										perForm[tc.LogQProbability]++
-										out = append(out, tc)
-									}
-								}
-							}
-						}
-					}
-				}
-			}
-		}
+	for _, tc := range out {
+		perVariant[tc.Variant]++
+		perForm[tc.LogQProbability]++
 	}
 	// A guard against ResolveFor rejecting valid combinations: every variant has
 	// some, each geometry or the corpus, and the Rawat weightings both forms.
@@ -388,6 +367,48 @@ func allSettings(t testing.TB) []tcase {
 	for _, prob := range []LogQProbability{LogQProbabilityExpectedCount, LogQProbabilityInclusion, LogQProbabilityDedupe} {
 		if perForm[prob] < 3*8*2 {
 			t.Fatalf("logq_probability %s: only %d valid settings combinations", prob, perForm[prob])
+		}
+	}
+	return out
+}
+
+// settingsOver is allSettings over the geometries geos.
+func settingsOver(t testing.TB, geos []candidates.Geometry) []tcase {
+	t.Helper()
+	var out []tcase
+	seen := map[string]bool{}
+	for _, v := range Variants() {
+		for _, form := range []Form{"", FormDecoupled} {
+			for _, geo := range geos {
+				for _, at := range []CorrectAt{"", CorrectAtScores} {
+					for _, unc := range []bool{false, true} {
+						for _, hits := range []bool{false, true} {
+							for _, red := range []Reduction{"", ReductionSum} {
+								for _, prob := range []LogQProbability{"", LogQProbabilityInclusion, LogQProbabilityDedupe} {
+									s := Settings{Variant: v, Form: form, CorrectAt: at,
+										UncorrectedPositive: unc, RemoveAccidentalHits: hits, Reduction: red,
+										LogQProbability: prob}
+									if v != VariantMSEGramian {
+										s.Temperature = 0.7
+									}
+									if v == VariantLogitAdjusted {
+										s.LATau = 1.5
+									}
+									if v == VariantMSEGramian {
+										s.GramianWeight = 0.3
+									}
+									s.Options = optionedTestOptions(v)
+									tc := tcase{s, geo}
+									if tc.ResolveFor(geo) == nil && !seen[name(tc)] {
+										seen[name(tc)] = true
+										out = append(out, tc)
+									}
+								}
+							}
+						}
+					}
+				}
+			}
 		}
 	}
 	return out

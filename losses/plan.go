@@ -36,8 +36,8 @@ type plan struct {
 	// Padding (Geometry.Padded): valid[i] says that row i is not padding (nil: every row is);
 	// nValid counts the valid rows. A padding row has no loss, and under layout diagonal its
 	// column is masked from every other row, as is every shared column without an item (a
-	// memory column holding an earlier step's padding row): padCols[j] (layout diagonal with
-	// padding), nPadCols of them.
+	// memory column holding an earlier step's padding row, an empty drawn column of an
+	// Unfilled geometry): padCols[j] (where maskedColumns), nPadCols of them.
 	valid, bufValid   []bool
 	nValid            int
 	padCols, bufPadCs []bool
@@ -96,14 +96,14 @@ func (p *plan) pos(i int) int {
 func (p *plan) padding(i int) bool { return p.valid != nil && !p.valid[i] }
 
 // negatives is m, the number of a row's negatives by the convention NegativeCount: C − 1, less
-// the masked shared columns (padCol) of a padded diagonal geometry, which are no row's negatives;
+// the masked shared columns (padCol), which are no row's negatives;
 // at least 1, so that log m is finite in a step with a single valid row and no other column
 // (whose rows have no negative to correct).
 func (p *plan) negatives() int { return max(NegativeCount(p.c-p.nPadCols), 1) }
 
 // padCol reports whether column j is a shared column without an item, masked from every row
 // (layout diagonal: a padding row's positive, column j of the first R being row j's, or a memory
-// column holding one).
+// column holding one; an empty drawn column of an Unfilled geometry).
 func (p *plan) padCol(j int) bool {
 	return p.padCols != nil && j < len(p.padCols) && p.padCols[j]
 }
@@ -340,47 +340,62 @@ func (p *plan) build(s *Settings, g candidates.Geometry, st *candidates.Step, b,
 
 // findPadding sets valid and nValid from the step's rows (Geometry.Padded): a row whose
 // positive is candidates.NoItem is padding. A step whose every row is padding has no loss to
-// take the mean of and is an error.
+// take the mean of and is an error. It marks the shared columns masked from every row (padCols,
+// where maskedColumns): a padding row's positive (layout diagonal), and a shared column without
+// an item: a memory column holding an earlier step's padding row, or an empty drawn column
+// (Geometry.Unfilled).
 func (p *plan) findPadding(st *candidates.Step) error {
+	g := st.Geometry
 	p.valid, p.nValid = nil, p.b
-	if !st.Geometry.Padded {
-		return nil
-	}
-	if err := checkLen("the step's RowItem", st.RowItem, p.b, "R"); err != nil {
-		return err
-	}
-	p.bufValid = reuse.Grow(p.bufValid, p.b)
-	p.valid, p.nValid = p.bufValid, 0
-	for i, it := range st.RowItem {
-		p.valid[i] = it != candidates.NoItem
-		if p.valid[i] {
-			p.nValid++
+	p.padCols, p.nPadCols = nil, 0
+	if g.Padded {
+		if err := checkLen("the step's RowItem", st.RowItem, p.b, "R"); err != nil {
+			return err
+		}
+		p.bufValid = reuse.Grow(p.bufValid, p.b)
+		p.valid, p.nValid = p.bufValid, 0
+		for i, it := range st.RowItem {
+			p.valid[i] = it != candidates.NoItem
+			if p.valid[i] {
+				p.nValid++
+			}
+		}
+		if p.nValid == 0 {
+			return fmt.Errorf("losses: every row of the step is padding (%v)", g)
 		}
 	}
-	if p.nValid == 0 {
-		return fmt.Errorf("losses: every row of the step is padding (%v)", st.Geometry)
-	}
-	p.padCols, p.nPadCols = nil, 0
-	if p.layout != candidates.Diagonal {
+	if !maskedColumns(g) {
 		return nil
 	}
-	// The shared columns: the R positives, then the drawn and memory columns.
-	shared := p.c - st.Geometry.PerRow
+	// The shared columns: under diagonal the R positives, then the drawn and memory columns;
+	// under first each row's own positive (column 0, never masked), then the drawn columns.
+	shared := p.c - g.PerRow
 	if len(st.ColItem) < shared {
 		return fmt.Errorf("losses: the step's ColItem has %d values, fewer than its %d shared columns", len(st.ColItem), shared)
 	}
 	p.bufPadCs = reuse.Grow(p.bufPadCs, shared)
 	p.padCols = p.bufPadCs
 	for j := range shared {
-		p.padCols[j] = st.ColItem[j] == candidates.NoItem
-		if j < p.b {
-			p.padCols[j] = !p.valid[j]
+		switch {
+		case p.layout == candidates.First && j == 0:
+			p.padCols[j] = false
+		case p.layout == candidates.Diagonal && j < p.b:
+			p.padCols[j] = p.padding(j)
+		default:
+			p.padCols[j] = st.ColItem[j] == candidates.NoItem
 		}
 		if p.padCols[j] {
 			p.nPadCols++
 		}
 	}
 	return nil
+}
+
+// maskedColumns reports whether steps of geometry g may have shared columns masked from every
+// row, which change from step to step: a padding row's positive or a memory column holding one
+// (layout diagonal with padding), an empty drawn column (Unfilled).
+func maskedColumns(g candidates.Geometry) bool {
+	return g.Padded && g.Layout == candidates.Diagonal || g.Unfilled && g.Layout != candidates.Corpus
 }
 
 // weights sets coef[i] = r_i·scale from the step's rewards (1 where it has none, or where they
@@ -589,7 +604,7 @@ func (p *plan) appendMasked(dst []int) []int {
 	if p.rowItem != nil {
 		dst = p.appendHits(dst)
 	}
-	if p.valid == nil || p.layout != candidates.Diagonal {
+	if p.nPadCols == 0 {
 		return dst
 	}
 	p.dupCols = p.dupCols[:0] // the padding columns
@@ -600,7 +615,7 @@ func (p *plan) appendMasked(dst []int) []int {
 	}
 	for i := range p.b {
 		for _, j := range p.dupCols {
-			if j != i {
+			if j != p.pos(i) {
 				dst = append(dst, i*p.c+j)
 			}
 		}

@@ -32,19 +32,25 @@ func refCol(st *candidates.Step, i, j, c int) int {
 	return j
 }
 
-// refPadCol reports whether column j is a padding row's positive (layout diagonal).
+// refPadCol reports whether column j is masked from every row: a padding row's positive (layout
+// diagonal), or a shared column without an item (a memory column holding a padding row's
+// positive, an empty drawn column of an Unfilled geometry). Column 0 under layout first is each
+// row's own positive.
 func refPadCol(st *candidates.Step, j int) bool {
-	if st.Geometry.Layout != candidates.Diagonal || !st.Geometry.Padded {
+	g := st.Geometry
+	switch {
+	case !(g.Padded && g.Layout == candidates.Diagonal || g.Unfilled):
+		return false
+	case g.Layout == candidates.Diagonal && j < len(st.RowItem):
+		return st.Padding(j)
+	case g.Layout == candidates.First && j == 0:
 		return false
 	}
-	if j < len(st.RowItem) {
-		return st.Padding(j)
-	}
-	return j < len(st.ColItem) && st.ColItem[j] == candidates.NoItem
+	return j < g.Cols(len(st.RowItem), st.Items)-g.PerRow && st.ColItem[j] == candidates.NoItem
 }
 
-// refM is m, the number of a row's negatives by the convention of the losses (C − 1): with
-// padding under layout diagonal, the columns with an item less one, at least 1.
+// refM is m, the number of a row's negatives by the convention of the losses (C − 1), less the
+// columns masked from every row (refPadCol), at least 1.
 func refM(st *candidates.Step, c int) float64 {
 	pad := 0
 	for j := range c {

@@ -84,7 +84,8 @@ func historyRecallAt10(t *testing.T, m *Model, ds *datasets.Dataset) float64 {
 // states, one row per non-padded position, with no padding) and whose items are the same output
 // table, over the same positives, rewards and estimator: for each loss and sampler (in-batch
 // over the positions, distinct in-batch, shared and per-row uniform, their mixtures, memory,
-// the full softmax; nce and importance, whose correction counts a row's negatives), the loss
+// the full softmax; nce and importance, whose correction counts a row's negatives; distinct
+// in-batch with more negatives than the step has distinct items, some columns empty), the loss
 // and the output table's gradient are the same to 1e-9 (float64).
 func TestPositionsEqualRows(t *testing.T) {
 	ds := loadSequences(t, datasets.SyntheticSettings{Items: 12, Queries: 5, Interactions: 60, Clusters: 2}, 3)
@@ -103,6 +104,8 @@ func TestPositionsEqualRows(t *testing.T) {
 		{losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.5}, mixedPerRowSampler(2)},
 		{losses.Settings{Variant: losses.VariantLogQCorrected, Temperature: 0.5},
 			samplers.Settings{Kind: samplers.KindMixture, Of: []samplers.Settings{unique(3), uniformPerRowSampler(2)}}},
+		{losses.Settings{Variant: losses.VariantLogQCorrected, Temperature: 0.5},
+			samplers.Settings{Kind: samplers.KindMixture, Of: []samplers.Settings{unique(20), uniformPerRowSampler(2)}}},
 		{losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.5}, samplers.Settings{Kind: samplers.KindMemory, MemoryBatches: 2}},
 		{losses.Settings{Variant: losses.VariantFull, Temperature: 0.5}, samplers.Settings{Kind: samplers.KindFull}},
 	} {
@@ -184,6 +187,81 @@ func TestPositionsEqualRows(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestInBatchUniqueEmptyColumns: a step of SASRec at every position with Khrylchenko et al.'s
+// sampler whose in_batch_unique asks for more negatives than the step has distinct items (12
+// items at most) leaves the rest of its columns empty, and they change nothing: with k = 20 and
+// k = 40 (8 and 28 empty columns or more, the same draws) the loss, the dense weights' gradients
+// and the rows the tables' gradients reach, with their values, are the same to 1e-12 (float64).
+func TestInBatchUniqueEmptyColumns(t *testing.T) {
+	ds := loadSequences(t, datasets.SyntheticSettings{Items: 12, Queries: 5, Interactions: 60, Clusters: 2}, 3)
+	s := sasrecSettings(4, 0, datasets.WindowingAll)
+	ls := losses.Settings{Variant: losses.VariantLogQCorrected, Temperature: 0.5}
+	type result struct {
+		loss  float64
+		dense [][]float64
+		rows  []map[int32][]float64
+	}
+	run := func(k int) result {
+		m, err := New(s, ds, tensor.Float64, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := must(newStepRows(m.s, ds))
+		windows := make([]int32, rows.units)
+		for w := range windows {
+			windows[w] = int32(w)
+		}
+		smp, g := mustBuild(samplers.Settings{Kind: samplers.KindMixture, Of: []samplers.Settings{
+			{Kind: samplers.KindInBatchUnique, Negatives: k}, uniformPerRowSampler(2)}})
+		gA := must(rows.geometry(g))
+		if !gA.Unfilled {
+			t.Fatalf("geometry %v is not Unfilled", gA)
+		}
+		ts := TrainSettings{BatchSize: len(windows)}
+		if err := ts.Resolve(); err != nil {
+			t.Fatal(err)
+		}
+		tr := must(newTrainer[float64](m, ds, countEstimatorOf(rows.counts, 40), must(losses.New(ls, gA, tensor.Float64)), smp, ts, 1, towerFused))
+		var r result
+		r.loss = must(tr.forwardBackward(1, tr.compose(ds, windows)))
+		tr.gradients()
+		for _, g := range tr.denseGrad {
+			r.dense = append(r.dense, slices.Clone(data[float64](g.Value())))
+		}
+		for _, rg := range tr.grads {
+			r.rows = append(r.rows, rowsOf(rg))
+		}
+		return r
+	}
+	a, b := run(20), run(40)
+	if math.Abs(a.loss-b.loss) > 1e-12*math.Abs(b.loss) {
+		t.Errorf("loss %.17g with k = 20, %.17g with k = 40", a.loss, b.loss)
+	}
+	for i := range a.dense {
+		for j, v := range a.dense[i] {
+			if w := b.dense[i][j]; math.Abs(v-w) > 1e-12*(1+math.Abs(w)) {
+				t.Fatalf("dense gradient %d [%d]: %.17g with k = 20, %.17g with k = 40", i, j, v, w)
+			}
+		}
+	}
+	for ti := range a.rows {
+		if len(a.rows[ti]) != len(b.rows[ti]) {
+			t.Fatalf("table %d: the gradient reaches %d rows with k = 20, %d with k = 40", ti, len(a.rows[ti]), len(b.rows[ti]))
+		}
+		for r, x := range a.rows[ti] {
+			y, ok := b.rows[ti][r]
+			if !ok {
+				t.Fatalf("table %d: row %d has a gradient with k = 20 only", ti, r)
+			}
+			for j, v := range x {
+				if math.Abs(v-y[j]) > 1e-12*(1+math.Abs(y[j])) {
+					t.Fatalf("table %d row %d [%d]: %.17g with k = 20, %.17g with k = 40", ti, r, j, v, y[j])
+				}
+			}
+		}
 	}
 }
 

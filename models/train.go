@@ -412,8 +412,10 @@ func newTrainer[T float](m *Model, ds *datasets.Dataset, est estimators.Estimato
 	itemRows := tr.g.ItemRows(tr.r, ds.Items)
 	tr.ids = [2][]int32{make([]int32, tr.r), make([]int32, itemRows)}
 	tr.inRows = tr.ids
-	if tr.g.Padded {
+	if tr.g.Padded || tr.g.Unfilled {
 		tr.inRows = [2][]int32{tr.ids[sideQuery], make([]int32, itemRows)}
+	}
+	if tr.g.Padded {
 		tr.scatterQ = make([]int32, tr.r)
 		tr.obs = make([]uint64, 0, tr.r)
 	}
@@ -644,7 +646,7 @@ func (tr *trainer[T]) forwardBackward(t int64, batch []datasets.Interaction) (fl
 		tr.ids[sideQuery][i] = batch[tr.example(i)].Query
 	}
 	tr.smp.Draw(tr.negRNG, &tr.data, tr.pos, tr.ids[sideItem])
-	if tr.g.Padded {
+	if tr.g.Padded || tr.g.Unfilled {
 		tr.substitute()
 	}
 	if tr.distinct {
@@ -656,8 +658,9 @@ func (tr *trainer[T]) forwardBackward(t int64, batch []datasets.Interaction) (fl
 	return tr.run()
 }
 
-// substitute fills inRows from the padded step's ids: each padding row's NoItem becomes padItem,
-// the first item the step has (item 0 when it has none), and scatterQ marks the padding rows.
+// substitute fills inRows from the step's ids: each NoItem (a padding row's positive, an empty
+// drawn row) becomes padItem, the first item the step has (item 0 when it has none); with
+// padding, scatterQ marks the padding rows.
 func (tr *trainer[T]) substitute() {
 	rows := tr.ids[sideItem]
 	tr.padItem = candidates.NoItem
@@ -673,6 +676,9 @@ func (tr *trainer[T]) substitute() {
 			it = pad
 		}
 		tr.inRows[sideItem][k] = it
+	}
+	if !tr.g.Padded {
+		return
 	}
 	copy(tr.scatterQ, tr.ids[sideQuery])
 	for i := range tr.r {
@@ -928,6 +934,8 @@ func (tr *trainer[T]) gradients() float64 {
 	live[sideItem] = live[sideItem][:n]
 	if tr.g.Padded { // nor a padding row's entities
 		live[sideQuery] = tr.scatterQ
+	}
+	if tr.g.Padded || tr.g.Unfilled { // nor the rows without an item
 		switch {
 		case !tr.distinct:
 			live[sideItem] = tr.ids[sideItem][:n]

@@ -14,6 +14,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/losses"
@@ -690,5 +691,67 @@ func TestSaturatedProbability(t *testing.T) {
 		if _, err := Train(context.Background(), m, ds, newEst(), ls, ss, ts, 1, nil); err != nil {
 			t.Errorf("%s with q_source counts: %v", ls.Variant, err)
 		}
+	}
+}
+
+// TestInBatchUniqueShortTrains: two-tower training with in_batch_unique asking for more negatives
+// than a batch of 8 has distinct items, alone and in Khrylchenko et al.'s mixture with
+// uniform_per_row, trains (the empty columns' item rows are computed as another item of the step
+// and get no gradient), and the empty columns change nothing: asking for 16 or 32 negatives gives
+// the same losses at every step, to 1e-6 (float32).
+func TestInBatchUniqueShortTrains(t *testing.T) {
+	ds := loadSynthetic(t, datasets.SyntheticSettings{Items: 100, Queries: 100, Interactions: 2000}, 4)
+	ts := TrainSettings{BatchSize: 8, Epochs: 1, LogEvery: 1}
+	ls := losses.Settings{Variant: losses.VariantLogQCorrected}
+	unique := func(k int) samplers.Settings {
+		return samplers.Settings{Kind: samplers.KindInBatchUnique, Negatives: k}
+	}
+	mixture := func(k int) samplers.Settings {
+		return samplers.Settings{Kind: samplers.KindMixture, Of: []samplers.Settings{unique(k), uniformPerRowSampler(4)}}
+	}
+	for _, ss := range []func(int) samplers.Settings{unique, mixture} {
+		t.Run(string(ss(16).Kind), func(t *testing.T) {
+			_, a, err := trainTiny(t, ds, ls, ss(16), ts, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, b, err := trainTiny(t, ds, ls, ss(32), ts, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a) != len(b) || len(a) < 100 {
+				t.Fatalf("%d and %d points, want the same number, at least 100", len(a), len(b))
+			}
+			for j := range a {
+				if math.IsNaN(a[j].Loss) || math.Abs(a[j].Loss-b[j].Loss) > 1e-6*math.Abs(b[j].Loss) {
+					t.Fatalf("step %d: loss %v with 16 negatives, %v with 32", a[j].Step, a[j].Loss, b[j].Loss)
+				}
+			}
+			// What the item tower computes at a step: the positives, the items drawn, and an
+			// item of the step for each empty row.
+			m, est := newTiny(t, ds, ts.BatchSize, 1)
+			smp, g := mustBuild(ss(16))
+			tr := must(newTrainer[float32](m, ds, est, must(losses.New(ls, g, tensor.Float32)), smp, ts, 1, towerFused))
+			batch := ds.Train[:ts.BatchSize]
+			must(tr.forwardBackward(1, batch))
+			ids, in := tr.ids[sideItem], tr.inRows[sideItem]
+			empty := 0
+			for r, item := range ids {
+				switch {
+				case r < len(batch) && (item != batch[r].Item || in[r] != item):
+					t.Fatalf("item row %d: %d, tower input %d; want the positive %d", r, item, in[r], batch[r].Item)
+				case item == candidates.NoItem:
+					empty++
+					if !slices.Contains(ids, in[r]) {
+						t.Fatalf("empty item row %d: the tower computes item %d, not one of the step's %v", r, in[r], ids)
+					}
+				case in[r] != item:
+					t.Fatalf("item row %d: %d, tower input %d", r, item, in[r])
+				}
+			}
+			if empty == 0 {
+				t.Fatalf("no empty item row in %v", ids)
+			}
+		})
 	}
 }

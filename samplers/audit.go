@@ -67,13 +67,8 @@ func (a *Audit) Observe(sh Shape, c *candidates.Step) {
 		return
 	}
 	m := float64(len(c.ColItem) - 1)
-	if sh.Padded && sh.Layout == candidates.Diagonal { // a row's negatives: the other columns with an item
-		m = -1
-		for _, item := range c.ColItem {
-			if item >= 0 {
-				m++
-			}
-		}
+	if sh.Unfilled || sh.Padded && sh.Layout == candidates.Diagonal {
+		m = negativesAmong(sh, c.ColItem)
 	}
 	perRow := 1 / float64(valid)
 	for j, item := range c.ColItem {
@@ -106,6 +101,9 @@ func (a *Audit) observeRows(sh Shape, c *candidates.Step, logQ, logP []float64, 
 		if c.Padding(i) {
 			continue
 		}
+		if sh.Unfilled {
+			m = negativesAmong(sh, c.ColItem[i*cols:(i+1)*cols])
+		}
 		stamp := (a.steps-1)*b + i + 1 // this row of this step, distinct from every other
 		for j := range cols {
 			k, item := i*cols+j, c.ColItem[i*cols+j]
@@ -118,6 +116,22 @@ func (a *Audit) observeRows(sh Shape, c *candidates.Step, logQ, logP []float64, 
 			a.declare(item, stamp, w, m, logP[k], logQ[k])
 		}
 	}
+}
+
+// negativesAmong is the number of a row's negatives among the columns items when some may be
+// masked (padding columns, empty drawn ones): the columns with an item, less the row's own
+// positive under layout diagonal (under first its column has no item).
+func negativesAmong(sh Shape, items []int64) float64 {
+	m := 0.0
+	for _, item := range items {
+		if item >= 0 {
+			m++
+		}
+	}
+	if sh.Layout == candidates.Diagonal {
+		m--
+	}
+	return m
 }
 
 // declare adds, with weight w, item's declared p and copies m·q the first time it is seen under

@@ -17,8 +17,8 @@ import (
 // At most one component has Layout Diagonal (the mixture's layout is then Diagonal, else First);
 // Layout Corpus is not a component; the mixture draws per row if a component does (Khrylchenko
 // et al. 2025: in_batch_unique shared by all rows and uniform_per_row). A row's negatives are
-// n_A + n_B draws, n_X = C_X − 1 the component's negatives per row, independent across the
-// components, so the mixture's per-draw probability and inclusion probability of item j are
+// n_A + n_B draws, n_X = C_X − 1 the component's negatives per row (less the columns it left
+// empty at the step, Geometry.Unfilled), independent across the components, so the mixture's per-draw probability and inclusion probability of item j are
 //
 //	q_j = (n_A·q_A(j) + n_B·q_B(j)) / (n_A + n_B),   p_j = 1 − (1 − p_A(j))(1 − p_B(j)),
 //
@@ -73,7 +73,7 @@ func newMixture(a, b Sampler) (*mixture, error) {
 	// The drawn items are uniform draws when every component that draws some draws them so.
 	uniform := func(g candidates.Geometry) bool { return g.Uniform || g.Extra+g.PerRow == 0 }
 	s := Shape{Geometry: candidates.Geometry{Layout: sa.Layout, Extra: sa.Extra + sb.Extra, PerRow: sa.PerRow + sb.PerRow,
-		Uniform: uniform(sa.Geometry) && uniform(sb.Geometry)},
+		Uniform: uniform(sa.Geometry) && uniform(sb.Geometry), Unfilled: sa.Unfilled || sb.Unfilled},
 		PositiveLaw: sa.PositiveLaw || sb.PositiveLaw}
 	return &mixture{a: a, b: b, sa: sa, sb: sb, s: s}, nil
 }
@@ -186,7 +186,9 @@ func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Ste
 	if err := x.lawOf(x.b, x.sb, d, pos, law, &x.cb, x.lb, x.pb); err != nil {
 		return fmt.Errorf("mixture's second component: %w", err)
 	}
-	na, nb := float64(negatives(x.sa, pos, d)), float64(negatives(x.sb, pos, d))
+	// A row's negatives from each component: its columns less those it left empty.
+	na := float64(negatives(x.sa, pos, d) - empty(x.rowsA[bsz:bsz+x.sa.Extra]))
+	nb := float64(negatives(x.sb, pos, d) - empty(x.rowsB[bsz:bsz+x.sb.Extra]))
 	for k := range x.items { // the mixture's law of each item, into la and pa
 		missA, missB := -math.Expm1(x.pa[k]), -math.Expm1(x.pb[k]) // 1 − p = −expm1(log p)
 		x.la[k] = math.Log((na*math.Exp(x.la[k]) + nb*math.Exp(x.lb[k])) / (na + nb))
@@ -220,4 +222,15 @@ func (x *mixture) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Ste
 		}
 	}
 	return nil
+}
+
+// empty counts the drawn item rows a component left without an item (Geometry.Unfilled).
+func empty(rows []int32) int {
+	n := 0
+	for _, item := range rows {
+		if item == candidates.NoItem {
+			n++
+		}
+	}
+	return n
 }
