@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -242,8 +243,21 @@ func tomlError(path string, data []byte, err error) error {
 		}
 		return fmt.Errorf("%s:%d:%d: %s", path, line, col, msg)
 	}
+	// A value of the wrong type: "toml: line N (last key "k"): incompatible types: …".
+	if m := typeError.FindStringSubmatch(err.Error()); m != nil {
+		key, msg := m[2], m[3]
+		if strings.Contains(msg, "TOML value has type map[string]any; destination has type slice") {
+			msg = fmt.Sprintf("a list of tables, written as a table: give each element its own [[%s]] header (or write %s = [{ … }, …])",
+				key, key[strings.LastIndex(key, ".")+1:])
+		}
+		return fmt.Errorf("%s:%s: %s: %s", path, m[1], key, msg)
+	}
 	return fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "toml: "))
 }
+
+// typeError matches the TOML decoder's message for a value of the wrong type: its line, key and
+// wording.
+var typeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
 
 // resolveSampler resolves the sampler (full by default for the loss variants that score the whole
 // corpus) and its geometry, which the loss is resolved for; it runs before the loss resolves.
