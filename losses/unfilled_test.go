@@ -42,7 +42,7 @@ func TestUnfilled(t *testing.T) {
 			keep, q := withoutEmpty(p)
 			empties += p.c - len(keep)
 			got, gGot := mustRun(t, l, p.st, p.b, p.c, true, p.S)
-			want, gWant := mustRun(t, withoutEmptyLoss(t, s, q.st.Geometry), q.st, q.b, q.c, true, q.S)
+			want, gWant := mustRun(t, tcase{s.Settings, q.st.Geometry}.newLoss(t, tensor.Float64), q.st, q.b, q.c, true, q.S)
 			full := make([]float64, len(gGot)) // gWant at the kept columns, 0 at the empty ones
 			for i := range p.b {
 				for k, j := range keep {
@@ -55,12 +55,6 @@ func TestUnfilled(t *testing.T) {
 	if empties == 0 {
 		t.Fatal("no step had an empty column")
 	}
-}
-
-// withoutEmptyLoss is the loss of settings s for the geometry g without empty columns.
-func withoutEmptyLoss(t *testing.T, s tcase, g candidates.Geometry) *Loss {
-	t.Helper()
-	return tcase{s.Settings, g}.newLoss(t, tensor.Float64)
 }
 
 // withoutEmpty returns the columns of p's rows that are not empty drawn columns (in order) and
@@ -81,30 +75,8 @@ func withoutEmpty(p problem) ([]int, problem) {
 	if g.PerRow > 0 {
 		blocks = p.b
 	}
-	cols := func(x []float64) []float64 {
-		if x == nil {
-			return nil
-		}
-		out := make([]float64, 0, blocks*c)
-		for i := range blocks {
-			for _, j := range keep {
-				out = append(out, x[i*p.c+j])
-			}
-		}
-		return out
-	}
-	q := problem{s: p.s, b: p.b, c: c, S: make([]float64, 0, p.b*c)}
-	for i := range p.b {
-		for _, j := range keep {
-			q.S = append(q.S, p.S[i*p.c+j])
-		}
-	}
-	q.st = &candidates.Step{Geometry: g, Items: st.Items, RowItem: st.RowItem}
-	for i := range blocks {
-		for _, j := range keep {
-			q.st.ColItem = append(q.st.ColItem, st.ColItem[i*p.c+j])
-		}
-	}
+	q := problem{s: p.s, b: p.b, c: c, S: keepColumns(p.S, p.b, p.c, keep)}
+	q.st = &candidates.Step{Geometry: g, Items: st.Items, RowItem: st.RowItem, ColItem: keepColumns(st.ColItem, blocks, p.c, keep)}
 	newCol := make([]int, p.c)
 	for j := range newCol {
 		newCol[j] = -1
@@ -114,7 +86,7 @@ func withoutEmpty(p problem) ([]int, problem) {
 	}
 	for _, sd := range st.Sides() {
 		if sd.Kind != candidates.PerEntry {
-			q.st.Set(sd, cols(st.Col(sd.Name)), st.Row(sd.Name))
+			q.st.Set(sd, keepColumns(st.Col(sd.Name), blocks, p.c, keep), st.Row(sd.Name))
 			continue
 		}
 		q.st.Set(sd, nil, nil)
@@ -131,6 +103,20 @@ func withoutEmpty(p problem) ([]int, problem) {
 		}
 	}
 	return keep, q
+}
+
+// keepColumns returns the columns keep (in order) of the rows×c matrix x, nil for a nil x.
+func keepColumns[T any](x []T, rows, c int, keep []int) []T {
+	if x == nil {
+		return nil
+	}
+	out := make([]T, 0, rows*len(keep))
+	for i := range rows {
+		for _, j := range keep {
+			out = append(out, x[i*c+j])
+		}
+	}
+	return out
 }
 
 // TestUnfilledNegatives: the number of a row's negatives m, which logq's expected count and

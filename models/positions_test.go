@@ -114,22 +114,8 @@ func TestPositionsEqualRows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows := must(newStepRows(m.s, ds))
-			windows := make([]int32, rows.units)
-			for k := range windows {
-				windows[k] = int32(k)
-			}
 			// Every position a row: all the windows in one step.
-			smp, g := mustBuild(c.ss)
-			gA := must(rows.geometry(g))
-			gA.Sampler = g.Sampler
-			ts := TrainSettings{BatchSize: len(windows)}
-			if err := ts.Resolve(); err != nil {
-				t.Fatal(err)
-			}
-			est := countEstimatorOf(rows.counts, 40)
-			trA := must(newTrainer[float64](m, ds, est, must(losses.New(c.ls, gA, tensor.Float64)), smp, ts, 1, towerFused))
-			batch := trA.compose(ds, windows)
+			trA, batch, rows, est := everyWindow(t, m, ds, c.ls, c.ss)
 			// The same positions one row each.
 			var train []datasets.Interaction
 			var valid []int
@@ -145,7 +131,7 @@ func TestPositionsEqualRows(t *testing.T) {
 			n, d := len(train), m.Dim()
 			dsB := &datasets.Dataset{Name: "positions", Queries: n, Items: ds.Items, Train: train,
 				QueryFeatures: &datasets.Features{Fields: []datasets.Field{datasets.IDField("position", n)}}, ItemFeatures: ds.ItemFeatures}
-			hidden := must(must(newSASRecInference[float64](m.enc, len(windows), 4, towerFused)).run(&trA.seqIn))
+			hidden := must(must(newSASRecInference[float64](m.enc, rows.units, 4, towerFused)).run(&trA.seqIn))
 			mB := &Model{s: Settings{EmbeddingDim: d, Hidden: []int{d}}, dt: tensor.Float64,
 				tables: []*param{newParamOf(tensor.Float64, "query.position", n, d), newParamOf(tensor.Float64, "item.out", ds.Items, d)}}
 			for k, i := range valid {
@@ -209,24 +195,13 @@ func TestInBatchUniqueEmptyColumns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows := must(newStepRows(m.s, ds))
-		windows := make([]int32, rows.units)
-		for w := range windows {
-			windows[w] = int32(w)
-		}
-		smp, g := mustBuild(samplers.Settings{Kind: samplers.KindMixture, Of: []samplers.Settings{
+		tr, batch, _, _ := everyWindow(t, m, ds, ls, samplers.Settings{Kind: samplers.KindMixture, Of: []samplers.Settings{
 			{Kind: samplers.KindInBatchUnique, Negatives: k}, uniformPerRowSampler(2)}})
-		gA := must(rows.geometry(g))
-		if !gA.Unfilled {
-			t.Fatalf("geometry %v is not Unfilled", gA)
+		if !tr.g.Unfilled {
+			t.Fatalf("geometry %v is not Unfilled", tr.g)
 		}
-		ts := TrainSettings{BatchSize: len(windows)}
-		if err := ts.Resolve(); err != nil {
-			t.Fatal(err)
-		}
-		tr := must(newTrainer[float64](m, ds, countEstimatorOf(rows.counts, 40), must(losses.New(ls, gA, tensor.Float64)), smp, ts, 1, towerFused))
 		var r result
-		r.loss = must(tr.forwardBackward(1, tr.compose(ds, windows)))
+		r.loss = must(tr.forwardBackward(1, batch))
 		tr.gradients()
 		for _, g := range tr.denseGrad {
 			r.dense = append(r.dense, slices.Clone(data[float64](g.Value())))
@@ -263,6 +238,28 @@ func TestInBatchUniqueEmptyColumns(t *testing.T) {
 			}
 		}
 	}
+}
+
+// everyWindow returns a float64 trainer of m (a SASRec model) with loss ls and sampler ss and a
+// fixed count estimator of the positions' targets, whose step holds every window of ds: the
+// trainer, that step's batch (every position a row), the windows' rows and the estimator.
+func everyWindow(t *testing.T, m *Model, ds *datasets.Dataset, ls losses.Settings, ss samplers.Settings) (*trainer[float64], []datasets.Interaction, *stepRows, *countEstimator) {
+	t.Helper()
+	rows := must(newStepRows(m.s, ds))
+	windows := make([]int32, rows.units)
+	for k := range windows {
+		windows[k] = int32(k)
+	}
+	smp, g := mustBuild(ss)
+	gA := must(rows.geometry(g))
+	gA.Sampler = g.Sampler
+	ts := TrainSettings{BatchSize: len(windows)}
+	if err := ts.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	est := countEstimatorOf(rows.counts, 40)
+	tr := must(newTrainer[float64](m, ds, est, must(losses.New(ls, gA, tensor.Float64)), smp, ts, 1, towerFused))
+	return tr, tr.compose(ds, windows), rows, est
 }
 
 // rowsOf returns a row gradient by row.

@@ -18,7 +18,8 @@ import (
 // Layout Corpus is not a component; the mixture draws per row if a component does (Khrylchenko
 // et al. 2025: in_batch_unique shared by all rows and uniform_per_row). A row's negatives are
 // n_A + n_B draws, n_X = C_X − 1 the component's negatives per row (less the columns it left
-// empty at the step, Geometry.Unfilled), independent across the components, so the mixture's per-draw probability and inclusion probability of item j are
+// empty at the step, Geometry.Unfilled), independent across the components, so the mixture's
+// per-draw probability and inclusion probability of item j are
 //
 //	q_j = (n_A·q_A(j) + n_B·q_B(j)) / (n_A + n_B),   p_j = 1 − (1 − p_A(j))(1 − p_B(j)),
 //
