@@ -21,13 +21,13 @@ import (
 // notRun are the README's shell commands that TestREADMECommands does not run, each with why.
 var notRun = map[string]string{
 	"go run ./experiments -config configs/movielens.toml": "1.5 min of training on 2 cores; the smoke run covers the same stages",
-	"go run ./experiments -config configs/wiki.toml":      "the 12-minute main job",
+	"go run ./experiments -config configs/wiki.toml":      "the main job, 5–9 minutes on 2 cores",
 	"go test ./...": "the whole test suite, this test included (4 min)",
 	"launch/slurm-submit.sh configs/delicious.toml":                          "needs a Slurm cluster; .ci/slurm-e2e.sh submits the smoke config with it",
 	"kubectl apply -f launch/k8s-indexed-job.yaml":                           "needs a Kubernetes cluster",
 	"kubectl wait --for=condition=complete --timeout=24h job/workbench-grid": "needs a Kubernetes cluster",
 	"kubectl apply -f launch/k8s-report-job.yaml":                            "needs a Kubernetes cluster",
-	"go run -tags openblas ./experiments -config configs/wiki.toml":          "the 12-minute main job, and needs libopenblas-dev",
+	"go run -tags openblas ./experiments -config configs/wiki.toml":          "the main job, 5–9 minutes on 2 cores, and needs libopenblas-dev",
 	"go test -tags openblas ./...":                                           "the whole test suite under the openblas tag; .ci/run runs it",
 	"go get github.com/samplingbias/workbench@<commit>":                      "<commit> stands for a commit of the repository; the local-clone commands below are run",
 }
