@@ -235,9 +235,11 @@ type InteractionsSettings struct {
 	// counted), "raw" (reward = rating) or "one" (reward 1). Default DefaultReward, or
 	// RewardOne when Rating is "none".
 	Reward Reward `toml:"reward"`
-	// RatingScale divides ratings under "scale". Default DefaultRatingScale.
+	// RatingScale divides ratings under "scale" (another value under another reward is an
+	// error). Default DefaultRatingScale.
 	RatingScale float64 `toml:"rating_scale"`
-	// Threshold is the lowest kept rating under "threshold". Default DefaultThreshold.
+	// Threshold is the lowest kept rating under "threshold" (another value under another
+	// reward is an error). Default DefaultThreshold.
 	Threshold float64 `toml:"threshold"`
 	// Dedupe drops repeated (user, item) rows, keeping the earliest (the first in file order
 	// without timestamps). Default false: repeats are kept and counted in Report.Duplicates.
@@ -405,6 +407,13 @@ func (s *InteractionsSettings) resolve() error {
 		setting.Default(&s.Reward, RewardOne)
 	}
 	setting.Default(&s.Reward, DefaultReward)
+	// A rating scale or threshold that the reward mapping does not read would be ignored
+	// silently (rows below a threshold kept under "scale"): written with another value than
+	// its default, it is an error. The default is accepted, as a resolved config holds it.
+	unusedScale := setting.OnlyFor("interactions.rating_scale", s.RatingScale != 0 && s.RatingScale != DefaultRatingScale,
+		s.Reward == RewardScale, "only read by interactions.reward = %q (reward is %s)", RewardScale, s.Reward)
+	unusedThreshold := setting.OnlyFor("interactions.threshold", s.Threshold != 0 && s.Threshold != DefaultThreshold,
+		s.Reward == RewardThreshold, "only read by interactions.reward = %q (reward is %s)", RewardThreshold, s.Reward)
 	setting.Default(&s.RatingScale, DefaultRatingScale)
 	setting.Default(&s.Threshold, DefaultThreshold)
 	if err := setting.First(
@@ -419,6 +428,8 @@ func (s *InteractionsSettings) resolve() error {
 		setting.Require("interactions.reward", s.Reward == RewardOne || s.Rating != columnNone,
 			"%s needs a rating column (interactions.rating is none)", s.Reward),
 		setting.Require("interactions.rating_scale", s.RatingScale > 0, "must be > 0, got %v", s.RatingScale),
+		unusedScale,
+		unusedThreshold,
 	); err != nil {
 		return err
 	}

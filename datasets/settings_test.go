@@ -100,6 +100,9 @@ func TestResolveErrors(t *testing.T) {
 		{inter(func(s *InteractionsSettings) { s.Reward = "log" }), `interactions.reward: unknown "log" (allowed: scale, threshold, raw, one)`},
 		{inter(func(s *InteractionsSettings) { s.Rating, s.Reward = "none", "threshold" }), `interactions.reward: threshold needs a rating column (interactions.rating is none)`},
 		{inter(func(s *InteractionsSettings) { s.RatingScale = -5 }), `interactions.rating_scale: must be > 0, got -5`},
+		{inter(func(s *InteractionsSettings) { s.Threshold = 3.5 }), `interactions.threshold: only read by interactions.reward = "threshold" (reward is scale)`},
+		{inter(func(s *InteractionsSettings) { s.Rating, s.Threshold = "none", 3 }), `interactions.threshold: only read by interactions.reward = "threshold" (reward is one)`},
+		{inter(func(s *InteractionsSettings) { s.Reward, s.RatingScale = "threshold", 10 }), `interactions.rating_scale: only read by interactions.reward = "scale" (reward is threshold)`},
 		{inter(func(s *InteractionsSettings) { s.ItemFeatures = []FeatureFile{{Columns: []string{"g"}}} }), `interactions.item_features[0].file: required`},
 		{inter(func(s *InteractionsSettings) { s.QueryFeatures = []FeatureFile{{File: "u.csv"}} }), `interactions.query_features[0].columns: required (at least one column)`},
 		{inter(func(s *InteractionsSettings) {

@@ -247,8 +247,8 @@ func (t theme) newPlot(l Labels) (*plot.Plot, error) {
 		{"Y", l.Y, p.Y.Label.TextStyle, t.s.Height},
 	} {
 		if w := c.sty.Width(c.text); c.text != "" && w > vg.Length(c.side)*vg.Inch-2*t.s.margin() {
-			le := &LayoutError{Problem: fmt.Sprintf("labels: %s %q is %.2f in long, more than the figure's %.2f in",
-				c.field, c.text, w/vg.Inch, c.side)}
+			le := &LayoutError{Problem: fmt.Sprintf("labels: %s %q is %.2f in long, more than the %.2f in the figure's %.2f in leave inside its margins",
+				c.field, c.text, w/vg.Inch, (vg.Length(c.side)*vg.Inch-2*t.s.margin())/vg.Inch, c.side)}
 			if need := inches(w + 2*t.s.margin()); c.field == "Y" {
 				le.Height = need
 			} else {
