@@ -93,6 +93,9 @@ type table struct {
 	before   lastValues
 	// unterminated says that the last record had no line break and was kept.
 	unterminated bool
+	// widest is the largest column index a spec gave (-1: none), widestKey its config key.
+	widest    int
+	widestKey string
 }
 
 // tailReader remembers the last byte read.
@@ -125,7 +128,7 @@ func openTable(src files, file, delim string, noHeader bool) (*table, error) {
 	case delim != "":
 		r.Comma = []rune(delim)[0]
 	}
-	t := &table{r: r, src: src, file: file, name: shown, close: closer, tail: tail}
+	t := &table{r: r, src: src, file: file, name: shown, close: closer, tail: tail, widest: -1}
 	if noHeader {
 		return t, nil
 	}
@@ -268,9 +271,15 @@ func (t *table) column(key, spec string) (int, error) {
 		return -1, nil
 	}
 	if i, err := strconv.Atoi(spec); err == nil {
+		if t.header != nil && i >= len(t.header) {
+			return 0, fmt.Errorf("%s: column %d is past the %d columns of %s (header: %s)", key, i, len(t.header), t.name, t.shownHeader())
+		}
+		if i > t.widest {
+			t.widest, t.widestKey = i, key
+		}
 		return i, nil
 	}
-	if i := slices.Index(t.header, spec); i >= 0 {
+	if i := slices.IndexFunc(t.header, func(h string) bool { return strings.TrimSpace(h) == spec }); i >= 0 {
 		return i, nil
 	}
 	fix := fmt.Sprintf("set data.%s to one of these names or to a 0-based column index", key)
@@ -308,7 +317,11 @@ func (t *table) record(maxCol int) ([]string, error) {
 		return nil, err
 	}
 	if len(rec) <= maxCol {
-		return nil, t.errorf("expected at least %d columns, got %d", maxCol+1, len(rec))
+		what := ""
+		if t.widest == maxCol {
+			what = fmt.Sprintf(" (data.%s = %d)", t.widestKey, maxCol)
+		}
+		return nil, t.errorf("expected at least %d columns%s, got %d", maxCol+1, what, len(rec))
 	}
 	return rec, nil
 }
@@ -356,7 +369,7 @@ func (s *side) readFeatures(src files, key string, ff FeatureFile, rep *Report) 
 		}
 		name := fmt.Sprintf("column%d", cols[i])
 		if t.header != nil && cols[i] < len(t.header) {
-			name = t.header[cols[i]]
+			name = strings.TrimSpace(t.header[cols[i]])
 		}
 		if name == s.idField || slices.Contains(s.fields, name) {
 			return fmt.Errorf("%s.columns: field %q is defined twice", key, name)
@@ -374,13 +387,14 @@ func (s *side) readFeatures(src files, key string, ff FeatureFile, rep *Report) 
 		if err != nil {
 			return err
 		}
-		if rec[kcol] == "" {
+		id := strings.TrimSpace(rec[kcol])
+		if id == "" {
 			return t.errorf("empty id in column %d", kcol)
 		}
-		e := s.id(rec[kcol])
+		e := s.id(id)
 		if seen[e] {
 			line, _ := t.r.FieldPos(0)
-			rep.count(&rep.Duplicates, "%s:%d: repeated id %q (row dropped)", t.name, line, rec[kcol])
+			rep.count(&rep.Duplicates, "%s:%d: repeated id %q (row dropped)", t.name, line, id)
 			continue
 		}
 		seen[e] = true
@@ -479,10 +493,11 @@ func readInteractions(src files, file string, is InteractionsSettings, users, it
 			return nil, err
 		}
 		rep.Records++
-		if rec[ucol] == "" || rec[icol] == "" {
+		user, item := strings.TrimSpace(rec[ucol]), strings.TrimSpace(rec[icol])
+		if user == "" || item == "" {
 			return nil, t.errorf("empty user or item id (columns %d, %d)", ucol, icol)
 		}
-		p := Interaction{Query: users.id(rec[ucol]), Item: items.id(rec[icol]), Reward: 1}
+		p := Interaction{Query: users.id(user), Item: items.id(item), Reward: 1}
 		if tcol >= 0 {
 			if p.Time, err = parseTime(rec[tcol]); err != nil {
 				return nil, t.errorf("column %d: %v", tcol, err)

@@ -176,6 +176,28 @@ func TestInteractionsNoHeader(t *testing.T) {
 	}
 }
 
+// TestInteractionsSpaces: ids, header names and feature-file keys are read without the spaces
+// around them ("u, 12, 5" as written by hand), so "12 " and "12" are one item and its feature
+// row is found.
+func TestInteractionsSpaces(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"log.csv":   "user, item\na,12\nb, 12 \na,13\n",
+		"items.csv": "item , genre\n 12,x\n13 ,y\n",
+	})
+	d := mustLoad(t, Settings{Source: "interactions", Path: filepath.Join(dir, "log.csv"), Split: SplitSettings{Kind: "query", TestFraction: 0.5},
+		Interactions: InteractionsSettings{User: "user", Item: "item", Time: "none", Rating: "none",
+			ItemFeatures: []FeatureFile{{File: "items.csv", Key: "item", Columns: []string{"genre"}}}}}, 1)
+	if !slices.Equal(d.ItemNames, []string{"12", "13"}) || !slices.Equal(d.QueryNames, []string{"a", "b"}) {
+		t.Errorf("items %q, users %q, want [12 13] and [a b]", d.ItemNames, d.QueryNames)
+	}
+	if d.Report.NoFeatures != 0 {
+		t.Errorf("%d items without a feature row, want 0", d.Report.NoFeatures)
+	}
+	if f := d.ItemFeatures.Field("genre"); f == nil {
+		t.Errorf("no field genre (header names are trimmed)")
+	}
+}
+
 // TestInteractionsMalformed checks the errors of malformed CSV input.
 func TestInteractionsMalformed(t *testing.T) {
 	const hdr = "userId,movieId,rating,timestamp\n"
@@ -221,7 +243,13 @@ func TestInteractionsMalformed(t *testing.T) {
 			`ratings.csv (header: userId, movieId, timestamp); if the file has no ratings, set data.interactions.rating = "none"; else set data.interactions.rating to one of these names or to a 0-based column index`},
 		{"no time column", "userId,movieId,rating\n1,2,3\n", "", nil,
 			`ratings.csv (header: userId, movieId, rating); if the file has no timestamps, set data.interactions.time = "none"; else`},
-		{"index out of header", hdr + "1,2,3,4\n", "", func(s *InteractionsSettings) { s.Rating = "9" }, `ratings.csv:2: expected at least 10 columns, got 4`},
+		// A column index past the file's columns names its key: at the header, or at the first
+		// row of a file without one.
+		{"index out of header", hdr + "1,2,3,4\n", "", func(s *InteractionsSettings) { s.Rating = "9" },
+			`interactions.rating: column 9 is past the 4 columns of `},
+		{"index out of a headerless row", "1,2,3,4\n", "", func(s *InteractionsSettings) {
+			s.NoHeader, s.User, s.Item, s.Rating, s.Time = true, "0", "1", "2", "7"
+		}, `ratings.csv:1: expected at least 8 columns (data.interactions.time = 7), got 4`},
 		{"time span", hdr + "1,2,3,0\n1,3,3,99999999999999\n", "", nil, `timestamps 0 to 99999999999999 span 1157407408 days; at most 1048576 day buckets are supported`},
 		{"feature key", hdr + "1,2,3,4\n", "id,genres\n2,a\n", nil, `interactions.item_features[0].key: no column "movieId" in `},
 		{"feature column", hdr + "1,2,3,4\n", "movieId,genres\n2,a\n", func(s *InteractionsSettings) { s.ItemFeatures[0].Columns = []string{"genre"} },

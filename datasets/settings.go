@@ -225,7 +225,8 @@ type InteractionsSettings struct {
 	NoHeader bool `toml:"no_header"`
 	// User, Item, Time and Rating name columns, by header name or 0-based index. Defaults
 	// DefaultUser, DefaultItem, DefaultTime (unix seconds) and DefaultRating. Time and Rating
-	// may be "none": no timestamps (no day buckets) / no rating.
+	// may be "none": no timestamps (no day buckets) / no rating. Header names, ids and values
+	// are read without the spaces around them ("b, 12 " is user "b" and item "12").
 	User   string `toml:"user"`
 	Item   string `toml:"item"`
 	Time   string `toml:"time"`
