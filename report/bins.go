@@ -37,7 +37,7 @@ func writeBinsSummary(w io.Writer, s *summary) {
 		}
 		fmt.Fprintln(w)
 		for _, g := range s.groups {
-			fmt.Fprintf(w, "| %s |", s.label(g))
+			fmt.Fprintf(w, "| %s |", mdCell(s.label(g)))
 			recalls := make([]float64, 0, len(present))
 			for _, sl := range present {
 				v, ok := s.values[aggKey{g, coord{tau, sl, metrics.MetricRecall, k, metrics.TestNatural}}]

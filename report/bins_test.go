@@ -67,3 +67,40 @@ func TestPopularityFigureSeries(t *testing.T) {
 		t.Errorf("figures without bins: %v", figs)
 	}
 }
+
+// TestSummaryTablesWithPipes: a "|" in a plots.labels name is escaped in summary.md, so that
+// every row of every table has its header's number of cells (unescaped, the digest's row of
+// the best cell and the per-run rows got two cells too many).
+func TestSummaryTablesWithPipes(t *testing.T) {
+	recs := recordsOf(map[string]map[int64]map[metrics.Slice]float64{
+		"variant=full":  {1: {metrics.SliceAll: 0.3}, 2: {metrics.SliceAll: 0.32}},
+		"variant=plain": {1: {metrics.SliceAll: 0.4}, 2: {metrics.SliceAll: 0.42}},
+	}, []string{"variant=full", "variant=plain"})
+	var buf bytes.Buffer
+	labels := map[string]string{"plain": "logQ | Yi et al. 2019 | eq. 3"}
+	if err := writeSummary(&buf, "test", summarize(recs, labels), nil, nil, Settings{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, `logQ \| Yi et al. 2019 \| eq. 3`) {
+		t.Fatalf("summary.md lacks the escaped label:\n%s", out)
+	}
+	cells := func(line string) int { return strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") }
+	want, rows := 0, 0
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case !strings.HasPrefix(line, "|"):
+			want = 0
+		case want == 0:
+			want = cells(line) // a table's header
+		default:
+			rows++
+			if got := cells(line); got != want {
+				t.Errorf("row %q has %d separators, its header %d", line, got, want)
+			}
+		}
+	}
+	if rows < 4 {
+		t.Errorf("only %d table rows checked:\n%s", rows, out)
+	}
+}

@@ -105,7 +105,7 @@ func writeCalibrationSummary(w io.Writer, s *summary, recs []*Run, rows []contra
 				shown = true
 			}
 			if shown {
-				fmt.Fprintf(w, "| %s | %s |\n", s.label(g), strings.Join(texts, " | "))
+				fmt.Fprintf(w, "| %s | %s |\n", mdCell(s.label(g)), strings.Join(texts, " | "))
 			}
 		}
 	}
@@ -151,7 +151,7 @@ func writeCalibrationContrasts(w io.Writer, sls []metrics.Slice, rows []contrast
 				texts = append(texts, t)
 			}
 			if n > 0 {
-				table = append(table, fmt.Sprintf("| %s | %d | %s |\n", l.label(), n, strings.Join(texts, " | ")))
+				table = append(table, fmt.Sprintf("| %s | %d | %s |\n", mdCell(l.label()), n, strings.Join(texts, " | ")))
 			}
 		}
 		if len(table) > 0 {

@@ -579,7 +579,7 @@ func writeContrastsSummary(w io.Writer, s *summary, rows []contrastRow, rs Setti
 				texts = append(texts, rows[i].text())
 			}
 			if n > 0 {
-				fmt.Fprintf(w, "| %s | %d | %s |\n", l.label(), n, strings.Join(texts, " | "))
+				fmt.Fprintf(w, "| %s | %d | %s |\n", mdCell(l.label()), n, strings.Join(texts, " | "))
 			}
 		}
 	}

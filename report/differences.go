@@ -433,7 +433,7 @@ func writeDifferencesSummary(w io.Writer, s *summary, d *differences, labels fun
 			if n == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "| %s − %s | %d | %s |\n", labels(c.Cell), labels(c.Base), n, strings.Join(cells, " | "))
+			fmt.Fprintf(w, "| %s − %s | %d | %s |\n", mdCell(labels(c.Cell)), mdCell(labels(c.Base)), n, strings.Join(cells, " | "))
 		}
 	})
 }

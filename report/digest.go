@@ -31,7 +31,7 @@ func writeDigest(w io.Writer, s *summary, rows []contrastRow, rs Settings, ag []
 		for _, k := range ks {
 			var texts []string
 			for _, sl := range sls {
-				texts = append(texts, s.best(coord{ref, sl, metrics.MetricRecall, k, metrics.TestNatural}))
+				texts = append(texts, mdCell(s.best(coord{ref, sl, metrics.MetricRecall, k, metrics.TestNatural})))
 			}
 			fmt.Fprintf(w, "| %s | %s |\n", metricLabel(metrics.MetricRecall, k), strings.Join(texts, " | "))
 		}

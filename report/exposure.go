@@ -66,7 +66,7 @@ func writeExposureSummary(w io.Writer, s *summary) {
 					texts = append(texts, "–")
 				}
 			}
-			fmt.Fprintf(w, "| %s | %s |\n", s.label(g), strings.Join(texts, " | "))
+			fmt.Fprintf(w, "| %s | %s |\n", mdCell(s.label(g)), strings.Join(texts, " | "))
 		}
 	}
 }

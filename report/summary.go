@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/samplingbias/workbench/metrics"
 )
@@ -111,7 +112,7 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences, rows []
 			}
 		}
 		for _, g := range s.groups {
-			fmt.Fprintf(w, "| %s |", s.label(g))
+			fmt.Fprintf(w, "| %s |", mdCell(s.label(g)))
 			for _, sl := range s.tableSlices() {
 				v, ok := s.values[aggKey{g, coord{tk.Tau, sl, tk.Metric, tk.K, tk.Test}}]
 				if !ok {
@@ -143,6 +144,10 @@ func (v agg) text() string {
 	}
 	return fmt.Sprintf("%.4f", v.Mean)
 }
+
+// mdCell is text for a cell of a markdown table: a "|" in it (a label of plots.labels, a
+// contrast's name) is escaped, as GitHub's tables read it, so that it does not end the cell.
+func mdCell(text string) string { return strings.ReplaceAll(text, "|", `\|`) }
 
 // metricLabel names a metric at K as in papers: Recall@10, NDCG@10, MRR.
 func metricLabel(metric metrics.Metric, k int) string {
