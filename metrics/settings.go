@@ -65,8 +65,8 @@ func DefaultK() []int { return []int{10, 50, 100} }
 // DefaultK() and MRR, unfiltered, without logit adjustment, with DefaultBootstrap bootstrap
 // resamples, on GOMAXPROCS workers.
 type Settings struct {
-	// K lists the cut-offs of Recall@K and NDCG@K, each at least 1 and no two equal
-	// (default DefaultK()).
+	// K lists the cut-offs of Recall@K and NDCG@K, each at least 1, below the corpus size, and
+	// no two equal (default DefaultK()).
 	K []int `toml:"k"`
 	// Filter removes from the ranking of each test pair the items of its query in
 	// Input.Exclude: its training items (FilterSeen) or its known positives in train and test

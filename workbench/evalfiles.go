@@ -36,11 +36,16 @@ func runFileName(tau float64) string {
 	return "run_la_tau=" + strconv.FormatFloat(tau, 'g', -1, 64) + ".trec"
 }
 
-// checkEval refuses, before anything trains, an evaluation the run's data cannot give: more
-// sampled negatives than a test pair has items to draw from (the corpus without the pair's item
+// checkEval refuses, before anything trains, an evaluation the run's data cannot give: a
+// cut-off K that ranks the whole corpus, more sampled negatives than a test pair has items to draw from (the corpus without the pair's item
 // and its query's known positives), or popularity negatives from a corpus with too few items
 // seen in training.
 func checkEval(cfg *Config, ds *datasets.Dataset, counts []int64) error {
+	for _, k := range cfg.Eval.K {
+		if k >= ds.Items {
+			return fmt.Errorf("eval.k: %d ranks the whole corpus of %d items, where every Recall@%d is 1: use cut-offs below the corpus size", k, ds.Items, k)
+		}
+	}
 	sm := cfg.Eval.Sampled
 	if !sm.On() {
 		return nil

@@ -255,11 +255,11 @@ func TestEvalBadInputs(t *testing.T) {
 	}
 }
 
-// TestEvalBadInputsAgainstData: the sampled evaluation checked against the run's data before
-// anything trains: more negatives than the corpus has items, and popularity negatives from a
-// corpus whose items were never seen in training (or too few of them), each one error naming
-// the key; and a contrast naming a metric its cells do not evaluate names the contrast's
-// metrics and the setting that evaluates it.
+// TestEvalBadInputsAgainstData: the evaluation checked against the run's data before anything
+// trains: a cut-off K not below the corpus size, more negatives than the corpus has items, and
+// popularity negatives from a corpus whose items were never seen in training (or too few of
+// them), each one error naming the key; and a contrast naming a metric its cells do not
+// evaluate names the contrast's metrics and the setting that evaluates it.
 func TestEvalBadInputsAgainstData(t *testing.T) {
 	dir := t.TempDir()
 	_, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", "eval.sampled.kind=uniform", "-set", "eval.sampled.negatives=300")
@@ -267,6 +267,9 @@ func TestEvalBadInputsAgainstData(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
 		t.Error("runs were started")
 	}
+	// A cut-off that ranks the whole corpus (its Recall@K is 1 whatever was trained).
+	_, err = runCommand(t, "-config", smokeConfig, "-out", dir, "-set", "eval.k=[1,10,300]")
+	wantError(t, err, "eval.k: 300 ranks the whole corpus of 300 items, where every Recall@300 is 1")
 	cfg := &Config{}
 	cfg.Eval.Sampled = metrics.SampledSettings{Kind: metrics.NegativesPopularity, Negatives: 5}
 	ds := &datasets.Dataset{Items: 10, Queries: 2, Test: []datasets.Interaction{{Query: 0, Item: 1}}}
