@@ -161,7 +161,8 @@ func maybeGunzip(r io.Reader) (io.Reader, error) {
 	return gzip.NewReader(br)
 }
 
-// next advances to the next line (without its line terminator, "\r" included).
+// next advances to the next line (without its line terminator, "\r" included, and without a
+// byte-order mark at the start of the file).
 func (l *lines) next() bool {
 	if !l.sc.Scan() {
 		if err := l.sc.Err(); err != nil {
@@ -176,6 +177,9 @@ func (l *lines) next() bool {
 	}
 	l.line++
 	l.text = bytes.TrimSuffix(l.sc.Bytes(), []byte{'\r'})
+	if l.line == 1 {
+		l.text = bytes.TrimPrefix(l.text, []byte("\ufeff")) // a byte-order mark, as some editors write
+	}
 	return true
 }
 

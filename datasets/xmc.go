@@ -280,6 +280,9 @@ func parseXMCText(l *lines, x *xmcData, maxLabels int) error {
 	headerLine, start := l.line, x.rows()
 	var last lastValues
 	for l.next() {
+		if len(bytes.TrimSpace(l.text)) == 0 {
+			continue // a blank line is no example (one without labels still lists its features)
+		}
 		if err := x.textRow(l); err != nil {
 			return l.tornOr(err)
 		}

@@ -139,6 +139,29 @@ func TestXMCTextFixture(t *testing.T) {
 	}
 }
 
+// TestXMCTextBOMAndBlankLines: the text fixture with a byte-order mark before its header, a
+// blank line between rows and blank lines at the end loads as the fixture does.
+func TestXMCTextBOMAndBlankLines(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"train.txt", "test.txt"} {
+		b, err := os.ReadFile(filepath.Join("testdata/xmctext", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		header, rows, _ := strings.Cut(string(b), "\n")
+		rows = strings.Replace(rows, "\n", "\n\n", 1)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("\ufeff"+header+"\r\n"+rows+"\n  \n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := mustLoad(t, Settings{Source: "xmc", Path: "testdata/xmctext"}, 1)
+	got := mustLoad(t, Settings{Source: "xmc", Path: dir}, 1)
+	if got.Queries != want.Queries || got.Report.Records != want.Report.Records || got.Report.EmptyRows != want.Report.EmptyRows ||
+		!slices.Equal(got.Train, want.Train) || !slices.Equal(got.Test, want.Test) {
+		t.Errorf("%d queries, report\n%v\nwant %d queries, report\n%v", got.Queries, got.Report, want.Queries, want.Report)
+	}
+}
+
 // TestXMCMalformed checks the file:line errors of malformed ARFF, XML and text files.
 func TestXMCMalformed(t *testing.T) {
 	const hdr = "@relation r\n@attribute a numeric\n@attribute b {0,1}\n@attribute L {0,1}\n@data\n"
