@@ -1,6 +1,7 @@
 package workbench
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -232,7 +233,26 @@ func processAlive(pid int) bool {
 		return false
 	}
 	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	return !zombie(pid)
+}
+
+// zombie reports whether the process pid has exited and waits to be reaped (state Z or X in
+// /proc/<pid>/stat, Linux): a killed process whose parent died first stays a zombie until an
+// init reaps it, which in a container without one is never, and kill(pid, 0) still finds it.
+// Elsewhere, or when the file cannot be read, it reports false.
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')') // the command name, in parentheses, may hold spaces and ')'
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	return b[i+2] == 'Z' || b[i+2] == 'X'
 }
 
 // heartbeat touches the claim until it is released.
