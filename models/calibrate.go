@@ -22,13 +22,12 @@ func calibrate(ctx context.Context, ds *datasets.Dataset, s EvalSettings, ev *Ev
 		return nil, nil, nil
 	}
 	in, queries := ev.Input, ev.Queries
-	row := make(map[int32]int32, len(queries))
-	for r, q := range queries {
-		row[q] = int32(r)
-	}
+	// The days of each row's test pairs: a query's pairs share a row, or, with a tower that reads
+	// a history, the pairs of one query with the same history do (in.Pairs[i].Query is the row of
+	// test pair i).
 	days := make([][]int32, len(queries))
-	for _, it := range ds.Test {
-		r := row[it.Query]
+	for i, it := range ds.Test {
+		r := in.Pairs[i].Query
 		days[r] = append(days[r], it.Day)
 	}
 	c := metrics.CalibrationInput{U: in.U, V: in.V, Dim: in.Dim, Link: metrics.Link(s.Link), ItemSlice: in.ItemSlice, LogPrior: in.LogPrior,
