@@ -427,7 +427,7 @@ func (c *Config) resolve(md toml.MetaData) error {
 		section("eval", c.Eval.Resolve()),
 		section("plots", c.Plots.Resolve()),
 		section("report", c.Report.Resolve()),
-		checkNegatives(c.Train, c.Loss, c.Sampler),
+		checkNegatives(c.Train, c.Model.Sequence, c.Loss, c.Sampler),
 		checkDeclared(c.Loss, c.Sampler),
 		checkPropensity(c),
 		c.resolveSelection(),

@@ -28,9 +28,10 @@ func checkDeclared(l losses.Settings, s samplers.Settings) error {
 // checkNegatives refuses a resolved config whose steps have no negatives: the in_batch sampler
 // draws a row's negatives from the other pairs of its batch (Yi et al. section 3), so with one
 // pair a batch has none, and logq's expected count Q = (B−1)·q (losses.LogQProbabilityExpectedCount)
-// is 0 for every column, which training would report only as a diverged loss.
-func checkNegatives(t models.TrainSettings, l losses.Settings, s samplers.Settings) error {
-	if t.BatchSize != 1 || s.Kind != samplers.KindInBatch {
+// is 0 for every column, which training would report only as a diverged loss. SASRec's batch
+// is one of windows, each position a row: one window of more than one position has negatives.
+func checkNegatives(t models.TrainSettings, seq models.SequenceSettings, l losses.Settings, s samplers.Settings) error {
+	if t.BatchSize != 1 || s.Kind != samplers.KindInBatch || (seq.Encoder == models.EncoderSASRec && seq.MaxLength > 1) {
 		return nil
 	}
 	why := ""

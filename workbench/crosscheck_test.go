@@ -21,6 +21,11 @@ func TestBatchOfOneRefused(t *testing.T) {
 		{"uniform", "[train]\nbatch_size = 1\n[loss]\nvariant = \"logq\"\n[sampler]\nkind = \"uniform\"\n", nil},
 		{"mixed", "[train]\nbatch_size = 1\n[loss]\nvariant = \"logq\"\n[sampler]\nkind = \"mixed\"\n", nil},
 		{"batch of two", "[train]\nbatch_size = 2\n[loss]\nvariant = \"logq\"\n", nil},
+		// SASRec's batch of one window has a row per position: negatives, unless a window is one
+		// position long.
+		{"sasrec window", "[data]\nsource = \"synthetic\"\n[train]\nbatch_size = 1\n[model.sequence]\nencoder = \"sasrec\"\nmax_length = 5\n", nil},
+		{"sasrec window of one", "[data]\nsource = \"synthetic\"\n[train]\nbatch_size = 1\n[model.sequence]\nencoder = \"sasrec\"\nmax_length = 1\n",
+			[]string{`train.batch_size = 1 with sampler.kind = "in_batch"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
