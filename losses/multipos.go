@@ -41,7 +41,7 @@ func (s *Settings) refuseUndefined(g candidates.Geometry) error {
 		why = "its β uses α = k/(M − 1), the sampling rate of uniform negatives"
 	case s.subtractsLogQ():
 		why = fmt.Sprintf("it subtracts log Q, logq_probability = %q", s.LogQProbability)
-	case s.readsQ():
+	case s.ReadsQ():
 		why = "it weighs the columns by the sampler's q"
 	default:
 		return nil

@@ -486,11 +486,21 @@ func (s *Settings) subtractsLogQ() bool {
 // debiased_contrastive does; a registered variant may (its expression reads what it asks for),
 // and counts as one that does.
 func (s Settings) ReadsDeclared() bool {
-	return !isBuiltin(s.Variant) || s.subtractsLogQ() || s.readsQ()
+	return !isBuiltin(s.Variant) || s.subtractsLogQ() || s.ReadsQ()
 }
 
-// readsQ reports whether the resolved settings read the per-draw q (side input log_q).
-func (s *Settings) readsQ() bool {
+// ReadsInclusion reports whether the resolved settings read the inclusion probability p̂ that a
+// sampler declares (side input log_p, from the estimator wherever the sampler's law takes the
+// positives' p̂), or derive their q from it (q_source = "estimator"): logq, nce,
+// sampled_logistic, login and logout with logq_probability inclusion or dedupe, q_source
+// estimator, and a registered variant (its expression reads what it asks for).
+func (s Settings) ReadsInclusion() bool {
+	return !isBuiltin(s.Variant) || s.QSource == QSourceEstimator ||
+		(s.subtractsLogQ() && s.LogQProbability != LogQProbabilityExpectedCount)
+}
+
+// ReadsQ reports whether the resolved settings read the per-draw q (side input log_q).
+func (s Settings) ReadsQ() bool {
 	return s.Variant == VariantImportance || s.Variant == VariantRelative || s.Variant == VariantTail ||
 		s.Variant == VariantMSEGramian || s.Variant == VariantLogQCorrected ||
 		(s.subtractsLogQ() && s.LogQProbability == LogQProbabilityExpectedCount)
@@ -506,7 +516,7 @@ func (s *Settings) resolveProbabilities() error {
 	return setting.First(
 		setting.EnumFor("logq_probability", s.LogQProbability, probabilities, subtracts,
 			"only for logq, nce, sampled_logistic, login and logout, not variant %s; leave it empty", s.Variant),
-		setting.OnlyFor("q_source", s.QSource != "", s.readsQ(),
+		setting.OnlyFor("q_source", s.QSource != "", s.ReadsQ(),
 			"variant %s (logq_probability %q) reads no data frequency q; leave it empty", s.Variant, s.LogQProbability),
 		setting.EnumFor("q_source", s.QSource, qSources, s.QSource != "", ""),
 	)
@@ -538,7 +548,7 @@ func (s *Settings) ResolveFor(g candidates.Geometry) error {
 			return err
 		}
 	}
-	readsQ := s.readsQ() && g.Layout == candidates.Diagonal
+	readsQ := s.ReadsQ() && g.Layout == candidates.Diagonal
 	if readsQ {
 		setting.Default(&s.QSource, DefaultQSource)
 	}

@@ -3,6 +3,7 @@ package samplers
 import (
 	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/setting"
@@ -120,6 +121,21 @@ type Settings struct {
 	// Options are the options of a sampler added with Register, the [sampler.options] table,
 	// decoded strictly into its options struct. Must be empty for the built-in kinds.
 	Options map[string]any `toml:"options,omitempty"`
+}
+
+// QFromInclusion reports whether the per-draw q the resolved settings declare derives from the
+// positives' inclusion probability p̂ (the estimator's) rather than from their training
+// frequency: in_batch_unique's q = p/min(k, D) (docs/samplers.md), a mixture with such a
+// component, and a registered sampler, whose law the workbench cannot see. With declare =
+// "unigram" the declaration is the training frequency whatever was drawn.
+func (s Settings) QFromInclusion() bool {
+	if s.Declare == DeclareUnigram {
+		return false
+	}
+	if _, ok := registered(s.Kind); ok || s.Kind == KindInBatchUnique {
+		return true
+	}
+	return slices.ContainsFunc(s.Of, Settings.QFromInclusion)
 }
 
 // drawsNegatives reports whether a built-in kind draws Negatives items per step.

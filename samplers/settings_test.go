@@ -183,3 +183,32 @@ func TestGeometryUniform(t *testing.T) {
 		}
 	}
 }
+
+// TestQFromInclusion: in_batch_unique's q is p̂/min(k, D), from the positives' inclusion
+// probability (an estimator's), and so is a mixture's with it as a component; the in_batch,
+// uniform and mixed samplers declare q from the training frequency, and declare = "unigram"
+// declares the frequency whatever the kind.
+func TestQFromInclusion(t *testing.T) {
+	unique := Settings{Kind: KindInBatchUnique, Negatives: 8}
+	for _, tc := range []struct {
+		s    Settings
+		want bool
+	}{
+		{Settings{Kind: KindInBatch}, false},
+		{Settings{Kind: KindUniform, Negatives: 8}, false},
+		{Settings{Kind: KindMixed, Negatives: 8}, false},
+		{unique, true},
+		{Settings{Kind: KindMixture, Of: []Settings{unique, {Kind: KindUniformPerRow, Negatives: 8}}}, true},
+		{Settings{Kind: KindMixture, Of: []Settings{{Kind: KindUniform, Negatives: 4}, {Kind: KindUniformPerRow, Negatives: 8}}}, false},
+		{Settings{Kind: KindInBatchUnique, Negatives: 8, Declare: DeclareUnigram}, false},
+	} {
+		t.Run(string(tc.s.Kind), func(t *testing.T) {
+			if err := tc.s.Resolve(); err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.s.QFromInclusion(); got != tc.want {
+				t.Errorf("%+v: QFromInclusion %v, want %v", tc.s, got, tc.want)
+			}
+		})
+	}
+}

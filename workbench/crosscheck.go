@@ -2,6 +2,8 @@ package workbench
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/models"
@@ -40,4 +42,38 @@ func checkNegatives(t models.TrainSettings, seq models.SequenceSettings, l losse
 	}
 	return fmt.Errorf("train.batch_size = 1 with sampler.kind = %q (loss.variant = %q): a row's negatives are the other pairs of its batch, so a batch of one has none%s; use train.batch_size >= 2, or sampler.kind = %q or %q (uniform negatives)",
 		s.Kind, l.Variant, why, samplers.KindUniform, samplers.KindMixed)
+}
+
+// unreadEstimator is the warning of an [estimator] that no run of the grid reads, which would
+// otherwise change nothing in silence (an ablation over estimator.kind comparing identical
+// models), or "": a run reads the estimator's p̂ when its loss reads the declared inclusion
+// probability or derives its q from p̂ (losses.Settings.ReadsInclusion), when its loss reads the
+// declared q and the sampler derives q from p̂ (samplers.Settings.QFromInclusion), or when the
+// sampler's audit compares the declaration with the draws. A warning, not an error: a run's own
+// config.toml holds every resolved setting, the estimator's too, and must load as a config.
+func unreadEstimator(runs []plannedRun) string {
+	var wrote *plannedRun
+	for i := range runs {
+		r := &runs[i]
+		l, s := r.cfg.Loss, r.cfg.Sampler
+		if s.Audit || l.ReadsInclusion() || (l.ReadsQ() && s.QFromInclusion()) {
+			return ""
+		}
+		if wrote == nil && r.cfg.written.has("estimator") {
+			wrote = r
+		}
+	}
+	if wrote == nil {
+		return ""
+	}
+	key := "estimator"
+	if m, ok := wrote.cfg.written.tree["estimator"].(map[string]any); ok && len(m) > 0 {
+		key += "." + slices.Min(slices.Collect(maps.Keys(m)))
+	}
+	where, _ := wrote.cfg.written.where(key, wrote.cfg)
+	if where != "" {
+		where += ": "
+	}
+	return fmt.Sprintf("%s%s: no run of the grid reads the estimator, so its settings change nothing: its p̂ is read by loss.logq_probability = %q or %q (logq, nce, sampled_logistic), loss.q_source = %q, sampler.kind = %q (whose q is p̂/min(k, D)) with a loss that reads q, and sampler.audit",
+		where, key, losses.LogQProbabilityInclusion, losses.LogQProbabilityDedupe, losses.QSourceEstimator, samplers.KindInBatchUnique)
 }

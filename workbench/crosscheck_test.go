@@ -1,6 +1,9 @@
 package workbench
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestBatchOfOneRefused: batch_size = 1 with the in_batch sampler leaves a step without negatives
 // (with logq's default expected_count, Q = 0 for every column, which used to end as "training
@@ -37,6 +40,39 @@ func TestBatchOfOneRefused(t *testing.T) {
 				return
 			}
 			wantError(t, err, tt.want...)
+		})
+	}
+}
+
+// TestUnreadEstimatorWarned: an [estimator] that no run of the grid reads (smoke's plain and
+// logq with the expected count Q = (B−1)·count/N) is named in a warning with where it was
+// written; a grid with a run that reads p̂ (logq_probability = "inclusion", the sampler's
+// audit, in_batch_unique's q under the expected count) or a config without [estimator] has none.
+func TestUnreadEstimatorWarned(t *testing.T) {
+	const warning = "no run of the grid reads the estimator"
+	for _, tc := range []struct {
+		name string
+		sets []string
+		want string // "" : no warning
+	}{
+		{"unread", []string{"estimator.kind=lsh"}, "warning: -set estimator.kind=lsh: estimator.kind: " + warning},
+		{"no estimator", nil, ""},
+		{"inclusion", []string{"estimator.kind=lsh", "loss.variant=logq", "loss.logq_probability=inclusion"}, ""},
+		{"audit", []string{"estimator.alpha=0.5", "sampler.audit=true"}, ""},
+		{"in_batch_unique", []string{"estimator.alpha=0.5", "loss.variant=logq", "sampler.kind=in_batch_unique", "sampler.negatives=8"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"-config", smokeConfig, "-out", t.TempDir(), "-list"}
+			for _, s := range tc.sets {
+				args = append(args, "-set", s)
+			}
+			out, err := runCommand(t, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(out, warning); got != (tc.want != "") || !strings.Contains(out, tc.want) {
+				t.Errorf("output:\n%s\nwant the warning %q", out, tc.want)
+			}
 		})
 	}
 }

@@ -42,6 +42,9 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	if err := checkOnly(runs, o); err != nil {
 		return err
 	}
+	if msg := unreadEstimator(runs); msg != "" {
+		fmt.Fprintf(stdout, "warning: %s\n", msg)
+	}
 	switch {
 	case o.list:
 		if err := listRuns(runs, o, stdout); err != nil {

@@ -36,9 +36,6 @@ hidden = [16]
 batch_size = 64
 epochs = 2
 
-[estimator]
-kind = "streaming"
-
 [eval]
 k = [10]
 bootstrap = 50
