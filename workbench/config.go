@@ -18,6 +18,7 @@ import (
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/estimators"
 	"github.com/samplingbias/workbench/estimators/freqsim"
+	"github.com/samplingbias/workbench/internal/schema"
 	isetting "github.com/samplingbias/workbench/internal/setting"
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/metrics"
@@ -246,9 +247,12 @@ func tomlError(path string, data []byte, err error) error {
 	// A value of the wrong type: "toml: line N (last key "k"): incompatible types: …".
 	if m := typeError.FindStringSubmatch(err.Error()); m != nil {
 		key, msg := m[2], m[3]
-		if strings.Contains(msg, "TOML value has type map[string]any; destination has type slice") {
+		switch t := typeNames.FindStringSubmatch(msg); {
+		case strings.Contains(msg, "TOML value has type map[string]any; destination has type slice"):
 			msg = fmt.Sprintf("a list of tables, written as a table: give each element its own [[%s]] header (or write %s = [{ … }, …])",
 				key, key[strings.LastIndex(key, ".")+1:])
+		case t != nil:
+			msg = schema.TypeMismatch(t[1], t[2], valueOnLine(data, m[1])).Error()
 		}
 		return fmt.Errorf("%s:%s: %s: %s", path, m[1], key, msg)
 	}
@@ -256,8 +260,27 @@ func tomlError(path string, data []byte, err error) error {
 }
 
 // typeError matches the TOML decoder's message for a value of the wrong type: its line, key and
-// wording.
-var typeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
+// wording; typeNames the types in that wording.
+var (
+	typeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
+	typeNames = regexp.MustCompile(`^incompatible types: TOML value has type (\S+); destination has type (\S+)$`)
+)
+
+// valueOnLine is the value of a "key = value" line of data (line, 1-based, in decimal), without a
+// trailing comment; "" when the line has no such form.
+func valueOnLine(data []byte, line string) string {
+	n, err := strconv.Atoi(line)
+	lines := strings.Split(string(data), "\n")
+	if err != nil || n < 1 || n > len(lines) {
+		return ""
+	}
+	_, v, ok := strings.Cut(lines[n-1], "=")
+	if !ok {
+		return ""
+	}
+	v, _, _ = strings.Cut(v, "#")
+	return strings.TrimSpace(v)
+}
 
 // resolveSampler resolves the sampler (full by default for the loss variants that score the whole
 // corpus) and its geometry, which the loss is resolved for; it runs before the loss resolves.

@@ -31,7 +31,10 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"unclosed table on line 2", "seeds = [1]\n[loss\nvariant = 1\n", nil, []string{"exp.toml:2:6:", "table name"}},
 		{"unknown key", "[loss]\ntemprature = 0.1\n", nil, []string{"exp.toml", "unknown key loss.temprature (did you mean loss.temperature?)"}},
 		{"unknown section", "[optimiser]\nlr = 1\n", nil, []string{"unknown key optimiser"}},
-		{"wrong type", "[loss]\ntemperature = \"hot\"\n", nil, []string{"exp.toml:2: loss.temperature: incompatible types"}},
+		{"wrong type", "[loss]\ntemperature = \"hot\"\n", nil, []string{"exp.toml:2: loss.temperature: incompatible types: expected a number, got a string"}},
+		// A column index written as a number where the key takes a name or an index in quotes.
+		{"index unquoted", "[data]\nsource = \"interactions\"\n[data.interactions]\nuser = 0 # the first column\n", nil,
+			[]string{`exp.toml:4: data.interactions.user: incompatible types: expected a string, got an integer (write it in quotes: "0")`}},
 		{"a list of tables written as a table", "[sampler]\nkind = \"mixture\"\n[sampler.of]\nkind = \"uniform\"\n", nil,
 			[]string{"exp.toml:3: sampler.of: a list of tables, written as a table: give each element its own [[sampler.of]] header (or write of = [{ … }, …])"}},
 		{"out of range", "[loss]\ntemperature = -1.0\n", nil, []string{"exp.toml", "loss.temperature:"}},

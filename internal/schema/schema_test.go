@@ -75,7 +75,7 @@ func TestSetGetWalk(t *testing.T) {
 		{"options.alpha", 0.5, ""},
 		{"options.v.beta", []any{int64(1)}, ""},
 		{"inner.kind", "middle", "inner.kind: "},
-		{"inner.count", "x", "inner.count: incompatible types: TOML value has type string; destination has type int"},
+		{"inner.count", "x", "inner.count: incompatible types: expected an integer, got a string"},
 		{"inner.of", []any{map[string]any{"colour": "red"}}, "unknown key inner.of[0].colour"},
 		{"nope", 1.0, "unknown key nope"},
 		{"name.x", 1.0, "unknown key name.x (name is not a table)"},
@@ -140,5 +140,24 @@ func TestParse(t *testing.T) {
 	}
 	if got := Unindexed("a.b[12].c[x]"); got != "a.b.c[x]" {
 		t.Errorf("Unindexed = %q", got)
+	}
+}
+
+// TestTypeMismatch: the wording of a value of the wrong type names both types in words, and the
+// value written, when known, in the form the key expects.
+func TestTypeMismatch(t *testing.T) {
+	for _, tc := range []struct{ got, want, raw, msg string }{
+		{"int64", "string", "0", `incompatible types: expected a string, got an integer (write it in quotes: "0")`},
+		{"integer", "string", "", "incompatible types: expected a string, got an integer"},
+		{"string", "integer", "", "incompatible types: expected an integer, got a string"},
+		{"float64", "int", "1.5", "incompatible types: expected an integer, got a number with a fraction"},
+		{"string", "float64", "", "incompatible types: expected a number, got a string"},
+		{"integer", "slice", "1", "incompatible types: expected a list, got an integer (write a list: [1])"},
+		{"string", "boolean", "", "incompatible types: expected true or false, got a string"},
+		{"map[string]any", "int", "", "incompatible types: expected an integer, got a table"},
+	} {
+		if got := TypeMismatch(tc.got, tc.want, tc.raw).Error(); got != tc.msg {
+			t.Errorf("TypeMismatch(%q, %q, %q) = %q, want %q", tc.got, tc.want, tc.raw, got, tc.msg)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -282,9 +283,59 @@ func normalize(x any) any {
 	return x
 }
 
-// badType is the TOML decoder's wording for a value of the wrong type.
+// badType is the error of a value of the wrong type (TypeMismatch).
 func badType(v reflect.Value, x any) error {
-	return fmt.Errorf("incompatible types: TOML value has type %s; destination has type %s", tomlTypeOf(x), v.Type())
+	want := v.Kind().String()
+	if v.CanAddr() {
+		if _, ok := v.Addr().Interface().(encoding.TextUnmarshaler); ok {
+			want = "string" // a typed enum or another value written as text
+		}
+	}
+	raw := ""
+	switch x.(type) {
+	case int64, float64, bool:
+		raw = fmt.Sprint(x)
+	}
+	return TypeMismatch(tomlTypeOf(x), want, raw)
+}
+
+// TypeMismatch is the error of a value of TOML type got (the decoder's or tomlTypeOf's name) where
+// a value of Go or TOML type want is expected, in words ("incompatible types: expected an
+// integer, got a string"); raw, the value as written when known, makes the hint of a number or
+// boolean written for a string: its quoted form.
+func TypeMismatch(got, want, raw string) error {
+	w, g := typeWords(want), typeWords(got)
+	if g == "a number" {
+		g = "a number with a fraction"
+	}
+	msg := fmt.Sprintf("incompatible types: expected %s, got %s", w, g)
+	switch {
+	case raw == "" || g == "a string":
+	case w == "a string":
+		msg += fmt.Sprintf(" (write it in quotes: %q)", raw)
+	case w == "a list":
+		msg += fmt.Sprintf(" (write a list: [%s])", raw)
+	}
+	return errors.New(msg)
+}
+
+// typeWords names a TOML type (as the decoder and tomlTypeOf write them) or a Go kind in words.
+func typeWords(t string) string {
+	switch {
+	case t == "string":
+		return "a string"
+	case t == "integer" || strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
+		return "an integer"
+	case t == "float" || strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "bool" || t == "boolean":
+		return "true or false"
+	case t == "slice" || t == "array" || strings.HasPrefix(t, "[]"):
+		return "a list"
+	case t == "struct" || t == "table" || t == "map" || strings.HasPrefix(t, "map["):
+		return "a table"
+	}
+	return t
 }
 
 // tomlTypeOf names the TOML type of a decoded value.
