@@ -2,7 +2,6 @@ package workbench
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/samplingbias/workbench/losses"
@@ -59,21 +58,35 @@ func unreadEstimator(runs []plannedRun) string {
 		if s.Audit || l.ReadsInclusion() || (l.ReadsQ() && s.QFromInclusion()) {
 			return ""
 		}
-		if wrote == nil && r.cfg.written.has("estimator") {
+		if wrote == nil && len(writtenLeaves("estimator", r.cfg.written.tree["estimator"])) > 0 {
 			wrote = r
 		}
 	}
 	if wrote == nil {
 		return ""
 	}
-	key := "estimator"
-	if m, ok := wrote.cfg.written.tree["estimator"].(map[string]any); ok && len(m) > 0 {
-		key += "." + slices.Min(slices.Collect(maps.Keys(m)))
-	}
+	key := slices.Min(writtenLeaves("estimator", wrote.cfg.written.tree["estimator"]))
 	where, _ := wrote.cfg.written.where(key, wrote.cfg)
 	if where != "" {
 		where += ": "
 	}
 	return fmt.Sprintf("%s%s: no run of the grid reads the estimator, so its settings change nothing: its p̂ is read by loss.logq_probability = %q or %q (logq, nce, sampled_logistic), loss.q_source = %q, sampler.kind = %q (whose q is p̂/min(k, D)) with a loss that reads q, and sampler.audit",
 		where, key, losses.LogQProbabilityInclusion, losses.LogQProbabilityDedupe, losses.QSourceEstimator, samplers.KindInBatchUnique)
+}
+
+// writtenLeaves are the dotted keys of the values written inside x under key, a table of the
+// written tree: the empty tables a results folder's config.toml holds ([estimator.lsh]) are none.
+func writtenLeaves(key string, x any) []string {
+	m, ok := x.(map[string]any)
+	switch {
+	case x == nil:
+		return nil
+	case !ok:
+		return []string{key}
+	}
+	var out []string
+	for k, v := range m {
+		out = append(out, writtenLeaves(key+"."+k, v)...)
+	}
+	return out
 }

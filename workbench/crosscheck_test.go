@@ -1,6 +1,7 @@
 package workbench
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -74,5 +75,17 @@ func TestUnreadEstimatorWarned(t *testing.T) {
 				t.Errorf("output:\n%s\nwant the warning %q", out, tc.want)
 			}
 		})
+	}
+}
+
+// TestUnreadEstimatorShowcase: a results folder's config.toml holds the [estimator] table of
+// the grid, empty when the config wrote none: loaded, it gets no warning.
+func TestUnreadEstimatorShowcase(t *testing.T) {
+	out, err := runCommand(t, "-config", filepath.Join("..", "results", "showcase", "negatives", "config.toml"), "-out", t.TempDir(), "-list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "reads the estimator") {
+		t.Errorf("output:\n%s", out)
 	}
 }
