@@ -162,9 +162,17 @@ func (u *Unsplit) SplitWith(s SplitSettings, seed int64, o Options) (*Dataset, e
 	r.Pairs, r.Train, r.Valid, r.Test = int64(len(u.Pairs)), len(d.Train), len(d.Valid), len(d.Test)
 	switch {
 	case len(d.Test) == 0:
-		return nil, fmt.Errorf("split: the test set of %s is empty (kind %s, %d pairs)", d.Name, s.Kind, len(u.Pairs))
+		return nil, fmt.Errorf("%s: the test set of %s is empty (kind %s, %d pairs)", s.sizeKey(), d.Name, s.Kind, len(u.Pairs))
 	case len(d.Train) == 0:
-		return nil, fmt.Errorf("split: the train set of %s is empty (kind %s, %d pairs)", d.Name, s.Kind, len(u.Pairs))
+		key := s.sizeKey()
+		if len(d.Valid) > 0 { // validation took the pairs the test window left
+			key = "split.validation"
+			if s.Kind == SplitTemporal {
+				key = "split.validation_fraction"
+			}
+		}
+		return nil, fmt.Errorf("%s: the train set of %s is empty (kind %s, %d pairs, %d in test, %d in validation)",
+			key, d.Name, s.Kind, len(u.Pairs), len(d.Test), len(d.Valid))
 	}
 	if u.Timed && o.Sequences {
 		d.Sequences = indexSequences(u.Pairs, part, d)
@@ -339,7 +347,11 @@ func (u *Unsplit) validMask(s SplitSettings, test []bool, rng *rand.Rand) ([]boo
 			}
 		}
 		k := min(fraction(len(u.Pairs), s.ValidationFraction), len(times))
-		if k == 0 {
+		switch {
+		case len(times) == 0:
+			return nil, fmt.Errorf("%s: the test window takes every pair of %s (%d), and leaves none for validation and training",
+				s.sizeKey(), d.Name, len(u.Pairs))
+		case k == 0:
 			return nil, fmt.Errorf("split.validation_fraction: %v of the %d pairs of %s (%d before the test window) is no pair",
 				s.ValidationFraction, len(u.Pairs), d.Name, len(times))
 		}

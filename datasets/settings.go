@@ -348,6 +348,19 @@ func (s *Settings) otherLoaders() error {
 	return nil
 }
 
+// sizeKey is the key that sizes the test part of the resolved split, for an error about its
+// size: split.test_days when it is set, split.kind for the splits without a size (files,
+// leave_last_out), split.test_fraction otherwise.
+func (s *SplitSettings) sizeKey() string {
+	switch {
+	case s.TestDays > 0:
+		return "split.test_days"
+	case s.Kind == SplitFiles || s.Kind == SplitLeaveLastOut:
+		return "split.kind"
+	}
+	return "split.test_fraction"
+}
+
 func (s *SplitSettings) resolve(source Source) error {
 	if source == SourceXMC {
 		setting.Default(&s.Kind, SplitFiles)

@@ -74,14 +74,14 @@ func TestSplitTemporalTies(t *testing.T) {
 	}
 	l = &Unsplit{Dataset: &Dataset{Name: "one day", Queries: 1, Items: 2}, Timed: true, Pairs: []Interaction{{Item: 0, Time: 5}, {Item: 1, Time: 5}}}
 	_, err := l.Split(SplitSettings{Kind: "temporal", TestFraction: 0.5}, 1)
-	if err == nil || !strings.HasPrefix(err.Error(), "split: the train set of one day is empty (kind temporal, 2 pairs)") {
+	if err == nil || err.Error() != "split.test_fraction: the train set of one day is empty (kind temporal, 2 pairs, 2 in test, 0 in validation)" {
 		t.Errorf("all tied: %v", err)
 	}
 }
 
 func TestSplitErrors(t *testing.T) {
 	_, err := Load(Settings{Path: "testdata/wiki", Split: SplitSettings{TestFraction: 0.01}}, 1)
-	if err == nil || err.Error() != "split: the test set of wiki is empty (kind random, 5 pairs)" {
+	if err == nil || err.Error() != "split.test_fraction: the test set of wiki is empty (kind random, 5 pairs)" {
 		t.Errorf("empty test: %v", err)
 	}
 	_, err = Load(Settings{Source: "interactions", Path: "testdata/ratings", Split: SplitSettings{Kind: "temporal"},
@@ -371,7 +371,10 @@ func TestSplitValidationErrors(t *testing.T) {
 		{three, SplitSettings{Kind: SplitTemporal, Validation: true, TestFraction: 0.2, ValidationFraction: 0.05},
 			"split.validation_fraction: 0.05 of the 5 pairs of e (4 before the test window) is no pair"},
 		{three, SplitSettings{Kind: SplitTemporal, Validation: true, TestFraction: 0.2, ValidationFraction: 0.7},
-			"split: the train set of e is empty (kind temporal, 5 pairs)"},
+			"split.validation_fraction: the train set of e is empty (kind temporal, 5 pairs, 1 in test, 4 in validation)"},
+		// A test window of every day leaves nothing before it.
+		{three, SplitSettings{Kind: SplitTemporal, Validation: true, TestDays: 9, ValidationFraction: 0.1},
+			"split.test_days: the test window takes every pair of e (5), and leaves none for validation and training"},
 	} {
 		_, err := timedUnsplit("e", 2, 5, c.pairs).Split(c.s, 1)
 		if err == nil || err.Error() != c.want {

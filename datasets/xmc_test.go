@@ -237,7 +237,7 @@ func TestXMCMalformed(t *testing.T) {
 		{"text too many labels", map[string]string{"train.txt": "1 2 99999999\n0 1:1\n", "test.txt": "0 2 3\n"},
 			`train.txt:1: header declares 99999999 labels; at most 16777216 are supported`},
 		{"empty test set", map[string]string{"train.txt": "1 2 3\n0 1:1\n", "test.txt": "1 2 3\n 0:1\n"},
-			`split: the test set of `},
+			`split.kind: the test set of `},
 	} {
 		dir := writeFiles(t, c.files)
 		_, err := Load(Settings{Source: "xmc", Path: dir}, 1)

@@ -254,7 +254,17 @@ func (c *dataCache) load(cfg *Config, w io.Writer) (*datasets.Dataset, error) {
 		c.sizes[key] = c.last
 		c.mu.Unlock()
 	}
-	return d.ds, d.err
+	return d.ds, dataKeyError(d.err, cfg)
+}
+
+// dataKeyError names the config key of an error of the data's loader, whose messages start with
+// the key inside [data] ("split.validation_users: …"), as the other config errors do: the full
+// key, after where it was written ("FILE:LINE: data.split.validation_users: …").
+func dataKeyError(err error, cfg *Config) error {
+	if err == nil || errorKey("data."+err.Error()) == "" {
+		return err
+	}
+	return cfg.written.located(fmt.Errorf("data.%w", err), cfg)
 }
 
 // dataSize is what the length of a run needs of its data.

@@ -124,3 +124,15 @@ func TestShippedConfigsPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestDataErrorsNameTheirKey: an error of the data's loader about a key of [data] names the full
+// key after where it was written, as the config's own errors do: a test window of more days than
+// the data have (its train set empty) and more validation users than have a validation pair.
+func TestDataErrorsNameTheirKey(t *testing.T) {
+	body := "seeds = [1]\n[data]\nsource = \"synthetic\"\n[data.split]\nkind = \"temporal\"\ntest_days = 5\n[data.synthetic]\nitems = 50\nqueries = 40\ninteractions = 400\ndays = 4\n"
+	_, err := runCommand(t, "-config", writeConfig(t, body), "-out", t.TempDir())
+	wantError(t, err, "exp.toml:6: data.split.test_days: the train set of synthetic is empty (kind temporal, 400 pairs, 400 in test, 0 in validation)")
+	body = "seeds = [1]\n[data]\nsource = \"synthetic\"\n[data.split]\nkind = \"leave_last_out\"\nvalidation = true\n[data.synthetic]\nitems = 50\nqueries = 40\ninteractions = 400\n"
+	_, err = runCommand(t, "-config", writeConfig(t, body), "-out", t.TempDir(), "-set", "data.split.validation_users=1000")
+	wantError(t, err, "-set data.split.validation_users=1000: data.split.validation_users: 1000 asked, but only")
+}
