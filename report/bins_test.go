@@ -2,6 +2,9 @@ package report
 
 import (
 	"bytes"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -102,5 +105,27 @@ func TestSummaryTablesWithPipes(t *testing.T) {
 	}
 	if rows < 4 {
 		t.Errorf("only %d table rows checked:\n%s", rows, out)
+	}
+}
+
+// TestSummaryNamesMissingRuns: a report of part of the grid (Input.Missing) says so in
+// summary.md, naming the runs it leaves out; a report of the whole grid does not.
+func TestSummaryNamesMissingRuns(t *testing.T) {
+	recs := recordsOf(map[string]map[int64]map[metrics.Slice]float64{
+		"variant=full": {1: {metrics.SliceAll: 0.3}},
+	}, []string{"variant=full"})
+	for _, missing := range [][]string{nil, {"variant=full,seed=2", "variant=plain,seed=1"}} {
+		dir := t.TempDir()
+		if err := Write(dir, Input{Runs: recs, Missing: missing}, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "Note: part of the grid: 2 of its 3 runs have not finished and are left out (variant=full,seed=2, variant=plain,seed=1)."
+		if got := strings.Contains(string(b), "part of the grid"); got != (missing != nil) || (missing != nil && !strings.Contains(string(b), want)) {
+			t.Errorf("missing %v: summary.md\n%s", missing, b)
+		}
 	}
 }

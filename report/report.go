@@ -329,6 +329,10 @@ func Write(dir string, in Input, warn io.Writer) error {
 		return err
 	}
 	s := summarize(recs, in.Plots.Labels)
+	if n := len(in.Missing); n > 0 {
+		s.notes = append([]string{fmt.Sprintf("part of the grid: %d of its %d runs have not finished and are left out (%s)",
+			n, n+len(recs), strings.Join(in.Missing, ", "))}, s.notes...)
+	}
 	if err := s.encode(in.Plots); err != nil {
 		return err
 	}

@@ -107,6 +107,9 @@ type Input struct {
 	Settings Settings
 	// Plots is the [plots] section.
 	Plots plots.Settings
+	// Missing are the ids of the grid's runs that have not finished: summary.md says that it
+	// reports part of the grid, and which part is missing.
+	Missing []string
 }
 
 // check requires runs, each with a value on every axis.

@@ -25,6 +25,16 @@ func writeReport(cfg *Config, runs []plannedRun, recs []*runRecord, stdout io.Wr
 		planned[r.ID] = r
 	}
 	out := make([]*report.Run, len(recs))
+	done := map[string]bool{}
+	for _, rec := range recs {
+		done[rec.ID] = true
+	}
+	var missing []string
+	for _, r := range runs {
+		if !done[r.ID] {
+			missing = append(missing, r.ID)
+		}
+	}
 	for i, rec := range recs {
 		r := planned[rec.ID]
 		out[i] = rec.reportRun(r.cfg.Loss.Family())
@@ -34,7 +44,9 @@ func writeReport(cfg *Config, runs []plannedRun, recs []*runRecord, stdout io.Wr
 			}
 		}
 	}
-	return report.Write(cfg.Out, reportInput(cfg, out), stdout)
+	in := reportInput(cfg, out)
+	in.Missing = missing
+	return report.Write(cfg.Out, in, stdout)
 }
 
 // describe gives rr, r's run as the report reads it, what the MLflow tree holds of it beyond
