@@ -369,17 +369,24 @@ func (r Report) String() string {
 }
 
 // Summary is the report on one line, for printing at load time: the records read, the pairs
-// kept and split (the validation pairs only when there are some), then every non-zero count of
-// records dropped or set apart, e.g.
+// kept and split (the validation pairs only when there are some, the test pairs whose item or
+// query has no training pair when there are some), then every non-zero count of records dropped
+// or set apart, e.g.
 //
-//	wikilinks: 12 records read, 9 pairs kept (8 train, 1 test); unknown ids (dropped): 2, self-links: 1
+//	wikilinks: 12 records read, 9 pairs kept (8 train, 1 test, 1 with a cold item); unknown ids (dropped): 2, self-links: 1
 func (r Report) Summary() string {
 	var b strings.Builder
 	valid := ""
 	if r.Valid > 0 {
 		valid = fmt.Sprintf(", %d validation", r.Valid)
 	}
-	fmt.Fprintf(&b, "%s: %d records read, %d pairs kept (%d train%s, %d test)", r.Source, r.Records, r.Pairs, r.Train, valid, r.Test)
+	cold := ""
+	for _, c := range []reportCount{{"a cold item", int64(r.ColdTestItems)}, {"a cold query", int64(r.ColdTestQueries)}} {
+		if c.v != 0 {
+			cold += fmt.Sprintf(", %d with %s", c.v, c.name)
+		}
+	}
+	fmt.Fprintf(&b, "%s: %d records read, %d pairs kept (%d train%s, %d test%s)", r.Source, r.Records, r.Pairs, r.Train, valid, r.Test, cold)
 	sep := "; "
 	for _, c := range r.setApart() {
 		if c.v != 0 {

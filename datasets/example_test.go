@@ -79,7 +79,7 @@ func ExampleUnsplit_Split() {
 	}
 	fmt.Println(d.Report.Summary())
 	// Output:
-	// by hand: 6 records read, 6 pairs kept (4 train, 2 test)
+	// by hand: 6 records read, 6 pairs kept (4 train, 2 test, 1 with a cold item, 2 with a cold query)
 }
 
 // ListInputs names the files Load reads for the settings, never the other files beside them:
@@ -121,7 +121,7 @@ func ExampleDataset_History() {
 		}
 	}
 	// Output:
-	// interactions: 100836 records read, 100836 pairs kept (99616 train, 610 validation, 610 test)
+	// interactions: 100836 records read, 100836 pairs kept (99616 train, 610 validation, 610 test, 24 with a cold item)
 	// train: user 1 rates 804 after 0 training items, the last 3 []
 	// validation: user 1 rates 2012 after 230 training items, the last 3 [1445 553 2478]
 	// test: user 1 rates 2492 after 230 training items, the last 3 [1445 553 2478]

@@ -390,18 +390,19 @@ func TestSplitValidationErrors(t *testing.T) {
 }
 
 // TestSplitValidationReport: the report counts the validation pairs, and the summary names
-// them only when there are some.
+// them only when there are some; the two test pairs' items (2 and 4) are in no other pair, and
+// the summary counts them as cold.
 func TestSplitValidationReport(t *testing.T) {
 	pairs := []timedPair{{0, 0, 1}, {0, 1, 2}, {0, 2, 3}, {1, 3, 1}, {1, 4, 2}}
 	d := mustSplit(t, timedUnsplit("r", 2, 5, pairs), SplitSettings{Kind: SplitLeaveLastOut, Validation: true}, 1)
-	if got, want := d.Report.Summary(), "interactions: 0 records read, 5 pairs kept (2 train, 1 validation, 2 test)"; got != want {
+	if got, want := d.Report.Summary(), "interactions: 0 records read, 5 pairs kept (2 train, 1 validation, 2 test, 2 with a cold item)"; got != want {
 		t.Errorf("summary %q, want %q", got, want)
 	}
 	if !strings.Contains(d.Report.String(), "validation pairs: 1\n") {
 		t.Errorf("report without the validation pairs:\n%s", d.Report)
 	}
 	d = mustSplit(t, timedUnsplit("r", 2, 5, pairs), SplitSettings{Kind: SplitLeaveLastOut}, 1)
-	if got, want := d.Report.Summary(), "interactions: 0 records read, 5 pairs kept (3 train, 2 test)"; got != want {
+	if got, want := d.Report.Summary(), "interactions: 0 records read, 5 pairs kept (3 train, 2 test, 2 with a cold item)"; got != want {
 		t.Errorf("summary %q, want %q", got, want)
 	}
 	if strings.Contains(d.Report.String(), "validation") {
