@@ -27,7 +27,8 @@ type Contrast struct {
 	// A and B select one cell each by axis values, written as in a run id ("variant=logq" or
 	// "sampler=in_batch,weighting=importance"); required. Either may add la_tau=x to take the
 	// cell's ranking after post-hoc logit adjustment at strength x (one of eval.logit_adjust);
-	// without it a cell is taken as trained (τ_LA = 0, or the smallest evaluated strength).
+	// without it a cell is taken as trained (τ_LA = 0, or the evaluated strength of smallest |τ_LA|,
+	// the first of equal ones).
 	A string `toml:"a"`
 	B string `toml:"b"`
 	// By names an axis over whose values the contrast is repeated, each value added to both A
