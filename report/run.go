@@ -91,8 +91,11 @@ type CurvePoint struct {
 // that the sampler has no probability law to compare the draws with.
 type Audit struct {
 	TV, Floor, HeadWorst float64
-	Head                 int
-	QUndefined           bool
+	// Mass is the declared copies' sum against the drawn copies' (samplers.AuditSummary.Mass); 0
+	// when the run's record predates it.
+	Mass       float64
+	Head       int
+	QUndefined bool
 }
 
 // Input is what a report is made of: a grid's finished runs and how to report them.

@@ -17,6 +17,7 @@ import (
 func auditNotes(recs []*Run) []string {
 	var groups []string
 	sums := map[string][4]float64{}
+	mass := map[string][2]float64{} // Σ Mass over the seeds that recorded it, and their number
 	head := map[string]int{}
 	undefined := map[string]bool{}
 	for _, rec := range recs {
@@ -31,10 +32,14 @@ func auditNotes(recs []*Run) []string {
 		undefined[rec.Group] = undefined[rec.Group] || a.QUndefined
 		v := sums[rec.Group]
 		sums[rec.Group] = [4]float64{v[0] + a.TV, v[1] + a.Floor, v[2] + a.HeadWorst, v[3] + 1}
+		if a.Mass > 0 {
+			m := mass[rec.Group]
+			mass[rec.Group] = [2]float64{m[0] + a.Mass, m[1] + 1}
+		}
 	}
 	notes := make([]string, len(groups))
 	for i, g := range groups {
-		v, h := sums[g], head[g]
+		v, h, ms := sums[g], head[g], mass[g]
 		if g == "" {
 			g = "the runs"
 		}
@@ -48,6 +53,9 @@ func auditNotes(recs []*Run) []string {
 			"the loss's q declares and those drawn, against %.4f from sampling noise alone (i.i.d. draws from the declared law; "+
 			"%s); worst relative error among the %d most frequent items %.4f",
 			g, int(n), v[0]/n, v[1]/n, auditVerdict(v[0]/n, v[1]/n), h, v[2]/n)
+		if ms[1] > 0 {
+			notes[i] += massVerdict(ms[0] / ms[1])
+		}
 	}
 	return notes
 }
@@ -58,6 +66,24 @@ func auditNotes(recs []*Run) []string {
 // relative spread near 0.75): 1.5 floors is more than 3 spreads for M′ ≥ 20 and many more for
 // the shipped corpora's thousands of items.
 const auditMismatch = 1.5
+
+// auditMassExcess is the ratio of the declared copies' sum over the drawn items to the drawn
+// copies' (samplers.AuditSummary.Mass) above which the summary says that the declarations exceed
+// the draws. An exact law gives at most 1 (less by the declared mass of the items never drawn,
+// which on a large corpus may be most of it, so a low mass says nothing): a declaration too
+// large by a constant factor, or none at all (q = 1), shows here and not in the TV, which
+// compares normalised distributions.
+const auditMassExcess = 1.1
+
+// massVerdict is the summary's clause on the declared mass m: none when it is within the law's
+// bound (or was not recorded).
+func massVerdict(m float64) string {
+	if m <= auditMassExcess {
+		return ""
+	}
+	return fmt.Sprintf("; the declared copies of the drawn items sum to %.3f times the copies drawn, which an exact law never exceeds: "+
+		"the declared q is too large (a constant factor, or no declaration), which the TV cannot see", m)
+}
 
 // auditVerdict says whether a TV of tv against a floor of floor is sampling noise.
 func auditVerdict(tv, floor float64) string {

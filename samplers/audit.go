@@ -185,8 +185,15 @@ type AuditSummary struct {
 	// HeadWorst is the worst relative error |d_j/e_j − 1| of the declared copies among the
 	// AuditHead items with the most training interactions (counts).
 	HeadWorst float64
+	// Mass is Σd/Σe, the copies the declarations sum to over the drawn items against the copies
+	// drawn (a row's negatives). TV compares the two distributions each normalised to sum 1, so
+	// it cannot see a declaration off by a constant factor (q = 2/M for uniform draws), nor one
+	// that puts mass on items never drawn (q = 1/M for draws from a subset of the corpus): Mass
+	// does. An exact law gives Mass ≤ 1, short of 1 by the declared mass of the items no step
+	// drew.
+	Mass float64
 	// QUndefined says that the sampler has no probability law (candidates.Geometry.QUndefined):
-	// there is no declaration, and TV, Floor and HeadWorst are 0.
+	// there is no declaration, and TV, Floor, HeadWorst and Mass are 0.
 	QUndefined bool
 }
 
@@ -214,6 +221,9 @@ func (a *Audit) Summary(counts []int64) AuditSummary {
 	}
 	s.TV /= 2
 	s.Floor /= 2
+	if se > 0 {
+		s.Mass = sd / se
+	}
 	for _, j := range head(counts) {
 		if it := a.item(j); it.empCopies > 0 {
 			s.HeadWorst = math.Max(s.HeadWorst, math.Abs(it.declCopies/it.empCopies-1))

@@ -397,3 +397,64 @@ func TestAuditFloor(t *testing.T) {
 		t.Errorf("popularity declared as uniform: TV %.5f, floor %.5f: want TV > 5 floors", s.TV, s.Floor)
 	}
 }
+
+// scaledQ declares every q of its sampler times a constant factor.
+type scaledQ struct {
+	Sampler
+	factor float64
+}
+
+func (s scaledQ) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step) error {
+	if err := s.Sampler.Declare(d, pos, rows, law, c); err != nil {
+		return err
+	}
+	for j := range colQ(c) {
+		colQ(c)[j] += math.Log(s.factor)
+	}
+	return nil
+}
+
+// subsetDraws draws its sampler's items among the first k of the corpus only.
+type subsetDraws struct {
+	Sampler
+	k int
+}
+
+func (s subsetDraws) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
+	s.Sampler.Draw(rng, d, pos, rows)
+	for j := len(pos); j < len(rows); j++ {
+		rows[j] = int32(rng.IntN(s.k))
+	}
+}
+
+// TestAuditMass: the TV compares normalised distributions, so a declaration off by a constant
+// factor, or one that declares q = 1/M while drawing from a tenth of the corpus, shows a TV within
+// sampling noise; the declared mass shows both. An exact declaration has a mass of 1 (every item
+// of the corpus is drawn in 500 steps of 64 draws from 2000 items but for about 2000·e^−16).
+func TestAuditMass(t *testing.T) {
+	const items, m, steps = 2000, 64, 500
+	d := &Data{Items: items, Batch: 8, Counts: make([]int64, items)}
+	for j := range d.Counts {
+		d.Counts[j] = int64(2000 / (j + 1))
+		d.N += int(d.Counts[j])
+	}
+	for _, tc := range []struct {
+		name       string
+		smp        Sampler
+		mass       float64
+		tvInFloors bool // the TV alone does not see it
+	}{
+		{"exact", uniform{m: m}, 1, true},
+		{"q twice too large", scaledQ{uniform{m: m}, 2}, 2, true},
+		{"q = 1/M drawn from a tenth", subsetDraws{uniform{m: m}, items / 10}, 0.1, true},
+	} {
+		s := runAudit(tc.smp, d, steps).Summary(d.Counts)
+		t.Logf("%s: TV %.4f, floor %.4f, mass %.4f", tc.name, s.TV, s.Floor, s.Mass)
+		if math.Abs(s.Mass/tc.mass-1) > 1e-6 {
+			t.Errorf("%s: mass %v, want %v", tc.name, s.Mass, tc.mass)
+		}
+		if tc.tvInFloors != (s.TV < 1.5*s.Floor) {
+			t.Errorf("%s: TV %v against floor %v", tc.name, s.TV, s.Floor)
+		}
+	}
+}

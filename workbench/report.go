@@ -126,7 +126,7 @@ func (rec *runRecord) reportRun(family losses.Family) *report.Run {
 		r.Curve[i] = report.CurvePoint{Step: p.Step, Loss: p.Loss}
 	}
 	if a := rec.Train.SamplerAudit; a != nil {
-		r.Audit = &report.Audit{TV: a.TV, Floor: a.Floor, HeadWorst: a.HeadWorst, Head: samplers.AuditHead, QUndefined: a.QUndefined}
+		r.Audit = &report.Audit{TV: a.TV, Floor: a.Floor, HeadWorst: a.HeadWorst, Mass: a.Mass, Head: samplers.AuditHead, QUndefined: a.QUndefined}
 	}
 	r.Selection = rec.selection()
 	if sel := rec.LATau; sel != nil {

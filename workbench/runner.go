@@ -119,6 +119,8 @@ type samplerAudit struct {
 	TV        float64 `json:"tv"`
 	Floor     float64 `json:"tv_noise_floor"`
 	HeadWorst float64 `json:"head_worst_relative_error"`
+	// Mass is samplers.AuditSummary.Mass (0 in the records of runs made before it existed).
+	Mass float64 `json:"declared_mass,omitempty"`
 	// QUndefined says that the sampler has no probability law: TV, Floor and HeadWorst are 0.
 	QUndefined bool `json:"q_undefined,omitempty"`
 }
