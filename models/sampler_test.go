@@ -223,3 +223,53 @@ func TestDistinctItemRows(t *testing.T) {
 		}
 	}
 }
+
+// strayItems is fixedPerRow drawing (draw) or declaring as a column (declare) an item past the
+// corpus at one entry, as a registered sampler's mistake would.
+type strayItems struct {
+	fixedPerRow
+	draw bool
+}
+
+func (s strayItems) Draw(rng *rand.Rand, d *samplers.Data, pos, rows []int32) {
+	s.fixedPerRow.Draw(rng, d, pos, rows)
+	if s.draw {
+		rows[len(pos)+1] = 105
+	}
+}
+
+func (s strayItems) Declare(d *samplers.Data, pos, rows []int32, law samplers.Law, c *candidates.Step) error {
+	if err := s.fixedPerRow.Declare(d, pos, rows, law, c); err != nil {
+		return err
+	}
+	if !s.draw {
+		c.ColItem[2] = 7
+	}
+	return nil
+}
+
+// TestStrayItemsRefused: a sampler that draws, or declares as a column, an item outside the
+// corpus fails the step with an error naming the sampler, the item and the corpus, not with an
+// index out of range in the trainer.
+func TestStrayItemsRefused(t *testing.T) {
+	ds := tinyDataset()
+	ls := losses.Settings{Variant: losses.VariantPlain}
+	g := fixedPerRow{}.Shape().Geometry
+	ts := TrainSettings{BatchSize: 4, Steps: 1}
+	if err := ts.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		draw bool
+		want string
+	}{
+		{true, "sampler fixed_per_row drew item 105 (entry 5 of the step), outside the corpus [0, 5)"},
+		{false, "sampler fixed_per_row declared as a column item 7 (entry 2 of the step), outside the corpus [0, 5)"},
+	} {
+		m := must(New(testSettings, ds, tensor.Float64, 1))
+		tr := must(newTrainer[float64](m, ds, newCountEstimator(ds, 4), must(losses.New(ls, g, tensor.Float64)), strayItems{draw: tc.draw}, ts, 1, towerFused))
+		if _, err := tr.step(1, ds.Train[:4]); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("got %v, want an error containing %q", err, tc.want)
+		}
+	}
+}

@@ -646,6 +646,9 @@ func (tr *trainer[T]) forwardBackward(t int64, batch []datasets.Interaction) (fl
 		tr.ids[sideQuery][i] = batch[tr.example(i)].Query
 	}
 	tr.smp.Draw(tr.negRNG, &tr.data, tr.pos, tr.ids[sideItem])
+	if k, bad := outsideCorpus(tr.ids[sideItem], tr.items, tr.g.Padded || tr.g.Unfilled); bad {
+		return 0, tr.badItem("drew", k, int64(tr.ids[sideItem][k]))
+	}
 	if tr.g.Padded || tr.g.Unfilled {
 		tr.substitute()
 	}
@@ -656,6 +659,23 @@ func (tr *trainer[T]) forwardBackward(t int64, batch []datasets.Interaction) (fl
 		return 0, err
 	}
 	return tr.run()
+}
+
+// outsideCorpus returns the first entry of items outside the corpus [0, n), NoItem allowed when
+// noItem says so, and whether there is one: a registered sampler's mistake, which would otherwise
+// index past the embedding tables.
+func outsideCorpus[I int32 | int64](items []I, n int, noItem bool) (int, bool) {
+	for k, it := range items {
+		if (it < 0 || int64(it) >= int64(n)) && !(noItem && it == candidates.NoItem) {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// badItem is the error of entry k of a sampler's draws or columns, item, outside the corpus.
+func (tr *trainer[T]) badItem(what string, k int, item int64) error {
+	return fmt.Errorf("sampler %s %s item %d (entry %d of the step), outside the corpus [0, %d)", tr.g.Sampler, what, item, k, tr.items)
 }
 
 // substitute fills inRows from the step's ids: each NoItem (a padding row's positive, an empty
@@ -778,6 +798,9 @@ func (tr *trainer[T]) fillStep(t int64, batch []datasets.Interaction) error {
 	}
 	if err := tr.smp.Declare(&tr.data, tr.rowPos(), tr.ids[sideItem], law, st); err != nil {
 		return err
+	}
+	if k, bad := outsideCorpus(st.ColItem, tr.items, true); bad { // NoItem: a row's own positive, or an empty column
+		return tr.badItem("declared as a column", k, st.ColItem[k])
 	}
 	if tr.audit != nil {
 		tr.audit.Observe(tr.shape, st)

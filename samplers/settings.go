@@ -3,6 +3,7 @@ package samplers
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/samplingbias/workbench/candidates"
@@ -268,8 +269,11 @@ func newKind(s Settings) (Sampler, error) {
 			return nil, err
 		}
 		smp, err := c.New(opts, s.Negatives)
-		if err != nil {
+		switch {
+		case err != nil:
 			return nil, fmt.Errorf("sampler %s: %w", s.Kind, err)
+		case smp == nil || reflect.ValueOf(smp).Kind() == reflect.Pointer && reflect.ValueOf(smp).IsNil():
+			return nil, fmt.Errorf("sampler %s: its New returned no sampler (nil) and no error", s.Kind)
 		}
 		return smp, nil
 	}

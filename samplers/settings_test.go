@@ -140,6 +140,16 @@ func TestRegister(t *testing.T) {
 			t.Errorf("Resolve(%+v) = %v, want an error beginning %q", tt.s, err, tt.want)
 		}
 	}
+	// A New that returns no sampler and no error is an error naming the sampler, not a nil
+	// sampler that fails later.
+	for name, smp := range map[string]Sampler{"nil_sampler_test": nil, "typed_nil_sampler_test": (*memory)(nil)} {
+		if err := Register(name, Custom{New: func(any, int) (Sampler, error) { return smp, nil }}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := New(Settings{Kind: Kind(name)}); err == nil || !strings.Contains(err.Error(), "sampler "+name+": its New returned no sampler") {
+			t.Errorf("%s: got %v", name, err)
+		}
+	}
 	var k Kind
 	if err := k.UnmarshalText([]byte("fixed_item_test")); err != nil || k != "fixed_item_test" {
 		t.Errorf("UnmarshalText of a registered name: %v, %q", err, k)
