@@ -2,6 +2,7 @@ package losses
 
 import (
 	"fmt"
+	"reflect"
 
 	"gorgonia.org/gorgonia"
 
@@ -77,6 +78,16 @@ func registered(name Variant) (Custom, bool) {
 // documented order, then the registered ones sorted.
 func Variants() []Variant { return registry.Names(variantNames) }
 
+// hasOption reports whether the options of s's variant have a key name (a table written under
+// that name is then the option's value, not a table of a variant's options).
+func (s *Settings) hasOption(name string) bool {
+	v, ok := registered(s.Variant)
+	if !ok || v.Options == nil {
+		return false
+	}
+	return schema.New(reflect.TypeOf(v.Options()).Elem()).Field(name) != nil
+}
+
 // decodeOptions decodes s.Options strictly into the options struct of a
 // registered variant (nil for a variant without options). Errors start with
 // the key, "options.<key>: ...".
@@ -105,8 +116,13 @@ func (s *Settings) resolveOptions() error {
 	for k, v := range s.Options {
 		table, isTable := v.(map[string]any)
 		if _, ok := registered(Variant(k)); !ok || !isTable {
-			if isBuiltin(Variant(k)) && isTable {
+			switch {
+			case isBuiltin(Variant(k)) && isTable:
 				return fmt.Errorf("options.%s: variant %s is built in and has no options", k, k)
+			case isTable && !s.hasOption(k):
+				names := setting.Column(Variants(), func(v Variant) string { return string(v) })
+				return fmt.Errorf("options.%s: a table of options is named after a registered variant, and no variant %s is registered%s",
+					k, k, setting.DidYouMean(k, names))
 			}
 			flat[k] = v
 			continue

@@ -46,6 +46,10 @@ func TestOptionErrors(t *testing.T) {
 		{Settings{Variant: "margin_softmax", Options: map[string]any{"margin": -1.0}}, "options.margin: must be finite and ≥ 0, got -1"},
 		{Settings{Variant: "margin_softmax", CorrectAt: CorrectAtScores}, "correct_at: variant margin_softmax"},
 		{Settings{Variant: VariantLogQ, Options: map[string]any{"alpha": 1.0}}, "options.alpha: variant logq has no options"},
+		// A table of options named after no registered variant (a misspelt one) says so, with
+		// the near name, rather than that the run's variant has no options.
+		{Settings{Variant: VariantLogQ, Options: map[string]any{"margin_sotfmax": map[string]any{"margin": 1.0}}},
+			"options.margin_sotfmax: a table of options is named after a registered variant, and no variant margin_sotfmax is registered (did you mean margin_softmax?)"},
 		{Settings{Variant: "margin_softmax", Impl: ImplFused}, "impl: variant margin_softmax has no fused kernel"},
 		{Settings{Variant: VariantLogQCorrected, Impl: ImplFused}, "impl: variant logq_corrected has no fused kernel"},
 		{Settings{Variant: "margin_softmax", Form: FormDecoupled}, "form: only for constant"},
