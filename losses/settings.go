@@ -429,7 +429,7 @@ func (s *Settings) Resolve() error {
 	}
 	if err := setting.First(
 		setting.EnumFor("correct_at", s.CorrectAt, correctAts, correction,
-			"variant %s (form %q) applies no logit correction; leave it empty", v, s.Form),
+			"variant %s%s applies no logit correction; leave it empty", v, formOf(s.Form)),
 		setting.OnlyFor("uncorrected_positive", s.UncorrectedPositive, s.subtractsLogQ(),
 			"only for logq, nce and sampled_logistic, and login and logout with logq_probability, not variant %s", v),
 		setting.OnlyFor("remove_accidental_hits", s.RemoveAccidentalHits, !corpus && v != VariantMSEGramian,
@@ -470,6 +470,14 @@ func (s *Settings) checkFused() error {
 		return errors.New("impl: fused has no learned temperature; use auto or expression with learn_temperature")
 	}
 	return fmt.Errorf("impl: variant %s has no fused kernel; use auto or expression", s.Variant)
+}
+
+// formOf is " (form F)" for a written form F, else "": a clause of messages about a variant.
+func formOf(f Form) string {
+	if f == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (form %q)", f)
 }
 
 // subtractsLogQ reports whether the variant subtracts a log Q whose meaning

@@ -435,7 +435,7 @@ func TestAuditNotes(t *testing.T) {
 		"sampler audit of sampler.kind=uniform (sampler_audit.csv, mean of 2 seeds): total variation 0.1100 between the copies " +
 			"the loss's q declares and those drawn, against 0.1000 from sampling noise alone (i.i.d. draws from the declared law; " +
 			"1.10 times the floor: within sampling noise); worst relative error among the 10 most frequent items 0.0300",
-		"sampler audit of sampler.kind=popularity (sampler_audit.csv, mean of 1 seeds): total variation 0.3000 between the copies " +
+		"sampler audit of sampler.kind=popularity (sampler_audit.csv, one seed): total variation 0.3000 between the copies " +
 			"the loss's q declares and those drawn, against 0.1000 from sampling noise alone (i.i.d. draws from the declared law; " +
 			"3.0 times the floor: the draws do not follow the declared law); worst relative error among the 10 most frequent items 0.5000",
 		"sampler audit of sampler.kind=hard (sampler_audit.csv): Q undefined (the sampler draws by the model's scores, " +

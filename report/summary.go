@@ -49,10 +49,14 @@ func auditNotes(recs []*Run) []string {
 				"so no law of its draws exists to compare them with; the file gives the drawn frequencies only)", g)
 			continue
 		}
-		notes[i] = fmt.Sprintf("sampler audit of %s (sampler_audit.csv, mean of %d seeds): total variation %.4f between the copies "+
+		seeds := fmt.Sprintf("mean of %d seeds", int(n))
+		if n == 1 {
+			seeds = "one seed"
+		}
+		notes[i] = fmt.Sprintf("sampler audit of %s (sampler_audit.csv, %s): total variation %.4f between the copies "+
 			"the loss's q declares and those drawn, against %.4f from sampling noise alone (i.i.d. draws from the declared law; "+
 			"%s); worst relative error among the %d most frequent items %.4f",
-			g, int(n), v[0]/n, v[1]/n, auditVerdict(v[0]/n, v[1]/n), h, v[2]/n)
+			g, seeds, v[0]/n, v[1]/n, auditVerdict(v[0]/n, v[1]/n), h, v[2]/n)
 		if ms[1] > 0 {
 			notes[i] += massVerdict(ms[0] / ms[1])
 		}

@@ -146,7 +146,7 @@ func TestRegister(t *testing.T) {
 		if err := Register(name, Custom{New: func(any, int) (Sampler, error) { return smp, nil }}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := New(Settings{Kind: Kind(name)}); err == nil || !strings.Contains(err.Error(), "sampler "+name+": its New returned no sampler") {
+		if _, err := New(Settings{Kind: Kind(name)}); err == nil || !strings.Contains(err.Error(), "kind: sampler "+name+": its New returned no sampler") {
 			t.Errorf("%s: got %v", name, err)
 		}
 	}

@@ -1,6 +1,6 @@
 // Command custom-loss is the experiments command with one more loss variant,
 // logq_tempered: the batch softmax with a tempered logQ correction,
-// z_ij = s_ij/τ − α·log p̂_j (Yi et al. eq. 4 at α = 1, plain at α = 0),
+// z_ij = s_ij/τ − α·log p̂_j (Yi et al. eq. 4 at α = 1, in its inclusion form; plain as α → 0),
 // written as a Gorgonia expression and differentiated by autodiff.
 //
 //	go run ./examples/custom-loss -config configs/smoke.toml -set loss.variant=logq_tempered -set loss.options.alpha=0.5 -out results/custom-loss
