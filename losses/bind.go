@@ -197,13 +197,25 @@ func (bd *binding) bind() error {
 		n, dim := bd.b, "R"
 		// The rewards are 1 where the step has none, at this run.
 		in.ones = in.name == candidates.Rewards && st.Row(candidates.Rewards) == nil
+		// The sampler's probabilities are checked as the built-in variants' reads are, for an
+		// expression of any variant, a registered one's too.
+		logProb := in.name == candidates.LogQ || in.name == candidates.LogP
+		var err error
 		switch {
 		case in.ones:
+		case in.rows && logProb:
+			x, err = p.rowLogs(st, in.name, false)
 		case in.rows:
 			x = st.Row(in.name)
+		case logProb:
+			x, err = p.colLogs(st, in.name, false)
+			n, dim = p.entries()
 		default:
 			x = st.Col(in.name)
 			n, dim = p.entries()
+		}
+		if err != nil {
+			return err
 		}
 		if _, ok := st.Lookup(in.name); !ok && !in.ones {
 			return p.missing(st, in.name)

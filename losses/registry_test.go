@@ -1,6 +1,7 @@
 package losses
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -150,5 +151,24 @@ func TestFamily(t *testing.T) {
 	}
 	if got := (Settings{Variant: "family_own"}).Family(); got != "family_own" {
 		t.Errorf("registered without a Family: %q, want its own name", got)
+	}
+}
+
+// TestRegisteredReadsCheckedLogQ: a registered variant that reads the sampler's log q gets the
+// check the built-in variants' reads get: a column's log q of −Inf (q = 0 declared for an item
+// drawn) is an error naming the side input and the column, not a NaN loss.
+func TestRegisteredReadsCheckedLogQ(t *testing.T) {
+	registerForTest(t, "reads_logq_test", Custom{Expr: func(e *Expr) (*gorgonia.Node, error) {
+		return gorgonia.Mean(AddCols(e.Logits(), e.LogQ()))
+	}})
+	l := mustNew(t, Settings{Variant: "reads_logq_test"}, tensor.Float64)
+	p := newCaseGen(5, 9).gen(l.Settings(), l.Geometry(), 4, false)
+	if _, _, err := newHarness(t, l, p.st, p.b, p.c, true).run(p.S); err != nil {
+		t.Fatalf("valid log q: %v", err)
+	}
+	p.st.Col(candidates.LogQ)[2] = math.Inf(-1)
+	_, _, err := newHarness(t, l, p.st, p.b, p.c, true).run(p.S)
+	if want := "losses: side input log_q of column 2 = -Inf is not a valid log-probability"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want an error containing %q", err, want)
 	}
 }
