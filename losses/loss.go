@@ -137,7 +137,10 @@ func (l *Loss) expression(in Inputs, step *candidates.Step, r, c, id int) (node 
 	if node, err = build(e); err != nil {
 		return nil, fmt.Errorf("losses: building variant %s: %w", l.s.Variant, err)
 	}
-	if !node.IsScalar() {
+	switch {
+	case node == nil:
+		return nil, fmt.Errorf("losses: variant %s gave no node (nil) and no error", l.s.Variant)
+	case !node.IsScalar():
 		return nil, fmt.Errorf("losses: variant %s gave a node of shape %v, not a scalar", l.s.Variant, node.Shape())
 	}
 	return node, nil

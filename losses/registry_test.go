@@ -97,6 +97,8 @@ func TestBrokenVariant(t *testing.T) {
 		{"shape_mismatch", func(e *Expr) (*gorgonia.Node, error) {
 			return gorgonia.Sum(gorgonia.Must(gorgonia.Add(e.Scores, e.LogQ())))
 		}, "losses: building variant shape_mismatch:"},
+		{"nil_node", func(e *Expr) (*gorgonia.Node, error) { return nil, nil },
+			"losses: variant nil_node gave no node (nil) and no error"},
 		{"no_options", func(e *Expr) (*gorgonia.Node, error) {
 			_ = e.Options.(*struct{ A float64 })
 			return nil, nil
