@@ -11,6 +11,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	isetting "github.com/samplingbias/workbench/internal/setting"
 	"github.com/samplingbias/workbench/metrics"
 	"github.com/samplingbias/workbench/models"
 )
@@ -198,13 +199,33 @@ func (g *Grid) Finished() ([]Finished, error) {
 }
 
 // Evaluate evaluates the saved model of run r (trained: its model.bin is in its folder) on its
-// data's test pairs with r's [eval] and [slices] settings, and returns the results; it writes
-// nothing. The progress of the evaluation goes to progress (nil discards it).
+// data's test pairs with the [eval] and [slices] settings of r.Config, which may differ from the
+// run's (other cut-offs, filter, slices), and returns the results; it writes nothing. r.Config's
+// other settings must be those the run was trained with. The progress of the evaluation goes to
+// progress (nil discards it).
 func (g *Grid) Evaluate(ctx context.Context, r Run, progress io.Writer) ([]metrics.Result, error) {
 	progress = orDiscard(progress)
-	cfg := r.planned.cfg
+	own := r.Config
+	th, err := own.trainHash()
+	if err != nil {
+		return nil, err
+	}
+	if th != r.planned.trainHash {
+		return nil, fmt.Errorf("run %s: Run.Config's training settings are not those the run was trained with: Evaluate reads only its [eval] and [slices]", r.ID)
+	}
+	cfg, err := r.planned.cfg.clone()
+	if err != nil {
+		return nil, err
+	}
+	cfg.Eval, cfg.Slices = r.Config.Eval, r.Config.Slices
+	if err := isetting.First(section("slices", cfg.Slices.Resolve()), section("eval", cfg.Eval.Resolve()), cfg.resolveSelection()); err != nil {
+		return nil, fmt.Errorf("run %s: %w", r.ID, err)
+	}
 	cache := &dataCache{sets: map[string]*cachedData{}}
 	ds, err := cache.load(cfg, progress)
+	if err == nil {
+		err = checkEval(cfg, ds, ds.ItemCounts())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +236,9 @@ func (g *Grid) Evaluate(ctx context.Context, r Run, progress io.Writer) ([]metri
 	if err := m.Load(r.planned.modelPath()); err != nil {
 		return nil, fmt.Errorf("run %s: %w", r.ID, err)
 	}
-	rec, err := evaluate(ctx, m, ds, r.planned, false, progress)
+	planned := r.planned
+	planned.cfg = cfg
+	rec, err := evaluate(ctx, m, ds, planned, false, progress)
 	if err != nil {
 		return nil, err
 	}
