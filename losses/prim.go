@@ -349,7 +349,11 @@ func (op *bcastOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 		return nil, err
 	}
 	if want := vecShape(s[0], op.ax); !s[1].Eq(want) {
-		return nil, fmt.Errorf("losses: %s of a %v matrix needs a %v vector, got %v", op.Name, s[0], want, s[1])
+		hint := ""
+		if op.ax != axisRows && len(s[1]) == 2 && s[1][0] == s[0][0] && s[1][1] == 1 {
+			hint = " (a B×1 operand, one value per row, is for AddRows and MulRows; AddCols and MulCols take 1×C or B×C)"
+		}
+		return nil, fmt.Errorf("losses: %s of a %v matrix needs a %v vector, got %v%s", op.Name, s[0], want, s[1], hint)
 	}
 	return s[0].Clone(), nil
 }

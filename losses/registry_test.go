@@ -97,6 +97,9 @@ func TestBrokenVariant(t *testing.T) {
 		{"shape_mismatch", func(e *Expr) (*gorgonia.Node, error) {
 			return gorgonia.Sum(gorgonia.Must(gorgonia.Add(e.Scores, e.LogQ())))
 		}, "losses: building variant shape_mismatch:"},
+		{"row_as_columns", func(e *Expr) (*gorgonia.Node, error) {
+			return gorgonia.Mean(AddCols(e.Logits(), e.AtPos(e.Logits())))
+		}, "losses: building variant row_as_columns: Failed to infer shape. Op: addEach: losses: addEach of a (2, 2) matrix needs a (2, 2) vector, got (2, 1) (a B×1 operand, one value per row, is for AddRows and MulRows"},
 		{"nil_node", func(e *Expr) (*gorgonia.Node, error) { return nil, nil },
 			"losses: variant nil_node gave no node (nil) and no error"},
 		{"no_options", func(e *Expr) (*gorgonia.Node, error) {
