@@ -2,6 +2,7 @@ package workbench
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/samplingbias/workbench/losses"
@@ -48,8 +49,9 @@ func checkNegatives(t models.TrainSettings, seq models.SequenceSettings, l losse
 // models), or "": a run reads the estimator's p̂ when its loss reads the declared inclusion
 // probability or derives its q from p̂ (losses.Settings.ReadsInclusion), when its loss reads the
 // declared q and the sampler derives q from p̂ (samplers.Settings.QFromInclusion), or when the
-// sampler's audit compares the declaration with the draws. A warning, not an error: a run's own
-// config.toml holds every resolved setting, the estimator's too, and must load as a config.
+// sampler's audit compares the declaration with the draws. Values equal to the defaults are not
+// counted (a run's own config.toml holds every resolved setting). A warning, not an error: such a
+// config.toml must load as a config.
 func unreadEstimator(runs []plannedRun) string {
 	var wrote *plannedRun
 	for i := range runs {
@@ -58,20 +60,38 @@ func unreadEstimator(runs []plannedRun) string {
 		if s.Audit || l.ReadsInclusion() || (l.ReadsQ() && s.QFromInclusion()) {
 			return ""
 		}
-		if wrote == nil && len(writtenLeaves("estimator", r.cfg.written.tree["estimator"])) > 0 {
+		if wrote == nil && len(notDefault(r.cfg, writtenLeaves("estimator", r.cfg.written.tree["estimator"]))) > 0 {
 			wrote = r
 		}
 	}
 	if wrote == nil {
 		return ""
 	}
-	key := slices.Min(writtenLeaves("estimator", wrote.cfg.written.tree["estimator"]))
+	key := slices.Min(notDefault(wrote.cfg, writtenLeaves("estimator", wrote.cfg.written.tree["estimator"])))
 	where, _ := wrote.cfg.written.where(key, wrote.cfg)
 	if where != "" {
 		where += ": "
 	}
 	return fmt.Sprintf("%s%s: no run of the grid reads the estimator, so its settings change nothing: its p̂ is read by loss.logq_probability = %q or %q (logq, nce, sampled_logistic), loss.q_source = %q, sampler.kind = %q (whose q is p̂/min(k, D)) with a loss that reads q, and sampler.audit",
 		where, key, losses.LogQProbabilityInclusion, losses.LogQProbabilityDedupe, losses.QSourceEstimator, samplers.KindInBatchUnique)
+}
+
+// notDefault are the keys of [estimator] among keys whose value in cfg is not the default's: a
+// run's own config.toml writes every resolved setting, the defaults too, which no one chose.
+func notDefault(cfg *Config, keys []string) []string {
+	def := &Config{}
+	if err := def.Estimator.Resolve(); err != nil {
+		return keys
+	}
+	var out []string
+	for _, k := range keys {
+		a, okA := configSchema().Get(reflect.ValueOf(cfg).Elem(), k)
+		b, okB := configSchema().Get(reflect.ValueOf(def).Elem(), k)
+		if !okA || !okB || !reflect.DeepEqual(a.Interface(), b.Interface()) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // writtenLeaves are the dotted keys of the values written inside x under key, a table of the

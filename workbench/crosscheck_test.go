@@ -89,3 +89,25 @@ func TestUnreadEstimatorShowcase(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 }
+
+// TestUnreadEstimatorRunConfig: a run's own config.toml holds every resolved setting, the
+// estimator's defaults too; loaded as a config (a grid of that run, which reads no estimator), it
+// gets no warning, while the same run with an estimator setting of its own does.
+func TestUnreadEstimatorRunConfig(t *testing.T) {
+	for _, tc := range []struct {
+		sets []string
+		warn bool
+	}{{nil, false}, {[]string{"estimator.alpha=0.5"}, true}} {
+		out := t.TempDir()
+		if _, err := runCommand(t, setArgs(out, "variant=plain,seed=1", tc.sets...)...); err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := runCommand(t, "-config", filepath.Join(out, "runs", "variant=plain,seed=1", "config.toml"), "-out", out, "-list")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(stdout, "reads the estimator"); got != tc.warn {
+			t.Errorf("-set %v: warning %t, want %t:\n%s", tc.sets, got, tc.warn, stdout)
+		}
+	}
+}
