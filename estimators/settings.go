@@ -103,7 +103,8 @@ const (
 // for another kind is an error (Resolve), not an option silently ignored. The estimator's p̂ is
 // read by logq, nce and sampled_logistic with logq_probability "inclusion" or "dedupe", by
 // q_source "estimator", by in_batch_unique's q with a loss that reads q, and by the sampler's
-// audit; a grid none of whose runs reads it, with an [estimator] written, gets a warning.
+// audit; a grid none of whose runs reads it, with a setting written other than its default,
+// gets a warning.
 type Settings struct {
 	// Kind is one of the Kind constants; default DefaultKind.
 	Kind Kind `toml:"kind"`
