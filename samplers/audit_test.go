@@ -363,6 +363,16 @@ func (s drawsAs) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step
 	return s.declare.Declare(d, pos, rows, law, c)
 }
 
+// zipfData is a corpus of items with Zipf training counts 2000/(j+1) and batches of 8.
+func zipfData(items int) *Data {
+	d := &Data{Items: items, Batch: 8, Counts: make([]int64, items)}
+	for j := range d.Counts {
+		d.Counts[j] = int64(2000 / (j + 1))
+		d.N += int(d.Counts[j])
+	}
+	return d
+}
+
 // TestAuditFloor: the uniform sampler, whose m shared draws per step are i.i.d. from its
 // declaration, shows a TV equal to the noise floor within 8% (over M = 2000 items the TV is a sum
 // of 2000 independent-ish terms of relative spread about 0.75, so its own relative spread is about
@@ -370,11 +380,7 @@ func (s drawsAs) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step
 // popularity draws (β = 1 over Zipf counts) declared as uniform show a TV many floors wide.
 func TestAuditFloor(t *testing.T) {
 	const items, m, steps = 2000, 64, 500
-	d := &Data{Items: items, Batch: 8, Counts: make([]int64, items)}
-	for j := range d.Counts {
-		d.Counts[j] = int64(2000 / (j + 1))
-		d.N += int(d.Counts[j])
-	}
+	d := zipfData(items)
 	s := runAudit(uniform{m: m}, d, steps).Summary(d.Counts)
 	t.Logf("uniform: TV %.5f, floor %.5f over %d draws", s.TV, s.Floor, s.Draws)
 	if s.Draws != steps*m {
@@ -433,11 +439,7 @@ func (s subsetDraws) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 // of the corpus is drawn in 500 steps of 64 draws from 2000 items but for about 2000·e^−16).
 func TestAuditMass(t *testing.T) {
 	const items, m, steps = 2000, 64, 500
-	d := &Data{Items: items, Batch: 8, Counts: make([]int64, items)}
-	for j := range d.Counts {
-		d.Counts[j] = int64(2000 / (j + 1))
-		d.N += int(d.Counts[j])
-	}
+	d := zipfData(items)
 	for _, tc := range []struct {
 		name       string
 		smp        Sampler

@@ -54,20 +54,23 @@ func checkNegatives(t models.TrainSettings, seq models.SequenceSettings, l losse
 // config.toml must load as a config.
 func unreadEstimator(runs []plannedRun) string {
 	var wrote *plannedRun
+	key := ""
 	for i := range runs {
 		r := &runs[i]
 		l, s := r.cfg.Loss, r.cfg.Sampler
 		if s.Audit || l.ReadsInclusion() || (l.ReadsQ() && s.QFromInclusion()) {
 			return ""
 		}
-		if wrote == nil && len(notDefault(r.cfg, writtenLeaves("estimator", r.cfg.written.tree["estimator"]))) > 0 {
-			wrote = r
+		if wrote != nil {
+			continue
+		}
+		if keys := notDefault(r.cfg, writtenLeaves("estimator", r.cfg.written.tree["estimator"])); len(keys) > 0 {
+			wrote, key = r, slices.Min(keys)
 		}
 	}
 	if wrote == nil {
 		return ""
 	}
-	key := slices.Min(notDefault(wrote.cfg, writtenLeaves("estimator", wrote.cfg.written.tree["estimator"])))
 	where, _ := wrote.cfg.written.where(key, wrote.cfg)
 	if where != "" {
 		where += ": "
@@ -79,6 +82,9 @@ func unreadEstimator(runs []plannedRun) string {
 // notDefault are the keys of [estimator] among keys whose value in cfg is not the default's: a
 // run's own config.toml writes every resolved setting, the defaults too, which no one chose.
 func notDefault(cfg *Config, keys []string) []string {
+	if len(keys) == 0 {
+		return nil
+	}
 	def := &Config{}
 	if err := def.Estimator.Resolve(); err != nil {
 		return keys
