@@ -81,16 +81,18 @@ type Settings struct {
 	// (default DefaultBootstrap; -1 computes no interval: Lo = Hi = Value).
 	Bootstrap int `toml:"bootstrap"`
 	// Workers is the number of goroutines scoring and resampling (default runtime.GOMAXPROCS(0),
-	// filled in by Resolve).
-	Workers int `toml:"workers" zero:"runtime.GOMAXPROCS(0)"`
+	// filled in by Resolve). The results do not depend on it (each resample, sampled negative
+	// and block of scores has its own seed or order), so it is in no run's identity.
+	Workers int `toml:"workers" zero:"runtime.GOMAXPROCS(0)" affects:"nothing"`
 	// MaxPairs, when positive and smaller than the number of test pairs, evaluates a seeded
 	// random sample of MaxPairs test pairs, stratified by the slice of the pair's item (see
 	// "Sampled evaluation" in the package documentation); each sampled pair is still ranked
 	// exactly against the whole corpus. 0 (the default) evaluates every test pair.
 	MaxPairs int `toml:"max_pairs"`
 	// LogSeconds is the minimum time between two plain progress lines when progress does not
-	// go to a terminal; default DefaultLogSeconds.
-	LogSeconds float64 `toml:"log_seconds"`
+	// go to a terminal; default DefaultLogSeconds. It changes nothing the evaluation computes and
+	// is in no run's identity.
+	LogSeconds float64 `toml:"log_seconds" affects:"nothing"`
 	// Exposure evaluates what the top-K lists of the test queries recommend, at every K:
 	// average recommended popularity (arp), the long-tail share (aplt), item coverage, the Gini
 	// coefficient of exposure and novelty (see "Exposure" in the package documentation). "on"

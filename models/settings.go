@@ -238,8 +238,9 @@ type TrainSettings struct {
 	// epoch. A checkpoint is also written after the last step.
 	CheckpointEvery int `toml:"checkpoint_every"`
 	// LogSeconds is the minimum time between two plain progress lines when progress does not
-	// go to a terminal; default DefaultLogSeconds.
-	LogSeconds float64 `toml:"log_seconds"`
+	// go to a terminal; default DefaultLogSeconds. It changes nothing the run computes and is in
+	// no run's identity.
+	LogSeconds float64 `toml:"log_seconds" affects:"nothing"`
 	// ValidateEvery, when positive, evaluates the model on the validation set (Dataset.Valid)
 	// every ValidateEvery epochs and after the last step, by the selection metric
 	// (metrics.Settings.SelectMetric, SelectK and SelectSlice, at τ_LA = 0), and makes the

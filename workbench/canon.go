@@ -29,7 +29,8 @@ const (
 	// affectsGrid: which runs the experiment has (seeds, ablation axes); each run's own config
 	// holds its one seed and its axis values instead.
 	affectsGrid affects = "grid"
-	// affectsNothing: where the results go; never hashed.
+	// affectsNothing: where the results go, or how a run is carried out without changing what
+	// it computes (how often progress prints, how many goroutines evaluate); never hashed.
 	affectsNothing affects = "nothing"
 )
 
@@ -38,29 +39,39 @@ type keyValue struct {
 	Key, Value string
 }
 
-// canonical is the canonical encoding of c's sections whose `affects` tag is in roles: one
+// canonical is the canonical encoding of c's settings whose `affects` tag is in roles: one
 // "dotted.key = value" per leaf setting, sorted by key, leaving out zero values (so that a
-// setting added later with a zero default keeps the identity of existing results). Numbers are
-// written by strconv in their shortest exact form (a float64 reads back bit for bit), strings
-// quoted by strconv.Quote, lists in brackets: nothing in it depends on a TOML library. The data
-// are identified by the content of the files their loader reads (data.content, see
-// dataIdentity) in place of data.path, so that the same data reached by another spelling of the
-// path, copied elsewhere or touched are the same data.
+// setting added later with a zero default keeps the identity of existing results). A leaf is
+// governed by its own field's tag, else by its section's (schema.Table.Affects), so that a
+// setting of a training section that changes nothing it computes (train.log_seconds) is in no
+// hash. Numbers are written by strconv in their shortest exact form (a float64 reads back bit
+// for bit), strings quoted by strconv.Quote, lists in brackets: nothing in it depends on a TOML
+// library. The data are identified by the content of the files their loader reads
+// (data.content, see dataIdentity) in place of data.path, so that the same data reached by
+// another spelling of the path, copied elsewhere or touched are the same data.
 func (c *Config) canonical(roles ...affects) ([]keyValue, error) {
+	return c.canonicalAt(schemaVersion, roles...)
+}
+
+// canonicalAt is the canonical encoding of c's settings of roles as schema version wrote it
+// (see schemaVersion): before version 3 a leaf was governed by its section's tag alone.
+func (c *Config) canonicalAt(version int, roles ...affects) ([]keyValue, error) {
 	var out []keyValue
 	root := configSchema()
 	v := reflect.ValueOf(c).Elem()
 	for _, f := range root.Fields {
-		if !slices.Contains(roles, affects(f.Affects)) {
-			continue
-		}
+		section := slices.Contains(roles, affects(f.Affects))
 		field := &schema.Table{Type: root.Type, Fields: []*schema.Field{f}}
 		field.Walk("", v, func(key string, v reflect.Value) {
-			if !isZero(v) {
+			in := section
+			if version >= 3 {
+				in = slices.Contains(roles, affects(root.Affects(key)))
+			}
+			if in && !isZero(v) {
 				out = append(out, keyValue{key, literal(v)})
 			}
 		})
-		if f.Go.Type == reflect.TypeFor[datasets.Settings]() {
+		if section && f.Go.Type == reflect.TypeFor[datasets.Settings]() {
 			var err error
 			if out, err = withDataIdentity(out, c.Data); err != nil {
 				return nil, err
@@ -69,6 +80,9 @@ func (c *Config) canonical(roles ...affects) ([]keyValue, error) {
 	}
 	if slices.Contains(roles, affectsTraining) && !slices.Contains(roles, affectsEvaluation) && c.Train.ValidateEvery > 0 {
 		out = append(out, c.selectionKeys()...)
+	}
+	if version < 2 {
+		out = version1Keys(out)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out, nil

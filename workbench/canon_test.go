@@ -11,7 +11,8 @@ import (
 	"testing"
 )
 
-// TestConfigAffectsDeclared: every field of Config declares what it affects, with a known value.
+// TestConfigAffectsDeclared: every field of Config declares what it affects, with a known value,
+// and every key of the config is governed by a known value (a field's own tag or its section's).
 func TestConfigAffectsDeclared(t *testing.T) {
 	known := []affects{affectsTraining, affectsEvaluation, affectsFigures, affectsGrid, affectsNothing}
 	ct := reflect.TypeFor[Config]()
@@ -19,6 +20,11 @@ func TestConfigAffectsDeclared(t *testing.T) {
 		f := ct.Field(i)
 		if a := affects(f.Tag.Get("affects")); !slices.Contains(toStrings(known), string(a)) {
 			t.Errorf("Config.%s: affects tag %q, want one of %v", f.Name, a, known)
+		}
+	}
+	for _, key := range configSchema().Keys("") {
+		if a := configSchema().Affects(key); !slices.Contains(toStrings(known), a) {
+			t.Errorf("%s: governed by affects %q, want one of %v", key, a, known)
 		}
 	}
 }
@@ -78,6 +84,9 @@ func TestCanonical(t *testing.T) {
 		{"eval", func(c *Config) { c.Eval.K = []int{5} }, true, false},
 		{"plots", func(c *Config) { c.Plots.DPI = 300 }, false, false},
 		{"out", func(c *Config) { c.Out = "elsewhere" }, false, false},
+		{"train.log_seconds", func(c *Config) { c.Train.LogSeconds = 2 }, false, false},
+		{"eval.log_seconds", func(c *Config) { c.Eval.LogSeconds = 2 }, false, false},
+		{"eval.workers", func(c *Config) { c.Eval.Workers = 7 }, false, false},
 		{"loss", func(c *Config) { c.Loss.Temperature = 0.1000000000000001 }, true, true},
 	} {
 		d, _ := c.clone()
@@ -87,6 +96,12 @@ func TestCanonical(t *testing.T) {
 		if (h != h0) != tt.hash || (th != t0) != tt.trained {
 			t.Errorf("%s: hash changed %v (want %v), trainHash changed %v (want %v)", tt.name, h != h0, tt.hash, th != t0, tt.trained)
 		}
+	}
+	// Schema version 2 governed every leaf by its section's tag: train.log_seconds was a
+	// training setting (see TestSchema2FolderHowItRuns for the migration).
+	c.Train.LogSeconds = 2
+	if kvs, err := c.canonicalAt(2, affectsTraining); err != nil || !slices.Contains(kvs, keyValue{"train.log_seconds", "2"}) {
+		t.Errorf("version 2 encoding %v, %v: no train.log_seconds = 2", kvs, err)
 	}
 }
 

@@ -186,6 +186,20 @@ func parseFolderSettings(b []byte) folderSettings {
 	return f
 }
 
+// hashed is f without the settings that the current schema version leaves out of every identity
+// (their field's affects tag is "nothing"), which a folder of an earlier version may hold: a
+// difference in them does not make the folder another config's.
+func (f folderSettings) hashed() folderSettings {
+	values := make(map[string]string, len(f.values))
+	for k, v := range f.values {
+		if affects(configSchema().Affects(k)) != affectsNothing {
+			values[k] = v
+		}
+	}
+	f.values = values
+	return f
+}
+
 // differences lists the settings of f and g that differ, leaving out either one's axes.
 func (f folderSettings) differences(g folderSettings) []string {
 	out := dataDifferences(f, g)

@@ -29,22 +29,16 @@ import (
 //  2. training.settings begins with its version; the encoding names every key as the config
 //     does; a run is under its id; a checkpoint's name carries its training hash
 //     (checkpoint-<hash>.bin).
+//  3. a leaf setting is governed by its own field's affects tag where it has one, rather than
+//     by its section's: train.log_seconds, eval.log_seconds and eval.workers (how often progress
+//     prints, how many goroutines evaluate) are in no identity, so that changing them, or
+//     evaluating on a machine of another number of cores (eval.workers defaults to it), neither
+//     refuses a folder nor trains or evaluates a run again.
 //
 // A folder written before training.settings existed (its config.toml began with a TOML hash),
 // or whose data were identified by location and modification times rather than content, cannot
 // be migrated: its identities cannot be recomputed, and it is refused, naming why.
-const schemaVersion = 2
-
-// canonicalAt is the canonical encoding of c's sections of roles as schema version wrote it.
-func (c *Config) canonicalAt(version int, roles ...affects) ([]keyValue, error) {
-	kvs, err := c.canonical(roles...)
-	if err != nil || version >= schemaVersion {
-		return kvs, err
-	}
-	kvs = version1Keys(kvs)
-	slices.SortFunc(kvs, func(a, b keyValue) int { return strings.Compare(a.Key, b.Key) })
-	return kvs, nil
-}
+const schemaVersion = 3
 
 // version1Keys writes canonical lines as schema version 1 did: the sampler's kind and negatives
 // under loss.sampler and loss.negatives, without sampler.kind = "full" and without the default
@@ -87,8 +81,8 @@ func refusePremigration(out string) error {
 // migrateFolder brings the results folder out, whose settings have (read from its
 // training.settings) are of an earlier schema version, to schemaVersion, for the config cfg with
 // ablation axes axes, and says what it did on w. The folder's settings must be cfg's in the
-// folder's version (else the folder is another config's, and is refused as checkFolder refuses
-// one); then every run in runs/ is re-identified from its own config.toml: its record's hashes,
+// folder's version, leaving out those the current version hashes nowhere (else the folder is
+// another config's, and is refused as checkFolder refuses one); then every run in runs/ is re-identified from its own config.toml: its record's hashes,
 // its folder's name (its id) and its checkpoint's name are rewritten in the current version
 // where the run's config gives, in the folder's version, the hashes the record holds. A run
 // whose config does not (edited or damaged) is left as it is: it is not finished for any
@@ -99,7 +93,7 @@ func migrateFolder(out string, cfg *Config, axes []string, have folderSettings, 
 	if err != nil {
 		return err
 	}
-	if diff := mine.differences(have); len(diff) > 0 {
+	if diff := mine.hashed().differences(have.hashed()); len(diff) > 0 {
 		return fmt.Errorf("%s holds the results of a different config (training settings %s, schema version %d): %s; choose another -out or remove the folder",
 			out, filepath.Join(out, settingsFile), have.version, strings.Join(diff, "; "))
 	}

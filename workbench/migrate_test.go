@@ -41,7 +41,7 @@ func TestSchema1FolderMigratedOnceThenReused(t *testing.T) {
 	// The fixture's runs were evaluated before the top lists' exposure metrics were on by
 	// default: their saved models are evaluated again, never trained.
 	for _, want := range []string{
-		"migrated " + out + " from schema version 1 to 2: 2 runs re-identified (1 renamed to their ids)\n",
+		"migrated " + out + " from schema version 1 to 3: 2 runs re-identified (1 renamed to their ids)\n",
 		"variant=plain,seed=1: training unchanged, evaluating its saved model again",
 		"variant=logq,logq_probability=inclusion,seed=1: training unchanged, evaluating its saved model again",
 	} {
@@ -57,7 +57,7 @@ func TestSchema1FolderMigratedOnceThenReused(t *testing.T) {
 		t.Error("the migrated run's model.bin changed")
 	}
 	settings := string(readFile(t, filepath.Join(out, settingsFile)))
-	if !strings.HasPrefix(settings, "# schema: 2\n") || strings.Contains(settings, "loss.sampler") ||
+	if !strings.HasPrefix(settings, "# schema: 3\n") || strings.Contains(settings, "loss.sampler") ||
 		!strings.Contains(settings, `sampler.kind = "in_batch"`) {
 		t.Errorf("training.settings after the migration:\n%s", settings)
 	}
@@ -86,6 +86,46 @@ func TestSchema1FolderOfAnotherConfig(t *testing.T) {
 	wantError(t, err, out+" holds the results of a different config", "schema version 1", "train.epochs = 2 here, 1 in the folder")
 	if !bytes.Equal(readFile(t, filepath.Join(out, settingsFile)), before) {
 		t.Error("a refused config migrated the folder")
+	}
+}
+
+// TestSchema2FolderHowItRuns: a folder of schema version 2, whose identities held
+// train.log_seconds, eval.log_seconds and eval.workers, is migrated by a config that changes all
+// three: nothing is trained or evaluated again, training.settings no longer holds them, and a
+// later command with other values again finds every run finished.
+func TestSchema2FolderHowItRuns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "results")
+	if err := os.CopyFS(out, os.DirFS(filepath.Join("testdata", "schema2", "folder"))); err != nil {
+		t.Fatal(err)
+	}
+	grid := filepath.Join("testdata", "schema2", "grid.toml")
+	if !strings.Contains(string(readFile(t, filepath.Join(out, settingsFile))), "train.log_seconds = 10") {
+		t.Fatal("the fixture's training.settings does not hold train.log_seconds")
+	}
+	first, err := runCommand(t, "-config", grid, "-out", out, "-set", "train.log_seconds=2", "-set", "eval.log_seconds=3", "-set", "eval.workers=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"migrated " + out + " from schema version 2 to 3: 2 runs re-identified (0 renamed to their ids)\n",
+		"2 runs: 2 already finished, 0 to run",
+	} {
+		if !strings.Contains(first, want) {
+			t.Errorf("first command's output lacks %q:\n%s", want, first)
+		}
+	}
+	if strings.Contains(first, "evaluating its saved model again") {
+		t.Errorf("a run was evaluated again:\n%s", first)
+	}
+	if settings := string(readFile(t, filepath.Join(out, settingsFile))); !strings.HasPrefix(settings, "# schema: 3\n") || strings.Contains(settings, "log_seconds") {
+		t.Errorf("training.settings after the migration:\n%s", settings)
+	}
+	second, err := runCommand(t, "-config", grid, "-out", out, "-set", "train.log_seconds=7", "-set", "eval.workers=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(second, "migrated") || !strings.Contains(second, "2 runs: 2 already finished, 0 to run") {
+		t.Errorf("second command:\n%s", second)
 	}
 }
 

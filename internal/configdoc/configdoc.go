@@ -162,7 +162,7 @@ func (c *collector) walk(tb *schema.Table, prefix, affects string, sec *Section,
 		if err != nil {
 			return fmt.Errorf("%s: %w", key, err)
 		}
-		if prefix == "" {
+		if prefix == "" || aff != affects {
 			r.Meaning = strings.TrimSpace(r.Meaning + " Affects: " + aff + ".")
 		}
 		sec.Rows = append(sec.Rows, r)

@@ -186,6 +186,31 @@ func (t *Table) Lookup(key string) (*Field, []string) {
 	return nil, nil
 }
 
+// Affects returns the affects tag that governs the dotted key (indices of array elements
+// allowed): its field's, or else that of the nearest table above it that has one; "" when none
+// has one or the key names no field. An entry of a table of free names is governed by that
+// table's field.
+func (t *Table) Affects(key string) string {
+	aff, tb := "", t
+	for _, p := range Parse(key) {
+		if tb == nil {
+			return ""
+		}
+		f := tb.Field(p.Name)
+		if f == nil {
+			return ""
+		}
+		if f.Affects != "" {
+			aff = f.Affects
+		}
+		if f.Kind == KindMap {
+			return aff
+		}
+		tb = f.Table
+	}
+	return aff
+}
+
 // Get returns the value of v (of the table's type) at the dotted key: a field, an element of
 // an array of tables ("sampler.of[1].kind"), or an entry of a table of free names
 // ("loss.options.alpha", of a table in it too). Pointers and interfaces on the way are followed;

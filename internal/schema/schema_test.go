@@ -19,7 +19,7 @@ func (l *level) UnmarshalText(b []byte) error {
 
 type inner struct {
 	Kind  level   `toml:"kind"`
-	Count int     `toml:"count" zero:"none"`
+	Count int     `toml:"count" zero:"none" affects:"nothing"`
 	Of    []inner `toml:"of"`
 }
 
@@ -52,6 +52,21 @@ func TestKeys(t *testing.T) {
 	}
 	if f := s.Field("inner"); f.Affects != "training" || f.Kind != KindTable || f.Table.Field("of").Table != f.Table {
 		t.Errorf("inner: %+v", f)
+	}
+}
+
+// TestAffects: a key is governed by its field's affects tag, else by the nearest table's above
+// it; elements of arrays of tables and entries of free tables included.
+func TestAffects(t *testing.T) {
+	s := New(reflect.TypeFor[root]())
+	for key, want := range map[string]string{
+		"name": "nothing", "rate": "", "inner": "training", "inner.kind": "training",
+		"inner.count": "nothing", "inner.of[2].kind": "training", "inner.of[0].count": "nothing",
+		"options.a.b": "", "nope": "", "inner.kind.x": "",
+	} {
+		if got := s.Affects(key); got != want {
+			t.Errorf("Affects(%q) = %q, want %q", key, got, want)
+		}
 	}
 }
 
