@@ -104,6 +104,30 @@ func (s *selecting) due(step, perEpoch, total int) bool {
 	return s.every > 0 && (step%perEpoch == 0 && (step/perEpoch)%s.every == 0 || step == total)
 }
 
+// idlePatience says why early stopping cannot end a training of total steps, perEpoch a epoch,
+// before its last step, "" when it can (or there is none): the earliest stop is at validation
+// patience + 1, and the training validates fewer times than patience + 2 (every every-th epoch
+// and after the last step, due's steps).
+func (s *selecting) idlePatience(perEpoch, total int) string {
+	if s.every == 0 || s.patience == 0 {
+		return ""
+	}
+	span := s.every * perEpoch
+	n := total / span
+	if total%span != 0 {
+		n++
+	}
+	if s.patience+1 < n {
+		return ""
+	}
+	every := "every epoch"
+	if s.every > 1 {
+		every = fmt.Sprintf("every %d epochs", s.every)
+	}
+	return fmt.Sprintf("train.patience = %d cannot end this training before its last step: it validates %d times (%s of %d steps, and after step %d), and stopping early needs %d",
+		s.patience, n, every, perEpoch, total, s.patience+2)
+}
+
 // validate evaluates m on the validation set after step (of epoch), keeps its parameters when
 // the score is better than the best, and stops training after patience validations without.
 func (s *selecting) validate(ctx context.Context, m *Model, ds *datasets.Dataset, step, epoch int, rep *reporter) error {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -107,6 +108,47 @@ func TestSelectionPicksBestEpoch(t *testing.T) {
 			}
 			if !bytes.Equal(modelBytes(t, m), modelBytes(t, ref)) {
 				t.Errorf("the selected model is not the model of step %d", c.wantBest)
+			}
+		})
+	}
+}
+
+// TestIdlePatience: a training that validates fewer times than early stopping needs to end it
+// before its last step (patience + 2) says so before its first step; one that validates enough
+// says nothing. The counts are due's steps: every validate_every epochs of 20 steps and after
+// the last step.
+func TestIdlePatience(t *testing.T) {
+	ds := selectionDataset()
+	for _, c := range []struct {
+		name string
+		ts   TrainSettings
+		want string
+	}{
+		{"epochs", TrainSettings{Epochs: 3, ValidateEvery: 1, Patience: ptr(2)},
+			"warning: train.patience = 2 cannot end this training before its last step: it validates 3 times (every epoch of 20 steps, and after step 60), and stopping early needs 4\n"},
+		{"steps", TrainSettings{Steps: 50, ValidateEvery: 1, Patience: ptr(3)},
+			"warning: train.patience = 3 cannot end this training before its last step: it validates 3 times (every epoch of 20 steps, and after step 50), and stopping early needs 5\n"},
+		{"every-2", TrainSettings{Epochs: 5, ValidateEvery: 2, Patience: ptr(2)},
+			"warning: train.patience = 2 cannot end this training before its last step: it validates 3 times (every 2 epochs of 20 steps, and after step 100), and stopping early needs 4\n"},
+		{"every-2-enough", TrainSettings{Epochs: 5, ValidateEvery: 2, Patience: ptr(1)}, ""},
+		{"enough", TrainSettings{Epochs: 4, ValidateEvery: 1, Patience: ptr(2)}, ""},
+		{"none", TrainSettings{Epochs: 2, ValidateEvery: 1}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.ts.BatchSize, c.ts.LogEvery, c.ts.LogSeconds = 50, 1000, 1000
+			ls := losses.Settings{Variant: losses.VariantLogQ}
+			m := must(New(Settings{EmbeddingDim: 8, Hidden: []int{8}}, ds, tensor.Float32, 1))
+			var out strings.Builder
+			sel := &Selection{score: scripted([]float64{1, 1, 1, 1, 1})}
+			if _, err := TrainResumable(context.Background(), m, ds, newCountEstimator(ds, 50), ls, samplerOf(ls), c.ts, 3, "", nil, sel, &out); err != nil {
+				t.Fatal(err)
+			}
+			got, _, _ := strings.Cut(out.String(), "\n")
+			if got += "\n"; !strings.HasPrefix(got, "warning") {
+				got = ""
+			}
+			if got != c.want {
+				t.Errorf("first line %q, want %q", got, c.want)
 			}
 		})
 	}

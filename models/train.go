@@ -217,6 +217,9 @@ func train[T float](ctx context.Context, m *Model, ds *datasets.Dataset, est est
 	if total == 0 {
 		total = ts.Epochs * perEpoch
 	}
+	if msg := l.sel.idlePatience(perEpoch, total); msg != "" && progress != nil && l.step == 0 {
+		fmt.Fprintf(progress, "warning: %s\n", msg)
+	}
 	rep := newReporter(progress, total, ts.BatchSize, ts.LogSeconds, l.step)
 	defer rep.close()
 
