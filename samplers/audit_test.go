@@ -1,198 +1,22 @@
-package samplers
+package samplers_test
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"testing"
 
 	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/prob"
+
+	. "github.com/samplingbias/workbench/samplers"
+	"github.com/samplingbias/workbench/samplers/samplerstest"
 )
 
-// auditData is a small skewed corpus: M = 20 items with Zipf-like counts 60/(j+1), so that the
-// head is drawn several times per batch (B·q > 1) and the tail rarely.
-func auditData(b int) *Data {
-	d := &Data{Items: 20, Batch: b, Counts: make([]int64, 20)}
-	for j := range d.Counts {
-		d.Counts[j] = int64(60 / (j + 1))
-		d.N += int(d.Counts[j])
-	}
-	return d
-}
-
-// exactLaw is the positives' law of batches drawn i.i.d. from the training frequency, as
-// auditSteps draws them: q = count/N and p = 1 − (1 − q)^B.
-func exactLaw(d *Data, rows []int32) Law {
-	return func(j int) (float64, float64, bool, error) {
-		if rows[j] == candidates.NoItem { // a padding row's: any law will do, it has no loss
-			return 0.5, 0.5, false, nil
-		}
-		q := float64(d.Counts[rows[j]]) / float64(d.N)
-		return q, prob.Inclusion(q, d.Batch), false, nil
-	}
-}
-
-// audit runs steps steps of smp on batches of d.Batch positives drawn i.i.d. with probability
-// count/N, and compares, for every item the steps declared, the empirical frequency of the step
-// including the item with the declared p (of a row including it, for a shape that draws per row),
-// and the mean number of copies of the item among a row's negatives with the declared (C−1)·q. It
-// returns an error naming the first item outside the tolerance.
-//
-// The tolerance is 5 standard errors of the empirical mean over the N = steps independent steps
-// (√(p(1−p)/N) for the inclusion frequency of shared columns; for the fraction of a step's rows
-// including the item under PerRow, and for the per-step copy count, the sample standard deviation
-// over √N) plus 1e-9: a correct declaration then fails one check with probability below 6·10⁻⁷
-// (normal approximation), while an error of 10% in q or p at the tested N is many standard errors
-// wide for the items checked (inclusion p ≥ 0.05).
-func audit(smp Sampler, d *Data, steps int, seed uint64) error {
-	return auditPositions(smp, d, d.Batch, 1, 0, steps, seed)
-}
-
-// auditPositions is audit on the rows of sequences trained at every position: each step has b
-// windows of length positions (candidates.Geometry.PerExample = length, Padded), the first pad
-// positions of each window padding (a NoItem positive) and the others rows whose positives are
-// drawn i.i.d. with probability count/N, d.Batch of them (b·(length − pad)); "the batch" is those
-// positives. A padding row is no row: it draws nothing, and its column (layout diagonal) is no
-// row's negative, so a row's negatives and the declared copies m·q count the columns that hold
-// an item.
-func auditPositions(smp Sampler, d *Data, b, length, pad, steps int, seed uint64) error {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	sh := smp.Shape()
-	if length > 1 || pad > 0 {
-		sh.PerExample, sh.Padded = length, true
-	}
-	r := b * length
-	if d.Batch != b*(length-pad) {
-		return fmt.Errorf("d.Batch = %d, want the %d rows with a positive", d.Batch, b*(length-pad))
-	}
-	valid := float64(d.Batch)
-	rows := make([]int32, sh.ItemRows(r, d.Items))
-	pos := make([]int32, r)
-	cols, units := sh.Cols(r, d.Items), 1 // units: the declarations' rows, R under PerRow
-	if sh.PerRow > 0 {
-		units = r
-	}
-	c := newColumnsFor(sh, b, d.Items) // b examples of length rows each
-	cdf := make([]float64, d.Items)
-	var sum float64
-	for j, n := range d.Counts {
-		sum += float64(n)
-		cdf[j] = sum
-	}
-	type tally struct {
-		declP, declCount float64 // declared, summed over the steps (rows) that declared the item
-		declared         int
-		incl, incl2      float64 // per-step fraction of the units including the item, and its square
-		count, count2    float64 // per-step mean copies among a row's negatives, and its square
-	}
-	items := make([]tally, d.Items)
-	perStep, inclStep := make([]float64, d.Items), make([]float64, d.Items)
-	law := exactLaw(d, rows)
-	for range steps {
-		for i := range pos {
-			pos[i] = candidates.NoItem
-			if i%length >= pad {
-				u := rng.Float64() * sum
-				pos[i] = int32(sort.Search(len(cdf), func(k int) bool { return cdf[k] > u }))
-			}
-		}
-		smp.Draw(rng, d, pos, rows)
-		if err := smp.Declare(d, pos, rows, law, c); err != nil {
-			return err
-		}
-		clear(perStep)
-		clear(inclStep)
-		// A row's negatives: the columns with an item but its positive's (under layout diagonal,
-		// not a padding row's column, nor a memory column holding one).
-		m := float64(cols - 1)
-		if sh.Layout == candidates.Diagonal {
-			m = -1
-			for j := range cols - sh.PerRow {
-				if c.ColItem[j] >= 0 {
-					m++
-				}
-			}
-			m += float64(sh.PerRow)
-		}
-		for u := range units {
-			if units > 1 && pos[u] == candidates.NoItem {
-				continue
-			}
-			seen := map[int64]bool{}
-			for j := range cols {
-				k, item := u*cols+j, c.ColItem[u*cols+j]
-				if item < 0 {
-					continue
-				}
-				if !seen[item] {
-					seen[item] = true
-					t := &items[item]
-					t.declared++
-					inclStep[item] += 1 / math.Min(float64(units), valid)
-					t.declP += math.Exp(colP(c)[k])
-					t.declCount += m * math.Exp(colQ(c)[k])
-				}
-				if units > 1 {
-					if !isPositiveColumn(sh.Layout, u, j, c.PosCol) {
-						perStep[item] += 1 / valid
-					}
-					continue
-				}
-				for i := range r {
-					if pos[i] != candidates.NoItem && !isPositiveColumn(sh.Layout, i, j, c.PosCol) {
-						perStep[item] += 1 / valid
-					}
-				}
-			}
-		}
-		for j := range items {
-			t := &items[j]
-			t.incl += inclStep[j]
-			t.incl2 += inclStep[j] * inclStep[j]
-			t.count += perStep[j]
-			t.count2 += perStep[j] * perStep[j]
-		}
-	}
-	n := float64(steps)
-	sd := func(sum, sum2 float64) float64 { return math.Sqrt(math.Max(sum2/n-(sum/n)*(sum/n), 0)) }
-	for j, t := range items {
-		if t.declared == 0 {
-			continue
-		}
-		p, count := t.declP/float64(t.declared), t.declCount/float64(t.declared)
-		if p < 0.05 {
-			continue
-		}
-		freq, sdIncl := t.incl/n, math.Sqrt(p*(1-p))
-		if units > 1 {
-			sdIncl = sd(t.incl, t.incl2)
-		}
-		if tol := 5*sdIncl/math.Sqrt(n) + 1e-9; math.Abs(freq-p) > tol {
-			return fmt.Errorf("item %d: included in %.4f of the steps, declared p = %.4f (tolerance %.4f)", j, freq, p, tol)
-		}
-		if sh.Layout == candidates.Corpus {
-			continue // the corpus's columns are not draws: q = 1/M is the uniform proposal's convention
-		}
-		mean := t.count / n
-		if tol := 5*sd(t.count, t.count2)/math.Sqrt(n) + 1e-9; math.Abs(mean-count) > tol {
-			return fmt.Errorf("item %d: %.4f copies per row, declared %.4f (tolerance %.4f)", j, mean, count, tol)
-		}
-	}
-	return nil
-}
-
-// newColumnsFor returns the step a sampler of shape sh declares at batch size b over m items,
-// with the side inputs it fills.
-func newColumnsFor(sh Shape, b, m int) *candidates.Step {
-	c := candidates.NewStep(sh.Geometry, b, m)
-	for _, name := range []string{candidates.LogQ, candidates.LogP} {
-		if err := c.Declare(candidates.Side{Name: name, By: "sampler"}); err != nil {
-			panic(err)
-		}
-	}
-	return c
+// newColumnsFor returns the step smp declares at batch size b over m items, with the side inputs
+// it fills.
+func newColumnsFor(smp Sampler, b, m int) *candidates.Step {
+	return must(samplerstest.NewStep(smp, smp.Shape().Geometry, b, m))
 }
 
 // colQ, colP, posQ and posP are a step's log q and log p of its columns and of its rows'
@@ -201,17 +25,6 @@ func colQ(c *candidates.Step) []float64 { return c.Col(candidates.LogQ) }
 func colP(c *candidates.Step) []float64 { return c.Col(candidates.LogP) }
 func posQ(c *candidates.Step) []float64 { return c.Row(candidates.LogQ) }
 func posP(c *candidates.Step) []float64 { return c.Row(candidates.LogP) }
-
-// isPositiveColumn reports whether column j is row i's positive.
-func isPositiveColumn(l candidates.Layout, i, j int, posCol []int) bool {
-	switch l {
-	case candidates.First:
-		return j == 0
-	case candidates.Corpus:
-		return j == posCol[i]
-	}
-	return j == i
-}
 
 // builtinSettings are the built-in samplers the audit checks.
 func builtinSettings() []Settings {
@@ -246,7 +59,7 @@ func TestAudit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := audit(smp, auditData(8), 4000, 1); err != nil {
+			if err := samplerstest.Audit(smp, samplerstest.SkewedData(8), 4000, 1); err != nil {
 				t.Error(err)
 			}
 		})
@@ -264,30 +77,16 @@ func TestAuditPositions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := auditPositions(smp, auditData(12), 4, 4, 1, 4000, 1); err != nil {
+			if err := samplerstest.AuditPositions(smp, samplerstest.SkewedData(12), 4, 4, 1, 4000, 1); err != nil {
 				t.Error(err)
 			}
 			if s.Kind != KindFull {
-				if err := auditPositions(wrong{smp}, auditData(12), 4, 4, 1, 4000, 1); err == nil {
+				if err := samplerstest.AuditPositions(samplerstest.Overstated(smp, 1.1), samplerstest.SkewedData(12), 4, 4, 1, 4000, 1); err == nil {
 					t.Error("a declaration 10% off passed the audit")
 				}
 			}
 		})
 	}
-}
-
-// wrong declares q and p 10% too large.
-type wrong struct{ Sampler }
-
-func (w wrong) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step) error {
-	if err := w.Sampler.Declare(d, pos, rows, law, c); err != nil {
-		return err
-	}
-	for j := range colQ(c) {
-		colQ(c)[j] += math.Log(1.1)
-		colP(c)[j] = math.Min(colP(c)[j]+math.Log(1.1), 0)
-	}
-	return nil
 }
 
 // TestAuditCatchesWrongDeclaration: a declaration 10% off fails the audit of every sampler whose
@@ -302,7 +101,7 @@ func TestAuditCatchesWrongDeclaration(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := audit(wrong{smp}, auditData(8), 4000, 1); err == nil {
+			if err := samplerstest.Audit(samplerstest.Overstated(smp, 1.1), samplerstest.SkewedData(8), 4000, 1); err == nil {
 				t.Error("a declaration 10% too large passed the audit")
 			}
 		})
@@ -315,7 +114,7 @@ func runAudit(smp Sampler, d *Data, steps int) *Audit {
 	sh := smp.Shape()
 	b := d.Batch
 	rows, pos := make([]int32, sh.ItemRows(b, d.Items)), make([]int32, b)
-	c := newColumnsFor(sh, b, d.Items)
+	c := newColumnsFor(smp, b, d.Items)
 	a := NewAudit(d.Items)
 	for range steps {
 		for i := range pos {
@@ -342,12 +141,12 @@ func runAudit(smp Sampler, d *Data, steps int) *Audit {
 // copies, (B−1)/M + m/M = 0.75 per row, is measured to about 1% in 4000 steps), and a declaration
 // 10% too large shows as a head error near 0.1.
 func TestAuditSummary(t *testing.T) {
-	d := auditData(8)
-	smp := mixed{m: 8}
+	d := samplerstest.SkewedData(8)
+	smp := must(New(Settings{Kind: KindMixed, Negatives: 8}))
 	if s := runAudit(smp, d, 4000).Summary(d.Counts); !(s.TV < 0.05 && s.HeadWorst < 0.05) {
 		t.Errorf("exact declaration: TV %v, head error %v; want both < 0.05", s.TV, s.HeadWorst)
 	}
-	if s := runAudit(wrong{smp}, d, 4000).Summary(d.Counts); !(s.HeadWorst > 0.05) {
+	if s := runAudit(samplerstest.Overstated(smp, 1.1), d, 4000).Summary(d.Counts); !(s.HeadWorst > 0.05) {
 		t.Errorf("declaration 10%% too large: head error %v, want > 0.05", s.HeadWorst)
 	}
 }
@@ -381,7 +180,7 @@ func zipfData(items int) *Data {
 func TestAuditFloor(t *testing.T) {
 	const items, m, steps = 2000, 64, 500
 	d := zipfData(items)
-	s := runAudit(uniform{m: m}, d, steps).Summary(d.Counts)
+	s := runAudit(must(New(Settings{Kind: KindUniform, Negatives: m})), d, steps).Summary(d.Counts)
 	t.Logf("uniform: TV %.5f, floor %.5f over %d draws", s.TV, s.Floor, s.Draws)
 	if s.Draws != steps*m {
 		t.Errorf("uniform: %d draws, want %d", s.Draws, steps*m)
@@ -396,28 +195,12 @@ func TestAuditFloor(t *testing.T) {
 	if math.Abs(s.TV/s.Floor-1) > 0.08 {
 		t.Errorf("uniform: TV %.5f, floor %.5f: want equal within 8%%", s.TV, s.Floor)
 	}
-	mis := drawsAs{draw: &popularity{m: m, beta: 1}, declare: uniform{m: m}}
+	mis := drawsAs{draw: must(New(Settings{Kind: KindPopularity, Negatives: m, Beta: new(1.0)})), declare: must(New(Settings{Kind: KindUniform, Negatives: m}))}
 	s = runAudit(mis, d, steps).Summary(d.Counts)
 	t.Logf("popularity declared as uniform: TV %.5f, floor %.5f", s.TV, s.Floor)
 	if !(s.TV > 5*s.Floor) {
 		t.Errorf("popularity declared as uniform: TV %.5f, floor %.5f: want TV > 5 floors", s.TV, s.Floor)
 	}
-}
-
-// scaledQ declares every q of its sampler times a constant factor.
-type scaledQ struct {
-	Sampler
-	factor float64
-}
-
-func (s scaledQ) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step) error {
-	if err := s.Sampler.Declare(d, pos, rows, law, c); err != nil {
-		return err
-	}
-	for j := range colQ(c) {
-		colQ(c)[j] += math.Log(s.factor)
-	}
-	return nil
 }
 
 // subsetDraws draws its sampler's items among the first k of the corpus only.
@@ -440,15 +223,16 @@ func (s subsetDraws) Draw(rng *rand.Rand, d *Data, pos, rows []int32) {
 func TestAuditMass(t *testing.T) {
 	const items, m, steps = 2000, 64, 500
 	d := zipfData(items)
+	uni := must(New(Settings{Kind: KindUniform, Negatives: m}))
 	for _, tc := range []struct {
 		name       string
 		smp        Sampler
 		mass       float64
 		tvInFloors bool // the TV alone does not see it
 	}{
-		{"exact", uniform{m: m}, 1, true},
-		{"q twice too large", scaledQ{uniform{m: m}, 2}, 2, true},
-		{"q = 1/M drawn from a tenth", subsetDraws{uniform{m: m}, items / 10}, 0.1, true},
+		{"exact", uni, 1, true},
+		{"q twice too large", samplerstest.Overstated(uni, 2), 2, true},
+		{"q = 1/M drawn from a tenth", subsetDraws{uni, items / 10}, 0.1, true},
 	} {
 		s := runAudit(tc.smp, d, steps).Summary(d.Counts)
 		t.Logf("%s: TV %.4f, floor %.4f, mass %.4f", tc.name, s.TV, s.Floor, s.Mass)

@@ -1,4 +1,4 @@
-package samplers
+package samplers_test
 
 import (
 	"math/rand/v2"
@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/samplingbias/workbench/candidates"
+
+	. "github.com/samplingbias/workbench/samplers"
+	"github.com/samplingbias/workbench/samplers/samplerstest"
 )
 
 // BenchmarkSampler reports the time of one step (Draw and Declare) of every built-in sampler at
@@ -63,7 +66,7 @@ func BenchmarkSampler(b *testing.B) {
 		}
 		var law Law
 		if sh.PositiveLaw {
-			law = exactLaw(d, rows)
+			law = samplerstest.IIDLaw(d, rows)
 		}
 		b.Run("kind="+settingsName(s), func(b *testing.B) {
 			for b.Loop() {

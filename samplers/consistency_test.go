@@ -1,4 +1,4 @@
-package samplers
+package samplers_test
 
 import (
 	"fmt"
@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/samplingbias/workbench/candidates"
+
+	. "github.com/samplingbias/workbench/samplers"
+	"github.com/samplingbias/workbench/samplers/samplerstest"
 )
 
 // form is a logq correction: which Q each column's logit −log Q subtracts (docs/logq.md §3).
@@ -32,7 +35,7 @@ func softmaxBias(smp Sampler, d *Data, f []float64, fm form, steps int, seed uin
 	sh, b := smp.Shape(), d.Batch
 	rows, pos := make([]int32, sh.ItemRows(b, d.Items)), make([]int32, b)
 	cols := sh.Cols(b, d.Items)
-	all := newColumnsFor(sh, b, d.Items)
+	all := newColumnsFor(smp, b, d.Items)
 	cdf := make([]float64, d.Items)
 	var sum float64
 	for j, n := range d.Counts {
@@ -51,7 +54,7 @@ func softmaxBias(smp Sampler, d *Data, f []float64, fm form, steps int, seed uin
 		smp.Draw(rng, d, pos, rows)
 		var law Law
 		if sh.PositiveLaw {
-			law = exactLaw(d, rows)
+			law = samplerstest.IIDLaw(d, rows)
 		}
 		if err := smp.Declare(d, pos, rows, law, all); err != nil {
 			panic(err)

@@ -1,4 +1,4 @@
-package samplers
+package samplers_test
 
 import (
 	"encoding"
@@ -9,6 +9,9 @@ import (
 
 	"github.com/samplingbias/workbench/candidates"
 	"github.com/samplingbias/workbench/internal/prob"
+
+	. "github.com/samplingbias/workbench/samplers"
+	"github.com/samplingbias/workbench/samplers/samplerstest"
 )
 
 // declareStep draws and declares one step of smp on positives pos with a random source seeded
@@ -17,11 +20,11 @@ func declareStep(smp Sampler, d *Data, pos []int32, seed uint64) ([]int32, *cand
 	sh := smp.Shape()
 	b := len(pos)
 	rows := make([]int32, sh.ItemRows(b, d.Items))
-	c := newColumnsFor(sh, b, d.Items)
+	c := newColumnsFor(smp, b, d.Items)
 	smp.Draw(rand.New(rand.NewPCG(seed, 1)), d, pos, rows)
 	var law Law
 	if sh.PositiveLaw {
-		law = exactLaw(d, rows)
+		law = samplerstest.IIDLaw(d, rows)
 	}
 	if err := smp.Declare(d, pos, rows, law, c); err != nil {
 		panic(err)
@@ -34,7 +37,7 @@ func declareStep(smp Sampler, d *Data, pos []int32, seed uint64) ([]int32, *cand
 // p = 1 − (1 − q)^(C−1), per row and column for a sampler that draws per row; for in_batch, whose
 // own law is count/N, the declared q is its own.
 func TestDeclareUnigram(t *testing.T) {
-	d := auditData(4)
+	d := samplerstest.SkewedData(4)
 	d.Counts[19] = 0 // an item without training interactions
 	d.N -= 3
 	pos := []int32{0, 3, 3, 7}
@@ -81,7 +84,7 @@ func TestDeclareUnigram(t *testing.T) {
 // Khrylchenko et al.'s code subtracts for its uniform half) from uniform draws declared as
 // themselves: TV many noise floors wide against about one.
 func TestDeclareUnigramAudit(t *testing.T) {
-	d := auditData(8)
+	d := samplerstest.SkewedData(8)
 	for _, tt := range []struct {
 		declare  Declaration
 		min, max float64 // bounds on TV/Floor
@@ -99,7 +102,7 @@ func TestDeclareUnigramAudit(t *testing.T) {
 // TestDeclareUnigramState: a stateful sampler (memory) keeps its state through checkpoints when
 // its declaration is unigram; a stateless one saves none and refuses a state.
 func TestDeclareUnigramState(t *testing.T) {
-	d := auditData(2)
+	d := samplerstest.SkewedData(2)
 	smp := must(New(Settings{Kind: KindMemory, MemoryBatches: 1, Declare: DeclareUnigram}))
 	rows := make([]int32, smp.Shape().ItemRows(2, d.Items))
 	smp.Draw(nil, d, []int32{1, 2}, rows)

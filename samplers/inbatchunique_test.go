@@ -1,4 +1,4 @@
-package samplers
+package samplers_test
 
 import (
 	"math"
@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/samplingbias/workbench/candidates"
+
+	. "github.com/samplingbias/workbench/samplers"
+	"github.com/samplingbias/workbench/samplers/samplerstest"
 )
 
 // TestInBatchUniqueLaw: given a batch with D = 5 distinct items, in_batch_unique with k = 2 takes
@@ -15,7 +18,7 @@ import (
 // declares p = p̂·k/D and q = p/k for each column.
 func TestInBatchUniqueLaw(t *testing.T) {
 	const steps, k = 20000, 2
-	d := auditData(8)
+	d := samplerstest.SkewedData(8)
 	pos := []int32{3, 3, 0, 7, 3, 11, 0, 4} // distinct: 3, 0, 7, 11, 4
 	smp, err := New(Settings{Kind: KindInBatchUnique, Negatives: k})
 	if err != nil {
@@ -23,8 +26,8 @@ func TestInBatchUniqueLaw(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	rows := make([]int32, len(pos)+k)
-	c := newColumnsFor(smp.Shape(), len(pos), d.Items)
-	law := exactLaw(d, rows)
+	c := newColumnsFor(smp, len(pos), d.Items)
+	law := samplerstest.IIDLaw(d, rows)
 	count := map[int32]int{}
 	for range steps {
 		smp.Draw(rng, d, pos, rows)
@@ -61,7 +64,7 @@ func TestInBatchUniqueLaw(t *testing.T) {
 // copies among the row's five negatives, 5·q, equal p.
 func TestInBatchUniqueShort(t *testing.T) {
 	const k = 7
-	d := auditData(8)
+	d := samplerstest.SkewedData(8)
 	pos := []int32{3, 3, 0, 7, 3, 11, 0, 4} // distinct: 3, 0, 7, 11, 4
 	smp, err := New(Settings{Kind: KindInBatchUnique, Negatives: k})
 	if err != nil {
@@ -72,8 +75,8 @@ func TestInBatchUniqueShort(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	rows := make([]int32, len(pos)+k)
-	c := newColumnsFor(smp.Shape(), len(pos), d.Items)
-	law := exactLaw(d, rows)
+	c := newColumnsFor(smp, len(pos), d.Items)
+	law := samplerstest.IIDLaw(d, rows)
 	for range 100 {
 		smp.Draw(rng, d, pos, rows)
 		drawn := slices.Clone(rows[8:13])
@@ -105,7 +108,7 @@ func TestInBatchUniqueShort(t *testing.T) {
 // declared with the mixture's law over the 5 + 3 draws the row has: q = (5·q_A + 3·q_B)/8, with
 // q_A = p̂_j/5 (all five taken) and q_B = 1/M, and p = 1 − (1 − p̂_j)(1 − p_B).
 func TestInBatchUniqueShortInMixture(t *testing.T) {
-	d := auditData(8)
+	d := samplerstest.SkewedData(8)
 	pos := []int32{3, 3, 0, 7, 3, 11, 0, 4} // distinct: 3, 0, 7, 11, 4
 	smp := must(New(Settings{Kind: KindMixture, Of: []Settings{{Kind: KindInBatchUnique, Negatives: 7}, {Kind: KindUniformPerRow, Negatives: 3}}}))
 	if !smp.Shape().Unfilled {
@@ -113,7 +116,7 @@ func TestInBatchUniqueShortInMixture(t *testing.T) {
 	}
 	uni := must(New(Settings{Kind: KindUniformPerRow, Negatives: 3})).(ItemLaw)
 	rows, c := declareStep(smp, d, pos, 9)
-	law := exactLaw(d, rows)
+	law := samplerstest.IIDLaw(d, rows)
 	cols := smp.Shape().Cols(len(pos), d.Items)
 	if cols != 11 {
 		t.Fatalf("C = %d, want 11", cols)

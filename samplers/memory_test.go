@@ -1,15 +1,19 @@
-package samplers
+package samplers_test
 
 import (
+	"encoding"
 	"slices"
 	"testing"
+
+	. "github.com/samplingbias/workbench/samplers"
+	"github.com/samplingbias/workbench/samplers/samplerstest"
 )
 
 // TestMemoryRows: memory (K = 2) puts the previous two batches after the positives, oldest first,
 // holds copies of the current batch in the slots not yet filled, and a state saved and restored
 // mid-run gives the same rows as the run that was never interrupted.
 func TestMemoryRows(t *testing.T) {
-	d := auditData(2)
+	d := samplerstest.SkewedData(2)
 	batches := [][]int32{{1, 2}, {3, 4}, {5, 6}, {7, 8}}
 	want := [][]int32{{1, 2, 1, 2, 1, 2}, {3, 4, 3, 4, 1, 2}, {5, 6, 1, 2, 3, 4}, {7, 8, 3, 4, 5, 6}}
 	smp := must(New(Settings{Kind: KindMemory, MemoryBatches: 2}))
@@ -22,13 +26,13 @@ func TestMemoryRows(t *testing.T) {
 		}
 		if i == 1 {
 			var err error
-			if saved, err = smp.(*memory).MarshalBinary(); err != nil {
+			if saved, err = smp.(encoding.BinaryMarshaler).MarshalBinary(); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	resumed := must(New(Settings{Kind: KindMemory, MemoryBatches: 2}))
-	if err := resumed.(*memory).UnmarshalBinary(saved); err != nil {
+	if err := resumed.(encoding.BinaryUnmarshaler).UnmarshalBinary(saved); err != nil {
 		t.Fatal(err)
 	}
 	for i, b := range batches[2:] {

@@ -1,4 +1,4 @@
-package samplers
+package samplers_test
 
 import (
 	"math"
@@ -8,18 +8,21 @@ import (
 	"testing"
 
 	"github.com/samplingbias/workbench/candidates"
+
+	. "github.com/samplingbias/workbench/samplers"
+	"github.com/samplingbias/workbench/samplers/samplerstest"
 )
 
 // TestMixtureOfInBatchAndUniformIsMixed: the mixture of in_batch and uniform draws the same rows
 // as mixed from the same random source and declares the same q and p (to 1e-12 relative: the
 // same formulas, rounded in another order).
 func TestMixtureOfInBatchAndUniformIsMixed(t *testing.T) {
-	d := auditData(8)
+	d := samplerstest.SkewedData(8)
 	mix, err := New(Settings{Kind: KindMixture, Of: []Settings{{Kind: KindInBatch}, {Kind: KindUniform, Negatives: 5}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := mixed{m: 5}
+	ref := must(New(Settings{Kind: KindMixed, Negatives: 5}))
 	if mix.Shape() != ref.Shape() {
 		t.Fatalf("shape %+v, mixed's %+v", mix.Shape(), ref.Shape())
 	}
@@ -27,8 +30,8 @@ func TestMixtureOfInBatchAndUniformIsMixed(t *testing.T) {
 	declare := func(s Sampler) ([]int32, *candidates.Step) {
 		rows := make([]int32, 13)
 		s.Draw(rand.New(rand.NewPCG(5, 6)), d, pos, rows)
-		c := newColumnsFor(s.Shape(), len(pos), d.Items)
-		if err := s.Declare(d, pos, rows, exactLaw(d, rows), c); err != nil {
+		c := newColumnsFor(s, len(pos), d.Items)
+		if err := s.Declare(d, pos, rows, samplerstest.IIDLaw(d, rows), c); err != nil {
 			t.Fatal(err)
 		}
 		return rows, c

@@ -40,7 +40,7 @@ func TestMixturePerRowColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := auditData(4)
+	d := &Data{Items: 20, Batch: 4}
 	sh := x.Shape()
 	if sh.Layout != candidates.First || sh.Extra != 2 || sh.PerRow != 3 {
 		t.Fatalf("shape %+v, want First with 2 shared and 3 per row", sh)
@@ -48,7 +48,10 @@ func TestMixturePerRowColumns(t *testing.T) {
 	pos := []int32{5, 6, 7, 8}
 	rows := make([]int32, sh.ItemRows(4, d.Items))
 	x.Draw(rand.New(rand.NewPCG(1, 2)), d, pos, rows)
-	c := newColumnsFor(sh, 4, d.Items)
+	c := candidates.NewStep(sh.Geometry, 4, d.Items)
+	if err := DeclareSides(x, c); err != nil {
+		t.Fatal(err)
+	}
 	if err := x.Declare(d, pos, rows, nil, c); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +63,7 @@ func TestMixturePerRowColumns(t *testing.T) {
 			t.Errorf("row %d (positive %d): columns %v, want -1, the shared %v, then %d three times", i, p, r, shared, p)
 		}
 	}
-	if _, err := newMixture(uniform{m: 2}, drawsAs{draw: rowEcho{m: 1}, declare: rowEcho{m: 1}}); err == nil {
+	if _, err := newMixture(uniform{m: 2}, struct{ Sampler }{rowEcho{m: 1}}); err == nil {
 		t.Error("a per-row component without an ItemLaw was accepted")
 	}
 }

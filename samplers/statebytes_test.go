@@ -1,4 +1,4 @@
-package samplers
+package samplers_test
 
 import (
 	"encoding"
@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/samplingbias/workbench/internal/memstat"
+
+	. "github.com/samplingbias/workbench/samplers"
+	"github.com/samplingbias/workbench/samplers/samplerstest"
 )
 
 // TestStateBytes measures the state each sampler keeps, the live heap it holds after drawing and
@@ -34,8 +37,8 @@ func TestStateBytes(t *testing.T) {
 			for i := range pos {
 				pos[i] = int32(i * 97 % items)
 			}
-			c := newColumnsFor(sh, batch, items)
-			law := exactLaw(d, rows)
+			c := newColumnsFor(smp, batch, items)
+			law := samplerstest.IIDLaw(d, rows)
 			rng := rand.New(rand.NewPCG(1, 2))
 			before := memstat.Live()
 			smp.Draw(rng, d, pos, rows)

@@ -1,4 +1,4 @@
-package samplers
+package samplers_test
 
 import (
 	"math"
@@ -6,31 +6,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-// TestUnseenItem: the item of rank x among those outside a sorted list is the x-th (0-based) of
-// the complement written out.
-func TestUnseenItem(t *testing.T) {
-	const items = 12
-	for _, seen := range [][]int32{nil, {0}, {11}, {0, 1, 2}, {3, 5, 6, 10}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}} {
-		var free []int32
-		for j := int32(0); j < items; j++ {
-			if !slices.Contains(seen, j) {
-				free = append(free, j)
-			}
-		}
-		for x, want := range free {
-			if got := unseenItem(seen, x); got != want {
-				t.Errorf("seen %v: rank %d is item %d, want %d", seen, x, got, want)
-			}
-		}
-	}
-}
+	. "github.com/samplingbias/workbench/samplers"
+	"github.com/samplingbias/workbench/samplers/samplerstest"
+)
 
 // unconsumedData is auditData's corpus of 20 items with training items for three queries (the
 // third has every item but one) and the rows' queries.
 func unconsumedData(b int, queries ...int32) *Data {
-	d := auditData(b)
+	d := samplerstest.SkewedData(b)
 	d.Seen = [][]int32{{0, 1, 2, 5, 7, 11}, {3}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 19}}
 	d.Queries = make([]int32, b)
 	for i := range d.Queries {
@@ -49,10 +33,10 @@ func TestUnconsumedAudit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := audit(smp, d, 4000, 3); err != nil {
+		if err := samplerstest.Audit(smp, d, 4000, 3); err != nil {
 			t.Errorf("query %d: %v", q, err)
 		}
-		if err := audit(wrong{smp}, d, 4000, 3); err == nil {
+		if err := samplerstest.Audit(samplerstest.Overstated(smp, 1.1), d, 4000, 3); err == nil {
 			t.Errorf("query %d: a declaration 10%% too large passed the audit", q)
 		}
 	}
@@ -65,7 +49,7 @@ func TestUnconsumedAudit(t *testing.T) {
 func TestUnconsumedLaw(t *testing.T) {
 	const b, m, steps = 3, 4, 20000
 	d := unconsumedData(b, 0, 1, 2)
-	smp := &unconsumed{m: m}
+	smp := must(New(Settings{Kind: KindUnconsumed, Negatives: m}))
 	sh := smp.Shape()
 	rows := make([]int32, sh.ItemRows(b, d.Items))
 	pos := []int32{0, 3, 17}
@@ -98,7 +82,7 @@ func TestUnconsumedLaw(t *testing.T) {
 			}
 		}
 	}
-	c := newColumnsFor(sh, b, d.Items)
+	c := newColumnsFor(smp, b, d.Items)
 	if err := smp.Declare(d, pos, rows, nil, c); err != nil {
 		t.Fatal(err)
 	}
@@ -126,14 +110,14 @@ func TestUnconsumedLaw(t *testing.T) {
 func TestUnconsumedExhausted(t *testing.T) {
 	d := unconsumedData(2, 0, 1)
 	d.Seen[1] = []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}
-	smp := &unconsumed{m: 2}
+	smp := must(New(Settings{Kind: KindUnconsumed, Negatives: 2}))
 	want := "kind: sampler unconsumed: query 1 has all 20 items of the corpus among its training items"
-	if err := smp.Check(d); err == nil || !strings.HasPrefix(err.Error(), want) {
+	if err := smp.(Checker).Check(d); err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("Check = %v, want %q", err, want)
 	}
 	rows := make([]int32, smp.Shape().ItemRows(2, d.Items))
 	smp.Draw(rand.New(rand.NewPCG(1, 1)), d, []int32{0, 1}, rows)
-	if err := smp.Declare(d, []int32{0, 1}, rows, nil, newColumnsFor(smp.Shape(), 2, d.Items)); err == nil || !strings.HasPrefix(err.Error(), want) {
+	if err := smp.Declare(d, []int32{0, 1}, rows, nil, newColumnsFor(smp, 2, d.Items)); err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("Declare = %v, want %q", err, want)
 	}
 }

@@ -1,4 +1,4 @@
-package samplers
+package samplers_test
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/samplingbias/workbench/internal/prob"
+
+	. "github.com/samplingbias/workbench/samplers"
 )
 
 // wrData is a corpus of 8 items with skewed counts (one without interactions), on which a draw
@@ -72,8 +74,8 @@ func TestWithoutReplacementInclusion(t *testing.T) {
 		s Settings
 		w func(count int64) float64
 	}{
-		{Settings{Kind: KindPopularityWithoutReplacement, Negatives: m, Beta: ptr(1)}, func(c int64) float64 { return float64(c) }},
-		{Settings{Kind: KindPopularityWithoutReplacement, Negatives: m, Beta: ptr(0.5)}, func(c int64) float64 { return math.Sqrt(float64(c)) }},
+		{Settings{Kind: KindPopularityWithoutReplacement, Negatives: m, Beta: new(1.0)}, func(c int64) float64 { return float64(c) }},
+		{Settings{Kind: KindPopularityWithoutReplacement, Negatives: m, Beta: new(0.5)}, func(c int64) float64 { return math.Sqrt(float64(c)) }},
 		{Settings{Kind: KindUniformWithoutReplacement, Negatives: m}, func(int64) float64 { return 1 }},
 	} {
 		t.Run(wrName(tc.s), func(t *testing.T) {
@@ -115,7 +117,7 @@ func checkDeclaredPi(t *testing.T, smp Sampler, d *Data, pi []float64, m int) {
 	pos := []int32{1, 4}
 	rows := make([]int32, sh.ItemRows(len(pos), d.Items))
 	smp.Draw(rand.New(rand.NewPCG(1, 1)), d, pos, rows)
-	c := newColumnsFor(sh, len(pos), d.Items)
+	c := newColumnsFor(smp, len(pos), d.Items)
 	if err := smp.Declare(d, pos, rows, nil, c); err != nil {
 		t.Fatal(err)
 	}
@@ -159,12 +161,12 @@ func TestWithoutReplacementTooMany(t *testing.T) {
 		}
 		rows := make([]int32, smp.Shape().ItemRows(1, d.Items))
 		smp.Draw(rand.New(rand.NewPCG(1, 1)), d, []int32{0}, rows)
-		if err := smp.Declare(d, []int32{0}, rows, nil, newColumnsFor(smp.Shape(), 1, d.Items)); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+		if err := smp.Declare(d, []int32{0}, rows, nil, newColumnsFor(smp, 1, d.Items)); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("%s: Declare = %v, want %q", settingsName(tt.s), err, tt.want)
 		}
 	}
 	// At β = 0 every item weighs 1, the one without interactions too: 8 of 8 can be drawn.
-	smp, err := New(Settings{Kind: KindPopularityWithoutReplacement, Negatives: 8, Beta: ptr(0)})
+	smp, err := New(Settings{Kind: KindPopularityWithoutReplacement, Negatives: 8, Beta: new(0.0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,42 +175,11 @@ func TestWithoutReplacementTooMany(t *testing.T) {
 	}
 }
 
-// TestFenwickDraw: the Fenwick tree's draws of a whole corpus without replacement are a
-// permutation, and its tree is restored exactly after each step.
-func TestFenwickDraw(t *testing.T) {
-	w := []float64{3, 0.5, 1e-9, 7, 2, 0.25, 1}
-	f := newFenwick(w)
-	base := append([]float64(nil), f.tree...)
-	rng := rand.New(rand.NewPCG(2, 2))
-	drawn := make([]int, len(w))
-	out := make([]int32, len(w))
-	for step := 1; step <= 100; step++ {
-		f.draw(rng, w, drawn, step, out)
-		got := make([]bool, len(w))
-		for _, it := range out {
-			got[it] = true
-		}
-		for j, ok := range got {
-			if !ok {
-				t.Fatalf("step %d: item %d not drawn in %v", step, j, out)
-			}
-		}
-		for k := range base {
-			if f.tree[k] != base[k] {
-				t.Fatalf("step %d: node %d is %v after the step, %v before", step, k, f.tree[k], base[k])
-			}
-		}
-	}
-	if got, want := f.left(), 3+0.5+1e-9+7+2+0.25+1; math.Abs(got-want) > 1e-12 {
-		t.Errorf("total weight %v, want %v", got, want)
-	}
-}
-
 // TestWithoutReplacementItemLaw: as a mixture's component, a sampler without replacement gives
 // its law of any item (ItemLaw), the π its own columns declare.
 func TestWithoutReplacementItemLaw(t *testing.T) {
 	d := wrData()
-	smp := newWithoutReplacement(3, 1, false)
+	smp := must(New(Settings{Kind: KindPopularityWithoutReplacement, Negatives: 3, Beta: new(1.0)})).(ItemLaw)
 	items := []int32{0, 3, 6}
 	lq, lp := make([]float64, 3), make([]float64, 3)
 	smp.ItemLaw(d, items, lq, lp)
