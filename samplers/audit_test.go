@@ -51,7 +51,7 @@ func settingsName(s Settings) string {
 }
 
 // TestAudit: every built-in sampler's empirical law over 4000 steps matches its declaration
-// (see audit for the tolerance).
+// (see samplerstest for the tolerance).
 func TestAudit(t *testing.T) {
 	for _, s := range builtinSettings() {
 		t.Run(settingsName(s), func(t *testing.T) {
@@ -69,7 +69,7 @@ func TestAudit(t *testing.T) {
 // TestAuditPositions: on the rows of sequences trained at every position (4 windows of 4
 // positions, the first of each padding), every built-in sampler's empirical law over 4000 steps
 // matches what it declares for those rows, "the batch" being the step's 12 positions with a
-// positive (see auditPositions); a declaration 10% off fails.
+// positive (see samplerstest.AuditPositions); a declaration 10% off fails.
 func TestAuditPositions(t *testing.T) {
 	for _, s := range builtinSettings() {
 		t.Run(settingsName(s), func(t *testing.T) {
@@ -108,7 +108,7 @@ func TestAuditCatchesWrongDeclaration(t *testing.T) {
 	}
 }
 
-// runAudit records steps steps of smp in an Audit, on i.i.d. batches as audit draws them.
+// runAudit records steps steps of smp in an Audit, on i.i.d. batches as samplerstest.Audit draws them.
 func runAudit(smp Sampler, d *Data, steps int) *Audit {
 	rng := rand.New(rand.NewPCG(2, 3))
 	sh := smp.Shape()

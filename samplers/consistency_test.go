@@ -28,7 +28,7 @@ const (
 // gradient w.r.t. the scores of each item — for the logq forms the weight Σ_c softmax(z)_c·
 // [item(c) = j] with z_c = f_{item(c)} − log Q_c, for logq_corrected correctedGrad's, less the
 // positive's indicator — minus the full softmax's gradient softmax(f)_j − [j = positive]: the
-// bias of the sampled gradient. It returns the bias's L1 norm. Batches are drawn i.i.d. from the counts (exactLaw is then the positives' exact
+// bias of the sampled gradient. It returns the bias's L1 norm. Batches are drawn i.i.d. from the counts (samplerstest.IIDLaw is then the positives' exact
 // law); the plain-Go computation is independent of package losses.
 func softmaxBias(smp Sampler, d *Data, f []float64, fm form, steps int, seed uint64) float64 {
 	rng := rand.New(rand.NewPCG(seed, 7))

@@ -15,7 +15,7 @@ import (
 )
 
 // declareStep draws and declares one step of smp on positives pos with a random source seeded
-// by seed, the positives' law being the exact training frequency (exactLaw).
+// by seed, the positives' law being the exact training frequency (samplerstest.IIDLaw).
 func declareStep(smp Sampler, d *Data, pos []int32, seed uint64) ([]int32, *candidates.Step) {
 	sh := smp.Shape()
 	b := len(pos)

@@ -5,7 +5,8 @@
 // wherever the sampler's law gives one, and flagged as estimates (candidates.Step.Estimated)
 // where they come from an estimator (Yi et al. 2019's streaming p̂). docs/samplers.md derives
 // each built-in sampler's q, p and expected count; the package's audit tests check them against
-// what the sampler draws.
+// what the sampler draws with samplerstest.Audit, which checks a researcher's sampler the same
+// way.
 //
 // Each sampler owns its geometry (Shape, a candidates.Geometry): where each row's positive sits,
 // which drawn columns every row shares and which are a row's own (Geometry.PerRow,

@@ -11,8 +11,8 @@ import (
 	"github.com/samplingbias/workbench/samplers/samplerstest"
 )
 
-// unconsumedData is auditData's corpus of 20 items with training items for three queries (the
-// third has every item but one) and the rows' queries.
+// unconsumedData is samplerstest.SkewedData's corpus of 20 items with training items for three
+// queries (the third has every item but one) and the rows' queries.
 func unconsumedData(b int, queries ...int32) *Data {
 	d := samplerstest.SkewedData(b)
 	d.Seen = [][]int32{{0, 1, 2, 5, 7, 11}, {3}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 19}}
@@ -24,7 +24,7 @@ func unconsumedData(b int, queries ...int32) *Data {
 }
 
 // TestUnconsumedAudit: with every row of one query, unconsumed's declared p and copies m·q, with
-// q = 1/(M − |S|), match the draws over 4000 steps (audit), and no step draws one of the query's
+// q = 1/(M − |S|), match the draws over 4000 steps (samplerstest.Audit), and no step draws one of the query's
 // training items.
 func TestUnconsumedAudit(t *testing.T) {
 	for _, q := range []int32{0, 1} {
