@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/samplingbias/workbench/internal/exampletest"
+	"github.com/samplingbias/workbench/samplers/samplerstest"
 )
 
 // smokeConfig writes configs/smoke.toml without its ablation over loss.variant to a temporary
@@ -54,6 +55,22 @@ func TestOptionsRejected(t *testing.T) {
 	cmd := exec.Command(exampletest.Build(t), "-config", smokeConfig(t), "-out", t.TempDir(), "-set", "sampler.kind=distinct_uniform",
 		"-set", "sampler.negatives=8", "-set", "sampler.options.beta=1")
 	exampletest.Fails(t, cmd, "sampler.options.beta: sampler distinct_uniform has no options")
+}
+
+// TestAudit: distinct_uniform's declaration, q = 1/M and p = m/M, is what it draws over 4000 steps
+// of 8 distinct items from samplerstest's 20-item corpus (samplerstest.Audit), and the audit at
+// that N fails the declaration 10% too large.
+func TestAudit(t *testing.T) {
+	smp, err := newDistinctUniform(nil, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := samplerstest.Audit(smp, samplerstest.SkewedData(8), 4000, 1); err != nil {
+		t.Error(err)
+	}
+	if err := samplerstest.Audit(samplerstest.Overstated(smp, 1.1), samplerstest.SkewedData(8), 4000, 1); err == nil {
+		t.Error("a declaration 10% too large passed the audit")
+	}
 }
 
 // TestREADMEShowsThisProgram: the README's "Adding a sampler" shows this program's
