@@ -107,7 +107,7 @@ func migrateFolder(out string, cfg *Config, axes []string, have folderSettings, 
 		if !e.IsDir() {
 			continue
 		}
-		name, why, err := migrateRun(filepath.Join(out, "runs"), e.Name(), have)
+		name, why, err := migrateRun(filepath.Join(out, "runs"), e.Name(), have, cfg.Data.Path)
 		switch {
 		case err != nil:
 			return fmt.Errorf("migrating %s: %w", filepath.Join(out, "runs", e.Name()), err)
@@ -138,17 +138,22 @@ func migrateFolder(out string, cfg *Config, axes []string, have folderSettings, 
 
 // migrateRun migrates the run in runs/dir of a folder of settings have (see migrateFolder). It
 // returns the run's folder name after the migration, or why the run was left as it was.
-func migrateRun(runs, dir string, have folderSettings) (name, why string, err error) {
+//
+// A run's config.toml names its data relative to the run's folder. In a folder moved away from
+// its data it names nothing, and the data of the config migrating the folder, data (a path,
+// "" for none), stand in for them: the run's hashes, of the data's content, then say whether
+// they are the run's data.
+func migrateRun(runs, dir string, have folderSettings, data string) (name, why string, err error) {
 	path := filepath.Join(runs, dir)
-	raw, cfg, err := loadConfig(filepath.Join(path, "config.toml"), nil)
-	if err != nil {
-		return dir, fmt.Sprintf("its config.toml does not load: %v", err), nil
+	one, why := runConfig(path, nil)
+	if why != "" && data != "" {
+		if c, w := runConfig(path, []string{"data.path=" + strconv.Quote(data)}); w == "" {
+			one, why = c, ""
+		}
 	}
-	planned, err := plan(raw, cfg)
-	if err != nil || len(planned) != 1 {
-		return dir, fmt.Sprintf("its config.toml is no run's: %v", err), nil
+	if why != "" {
+		return dir, why, nil
 	}
-	one := planned[0].cfg
 	oldTrain, err := one.hashAt(have.version, affectsTraining, affectsGrid)
 	if err != nil {
 		return dir, fmt.Sprintf("its training settings cannot be identified: %v", err), nil
@@ -199,6 +204,20 @@ func migrateRun(runs, dir string, have folderSettings) (name, why string, err er
 		return "", "", err
 	}
 	return id, "", nil
+}
+
+// runConfig is the resolved config of the run in folder path, from its config.toml with sets
+// (-set values), or why it is none.
+func runConfig(path string, sets []string) (*Config, string) {
+	raw, cfg, err := loadConfig(filepath.Join(path, "config.toml"), sets)
+	if err != nil {
+		return nil, fmt.Sprintf("its config.toml does not load: %v", err)
+	}
+	planned, err := plan(raw, cfg)
+	if err != nil || len(planned) != 1 {
+		return nil, fmt.Sprintf("its config.toml is no run's: %v", err)
+	}
+	return planned[0].cfg, ""
 }
 
 // migrateCheckpoint renames the checkpoint of version 1 in the run folder path, checkpoint.bin

@@ -129,6 +129,43 @@ func TestSchema2FolderHowItRuns(t *testing.T) {
 	}
 }
 
+// TestSchema2FolderMovedFromItsData: a folder of schema version 2 moved away from its data (its
+// runs' config.toml name the data relative to where the folder was, where there is nothing
+// now) is migrated with the data of the config that uses it, whose content the runs' hashes
+// identify: nothing is trained again. Other data in their place (one line changed) leave the
+// run as it was.
+func TestSchema2FolderMovedFromItsData(t *testing.T) {
+	fixture := filepath.Join("testdata", "schema2", "moved")
+	copyFolder := func(t *testing.T) string {
+		out := filepath.Join(t.TempDir(), "moved", "results")
+		if err := os.CopyFS(out, os.DirFS(filepath.Join(fixture, "folder"))); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	t.Run("same-data", func(t *testing.T) {
+		out := copyFolder(t)
+		got, err := runCommand(t, "-config", filepath.Join(fixture, "grid.toml"), "-out", out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(got, "migrated "+out+" from schema version 2 to 3: 1 runs re-identified (0 renamed to their ids)\n") ||
+			!strings.Contains(got, "1 run: 1 already finished, 0 to run") {
+			t.Errorf("output:\n%s", got)
+		}
+	})
+	t.Run("other-data", func(t *testing.T) {
+		out := copyFolder(t)
+		other := filepath.Join(t.TempDir(), "ratings.csv")
+		write(t, other, strings.Replace(string(readFile(t, filepath.Join(fixture, "ratings.csv"))), "\n0,", "\n1,", 1))
+		have := parseFolderSettings(readFile(t, filepath.Join(out, settingsFile)))
+		name, why, err := migrateRun(filepath.Join(out, "runs"), "seed=1", have, other)
+		if err != nil || name != "seed=1" || why != "its metrics.json is of other training settings than its config.toml" {
+			t.Errorf("migrateRun with other data: %q, %q, %v", name, why, err)
+		}
+	})
+}
+
 // TestMigrateCheckpoint: a checkpoint of version 1 (checkpoint.bin beside checkpoint.identity)
 // is renamed to carry the run's training hash when the identity is the run's; one of other
 // settings is left for training to refuse.
