@@ -93,19 +93,28 @@ func (c *Config) canonicalAt(version int, roles ...affects) ([]keyValue, error) 
 // identity then holds: the selection metric, the filter, eval.max_pairs, eval.gamma (of
 // popularity-stratified recall) and the [slices] section (of a selection by slice).
 func (c *Config) selectionKeys() []keyValue {
-	read := []string{"eval.select_metric", "eval.select_k", "eval.select_slice", "eval.filter", "eval.max_pairs", "eval.gamma"}
 	var out []keyValue
 	root := configSchema()
 	v := reflect.ValueOf(c).Elem()
 	for _, name := range []string{"eval", "slices"} {
 		field := &schema.Table{Type: root.Type, Fields: []*schema.Field{root.Field(name)}}
 		field.Walk("", v, func(key string, v reflect.Value) {
-			if !isZero(v) && (name == "slices" || slices.Contains(read, key)) {
+			if !isZero(v) && readBySelection(key) {
 				out = append(out, keyValue{key, literal(v)})
 			}
 		})
 	}
 	return out
+}
+
+// readBySelection reports whether the canonical key is one of the evaluation settings that a
+// training selecting on the validation set reads (see selectionKeys).
+func readBySelection(key string) bool {
+	switch key {
+	case "eval.select_metric", "eval.select_k", "eval.select_slice", "eval.filter", "eval.max_pairs", "eval.gamma":
+		return true
+	}
+	return strings.HasPrefix(key, "slices.")
 }
 
 // literal writes a leaf value exactly: shortest round-tripping numbers, quoted strings, lists in

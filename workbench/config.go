@@ -58,7 +58,8 @@ func (e *Experiment) UnmarshalText(b []byte) error {
 type Config struct {
 	// Experiment is one of the Experiment constants; default ExperimentRetrieval.
 	Experiment Experiment `toml:"experiment" affects:"training"`
-	// Out is the output directory; default "results/<config file name without .toml>".
+	// Out is the output directory, relative to the working directory (a data path is relative
+	// to the config file); default "results/<config file name without .toml>".
 	Out string `toml:"out" affects:"nothing"`
 	// Seeds repeats every cell of the grid once per seed (model initialisation, batch order,
 	// sampled negatives, estimator hashes, bootstrap); default [1].

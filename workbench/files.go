@@ -258,6 +258,26 @@ func sweptHint(out string, keys []string) string {
 	return fmt.Sprintf(" (the folder's runs sweep %s as an ablation axis: %s)", strings.Join(slices.Sorted(maps.Keys(swept)), ", "), strings.Join(hints, "; "))
 }
 
+// selectionHint says, when some of the differing settings keys are evaluation settings that
+// select the model on validation, that they are training settings of these runs, and how to keep
+// the folder's value of eval.select_k, whose default follows eval.k.
+func selectionHint(keys []string, have folderSettings) string {
+	var sel []string
+	for _, k := range keys {
+		if readBySelection(k) {
+			sel = append(sel, k)
+		}
+	}
+	if len(sel) == 0 {
+		return ""
+	}
+	hint := fmt.Sprintf(" (the runs select their model on validation (train.validate_every), which reads %s: a training setting of theirs", strings.Join(sel, ", "))
+	if v, ok := have.values["eval.select_k"]; ok && slices.Contains(sel, "eval.select_k") {
+		hint += fmt.Sprintf("; eval.select_k is the smallest eval.k unless written: keep %s in eval.k and write eval.select_k = %s to keep the folder's", v, v)
+	}
+	return hint + ")"
+}
+
 // underAxis reports whether the canonical key is one of the axes or inside one (an axis over a
 // table or a list of tables).
 func underAxis(key string, axes []string) bool {
@@ -455,8 +475,9 @@ func checkFolder(out string, cfg *Config, mine folderSettings, w io.Writer) erro
 		return migrateFolder(out, cfg, mine.axes, have, w)
 	}
 	if diff := mine.differences(have); len(diff) > 0 {
-		return fmt.Errorf("%s holds the results of a different config (training settings %s): %s; choose another -out or remove the folder%s",
-			out, path, strings.Join(diff, "; "), sweptHint(out, mine.differingKeys(have)))
+		keys := mine.differingKeys(have)
+		return fmt.Errorf("%s holds the results of a different config (training settings %s): %s; choose another -out or remove the folder%s%s",
+			out, path, strings.Join(diff, "; "), sweptHint(out, keys), selectionHint(keys, have))
 	}
 	return nil
 }

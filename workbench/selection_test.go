@@ -100,6 +100,30 @@ func TestSelectionTrainingIdentity(t *testing.T) {
 	}
 }
 
+// TestSelectionSettingHint: in a folder whose runs select on validation, changing eval.k changes
+// eval.select_k (the smallest eval.k unless written), a training setting of these runs: the
+// refusal says so and how to keep the folder's value, with which the saved model is evaluated
+// again, not retrained; a setting that selection does not read gives no such hint.
+func TestSelectionSettingHint(t *testing.T) {
+	dir := t.TempDir()
+	const only = "^variant=logq,seed=1$"
+	sets := append(slices.Clone(selectionSets), "train.epochs=1")
+	if _, err := runCommand(t, setArgs(dir, only, sets...)...); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runCommand(t, setArgs(dir, only, append(sets, "eval.k=[5, 20]")...)...)
+	wantError(t, err, "eval.select_k = 5 here, 1 in the folder",
+		"(the runs select their model on validation (train.validate_every), which reads eval.select_k: a training setting of theirs; eval.select_k is the smallest eval.k unless written: keep 1 in eval.k and write eval.select_k = 1 to keep the folder's)")
+	out, err := runCommand(t, setArgs(dir, only, append(sets, "eval.k=[1, 5, 20]", "eval.select_k=1")...)...)
+	if err != nil || !strings.Contains(out, "training unchanged, evaluating its saved model again") {
+		t.Errorf("eval.select_k = 1 written: %v\n%s", err, out)
+	}
+	_, err = runCommand(t, setArgs(dir, only, append(sets, "train.learning_rate=0.5")...)...)
+	if err == nil || strings.Contains(err.Error(), "select their model") {
+		t.Errorf("a training setting selection does not read: %v", err)
+	}
+}
+
 // selectionSets switch the smoke config to a leave-last-out split with its validation pairs and
 // six epochs validated after each, with early stopping after two validations without a better
 // ndcg@1 (its validation score peaks at epoch 3 and ties it at epoch 4 for variant logq, seed 1).
