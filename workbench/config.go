@@ -170,19 +170,18 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 			return nil, nil, fmt.Errorf("-set %s: %s is not a TOML list or table (quote the strings in it: [\"a\", \"b\"])", s, t)
 		}
 		axis, err := setAxis(&cfg, key, x)
+		if err == nil && !axis {
+			err = assign(&cfg, key, x)
+		}
+		if te := (*schema.TypeError)(nil); err != nil && !isTOML && errors.As(err, &te) && te.Got == "string" {
+			err = fmt.Errorf("%w (%s is not a TOML value, so it was read as a string: write a list as [a, b] and a string in quotes)", err, strings.TrimSpace(v))
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("-set %s: %w", s, err)
 		}
-		if axis {
-			continue
+		if !axis {
+			w.add(key, x, "set", s)
 		}
-		if err := assign(&cfg, key, x); err != nil {
-			if !isTOML {
-				err = fmt.Errorf("%w (%s is not a TOML value, so it was read as a string: write a list as [a, b] and a string in quotes)", err, strings.TrimSpace(v))
-			}
-			return nil, nil, fmt.Errorf("-set %s: %w", s, err)
-		}
-		w.add(key, x, "set", s)
 	}
 	resolved, err = cfg.clone()
 	if err != nil {

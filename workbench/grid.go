@@ -267,7 +267,7 @@ func setAxis(cfg *Config, key string, v any) (bool, error) {
 	for i, a := range cfg.Ablation {
 		if a.Key == key {
 			cfg.Ablation[i].Values = values
-			return true, nil
+			return true, checkValues(cfg, key, values)
 		}
 		j := slices.Index(a.Keys, key)
 		if j < 0 {
@@ -303,9 +303,24 @@ func setAxis(cfg *Config, key string, v any) (bool, error) {
 	}
 	if isList {
 		cfg.Ablation = append(cfg.Ablation, Axis{Key: key, Values: values})
-		return true, nil
+		return true, checkValues(cfg, key, values)
 	}
 	return false, nil
+}
+
+// checkValues assigns each of values to key in a copy of cfg: a value the setting cannot take is
+// the error of the -set that wrote it, not of the axis it makes.
+func checkValues(cfg *Config, key string, values []any) error {
+	probe, err := cfg.clone()
+	if err != nil {
+		return err
+	}
+	for _, x := range values {
+		if err := assign(probe, key, x); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // listSetting reports whether the dotted key names a setting that is itself a list (such as

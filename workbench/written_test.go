@@ -2,6 +2,7 @@ package workbench
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -66,11 +67,23 @@ func TestErrorsNameWhereWritten(t *testing.T) {
 			[]string{`-set loss.variant=[plain, logq]: [plain, logq] is not a TOML list or table (quote the strings in it: ["a", "b"])`}},
 		{"not TOML", "", []string{"eval.k=10,100"},
 			[]string{"-set eval.k=10,100: eval.k: incompatible types", "(10,100 is not a TOML value, so it was read as a string: write a list as [a, b]"}},
+		// A bare word is rightly read as a string: an unknown name is no type error.
+		{"misspelt name", "", []string{"loss.variant=logq_corected"},
+			[]string{"-set loss.variant=logq_corected: loss.variant: unknown \"logq_corected\"", "did you mean logq_corrected?"}},
+		// A value of an axis' key replaces the axis: its error is the -set's, not the file's axis'.
+		{"axis value", "[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\", \"logq\"]\n", []string{"loss.variant=nope"},
+			[]string{"-set loss.variant=nope: loss.variant: unknown \"nope\""}},
+		{"new axis value", "", []string{"loss.variant=[\"plain\", \"nope\"]"},
+			[]string{"-set loss.variant=[\"plain\", \"nope\"]: loss.variant: unknown \"nope\""}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := loadAndPlan(t, tc.body, tc.sets...)
 			wantError(t, err, tc.want...)
 		})
+	}
+	// The hint of a value read as a string is for a setting of another type only.
+	if _, err := loadAndPlan(t, "", "loss.variant=logq_corected"); err == nil || strings.Contains(err.Error(), "not a TOML value") {
+		t.Errorf("a bare word's unknown name: %v, want no hint about TOML values", err)
 	}
 }
 

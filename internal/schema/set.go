@@ -2,7 +2,6 @@ package schema
 
 import (
 	"encoding"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -299,10 +298,19 @@ func badType(v reflect.Value, x any) error {
 	return TypeMismatch(tomlTypeOf(x), want, raw)
 }
 
+// TypeError is the error of a value of the wrong type: TOML type Got (the decoder's or
+// tomlTypeOf's name) where a value of Go or TOML type Want is expected.
+type TypeError struct {
+	Got, Want string
+	msg       string
+}
+
+func (e *TypeError) Error() string { return e.msg }
+
 // TypeMismatch is the error of a value of TOML type got (the decoder's or tomlTypeOf's name) where
 // a value of Go or TOML type want is expected, in words ("incompatible types: expected an
 // integer, got a string"); raw, the value as written when known, makes the hint of a number or
-// boolean written for a string: its quoted form.
+// boolean written for a string: its quoted form. It is a *TypeError.
 func TypeMismatch(got, want, raw string) error {
 	w, g := typeWords(want), typeWords(got)
 	if g == "a number" {
@@ -316,7 +324,7 @@ func TypeMismatch(got, want, raw string) error {
 	case w == "a list":
 		msg += fmt.Sprintf(" (write a list: [%s])", raw)
 	}
-	return errors.New(msg)
+	return &TypeError{Got: got, Want: want, msg: msg}
 }
 
 // typeWords names a TOML type (as the decoder and tomlTypeOf write them) or a Go kind in words.
