@@ -484,6 +484,13 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 		sum.Validation = &validationSummary{Metric: sel.Eval.Eval.SelectName(), Epoch: b.Epoch, Step: b.Step, Value: b.Value,
 			EarlyStopped: sel.Stopped, Curve: sel.Points}
 		runNote(progress, r.ID, "model selected on the validation set: epoch %d (step %d), %s %.5g", b.Epoch, b.Step, sum.Validation.Metric, b.Value)
+		if tied(sel.Points) {
+			runNote(progress, r.ID, "warning: all %d validations scored %s %.5g, so the selection kept the first: the metric does not tell these epochs apart (few validation pairs, a selection slice or cut-off that none of them reaches?)",
+				len(sel.Points), sum.Validation.Metric, b.Value)
+		}
+	}
+	if len(curve) == 1 && last.Step > 1 {
+		runNote(progress, r.ID, "warning: the loss curve has one point: train.log_every = %d is not below the run's %d steps", cfg.Train.LogEvery, last.Step)
 	}
 	if audit != nil {
 		if err := writeAtomic(filepath.Join(r.dir, "sampler_audit.csv"), func(w io.Writer) error { return audit.WriteCSV(w, targets) }); err != nil {
@@ -493,6 +500,19 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 		sum.SamplerAudit = &samplerAudit{Steps: audit.Steps(), Draws: s.Draws, TV: s.TV, Floor: s.Floor, HeadWorst: s.HeadWorst, Mass: s.Mass, QUndefined: s.QUndefined}
 	}
 	return sum, curve, nil
+}
+
+// tied reports whether every one of two or more validations gave the same score.
+func tied(points []models.ValidationPoint) bool {
+	if len(points) < 2 {
+		return false
+	}
+	for _, p := range points[1:] {
+		if p.Value != points[0].Value {
+			return false
+		}
+	}
+	return true
 }
 
 // usableCheckpoint removes the run's checkpoint, with a warning naming it, when it is corrupt (it

@@ -124,6 +124,39 @@ func TestSelectionSettingHint(t *testing.T) {
 	}
 }
 
+// TestUninformativeWarnings: a selection whose validations all score the same (a learning rate
+// too small to move the model) says that it kept the first; a run with fewer steps than
+// train.log_every says that its loss curve has one point. A run with neither says neither.
+func TestUninformativeWarnings(t *testing.T) {
+	const only = "^variant=logq,seed=1$"
+	sets := append(slices.Clone(selectionSets), "train.epochs=4")
+	for _, c := range []struct {
+		name  string
+		sets  []string
+		want  []string
+		clean bool
+	}{
+		{"tied", []string{"train.learning_rate=1e-30"}, []string{"warning: all 3 validations scored ndcg@1 ", "so the selection kept the first"}, false},
+		{"one point", []string{"train.log_every=1000"}, []string{"warning: the loss curve has one point: train.log_every = 1000 is not below the run's "}, false},
+		{"neither", nil, nil, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := runCommand(t, setArgs(t.TempDir(), only, append(slices.Clone(sets), c.sets...)...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if c.clean && strings.Contains(out, "warning") {
+				t.Errorf("a warning:\n%s", out)
+			}
+		})
+	}
+}
+
 // selectionSets switch the smoke config to a leave-last-out split with its validation pairs and
 // six epochs validated after each, with early stopping after two validations without a better
 // ndcg@1 (its validation score peaks at epoch 3 and ties it at epoch 4 for variant logq, seed 1).
