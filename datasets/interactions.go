@@ -563,7 +563,8 @@ func ratingReward(r float64, is InteractionsSettings) (float32, error) {
 	}
 }
 
-// parseTime parses unix seconds: an integer, or a decimal number (rounded down).
+// parseTime parses unix seconds (InteractionsSettings.Time): an integer, or a decimal number
+// rounded down.
 func parseTime(s string) (int64, error) {
 	s = strings.TrimSpace(s)
 	if t, err := strconv.ParseInt(s, 10, 64); err == nil {

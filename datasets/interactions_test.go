@@ -292,3 +292,26 @@ func TestInteractionsMalformed(t *testing.T) {
 		}
 	}
 }
+
+// TestParseTime checks the timestamps data.interactions.time documents: unix seconds, a
+// fractional part dropped by rounding down, negative ones (before 1970) allowed.
+func TestParseTime(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		want     int64
+	}{
+		{"integer", "1600000000", 1600000000},
+		{"spaces around", " 1600000000 ", 1600000000},
+		{"fraction dropped", "1600000000.9", 1600000000},
+		{"exponent", "1.6e9", 1600000000},
+		{"before 1970", "-86400", -86400},
+		{"negative fraction rounds down", "-0.5", -1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := parseTime(c.in)
+			if err != nil || got != c.want {
+				t.Errorf("parseTime(%q) = %d, %v; want %d", c.in, got, err, c.want)
+			}
+		})
+	}
+}

@@ -224,12 +224,18 @@ type InteractionsSettings struct {
 	// Default false: the first row names the columns.
 	NoHeader bool `toml:"no_header"`
 	// User, Item, Time and Rating name columns, by header name or 0-based index. Defaults
-	// DefaultUser, DefaultItem, DefaultTime (unix seconds) and DefaultRating. Time and Rating
-	// may be "none": no timestamps (no day buckets) / no rating. Header names, ids and values
-	// are read without the spaces around them ("b, 12 " is user "b" and item "12").
-	User   string `toml:"user"`
-	Item   string `toml:"item"`
-	Time   string `toml:"time"`
+	// DefaultUser, DefaultItem, DefaultTime and DefaultRating. Time and Rating may be "none":
+	// no timestamps (no day buckets) / no rating. Header names, ids and values are read without
+	// the spaces around them ("b, 12 " is user "b" and item "12").
+	User string `toml:"user"`
+	Item string `toml:"item"`
+	// Time names the timestamps' column, as User names the users' (default DefaultTime; "none":
+	// no timestamps, no day buckets). A timestamp is unix seconds (UTC): an integer or a decimal
+	// number whose fractional part is dropped, rounding down (1600000000.9 is 1600000000, -0.5
+	// is -1); negative ones, before 1970, are allowed.
+	Time string `toml:"time"`
+	// Rating names the ratings' column, as User names the users' (default DefaultRating;
+	// "none": no rating).
 	Rating string `toml:"rating"`
 	// Reward maps a rating to the pair's reward: "scale" (reward = rating/RatingScale),
 	// "threshold" (rows with rating >= Threshold are kept with reward 1, the others dropped and
