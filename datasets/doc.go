@@ -79,10 +79,12 @@
 // target page that articles.tsv lists (a sparse ARFF row marks its own end with "}"). A kept
 // line is counted in Report.Unterminated and shown in the load line (a cut that leaves a
 // plausible value cannot be told from a complete line); any other is an error naming
-// file:line, e.g. a timestamp 1217676 where the file's others have ten digits. A reward
-// (interactions) weighs its pair's loss (Yi et al. eq. 4, whose rewards are in [0, 1]): a
-// rating that maps to a negative reward is an error, since it would reverse the pair's
-// gradient; rewards above 1 are kept as weights.
+// file:line, e.g. a timestamp 1217676 where the file's others have ten digits. A timestamp
+// (interactions, unix seconds) outside the years 1000 to 2999 is an error naming file:line and
+// the unit it would be in range in (a file in milliseconds would else have day buckets 1000
+// times too short). A reward (interactions) weighs its pair's loss (Yi et al. eq. 4, whose
+// rewards are in [0, 1]): a rating that maps to a negative reward is an error, since it would
+// reverse the pair's gradient; rewards above 1 are kept as weights.
 // Records that are well formed but unusable are counted in Dataset.Report with up to five
 // examples each, and dropped or kept as each Report field documents: references to unknown
 // pages (dropped), self-links (dropped unless wikilinks.keep_self_links), repeated links and

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // loadInteractions reads a CSV/TSV of (user, item, timestamp, rating) rows and optional
@@ -500,7 +501,7 @@ func readInteractions(src files, file string, is InteractionsSettings, users, it
 		p := Interaction{Query: users.id(user), Item: items.id(item), Reward: 1}
 		if tcol >= 0 {
 			if p.Time, err = parseTime(rec[tcol]); err != nil {
-				return nil, t.errorf("column %d: %v", tcol, err)
+				return nil, t.errorf("data.interactions.time: column %d: %v", tcol, err)
 			}
 		}
 		if rcol >= 0 {
@@ -563,16 +564,46 @@ func ratingReward(r float64, is InteractionsSettings) (float32, error) {
 	}
 }
 
+// Timestamps lie in the years minYear to maxYear as unix seconds, [minTime, maxTime): any date
+// of interaction data, and fewer days than the day buckets hold (maxDays). A timestamp in
+// milliseconds of any date after 1971-01-12 is past maxTime.
+const minYear, maxYear = 1000, 2999
+
+var (
+	minTime = time.Date(minYear, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	maxTime = time.Date(maxYear+1, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+)
+
+// finerUnits are the units a timestamp out of range may be in instead of seconds, each with
+// what divides it into seconds.
+var finerUnits = []struct {
+	name string
+	per  float64
+	div  string
+}{{"milliseconds", 1e3, "1000"}, {"microseconds", 1e6, "10^6"}, {"nanoseconds", 1e9, "10^9"}}
+
 // parseTime parses unix seconds (InteractionsSettings.Time): an integer, or a decimal number
-// rounded down.
+// rounded down, in [minTime, maxTime). The error of a value out of that range names the finer
+// unit in which it would be in range, if any.
 func parseTime(s string) (int64, error) {
 	s = strings.TrimSpace(s)
-	if t, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return t, nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(math.Abs(f) < 1<<62) {
+	f, err := strconv.ParseFloat(s, 64) // exact for every integer in range
+	if err != nil || math.IsNaN(f) {
 		return 0, fmt.Errorf("timestamp %q: expected unix seconds", s)
 	}
-	return int64(math.Floor(f)), nil
+	inRange := func(v float64) bool { return v >= float64(minTime) && v < float64(maxTime) }
+	if inRange(f) {
+		return int64(math.Floor(f)), nil
+	}
+	where := fmt.Sprintf("after the year %d", maxYear)
+	if f < 0 {
+		where = fmt.Sprintf("before the year %d", minYear)
+	}
+	msg := fmt.Sprintf("timestamp %q read as unix seconds is %s (accepted: the years %d to %d)", s, where, minYear, maxYear)
+	for _, u := range finerUnits {
+		if inRange(f / u.per) {
+			return 0, fmt.Errorf("%s; %s? divide by %s", msg, u.name, u.div)
+		}
+	}
+	return 0, errors.New(msg)
 }

@@ -230,7 +230,7 @@ func TestInteractionsMalformed(t *testing.T) {
 			"ratings.csv:2: column 2: rating 1e+39 gives a reward beyond float32 (interactions.reward = raw)"},
 		{"rating", hdr + "1,2,x,4\n", "", nil, `ratings.csv:2: column 2: rating "x" is not a finite number`},
 		{"nan rating", hdr + "1,2,NaN,4\n", "", nil, `ratings.csv:2: column 2: rating "NaN" is not a finite number`},
-		{"time", hdr + "1,2,3,yesterday\n", "", nil, `ratings.csv:2: column 3: timestamp "yesterday": expected unix seconds`},
+		{"time", hdr + "1,2,3,yesterday\n", "", nil, `ratings.csv:2: data.interactions.time: column 3: timestamp "yesterday": expected unix seconds`},
 		{"bare quote", hdr + "1,2,3,4\n1,a\"b,3,4\n", "", nil, `ratings.csv:3: column 4: bare " in non-quoted-field`},
 		{"open quote", hdr + "1,\"2,3,4\n", "", nil, `ratings.csv:2: column 10: extraneous or missing " in quoted-field`},
 		{"empty id", hdr + ",2,3,4\n", "", nil, `ratings.csv:2: empty user or item id (columns 0, 1)`},
@@ -250,7 +250,6 @@ func TestInteractionsMalformed(t *testing.T) {
 		{"index out of a headerless row", "1,2,3,4\n", "", func(s *InteractionsSettings) {
 			s.NoHeader, s.User, s.Item, s.Rating, s.Time = true, "0", "1", "2", "7"
 		}, `ratings.csv:1: expected at least 8 columns (data.interactions.time = 7), got 4`},
-		{"time span", hdr + "1,2,3,0\n1,3,3,99999999999999\n", "", nil, `timestamps 0 to 99999999999999 span 1157407408 days; at most 1048576 day buckets are supported`},
 		{"feature key", hdr + "1,2,3,4\n", "id,genres\n2,a\n", nil, `interactions.item_features[0].key: no column "movieId" in `},
 		{"feature column", hdr + "1,2,3,4\n", "movieId,genres\n2,a\n", func(s *InteractionsSettings) { s.ItemFeatures[0].Columns = []string{"genre"} },
 			`interactions.item_features[0].columns: no column "genre" in `},
@@ -306,6 +305,8 @@ func TestParseTime(t *testing.T) {
 		{"exponent", "1.6e9", 1600000000},
 		{"before 1970", "-86400", -86400},
 		{"negative fraction rounds down", "-0.5", -1},
+		{"the first second of the year 1000", "-30610224000", -30610224000},
+		{"the last second of the year 2999", "32503679999", 32503679999},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := parseTime(c.in)
@@ -313,5 +314,49 @@ func TestParseTime(t *testing.T) {
 				t.Errorf("parseTime(%q) = %d, %v; want %d", c.in, got, err, c.want)
 			}
 		})
+	}
+}
+
+// TestInteractionsTimeRange checks that a timestamp outside the years 1000 to 2999, read as unix
+// seconds, is an error naming its file, line and key, which says when the value would be in
+// range in a finer unit: one millisecond timestamp among seconds, or a whole file of them.
+func TestInteractionsTimeRange(t *testing.T) {
+	const (
+		hdr   = "userId,movieId,rating,timestamp\n"
+		after = `read as unix seconds is after the year 2999 (accepted: the years 1000 to 2999)`
+	)
+	for _, c := range []struct{ name, ratings, want string }{
+		{"one millisecond timestamp among seconds", hdr + "1,2,3,1600010269\n1,3,3,1600000000000\n1,4,3,1600000001\n",
+			`ratings.csv:3: data.interactions.time: column 3: timestamp "1600000000000" ` + after + `; milliseconds? divide by 1000`},
+		{"milliseconds throughout", hdr + "1,2,3,1600010269000\n1,3,3,1600010270000\n",
+			`ratings.csv:2: data.interactions.time: column 3: timestamp "1600010269000" ` + after + `; milliseconds? divide by 1000`},
+		{"microseconds", hdr + "1,2,3,1600010269000000\n",
+			`ratings.csv:2: data.interactions.time: column 3: timestamp "1600010269000000" ` + after + `; microseconds? divide by 10^6`},
+		{"nanoseconds", hdr + "1,2,3,1600010269000000000\n",
+			`ratings.csv:2: data.interactions.time: column 3: timestamp "1600010269000000000" ` + after + `; nanoseconds? divide by 10^9`},
+		{"the year 3000", hdr + "1,2,3,32503680000.5\n",
+			`ratings.csv:2: data.interactions.time: column 3: timestamp "32503680000.5" ` + after + `; milliseconds? divide by 1000`},
+		{"milliseconds before 1970", hdr + "1,2,3,1600010269\n1,3,3,-100000000000\n",
+			`ratings.csv:3: data.interactions.time: column 3: timestamp "-100000000000" read as unix seconds is before the year 1000 (accepted: the years 1000 to 2999); milliseconds? divide by 1000`},
+		{"in no unit", hdr + "1,2,3,1e30\n",
+			`ratings.csv:2: data.interactions.time: column 3: timestamp "1e30" ` + after},
+		{"infinite", hdr + "1,2,3,-Inf\n",
+			`ratings.csv:2: data.interactions.time: column 3: timestamp "-Inf" read as unix seconds is before the year 1000 (accepted: the years 1000 to 2999)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := Settings{Source: "interactions", Path: writeFiles(t, map[string]string{"ratings.csv": c.ratings})}
+			_, err := Load(s, 1)
+			if want := filepath.Join(s.Path, c.want); err == nil || err.Error() != want {
+				t.Errorf("error\n%v\nwant\n%s", err, want)
+			}
+		})
+	}
+}
+
+// TestTimeRangeFitsDays checks that the accepted timestamps span fewer days than the day
+// buckets hold, so that no loaded file exceeds them.
+func TestTimeRangeFitsDays(t *testing.T) {
+	if days := (maxTime-minTime)/secondsPerDay + 1; days > maxDays {
+		t.Errorf("the years %d to %d span %d days; the day buckets hold %d", minYear, maxYear, days, maxDays)
 	}
 }

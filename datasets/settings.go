@@ -232,7 +232,9 @@ type InteractionsSettings struct {
 	// Time names the timestamps' column, as User names the users' (default DefaultTime; "none":
 	// no timestamps, no day buckets). A timestamp is unix seconds (UTC): an integer or a decimal
 	// number whose fractional part is dropped, rounding down (1600000000.9 is 1600000000, -0.5
-	// is -1); negative ones, before 1970, are allowed.
+	// is -1); negative ones, before 1970, are allowed. A timestamp must lie in the years 1000 to
+	// 2999: another is an error naming its line, which says when the value is in that range as
+	// milliseconds, microseconds or nanoseconds (divide the column by 1000, 10^6 or 10^9).
 	Time string `toml:"time"`
 	// Rating names the ratings' column, as User names the users' (default DefaultRating;
 	// "none": no rating).

@@ -454,3 +454,14 @@ func TestSplitUnchanged(t *testing.T) {
 		})
 	}
 }
+
+// TestSplitDaySpan checks that pairs built in Go whose timestamps span more days than the day
+// buckets hold are an error (a loaded file cannot: its timestamps lie in the years 1000 to 2999).
+func TestSplitDaySpan(t *testing.T) {
+	u := &Unsplit{Dataset: &Dataset{Name: "span", Queries: 1, Items: 2}, Timed: true,
+		Pairs: []Interaction{{Item: 0, Time: 0}, {Item: 1, Time: 99999999999999}}}
+	_, err := u.Split(SplitSettings{Kind: "random", TestFraction: 0.5}, 1)
+	if want := "span: timestamps 0 to 99999999999999 span 1157407408 days; at most 1048576 day buckets are supported"; err == nil || err.Error() != want {
+		t.Errorf("error %v; want %s", err, want)
+	}
+}

@@ -30,7 +30,7 @@ func TestFinalLineWithoutBreak(t *testing.T) {
 		{"csv cut in its timestamp", SourceInteractions, csv("322,953,4.0,1217676"),
 			`ratings.csv:4: ` + tornMessage(`its last value "1217676" is shorter than the last value of every other row (10 or more characters)`), ""},
 		{"csv cut after its columns' separator", SourceInteractions, csv("322,953,4.0,"),
-			`ratings.csv:4: column 3: timestamp "": expected unix seconds`, ""},
+			`ratings.csv:4: data.interactions.time: column 3: timestamp "": expected unix seconds`, ""},
 		{"csv cut before its last column", SourceInteractions, csv("322,953,4.0"),
 			"ratings.csv:4: expected 4 columns (userId, movieId, rating, timestamp), got 3", ""},
 		{"csv cut in a rating", SourceInteractions, map[string]string{"ratings.csv": "userId,movieId,timestamp,rating\n1,2,1217675000,4\n1,3,1217675000,4\n3,4,1217676000,4."},
