@@ -472,17 +472,31 @@ type figure struct {
 }
 
 // drawFigures builds every figure at ps through plots.Fit, which draws a figure that does not
-// fit as asked another way, says so in a warning line on warn, and, if save, saves it in the
-// directory out. It returns the files written.
+// fit as asked another way, says so in a warning line on warn (one line for the figures with the
+// same note), and, if save, saves it in the directory out. It returns the files written.
 func drawFigures(out string, ps plots.Settings, figs []figure, warn io.Writer, save bool) ([]string, error) {
-	var written []string
+	var written, notes []string
+	named := map[string][]string{} // the figures of each note
+	defer func() {
+		for _, note := range notes {
+			names := named[note]
+			what := names[0] + " figure"
+			if len(names) > 1 {
+				what = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " figures"
+			}
+			fmt.Fprintf(warn, "warning: %s: %s\n", what, note)
+		}
+	}()
 	for _, f := range figs {
 		p, used, note, err := plots.Fit(f.build, ps)
 		if err != nil {
 			return written, fmt.Errorf("%s figure: %w", f.name, err)
 		}
 		if note != "" {
-			fmt.Fprintf(warn, "warning: %s figure: %s\n", f.name, note)
+			if named[note] == nil {
+				notes = append(notes, note)
+			}
+			named[note] = append(named[note], f.name)
 		}
 		if !save {
 			continue
