@@ -189,7 +189,7 @@ func writeAgreementSummary(w io.Writer, s *summary, ag []agreementRow, rows []co
 				texts = append(texts, "ties")
 			default:
 				cells = max(cells, ag[i].cells)
-				texts = append(texts, fmt.Sprintf("%.3f (%d reversed)", ag[i].tau, len(ag[i].reversed)))
+				texts = append(texts, fmt.Sprintf("%s (%d reversed)", decimals(ag[i].tau, 3, false), len(ag[i].reversed)))
 			}
 		}
 		fmt.Fprintf(w, "| %s | %s | %d | %s |\n", metricLabel(k.full, k.k), metricLabel(k.est, k.k), cells, strings.Join(texts, " | "))

@@ -137,7 +137,7 @@ func writeBaselinesSummary(w io.Writer, s *summary) {
 		fmt.Fprint(w, "\n| random |")
 		for _, sl := range s.tableSlices() {
 			if c, ok := b.random[sliceK{sl, k}]; ok {
-				fmt.Fprintf(w, " %.4f [%.4f, %.4f]ᶜ |", c.p, c.lo, c.hi)
+				fmt.Fprintf(w, " %s %sᶜ |", decimals(c.p, 4, false), bounds(c.lo, c.hi))
 			} else {
 				fmt.Fprint(w, " – |")
 			}

@@ -46,11 +46,11 @@ func writeBinsSummary(w io.Writer, s *summary) {
 					continue
 				}
 				recalls = append(recalls, v.Mean)
-				fmt.Fprintf(w, " %.4f |", v.Mean)
+				fmt.Fprintf(w, " %s |", decimals(v.Mean, 4, false))
 			}
 			if len(recalls) == len(present) && len(recalls) > 0 {
 				macro, balance := metrics.PopularityBalance(recalls)
-				fmt.Fprintf(w, " %.4f | %.3f |\n", macro, balance)
+				fmt.Fprintf(w, " %s | %s |\n", decimals(macro, 4, false), decimals(balance, 3, false))
 			} else {
 				fmt.Fprint(w, " – | – |\n")
 			}

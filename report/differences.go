@@ -241,9 +241,9 @@ type difference struct {
 // text writes d for a summary table: the mean difference ± the half-width of its interval (none
 // for a single seed), followed by ✱ when marked.
 func (d difference) text(marked bool) string {
-	text := fmt.Sprintf("%+.4f", d.Mean)
+	text := decimals(d.Mean, 4, true)
 	if d.N >= 2 {
-		text += fmt.Sprintf(" ± %.4f", d.Hi-d.Mean)
+		text += " ± " + decimals(d.Hi-d.Mean, 4, false)
 	}
 	if marked {
 		text += " ✱"

@@ -49,7 +49,7 @@ func writeDigest(w io.Writer, s *summary, rows []contrastRow, rs Settings, ag []
 	var taus []string
 	for _, r := range ag {
 		if r.slice == metrics.SliceAll && r.full == metrics.MetricRecall && r.k == s.ks[metrics.MetricRecall][0] && !math.IsNaN(r.tau) {
-			taus = append(taus, fmt.Sprintf("%.3f with %s (%d of %d pairs of cells reversed)", r.tau, metricLabel(r.estimate, r.k), len(r.reversed), r.cells*(r.cells-1)/2))
+			taus = append(taus, fmt.Sprintf("%s with %s (%d of %d pairs of cells reversed)", decimals(r.tau, 3, false), metricLabel(r.estimate, r.k), len(r.reversed), r.cells*(r.cells-1)/2))
 		}
 	}
 	if len(taus) > 0 {
@@ -82,7 +82,7 @@ func (s *summary) best(c coord) string {
 	if v.N < 2 {
 		mark = "ᵇ"
 	}
-	return fmt.Sprintf("%s: %.4f [%.4f, %.4f]%s", strings.Join(who, " = "), v.Mean, lo, hi, mark)
+	return fmt.Sprintf("%s: %s %s%s", strings.Join(who, " = "), decimals(v.Mean, 4, false), bounds(lo, hi), mark)
 }
 
 // writeDigestContrasts writes the digest's lines on the contrasts: how many rows survive the

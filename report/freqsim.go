@@ -120,7 +120,8 @@ func writeTVSummary(w io.Writer, s freqsim.Settings, res []freqsim.Result) error
 				m1, _, h1 := metrics.MeanCI(p1)
 				ms, _, hs := metrics.MeanCI(sw)
 				m2, _, h2 := metrics.MeanCI(p2)
-				fmt.Fprintf(w, "| %g | %d | %d | %.4f ± %.4f | %.4f ± %.4f | %.4f ± %.4f | %.1f%% |\n", a, m, k, m1, h1-m1, ms, hs-ms, m2, h2-m2, 100*prob.Mean(lost))
+				fmt.Fprintf(w, "| %g | %d | %d | %s ± %s | %s ± %s | %s ± %s | %s%% |\n", a, m, k, decimals(m1, 4, false), decimals(h1-m1, 4, false),
+					decimals(ms, 4, false), decimals(hs-ms, 4, false), decimals(m2, 4, false), decimals(h2-m2, 4, false), decimals(100*prob.Mean(lost), 1, false))
 			}
 		}
 	}

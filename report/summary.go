@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/samplingbias/workbench/metrics"
@@ -53,10 +54,10 @@ func auditNotes(recs []*Run) []string {
 		if n == 1 {
 			seeds = "one seed"
 		}
-		notes[i] = fmt.Sprintf("sampler audit of %s (sampler_audit.csv, %s): total variation %.4f between the copies "+
-			"the loss's q declares and those drawn, against %.4f from sampling noise alone (i.i.d. draws from the declared law; "+
-			"%s); worst relative error among the %d most frequent items %.4f",
-			g, seeds, v[0]/n, v[1]/n, auditVerdict(v[0]/n, v[1]/n), h, v[2]/n)
+		notes[i] = fmt.Sprintf("sampler audit of %s (sampler_audit.csv, %s): total variation %s between the copies "+
+			"the loss's q declares and those drawn, against %s from sampling noise alone (i.i.d. draws from the declared law; "+
+			"%s); worst relative error among the %d most frequent items %s",
+			g, seeds, decimals(v[0]/n, 4, false), decimals(v[1]/n, 4, false), auditVerdict(v[0]/n, v[1]/n), h, decimals(v[2]/n, 4, false))
 		if ms[1] > 0 {
 			notes[i] += massVerdict(ms[0] / ms[1])
 		}
@@ -168,11 +169,32 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences, rows []
 func (v agg) text() string {
 	switch {
 	case v.N >= 2:
-		return fmt.Sprintf("%.4f ± %.4f", v.Mean, v.Hi-v.Mean)
+		return decimals(v.Mean, 4, false) + " ± " + decimals(v.Hi-v.Mean, 4, false)
 	case v.BootLo < v.BootHi:
-		return fmt.Sprintf("%.4f [%.4f, %.4f]ᵇ", v.Mean, v.BootLo, v.BootHi)
+		return decimals(v.Mean, 4, false) + " " + bounds(v.BootLo, v.BootHi) + "ᵇ"
 	}
-	return fmt.Sprintf("%.4f", v.Mean)
+	return decimals(v.Mean, 4, false)
+}
+
+// decimals writes x with places decimals, as summary.md's tables do ("%.4f", or "%+.4f" with
+// plus), unless x is not zero and would read as zero at that precision: then with two
+// significant digits ("-1.3e-05"), so that an estimate, a difference or a bound of an interval
+// that is not zero never reads as 0.0000.
+func decimals(x float64, places int, plus bool) string {
+	flag := ""
+	if plus {
+		flag = "+"
+	}
+	text := fmt.Sprintf("%"+flag+".*f", places, x)
+	if v, err := strconv.ParseFloat(text, 64); err == nil && v == 0 && x != 0 {
+		return fmt.Sprintf("%"+flag+".2g", x)
+	}
+	return text
+}
+
+// bounds writes the interval [lo, hi] with four decimals (decimals).
+func bounds(lo, hi float64) string {
+	return "[" + decimals(lo, 4, false) + ", " + decimals(hi, 4, false) + "]"
 }
 
 // mdCell is text for a cell of a markdown table: a "|" in it (a label of plots.labels, a
