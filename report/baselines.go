@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/samplingbias/workbench/metrics"
@@ -35,7 +36,7 @@ type chance struct{ p, lo, hi float64 }
 func collectBaselines(recs []*Run) baselines {
 	b := baselines{popular: map[coord]agg{}, random: map[sliceK]chance{}}
 	samples := map[coord][]float64{}
-	boot := map[coord][2]float64{}
+	boot := map[coord][][2]float64{}
 	seen := map[int64]bool{}
 	for _, rec := range recs {
 		if seen[rec.Seed] {
@@ -46,9 +47,8 @@ func collectBaselines(recs []*Run) baselines {
 			c := coordOf(r)
 			if _, ok := samples[c]; !ok {
 				b.popKeys = append(b.popKeys, c)
-				boot[c] = [2]float64{r.Lo, r.Hi}
 			}
-			samples[c] = append(samples[c], r.Value)
+			samples[c], boot[c] = append(samples[c], r.Value), append(boot[c], [2]float64{r.Lo, r.Hi})
 		}
 		if len(seen) > 1 || rec.Items < 1 {
 			continue
@@ -64,7 +64,7 @@ func collectBaselines(recs []*Run) baselines {
 	}
 	for _, c := range b.popKeys {
 		mean, lo, hi := metrics.MeanCI(samples[c])
-		b.popular[c] = agg{mean, lo, hi, len(samples[c]), boot[c][0], boot[c][1]}
+		b.popular[c] = agg{mean, lo, hi, len(samples[c]), boot[c]}
 	}
 	return b
 }
@@ -108,10 +108,65 @@ func writeBaselineRows(cw *csv.Writer, recs []*Run, c csvColumns, axes int) erro
 // interval is the 95% interval of a summary value: across seeds, or the single run's bootstrap
 // interval over test pairs.
 func (v agg) interval() (lo, hi float64) {
-	if v.N >= 2 {
+	if v.N >= 2 || len(v.Boot) == 0 {
 		return v.Lo, v.Hi
 	}
-	return v.BootLo, v.BootHi
+	return v.Boot[0][0], v.Boot[0][1]
+}
+
+// minSeedsT is the fewest seeds whose Student-t interval the report tells chance by. With 2
+// seeds it has 1 degree of freedom (t = 12.7: a half-width of 9 standard deviations of the
+// seeds), and it overlaps the random ranking's range unless the two seeds agree closely; a cell
+// of fewer seeds is told from chance by its runs' bootstrap intervals over test pairs.
+const minSeedsT = 3
+
+// atChance reports whether v cannot be told from the random ranking of range c: its 95%
+// Student-t interval across seeds overlaps c's range, or, with fewer than minSeedsT seeds, the
+// bootstrap interval over test pairs of one of its runs does.
+func (v agg) atChance(c chance) bool {
+	if v.N >= minSeedsT {
+		return v.Lo <= c.hi && v.Hi >= c.lo
+	}
+	for _, b := range v.Boot {
+		if b[0] <= c.hi && b[1] >= c.lo {
+			return true
+		}
+	}
+	return false
+}
+
+// studentT names the Student-t interval across n seeds and its degrees of freedom, e.g. "2
+// seeds: Student-t with 1 degree of freedom".
+func studentT(n int) string {
+	if n == 2 {
+		return "2 seeds: Student-t with 1 degree of freedom"
+	}
+	return fmt.Sprintf("%d seeds: Student-t with %d degrees of freedom", n, n-1)
+}
+
+// chanceBasis says by which intervals the cells are told from chance, for each number of seeds
+// of the groups, most seeds first.
+func (s *summary) chanceBasis() string {
+	var counts []int
+	for _, g := range s.groups {
+		if !slices.Contains(counts, s.seeds[g]) {
+			counts = append(counts, s.seeds[g])
+		}
+	}
+	slices.Sort(counts)
+	slices.Reverse(counts)
+	parts := make([]string, len(counts))
+	for i, n := range counts {
+		switch {
+		case n >= minSeedsT:
+			parts[i] = studentT(n)
+		case n == 2:
+			parts[i] = studentT(n) + ", too wide to tell, so each seed's bootstrap interval over test pairs instead, at chance when one overlaps"
+		default:
+			parts[i] = "1 seed: its bootstrap interval over test pairs"
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // writeBaselinesSummary writes the baselines' section of summary.md: per Recall@K, the two
@@ -146,14 +201,15 @@ func writeBaselinesSummary(w io.Writer, s *summary) {
 	}
 	flagged := s.atChance()
 	if len(flagged) == 0 {
-		fmt.Fprintf(w, "\nNo cell's 95%% interval overlaps the random ranking's range.\n")
+		fmt.Fprintf(w, "\nNo cell's 95%% interval overlaps the random ranking's range (%s).\n", s.chanceBasis())
 		return
 	}
-	fmt.Fprintf(w, "\n**Indistinguishable from chance** (95%% interval overlapping the random ranking's range): %s.\n", strings.Join(flagged, "; "))
+	fmt.Fprintf(w, "\n**Indistinguishable from chance** (95%% interval overlapping the random ranking's range; %s): %s.\n",
+		s.chanceBasis(), strings.Join(flagged, "; "))
 }
 
-// atChance lists the cells, with the slice, K and τ, whose Recall@K's 95% interval overlaps the
-// random ranking's range.
+// atChance lists the cells, with the slice, K and τ, whose Recall@K cannot be told from the
+// random ranking (agg.atChance).
 func (s *summary) atChance() []string {
 	var flagged []string
 	for _, k := range s.ks[metrics.MetricRecall] {
@@ -162,7 +218,7 @@ func (s *summary) atChance() []string {
 				for _, sl := range s.slices() {
 					v, ok := s.values[aggKey{g, coord{tau, sl, metrics.MetricRecall, k, metrics.TestNatural}}]
 					c, okC := s.base.random[sliceK{sl, k}]
-					if lo, hi := v.interval(); ok && okC && lo <= c.hi && hi >= c.lo {
+					if ok && okC && v.atChance(c) {
 						at := ""
 						if tau != 0 {
 							at = fmt.Sprintf(", τ_LA = %g", tau)

@@ -44,7 +44,8 @@ func TestBaselinesReport(t *testing.T) {
 	out := buf.String()
 	for _, want := range []string{
 		"| random | – | – | – | 0.0100 [0.0000, 0.0300]ᶜ |",
-		"**Indistinguishable from chance** (95% interval overlapping the random ranking's range): plain (Recall@10, all).",
+		"**Indistinguishable from chance** (95% interval overlapping the random ranking's range; 2 seeds: Student-t with 1 degree of freedom, " +
+			"too wide to tell, so each seed's bootstrap interval over test pairs instead, at chance when one overlaps): plain (Recall@10, all).",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary.md lacks %q:\n%s", want, out)
@@ -55,6 +56,51 @@ func TestBaselinesReport(t *testing.T) {
 	}
 	if strings.Contains(out, "full (Recall@10") {
 		t.Errorf("full softmax flagged as chance:\n%s", out)
+	}
+}
+
+// TestAtChanceFewSeeds: with 3 seeds or more a cell is at chance when its Student-t interval
+// across seeds overlaps the random ranking's range; with 2 (1 degree of freedom, an interval
+// about 9 standard deviations of the seeds wide each side) or 1, when the bootstrap interval over
+// test pairs of one of its runs does. The random ranking's range is [0, 0.03] (M = 1000, 100
+// pairs, K = 10: TestBaselinesReport); each run's bootstrap interval is [v − 0.01, v + 0.02].
+func TestAtChanceFewSeeds(t *testing.T) {
+	all := metrics.SliceAll
+	for _, tc := range []struct {
+		name   string
+		seeds  map[int64]map[metrics.Slice]float64
+		chance bool
+		basis  string
+	}{
+		// Mean 0.16 and t-interval [-1.0834, 1.4034]: overlapping, but both runs are clear of chance.
+		{"2 seeds, wide t, runs above chance", map[int64]map[metrics.Slice]float64{1: {all: 0.06}, 2: {all: 0.26}}, false,
+			"2 seeds: Student-t with 1 degree of freedom, too wide to tell, so each seed's bootstrap interval over test pairs instead, at chance when one overlaps"},
+		{"2 seeds, one run at chance", map[int64]map[metrics.Slice]float64{1: {all: 0.035}, 2: {all: 0.26}}, true, "2 seeds: Student-t"},
+		{"1 seed above chance", map[int64]map[metrics.Slice]float64{1: {all: 0.06}}, false, "1 seed: its bootstrap interval over test pairs"},
+		{"1 seed at chance", map[int64]map[metrics.Slice]float64{1: {all: 0.02}}, true, "1 seed: its bootstrap"},
+		// Mean 0.16, sd 0.1, t-interval 0.16 ± 0.2484: overlapping though every run is clear of chance.
+		{"3 seeds, t-interval overlapping", map[int64]map[metrics.Slice]float64{1: {all: 0.06}, 2: {all: 0.16}, 3: {all: 0.26}}, true,
+			"3 seeds: Student-t with 2 degrees of freedom"},
+		{"3 seeds, t-interval clear", map[int64]map[metrics.Slice]float64{1: {all: 0.15}, 2: {all: 0.16}, 3: {all: 0.17}}, false, "3 seeds: Student-t"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			recs := recordsOf(map[string]map[int64]map[metrics.Slice]float64{"variant=plain": tc.seeds}, []string{"variant=plain"})
+			for _, rec := range recs {
+				rec.Items = 1000
+				rec.Results[0].Pairs = 100
+			}
+			var buf bytes.Buffer
+			if err := writeSummary(&buf, "test", summarize(recs, nil), nil, nil, Settings{}, nil); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			if got := strings.Contains(out, "range; "+tc.basis) && strings.Contains(out, "): plain (Recall@10, all)."); got != tc.chance {
+				t.Errorf("at chance: %v, want %v (basis %q):\n%s", got, tc.chance, tc.basis, out)
+			}
+			if !tc.chance && !strings.Contains(out, "No cell's 95% interval overlaps the random ranking's range ("+tc.basis) {
+				t.Errorf("summary.md does not say what no cell overlaps by (%q):\n%s", tc.basis, out)
+			}
+		})
 	}
 }
 

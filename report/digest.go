@@ -41,9 +41,9 @@ func writeDigest(w io.Writer, s *summary, rows []contrastRow, rs Settings, ag []
 	}
 	if flagged := s.atChance(); len(s.base.random) > 0 {
 		if len(flagged) == 0 {
-			fmt.Fprintf(w, "\nAt chance: no cell (no 95%% interval overlaps the random ranking's range).\n")
+			fmt.Fprintf(w, "\nAt chance: no cell (no 95%% interval overlaps the random ranking's range; %s).\n", s.chanceBasis())
 		} else {
-			fmt.Fprintf(w, "\nAt chance (95%% interval overlapping the random ranking's range): %s.\n", strings.Join(flagged, "; "))
+			fmt.Fprintf(w, "\nAt chance (95%% interval overlapping the random ranking's range; %s): %s.\n", s.chanceBasis(), strings.Join(flagged, "; "))
 		}
 	}
 	var taus []string
@@ -114,7 +114,11 @@ func writeDigestContrasts(w io.Writer, rows []contrastRow, rs Settings) {
 	} else {
 		fmt.Fprintf(w, ":\n\n")
 		for _, r := range sig[:min(len(sig), digestContrasts)] {
-			fmt.Fprintf(w, "- %s: %s, %s: %s (p = %.2g)\n", r.label(), r.rowName(), r.Slice, r.text(), r.pAdjusted)
+			few := ""
+			if r.method == pSeeds && r.N < minSeedsT {
+				few = "; " + studentT(r.N)
+			}
+			fmt.Fprintf(w, "- %s: %s, %s: %s (p = %.2g%s)\n", r.label(), r.rowName(), r.Slice, r.text(), r.pAdjusted, few)
 		}
 		if n := len(sig) - digestContrasts; n > 0 {
 			fmt.Fprintf(w, "- and %d more (contrasts.csv, the Contrasts section below)\n", n)

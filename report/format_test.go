@@ -1,8 +1,12 @@
 package report
 
 import (
+	"bytes"
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/samplingbias/workbench/metrics"
 )
 
 // TestNonzeroNeverZero: a number of summary.md that is not zero never reads as 0.0000: below the
@@ -47,7 +51,7 @@ func TestSummaryTextsOfTinyValues(t *testing.T) {
 		{"zero difference", difference{N: 2}.text(false), "+0.0000 ± 0.0000"},
 		{"one seed's difference", difference{Mean: 4e-05, N: 1}.text(false), "+4e-05"},
 		{"cell across seeds", agg{Mean: 3e-05, Lo: -1e-05, Hi: 7e-05, N: 3}.text(), "3e-05 ± 4e-05"},
-		{"cell of one seed", agg{Mean: 3e-05, Lo: 3e-05, Hi: 3e-05, N: 1, BootHi: 4e-05}.text(), "3e-05 [0.0000, 4e-05]ᵇ"},
+		{"cell of one seed", agg{Mean: 3e-05, Lo: 3e-05, Hi: 3e-05, N: 1, Boot: [][2]float64{{0, 4e-05}}}.text(), "3e-05 [0.0000, 4e-05]ᵇ"},
 		{"ordinary cell", agg{Mean: 0.5543, Lo: -0.1845, Hi: 1.2931, N: 2}.text(), "0.5543 ± 0.7388"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,5 +59,71 @@ func TestSummaryTextsOfTinyValues(t *testing.T) {
 				t.Errorf("%q, want %q", tc.got, tc.want)
 			}
 		})
+	}
+}
+
+// TestDigestContrastsFewSeeds: a contrast of the digest whose p-value is the t-test's over 2
+// seeds says that it rests on 1 degree of freedom; one of 3 seeds, or of the randomisation test
+// over test pairs, says nothing more. The difference of -1.2968e-05 reads as such.
+func TestDigestContrastsFewSeeds(t *testing.T) {
+	row := func(n int, method pMethod) contrastRow {
+		return contrastRow{contrastCells: contrastCells{name: "corrected - logq"},
+			coord:      coord{0, metrics.SliceHead, metrics.MetricMRR, 0, metrics.TestNatural},
+			difference: difference{Mean: -1.2968e-05, Lo: -1.5e-05, Hi: -1.05e-05, N: n}, method: method, pAdjusted: 0.012}
+	}
+	for _, tc := range []struct {
+		name string
+		row  contrastRow
+		want string
+	}{
+		{"2 seeds, t-test", row(2, pSeeds), "- corrected - logq: MRR, head: -1.3e-05 ± 2.5e-06 ✱ (p = 0.012; 2 seeds: Student-t with 1 degree of freedom)\n"},
+		{"3 seeds, t-test", row(3, pSeeds), "- corrected - logq: MRR, head: -1.3e-05 ± 2.5e-06 ✱ (p = 0.012)\n"},
+		{"2 seeds, randomisation", row(2, pPairs), "- corrected - logq: MRR, head: -1.3e-05 ± 2.5e-06 ✱ ᵖ (p = 0.012)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			writeDigestContrasts(&buf, []contrastRow{tc.row}, Settings{Adjust: AdjustHolm})
+			if !strings.Contains(buf.String(), tc.want) {
+				t.Errorf("digest lacks %q:\n%s", tc.want, buf.String())
+			}
+		})
+	}
+}
+
+// TestBeyondUnitNote: an interval across seeds of a metric in [0, 1] that reaches past 0 or 1
+// is shown as computed, and summary.md says so once, with the first such interval; an interval
+// within [0, 1] (or of a metric without bounds, or of one seed) brings no note.
+func TestBeyondUnitNote(t *testing.T) {
+	all := metrics.SliceAll
+	for _, tc := range []struct {
+		name  string
+		seeds map[int64]map[metrics.Slice]float64
+		want  string // "" for no note
+	}{
+		// Mean 0.01, sd 0.0141: t-interval 0.01 ± 0.1271.
+		{"below 0", map[int64]map[metrics.Slice]float64{1: {all: 0}, 2: {all: 0.02}},
+			"Note: 1 of the 95% intervals across seeds of metrics that lie in [0, 1] reach below 0 or above 1 (e.g. plain, Recall@10, all: [-0.1171, 0.1371]); they are shown as computed, not clipped"},
+		{"above 1", map[int64]map[metrics.Slice]float64{1: {all: 0.98}, 2: {all: 1}}, "(e.g. plain, Recall@10, all: [0.8629, 1.1171])"},
+		{"within", map[int64]map[metrics.Slice]float64{1: {all: 0.3}, 2: {all: 0.31}}, ""},
+		{"one seed", map[int64]map[metrics.Slice]float64{1: {all: 0}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			recs := recordsOf(map[string]map[int64]map[metrics.Slice]float64{"variant=plain": tc.seeds}, []string{"variant=plain"})
+			var buf bytes.Buffer
+			if err := writeSummary(&buf, "test", summarize(recs, nil), nil, nil, Settings{}, nil); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			if tc.want == "" && strings.Contains(out, "lie in [0, 1]") || tc.want != "" && !strings.Contains(out, tc.want) {
+				t.Errorf("want note %q:\n%s", tc.want, out)
+			}
+		})
+	}
+	arp := summarize([]*Run{
+		{ID: "a,seed=1", Group: "a", Seed: 1, Results: []metrics.Result{{Slice: all, Metric: metrics.MetricARP, K: 10, Value: 0}}},
+		{ID: "a,seed=2", Group: "a", Seed: 2, Results: []metrics.Result{{Slice: all, Metric: metrics.MetricARP, K: 10, Value: 2}}},
+	}, nil)
+	if len(arp.notes) != 0 {
+		t.Errorf("ARP, which has no upper bound, got notes %q", arp.notes)
 	}
 }

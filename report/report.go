@@ -77,12 +77,13 @@ type aggKey struct {
 }
 
 // agg is a metric across the seeds of a group: mean and 95% Student-t interval. With a single
-// seed there is no interval across seeds (Lo = Hi = Mean); BootLo and BootHi then hold the run's
-// own bootstrap 95% interval over test pairs (equal to Mean when evaluation made none).
+// seed there is no interval across seeds (Lo = Hi = Mean). Boot holds each run's own bootstrap
+// 95% interval over test pairs, in run order (the run's value at both ends when evaluation made
+// none).
 type agg struct {
-	Mean, Lo, Hi   float64
-	N              int
-	BootLo, BootHi float64
+	Mean, Lo, Hi float64
+	N            int
+	Boot         [][2]float64
 }
 
 // summary aggregates finished runs across seeds.
@@ -127,7 +128,7 @@ func summarize(recs []*Run, labels map[string]string) *summary {
 	s := &summary{ks: map[metrics.Metric][]int{}, values: map[aggKey]agg{}, sizes: map[metrics.Slice][2]int{}, seeds: map[string]int{},
 		metricsOf: map[string]map[metrics.Metric]bool{}, family: map[string]string{}}
 	samples := map[aggKey][]float64{}
-	boot := map[aggKey][2]float64{} // the first run's bootstrap interval
+	boot := map[aggKey][][2]float64{} // the runs' bootstrap intervals
 	var keys []aggKey
 	seenTau := map[float64]bool{}
 	seenK := map[metrics.Metric]map[int]bool{}
@@ -151,9 +152,8 @@ func summarize(recs []*Run, labels map[string]string) *summary {
 			k := aggKey{rec.Group, coordOf(r)}
 			if _, ok := samples[k]; !ok {
 				keys = append(keys, k)
-				boot[k] = [2]float64{r.Lo, r.Hi}
 			}
-			samples[k] = append(samples[k], r.Value)
+			samples[k], boot[k] = append(samples[k], r.Value), append(boot[k], [2]float64{r.Lo, r.Hi})
 			if !seenTau[r.Tau] {
 				seenTau[r.Tau] = true
 				s.taus = append(s.taus, r.Tau)
@@ -174,10 +174,11 @@ func summarize(recs []*Run, labels map[string]string) *summary {
 	s.selection = selectionCells(recs)
 	for _, k := range keys {
 		mean, lo, hi := metrics.MeanCI(samples[k])
-		s.values[k] = agg{mean, lo, hi, len(samples[k]), boot[k][0], boot[k][1]}
+		s.values[k] = agg{mean, lo, hi, len(samples[k]), boot[k]}
 	}
 	s.lb = newLabeler(labels, s.groups)
 	s.label = s.lb.label
+	s.notes = append(s.notes, s.beyondUnit(keys)...)
 	s.base = collectBaselines(recs)
 	if len(recs) > 0 {
 		s.corpus, s.bins = recs[0].Items, recs[0].Bins

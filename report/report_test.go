@@ -207,8 +207,8 @@ func TestSingleSeedInterval(t *testing.T) {
 		want string
 	}{
 		{agg{Mean: 0.5, Lo: 0.4, Hi: 0.6, N: 3}, "0.5000 ± 0.1000"},
-		{agg{Mean: 0.5, Lo: 0.5, Hi: 0.5, N: 1, BootLo: 0.45, BootHi: 0.56}, "0.5000 [0.4500, 0.5600]ᵇ"},
-		{agg{Mean: 0.5, Lo: 0.5, Hi: 0.5, N: 1, BootLo: 0.5, BootHi: 0.5}, "0.5000"},
+		{agg{Mean: 0.5, Lo: 0.5, Hi: 0.5, N: 1, Boot: [][2]float64{{0.45, 0.56}}}, "0.5000 [0.4500, 0.5600]ᵇ"},
+		{agg{Mean: 0.5, Lo: 0.5, Hi: 0.5, N: 1, Boot: [][2]float64{{0.5, 0.5}}}, "0.5000"},
 	} {
 		if got := tc.v.text(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.v, got, tc.want)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -170,10 +171,42 @@ func (v agg) text() string {
 	switch {
 	case v.N >= 2:
 		return decimals(v.Mean, 4, false) + " ± " + decimals(v.Hi-v.Mean, 4, false)
-	case v.BootLo < v.BootHi:
-		return decimals(v.Mean, 4, false) + " " + bounds(v.BootLo, v.BootHi) + "ᵇ"
+	case len(v.Boot) > 0 && v.Boot[0][0] < v.Boot[0][1]:
+		return decimals(v.Mean, 4, false) + " " + bounds(v.Boot[0][0], v.Boot[0][1]) + "ᵇ"
 	}
 	return decimals(v.Mean, 4, false)
+}
+
+// unitMetrics are the metrics whose every value lies in [0, 1]: those of ranks and of shares.
+var unitMetrics = []metrics.Metric{
+	metrics.MetricRecall, metrics.MetricNDCG, metrics.MetricMRR, metrics.MetricStratRecall,
+	metrics.MetricSampledRecall, metrics.MetricSampledNDCG, metrics.MetricSampledMRR,
+	metrics.MetricAPLT, metrics.MetricCoverage, metrics.MetricGini, metrics.MetricPSP, metrics.MetricPSRecall,
+}
+
+// beyondUnit is summary.md's note on the 95% intervals across seeds of metrics in [0, 1] that
+// reach below 0 or above 1, the first of them in the order of keys as the example; none when no
+// interval does. They are shown as computed: the Student-t interval is symmetric about the
+// mean, so that mean ± half-width is metrics.csv's, and a bound past 0 or 1 says that the seeds
+// are too few or too spread to bound the mean on that side, which a clipped bound would hide.
+func (s *summary) beyondUnit(keys []aggKey) []string {
+	n, example := 0, ""
+	for _, k := range keys {
+		v := s.values[k]
+		if v.N < 2 || !slices.Contains(unitMetrics, k.Metric) || (v.Lo >= 0 && v.Hi <= 1) {
+			continue
+		}
+		if n == 0 {
+			example = fmt.Sprintf("%s, %s, %s: %s", s.label(k.Group), tableKey{k.Tau, k.Metric, k.K, k.Test}.name(), k.Slice, bounds(v.Lo, v.Hi))
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d of the 95%% intervals across seeds of metrics that lie in [0, 1] reach below 0 or above 1 (e.g. %s); "+
+		"they are shown as computed, not clipped: the Student-t interval is symmetric about the mean and knows no bounds, and one that "+
+		"passes 0 or 1 says that the seeds are too few or too spread to bound the mean on that side (the figures draw it clipped to [0, 1])", n, example)}
 }
 
 // decimals writes x with places decimals, as summary.md's tables do ("%.4f", or "%+.4f" with
