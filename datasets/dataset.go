@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unsafe"
 )
@@ -335,6 +336,26 @@ type Report struct {
 
 const maxExamples = 5
 
+// Names of String's counts of the test pairs whose item (CountColdItems) or query
+// (CountColdQueries) has no training pair.
+const (
+	CountColdItems   = "test pairs with a cold item"
+	CountColdQueries = "test pairs with a cold query"
+)
+
+// CountOf is the count name (e.g. CountColdItems) in text, a Report's String: 0 when text has
+// no line of it, as String leaves out the counts that are 0.
+func CountOf(text, name string) int {
+	for line := range strings.Lines(text) {
+		if v, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), name+": "); ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
 // count increments the counter c and keeps the record's "file:line: what" description as an
 // example while c is at most maxExamples.
 func (r *Report) count(c *int64, format string, args ...any) {
@@ -355,8 +376,8 @@ func (r Report) String() string {
 		{"train pairs", int64(r.Train)},
 		{"validation pairs", int64(r.Valid)},
 		{"test pairs", int64(r.Test)},
-		{"test pairs with a cold item", int64(r.ColdTestItems)},
-		{"test pairs with a cold query", int64(r.ColdTestQueries)},
+		{CountColdItems, int64(r.ColdTestItems)},
+		{CountColdQueries, int64(r.ColdTestQueries)},
 	}) {
 		if c.v != 0 {
 			fmt.Fprintf(&b, "%s: %d\n", c.name, c.v)

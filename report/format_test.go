@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,5 +126,58 @@ func TestBeyondUnitNote(t *testing.T) {
 	}, nil)
 	if len(arp.notes) != 0 {
 		t.Errorf("ARP, which has no upper bound, got notes %q", arp.notes)
+	}
+}
+
+// TestDataLines: summary.md states the split of its runs near the top, with the test pairs of a
+// cold item or query, and what the cold queries rank under a query tower that reads histories.
+func TestDataLines(t *testing.T) {
+	split := Split{Train: 5330, Valid: 274, Test: 291, ColdItems: 12}
+	run := func(id string, sp *Split) *Run { return &Run{ID: id, Dataset: "events", Split: sp} }
+	with := func(f func(*Split)) *Split { sp := split; f(&sp); return &sp }
+	for _, tc := range []struct {
+		name string
+		runs []*Run
+		want []string
+	}{
+		{"no split", []*Run{run("a", nil)}, nil},
+		{"split", []*Run{run("a", nil), run("b", &split)},
+			[]string{"Data: events, 5,330 training pairs, 274 validation, 291 test (12 with a cold item, 0 with a cold query)."}},
+		{"no validation", []*Run{run("a", with(func(s *Split) { s.Valid = 0 }))},
+			[]string{"Data: events, 5,330 training pairs, 291 test (12 with a cold item, 0 with a cold query)."}},
+		{"splits differ", []*Run{run("a", &split), run("b", with(func(s *Split) { s.Test = 290 }))},
+			[]string{"Data: events, 5,330 training pairs, 274 validation, 291 test (12 with a cold item, 0 with a cold query), of a: the runs' splits differ."}},
+		{"towers differ, splits not", []*Run{run("a", &split), run("b", with(func(s *Split) { s.History = "mean" }))},
+			[]string{"Data: events, 5,330 training pairs, 274 validation, 291 test (12 with a cold item, 0 with a cold query)."}},
+		{"cold queries without history", []*Run{run("a", with(func(s *Split) { s.ColdQueries = 29 }))},
+			[]string{"Data: events, 5,330 training pairs, 274 validation, 291 test (12 with a cold item, 29 with a cold query)."}},
+		{"cold queries under SASRec", []*Run{run("a", with(func(s *Split) { s.ColdQueries, s.History = 29, "sasrec" }))},
+			[]string{"Data: events, 5,330 training pairs, 274 validation, 291 test (12 with a cold item, 29 with a cold query).",
+				"The 29 test pairs with a cold query (10.0%) have an empty history, which SASRec reads as a zero query: every item scores 0 for them " +
+					"and their item ranks last, so that no cell's Recall@K over all test pairs can exceed 0.9003 (docs/encoders.md)."}},
+		{"cold queries under the history mean", []*Run{run("a", with(func(s *Split) { s.ColdQueries, s.History = 29, "mean" }))},
+			[]string{"Data: events, 5,330 training pairs, 274 validation, 291 test (12 with a cold item, 29 with a cold query).",
+				"The 29 test pairs with a cold query (10.0%) have an empty history, whose mean is zero: the history-mean tower's query for them " +
+					"is the user's own features alone, which no training pair of theirs has trained (docs/encoders.md)."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := dataLines(tc.runs); !slices.Equal(got, tc.want) {
+				t.Errorf("got\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+	recs := recordsOf(map[string]map[int64]map[metrics.Slice]float64{"variant=plain": {1: {metrics.SliceAll: 0.3}}}, []string{"variant=plain"})
+	recs[0].Dataset, recs[0].Split = "events", &split
+	var buf bytes.Buffer
+	if err := writeSummary(&buf, "test: events", summarize(recs, nil), nil, nil, Settings{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(buf.String(), "# test: events\n\nData: events, 5,330 training pairs, 274 validation, 291 test (12 with a cold item, 0 with a cold query).\n\nMean ± ") {
+		t.Errorf("summary.md does not open with the data line:\n%s", buf.String())
+	}
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 5330: "5,330", 1234567: "1,234,567", -1234: "-1,234"} {
+		if got := grouped(n); got != want {
+			t.Errorf("grouped(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

@@ -97,6 +97,7 @@ type summary struct {
 	label  func(group string) string
 	lb     labeler  // the labeler behind label
 	notes  []string // the runs' notices of empty slices, each once
+	data   []string // the lines on the data split (dataLines)
 	base   baselines
 	corpus int                // items in the corpus (of the first run)
 	bins   []metrics.BinShare // the popularity bins (of the first run), if slices.method makes bins
@@ -171,6 +172,7 @@ func summarize(recs []*Run, labels map[string]string) *summary {
 		}
 	}
 	s.notes = append(s.notes, auditNotes(recs)...)
+	s.data = dataLines(recs)
 	s.selection = selectionCells(recs)
 	for _, k := range keys {
 		mean, lo, hi := metrics.MeanCI(samples[k])

@@ -52,9 +52,22 @@ type Run struct {
 	// Files are the paths of the run's files the MLflow run holds as artifacts (its config.toml,
 	// its training curve); a missing one is left out.
 	Files []string
+	// Split is the run's data split; nil when unknown (summary.md then states none).
+	Split *Split
 	// Calibration is the run's calibration against the true probabilities (metrics.Calibrate),
 	// its calibration metrics being among Results; nil for data that do not know them.
 	Calibration *metrics.Calibration
+}
+
+// Split is a run's data split as summary.md states it: its training, validation and test
+// pairs, and the test pairs whose item or query has no training pair (a cold item, a cold
+// query).
+type Split struct {
+	Train, Valid, Test     int
+	ColdItems, ColdQueries int
+	// History is the sequence encoder of the run's query tower ("mean", "sasrec") when it reads
+	// the query's history, "" when it does not: a cold query then has an empty history.
+	History string
 }
 
 // PairRanks are the ranks of a run's evaluated test pairs under every post-hoc

@@ -108,6 +108,9 @@ func auditVerdict(tv, floor float64) string {
 // mean of each column in bold; the popularity bins and the paired differences.
 func writeSummary(w io.Writer, title string, s *summary, d *differences, rows []contrastRow, rs Settings, ag []agreementRow) error {
 	fmt.Fprintf(w, "# %s\n\n", title)
+	for _, l := range s.data {
+		fmt.Fprintf(w, "%s\n\n", l)
+	}
 	fmt.Fprintf(w, "Mean ± half-width of the 95%% Student-t confidence interval across seeds; the best mean of each column is in **bold**. "+
 		"A row of a single seed has no interval across seeds: it shows [lo, hi]ᵇ, the run's 95%% bootstrap percentile interval "+
 		"over test pairs (the spread of evaluation, not of training), or no interval when evaluation made none.\n\n")
@@ -163,6 +166,70 @@ func writeSummary(w io.Writer, title string, s *summary, d *differences, rows []
 	writeBinsSummary(w, s)
 	writeDifferencesSummary(w, s, d, s.label)
 	return nil
+}
+
+// dataLines are summary.md's lines on the data: the split of the first run that states one, with
+// its test pairs of a cold item or query (and, when the runs' splits differ, which run's it is),
+// and, when test pairs have a cold query and a query tower reads histories, what their empty
+// histories rank; none when no run states its split.
+func dataLines(recs []*Run) []string {
+	var first *Run
+	differ := false
+	var encoders []string
+	for _, r := range recs {
+		if r.Split == nil {
+			continue
+		}
+		if first == nil {
+			first = r
+		}
+		a, b := *r.Split, *first.Split
+		a.History, b.History = "", "" // cells may differ in their query towers
+		differ = differ || a != b
+		if h := r.Split.History; h != "" && !slices.Contains(encoders, h) {
+			encoders = append(encoders, h)
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	sp := first.Split
+	valid := ""
+	if sp.Valid > 0 {
+		valid = fmt.Sprintf(", %s validation", grouped(sp.Valid))
+	}
+	line := fmt.Sprintf("Data: %s, %s training pairs%s, %s test (%s with a cold item, %s with a cold query)", first.Dataset,
+		grouped(sp.Train), valid, grouped(sp.Test), grouped(sp.ColdItems), grouped(sp.ColdQueries))
+	if differ {
+		line += fmt.Sprintf(", of %s: the runs' splits differ", first.ID)
+	}
+	lines := []string{line + "."}
+	if sp.ColdQueries == 0 {
+		return lines
+	}
+	share := float64(sp.ColdQueries) / float64(sp.Test)
+	for _, e := range encoders {
+		switch e {
+		case "sasrec":
+			lines = append(lines, fmt.Sprintf("The %s test pairs with a cold query (%s%%) have an empty history, which SASRec reads as a zero query: "+
+				"every item scores 0 for them and their item ranks last, so that no cell's Recall@K over all test pairs can exceed %s (docs/encoders.md).",
+				grouped(sp.ColdQueries), decimals(100*share, 1, false), decimals(1-share, 4, false)))
+		case "mean":
+			lines = append(lines, fmt.Sprintf("The %s test pairs with a cold query (%s%%) have an empty history, whose mean is zero: "+
+				"the history-mean tower's query for them is the user's own features alone, which no training pair of theirs has trained (docs/encoders.md).",
+				grouped(sp.ColdQueries), decimals(100*share, 1, false)))
+		}
+	}
+	return lines
+}
+
+// grouped writes n with its digits in groups of three: 5,330.
+func grouped(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // text writes v for a summary table: mean ± half-width across seeds, or, for a single seed, the

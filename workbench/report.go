@@ -10,8 +10,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/metrics"
+	"github.com/samplingbias/workbench/models"
 	"github.com/samplingbias/workbench/report"
 	"github.com/samplingbias/workbench/samplers"
 )
@@ -37,7 +39,7 @@ func writeReport(cfg *Config, runs []plannedRun, recs []*runRecord, stdout io.Wr
 	}
 	for i, rec := range recs {
 		r := planned[rec.ID]
-		out[i] = rec.reportRun(r.cfg.Loss.Family())
+		out[i] = rec.reportRun(r.cfg.Loss.Family(), r.cfg.Model.Sequence)
 		if cfg.Report.WriteMLflow {
 			if err := r.describe(out[i]); err != nil {
 				return err
@@ -115,8 +117,9 @@ func labelKeys(axes []Axis) map[string]bool {
 	return known
 }
 
-// reportRun is the run as the report reads it; family is its loss's.
-func (rec *runRecord) reportRun(family losses.Family) *report.Run {
+// reportRun is the run as the report reads it; family is its loss's, seq its query tower's
+// sequence settings.
+func (rec *runRecord) reportRun(family losses.Family, seq models.SequenceSettings) *report.Run {
 	r := &report.Run{ID: rec.ID, Group: rec.Group, Seed: rec.Seed, Axes: rec.Axes, LossFamily: string(family), Dataset: rec.Data.Name,
 		Seconds: rec.Train.Seconds + rec.EvalSeconds,
 		Items:   rec.Data.Items, SliceNotes: rec.Data.SliceNotes, Bins: rec.Data.Bins,
@@ -129,6 +132,11 @@ func (rec *runRecord) reportRun(family losses.Family) *report.Run {
 		r.Audit = &report.Audit{TV: a.TV, Floor: a.Floor, HeadWorst: a.HeadWorst, Mass: a.Mass, Head: samplers.AuditHead, QUndefined: a.QUndefined}
 	}
 	r.Selection = rec.selection()
+	r.Split = &report.Split{Train: rec.Data.Train, Valid: rec.Data.Valid, Test: rec.Data.Test,
+		ColdItems: datasets.CountOf(rec.Data.Report, datasets.CountColdItems), ColdQueries: datasets.CountOf(rec.Data.Report, datasets.CountColdQueries)}
+	if seq.ReadsHistory() {
+		r.Split.History = string(seq.Encoder)
+	}
 	if sel := rec.LATau; sel != nil {
 		// The ranking at the strength the run selected is its ranking: the report reads it at
 		// τ = 0, one row of its cell whatever strength each seed selected (report.Selection).

@@ -9,6 +9,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/samplingbias/workbench/datasets"
+	"github.com/samplingbias/workbench/losses"
+	"github.com/samplingbias/workbench/models"
+	"github.com/samplingbias/workbench/report"
 )
 
 // TestFigureLayoutNeverFails: a finished experiment whose legend cannot fit the figure asked
@@ -157,5 +162,33 @@ func TestBaselineNotFinished(t *testing.T) {
 	if _, err := runCommand(t, "-config", smokeConfig, "-out", t.TempDir(), "-only", "^variant=logq,seed=1$",
 		"-set", `report.baseline="variant=softmax"`); err == nil || !strings.Contains(err.Error(), "matches no cell of the grid") {
 		t.Errorf("a baseline that is no cell of the grid: %v", err)
+	}
+}
+
+// TestReportRunSplit: the report reads a run's split from its record: the sizes, the test
+// pairs with a cold item or query from its data report (metrics.json's data.report, which
+// leaves out a count of 0), and its query tower's sequence encoder when it reads histories.
+func TestReportRunSplit(t *testing.T) {
+	rep := datasets.Report{Source: datasets.SourceInteractions, Train: 5330, Valid: 274, Test: 291, ColdTestItems: 12}
+	rec := &runRecord{Data: dataSummary{Name: "events", Train: 5330, Valid: 274, Test: 291, Report: rep.String()}}
+	for _, tc := range []struct {
+		name string
+		seq  models.SequenceSettings
+		want report.Split
+	}{
+		{"no history", models.SequenceSettings{Encoder: models.EncoderNone}, report.Split{Train: 5330, Valid: 274, Test: 291, ColdItems: 12}},
+		{"sasrec", models.SequenceSettings{Encoder: models.EncoderSASRec}, report.Split{Train: 5330, Valid: 274, Test: 291, ColdItems: 12, History: "sasrec"}},
+		{"mean", models.SequenceSettings{Encoder: models.EncoderMean}, report.Split{Train: 5330, Valid: 274, Test: 291, ColdItems: 12, History: "mean"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := rec.reportRun(losses.FamilySoftmax, tc.seq).Split; got == nil || *got != tc.want {
+				t.Errorf("split %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	rep.ColdTestQueries = 7
+	rec.Data.Report = rep.String()
+	if got := rec.reportRun(losses.FamilySoftmax, models.SequenceSettings{}).Split; got.ColdQueries != 7 {
+		t.Errorf("cold queries %d, want 7", got.ColdQueries)
 	}
 }
