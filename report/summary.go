@@ -244,11 +244,16 @@ func (v agg) text() string {
 	return decimals(v.Mean, 4, false)
 }
 
-// unitMetrics are the metrics whose every value lies in [0, 1]: those of ranks and of shares.
-var unitMetrics = []metrics.Metric{
-	metrics.MetricRecall, metrics.MetricNDCG, metrics.MetricMRR, metrics.MetricStratRecall,
-	metrics.MetricSampledRecall, metrics.MetricSampledNDCG, metrics.MetricSampledMRR,
-	metrics.MetricAPLT, metrics.MetricCoverage, metrics.MetricGini, metrics.MetricPSP, metrics.MetricPSRecall,
+// unitMetric reports whether every value of metric m lies in [0, 1]: the metrics of ranks and
+// of shares.
+func unitMetric(m metrics.Metric) bool {
+	switch m {
+	case metrics.MetricRecall, metrics.MetricNDCG, metrics.MetricMRR, metrics.MetricStratRecall,
+		metrics.MetricSampledRecall, metrics.MetricSampledNDCG, metrics.MetricSampledMRR,
+		metrics.MetricAPLT, metrics.MetricCoverage, metrics.MetricGini, metrics.MetricPSP, metrics.MetricPSRecall:
+		return true
+	}
+	return false
 }
 
 // beyondUnit is summary.md's note on the 95% intervals across seeds of metrics in [0, 1] that
@@ -260,7 +265,7 @@ func (s *summary) beyondUnit(keys []aggKey) []string {
 	n, example := 0, ""
 	for _, k := range keys {
 		v := s.values[k]
-		if v.N < 2 || !slices.Contains(unitMetrics, k.Metric) || (v.Lo >= 0 && v.Hi <= 1) {
+		if v.N < 2 || !unitMetric(k.Metric) || (v.Lo >= 0 && v.Hi <= 1) {
 			continue
 		}
 		if n == 0 {
