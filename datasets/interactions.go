@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // loadInteractions reads a CSV/TSV of (user, item, timestamp, rating) rows and optional
@@ -566,12 +565,12 @@ func ratingReward(r float64, is InteractionsSettings) (float32, error) {
 
 // Timestamps lie in the years minYear to maxYear as unix seconds, [minTime, maxTime): any date
 // of interaction data, and fewer days than the day buckets hold (maxDays). A timestamp in
-// milliseconds of any date after 1971-01-12 is past maxTime.
-const minYear, maxYear = 1000, 2999
-
-var (
-	minTime = time.Date(minYear, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
-	maxTime = time.Date(maxYear+1, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+// milliseconds of any date after 1971-01-12 is past maxTime. minTime and maxTime are the unix
+// times of 1000-01-01 and 3000-01-01, UTC (TestTimeRangeFitsDays checks them with package time).
+const (
+	minYear, maxYear = 1000, 2999
+	minTime          = -30610224000
+	maxTime          = 32503680000
 )
 
 // finerUnits are the units a timestamp out of range may be in instead of seconds, each with

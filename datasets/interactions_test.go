@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // movielens is the settings for data/movielens-latest-small with genres as item features.
@@ -353,9 +354,13 @@ func TestInteractionsTimeRange(t *testing.T) {
 	}
 }
 
-// TestTimeRangeFitsDays checks that the accepted timestamps span fewer days than the day
-// buckets hold, so that no loaded file exceeds them.
+// TestTimeRangeFitsDays checks that minTime and maxTime are the unix times of the accepted years'
+// bounds, and that those years span fewer days than the day buckets hold, so that no loaded file
+// exceeds them.
 func TestTimeRangeFitsDays(t *testing.T) {
+	if lo, hi := time.Date(minYear, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), time.Date(maxYear+1, 1, 1, 0, 0, 0, 0, time.UTC).Unix(); lo != minTime || hi != maxTime {
+		t.Errorf("minTime, maxTime = %d, %d; the years %d to %d are [%d, %d)", minTime, maxTime, minYear, maxYear, lo, hi)
+	}
 	if days := (maxTime-minTime)/secondsPerDay + 1; days > maxDays {
 		t.Errorf("the years %d to %d span %d days; the day buckets hold %d", minYear, maxYear, days, maxDays)
 	}
