@@ -91,7 +91,7 @@ func memoryEstimate(cfg *Config, ds *datasets.Dataset, elem float64) ([]memoryTe
 		{"model.hidden", "activations of a training step", mm.Activations, phaseTrain},
 		{"train.validate_every", "the best validation's parameters and a validation's embeddings", mm.Selection, phaseTrain},
 		{"model.hidden", "activations of the item tower at evaluation", mm.EvalActivations, phaseEval},
-		{scoreKey(cfg, g, ds.Items), "score matrix of a training step", losses.StepBytes(g, ts.BatchSize, ds.Items, elem), phaseTrain},
+		{scoreKey(cfg, g, ds.Items), scoreWhat(cfg, g, ds.Items), losses.StepBytes(g, ts.BatchSize, ds.Items, elem), phaseTrain},
 		{"model.hidden", "embeddings at evaluation", mm.Embeddings, phaseEval},
 		{"model.hidden", "the items' embeddings packed for scoring", ev.Packed, phaseEval},
 		{"eval.logit_adjust", "ranks and metric values of the test pairs", ev.Ranks, phaseEval},
@@ -131,6 +131,19 @@ func scoreKey(cfg *Config, g candidates.Geometry, m int) string {
 		return "sampler.of"
 	}
 	return "sampler.negatives"
+}
+
+// scoreWhat names a training step's score matrix over the candidates of geometry g from a corpus
+// of m items, saying, where the rows are the positions of SASRec's windows and the columns are
+// those rows, that the matrix grows with the square of the positions (docs/sequences.md).
+func scoreWhat(cfg *Config, g candidates.Geometry, m int) string {
+	r := g.Rows(cfg.Train.BatchSize)
+	if !g.Padded || g.PerExample < 2 || g.Layout == candidates.Corpus || g.Cols(r, m) < r {
+		return "score matrix of a training step"
+	}
+	return fmt.Sprintf("score matrix of a training step: SASRec's rows are the %d × %d positions of its windows (train.batch_size × model.sequence.max_length), and sampler %s's columns are those rows too; "+
+		"drawn negatives (in_batch_unique, or a mixture with uniform_per_row) score the positions against k columns instead, see docs/sequences.md",
+		cfg.Train.BatchSize, g.PerExample, cfg.Sampler.Kind)
 }
 
 // runMemory returns the memory a run needs at its peak beyond its dataset (peakBytes of its

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/samplingbias/workbench/models"
+	"github.com/samplingbias/workbench/samplers"
 )
 
 // TestCheckSteps: a step count or example count that overflows an int is an error naming the
@@ -160,6 +161,40 @@ func TestRetrievalJobs(t *testing.T) {
 		if got := retrievalJobs(tc.data, tc.peak, tc.total); got != tc.want {
 			t.Errorf("GOMAXPROCS %d, data %g GiB, peak %g GiB, machine %g GiB: %d jobs, want %d",
 				tc.procs, tc.data/gib, tc.peak/gib, tc.total/gib, got, tc.want)
+		}
+	}
+}
+
+// TestScoreWhatPositions: the memory estimate's score matrix of SASRec's positions under a
+// sampler whose columns are the step's rows says that it grows with the square of the positions
+// and names the drawn samplers; under drawn negatives, or without positions, it is named plainly.
+func TestScoreWhatPositions(t *testing.T) {
+	seq := models.Settings{Sequence: models.SequenceSettings{Encoder: models.EncoderSASRec, MaxLength: 200}}
+	for _, c := range []struct {
+		sampler   samplers.Settings
+		positions bool
+		want      string
+	}{
+		{samplers.Settings{Kind: samplers.KindInBatch}, true, "score matrix of a training step: SASRec's rows are the 256 × 200 positions of its windows (train.batch_size × model.sequence.max_length), and sampler in_batch's columns are those rows too"},
+		{samplers.Settings{Kind: samplers.KindInBatchUnique, Negatives: 128}, true, "score matrix of a training step"},
+		{samplers.Settings{Kind: samplers.KindInBatch}, false, "score matrix of a training step"},
+	} {
+		smp, err := samplers.New(c.sampler)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := smp.Shape().Geometry
+		if c.positions {
+			if g, err = models.StepGeometry(seq, g); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg := &Config{Sampler: c.sampler}
+		cfg.Train.BatchSize = 256
+		got := scoreWhat(cfg, g, 10_000)
+		plain := c.want == "score matrix of a training step"
+		if plain && got != c.want || !plain && !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s, positions %v: %q, want %q", c.sampler.Kind, c.positions, got, c.want)
 		}
 	}
 }
