@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 
 	"github.com/samplingbias/workbench/internal/setting"
 )
@@ -229,28 +228,22 @@ func RefTau(taus []float64) int {
 
 // checkK requires positive, distinct cut-offs.
 func checkK(ks []int) error {
-	for i, k := range ks {
+	for _, k := range ks {
 		if k < 1 {
 			return fmt.Errorf("k: must be positive, got %d", k)
 		}
-		if slices.Contains(ks[:i], k) {
-			return fmt.Errorf("k: duplicate value %d", k)
-		}
 	}
-	return nil
+	return setting.Distinct("k", ks)
 }
 
 // checkLogitAdjust requires finite, distinct strengths.
 func checkLogitAdjust(taus []float64) error {
-	for i, t := range taus {
+	for _, t := range taus {
 		if math.IsNaN(t) || math.IsInf(t, 0) {
 			return fmt.Errorf("logit_adjust: must be finite, got %v", t)
 		}
-		if slices.Contains(taus[:i], t) {
-			return fmt.Errorf("logit_adjust: duplicate value %v", t)
-		}
 	}
-	return nil
+	return setting.Distinct("logit_adjust", taus)
 }
 
 // needsPrior reports whether some τ is not zero, so that Input.LogPrior is needed.

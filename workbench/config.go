@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -417,18 +418,21 @@ func (c *Config) resolve(md toml.MetaData) error {
 			return fmt.Errorf("%s: section not used by experiment %q (it reads %s)", name, c.Experiment, strings.Join(used, ", "))
 		}
 	}
+	if c.written != nil {
+		for _, key := range slices.Sorted(maps.Keys(c.written.sets)) {
+			if name, _, _ := strings.Cut(key, "."); isSection(name) && !slices.Contains(used, name) {
+				return fmt.Errorf("-set %s: section %s not used by experiment %q (it reads %s)", c.written.sets[key], name, c.Experiment, strings.Join(used, ", "))
+			}
+		}
+	}
 	if len(c.Seeds) == 0 {
 		c.Seeds = []int64{1}
 	}
 	if err := checkAxes(c.Ablation); err != nil {
 		return err
 	}
-	seen := map[int64]bool{}
-	for _, s := range c.Seeds {
-		if seen[s] {
-			return fmt.Errorf("seeds: %d appears twice", s)
-		}
-		seen[s] = true
+	if err := isetting.Distinct("seeds", c.Seeds); err != nil {
+		return err
 	}
 	if c.Experiment == ExperimentFreqSim {
 		if len(c.Ablation) > 0 {

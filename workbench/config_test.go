@@ -46,7 +46,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"bad nested enum", "[data.split]\nkind = \"time\"\n", nil, []string{"data.split.kind:", "temporal"}},
 		{"bad experiment", "experiment = \"train\"\n", nil, []string{"experiment: unknown \"train\"", "retrieval", "freq_sim"}},
 		{"section of the other experiment", "experiment = \"freq_sim\"\n[loss]\nvariant = \"logq\"\n", nil, []string{"loss: section not used by experiment \"freq_sim\""}},
-		{"duplicate seed", "seeds = [1, 2, 1]\n", nil, []string{"seeds: 1 appears twice"}},
+		{"duplicate seed", "seeds = [1, 2, 1]\n", nil, []string{"seeds: duplicate value 1"}},
 		{"set unknown key", "", []string{"loss.temprature=0.1"}, []string{"-set loss.temprature=0.1: unknown key loss.temprature (did you mean loss.temperature?)"}},
 		{"set wrong type", "", []string{"train.batch_size=big"}, []string{"-set train.batch_size=big", "train.batch_size", "incompatible types"}},
 		{"set bad value", "", []string{"train.batch_size=-3"}, []string{"train.batch_size:"}},

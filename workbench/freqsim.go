@@ -12,11 +12,14 @@ import (
 // runFreqSim runs Yi et al.'s section 6 simulation over freq_sim.alphas × freq_sim.hashes ×
 // seeds and writes tv.csv, summary.md and the two TV figures.
 func runFreqSim(ctx context.Context, cfg *Config, o options, stdout io.Writer) error {
+	s := cfg.FreqSim
+	jobs := s.Jobs(cfg.Seeds)
+	if err := checkFreqSimMemory(s, min(max(o.jobs, 1), len(jobs))); err != nil {
+		return err
+	}
 	if err := claimOutput(cfg.Out, cfg, stdout); err != nil {
 		return err
 	}
-	s := cfg.FreqSim
-	jobs := s.Jobs(cfg.Seeds)
 	fmt.Fprintf(stdout, "freq_sim: %d runs (alphas %v × hashes %v × workers %v × %d seeds), %d steps each, %d at a time\n",
 		len(jobs), s.Alphas, s.Hashes, s.Workers, len(cfg.Seeds), 2*s.StepsPerPhase, o.jobs)
 	fmt.Fprintf(stdout, "freq_sim: workers interleave %s\n", report.InterleavingNote(s.Interleaving))
@@ -34,4 +37,28 @@ func runFreqSim(ctx context.Context, cfg *Config, o options, stdout io.Writer) e
 	}
 	fmt.Fprintf(stdout, "wrote %d files to %s (tv.csv, summary.md and the figures)\n", len(written), cfg.Out)
 	return nil
+}
+
+// checkFreqSimMemory refuses a simulation whose parallel cells (freqsim.JobBytes each) exceed the
+// machine's memory, naming the key of the largest part, before anything is written.
+func checkFreqSimMemory(s freqsim.Settings, parallel int) error {
+	parts, err := freqsim.JobBytes(s)
+	if err != nil {
+		return err
+	}
+	var total float64
+	big := parts[0]
+	for _, p := range parts {
+		total += p.Bytes
+		if p.Bytes > big.Bytes {
+			big = p
+		}
+	}
+	total *= float64(parallel)
+	limit, source := machineMemory()
+	if total <= limit {
+		return nil
+	}
+	return fmt.Errorf("%s: the simulation needs about %s of memory (%d cells at a time, %s each for the largest part), more than the %s of %s",
+		big.Key, formatBytes(total), parallel, formatBytes(big.Bytes), formatBytes(limit), source)
 }

@@ -70,3 +70,29 @@ func TestFreqSimReproducible(t *testing.T) {
 		t.Error("tv.csv does not label the rows threads")
 	}
 }
+
+// TestFreqSimRefusals: before anything is written, the simulation refuses a -set of a section it
+// does not read (it was dropped), repeated grid values (they failed at the figures, after the
+// runs), and cells that would not fit in the machine's memory (the runtime died), each naming
+// the key.
+func TestFreqSimRefusals(t *testing.T) {
+	for _, c := range []struct {
+		set  string
+		want string
+	}{
+		{"estimator.alpha=0.5", `-set estimator.alpha=0.5: section estimator not used by experiment "freq_sim" (it reads freq_sim, plots)`},
+		{"report.mlflow=true", `-set report.mlflow=true: section report not used by experiment "freq_sim"`},
+		{"freq_sim.alphas=[0.1, 0.1]", "freq_sim.alphas: duplicate value 0.1"},
+		{"freq_sim.buckets=100000000000", "freq_sim.buckets: the simulation needs about 2.9 TiB of memory"},
+		{"freq_sim.items=10000000000", "freq_sim.items: the simulation needs about"},
+	} {
+		t.Run(c.set, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			_, err := runCommand(t, "-config", "../configs/freq_sim.toml", "-out", dir, "-jobs", "2", "-set", c.set)
+			wantError(t, err, c.want)
+			if _, err := os.Stat(dir); err == nil {
+				t.Error("the refused simulation wrote its folder")
+			}
+		})
+	}
+}

@@ -115,8 +115,11 @@ func (s *Settings) Resolve() error {
 		setting.AtLeast("buckets", s.Buckets, 1),
 		setting.AtLeast("steps_per_phase", s.StepsPerPhase, 1),
 		setting.EachIn("alphas", s.Alphas, setting.OpenClosed(0.0, 1)),
+		setting.Distinct("alphas", s.Alphas),
 		s.checkHashes(),
+		setting.Distinct("hashes", s.Hashes),
 		setting.EachIn("workers", s.Workers, setting.Closed(1, maxWorkers)),
+		setting.Distinct("workers", s.Workers),
 		setting.OneOf("interleaving", s.Interleaving, interleavings),
 	); err != nil {
 		return err
@@ -151,6 +154,32 @@ func (s *Settings) estimator(alpha float64, hashes, workers int) estimators.Sett
 		FirstArrival: s.FirstArrival,
 		Concurrent:   workers > 1,
 	}
+}
+
+// Part is one part of a cell's memory: the key of the setting that sizes it and its bytes.
+type Part struct {
+	Key   string
+	Bytes float64
+}
+
+// JobBytes is the memory, in bytes, that one cell of s (resolved here; s is a copy) holds while
+// it runs, by part: the estimator's buckets (estimators.StateBytes without the checkpoint copy
+// it counts, which the simulation does not make), each phase's p and alias table and, while they
+// are built, the weights (64 bytes an item), the TV of every step, and each worker's batch.
+func JobBytes(s Settings) ([]Part, error) {
+	if err := s.Resolve(); err != nil {
+		return nil, err
+	}
+	state, err := estimators.StateBytes(s.estimator(s.Alphas[0], s.Hashes[0], 1), s.Items)
+	if err != nil {
+		return nil, err
+	}
+	return []Part{
+		{"freq_sim.buckets", state / 2},
+		{"freq_sim.items", 64 * float64(s.Items)},
+		{"freq_sim.steps_per_phase", 8 * 2 * float64(s.StepsPerPhase)},
+		{"freq_sim.batch", 8 * float64(s.Batch) * float64(slices.Max(s.Workers))},
+	}, nil
 }
 
 // Job is one cell of the grid.

@@ -170,6 +170,17 @@ func EachIn[T Number](key string, list []T, r Interval[T]) error {
 	return nil
 }
 
+// Distinct requires the values of list to differ: the error names key and the first value
+// listed twice.
+func Distinct[T comparable](key string, list []T) error {
+	for i, v := range list {
+		if slices.Contains(list[:i], v) {
+			return fmt.Errorf("%s: duplicate value %v", key, v)
+		}
+	}
+	return nil
+}
+
 // Require returns nil if ok, and otherwise the error "key: " followed by the formatted reason:
 // the rule of a setting that no other helper states.
 func Require(key string, ok bool, format string, args ...any) error {
