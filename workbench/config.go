@@ -95,6 +95,10 @@ type Config struct {
 	// geometry is the resolved sampler's geometry, which resolveSampler sets and the loss is
 	// resolved for.
 	geometry candidates.Geometry `affects:"nothing"`
+	// pathAxisDir is the directory of the config file whose ablation axis writes the values of
+	// data.path, which are relative to it as a data.path the file writes is; "" when no axis of
+	// the file does, or a -set wrote the axis (its values are relative to the working directory).
+	pathAxisDir string `affects:"nothing"`
 }
 
 // Axis is one [[ablation]] entry: either one key with a list of values, or several keys zipped
@@ -138,6 +142,9 @@ func loadConfig(path string, sets []string) (raw, resolved *Config, err error) {
 	return parseConfig(path, data, sets)
 }
 
+// pathKey is the key of the data's path, relative to the config file that writes it.
+const pathKey = "data.path"
+
 // parseConfig is loadConfig of the file path whose content is data.
 func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config, err error) {
 	var cfg Config
@@ -160,6 +167,9 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 		cfg.Data.Path = filepath.Join(filepath.Dir(path), p)
 	}
 	cfg.fileAxes = slices.Clone(cfg.Ablation)
+	if slices.ContainsFunc(cfg.Ablation, func(a Axis) bool { return a.Key == pathKey || slices.Contains(a.Keys, pathKey) }) {
+		cfg.pathAxisDir = filepath.Dir(path)
+	}
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || strings.TrimSpace(k) == "" {
@@ -173,6 +183,9 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 		axis, err := setAxis(&cfg, key, x)
 		if err == nil && !axis {
 			err = assign(&cfg, key, x)
+		}
+		if axis && key == pathKey && !slices.ContainsFunc(cfg.fileAxes, func(a Axis) bool { return slices.Contains(a.Keys, pathKey) }) {
+			cfg.pathAxisDir = "" // the -set's values replace the file's (a zipped axis keeps the file's tuples)
 		}
 		if te := (*schema.TypeError)(nil); err != nil && !isTOML && errors.As(err, &te) && te.Got == "string" {
 			err = fmt.Errorf("%w (%s is not a TOML value, so it was read as a string: write a list as [a, b] and a string in quotes)", err, strings.TrimSpace(v))

@@ -342,3 +342,43 @@ func TestResumeIgnoresOtherFiles(t *testing.T) {
 		t.Errorf("-report: %v\n%s", err, o)
 	}
 }
+
+// TestPathAxisRelativeToConfig: the values of an ablation axis over data.path that the config
+// file writes are relative to the file, as its data.path is (they were taken relative to the
+// working directory); the values of a -set that writes the axis are relative to the working
+// directory, as any -set data.path is. The run ids keep the values as written.
+func TestPathAxisRelativeToConfig(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "exp")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"a.csv", "b.csv"} {
+		write(t, filepath.Join(dir, f), "userId,movieId,rating,timestamp\n1,10,5,1000\n1,11,4,2000\n2,10,3,3000\n2,12,5,4000\n3,11,4,5000\n3,12,2,6000\n")
+	}
+	path := filepath.Join(dir, "grid.toml")
+	write(t, path, "[data]\nsource = \"interactions\"\n[[ablation]]\nkey = \"data.path\"\nvalues = [\"a.csv\", \"b.csv\"]\n")
+	raw, cfg, err := loadConfig(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := plan(raw, cfg)
+	if err != nil {
+		t.Fatalf("the file's axis over data.path, relative to the file: %v", err)
+	}
+	if len(runs) != 2 || runs[0].ID != "path=a.csv,seed=1" || runs[0].cfg.Data.Path != filepath.Join(dir, "a.csv") {
+		t.Errorf("runs %d, first %q with data.path %q", len(runs), runs[0].ID, runs[0].cfg.Data.Path)
+	}
+	// A -set's values are relative to the working directory: these name nothing there.
+	raw, cfg, err = loadConfig(path, []string{`data.path=["a.csv", "b.csv"]`})
+	if err == nil {
+		_, err = plan(raw, cfg)
+	}
+	wantError(t, err, "a.csv")
+	raw, cfg, err = loadConfig(path, []string{`data.path=["` + filepath.Join(dir, "b.csv") + `"]`})
+	if err == nil {
+		_, err = plan(raw, cfg)
+	}
+	if err != nil {
+		t.Errorf("a -set of the axis with a path from the working directory: %v", err)
+	}
+}

@@ -226,7 +226,11 @@ func cellConfig(raw *Config, c cell) (*Config, error) {
 	cfg.Seeds = []int64{c.Seed}
 	w := raw.written.clone()
 	for _, s := range c.Settings {
-		if err := assign(cfg, s.Key, s.Value); err != nil {
+		value := s.Value
+		if p, ok := value.(string); ok && s.Key == pathKey && raw.pathAxisDir != "" && p != "" && !filepath.IsAbs(p) {
+			value = filepath.Join(raw.pathAxisDir, p)
+		}
+		if err := assign(cfg, s.Key, value); err != nil {
 			var unknown *isetting.UnknownError
 			if errors.As(err, &unknown) { // a name the enum does not have: the run's value is wrong
 				return nil, fmt.Errorf("run %s: %w", c.ID, err)
