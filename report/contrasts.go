@@ -25,14 +25,14 @@ type Contrast struct {
 	// uniform"; required, unique.
 	Name string `toml:"name"`
 	// A and B select one cell each by axis values, written as in a run id ("variant=logq" or
-	// "sampler=in_batch,weighting=importance"); required. Either may add la_tau=x to take the
+	// "variant=importance,sampler.kind=in_batch"); required. Either may add la_tau=x to take the
 	// cell's ranking after post-hoc logit adjustment at strength x (one of eval.logit_adjust);
 	// without it a cell is taken as trained (τ_LA = 0, or the evaluated strength of smallest |τ_LA|,
 	// the first of equal ones).
 	A string `toml:"a"`
 	B string `toml:"b"`
 	// By names an axis over whose values the contrast is repeated, each value added to both A
-	// and B (e.g. by = "weighting": in_batch − uniform at each weighting); a value at which A or
+	// and B (e.g. by = "variant": in_batch − uniform at each loss variant); a value at which A or
 	// B has no cell is left out (e.g. the full softmax, which has no sampler). Default "": once.
 	By string `toml:"by"`
 	// Family names the family of claims the contrast belongs to: p-values are adjusted
@@ -125,7 +125,7 @@ func (c contrastCells) wants(m metrics.Metric) bool {
 	return c.only == "" || strings.Contains(c.only, ","+string(m)+",")
 }
 
-// label names the contrast, with its by value: "in-batch − uniform (weighting=importance)".
+// label names the contrast, with its by value: "in-batch − uniform (variant=importance)".
 func (c contrastCells) label() string {
 	if c.by == "" {
 		return c.name
