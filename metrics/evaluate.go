@@ -98,7 +98,11 @@ func EvaluateContext(ctx context.Context, in Input, s Settings, seed int64, w io
 // samplePairs returns the test pairs an evaluation ranks: SamplePairs' seeded sample of at most
 // maxPairs, or all of them.
 func samplePairs(pairs []Pair, itemSlice []Slice, maxPairs int, seed int64) []Pair {
-	keep := SamplePairs(pairs, itemSlice, maxPairs, seed)
+	return pairsAt(pairs, SamplePairs(pairs, itemSlice, maxPairs, seed))
+}
+
+// pairsAt returns the pairs at the indices keep (SamplePairs'), or all of them when keep is nil.
+func pairsAt(pairs []Pair, keep []int32) []Pair {
 	if keep == nil {
 		return pairs
 	}

@@ -20,6 +20,9 @@ type Evaluation struct {
 	Results []Result
 	// Pairs are the evaluated test pairs (a sample under Settings.MaxPairs), in order.
 	Pairs []Pair
+	// Sample is the index in Input.Pairs of every evaluated pair under Settings.MaxPairs
+	// (SamplePairs, ascending); nil when every pair is evaluated.
+	Sample []int32
 	// Ranks is the full rank of every evaluated pair, per τ k and pair p at Ranks[k*len(Pairs)+p].
 	Ranks []int32
 	// SampledRanks is every evaluated pair's rank among itself and its negatives in the ranking
@@ -42,12 +45,13 @@ func EvaluateAll(ctx context.Context, in Input, s Settings, seed int64, w io.Wri
 		return nil, err
 	}
 	full := in.Pairs
-	in.Pairs = samplePairs(full, in.ItemSlice, s.MaxPairs, seed)
+	keep := SamplePairs(full, in.ItemSlice, s.MaxPairs, seed)
+	in.Pairs = pairsAt(full, keep)
 	r, err := newRanker(in, &s)
 	if err != nil {
 		return nil, err
 	}
-	ev := &Evaluation{Pairs: in.Pairs}
+	ev := &Evaluation{Pairs: in.Pairs, Sample: keep}
 	if s.Sampled.On() {
 		// Drawn first: a corpus too small for them fails before the ranking.
 		if ev.Negatives, err = DrawNegatives(ctx, in.Pairs, in.Known, in.Counts, r.m, s.Sampled.Kind, s.Sampled.Negatives, in.TestSeed, s.Workers); err != nil {

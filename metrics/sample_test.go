@@ -128,6 +128,41 @@ func TestEvaluateSampled(t *testing.T) {
 	}
 }
 
+// TestEvaluationSample: an evaluation's Sample is the index in Input.Pairs of each evaluated
+// pair, SamplePairs' under max_pairs, and nil when every pair is evaluated.
+func TestEvaluationSample(t *testing.T) {
+	in := dyadicInput(rand.New(rand.NewPCG(15, 16)), 60, 300, 400)
+	for _, c := range []struct {
+		name     string
+		maxPairs int
+		want     int // evaluated pairs
+	}{{"all pairs", 0, 400}, {"max_pairs above the test pairs", 500, 400}, {"max_pairs", 150, 150}} {
+		t.Run(c.name, func(t *testing.T) {
+			ev, err := EvaluateAll(context.Background(), in, Settings{K: []int{5}, Bootstrap: -1, MaxPairs: c.maxPairs}, 3, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ev.Pairs) != c.want {
+				t.Fatalf("%d pairs evaluated, want %d", len(ev.Pairs), c.want)
+			}
+			if c.want == len(in.Pairs) {
+				if ev.Sample != nil {
+					t.Errorf("Sample %v with every pair evaluated, want nil", ev.Sample)
+				}
+				return
+			}
+			if !slices.Equal(ev.Sample, SamplePairs(in.Pairs, in.ItemSlice, c.maxPairs, 3)) {
+				t.Errorf("Sample is not SamplePairs' sample")
+			}
+			for p, i := range ev.Sample {
+				if ev.Pairs[p] != in.Pairs[i] {
+					t.Fatalf("pair %d is %v, Input.Pairs[%d] %v", p, ev.Pairs[p], i, in.Pairs[i])
+				}
+			}
+		})
+	}
+}
+
 // TestEvaluateProgress checks evaluation's plain-line progress: a final line naming every pair,
 // with the rate and ETA 0.
 func TestEvaluateProgress(t *testing.T) {
