@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/csv"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -25,6 +26,8 @@ import (
 const (
 	negativesFile = "negatives.tsv"
 	qrelsFile     = "qrels.trec"
+	itemsFile     = "items.tsv"
+	pairsFile     = "pairs.tsv"
 )
 
 // runFileName is the run file of τ: run.trec for the ranking as trained (τ = 0), else
@@ -129,8 +132,9 @@ func pairRanksOf(ev *metrics.Evaluation, taus []float64, itemSlice []metrics.Sli
 // writeEvalFiles writes into the run's folder what its evaluation ev saves beside metrics.json,
 // each atomically, and removes what an earlier evaluation saved and this one does not (a file
 // of other settings would be stale): negatives.tsv with the sampled evaluation, the run files
-// (one per strength of post-hoc logit adjustment evaluated) and qrels.trec with eval.write_run.
-func writeEvalFiles(r plannedRun, ev *models.Evaluation, progress io.Writer) error {
+// (one per strength of post-hoc logit adjustment evaluated), qrels.trec, and items.tsv and
+// pairs.tsv, which map their docnos and qids to the ids of ds, with eval.write_run.
+func writeEvalFiles(r plannedRun, ev *models.Evaluation, ds *datasets.Dataset, progress io.Writer) error {
 	cfg := r.cfg
 	queries, test := ev.Queries, len(ev.Input.Pairs)
 	keep := map[string]bool{}
@@ -143,8 +147,14 @@ func writeEvalFiles(r plannedRun, ev *models.Evaluation, progress io.Writer) err
 		}
 	}
 	if cfg.Eval.WriteRun {
-		keep[qrelsFile] = true
+		keep[qrelsFile], keep[itemsFile], keep[pairsFile] = true, true, true
 		if err := writeAtomic(filepath.Join(r.dir, qrelsFile), ev.WriteQrels); err != nil {
+			return err
+		}
+		if err := writeAtomic(filepath.Join(r.dir, itemsFile), func(w io.Writer) error { return writeItemIDs(w, ds) }); err != nil {
+			return err
+		}
+		if err := writeAtomic(filepath.Join(r.dir, pairsFile), func(w io.Writer) error { return writePairIDs(w, ev.Evaluation, ds) }); err != nil {
 			return err
 		}
 		tag := "workbench"
@@ -167,13 +177,14 @@ func writeEvalFiles(r plannedRun, ev *models.Evaluation, progress io.Writer) err
 		if cfg.Eval.Sampled.On() {
 			what += "; the sampled evaluation's candidates are in " + negativesFile
 		}
-		runNote(progress, r.ID, "run files %s and %s: %s", strings.Join(names, ", "), qrelsFile, what)
+		runNote(progress, r.ID, "run files %s and %s: %s; %s and %s map their docnos and qids to the data's ids",
+			strings.Join(names, ", "), qrelsFile, what, itemsFile, pairsFile)
 	}
 	return removeUnkept(r.dir, keep)
 }
 
-// removeUnkept removes from dir the evaluation files (negatives.tsv, qrels.trec, run*.trec) not
-// in keep.
+// removeUnkept removes from dir the evaluation files (negatives.tsv, qrels.trec, run*.trec,
+// items.tsv, pairs.tsv) not in keep.
 func removeUnkept(dir string, keep map[string]bool) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -182,7 +193,7 @@ func removeUnkept(dir string, keep map[string]bool) error {
 	for _, e := range entries {
 		name := e.Name()
 		run, _ := filepath.Match("run*.trec", name)
-		if (run || name == qrelsFile || name == negativesFile) && !keep[name] {
+		if (run || name == qrelsFile || name == negativesFile || name == itemsFile || name == pairsFile) && !keep[name] {
 			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
@@ -215,6 +226,59 @@ func writeNegatives(w io.Writer, ev *metrics.Evaluation, queries []int32) error 
 		bw.Write(line)
 	}
 	return bw.Flush()
+}
+
+// writeItemIDs writes items.tsv: a header, then one line per item of ds with its docno in the
+// run files (its index) and its id in the data (Dataset.ItemNames; the index when the source
+// names none), tab-separated (tsvWriter).
+func writeItemIDs(w io.Writer, ds *datasets.Dataset) error {
+	tw := tsvWriter(w)
+	tw.Write([]string{"docno", "item_id"})
+	for j := range ds.Items {
+		tw.Write([]string{strconv.Itoa(j), nameOf(ds.ItemNames, j)})
+	}
+	tw.Flush()
+	return tw.Error()
+}
+
+// writePairIDs writes pairs.tsv: a header, then one line per test pair of ds that ev evaluated,
+// with its qid in the run files and qrels (its index among the evaluated pairs), its query's and
+// its item's ids in the data (Dataset.QueryNames and ItemNames; the index when the source names
+// none) and its time in unix seconds (empty when the data have no timestamps), tab-separated
+// (tsvWriter).
+func writePairIDs(w io.Writer, ev *metrics.Evaluation, ds *datasets.Dataset) error {
+	tw := tsvWriter(w)
+	tw.Write([]string{"qid", "query_id", "item_id", "time"})
+	for p := range ev.Pairs {
+		i := p
+		if ev.Sample != nil {
+			i = int(ev.Sample[p])
+		}
+		it := ds.Test[i]
+		at := ""
+		if ds.Days > 0 {
+			at = strconv.FormatInt(it.Time, 10)
+		}
+		tw.Write([]string{strconv.Itoa(p), nameOf(ds.QueryNames, int(it.Query)), nameOf(ds.ItemNames, int(it.Item)), at})
+	}
+	tw.Flush()
+	return tw.Error()
+}
+
+// tsvWriter writes tab-separated records, a field quoted as in CSV when it holds a tab, a quote
+// or a line break (or starts with a space), as CSV readers given the tab as separator read them.
+func tsvWriter(w io.Writer) *csv.Writer {
+	tw := csv.NewWriter(w)
+	tw.Comma = '\t'
+	return tw
+}
+
+// nameOf is names[i], or i when names is nil.
+func nameOf(names []string, i int) string {
+	if names == nil {
+		return strconv.Itoa(i)
+	}
+	return names[i]
 }
 
 // maxK is the largest cut-off.

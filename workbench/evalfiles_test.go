@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/csv"
+	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -110,8 +113,9 @@ func fieldsOf(t *testing.T, path string, n int) [][]string {
 // metrics.csv's values of all test pairs, for the ranking as trained and under post-hoc logit
 // adjustment, with the filtered protocol (every query's other test items removed from a pair's
 // ranking); each run says what its run files hold (with the sampled evaluation on, that its
-// candidates are in negatives.tsv, not in the run files); the run files of a later evaluation
-// without write_run are removed.
+// candidates are in negatives.tsv, not in the run files); items.tsv and pairs.tsv map the
+// synthetic data's docnos to themselves, a line per item and per qid; the run files and the maps
+// of a later evaluation without write_run are removed.
 func TestRunFilesMatchMetrics(t *testing.T) {
 	dir := t.TempDir()
 	out, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", "eval.write_run=true", "-set", "eval.sampled.kind=uniform",
@@ -151,13 +155,120 @@ func TestRunFilesMatchMetrics(t *testing.T) {
 			}
 		}
 	}
+	// The synthetic source names no item or query: the maps give the indices.
+	runDir := filepath.Join(dir, "runs", smokeRunIDs[0])
+	docs := fieldsOf(t, filepath.Join(runDir, itemsFile), 2)
+	pairs := fieldsOf(t, filepath.Join(runDir, pairsFile), 4)
+	if len(docs) != 301 || len(pairs) != len(fieldsOf(t, filepath.Join(runDir, qrelsFile), 4))+1 {
+		t.Errorf("%d lines in items.tsv (want 301: a header, 300 items) and %d in pairs.tsv (a header and a line per qrels line)", len(docs), len(pairs))
+	}
+	for j, d := range docs[1:] {
+		if d[0] != strconv.Itoa(j) || d[1] != d[0] {
+			t.Fatalf("items.tsv line %d %q, want docno %d and item id %d", j+2, d, j, j)
+		}
+	}
 	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-set", "eval.filter=known", "-set", "eval.logit_adjust=[0,0.5]"); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"run.trec", "run_la_tau=0.5.trec", "qrels.trec"} {
+	for _, f := range []string{"run.trec", "run_la_tau=0.5.trec", "qrels.trec", itemsFile, pairsFile} {
 		if _, err := os.Stat(filepath.Join(dir, "runs", smokeRunIDs[0], f)); err == nil {
 			t.Errorf("%s left from an evaluation that wrote it", f)
 		}
+	}
+}
+
+// TestRunFileIDs: with eval.write_run, items.tsv maps every docno to the data's item id and
+// pairs.tsv every qid to its test pair's user id, item id and time, so that run.trec and
+// qrels.trec join with the data: on interactions with string ids (one holding a tab and quotes),
+// items.tsv has a line per item and names every item of the file, pairs.tsv a line per qid of
+// qrels.trec, each a row of the file and each user's last (the leave_last_out split's test
+// pairs, all of them or max_pairs' sample), and every qrels docno is its qid's item.
+func TestRunFileIDs(t *testing.T) {
+	dir := t.TempDir()
+	const users, perUser = 60, 8
+	items := []string{"item\t\"odd\""}
+	for j := range 39 {
+		items = append(items, fmt.Sprintf("item%d", 1000+j))
+	}
+	var data strings.Builder
+	cw := csv.NewWriter(&data)
+	cw.Write([]string{"user_id", "item_id", "ts"})
+	rows := map[string]bool{}   // user|item|time
+	last := map[string]string{} // user → user|item|time of its last row
+	for u := range users {
+		for e := range perUser {
+			user, item, ts := fmt.Sprintf("u%d", u), items[(u*3+e*7)%len(items)], strconv.Itoa(1600000000+u*1000+e*60)
+			cw.Write([]string{user, item, ts})
+			rows[user+"|"+item+"|"+ts] = true
+			last[user] = user + "|" + item + "|" + ts
+		}
+	}
+	cw.Flush()
+	write(t, filepath.Join(dir, "events.csv"), data.String())
+	config := filepath.Join(dir, "exp.toml")
+	write(t, config, "[data]\nsource = \"interactions\"\npath = \"events.csv\"\n[data.interactions]\nuser = \"user_id\"\nitem = \"item_id\"\ntime = \"ts\"\nrating = \"none\"\n"+
+		"[data.split]\nkind = \"leave_last_out\"\n[model]\nembedding_dim = 8\nhidden = [8]\n[train]\nbatch_size = 64\nepochs = 1\n[eval]\nk = [5]\nbootstrap = 10\nwrite_run = true\n")
+	tsv := func(t *testing.T, path string, header ...string) [][]string {
+		t.Helper()
+		r := csv.NewReader(bytes.NewReader(readFile(t, path)))
+		r.Comma = '\t'
+		recs, err := r.ReadAll()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if !slices.Equal(recs[0], header) {
+			t.Fatalf("%s: header %q, want %q", path, recs[0], header)
+		}
+		return recs[1:]
+	}
+	for _, c := range []struct {
+		name  string
+		sets  []string
+		pairs int
+	}{{"all test pairs", nil, users}, {"max_pairs", []string{"-set", "eval.max_pairs=20"}, 20}} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			if _, err := runCommand(t, append([]string{"-config", config, "-out", out}, c.sets...)...); err != nil {
+				t.Fatal(err)
+			}
+			runDir := filepath.Join(out, "runs", "seed=1")
+			docs := tsv(t, filepath.Join(runDir, itemsFile), "docno", "item_id")
+			if len(docs) != len(items) {
+				t.Fatalf("items.tsv: %d items, want %d", len(docs), len(items))
+			}
+			itemOf := map[string]string{}
+			for j, d := range docs {
+				if d[0] != strconv.Itoa(j) {
+					t.Fatalf("items.tsv: line %d has docno %s", j+2, d[0])
+				}
+				itemOf[d[0]] = d[1]
+			}
+			if names := slices.Sorted(maps.Values(itemOf)); !slices.Equal(names, slices.Sorted(slices.Values(items))) {
+				t.Errorf("items.tsv names %q, want the file's items %q", names, items)
+			}
+			pairs := tsv(t, filepath.Join(runDir, pairsFile), "qid", "query_id", "item_id", "time")
+			qrels := fieldsOf(t, filepath.Join(runDir, qrelsFile), 4)
+			if len(pairs) != c.pairs || len(qrels) != c.pairs {
+				t.Fatalf("%d lines in pairs.tsv and %d in qrels.trec, want %d", len(pairs), len(qrels), c.pairs)
+			}
+			seen := map[string]bool{}
+			for p, pr := range pairs {
+				row := pr[1] + "|" + pr[2] + "|" + pr[3]
+				if pr[0] != strconv.Itoa(p) || !rows[row] || last[pr[1]] != row || seen[row] {
+					t.Errorf("pairs.tsv line %d %q: not qid %d with its user's last row of the file, once", p+2, pr, p)
+				}
+				seen[row] = true
+				if q := qrels[p]; q[0] != pr[0] || itemOf[q[2]] != pr[2] {
+					t.Errorf("qrels.trec line %d %q: docno %s is item %q, pairs.tsv's qid %s item %q", p+1, q, q[2], itemOf[q[2]], pr[0], pr[2])
+				}
+			}
+			for _, f := range fieldsOf(t, filepath.Join(runDir, "run.trec"), 6) {
+				qid, err := strconv.Atoi(f[0])
+				if _, ok := itemOf[f[2]]; !ok || err != nil || qid < 0 || qid >= len(pairs) {
+					t.Fatalf("run.trec: qid %s or docno %s is no line of pairs.tsv or items.tsv", f[0], f[2])
+				}
+			}
+		})
 	}
 }
 

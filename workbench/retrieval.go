@@ -566,7 +566,7 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, r plan
 		return nil, err
 	}
 	if files {
-		if err := writeEvalFiles(r, ev, progress); err != nil {
+		if err := writeEvalFiles(r, ev, ds, progress); err != nil {
 			return nil, err
 		}
 	}
