@@ -116,7 +116,8 @@ type Settings struct {
 	Sampled SampledSettings `toml:"sampled"`
 	// WriteRun writes, per run, every test pair's top max(K) items in TREC run format and the
 	// test pairs as qrels (see "Run files" in the package documentation), so that trec_eval,
-	// ir_measures or ranx give the Recall@K and NDCG@K of metrics.csv. Default false.
+	// ir_measures or ranx give the Recall@K and NDCG@K of metrics.csv; beside them items.tsv and
+	// pairs.tsv map the files' docnos and qids to the data's item and query ids. Default false.
 	WriteRun bool `toml:"write_run"`
 	// SelectMetric is the validation metric of model selection (see "Model selection" in the
 	// package documentation): recall, ndcg, mrr or strat_recall of the full ranking, higher
