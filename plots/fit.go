@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 )
@@ -13,8 +14,9 @@ import (
 // other way (beside the data instead of above it, or the reverse), then at the size the
 // LayoutError asks for, enlarged step by step up to the largest figure Settings allows. It
 // returns the figure, the Settings it was built with, which Save must be given, and a note
-// saying what did not fit and what was done instead ("" when s served). Any other error of
-// build is returned as it is.
+// saying what did not fit and what was done instead ("" when s served): enlarged, what did not
+// fit at s and then at each larger size tried, and the size drawn. Any other error of build is
+// returned as it is.
 func Fit(build func(Settings) (*plot.Plot, error), s Settings) (*plot.Plot, Settings, string, error) {
 	if err := s.Resolve(); err != nil {
 		return nil, s, "", fmt.Errorf("plots: settings: %w", err)
@@ -33,8 +35,10 @@ func Fit(build func(Settings) (*plot.Plot, error), s Settings) (*plot.Plot, Sett
 		return p, other, fmt.Sprintf("%s; drawn with the legend %s instead (set plots.legend = %q to ask for it)",
 			first.Problem, placementName(other.Legend), other.Legend), nil
 	}
-	// Enlarge, keeping the placement asked for, until the figure fits or cannot grow.
+	// Enlarge, keeping the placement asked for, until the figure fits or cannot grow; the note
+	// gives what did not fit at each size tried, the size drawn being the largest they ask for.
 	big, le := s, first
+	problems := []string{first.Problem}
 	for range 8 {
 		next := big
 		next.Width = math.Min(math.Max(next.Width, le.Width), maxInches)
@@ -48,11 +52,12 @@ func Fit(build func(Settings) (*plot.Plot, error), s Settings) (*plot.Plot, Sett
 		p, err := build(big)
 		if err == nil {
 			return p, big, fmt.Sprintf("%s; drawn at %.1f × %.1f in instead of %.1f × %.1f in (set plots.width and plots.height to choose)",
-				first.Problem, big.Width, big.Height, s.Width, s.Height), nil
+				strings.Join(problems, "; "), big.Width, big.Height, s.Width, s.Height), nil
 		}
 		if !errors.As(err, &le) {
 			return nil, s, "", err
 		}
+		problems = append(problems, fmt.Sprintf("at %.1f × %.1f in, %s", big.Width, big.Height, le.Problem))
 	}
 	return nil, s, "", first
 }

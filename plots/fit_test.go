@@ -237,3 +237,43 @@ func TestPanelsNeverWiden(t *testing.T) {
 		t.Errorf("drawn at %v × %v in (%s), want 7 in wide and taller", used.Width, used.Height, note)
 	}
 }
+
+// TestFitNoteDescribesFigure: a figure of 8 panels too low for their rows, which the legend beside
+// the plot does not help and whose title is then too long for its width, is drawn at the height
+// its rows of panels need and a little wider (not at the height of one panel a row, which fewer
+// panels a row would need); its note gives the rows and columns drawn, the height they need and
+// the size drawn.
+func TestFitNoteDescribesFigure(t *testing.T) {
+	var panels []LinePanel
+	for i := range 4 {
+		for _, pn := range familyPanels() {
+			pn.Title = fmt.Sprintf("%s %d", pn.Title, i)
+			panels = append(panels, pn)
+		}
+	}
+	l := Labels{Title: "Along each curve (arrows) τ_LA = 0 → 0.5; large marker: as trained", X: "step", Y: "loss"}
+	build := func(s Settings) (*plot.Plot, error) { return LinePanels(panels, l, LineOptions{}, s) }
+	p, used, note, err := Fit(build, Settings{DPI: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := panelCols(len(panels), used)
+	rows := (len(panels) + cols - 1) / cols
+	if need := float64(rows) * minPanelHeight; cols != 2 || used.Height != need || used.Width <= DefaultWidth {
+		t.Errorf("drawn at %v × %v in, %d rows of %d panels: want 2 panels a row, %v in high, wider than %v in", used.Width, used.Height, rows, cols, need, DefaultWidth)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("%d panels in %d rows of %d need %.1f in, more than the figure's height (%.2f in)", len(panels), rows, cols, used.Height, DefaultHeight),
+		fmt.Sprintf("at %.1f × %.1f in, labels: Title", DefaultWidth, used.Height),
+		fmt.Sprintf("drawn at %.1f × %.1f in instead of %.1f × %.1f in", used.Width, used.Height, DefaultWidth, DefaultHeight),
+	} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note %q, want one containing %q", note, want)
+		}
+	}
+	if img, err := png.Decode(bytes.NewReader(renderPNG(t, p, used))); err != nil {
+		t.Fatal(err)
+	} else if h := img.Bounds().Dy(); h != int(math.Round(used.Height*float64(used.DPI))) {
+		t.Errorf("PNG %d px high, want %v in at %d dpi", h, used.Height, used.DPI)
+	}
+}

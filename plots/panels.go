@@ -73,8 +73,10 @@ type panelPlot struct {
 // panelFigure lays out n panels side by side and in rows, as LinePanels documents: build(k,
 // pl, ps) builds panel k labelled pl (l with the panel's title(k) and no key) at its share ps
 // of the figure; a panel whose texts are too wide for its share moves panels to further rows
-// rather than widen the figure. The figure's legend has one entry per distinct series name (a name must keep its
-// style in every panel), or l.Key's entries (with markers when marks).
+// rather than widen the figure, while the figure's own title or legend too wide for it is a
+// *LayoutError asking for a wider figure (fewer panels per row would not make them fit). The
+// figure's legend has one entry per distinct series name (a name must keep its style in every
+// panel), or l.Key's entries (with markers when marks).
 func panelFigure(n int, title func(k int) string, build func(k int, pl Labels, ps Settings) (panelPlot, error), l Labels, marks bool, s Settings) (*plot.Plot, []legendEntry, error) {
 	if n == 0 {
 		return nil, nil, errors.New("plots: no panels")
@@ -85,27 +87,34 @@ func panelFigure(n int, title func(k int) string, build func(k int, pl Labels, p
 	cols := panelCols(n, s)
 	for {
 		p, entries, err := panelLayout(n, cols, title, build, l, marks, s)
-		var le *LayoutError
-		if !errors.As(err, &le) || le.Width == 0 || cols == 1 {
-			return p, entries, err
+		var pe panelError
+		if !errors.As(err, &pe) {
+			return p, entries, err // a text of the whole figure, which fewer panels per row do not help
+		}
+		if pe.Width == 0 || cols == 1 {
+			return nil, nil, pe.LayoutError
 		}
 		// A panel's text is too wide for its share: fewer panels per row, never a wider
 		// figure than asked (which at a dozen panels would be several pages wide).
-		fewer := min(cols-1, int(s.Width*float64(cols)/le.Width))
+		fewer := min(cols-1, int(s.Width*float64(cols)/pe.Width))
 		if fewer < 1 {
-			le.Width /= float64(cols) // the width one panel alone needs
-			return nil, nil, le
+			pe.Width /= float64(cols) // the width one panel alone needs
+			return nil, nil, pe.LayoutError
 		}
 		cols = fewer
 	}
 }
+
+// panelError is the LayoutError of a panel whose texts do not fit its share of the figure, as
+// against one of the figure's own title or legend.
+type panelError struct{ *LayoutError }
 
 // panelLayout is panelFigure with cols panels per row.
 func panelLayout(n, cols int, title func(k int) string, build func(k int, pl Labels, ps Settings) (panelPlot, error), l Labels, marks bool, s Settings) (*plot.Plot, []legendEntry, error) {
 	rows := (n + cols - 1) / cols
 	if need := float64(rows) * minPanelHeight; s.Height < need {
 		return nil, nil, &LayoutError{
-			Problem: fmt.Sprintf("%d rows of panels need %.1f in, more than the figure's height (%.2f in)", rows, need, s.Height),
+			Problem: fmt.Sprintf("%d panels in %d rows of %d need %.1f in, more than the figure's height (%.2f in)", n, rows, cols, need, s.Height),
 			Height:  need,
 		}
 	}
@@ -123,8 +132,8 @@ func panelLayout(n, cols int, title func(k int) string, build func(k int, pl Lab
 		pp, err := build(k, pl, ps)
 		var le *LayoutError
 		if errors.As(err, &le) { // the panel's share does not fit: ask for the whole figure
-			return nil, nil, &LayoutError{Problem: fmt.Sprintf("panel %d (%q): %s", k, title(k), le.Problem),
-				Width: le.Width * float64(cols), Height: le.Height * float64(rows)}
+			return nil, nil, panelError{&LayoutError{Problem: fmt.Sprintf("panel %d (%q): %s", k, title(k), le.Problem),
+				Width: le.Width * float64(cols), Height: le.Height * float64(rows)}}
 		}
 		if errors.Is(err, errNoSeries) {
 			return nil, nil, fmt.Errorf("plots: panel %d (%q) has no series", k, title(k))
