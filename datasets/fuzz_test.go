@@ -90,7 +90,10 @@ func FuzzARFF(f *testing.F) {
 	f.Add([]byte("@relation r\n@attribute a numeric\n@attribute L {0,1}\n@data\n1,1\n{0 2,1 1}\n"), []byte("@data\n"), []byte(`<labels><label name="L"/></labels>`), uint8(0))
 	f.Add([]byte("@attribute \"a\\\"b\" real\n@attribute L {0,1}\n@data\n{1 1,1 1,0 -1e-3}\n{}\n"), []byte("@attribute 'a\"b' real\n@attribute L {0,1}\n@data\n?,1\n"), []byte{}, uint8(1))
 	f.Fuzz(func(t *testing.T, train, test, xml []byte, labels uint8) {
-		m := fstest.MapFS{"f-train.arff": {Data: train}, "f-test.arff": {Data: test}, "f.xml": {Data: xml}}
+		m := fstest.MapFS{"f-train.arff": {Data: train}, "f-test.arff": {Data: test}}
+		if len(xml) > 0 { // an empty one stands for none, which xmc.labels set allows
+			m["f.xml"] = &fstest.MapFile{Data: xml}
+		}
 		s := mustResolve(t, Settings{Source: "xmc", Path: "fuzz", XMC: XMCSettings{Labels: int(labels % 8)}})
 		l, err := readXMC(files{fsys: m}, "", "fuzz", s, 1<<12)
 		checkLoaded(t, l, err, s)

@@ -203,11 +203,13 @@ type XMCSettings struct {
 	// another kind the examples of both files (when a test file exists) are pooled and split.
 	Train string `toml:"train"`
 	Test  string `toml:"test"`
-	// Labels is the number of label attributes of an ARFF file: the last Labels attributes.
-	// Default 0: the label attributes are those named in the Mulan label file LabelsXML.
+	// Labels is the number of label attributes of an ARFF file: the last Labels attributes, or,
+	// when a Mulan label file is read (LabelsXML), the number it must list, those it names being
+	// the labels. Default 0: the label attributes are those named in the label file.
 	Labels int `toml:"labels"`
-	// LabelsXML is the Mulan label file inside Path. Default: the single *.xml file in Path
-	// (used when Labels is 0). Setting both LabelsXML and Labels checks that they agree.
+	// LabelsXML is the Mulan label file inside Path. Default: the single *.xml file in Path,
+	// needed when Labels is 0; with Labels set it is read when Path holds one, and Labels must
+	// agree with it (with no *.xml file, or several, Labels alone gives the labels).
 	LabelsXML string `toml:"labels_xml"`
 }
 

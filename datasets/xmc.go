@@ -170,29 +170,47 @@ func xmcFormat(x XMCSettings, train string) XMCFormat {
 }
 
 // labelsFile is the Mulan label file an ARFF source reads: xmc.labels_xml, else the one *.xml
-// file of src when xmc.labels does not give the label count; "" when none is read.
+// file of src. With xmc.labels set, that file is read only to check the count against it, and
+// none is read when src has no *.xml file or several; "" when none is read.
 func labelsFile(src files, x XMCSettings) (string, error) {
-	if x.LabelsXML != "" || x.Labels != 0 {
+	if x.LabelsXML != "" {
 		return x.LabelsXML, nil
 	}
-	return findOne(src, "xmc.labels_xml", true, "*.xml")
+	if x.Labels == 0 {
+		return findOne(src, "xmc.labels_xml", true, "*.xml")
+	}
+	all, err := matching(src, "xmc.labels_xml", "*.xml")
+	if err != nil || len(all) != 1 {
+		return "", err
+	}
+	return all[0], nil
 }
 
 // findOne returns the file of src matching one of the patterns (or pattern+".gz"): an error
 // unless exactly one matches, or "" when none does and the file is not required.
 func findOne(src files, key string, required bool, patterns ...string) (string, error) {
-	var all []string
-	for _, p := range patterns {
-		m, err := src.glob(p)
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", key, err)
-		}
-		all = append(all, m...)
+	all, err := matching(src, key, patterns...)
+	if err != nil {
+		return "", err
 	}
 	if len(all) == 1 || (len(all) == 0 && !required) {
 		return strings.Join(all, ""), nil
 	}
 	return "", fmt.Errorf("%s: %d files in %s match %s (set %s)", key, len(all), src.dir, strings.Join(patterns, " or "), key)
+}
+
+// matching returns the files of src matching one of the patterns (or pattern+".gz"), the
+// error of a bad pattern naming key.
+func matching(src files, key string, patterns ...string) ([]string, error) {
+	var all []string
+	for _, p := range patterns {
+		m, err := src.glob(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		all = append(all, m...)
+	}
+	return all, nil
 }
 
 // dataset builds the dataset; examples from row testRow on come from the test file.
@@ -423,7 +441,8 @@ func labelSpec(src files, x XMCSettings, xmlFile string) (arffLabels, error) {
 		return arffLabels{}, err
 	}
 	if x.Labels != 0 && x.Labels != len(names) {
-		return arffLabels{}, fmt.Errorf("xmc.labels: %d, but %s lists %d labels", x.Labels, shown, len(names))
+		return arffLabels{}, fmt.Errorf("xmc.labels: %d, but the label file %s lists %d labels (leave it unset to take them from the file)",
+			x.Labels, shown, len(names))
 	}
 	spec := arffLabels{names: make(map[string]bool, len(names)), order: names, file: shown}
 	for _, n := range names {

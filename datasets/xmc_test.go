@@ -1,6 +1,8 @@
 package datasets
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,8 +95,12 @@ func TestARFFFixture(t *testing.T) {
 			t.Errorf("%+v: report\n%v", x, r)
 		}
 	}
-	// Two labels: TAG_a becomes feature 3.
-	d := mustLoad(t, Settings{Source: "xmc", Path: "testdata/arff", XMC: XMCSettings{Labels: 2}}, 1)
+	// Two labels, in a folder without the label file (which lists three): TAG_a becomes feature 3.
+	bare := writeFiles(t, map[string]string{
+		"mini-train.arff": string(readFile(t, "testdata/arff/mini-train.arff")),
+		"mini-test.arff":  string(readFile(t, "testdata/arff/mini-test.arff")),
+	})
+	d := mustLoad(t, Settings{Source: "xmc", Path: bare, XMC: XMCSettings{Labels: 2}}, 1)
 	two := []row{
 		{[]int32{0, 1, 3}, []float32{1, 2.5, 1}, []int32{1}},
 		{[]int32{2}, []float32{1}, []int32{0}},
@@ -110,6 +116,60 @@ func TestARFFFixture(t *testing.T) {
 	d = mustLoad(t, Settings{Source: "xmc", Path: "testdata/arff/mini-train.arff", XMC: XMCSettings{Test: "mini-test.arff"}, Split: SplitSettings{Kind: "query", TestFraction: 0.3}}, 1)
 	if d.Name != "mini-train" || d.Queries != 7 || len(d.Train)+len(d.Test) != 9 {
 		t.Errorf("file path, query split: %q %d queries %d pairs", d.Name, d.Queries, len(d.Train)+len(d.Test))
+	}
+}
+
+// TestXMCLabelsAgainstXML: xmc.labels is checked against the one label file of the folder,
+// named or not, and a count it does not list is an error naming the key, the file and both
+// counts; without a label file, or with several and none named, xmc.labels alone gives the last
+// attributes as labels.
+func TestXMCLabelsAgainstXML(t *testing.T) {
+	const hdr = "@relation r\n@attribute a numeric\n@attribute b {0,1}\n@attribute L1 {0,1}\n@attribute L2 {0,1}\n@data\n"
+	const xml = `<labels><label name="L1"/><label name="L2"/></labels>`
+	arff := map[string]string{"x-train.arff": hdr + "{0 1,2 1}\n{1 1,3 1}\n", "x-test.arff": hdr + "{0 1,3 1}\n"}
+	with := func(extra map[string]string) map[string]string {
+		m := maps.Clone(arff)
+		maps.Copy(m, extra)
+		return m
+	}
+	for _, c := range []struct {
+		name   string
+		files  map[string]string
+		x      XMCSettings
+		want   string   // the error, %s standing for the file it names (in the folder); "" for none
+		shown  string   // that file, "" for the folder
+		labels []string // the labels read
+	}{
+		{"xml only", with(map[string]string{"l.xml": xml}), XMCSettings{}, "", "", []string{"L1", "L2"}},
+		{"labels agree", with(map[string]string{"l.xml": xml}), XMCSettings{Labels: 2}, "", "", []string{"L1", "L2"}},
+		{"labels more", with(map[string]string{"l.xml": xml}), XMCSettings{Labels: 3},
+			"xmc.labels: 3, but the label file %s lists 2 labels (leave it unset to take them from the file)", "l.xml", nil},
+		{"labels fewer", with(map[string]string{"l.xml": xml}), XMCSettings{Labels: 1},
+			"xmc.labels: 1, but the label file %s lists 2 labels (leave it unset to take them from the file)", "l.xml", nil},
+		{"labels fewer, xml named", with(map[string]string{"l.xml": xml}), XMCSettings{Labels: 1, LabelsXML: "l.xml"},
+			"xmc.labels: 1, but the label file %s lists 2 labels (leave it unset to take them from the file)", "l.xml", nil},
+		{"labels fewer, gzipped xml", with(map[string]string{"l.xml.gz": xml}), XMCSettings{Labels: 1},
+			"xmc.labels: 1, but the label file %s lists 2 labels (leave it unset to take them from the file)", "l.xml.gz", nil},
+		{"labels, no xml", arff, XMCSettings{Labels: 1}, "", "", []string{"L2"}},
+		{"labels, two xml", with(map[string]string{"l.xml": xml, "m.xml": xml}), XMCSettings{Labels: 1}, "", "", []string{"L2"}},
+		{"two xml", with(map[string]string{"l.xml": xml, "m.xml": xml}), XMCSettings{}, "xmc.labels_xml: 2 files in %s match *.xml (set xmc.labels_xml)", "", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeFiles(t, c.files)
+			d, err := Load(Settings{Source: "xmc", Path: dir, XMC: c.x}, 1)
+			if c.want != "" {
+				if want := fmt.Sprintf(c.want, filepath.Join(dir, c.shown)); err == nil || err.Error() != want {
+					t.Errorf("error %v, want %s", err, want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(d.ItemNames, c.labels) {
+				t.Errorf("labels %q, want %q", d.ItemNames, c.labels)
+			}
+		})
 	}
 }
 
