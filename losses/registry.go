@@ -3,6 +3,7 @@ package losses
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"gorgonia.org/gorgonia"
 
@@ -127,7 +128,11 @@ func (s *Settings) resolveOptions() error {
 			flat[k] = v
 			continue
 		}
-		if Variant(k) != s.Variant {
+		if Variant(k) != s.Variant { // the other runs' table, checked as theirs
+			other := Settings{Variant: Variant(k), Options: table}
+			if _, err := other.decodeOptions(); err != nil {
+				return fmt.Errorf("options.%s.%s", k, strings.TrimPrefix(err.Error(), "options."))
+			}
 			continue
 		}
 		for name, x := range table {

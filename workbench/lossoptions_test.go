@@ -82,6 +82,10 @@ func TestRegisteredLossOptions(t *testing.T) {
 		{body, []string{`loss.options.factor="big"`}, `-set loss.options.factor="big": loss.options.factor: variant scaled_plain: incompatible types`},
 		{"[loss]\nvariant = \"plain\"\n[loss.options]\nfactor = 2.5\n", nil, "loss.options.factor: variant plain has no options"},
 		{"[loss]\nvariant = \"scaled_plain\"\nform = \"decoupled\"\n", nil, "loss.form: only for constant"},
+		// The table of another variant than the run's is checked as that variant's runs read it
+		// (it was skipped): a grid with none of them would never see its mistakes.
+		{body, []string{"loss.options.gbce.t=5"}, "-set loss.options.gbce.t=5: loss.options.gbce.t: must be in [0, 1], got 5"},
+		{body, []string{"loss.options.gbce.bogus=1"}, "loss.options.gbce.bogus: unknown option of variant gbce (it has: t)"},
 	} {
 		_, _, err := loadConfig(writeConfig(t, tc.body), tc.sets)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -195,7 +195,7 @@ func TestOptionsPerVariant(t *testing.T) {
 	}{
 		{"file", nil, 2.5, ""},
 		{"set", []string{"loss.options.scaled_plain.factor=4"}, 4.0, ""},
-		{"type error", []string{"loss.options.scaled_plain.factor=\"big\""}, nil, `-set loss.options.scaled_plain.factor="big": loss.options.factor: variant scaled_plain: incompatible types`},
+		{"type error", []string{"loss.options.scaled_plain.factor=\"big\""}, nil, `-set loss.options.scaled_plain.factor="big": loss.options.scaled_plain.factor: variant scaled_plain: incompatible types`},
 		{"built-in variant", []string{"loss.options.logq.alpha=1"}, nil, "options.logq: variant logq is built in and has no options"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

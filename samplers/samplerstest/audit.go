@@ -48,8 +48,9 @@ func NewStep(smp samplers.Sampler, g candidates.Geometry, b, items int) (*candid
 	return st, nil
 }
 
-// Overstated is smp declaring every column's q and p factor times its own (p at most 1): a
-// sampler whose declaration is wrong, which the audit of smp must fail for factor 1.1.
+// Overstated is smp declaring every column's and every row's positive's q and p factor times its
+// own (p at most 1): a sampler whose declaration is wrong, which the audit of smp must fail for
+// factor 1.1.
 func Overstated(smp samplers.Sampler, factor float64) samplers.Sampler {
 	return overstated{smp, math.Log(factor)}
 }
@@ -63,10 +64,12 @@ func (s overstated) Declare(d *samplers.Data, pos, rows []int32, law samplers.La
 	if err := s.Sampler.Declare(d, pos, rows, law, c); err != nil {
 		return err
 	}
-	logQ, logP := c.Col(candidates.LogQ), c.Col(candidates.LogP)
-	for j := range logQ {
-		logQ[j] += s.logFactor
-		logP[j] = math.Min(logP[j]+s.logFactor, 0)
+	for _, side := range [][2][]float64{{c.Col(candidates.LogQ), c.Col(candidates.LogP)}, {c.Row(candidates.LogQ), c.Row(candidates.LogP)}} {
+		logQ, logP := side[0], side[1]
+		for j := range logQ {
+			logQ[j] += s.logFactor
+			logP[j] = math.Min(logP[j]+s.logFactor, 0)
+		}
 	}
 	return nil
 }
@@ -154,6 +157,14 @@ func AuditPositions(smp samplers.Sampler, d *samplers.Data, b, length, pad, step
 			if item < candidates.NoItem || item >= int64(d.Items) {
 				return fmt.Errorf("samplerstest: step %d: column %d declared is item %d, outside the corpus [0, %d)", step, j, item, d.Items)
 			}
+			if item >= 0 {
+				if err := checkLogProbs(step, "column", j, logQ[j], logP[j], true); err != nil {
+					return err
+				}
+			}
+		}
+		if err := checkPositives(step, sh, pos, c); err != nil {
+			return err
 		}
 		clear(perStep)
 		clear(inclStep)
@@ -215,10 +226,10 @@ func AuditPositions(smp samplers.Sampler, d *samplers.Data, b, length, pad, step
 			continue
 		}
 		p, count := t.declP/float64(t.declared), t.declCount/float64(t.declared)
-		if p < 0.05 {
+		freq, sdIncl := t.incl/n, math.Sqrt(p*(1-p))
+		if p < 0.05 && freq < 0.05 {
 			continue
 		}
-		freq, sdIncl := t.incl/n, math.Sqrt(p*(1-p))
 		if units > 1 {
 			sdIncl = sd(t.incl, t.incl2)
 		}
@@ -231,6 +242,56 @@ func AuditPositions(smp samplers.Sampler, d *samplers.Data, b, length, pad, step
 		mean := t.count / n
 		if tol := 5*sd(t.count, t.count2)/math.Sqrt(n) + 1e-9; math.Abs(mean-count) > tol {
 			return fmt.Errorf("samplerstest: item %d: copies among a row's negatives (C−1)·q declared %.4f, empirical %.4f (tolerance %.4f)", j, count, mean, tol)
+		}
+	}
+	return nil
+}
+
+// checkLogProbs requires the log q and log p declared for a column or a row (what, its index k)
+// to be log-probabilities: not NaN, at most 0, and, for a drawn item (drawn), finite: an item the
+// sampler drew has a positive probability of being drawn.
+func checkLogProbs(step int, what string, k int, logQ, logP float64, drawn bool) error {
+	for _, v := range []struct {
+		name  string
+		value float64
+	}{{"log q", logQ}, {"log p", logP}} {
+		if math.IsNaN(v.value) || v.value > 1e-12 || drawn && math.IsInf(v.value, -1) {
+			return fmt.Errorf("samplerstest: step %d: %s %d declares %s = %v, not the log of a probability%s", step, what, k, v.name, v.value,
+				map[bool]string{true: " of an item drawn", false: ""}[drawn && math.IsInf(v.value, -1)])
+		}
+	}
+	return nil
+}
+
+// checkPositives checks the probabilities declared for the rows' own positives under layout
+// first, whose column holds no item, so that the columns' checks never see them: each must be a
+// log-probability, and a row whose positive is also a drawn column of the step (shared columns)
+// must declare that column's q and p, which are the item's, whichever row holds it.
+func checkPositives(step int, sh samplers.Shape, pos []int32, c *candidates.Step) error {
+	if sh.Layout != candidates.First {
+		return nil
+	}
+	rowQ, rowP := c.Row(candidates.LogQ), c.Row(candidates.LogP)
+	colQ, colP := c.Col(candidates.LogQ), c.Col(candidates.LogP)
+	at := map[int64]int{} // a drawn shared column of each item
+	if sh.PerRow == 0 {
+		for j, item := range c.ColItem {
+			if item >= 0 {
+				at[item] = j
+			}
+		}
+	}
+	same := func(a, b float64) bool { return a == b || math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
+	for i, item := range pos {
+		if item == candidates.NoItem {
+			continue
+		}
+		if err := checkLogProbs(step, "row", i, rowQ[i], rowP[i], false); err != nil {
+			return err
+		}
+		if j, ok := at[int64(item)]; ok && (!same(rowQ[i], colQ[j]) || !same(rowP[i], colP[j])) {
+			return fmt.Errorf("samplerstest: step %d: row %d's positive, item %d, is declared q = %.4g, p = %.4g, and as column %d q = %.4g, p = %.4g: the probabilities are the item's, the same in both",
+				step, i, item, math.Exp(rowQ[i]), math.Exp(rowP[i]), j, math.Exp(colQ[j]), math.Exp(colP[j]))
 		}
 	}
 	return nil

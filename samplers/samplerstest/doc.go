@@ -9,7 +9,8 @@
 //
 // Audit runs the sampler over steps of batches whose positives are drawn i.i.d. from the training
 // frequency (IIDLaw is their exact law, which a sampler whose Shape says PositiveLaw is given),
-// and compares, for every item with a declared inclusion probability p ≥ 0.05, the empirical
+// and compares, for every item with a declared inclusion probability p ≥ 0.05 or drawn into at
+// least 5% of the steps, the empirical
 // frequency of a step's columns including the item with its declared p (of a row's, for a
 // sampler that draws per row), and the item's mean number of copies among a row's negatives with
 // its declared (C−1)·q, C the step's columns (for layout corpus, whose columns are the whole
@@ -26,4 +27,9 @@
 // drawn several times per batch: at N = 4000 the audit of every built-in sampler fails its
 // declaration 10% too large. Overstated makes that error, to check that the audit of a given
 // sampler, data and N catches it.
+//
+// What the draws' frequencies cannot see is checked at every step: every declared log q and
+// log p is the log of a probability (not NaN, at most 0, finite for a drawn item), and under
+// layout first, where a row's positive has a column of its own with no item, each row declares
+// its positive's q and p, the same as the item's column declares where the item is also drawn.
 package samplerstest
