@@ -262,7 +262,7 @@ func (e *Expr) scale() float64 {
 //	ℓ_i  = log Σ_{j∈{p}∪N_i} e^{z_ij} − z_ip,
 //
 // with c = 0 (plain, full), c_j = −log Q_j and c_p = −log Q_p (logq, Q as
-// logq_probability says, see logQCorrection; c_p = 0 with
+// logq_probability says, see LogQCorrection; c_p = 0 with
 // uncorrected_positive) or c_j = τ_la·log π_j (logit_adjusted).
 func softmaxExpr(e *Expr) (*G.Node, error) {
 	s := &e.Settings
@@ -270,7 +270,7 @@ func softmaxExpr(e *Expr) (*G.Node, error) {
 	zPos, zNeg := e.AtPos(f), f
 	switch s.Variant {
 	case VariantLogQ:
-		zNeg, zPos = logQCorrection(e, f, zPos)
+		zNeg, zPos = e.LogQCorrection(f, zPos)
 	case VariantLogitAdjusted:
 		la := e.Const(s.LATau)
 		zNeg = AddCols(f, e.Correct(G.Must(G.Mul(e.LogPrior(), la))))
@@ -355,18 +355,18 @@ func rawatDecoupledExpr(e *Expr) (*G.Node, error) {
 // logisticExpr is the candidate-sampling table's logistic training:
 // ℓ_i = −log σ(G_ip) − Σ_{j∈N_i} log(1 − σ(G_ij)), G = F − log Q with Q as
 // logq_probability says (nce, sampled_logistic; the positive's own −log Q
-// unless uncorrected_positive; see logQCorrection) or G = F
+// unless uncorrected_positive; see LogQCorrection) or G = F
 // (negative_sampling).
 func logisticExpr(e *Expr) (*G.Node, error) {
 	f := e.Logits()
 	gPos, gNeg := e.AtPos(f), f
 	if e.Settings.Variant != VariantNegativeSampling {
-		gNeg, gPos = logQCorrection(e, f, gPos)
+		gNeg, gPos = e.LogQCorrection(f, gPos)
 	}
 	return e.Reduce(LogisticLoss(gPos, gNeg, e.Neg())), nil
 }
 
-// logQCorrection returns the logits f (B×C) and the positives' fPos (B×1)
+// LogQCorrection returns the logits f (B×C) and the positives' fPos (B×1)
 // corrected by −log Q, as logq, nce and sampled_logistic do (Yi et al. eq. 4;
 // the candidate-sampling table's Q(y|x)): column j gets c_j = −log Q_j and the
 // positive c_p = −log Q_p (none with uncorrected_positive), placed as
@@ -379,7 +379,10 @@ func logisticExpr(e *Expr) (*G.Node, error) {
 //     (the side input log_p; Yi et al.'s Algorithm 2);
 //   - dedupe: Q_j = p̂_j as for inclusion, on one column per distinct item:
 //     the further copies are out of N_i (Neg, NegLog, from the plan's masks).
-func logQCorrection(e *Expr, f, fPos *G.Node) (z, zPos *G.Node) {
+//
+// A registered variant with Custom.LogQ reads the configured form through it
+// (logq_probability, uncorrected_positive, correct_at) as logq does.
+func (e *Expr) LogQCorrection(f, fPos *G.Node) (z, zPos *G.Node) {
 	s := &e.Settings
 	col, pos := e.LogP, e.PosLogP
 	minusLogQ := func(logP *G.Node) *G.Node { return G.Must(G.Neg(logP)) }

@@ -58,7 +58,7 @@ func shiftedLogits(e *Expr) *G.Node {
 	f := e.Logits()
 	z, zPos := f, e.AtPos(f)
 	if e.Settings.subtractsLogQ() {
-		z, zPos = logQCorrection(e, f, zPos)
+		z, zPos = e.LogQCorrection(f, zPos)
 	}
 	return SubRows(z, zPos)
 }

@@ -35,6 +35,10 @@ type Custom struct {
 	// Correction says that the variant applies an additive logit correction
 	// (through Expr.Correct), so that correct_at applies to it.
 	Correction bool
+	// LogQ says that the variant corrects its logits by −log Q through
+	// Expr.LogQCorrection, so that logq_probability, uncorrected_positive and
+	// correct_at apply to it as they do to logq.
+	LogQ bool
 	// Positives says that the variant reads the data's known positives (the side input
 	// candidates.Positives, Expr.Side), which the data declares only for the variants that read
 	// them (login, logout and those that say so here): listing each query's training items and

@@ -1,6 +1,7 @@
 package losses
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -175,5 +176,34 @@ func TestRegisteredReadsCheckedLogQ(t *testing.T) {
 	_, _, err := newHarness(t, l, p.st, p.b, p.c, true).run(p.S)
 	if want := "losses: side input log_q of column 2 = -Inf is not a valid log-probability"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("got %v, want an error containing %q", err, want)
+	}
+}
+
+// TestRegisteredLogQCorrection: a registered variant with Custom.LogQ that builds the softmax
+// over Expr.LogQCorrection's logits is the built-in logq, at every logq_probability form and
+// with uncorrected_positive, to float64 rounding.
+func TestRegisteredLogQCorrection(t *testing.T) {
+	registerForTest(t, "logq_via_method_test", Custom{LogQ: true, Expr: func(e *Expr) (*gorgonia.Node, error) {
+		f := e.Logits()
+		z, zPos := e.LogQCorrection(f, e.AtPos(f))
+		return e.Reduce(SoftmaxLoss(zPos, AddEach(z, e.NegLog()))), nil
+	}})
+	for _, s := range []Settings{
+		{LogQProbability: LogQProbabilityExpectedCount},
+		{LogQProbability: LogQProbabilityInclusion},
+		{LogQProbability: LogQProbabilityExpectedCount, UncorrectedPositive: true},
+		{LogQProbability: LogQProbabilityInclusion, CorrectAt: CorrectAtScores},
+	} {
+		t.Run(fmt.Sprintf("%s,uncorrected=%v", s.LogQProbability, s.UncorrectedPositive), func(t *testing.T) {
+			mine, builtin := s, s
+			mine.Variant, builtin.Variant = "logq_via_method_test", VariantLogQ
+			lm, lb := mustNew(t, mine, tensor.Float64), mustNew(t, builtin, tensor.Float64)
+			p := newCaseGen(7, 11).gen(lb.Settings(), lb.Geometry(), 4, false)
+			a, _, errA := newHarness(t, lm, p.st, p.b, p.c, true).run(p.S)
+			b, _, errB := newHarness(t, lb, p.st, p.b, p.c, true).run(p.S)
+			if errA != nil || errB != nil || math.Abs(a-b) > 1e-12*math.Max(1, math.Abs(b)) {
+				t.Errorf("registered %v (%v), built-in logq %v (%v)", a, errA, b, errB)
+			}
+		})
 	}
 }

@@ -365,7 +365,7 @@ func (s *Settings) hasCorrection() bool {
 		return true
 	}
 	if v, ok := registered(s.Variant); ok {
-		return v.Correction
+		return v.Correction || v.LogQ
 	}
 	if s.Variant.SeveralPositives() {
 		return s.subtractsLogQ()
@@ -484,6 +484,9 @@ func formOf(f Form) string {
 // logq_probability chooses: logq, nce, sampled_logistic, and login and logout when
 // logq_probability is written (they subtract none without it).
 func (s *Settings) subtractsLogQ() bool {
+	if v, ok := registered(s.Variant); ok {
+		return v.LogQ
+	}
 	return s.Variant == VariantLogQ || s.Variant == VariantNCE || s.Variant == VariantSampledLogistic ||
 		(s.Variant.SeveralPositives() && s.LogQProbability != "")
 }
@@ -523,7 +526,7 @@ func (s *Settings) resolveProbabilities() error {
 	}
 	return setting.First(
 		setting.EnumFor("logq_probability", s.LogQProbability, probabilities, subtracts,
-			"only for logq, nce, sampled_logistic, login and logout, not variant %s; leave it empty", s.Variant),
+			"only for logq, nce, sampled_logistic, login and logout, not variant %s; leave it empty (a registered variant reads it with Custom.LogQ)", s.Variant),
 		setting.OnlyFor("q_source", s.QSource != "", s.ReadsQ(),
 			"variant %s (logq_probability %q) reads no data frequency q; leave it empty", s.Variant, s.LogQProbability),
 		setting.EnumFor("q_source", s.QSource, qSources, s.QSource != "", ""),

@@ -9,7 +9,9 @@
 //
 // The loss runs as the trainer runs it: a Gorgonia tape machine over the scores, the loss node
 // and its gradient with respect to the scores, bound to the step (candidates.Step) whose
-// geometry the loss was made for.
+// geometry the loss was made for. A step filled as a sampler fills it comes from
+// samplerstest.NewStep (the step of the sampler's geometry with every side input it declares),
+// then the sampler's Draw and Declare (examples/side-input's test does this).
 package lossestest
 
 import (
