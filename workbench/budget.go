@@ -164,18 +164,27 @@ func checkMemory(cfg *Config, ds *datasets.Dataset, limit float64, source string
 	if err != nil {
 		return 0, err
 	}
-	total := peak + ds.Bytes()
+	if err := refuseMemory("the run", peak+ds.Bytes(), terms, limit, source); err != nil {
+		return 0, err
+	}
+	return peak, nil
+}
+
+// refuseMemory is the error of subject ("the run") needing total bytes, more than the limit
+// (the memory of source), naming the key and the size of the largest of its parts, terms; nil
+// when total fits.
+func refuseMemory(subject string, total float64, terms []memoryTerm, limit float64, source string) error {
+	if total <= limit {
+		return nil
+	}
 	big := terms[0]
 	for _, t := range terms {
 		if t.bytes > big.bytes {
 			big = t
 		}
 	}
-	if total <= limit {
-		return peak, nil
-	}
-	return 0, fmt.Errorf("%s: the run needs about %s of memory (%s of it for the %s), more than the %s of %s",
-		big.key, formatBytes(total), formatBytes(big.bytes), big.what, formatBytes(limit), source)
+	return fmt.Errorf("%s: %s needs about %s of memory (%s of it for the %s), more than the %s of %s",
+		big.key, subject, formatBytes(total), formatBytes(big.bytes), big.what, formatBytes(limit), source)
 }
 
 // The soft memory limit. Go's garbage collector lets the heap grow to twice its live size before

@@ -46,19 +46,12 @@ func checkFreqSimMemory(s freqsim.Settings, parallel int) error {
 	if err != nil {
 		return err
 	}
+	terms := make([]memoryTerm, len(parts))
 	var total float64
-	big := parts[0]
-	for _, p := range parts {
-		total += p.Bytes
-		if p.Bytes > big.Bytes {
-			big = p
-		}
+	for i, p := range parts {
+		terms[i] = memoryTerm{key: p.Key, what: fmt.Sprintf("%s of %d cells at a time", p.What, parallel), bytes: p.Bytes * float64(parallel)}
+		total += terms[i].bytes
 	}
-	total *= float64(parallel)
 	limit, source := machineMemory()
-	if total <= limit {
-		return nil
-	}
-	return fmt.Errorf("%s: the simulation needs about %s of memory (%d cells at a time, %s each for the largest part), more than the %s of %s",
-		big.Key, formatBytes(total), parallel, formatBytes(big.Bytes), formatBytes(limit), source)
+	return refuseMemory("the simulation", total, terms, limit, source)
 }

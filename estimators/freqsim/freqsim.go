@@ -156,10 +156,11 @@ func (s *Settings) estimator(alpha float64, hashes, workers int) estimators.Sett
 	}
 }
 
-// Part is one part of a cell's memory: the key of the setting that sizes it and its bytes.
+// Part is one part of a cell's memory: the key of the setting that sizes it, what it holds and
+// its bytes.
 type Part struct {
-	Key   string
-	Bytes float64
+	Key, What string
+	Bytes     float64
 }
 
 // JobBytes is the memory, in bytes, that one cell of s (resolved here; s is a copy) holds while
@@ -175,10 +176,10 @@ func JobBytes(s Settings) ([]Part, error) {
 		return nil, err
 	}
 	return []Part{
-		{"freq_sim.buckets", state / 2},
-		{"freq_sim.items", 64 * float64(s.Items)},
-		{"freq_sim.steps_per_phase", 8 * 2 * float64(s.StepsPerPhase)},
-		{"freq_sim.batch", 8 * float64(s.Batch) * float64(slices.Max(s.Workers))},
+		{"freq_sim.buckets", "estimator's buckets", state / 2},
+		{"freq_sim.items", "phases' item probabilities and alias tables", 64 * float64(s.Items)},
+		{"freq_sim.steps_per_phase", "TV of every step", 8 * 2 * float64(s.StepsPerPhase)},
+		{"freq_sim.batch", "workers' batches", 8 * float64(s.Batch) * float64(slices.Max(s.Workers))},
 	}, nil
 }
 
