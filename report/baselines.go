@@ -34,9 +34,8 @@ type chance struct{ p, lo, hi float64 }
 
 // collectBaselines gathers the baselines of recs.
 func collectBaselines(recs []*Run) baselines {
-	b := baselines{popular: map[coord]agg{}, random: map[sliceK]chance{}}
-	samples := map[coord][]float64{}
-	boot := map[coord][][2]float64{}
+	b := baselines{random: map[sliceK]chance{}}
+	popular := newSeedResults[coord]()
 	seen := map[int64]bool{}
 	for _, rec := range recs {
 		if seen[rec.Seed] {
@@ -44,11 +43,7 @@ func collectBaselines(recs []*Run) baselines {
 		}
 		seen[rec.Seed] = true
 		for _, r := range rec.MostPopular {
-			c := coordOf(r)
-			if _, ok := samples[c]; !ok {
-				b.popKeys = append(b.popKeys, c)
-			}
-			samples[c], boot[c] = append(samples[c], r.Value), append(boot[c], [2]float64{r.Lo, r.Hi})
+			popular.add(coordOf(r), r)
 		}
 		if len(seen) > 1 || rec.Items < 1 {
 			continue
@@ -62,10 +57,7 @@ func collectBaselines(recs []*Run) baselines {
 			}
 		}
 	}
-	for _, c := range b.popKeys {
-		mean, lo, hi := metrics.MeanCI(samples[c])
-		b.popular[c] = agg{mean, lo, hi, len(samples[c]), boot[c]}
-	}
+	b.popKeys, b.popular = popular.keys, popular.aggregate()
 	return b
 }
 

@@ -86,6 +86,41 @@ type agg struct {
 	Boot         [][2]float64
 }
 
+// seedResults gathers the results of one key (a cell's coordinate, a baseline's) from every run,
+// keys in the order they first appear; aggregate makes them aggs across seeds.
+type seedResults[K comparable] struct {
+	keys []K
+	runs map[K][]metrics.Result
+}
+
+func newSeedResults[K comparable]() *seedResults[K] {
+	return &seedResults[K]{runs: map[K][]metrics.Result{}}
+}
+
+// add adds a run's result r of key k.
+func (sr *seedResults[K]) add(k K, r metrics.Result) {
+	if _, ok := sr.runs[k]; !ok {
+		sr.keys = append(sr.keys, k)
+	}
+	sr.runs[k] = append(sr.runs[k], r)
+}
+
+// aggregate is every key's mean and 95% Student-t interval across the runs' values, with each
+// run's bootstrap interval over test pairs.
+func (sr *seedResults[K]) aggregate() map[K]agg {
+	out := make(map[K]agg, len(sr.keys))
+	for _, k := range sr.keys {
+		rs := sr.runs[k]
+		values, boot := make([]float64, len(rs)), make([][2]float64, len(rs))
+		for i, r := range rs {
+			values[i], boot[i] = r.Value, [2]float64{r.Lo, r.Hi}
+		}
+		mean, lo, hi := metrics.MeanCI(values)
+		out[k] = agg{mean, lo, hi, len(rs), boot}
+	}
+	return out
+}
+
 // summary aggregates finished runs across seeds.
 type summary struct {
 	groups []string // in grid order
@@ -126,11 +161,9 @@ func (s *summary) key(n int) *plots.Key {
 
 // summarize aggregates recs across seeds; labels (plots.labels) name the groups.
 func summarize(recs []*Run, labels map[string]string) *summary {
-	s := &summary{ks: map[metrics.Metric][]int{}, values: map[aggKey]agg{}, sizes: map[metrics.Slice][2]int{}, seeds: map[string]int{},
+	s := &summary{ks: map[metrics.Metric][]int{}, sizes: map[metrics.Slice][2]int{}, seeds: map[string]int{},
 		metricsOf: map[string]map[metrics.Metric]bool{}, family: map[string]string{}}
-	samples := map[aggKey][]float64{}
-	boot := map[aggKey][][2]float64{} // the runs' bootstrap intervals
-	var keys []aggKey
+	results := newSeedResults[aggKey]()
 	seenTau := map[float64]bool{}
 	seenK := map[metrics.Metric]map[int]bool{}
 	for _, rec := range recs {
@@ -150,11 +183,7 @@ func summarize(recs []*Run, labels map[string]string) *summary {
 		for _, r := range rec.Results {
 			s.metricsOf[rec.Group][r.Metric] = true
 			slice, metric := r.Slice, r.Metric
-			k := aggKey{rec.Group, coordOf(r)}
-			if _, ok := samples[k]; !ok {
-				keys = append(keys, k)
-			}
-			samples[k], boot[k] = append(samples[k], r.Value), append(boot[k], [2]float64{r.Lo, r.Hi})
+			results.add(aggKey{rec.Group, coordOf(r)}, r)
 			if !seenTau[r.Tau] {
 				seenTau[r.Tau] = true
 				s.taus = append(s.taus, r.Tau)
@@ -174,13 +203,10 @@ func summarize(recs []*Run, labels map[string]string) *summary {
 	s.notes = append(s.notes, auditNotes(recs)...)
 	s.data = dataLines(recs)
 	s.selection = selectionCells(recs)
-	for _, k := range keys {
-		mean, lo, hi := metrics.MeanCI(samples[k])
-		s.values[k] = agg{mean, lo, hi, len(samples[k]), boot[k]}
-	}
+	s.values = results.aggregate()
 	s.lb = newLabeler(labels, s.groups)
 	s.label = s.lb.label
-	s.notes = append(s.notes, s.beyondUnit(keys)...)
+	s.notes = append(s.notes, s.beyondUnit(results.keys)...)
 	s.base = collectBaselines(recs)
 	if len(recs) > 0 {
 		s.corpus, s.bins = recs[0].Items, recs[0].Bins
