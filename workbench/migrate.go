@@ -82,11 +82,11 @@ func refusePremigration(out string) error {
 // training.settings) are of an earlier schema version, to schemaVersion, for the config cfg with
 // ablation axes axes, and says what it did on w. The folder's settings must be cfg's in the
 // folder's version, leaving out those the current version hashes nowhere (else the folder is
-// another config's, and is refused as checkFolder refuses one); then every run in runs/ is re-identified from its own config.toml: its record's hashes,
-// its folder's name (its id) and its checkpoint's name are rewritten in the current version
-// where the run's config gives, in the folder's version, the hashes the record holds. A run
-// whose config does not (edited or damaged) is left as it is: it is not finished for any
-// config, and -force trains it again. training.settings is rewritten last, so that a migration
+// another config's, and is refused as checkFolder refuses one); then every run in runs/ is
+// re-identified from its own config.toml: its record's hashes, its folder's name (its id) and
+// its checkpoint's name are rewritten in the current version where the run's config gives, in
+// the folder's version, the hashes the record holds. A run whose config does not (edited or
+// damaged) is left as it is: it is not finished for any config, and -force trains it again. training.settings is rewritten last, so that a migration
 // stopped half-way is done again (each step is idempotent).
 func migrateFolder(out string, cfg *Config, axes []string, have folderSettings, w io.Writer) error {
 	mine, err := newFolderSettingsAt(cfg, axes, have.version)
@@ -147,7 +147,7 @@ func migrateRun(runs, dir string, have folderSettings, data string) (name, why s
 	path := filepath.Join(runs, dir)
 	one, why := runConfig(path, nil)
 	if why != "" && data != "" {
-		if c, w := runConfig(path, []string{"data.path=" + strconv.Quote(data)}); w == "" {
+		if c, w := runConfig(path, []string{pathKey + "=" + strconv.Quote(data)}); w == "" {
 			one, why = c, ""
 		}
 	}
