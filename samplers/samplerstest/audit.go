@@ -255,10 +255,15 @@ func checkLogProbs(step int, what string, k int, logQ, logP float64, drawn bool)
 		name  string
 		value float64
 	}{{"log q", logQ}, {"log p", logP}} {
-		if math.IsNaN(v.value) || v.value > 1e-12 || drawn && math.IsInf(v.value, -1) {
-			return fmt.Errorf("samplerstest: step %d: %s %d declares %s = %v, not the log of a probability%s", step, what, k, v.name, v.value,
-				map[bool]string{true: " of an item drawn", false: ""}[drawn && math.IsInf(v.value, -1)])
+		zeroDrawn := drawn && math.IsInf(v.value, -1)
+		if !zeroDrawn && !math.IsNaN(v.value) && v.value <= 1e-12 {
+			continue
 		}
+		of := ""
+		if zeroDrawn {
+			of = " of an item drawn"
+		}
+		return fmt.Errorf("samplerstest: step %d: %s %d declares %s = %v, not the log of a probability%s", step, what, k, v.name, v.value, of)
 	}
 	return nil
 }
