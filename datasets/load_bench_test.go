@@ -138,13 +138,19 @@ func TestSequencesMemory(t *testing.T) {
 	if ds.Sequences == nil || len(ds.Train)+len(ds.Test) != lines {
 		t.Fatalf("%d pairs, sequences %v", len(ds.Train)+len(ds.Test), ds.Sequences != nil)
 	}
-	// The windows first, while the index they read is there.
-	before := memstat.Live()
-	w, err := ds.Windows(200, WindowingAll)
-	if err != nil {
-		t.Fatal(err)
+	// The windows first, while the index they read is there. Another goroutine's allocations can
+	// only add to a measurement, so the least of three is the windows' own.
+	var w *Windows
+	windows := math.Inf(1)
+	for range 3 {
+		w = nil
+		before := memstat.Live()
+		var err error
+		if w, err = ds.Windows(200, WindowingAll); err != nil {
+			t.Fatal(err)
+		}
+		windows = math.Min(windows, math.Max(memstat.Live()-before, 0))
 	}
-	windows := math.Max(memstat.Live()-before, 0)
 	if bound := 1.01 * float64(4*len(ds.Train)+12*len(w.List)); windows > bound {
 		t.Errorf("the windows hold %.0f bytes for %d training pairs and %d windows; want at most %.0f", windows, len(ds.Train), len(w.List), bound)
 	}
