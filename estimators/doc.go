@@ -12,7 +12,8 @@
 //
 //   - exact: the oracle. It counts every occurrence of every item it has seen (online mode) or
 //     takes the counts of a full pass over the training data (static mode), q = count/total, and
-//     turns q into p by the binomial formula 1-(1-q)^B (or the linear B·q).
+//     turns q into p by the binomial formula 1-(1-q)^B (or the linear min(1, B·q)). An item not
+//     counted (yet) is taken as counted once, q = 1/total, so that p̂ > 0 and log p̂ is finite.
 //   - unigram: p from a given frequency table q (the normalised [Env].Counts), by the same formulas.
 //     (1-(1-q)^B is the probability that the item is in a batch; docs/logq.md §3.)
 //   - streaming: Yi et al. Algorithm 2. Two arrays A (last step at which a bucket was seen) and

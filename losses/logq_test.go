@@ -315,6 +315,48 @@ func expectedCountIsRelative(t *testing.T, gen *caseGen, im Impl, geo candidates
 	}
 }
 
+// TestWithoutReplacementFormsCoincide (docs/samplers.md §6d): m distinct drawn items, each
+// declared with its inclusion probability π_j as p and π_j/m as q (uniform_ and
+// popularity_without_replacement), make expected_count (Q = m·q = π), inclusion and dedupe
+// subtract the same log π; with the accidental hits removed, which dedupe always does, the three
+// are one loss, value and gradient. The rows' positives are among the drawn items (hits).
+func TestWithoutReplacementFormsCoincide(t *testing.T) {
+	gen := newCaseGen(17, 9)
+	pi := func(it int64) float64 { return 0.05 + 0.9*float64(it)/float64(gen.L) }
+	for _, hits := range []bool{false, true} {
+		var p problem
+		var v0 float64
+		var g0 []float64
+		for k, form := range []LogQProbability{LogQProbabilityExpectedCount, LogQProbabilityInclusion, LogQProbabilityDedupe} {
+			l := tcase{Settings{Variant: VariantLogQ, LogQProbability: form, RemoveAccidentalHits: hits, Temperature: 0.3}, uniformG}.newLoss(t, tensor.Float64)
+			if k == 0 {
+				p = gen.gen(l.Settings(), uniformG, 4, false)
+				copy(p.st.RowItem, []int64{2, 7, 4, 2})
+				copy(p.st.ColItem[1:], []int64{7, 2, 0, 5, 8})
+				for j, it := range p.st.ColItem {
+					if it < 0 {
+						it = p.st.RowItem[0]
+					}
+					qCol(p.st)[j], pCol(p.st)[j] = math.Log(pi(it)/5), math.Log(pi(it))
+				}
+				for i, it := range p.st.RowItem {
+					qPos(p.st)[i], pPos(p.st)[i] = math.Log(pi(it)/5), math.Log(pi(it))
+				}
+			}
+			v, g := mustRun(t, l, p.st, p.b, p.c, true, p.S)
+			what := fmt.Sprintf("%s, hits removed %v", form, hits)
+			switch {
+			case k == 0:
+				v0, g0 = v, g
+			case hits || form != LogQProbabilityDedupe:
+				checkClose(t, what+" vs expected_count", v, v0, g, g0, 1e-13)
+			case math.Abs(v-v0) < 1e-6:
+				t.Errorf("%s: dedupe, which removes the hits, equals expected_count with them (%v)", what, v)
+			}
+		}
+	}
+}
+
 // TestLogQProbabilityByHand pins the three forms on a batch of three rows whose
 // items are (0, 0, 1) (item 0 fills two columns), τ = 1, all scores 0,
 // p̂ = (0.5, 0.5, 0.25), q = (0.4, 0.4, 0.2), m = 2, reduction sum:

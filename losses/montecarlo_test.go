@@ -1,6 +1,7 @@
 package losses
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -31,9 +32,27 @@ func newMCProblem(seed uint64, L int) *mcProblem {
 }
 
 // mcStats returns the Monte-Carlo mean and its standard error of the sampled
-// loss s over R independent draws of m negatives from p.q, computed by the
-// loss node's op (layout first, one row, C = 1+m).
+// loss s over R independent draws of m negatives from p.q (sampledLoss).
 func (p *mcProblem) mcStats(t *testing.T, s Settings, m, R int, rng *rand.Rand) (mean, se float64) {
+	t.Helper()
+	loss := p.sampledLoss(t, s, m)
+	negs := make([]int, m)
+	sum, sum2 := 0.0, 0.0
+	for range R {
+		for k := range negs {
+			negs[k] = draw(rng, p.q)
+		}
+		x := loss(negs)
+		sum += x
+		sum2 += x * x
+	}
+	mean = sum / float64(R)
+	return mean, math.Sqrt((sum2/float64(R) - mean*mean) / float64(R-1))
+}
+
+// sampledLoss returns the sampled loss s of the example with the negatives negs (m labels),
+// computed by the loss node's op (layout first, one row, C = 1+m).
+func (p *mcProblem) sampledLoss(t *testing.T, s Settings, m int) func(negs []int) float64 {
 	t.Helper()
 	s.Temperature, s.RemoveAccidentalHits = 1, true
 	geo := candidates.Geometry{Sampler: "popularity", Layout: candidates.First, Extra: m}
@@ -45,25 +64,19 @@ func (p *mcProblem) mcStats(t *testing.T, s Settings, m, R int, rng *rand.Rand) 
 	h := newHarness(t, l, st, 1, c, false)
 	S := make([]float64, c)
 	S[0] = p.f[p.y]
-	sum, sum2 := 0.0, 0.0
-	for range R {
-		for k := 1; k < c; k++ {
-			it := draw(rng, p.q)
-			st.ColItem[k] = int64(it)
-			qCol(st)[k] = math.Log(p.q[it])
-			priorCol(st)[k] = math.Log(p.pi[it])
-			S[k] = p.f[it]
+	return func(negs []int) float64 {
+		for k, it := range negs {
+			st.ColItem[k+1] = int64(it)
+			qCol(st)[k+1] = math.Log(p.q[it])
+			priorCol(st)[k+1] = math.Log(p.pi[it])
+			S[k+1] = p.f[it]
 		}
 		v, err := h.op.Do(dense(tensor.Float64, S, 1, c))
 		if err != nil {
 			t.Fatal(err)
 		}
-		x := values(v)[0]
-		sum += x
-		sum2 += x * x
+		return values(v)[0]
 	}
-	mean = sum / float64(R)
-	return mean, math.Sqrt((sum2/float64(R) - mean*mean) / float64(R-1))
 }
 
 // rho is ρ_yy' = m·q_y'·w_yy' in closed form (Rawat et al. Table 2; eq. 13-14):
@@ -164,6 +177,52 @@ func TestImplicitLossDecoupled(t *testing.T) {
 			if math.Abs(mean-want) > 4*se {
 				t.Errorf("decoupled %s m=%d: MC mean %.5f ± %.5f, expected loss %.5f", v, m, mean, se, want)
 			}
+		}
+	}
+}
+
+// TestLemma1Exact (Rawat et al. Lemma 1, eqs. 7 and 8): over every sequence of m negatives drawn
+// from q (L^m of them, each with probability Π q), the decoupled loss (6) has the mean
+// φ(f_y) + Σ_{y'≠y} ρ φ(−f_y') and the variance Σ_{y'≠y} w ρ φ(−f_y')² − (1/m)(Σ_{y'≠y} ρ φ(−f_y'))²,
+// ρ = m·q_y'·w_yy', to rounding (1e-12 of the mean; 1e-9 of the variance, a difference of two
+// sums of the size of the squared mean): the weights of each variant, written from Table 1 and eq. 14,
+// enter both. q draws the positive too; its copies are removed (Remark 5) and add to neither.
+func TestLemma1Exact(t *testing.T) {
+	p := newMCProblem(9, 7)
+	phi := func(z float64) float64 { return math.Log1p(math.Exp(-z)) }
+	for _, v := range []Variant{VariantConstant, VariantImportance, VariantRelative, VariantTail} {
+		for _, m := range []int{1, 2, 3} {
+			t.Run(fmt.Sprintf("%s/m=%d", v, m), func(t *testing.T) {
+				loss := p.sampledLoss(t, Settings{Variant: v, Form: FormDecoupled}, m)
+				negs := make([]int, m)
+				var mean, second float64
+				for code := range int(math.Pow(float64(p.L), float64(m))) {
+					pr := 1.0
+					for k := range negs {
+						negs[k] = code % p.L
+						code /= p.L
+						pr *= p.q[negs[k]]
+					}
+					x := loss(negs)
+					mean += pr * x
+					second += pr * x * x
+				}
+				wantMean, sumW, sumRho := phi(p.f[p.y]), 0.0, 0.0
+				for y2 := range p.L {
+					if y2 == p.y {
+						continue
+					}
+					rho := p.rho(v, m, y2)
+					w := rho / (float64(m) * p.q[y2])
+					wantMean += rho * phi(-p.f[y2])
+					sumW += w * rho * phi(-p.f[y2]) * phi(-p.f[y2])
+					sumRho += rho * phi(-p.f[y2])
+				}
+				wantVar := sumW - sumRho*sumRho/float64(m)
+				if got := second - mean*mean; math.Abs(mean-wantMean) > 1e-12*wantMean || math.Abs(got-wantVar) > 1e-9*wantVar {
+					t.Errorf("mean %.15g, variance %.15g; eq. 7 gives %.15g, eq. 8 %.15g", mean, got, wantMean, wantVar)
+				}
+			})
 		}
 	}
 }

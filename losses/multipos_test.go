@@ -1,7 +1,9 @@
 package losses
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,6 +68,52 @@ func TestMultiPositiveOnePositive(t *testing.T) {
 						}
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestFullSamplerCorrection: the full sampler declares every column's and positive's q = 1/M and
+// p = 1 (docs/samplers.md §4), so that a correction of every column, the positive's included, is
+// one constant: login and logout with any logq_probability and a single positive per row are the
+// full softmax, value and gradient. With uncorrected_positive only expected_count, whose
+// Q = (M − 1)·q = (M − 1)/M is not 1, moves the negatives: each is weighted M/(M − 1), the full
+// softmax of the scores s_ij + τ·log(M/(M − 1)) off the positive's column.
+func TestFullSamplerCorrection(t *testing.T) {
+	const tau = 0.3
+	gen := newCaseGen(13, 9)
+	for _, v := range []Variant{VariantLogIn, VariantLogOut} {
+		for _, prob := range []LogQProbability{LogQProbabilityExpectedCount, LogQProbabilityInclusion, LogQProbabilityDedupe} {
+			for _, unc := range []bool{false, true} {
+				what := fmt.Sprintf("%s/%s/uncorrected_positive=%v", v, prob, unc)
+				lm, err := New(Settings{Variant: v, Temperature: tau, LogQProbability: prob, UncorrectedPositive: unc}, corpusG, tensor.Float64)
+				if err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				full, err := New(Settings{Variant: VariantFull, Temperature: tau}, corpusG, tensor.Float64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := withoutKnown(gen.gen(lm.Settings(), corpusG, 6, false))
+				for _, logs := range [][]float64{qCol(p.st), qPos(p.st)} {
+					for k := range logs {
+						logs[k] = -math.Log(float64(p.c))
+					}
+				}
+				for _, logs := range [][]float64{pCol(p.st), pPos(p.st)} {
+					clear(logs)
+				}
+				shifted := slices.Clone(p.S)
+				if unc && prob == LogQProbabilityExpectedCount {
+					for k := range shifted {
+						if k%p.c != p.st.PosCol[k/p.c] {
+							shifted[k] += tau * math.Log(float64(p.c)/float64(p.c-1))
+						}
+					}
+				}
+				got, gGot := mustRun(t, lm, p.st, p.b, p.c, true, p.S)
+				want, gWant := mustRun(t, full, p.st, p.b, p.c, true, shifted)
+				checkClose(t, what, got, want, gGot, gWant, 1e-12)
 			}
 		}
 	}

@@ -34,8 +34,8 @@ func (x *Declaration) UnmarshalText(b []byte) error { return setting.Unmarshal(x
 // unigram is a sampler that draws like its Sampler and declares, for every column and every
 // row's positive, the item's training frequency as its per-draw probability, q_j = count_j/N
 // (max(count_j, 1)/N for an item without training interactions, so that log q stays finite:
-// uniform draws reach such items), and p_j = 1 − (1 − q_j)^(C−1), the inclusion probability of
-// C−1 independent draws from that law (DeclareUnigram).
+// uniform draws reach such items), and p_j = 1 − (1 − q_j)^D, the inclusion probability of the
+// step's D independent draws from that law (DeclareUnigram; draws gives D).
 type unigram struct{ Sampler }
 
 func (u unigram) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step) error {
@@ -43,7 +43,7 @@ func (u unigram) Declare(d *Data, pos, rows []int32, law Law, c *candidates.Step
 		return err
 	}
 	sh := u.Shape()
-	f := u.law(d, negatives(sh, pos, d))
+	f := u.law(d, draws(sh, negatives(sh, pos, d)))
 	logQ, logP, posQ, posP := c.Col(candidates.LogQ), c.Col(candidates.LogP), c.Row(candidates.LogQ), c.Row(candidates.LogP)
 	for j, item := range c.ColItem {
 		if item >= 0 {
@@ -79,7 +79,7 @@ func (u unigram) Check(d *Data) error {
 // ItemLaw declares every item's training frequency, as Declare does.
 func (u unigram) ItemLaw(d *Data, items []int32, logQ, logP []float64) {
 	sh := u.Shape()
-	itemLaw(items, logQ, logP, u.law(d, sh.Cols(sh.Rows(d.Batch), d.Items)-1))
+	itemLaw(items, logQ, logP, u.law(d, draws(sh, sh.Cols(sh.Rows(d.Batch), d.Items)-1)))
 }
 
 // Sides are the side inputs the sampler declares besides log q and log p (SideDeclarer).
@@ -88,6 +88,18 @@ func (u unigram) Sides() []candidates.Side {
 		return s.Sides()
 	}
 	return nil
+}
+
+// draws is the number D of draws among a step's columns, m of them a row's negatives: under layout
+// diagonal every column is a draw, the rows' positives included (D = C, as the in-batch law's
+// p = 1 − (1 − q)^B counts the B positives); under layout first column 0 is each row's own
+// positive and the C − 1 others are the draws (D = m = C − 1), as under layout corpus, whose
+// columns are no draws at all.
+func draws(sh Shape, m int) int {
+	if sh.Layout == candidates.Diagonal {
+		return m + 1
+	}
+	return m
 }
 
 // law is (log q, log p) of an item with q = max(count, 1)/N over n draws.

@@ -34,8 +34,9 @@ func declareStep(smp Sampler, d *Data, pos []int32, seed uint64) ([]int32, *cand
 
 // TestDeclareUnigram: declare = "unigram" draws what the sampler draws and declares, for every
 // column and positive, q = count/N (an item without training interactions as if it had one) and
-// p = 1 − (1 − q)^(C−1), per row and column for a sampler that draws per row; for in_batch, whose
-// own law is count/N, the declared q is its own.
+// p = 1 − (1 − q)^D over the step's D draws (C under layout diagonal, whose every column is a draw,
+// C − 1 otherwise), per row and column for a sampler that draws per row; for in_batch, whose own
+// law is count/N over its B = C columns, the declared q and p are its own.
 func TestDeclareUnigram(t *testing.T) {
 	d := samplerstest.SkewedData(4)
 	d.Counts[19] = 0 // an item without training interactions
@@ -56,6 +57,9 @@ func TestDeclareUnigram(t *testing.T) {
 			}
 			cols := own.Shape().Cols(len(pos), d.Items)
 			n := cols - 1
+			if own.Shape().Layout == candidates.Diagonal {
+				n = cols
+			}
 			want := func(item int64) (float64, float64) {
 				q := float64(max(d.Counts[item], 1)) / float64(d.N)
 				return math.Log(q), math.Log(prob.Inclusion(q, n))
@@ -73,8 +77,8 @@ func TestDeclareUnigram(t *testing.T) {
 					t.Errorf("positive %d (item %d): log q %v, log p %v; want %v, %v", i, item, posQ(c)[i], posP(c)[i], q, p)
 				}
 			}
-			if s.Kind == KindInBatch && !slices.Equal(colQ(c), colQ(ownCols)) {
-				t.Errorf("in_batch: unigram's log q %v, the sampler's own %v", colQ(c), colQ(ownCols))
+			if s.Kind == KindInBatch && (!slices.Equal(colQ(c), colQ(ownCols)) || !slices.Equal(colP(c), colP(ownCols))) {
+				t.Errorf("in_batch: unigram's log q %v and log p %v, the sampler's own %v and %v", colQ(c), colP(c), colQ(ownCols), colP(ownCols))
 			}
 		})
 	}
@@ -94,6 +98,21 @@ func TestDeclareUnigramAudit(t *testing.T) {
 			s := runAudit(smp, d, 2000).Summary(d.Counts)
 			if r := s.TV / s.Floor; !(r >= tt.min && r <= tt.max) {
 				t.Errorf("TV %.4f, floor %.4f: ratio %.2f outside [%v, %v]", s.TV, s.Floor, r, tt.min, tt.max)
+			}
+		})
+	}
+}
+
+// TestDeclareUnigramOwnLaw: in_batch and memory draw their columns from the training frequency,
+// the law that declare = "unigram" declares, so that declaration passes their audit (positives
+// drawn i.i.d. with probability count/N): its p counts every column of the step as a draw, the
+// rows' positives included.
+func TestDeclareUnigramOwnLaw(t *testing.T) {
+	for _, s := range []Settings{{Kind: KindInBatch}, {Kind: KindMemory, MemoryBatches: 1}} {
+		t.Run(settingsName(s), func(t *testing.T) {
+			s.Declare = DeclareUnigram
+			if err := samplerstest.Audit(must(New(s)), samplerstest.SkewedData(4), 4000, 1); err != nil {
+				t.Error(err)
 			}
 		})
 	}
