@@ -250,7 +250,7 @@ func (w *written) located(err error, cfg *Config) error {
 	if err == nil {
 		return nil
 	}
-	key := errorKey(err.Error())
+	key := configSchema().KeyOf(err.Error())
 	where, axis := "", false
 	if key != "" {
 		where, axis = w.where(key, cfg)
@@ -261,20 +261,6 @@ func (w *written) located(err error, cfg *Config) error {
 		return err
 	}
 	return fmt.Errorf("%s: %w", where, err)
-}
-
-// errorKey is the dotted key an error message begins with, if it names a key of the schema (or
-// an entry of a table of free names), else "".
-func errorKey(msg string) string {
-	end := strings.IndexAny(msg, ": ")
-	if end <= 0 {
-		return ""
-	}
-	key := msg[:end]
-	if f, _ := configSchema().Lookup(key); f == nil {
-		return ""
-	}
-	return key
 }
 
 // checkWritten rejects an explicit zero that resolving replaced: a key written (in the file, by
