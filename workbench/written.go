@@ -145,8 +145,17 @@ func cloneValue(v any) any {
 }
 
 // add records the dotted key written with value x by the -set flag or axis by (kind "set" or
-// "axis"): a table value merges into a table written before, as setting it does.
+// "axis"): a table value merges into a table written before, as setting it does. The tables on
+// the key's way that nothing wrote before are written by it too (-set loss.options.logq.x=1
+// writes the table loss.options.logq), so that an error about such a table names the flag.
 func (w *written) add(key string, x any, kind, by string) {
+	keys := leafKeys(key, x)
+	parts := strings.Split(key, ".")
+	for i := 1; i < len(parts); i++ {
+		if table := strings.Join(parts[:i], "."); !w.has(table) {
+			keys = append(keys, table)
+		}
+	}
 	m, last := schema.Parent(w.tree, key)
 	value := cloneValue(x)
 	if t, ok := x.(map[string]any); ok {
@@ -164,7 +173,7 @@ func (w *written) add(key string, x any, kind, by string) {
 	if *origins == nil {
 		*origins = map[string]string{}
 	}
-	for _, k := range leafKeys(key, x) {
+	for _, k := range keys {
 		(*origins)[k] = by
 	}
 }

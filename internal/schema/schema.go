@@ -186,11 +186,12 @@ func (t *Table) Lookup(key string) (*Field, []string) {
 	return nil, nil
 }
 
-// KeyOf returns the dotted key an error message begins with (before its first colon or space),
-// the convention of every settings error ("negatives: must be > 0"), when it names a key of the
-// table or an entry of a table of free names in it (indices of array elements allowed), else "".
+// KeyOf returns the dotted key an error message begins with (before its first colon, comma or
+// space), the convention of every settings error ("negatives: must be > 0", "options.a,
+// options.b: unknown option"), when it names a key of the table or an entry of a table of free
+// names in it (indices of array elements allowed), else "".
 func (t *Table) KeyOf(msg string) string {
-	end := strings.IndexAny(msg, ": ")
+	end := strings.IndexAny(msg, ":, ")
 	if end <= 0 {
 		return ""
 	}

@@ -63,6 +63,7 @@ func TestKeyOf(t *testing.T) {
 		{"inner.count: must be > 0", "inner.count"},
 		{"inner.of[1].kind: unknown", "inner.of[1].kind"},
 		{"options.width: too wide", "options.width"},
+		{"options.a, options.b: unknown options", "options.a"},
 		{"rate must be positive", "rate"},
 		{"hidden: not a key", ""},
 		{"inner.counts: misspelt", ""},
