@@ -180,20 +180,26 @@ func (w *written) add(key string, x any, kind, by string) {
 
 // has reports whether the dotted key (a key of tables, no index) was written.
 func (w *written) has(key string) bool {
+	_, ok := w.value(key)
+	return ok
+}
+
+// value is the TOML value written for the dotted key (a key of tables, no index), if any.
+func (w *written) value(key string) (any, bool) {
 	if w == nil {
-		return false
+		return nil, false
 	}
 	var x any = w.tree
 	for _, p := range strings.Split(key, ".") {
 		m, ok := x.(map[string]any)
 		if !ok {
-			return false
+			return nil, false
 		}
 		if x, ok = m[p]; !ok {
-			return false
+			return nil, false
 		}
 	}
-	return true
+	return x, true
 }
 
 // leafKeys lists key and the dotted keys of the values inside x, a table or list of tables.
