@@ -202,6 +202,20 @@ func (w *written) value(key string) (any, bool) {
 	return x, true
 }
 
+// setUnder is the first key, in sorted order, that a -set flag wrote at or under the dotted key,
+// "" if none did.
+func (w *written) setUnder(key string) string {
+	if w == nil {
+		return ""
+	}
+	for _, k := range slices.Sorted(maps.Keys(w.sets)) {
+		if k == key || strings.HasPrefix(k, key+".") {
+			return k
+		}
+	}
+	return ""
+}
+
 // leafKeys lists key and the dotted keys of the values inside x, a table or list of tables.
 func leafKeys(key string, x any) []string {
 	out := []string{key}
