@@ -3,6 +3,7 @@ package losses
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"gorgonia.org/gorgonia"
@@ -107,6 +108,28 @@ func (s *Settings) decodeOptions() (any, error) {
 	return opts, nil
 }
 
+// variantTable returns the entry k of an options table, of value v, when it is the table of
+// options of the registered variant k ([loss.options.<variant>]).
+func variantTable(k string, v any) (map[string]any, bool) {
+	table, isTable := v.(map[string]any)
+	_, ok := registered(Variant(k))
+	return table, ok && isTable
+}
+
+// VariantTables lists, sorted, the registered variants whose own table of options
+// ([loss.options.<variant>], see resolveOptions) the options hold: the runs of those variants
+// read them, the other runs do not.
+func (s *Settings) VariantTables() []Variant {
+	var out []Variant
+	for k, v := range s.Options {
+		if _, ok := variantTable(k, v); ok {
+			out = append(out, Variant(k))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // resolveOptions checks the options of a registered variant (see decodeOptions) and replaces
 // them by their resolved values, defaults included. Options may be given per variant, as a
 // table named after a registered variant ([loss.options.<variant>]): a run takes the table of
@@ -119,8 +142,9 @@ func (s *Settings) decodeOptions() (any, error) {
 func (s *Settings) resolveOptions() error {
 	flat := map[string]any{}
 	for k, v := range s.Options {
-		table, isTable := v.(map[string]any)
-		if _, ok := registered(Variant(k)); !ok || !isTable {
+		table, ok := variantTable(k, v)
+		if !ok {
+			_, isTable := v.(map[string]any)
 			switch {
 			case isBuiltin(Variant(k)) && isTable:
 				return fmt.Errorf("options.%s: variant %s is built in and has no options", k, k)

@@ -3,6 +3,7 @@ package losses
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,6 +84,22 @@ func registerForTest(t *testing.T, name string, v Custom) {
 	t.Cleanup(func() {
 		registry.Remove(Variant(name))
 	})
+}
+
+// TestVariantTables: the variants whose own tables the options hold are the registered ones
+// (gbce and psl are built-in variants with options) named by a table; an option whose value is no
+// table, and a table named after no registered variant, are not.
+func TestVariantTables(t *testing.T) {
+	s := Settings{Options: map[string]any{
+		"psl":  map[string]any{"surrogate": "tanh"},
+		"gbce": map[string]any{"t": 0.5},
+		"t":    0.5,
+		"lgoq": map[string]any{"x": 1},
+		"logq": map[string]any{"x": 1},
+	}}
+	if got, want := s.VariantTables(), []Variant{VariantGBCE, VariantPSL}; !slices.Equal(got, want) {
+		t.Errorf("VariantTables = %v, want %v", got, want)
+	}
 }
 
 // TestBrokenVariant: a registered expression that is not a scalar, fails or

@@ -307,8 +307,9 @@ type Settings struct {
 	// struct: a key it does not declare is an error. Must be empty for the
 	// other built-in variants, whose options are the fields above. A table
 	// [loss.options.<variant>] holds the options of that variant only, for a
-	// grid over several variants (see resolveOptions); resolved, Options are
-	// the run's variant's options with their defaults.
+	// grid over several variants (see resolveOptions), and is an error in a
+	// grid with no run of that variant; resolved, Options are the run's
+	// variant's options with their defaults.
 	Options map[string]any `toml:"options,omitempty"`
 }
 

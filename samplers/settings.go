@@ -271,7 +271,7 @@ func newKind(s Settings) (Sampler, error) {
 		smp, err := c.New(opts, s.Negatives)
 		switch {
 		case err != nil:
-			return nil, fmt.Errorf("kind: sampler %s: %w", s.Kind, err)
+			return nil, newError(s.Kind, err)
 		case smp == nil || reflect.ValueOf(smp).Kind() == reflect.Pointer && reflect.ValueOf(smp).IsNil():
 			return nil, fmt.Errorf("kind: sampler %s: its New returned no sampler (nil) and no error", s.Kind)
 		}

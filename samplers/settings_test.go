@@ -1,6 +1,8 @@
 package samplers
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -153,6 +155,39 @@ func TestRegister(t *testing.T) {
 	var k Kind
 	if err := k.UnmarshalText([]byte("fixed_item_test")); err != nil || k != "fixed_item_test" {
 		t.Errorf("UnmarshalText of a registered name: %v, %q", err, k)
+	}
+}
+
+// TestNewErrorKey: an error of a registered sampler's New is about the key of [sampler] its
+// message begins with ("negatives: …", "options.<key>: …"), put first with the sampler named
+// after it, and about kind when it begins with none; it wraps New's error.
+func TestNewErrorKey(t *testing.T) {
+	errFull := errors.New("the corpus is full")
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"negatives", errors.New("negatives: must be even, got 3"), "negatives: sampler keyed_error_test: must be even, got 3"},
+		{"an option", errors.New("options.width: must be at most 1"), "options.width: sampler keyed_error_test: must be at most 1"},
+		{"a word that is no key", fmt.Errorf("corpus: %w", errFull), "kind: sampler keyed_error_test: corpus: the corpus is full"},
+		{"no key", errFull, "kind: sampler keyed_error_test: the corpus is full"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			name := Kind("keyed_error_test")
+			err := Register(string(name), Custom{New: func(any, int) (Sampler, error) { return nil, tt.err }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer registry.Remove(name)
+			_, err = New(Settings{Kind: name, Negatives: 3})
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("got %v, want %q", err, tt.want)
+			}
+			if !errors.Is(err, tt.err) {
+				t.Errorf("%v does not wrap New's error", err)
+			}
+		})
 	}
 }
 

@@ -189,6 +189,51 @@ func TestFolderSettingsAxes(t *testing.T) {
 	}
 }
 
+// TestFolderSettingsZeroShown: a setting that resolves to its type's zero, which the canonical
+// encoding leaves out, is shown in a refusal as what it resolves to, on either side: the default
+// for an empty string (eval.filter = "none", with the value written when the config wrote one),
+// the zero with its zero tag's meaning, a pointer's 0 as the config resolves it ("0 or unset"
+// in the folder, which cannot tell), never "unset" for a value written.
+func TestFolderSettingsZeroShown(t *testing.T) {
+	const validated = "[data]\nsource = \"synthetic\"\n[data.split]\nkind = \"leave_last_out\"\nvalidation = true\n[train]\nvalidate_every = 1\n"
+	for _, tt := range []struct {
+		name       string
+		here, them string // config bodies
+		want       string // the difference, here against the folder
+	}{
+		{"a filter written as none", validated + "[eval]\nfilter = \"none\"\n", validated + "[eval]\nfilter = \"seen\"\n",
+			`eval.filter = "none" (the default) here, "seen" in the folder`},
+		{"a filter by default", validated, validated + "[eval]\nfilter = \"seen\"\n",
+			`eval.filter = the default here, "seen" in the folder`},
+		{"the folder's filter by default", validated + "[eval]\nfilter = \"seen\"\n", validated + "[eval]\nfilter = \"none\"\n",
+			`eval.filter = "seen" here, the default in the folder`},
+		{"a zero with a meaning", "[sampler]\nkind = \"hard\"\n", "[sampler]\nkind = \"hard\"\nfalse_negative_margin = 0.95\n",
+			"sampler.false_negative_margin = 0 (no guard) here, 0.95 in the folder"},
+		{"a pointer written 0", "[sampler]\nkind = \"popularity\"\nbeta = 0.0\n", "[sampler]\nkind = \"popularity\"\nbeta = 0.5\n",
+			"sampler.beta = 0 here, 0.5 in the folder"},
+		{"the folder's pointer", "[sampler]\nkind = \"popularity\"\nbeta = 0.5\n", "[sampler]\nkind = \"popularity\"\nbeta = 0.0\n",
+			"sampler.beta = 0.5 here, 0 or unset in the folder"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			settings := func(body string) folderSettings {
+				_, cfg, err := loadConfig(writeConfig(t, body), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f, err := newFolderSettings(cfg, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return f
+			}
+			them := parseFolderSettings(settings(tt.them).encode()) // as read from the folder
+			if got := settings(tt.here).differences(them); !slices.Equal(got, []string{tt.want}) {
+				t.Errorf("differences %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestLegacyFolderRefused: a folder written before training.settings existed is refused with a
 // clear error instead of being compared by hashes of another encoding.
 func TestLegacyFolderRefused(t *testing.T) {

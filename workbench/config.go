@@ -2,6 +2,7 @@ package workbench
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -167,6 +168,10 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 		cfg.Data.Path = filepath.Join(filepath.Dir(path), p)
 	}
 	cfg.fileAxes = slices.Clone(cfg.Ablation)
+	file, err := cfg.clone() // the config as the file writes it, before -set
+	if err != nil {
+		return nil, nil, err
+	}
 	if slices.ContainsFunc(cfg.Ablation, func(a Axis) bool { return a.Key == pathKey || slices.Contains(a.Keys, pathKey) }) {
 		cfg.pathAxisDir = filepath.Dir(path)
 	}
@@ -213,8 +218,66 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 	if err := checkWritten(w, resolved); err != nil {
 		return nil, nil, w.located(err, resolved)
 	}
+	if resolved.Experiment == ExperimentRetrieval {
+		if err := checkVariantTables(file, &cfg); err != nil {
+			return nil, nil, w.located(err, resolved)
+		}
+	}
 	cfg.Out = resolved.Out
 	return &cfg, resolved, nil
+}
+
+// checkVariantTables rejects a table of a registered variant's options ([loss.options.<variant>])
+// that no run of cfg's grid trains, whose values would be ignored: one error naming the table, or
+// the first key a -set wrote in it, and the variants the grid trains. A table the file wrote for
+// a variant of its own grid (file, the config before -set), which -set flags took out of it, is
+// left out of cfg instead: the file is right, and the folder's config.toml then has the runs'
+// tables only.
+func checkVariantTables(file, cfg *Config) error {
+	runs, ok := gridVariants(cfg)
+	if !ok {
+		return nil // an axis that does not expand or set: the runs' resolving reports it
+	}
+	fileRuns, _ := gridVariants(file)
+	for _, v := range cfg.Loss.VariantTables() {
+		if slices.Contains(runs, v) {
+			continue
+		}
+		key := "loss.options." + string(v)
+		set := cfg.written.setUnder(key)
+		if set == "" && slices.Contains(fileRuns, v) {
+			delete(cfg.Loss.Options, string(v))
+			continue
+		}
+		names := isetting.Names(runs)
+		return fmt.Errorf("%s: for variant %s, which no run of the grid trains (its runs train %s)", cmp.Or(set, key), v, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// gridVariants lists the loss variants the runs of c's grid train, in the grid's order: an axis'
+// value, else c's loss.variant, else the default. ok is false when an axis does not expand or a
+// value of it does not set, which resolving the runs reports.
+func gridVariants(c *Config) (variants []losses.Variant, ok bool) {
+	cells, err := expand(c.Ablation, []int64{0})
+	if err != nil {
+		return nil, false
+	}
+	for _, cell := range cells {
+		rc, err := c.clone()
+		if err != nil {
+			return nil, false
+		}
+		for _, s := range cell.Settings {
+			if assign(rc, s.Key, s.Value) != nil {
+				return nil, false
+			}
+		}
+		if v := cmp.Or(rc.Loss.Variant, losses.DefaultVariant); !slices.Contains(variants, v) {
+			variants = append(variants, v)
+		}
+	}
+	return variants, true
 }
 
 // showValue writes a setting's value as in a TOML file.

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/samplingbias/workbench/internal/atomicfile"
+	"github.com/samplingbias/workbench/internal/schema"
 )
 
 // writeAtomic writes path atomically (see package atomicfile), creating its directory.
@@ -124,6 +126,8 @@ type folderSettings struct {
 	axes    []string
 	values  map[string]string
 	lines   []keyValue
+	// cfg is the resolved config the settings are of, nil for those read from a folder.
+	cfg *Config
 }
 
 // newFolderSettings are cfg's folder settings in the current schema version.
@@ -137,7 +141,7 @@ func newFolderSettingsAt(cfg *Config, axes []string, version int) (folderSetting
 	if err != nil {
 		return folderSettings{}, err
 	}
-	f := folderSettings{version: version, axes: axes, values: map[string]string{}}
+	f := folderSettings{version: version, axes: axes, values: map[string]string{}, cfg: cfg}
 	for _, kv := range kvs {
 		if !underAxis(kv.Key, axes) {
 			f.values[kv.Key] = kv.Value
@@ -204,7 +208,7 @@ func (f folderSettings) hashed() folderSettings {
 func (f folderSettings) differences(g folderSettings) []string {
 	out := dataDifferences(f, g)
 	for _, k := range f.differingKeys(g) {
-		out = append(out, fmt.Sprintf("%s = %s here, %s in the folder", k, orUnset(f.values[k]), orUnset(g.values[k])))
+		out = append(out, fmt.Sprintf("%s = %s here, %s in the folder", k, f.shown(k), g.shown(k)))
 	}
 	sort.Strings(out)
 	return out
@@ -287,6 +291,58 @@ func underAxis(key string, axes []string) bool {
 		}
 	}
 	return false
+}
+
+// shown is the value of the setting k for a refusal: its canonical value, or, where the canonical
+// encoding leaves the setting out, what it resolves to (see absent).
+func (f folderSettings) shown(k string) string {
+	if v, ok := f.values[k]; ok {
+		return v
+	}
+	return absent(k, f.cfg)
+}
+
+// absent says what the setting k is where the canonical encoding leaves it out, its resolved value
+// being its type's zero (see canonicalAt): 0, false or [] as they are, with the meaning the
+// field's zero tag declares ("0 (no guard)"), and "the default" for an empty string (a string
+// resolves empty only where its default is: eval.filter = "none"), after the value cfg's author
+// wrote if they wrote one. Without cfg (the folder's settings), a setting that may be left nil
+// (sampler.beta) is "0 or unset". A key that names no value setting (an option of another
+// variant, the data's content) is "unset", and so is a setting cfg's resolved value leaves nil.
+func absent(k string, cfg *Config) string {
+	f, entry := configSchema().Lookup(k)
+	if f == nil || entry != nil || f.Kind != schema.KindValue {
+		return "unset"
+	}
+	t := f.Go.Type
+	if t.Kind() == reflect.Pointer {
+		if cfg == nil {
+			return "0 or unset"
+		}
+		if v, ok := configSchema().Get(reflect.ValueOf(cfg).Elem(), k); !ok || !v.IsValid() {
+			return "unset"
+		}
+		t = t.Elem()
+	}
+	var shown string
+	switch t.Kind() {
+	case reflect.String:
+		shown = "the default"
+		if cfg == nil {
+			break
+		}
+		if x, ok := cfg.written.value(schema.Unindexed(k)); ok && !zeroTOML(x) {
+			shown = showTOML(x) + " (the default)"
+		}
+	case reflect.Slice:
+		shown = "[]"
+	default:
+		shown = literal(reflect.Zero(t))
+	}
+	if f.Zero != "" {
+		shown += " (" + f.Zero + ")"
+	}
+	return shown
 }
 
 func orUnset(v string) string {

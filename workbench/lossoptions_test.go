@@ -94,6 +94,32 @@ func TestRegisteredLossOptions(t *testing.T) {
 	}
 }
 
+// TestSetOptionsTableLocated: an error about a table of loss.options that a -set made by writing
+// a key in it (a misspelt or built-in variant's name) names that -set, as every -set error does;
+// a table the file wrote is the file's, at its line, whatever key a -set added to it.
+func TestSetOptionsTableLocated(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		body string
+		sets []string
+		want string
+	}{
+		{"a built-in variant's table", "", []string{"loss.options.logq.probabilty=1"},
+			"-set loss.options.logq.probabilty=1: loss.options.logq: variant logq is built in and has no options"},
+		{"no such variant", "", []string{"loss.options.lgoq.x=1"},
+			"-set loss.options.lgoq.x=1: loss.options.lgoq: a table of options is named after a registered variant, and no variant lgoq is registered (did you mean logq?)"},
+		{"two unknown options", "", []string{"loss.options.gbce={a=1,b=2}"},
+			"-set loss.options.gbce={a=1,b=2}: loss.options.gbce.a, options.b: unknown option of variant gbce (it has: t)"},
+		{"the file's table", "seeds = [1]\n[loss.options.logq]\nx = 1\n", []string{"loss.options.logq.y=2"},
+			"exp.toml:2: loss.options.logq: variant logq is built in and has no options"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := loadConfig(writeConfig(t, tt.body), tt.sets)
+			wantError(t, err, tt.want)
+		})
+	}
+}
+
 // TestGBCESamplers: gbce, whose β is calibrated for uniform negatives (Petrov & Macdonald's
 // α = k/(M − 1)), loads with the uniform samplers and with popularity at β = 0, and is one error
 // naming loss.variant and the sampler with the batch's negatives or popularity's at β > 0.

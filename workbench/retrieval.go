@@ -261,7 +261,7 @@ func (c *dataCache) load(cfg *Config, w io.Writer) (*datasets.Dataset, error) {
 // the key inside [data] ("split.validation_users: …"), as the other config errors do: the full
 // key, after where it was written ("FILE:LINE: data.split.validation_users: …").
 func dataKeyError(err error, cfg *Config) error {
-	if err == nil || errorKey("data."+err.Error()) == "" {
+	if err == nil || configSchema().KeyOf("data."+err.Error()) == "" {
 		return err
 	}
 	return cfg.written.located(fmt.Errorf("data.%w", err), cfg)

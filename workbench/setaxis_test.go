@@ -226,6 +226,58 @@ func TestOptionsPerVariant(t *testing.T) {
 	}
 }
 
+// TestOptionsOfNoRun: a [loss.options.<variant>] table of a variant that no run of the grid
+// trains is one error naming the table where it was written (the file's line, the -set that
+// wrote it or a key in it) and the variants the grid trains. A table of the file's own grid
+// that a -set left without runs is left out of the config, whose folder config.toml then loads.
+func TestOptionsOfNoRun(t *testing.T) {
+	const table = "[loss.options.scaled_plain]\nfactor = 2.5\n"
+	const grid = "[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\", \"scaled_plain\"]\n"
+	for _, tt := range []struct {
+		name, body string
+		sets       []string
+		err        string // "": the config loads
+		kept       bool   // a config that loads keeps the table
+	}{
+		{"the file's table, no run", "seeds = [1]\n" + table, nil,
+			"grid.toml:2: loss.options.scaled_plain: for variant scaled_plain, which no run of the grid trains (its runs train plain)", false},
+		{"the file's table, another grid", "seeds = [1]\n" + table + "[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\", \"logq\"]\n", nil,
+			"grid.toml:2: loss.options.scaled_plain: for variant scaled_plain, which no run of the grid trains (its runs train plain, logq)", false},
+		{"a -set table, no run", "seeds = [1]\n", []string{"loss.options.scaled_plain.factor=2"},
+			"-set loss.options.scaled_plain.factor=2: loss.options.scaled_plain: for variant scaled_plain, which no run of the grid trains (its runs train plain)", false},
+		{"a -set key in the file's table, narrowed", "seeds = [1]\n" + table + grid, []string{"loss.variant=plain", "loss.options.scaled_plain.factor=3"},
+			"-set loss.options.scaled_plain.factor=3: loss.options.scaled_plain.factor: for variant scaled_plain, which no run of the grid trains (its runs train plain)", false},
+		{"the file's table, its run", "seeds = [1]\n" + table + grid, nil, "", true},
+		{"the file's table, narrowed by -set", "seeds = [1]\n" + table + grid, []string{"loss.variant=plain"}, "", false},
+		{"the file's table, its variant replaced by -set", "seeds = [1]\n[loss]\nvariant = \"scaled_plain\"\n" + table, []string{"loss.variant=logq"}, "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, _, err := parseConfig("grid.toml", []byte(tt.body), tt.sets)
+			if tt.err != "" {
+				wantError(t, err, tt.err)
+				if !strings.HasPrefix(err.Error(), tt.err) {
+					t.Errorf("error %q does not begin with %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			body, err := raw.encodeFor(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := parseConfig(filepath.Join(dir, "config.toml"), body, nil); err != nil {
+				t.Errorf("the folder's config.toml does not load: %v\n%s", err, body)
+			}
+			if _, kept := raw.Loss.Options["scaled_plain"]; kept != tt.kept {
+				t.Errorf("the table kept: %t, want %t", kept, tt.kept)
+			}
+		})
+	}
+}
+
 // TestOptionErrorLine: a wrongly typed option is reported at its own line of the file, in a
 // [loss.options] table and in a variant's own table; given with -set, at the flag.
 func TestOptionErrorLine(t *testing.T) {

@@ -145,8 +145,17 @@ func cloneValue(v any) any {
 }
 
 // add records the dotted key written with value x by the -set flag or axis by (kind "set" or
-// "axis"): a table value merges into a table written before, as setting it does.
+// "axis"): a table value merges into a table written before, as setting it does. The tables on
+// the key's way that nothing wrote before are written by it too (-set loss.options.logq.x=1
+// writes the table loss.options.logq), so that an error about such a table names the flag.
 func (w *written) add(key string, x any, kind, by string) {
+	keys := leafKeys(key, x)
+	parts := strings.Split(key, ".")
+	for i := 1; i < len(parts); i++ {
+		if table := strings.Join(parts[:i], "."); !w.has(table) {
+			keys = append(keys, table)
+		}
+	}
 	m, last := schema.Parent(w.tree, key)
 	value := cloneValue(x)
 	if t, ok := x.(map[string]any); ok {
@@ -164,27 +173,47 @@ func (w *written) add(key string, x any, kind, by string) {
 	if *origins == nil {
 		*origins = map[string]string{}
 	}
-	for _, k := range leafKeys(key, x) {
+	for _, k := range keys {
 		(*origins)[k] = by
 	}
 }
 
 // has reports whether the dotted key (a key of tables, no index) was written.
 func (w *written) has(key string) bool {
+	_, ok := w.value(key)
+	return ok
+}
+
+// value is the TOML value written for the dotted key (a key of tables, no index), if any.
+func (w *written) value(key string) (any, bool) {
 	if w == nil {
-		return false
+		return nil, false
 	}
 	var x any = w.tree
 	for _, p := range strings.Split(key, ".") {
 		m, ok := x.(map[string]any)
 		if !ok {
-			return false
+			return nil, false
 		}
 		if x, ok = m[p]; !ok {
-			return false
+			return nil, false
 		}
 	}
-	return true
+	return x, true
+}
+
+// setUnder is the first key, in sorted order, that a -set flag wrote at or under the dotted key,
+// "" if none did.
+func (w *written) setUnder(key string) string {
+	if w == nil {
+		return ""
+	}
+	for _, k := range slices.Sorted(maps.Keys(w.sets)) {
+		if k == key || strings.HasPrefix(k, key+".") {
+			return k
+		}
+	}
+	return ""
 }
 
 // leafKeys lists key and the dotted keys of the values inside x, a table or list of tables.
@@ -250,7 +279,7 @@ func (w *written) located(err error, cfg *Config) error {
 	if err == nil {
 		return nil
 	}
-	key := errorKey(err.Error())
+	key := configSchema().KeyOf(err.Error())
 	where, axis := "", false
 	if key != "" {
 		where, axis = w.where(key, cfg)
@@ -261,20 +290,6 @@ func (w *written) located(err error, cfg *Config) error {
 		return err
 	}
 	return fmt.Errorf("%s: %w", where, err)
-}
-
-// errorKey is the dotted key an error message begins with, if it names a key of the schema (or
-// an entry of a table of free names), else "".
-func errorKey(msg string) string {
-	end := strings.IndexAny(msg, ": ")
-	if end <= 0 {
-		return ""
-	}
-	key := msg[:end]
-	if f, _ := configSchema().Lookup(key); f == nil {
-		return ""
-	}
-	return key
 }
 
 // checkWritten rejects an explicit zero that resolving replaced: a key written (in the file, by

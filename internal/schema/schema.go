@@ -186,6 +186,21 @@ func (t *Table) Lookup(key string) (*Field, []string) {
 	return nil, nil
 }
 
+// KeyOf returns the dotted key an error message begins with (before its first colon, comma or
+// space), the convention of every settings error ("negatives: must be > 0", "options.a,
+// options.b: unknown option"), when it names a key of the table or an entry of a table of free
+// names in it (indices of array elements allowed), else "".
+func (t *Table) KeyOf(msg string) string {
+	end := strings.IndexAny(msg, ":, ")
+	if end <= 0 {
+		return ""
+	}
+	if f, _ := t.Lookup(msg[:end]); f == nil {
+		return ""
+	}
+	return msg[:end]
+}
+
 // Affects returns the affects tag that governs the dotted key (indices of array elements
 // allowed): its field's, or else that of the nearest table above it that has one; "" when none
 // has one or the key names no field. An entry of a table of free names is governed by that

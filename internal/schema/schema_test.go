@@ -55,6 +55,29 @@ func TestKeys(t *testing.T) {
 	}
 }
 
+// TestKeyOf: the key an error message begins with, before its colon or a space, when the schema
+// has it (an element of an array of tables, an entry of a table of free names); else "".
+func TestKeyOf(t *testing.T) {
+	s := New(reflect.TypeFor[root]())
+	for _, tt := range []struct{ msg, want string }{
+		{"inner.count: must be > 0", "inner.count"},
+		{"inner.of[1].kind: unknown", "inner.of[1].kind"},
+		{"options.width: too wide", "options.width"},
+		{"options.a, options.b: unknown options", "options.a"},
+		{"rate must be positive", "rate"},
+		{"hidden: not a key", ""},
+		{"inner.counts: misspelt", ""},
+		{": empty", ""},
+		{"no colon", ""},
+	} {
+		t.Run(tt.msg, func(t *testing.T) {
+			if got := s.KeyOf(tt.msg); got != tt.want {
+				t.Errorf("KeyOf(%q) = %q, want %q", tt.msg, got, tt.want)
+			}
+		})
+	}
+}
+
 // TestAffects: a key is governed by its field's affects tag, else by the nearest table's above
 // it; elements of arrays of tables and entries of free tables included.
 func TestAffects(t *testing.T) {
