@@ -51,6 +51,9 @@ func reportRetrieval(raw, cfg *Config, runs []plannedRun, stdout io.Writer) erro
 		case err != nil:
 			return fmt.Errorf("-report: %w", err)
 		case rec == nil:
+			if err := r.tornRecord(); err != nil {
+				fmt.Fprintf(stdout, "%s: %v\n", r.ID, err)
+			}
 			m := r.ID
 			var held owner
 			if readJSON(filepath.Join(r.dir, "claim.json"), &held) == nil {
