@@ -133,6 +133,9 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	if len(recs) > 0 {
 		removeStale(cfg.Out, begin)
 		if err := writeReport(cfg, runs, recs, stdout); err != nil {
+			if runErr != nil { // said here, since the run's error is the one returned
+				fmt.Fprintf(stdout, "%s's report of the %s finished is incomplete: %v\n", cfg.Out, plural(len(recs), "run"), err)
+			}
 			return isetting.First(runErr, err)
 		}
 		fmt.Fprintf(stdout, "results of %d runs in %s (metrics.csv, summary.md, figures)\n", len(recs), cfg.Out)
