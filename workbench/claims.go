@@ -138,7 +138,12 @@ func claimRun(dir string, me owner, times claimTimes) (*claim, *owner, error) {
 	if err := noLinks(dir); err != nil { // made meanwhile by another process
 		return nil, nil, err
 	}
-	path := filepath.Join(dir, "claim.json")
+	return claimFile(filepath.Join(dir, "claim.json"), me, times)
+}
+
+// claimFile tries to create the claim file path for me, or to take it over when it is stale. It
+// returns the claim, or nil and the live owner when another process holds it.
+func claimFile(path string, me owner, times claimTimes) (*claim, *owner, error) {
 	body, err := json.Marshal(me)
 	if err != nil {
 		return nil, nil, err
@@ -153,9 +158,15 @@ func claimRun(dir string, me owner, times claimTimes) (*claim, *owner, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return hold(path, me, times), nil, nil
+}
+
+// hold is the claim of me on the file at path, which me has just created: touched every
+// times.heartbeat until it is released.
+func hold(path string, me owner, times claimTimes) *claim {
 	c := &claim{path: path, me: me, stop: make(chan struct{}), done: make(chan struct{})}
 	go c.heartbeat(times.heartbeat)
-	return c, nil, nil
+	return c
 }
 
 // takeOver replaces the claim at path by ours if it is stale; otherwise it returns its owner.
@@ -210,7 +221,13 @@ func readClaim(path string, me owner, times claimTimes) (*owner, bool, error) {
 		// Being written (no hard links) or torn: fresh until it is old.
 		return &held, time.Since(st.ModTime()) <= times.stale, nil
 	}
-	return &held, !ownerGone(held, me) && time.Since(st.ModTime()) <= times.stale, nil
+	return &held, times.live(held, me, st.ModTime()), nil
+}
+
+// live reports whether the process held, whose file was last touched at touched, is alive as
+// far as me can tell: not known to be gone (ownerGone) and touched within times.stale.
+func (times claimTimes) live(held, me owner, touched time.Time) bool {
+	return !ownerGone(held, me) && time.Since(touched) <= times.stale
 }
 
 // ownerGone reports whether the process that holds a claim is known to be gone without waiting

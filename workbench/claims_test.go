@@ -63,11 +63,10 @@ func TestClaimExclusive(t *testing.T) {
 	}
 }
 
-// TestClaimStale: a claim of a dead process of this host, one not touched for longer than the
-// bound whatever its process, and one of an earlier process with the caller's host and process id
-// (a restarted container) are taken over; a live one of another host, and one of another owner of
-// this very process (another Main call) are not.
-func TestClaimStale(t *testing.T) {
+// deadProcess returns this host's name and the id of a process of it that has exited and been
+// reaped.
+func deadProcess(t *testing.T) (host string, pid int) {
+	t.Helper()
 	host, err := os.Hostname()
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +75,15 @@ func TestClaimStale(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	dead := cmd.Process.Pid // exited and reaped
+	return host, cmd.Process.Pid
+}
+
+// TestClaimStale: a claim of a dead process of this host, one not touched for longer than the
+// bound whatever its process, and one of an earlier process with the caller's host and process id
+// (a restarted container) are taken over; a live one of another host, and one of another owner of
+// this very process (another Main call) are not.
+func TestClaimStale(t *testing.T) {
+	host, dead := deadProcess(t)
 	times := claimTimes{heartbeat: time.Hour, stale: time.Minute}
 	me, err := newOwner()
 	if err != nil {

@@ -59,7 +59,10 @@
 //
 // A results folder belongs to one set of training settings: the first process to use it writes
 // training.settings exclusively, and a config whose training settings differ (other than its
-// ablation axes) is refused, naming the settings. The settings are compared in a canonical
+// ablation axes) is refused, naming the settings. Configs that differ in what they evaluate or
+// draw use a folder one after the other: a command is refused while a live command of another
+// such config writes there (see register), and the folder-level files are written under a lock,
+// one report at a time (see lockReport). The settings are compared in a canonical
 // encoding (sorted keys, exact numbers, no TOML library involved) that names data by the content of
 // the files its loader reads, so the same config run from another
 // directory is the same config, and a grid given more seeds or cells runs only the new runs. What each config section affects (training, evaluation, figures) is declared

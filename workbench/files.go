@@ -217,19 +217,28 @@ func (f folderSettings) differences(g folderSettings) []string {
 // differingKeys lists the settings of f and g that differ, leaving out either one's axes and
 // the data's identity (see dataDifferences), sorted.
 func (f folderSettings) differingKeys(g folderSettings) []string {
-	keys := map[string]bool{}
-	for k := range f.values {
-		keys[k] = true
-	}
-	for k := range g.values {
-		keys[k] = true
-	}
 	var out []string
-	for k := range keys {
-		if underAxis(k, f.axes) || underAxis(k, g.axes) || f.values[k] == g.values[k] || k == dataContentKey || k == legacyDataKey {
-			continue
+	for _, k := range differingKeys(f.values, g.values) {
+		if !underAxis(k, f.axes) && !underAxis(k, g.axes) && k != dataContentKey && k != legacyDataKey {
+			out = append(out, k)
 		}
-		out = append(out, k)
+	}
+	return out
+}
+
+// differingKeys lists the keys whose values in a and b differ (a key missing from one of them
+// included), sorted.
+func differingKeys(a, b map[string]string) []string {
+	var out []string
+	for k := range a {
+		if v, ok := b[k]; !ok || v != a[k] {
+			out = append(out, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
 	}
 	sort.Strings(out)
 	return out

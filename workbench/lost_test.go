@@ -82,7 +82,8 @@ func TestFailedReevaluationKeepsFolderFiles(t *testing.T) {
 }
 
 // TestFirstErrorReported: when a run fails and writing the folder-level files then fails too
-// (a full disk fails both), the run's error is the one reported.
+// (a full disk fails both), the run's error is the one reported, and a line says that the
+// folder's report is incomplete, and why.
 func TestFirstErrorReported(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-only", "seed=1$"); err != nil {
@@ -101,9 +102,12 @@ func TestFirstErrorReported(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "runs", "variant=plain,seed=2", "config.toml", "blocker"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-jobs", "1")
+	out, err := runCommand(t, "-config", smokeConfig, "-out", dir, "-jobs", "1")
 	wantError(t, err, "run variant=plain,seed=2: ", "config.toml")
 	if strings.Contains(err.Error(), "summary.md") {
 		t.Errorf("a later error replaced the first: %v", err)
+	}
+	if want := dir + "'s report of the 2 runs finished is incomplete: "; !strings.Contains(out, want) || !strings.Contains(out, "summary.md") {
+		t.Errorf("output\n%s\nwant a line %q naming summary.md", out, want)
 	}
 }

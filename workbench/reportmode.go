@@ -1,11 +1,14 @@
 package workbench
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
+
+	isetting "github.com/samplingbias/workbench/internal/setting"
 )
 
 // listRuns prints the ids of the selected runs (of this shard, matching -only), one per line, on
@@ -27,7 +30,7 @@ func listRuns(runs []plannedRun, o options, stdout io.Writer) error {
 // summary.md and the figures from the grid's runs that have finished with this config, naming
 // those missing. A folder claimed for other training settings, or a run of the grid that holds
 // results of another config, is refused.
-func reportRetrieval(raw, cfg *Config, runs []plannedRun, stdout io.Writer) error {
+func reportRetrieval(ctx context.Context, raw, cfg *Config, runs []plannedRun, o options, stdout io.Writer) (err error) {
 	mine, err := newFolderSettings(cfg, axisKeyList(cfg.Ablation))
 	if err != nil {
 		return err
@@ -38,6 +41,16 @@ func reportRetrieval(raw, cfg *Config, runs []plannedRun, stdout io.Writer) erro
 	if err := checkFolder(cfg.Out, cfg, mine, stdout); err != nil {
 		return fmt.Errorf("-report: %w", err)
 	}
+	release, err := registerWriter(cfg, nil, o, true)
+	if err != nil {
+		return fmt.Errorf("-report: %w", err)
+	}
+	defer func() { err = isetting.First(err, release()) }()
+	unlock, err := lockReport(ctx, cfg.Out, o, stdout)
+	if err != nil {
+		return fmt.Errorf("-report: %w", err)
+	}
+	defer func() { err = isetting.First(err, unlock()) }()
 	// The report's settings are checked against the whole grid: the report of the finished runs
 	// then leaves out what only the missing ones could give.
 	if err := checkReport(cfg, runs, stdout); err != nil {
@@ -51,6 +64,9 @@ func reportRetrieval(raw, cfg *Config, runs []plannedRun, stdout io.Writer) erro
 		case err != nil:
 			return fmt.Errorf("-report: %w", err)
 		case rec == nil:
+			if err := r.tornRecord(); err != nil {
+				fmt.Fprintf(stdout, "%s: %v\n", r.ID, err)
+			}
 			m := r.ID
 			var held owner
 			if readJSON(filepath.Join(r.dir, "claim.json"), &held) == nil {

@@ -30,7 +30,7 @@ import (
 
 // runRetrieval trains and evaluates every run of the grid that is not finished yet, then writes
 // the experiment's metrics.csv, summary.md and figures from every finished run.
-func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Writer) error {
+func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Writer) (err error) {
 	begin := time.Now()
 	if err := addFinishedSeeds(raw, cfg); err != nil {
 		return err
@@ -52,7 +52,7 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 		}
 		return checkReport(cfg, runs, stdout)
 	case o.report:
-		return reportRetrieval(raw, cfg, runs, stdout)
+		return reportRetrieval(ctx, raw, cfg, runs, o, stdout)
 	}
 	if err := checkReport(cfg, runs, stdout); err != nil {
 		return err
@@ -76,6 +76,11 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 		return err
 	}
 	keep, note := folderGrid(cfg.Out, runs)
+	release, err := registerWriter(cfg, runs, o, !o.shard.sharded() && keep == "")
+	if err != nil {
+		return err
+	}
+	defer func() { err = isetting.First(err, release()) }()
 	if !o.shard.sharded() && keep == "" {
 		if err := writeFolderConfig(cfg.Out, raw); err != nil {
 			return err
@@ -98,6 +103,11 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 		}
 		return runErr
 	}
+	unlock, err := lockReport(ctx, cfg.Out, o, stdout)
+	if err != nil {
+		return isetting.First(runErr, err)
+	}
+	defer func() { err = isetting.First(err, unlock()) }()
 	// The error that stopped the runs is the one reported (on a full disk, writing the
 	// folder-level files fails too). After a failure, folder-level files that exist are kept: the
 	// finished runs may then be a subset of those they summarise (a failed re-evaluation).
@@ -123,6 +133,9 @@ func runRetrieval(ctx context.Context, raw, cfg *Config, o options, stdout io.Wr
 	if len(recs) > 0 {
 		removeStale(cfg.Out, begin)
 		if err := writeReport(cfg, runs, recs, stdout); err != nil {
+			if runErr != nil { // said here, since the run's error is the one returned
+				fmt.Fprintf(stdout, "%s's report of the %s finished is incomplete: %v\n", cfg.Out, plural(len(recs), "run"), err)
+			}
 			return isetting.First(runErr, err)
 		}
 		fmt.Fprintf(stdout, "results of %d runs in %s (metrics.csv, summary.md, figures)\n", len(recs), cfg.Out)

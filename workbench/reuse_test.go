@@ -42,37 +42,55 @@ func TestForceNeverReplacesAnotherGridsRun(t *testing.T) {
 	}
 }
 
-// TestTornRecordRedone: a run whose metrics.json is torn is not finished: the grid runs it
-// again, saying so, and so does -force -only on it; other commands are not stopped by it.
+// TestTornRecordRedone: a run whose metrics.json is torn, or JSON without a run's identity, is
+// not finished: -report names it as unreadable and leaves it out, the grid runs it again, saying
+// so, and so does -force -only on it; other commands are not stopped by it.
 func TestTornRecordRedone(t *testing.T) {
-	out := t.TempDir()
-	args := []string{"-config", smokeConfig, "-out", out, "-set", "seeds=[1]"}
-	if _, err := runCommand(t, args...); err != nil {
-		t.Fatal(err)
-	}
-	rec := filepath.Join(out, "runs", "variant=logq,seed=1", "metrics.json")
-	tear := func() {
-		t.Helper()
-		b := readFile(t, rec)
-		if err := os.WriteFile(rec, b[:len(b)/2], 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tear()
-	stdout, err := runCommand(t, append(args, "-force", "-only", "variant=logq,seed=1")...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(stdout, rec+" is unreadable") || !strings.Contains(stdout, "[1/1] variant=logq,seed=1 finished") {
-		t.Errorf("-force -only on a torn record:\n%s", stdout)
-	}
-	tear()
-	stdout, err = runCommand(t, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(stdout, "2 runs: 1 already finished, 1 to run") {
-		t.Errorf("a torn record counted as finished:\n%s", stdout)
+	for _, tt := range []struct {
+		name string
+		tear func(b []byte) []byte
+	}{
+		{"truncated", func(b []byte) []byte { return b[:len(b)/2] }},
+		{"empty object", func([]byte) []byte { return []byte("{}") }},
+		{"null", func([]byte) []byte { return []byte("null") }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			args := []string{"-config", smokeConfig, "-out", out, "-set", "seeds=[1]"}
+			if _, err := runCommand(t, args...); err != nil {
+				t.Fatal(err)
+			}
+			rec := filepath.Join(out, "runs", "variant=logq,seed=1", "metrics.json")
+			tear := func() {
+				t.Helper()
+				if err := os.WriteFile(rec, tt.tear(readFile(t, rec)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tear()
+			stdout, err := runCommand(t, append(args, "-report")...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(stdout, rec+" is unreadable") || !strings.Contains(stdout, "report: 1 of 2 runs finished; missing 1: variant=logq,seed=1\n") {
+				t.Errorf("-report on a torn record:\n%s", stdout)
+			}
+			stdout, err = runCommand(t, append(args, "-force", "-only", "variant=logq,seed=1")...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(stdout, rec+" is unreadable") || !strings.Contains(stdout, "[1/1] variant=logq,seed=1 finished") {
+				t.Errorf("-force -only on a torn record:\n%s", stdout)
+			}
+			tear()
+			stdout, err = runCommand(t, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(stdout, "2 runs: 1 already finished, 1 to run") {
+				t.Errorf("a torn record counted as finished:\n%s", stdout)
+			}
+		})
 	}
 }
 

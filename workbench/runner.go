@@ -209,15 +209,20 @@ func (r plannedRun) record() (*runRecord, error) {
 	return &rec, nil
 }
 
-// tornRecord returns the error of parsing the run's metrics.json, nil when it parses or is not
-// there.
+// tornRecord returns the error of parsing the run's metrics.json, nil when it parses into a
+// record or is not there. JSON without a run's identity (no id or config_hash, as
+// in {} or null) is no record either.
 func (r plannedRun) tornRecord() error {
 	b, err := os.ReadFile(filepath.Join(r.dir, "metrics.json"))
 	if err != nil {
 		return nil
 	}
 	var rec runRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
+	err = json.Unmarshal(b, &rec)
+	if err == nil && (rec.ID == "" || rec.ConfigHash == "") {
+		err = errors.New("no id or config_hash: not a run's record")
+	}
+	if err != nil {
 		return fmt.Errorf("%s is unreadable (%v): the run is not finished and runs again", filepath.Join(r.dir, "metrics.json"), err)
 	}
 	return nil
