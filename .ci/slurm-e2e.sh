@@ -145,4 +145,26 @@ cmp "$work/local/metrics.csv" "$work/sharded/metrics.csv" || fail "metrics.csv d
 for f in summary.md recall_at_10.png loss_curves.png; do
 	[ -f "$work/sharded/$f" ] || fail "the report wrote no $f"
 done
-echo "slurm-e2e: ok (4 array tasks and the report; metrics.csv identical to the local run's)"
+say "a failing task cancels the report job instead of leaving it pending"
+cat >"$work/failing" <<SH
+#!/bin/sh
+# -list answers as the command does; every task fails.
+case " \$* " in *" -list "*) exec "$work/experiments" "\$@" ;; esac
+exit 3
+SH
+chmod 755 "$work/failing"
+cd "$work/out"
+ids=$(EXPERIMENTS=$work/failing timeout 60 "$repo/launch/slurm-submit.sh" "$repo/configs/smoke.toml" -out "$work/failed")
+grid=$(echo "$ids" | sed -n 's/^grid \([0-9]*\) .*/\1/p')
+report=$(echo "$ids" | sed -n 's/.*report \([0-9]*\)$/\1/p')
+[ -n "$grid" ] && [ -n "$report" ] || fail "unexpected submission output: $ids"
+deadline=$(( $(date +%s) + 120 ))
+while [ -n "$(squeue -h -j "$grid,$report" 2>/dev/null)" ]; do
+	[ "$(date +%s)" -lt "$deadline" ] || fail "jobs still queued after 120 s: $(squeue 2>&1 | tr '\n' ' ')"
+	sleep 2
+done
+states=$(scontrol -o show job "$report" | grep -o 'JobState=[A-Z_]*' | sort -u | tr '\n' ' ')
+[ "$states" = "JobState=CANCELLED " ] || fail "the report job of a failed grid ended as: $states"
+cd "$repo"
+
+echo "slurm-e2e: ok (4 array tasks and the report; metrics.csv identical to the local run's; a failed task cancels the report)"

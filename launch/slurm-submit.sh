@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Submits an experiment's grid to Slurm as a job array of one task per run (launch/slurm.sbatch),
-# then its report step, which runs once every task has succeeded. Prints the two job ids.
+# then its report step, which runs once every task has succeeded (and is cancelled if one fails or
+# is cancelled, rather than left pending for ever). Prints the two job ids.
 #
 #   launch/slurm-submit.sh CONFIG [experiments flags, e.g. -out DIR]
 #
@@ -31,5 +32,5 @@ fi
 grid=$(sbatch --parsable ${SBATCH_OPTS:-} --array=0-$((n - 1)) "$here/slurm.sbatch" "$@")
 grid=${grid%%;*}
 report=$(sbatch --parsable ${SBATCH_OPTS:-} --job-name=workbench-report --dependency=afterok:"$grid" \
-	--output=slurm-%j-report.out --wrap "$(printf '%q ' "$exe" -config "$@" -report)")
+	--kill-on-invalid-dep=yes --output=slurm-%j-report.out --wrap "$(printf '%q ' "$exe" -config "$@" -report)")
 echo "grid $grid ($n tasks), report $report"
