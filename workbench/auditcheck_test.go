@@ -1,6 +1,7 @@
 package workbench
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -9,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/samplingbias/workbench/candidates"
+	"github.com/samplingbias/workbench/losses"
+	"github.com/samplingbias/workbench/models"
+	"github.com/samplingbias/workbench/report"
 	"github.com/samplingbias/workbench/samplers"
 	"github.com/samplingbias/workbench/samplers/samplerstest"
 )
@@ -94,6 +98,31 @@ func TestSamplerAuditChecks(t *testing.T) {
 			}
 			if !regexp.MustCompile(tc.want).MatchString(line) {
 				t.Errorf("audit line:\n%s\nwant it to match %s", line, tc.want)
+			}
+		})
+	}
+}
+
+// TestReportRunAuditCheck: the report reads a run's audit check from its record's
+// sampler_audit: a record written before the check (no "checked") is unchecked, not passed, and
+// a failure is carried to the report.
+func TestReportRunAuditCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name, json string
+		want       report.Audit
+	}{
+		{"predates the check", `{"tv": 0.1, "tv_noise_floor": 0.1}`, report.Audit{TV: 0.1, Floor: 0.1, Head: samplers.AuditHead, Unchecked: true}},
+		{"passed", `{"tv": 0.1, "tv_noise_floor": 0.1, "checked": true}`, report.Audit{TV: 0.1, Floor: 0.1, Head: samplers.AuditHead}},
+		{"failed", `{"tv": 0.1, "tv_noise_floor": 0.1, "checked": true, "failure": "item 3: x"}`,
+			report.Audit{TV: 0.1, Floor: 0.1, Head: samplers.AuditHead, Failure: "item 3: x"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &runRecord{}
+			if err := json.Unmarshal([]byte(`{"train": {"sampler_audit": `+tc.json+`}}`), rec); err != nil {
+				t.Fatal(err)
+			}
+			if got := rec.reportRun(losses.FamilySoftmax, models.SequenceSettings{}).Audit; got == nil || *got != tc.want {
+				t.Errorf("audit %+v, want %+v", got, tc.want)
 			}
 		})
 	}
