@@ -109,6 +109,10 @@ type Audit struct {
 	Mass       float64
 	Head       int
 	QUndefined bool
+	// Failure is the first declaration the run's check of every step and item refuted
+	// (samplers.Audit.Check), "" if none; Unchecked says that the run's record predates that check.
+	Failure   string
+	Unchecked bool
 }
 
 // Input is what a report is made of: a grid's finished runs and how to report them.

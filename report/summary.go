@@ -15,10 +15,12 @@ import (
 // auditNotes are the summary's lines of the runs' sampler audits (sampler.audit = true), one per
 // group: the means over its seeds of the total-variation distance between the declared and the
 // drawn copies of each item, of its sampling-noise floor and of the head's worst relative error
-// (samplers.AuditSummary), or "Q undefined" for a sampler without a law.
+// (samplers.AuditSummary), and the verdict of the check of every step and item
+// (samplers.Audit.Check), or "Q undefined" for a sampler without a law.
 func auditNotes(recs []*Run) []string {
 	var groups []string
 	sums := map[string][4]float64{}
+	checks := map[string]*auditChecks{}
 	mass := map[string][2]float64{} // Σ Mass over the seeds that recorded it, and their number
 	head := map[string]int{}
 	undefined := map[string]bool{}
@@ -32,6 +34,10 @@ func auditNotes(recs []*Run) []string {
 			head[rec.Group] = a.Head
 		}
 		undefined[rec.Group] = undefined[rec.Group] || a.QUndefined
+		if checks[rec.Group] == nil {
+			checks[rec.Group] = &auditChecks{}
+		}
+		checks[rec.Group].add(rec.Seed, a)
 		v := sums[rec.Group]
 		sums[rec.Group] = [4]float64{v[0] + a.TV, v[1] + a.Floor, v[2] + a.HeadWorst, v[3] + 1}
 		if a.Mass > 0 {
@@ -62,8 +68,48 @@ func auditNotes(recs []*Run) []string {
 		if ms[1] > 0 {
 			notes[i] += massVerdict(ms[0] / ms[1])
 		}
+		notes[i] += checks[groups[i]].verdict(int(n))
 	}
 	return notes
+}
+
+// auditChecks are a group's verdicts of the check of every step and item (Audit.Failure).
+type auditChecks struct {
+	failed    int
+	seed      int    // of the first seed that failed
+	failure   string // its failure
+	unchecked int    // seeds whose records predate the check
+}
+
+// add counts the verdict of the audit a of the run of seed seed.
+func (c *auditChecks) add(seed int64, a *Audit) {
+	switch {
+	case a.Unchecked:
+		c.unchecked++
+	case a.Failure != "":
+		if c.failed == 0 {
+			c.seed, c.failure = int(seed), a.Failure
+		}
+		c.failed++
+	}
+}
+
+// verdict is the summary's clause on the checks of a group of n seeds: none when every seed
+// passed them.
+func (c *auditChecks) verdict(n int) string {
+	s := ""
+	if c.failed > 0 {
+		of := fmt.Sprintf("in %d of %d seeds, first seed %d", c.failed, n, c.seed)
+		if n == 1 {
+			of = fmt.Sprintf("(seed %d)", c.seed)
+		}
+		s = fmt.Sprintf("; the check of every step's declarations and of every item against its draws (as samplerstest.Audit's) fails %s: %s: "+
+			"the declared q or p is not the law of the draws", of, c.failure)
+	}
+	if c.unchecked > 0 {
+		s += fmt.Sprintf("; %d of %d seeds' records predate the check of every step and item: run them again to check their declarations", c.unchecked, n)
+	}
+	return s
 }
 
 // auditMismatch is the ratio of an audit's TV to its noise floor above which the summary says that

@@ -22,13 +22,27 @@ const AuditHead = 10
 // the empirical frequency of the item being a column and its mean number of copies among a row's
 // negatives. The declared values are averaged over the steps at which the item was a column (they
 // are the same at every step for an exact law; for an estimate, the values the loss subtracted).
+// It also checks every step's declarations, and Check judges them (see Check).
 type Audit struct {
 	steps      int
 	declared   []float64 // steps at which the item was a column (row-steps/B under PerRow)
 	declP      []float64 // Σ declared p over those steps
 	declCopies []float64 // Σ declared (C−1)·q over those steps
 	copies     []float64 // Σ over steps of the item's mean copies among a row's negatives
+	incl2      []float64 // Σ over steps of the square of the step's share of declared
+	copies2    []float64 // Σ over steps of the square of the step's share of copies
 	lastSeen   []int     // the last step at which the item was counted (1-based)
+	// The current step's share of declared and copies, of the items in stepItems; inStep is the
+	// step at which each item was last added to stepItems, colAt its first column then.
+	stepIncl, stepCopies []float64
+	stepItems            []int64
+	inStep, colAt        []int
+	// perRow and layout are the shape's: the tolerance of the inclusion and whether copies are
+	// compared (Check).
+	perRow bool
+	layout candidates.Layout
+	// invalid is the first declaration of a step that is no probability (checkStep).
+	invalid error
 	// undefined says that the sampler has no law (candidates.Geometry.QUndefined): the audit
 	// counts the draws and has no declaration to compare them with.
 	undefined bool
@@ -37,8 +51,9 @@ type Audit struct {
 
 // NewAudit returns an empty audit of a corpus of items items.
 func NewAudit(items int) *Audit {
-	return &Audit{declared: make([]float64, items), declP: make([]float64, items), declCopies: make([]float64, items),
-		copies: make([]float64, items), lastSeen: make([]int, items)}
+	f := func() []float64 { return make([]float64, items) }
+	return &Audit{declared: f(), declP: f(), declCopies: f(), copies: f(), incl2: f(), copies2: f(),
+		stepIncl: f(), stepCopies: f(), lastSeen: make([]int, items), inStep: make([]int, items), colAt: make([]int, items)}
 }
 
 // Observe adds one step: the columns c a sampler of shape sh declared. Under PerRow, an item's
@@ -47,6 +62,8 @@ func NewAudit(items int) *Audit {
 func (a *Audit) Observe(sh Shape, c *candidates.Step) {
 	a.steps++
 	a.undefined = a.undefined || sh.QUndefined
+	a.perRow, a.layout = sh.PerRow > 0, sh.Layout
+	defer a.endStep()
 	b := len(c.RowItem)
 	valid := b
 	for i := range b {
@@ -64,10 +81,19 @@ func (a *Audit) Observe(sh Shape, c *candidates.Step) {
 	}
 	if sh.PerRow > 0 {
 		a.observeRows(sh, c, logQ, logP, valid)
-		return
+	} else {
+		a.observeShared(sh, c, logQ, logP, valid)
 	}
+	if !a.undefined && a.invalid == nil {
+		a.invalid = a.checkStep(sh, c)
+	}
+}
+
+// observeShared is Observe for a shape whose columns every row shares, over its valid rows.
+func (a *Audit) observeShared(sh Shape, c *candidates.Step, logQ, logP []float64, valid int) {
+	b := len(c.RowItem)
 	m := float64(len(c.ColItem) - 1)
-	if sh.Unfilled || sh.Padded && sh.Layout == candidates.Diagonal {
+	if masked(sh) {
 		m = negativesAmong(sh, c.ColItem)
 	}
 	perRow := 1 / float64(valid)
@@ -75,8 +101,8 @@ func (a *Audit) Observe(sh Shape, c *candidates.Step) {
 		if item < 0 {
 			continue
 		}
-		a.copies[item]++ // a negative of every row, less its own positive's rows (below)
-		a.declare(item, a.steps, 1, m, logP[j], logQ[j])
+		a.stepCopies[item]++ // a negative of every row, less its own positive's rows (below)
+		a.declare(item, j, a.steps, 1, m, logP[j], logQ[j])
 	}
 	for i := range b {
 		var item int64 = candidates.NoItem
@@ -87,7 +113,7 @@ func (a *Audit) Observe(sh Shape, c *candidates.Step) {
 			item = c.ColItem[c.PosCol[i]]
 		}
 		if item >= 0 {
-			a.copies[item] -= perRow
+			a.stepCopies[item] -= perRow
 		}
 	}
 }
@@ -101,7 +127,7 @@ func (a *Audit) observeRows(sh Shape, c *candidates.Step, logQ, logP []float64, 
 		if c.Padding(i) {
 			continue
 		}
-		if sh.Unfilled {
+		if masked(sh) {
 			m = negativesAmong(sh, c.ColItem[i*cols:(i+1)*cols])
 		}
 		stamp := (a.steps-1)*b + i + 1 // this row of this step, distinct from every other
@@ -111,12 +137,16 @@ func (a *Audit) observeRows(sh Shape, c *candidates.Step, logQ, logP []float64, 
 				continue
 			}
 			if j != sh.Pos(i) {
-				a.copies[item] += w
+				a.stepCopies[item] += w
 			}
-			a.declare(item, stamp, w, m, logP[k], logQ[k])
+			a.declare(item, k, stamp, w, m, logP[k], logQ[k])
 		}
 	}
 }
+
+// masked reports whether some of a step's columns under shape sh may hold no item: empty drawn
+// ones, or under layout diagonal a padding row's positive.
+func masked(sh Shape) bool { return sh.Unfilled || sh.Padded && sh.Layout == candidates.Diagonal }
 
 // negativesAmong is the number of a row's negatives among the columns items when some may be
 // masked (padding columns, empty drawn ones): the columns with an item, less the row's own
@@ -135,18 +165,35 @@ func negativesAmong(sh Shape, items []int64) float64 {
 }
 
 // declare adds, with weight w, item's declared p and copies m·q the first time it is seen under
-// stamp (a step, or a row of a step under PerRow).
-func (a *Audit) declare(item int64, stamp int, w, m, logP, logQ float64) {
+// stamp (a step, or a row of a step under PerRow); k is its column.
+func (a *Audit) declare(item int64, k, stamp int, w, m, logP, logQ float64) {
+	if a.inStep[item] != a.steps {
+		a.inStep[item], a.colAt[item] = a.steps, k
+		a.stepItems = append(a.stepItems, item)
+	}
 	if a.lastSeen[item] == stamp {
 		return
 	}
 	a.lastSeen[item] = stamp
-	a.declared[item] += w
+	a.stepIncl[item] += w
 	if a.undefined {
 		return
 	}
 	a.declP[item] += w * math.Exp(logP)
 	a.declCopies[item] += w * m * math.Exp(logQ)
+}
+
+// endStep adds the step's shares of declared and copies, and their squares, to the sums.
+func (a *Audit) endStep() {
+	for _, item := range a.stepItems {
+		incl, copies := a.stepIncl[item], a.stepCopies[item]
+		a.declared[item] += incl
+		a.incl2[item] += incl * incl
+		a.copies[item] += copies
+		a.copies2[item] += copies * copies
+		a.stepIncl[item], a.stepCopies[item] = 0, 0
+	}
+	a.stepItems = a.stepItems[:0]
 }
 
 // Steps is the number of steps observed.

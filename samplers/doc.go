@@ -6,7 +6,8 @@
 // where they come from an estimator (Yi et al. 2019's streaming p̂). docs/samplers.md derives
 // each built-in sampler's q, p and expected count; the package's audit tests check them against
 // what the sampler draws with samplerstest.Audit, which checks a researcher's sampler the same
-// way.
+// way. Both that check and a run's audit (sampler.audit) record the steps in an Audit and judge
+// them with Audit.Check.
 //
 // Each sampler owns its geometry (Shape, a candidates.Geometry): where each row's positive sits,
 // which drawn columns every row shares and which are a row's own (Geometry.PerRow,
@@ -35,5 +36,5 @@
 // item rows (Sampler.Draw) and then for their probabilities (Sampler.Declare); it does not
 // branch on the sampler. Settings.Declare = DeclareUnigram makes any sampler declare every item's
 // training frequency instead of its own law, the Q most code subtracts, so that a run and its
-// audit (Audit, with its sampling-noise floor) measure what that Q costs.
+// audit (Audit, with its sampling-noise floor and Check) measure what that Q costs.
 package samplers

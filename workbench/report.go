@@ -129,7 +129,8 @@ func (rec *runRecord) reportRun(family losses.Family, seq models.SequenceSetting
 		r.Curve[i] = report.CurvePoint{Step: p.Step, Loss: p.Loss}
 	}
 	if a := rec.Train.SamplerAudit; a != nil {
-		r.Audit = &report.Audit{TV: a.TV, Floor: a.Floor, HeadWorst: a.HeadWorst, Mass: a.Mass, Head: samplers.AuditHead, QUndefined: a.QUndefined}
+		r.Audit = &report.Audit{TV: a.TV, Floor: a.Floor, HeadWorst: a.HeadWorst, Mass: a.Mass, Head: samplers.AuditHead, QUndefined: a.QUndefined,
+			Unchecked: !a.Checked, Failure: a.Failure}
 	}
 	r.Selection = rec.selection()
 	r.Split = &report.Split{Train: rec.Data.Train, Valid: rec.Data.Valid, Test: rec.Data.Test,

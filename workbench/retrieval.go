@@ -510,7 +510,10 @@ func train(ctx context.Context, r plannedRun, m *models.Model, ds *datasets.Data
 			return trainSummary{}, nil, err
 		}
 		s := audit.Summary(targets)
-		sum.SamplerAudit = &samplerAudit{Steps: audit.Steps(), Draws: s.Draws, TV: s.TV, Floor: s.Floor, HeadWorst: s.HeadWorst, Mass: s.Mass, QUndefined: s.QUndefined}
+		sum.SamplerAudit = &samplerAudit{Steps: audit.Steps(), Draws: s.Draws, TV: s.TV, Floor: s.Floor, HeadWorst: s.HeadWorst, Mass: s.Mass, QUndefined: s.QUndefined, Checked: true}
+		if err := audit.Check(); err != nil {
+			sum.SamplerAudit.Failure = err.Error()
+		}
 	}
 	return sum, curve, nil
 }

@@ -123,6 +123,11 @@ type samplerAudit struct {
 	Mass float64 `json:"declared_mass,omitempty"`
 	// QUndefined says that the sampler has no probability law: TV, Floor and HeadWorst are 0.
 	QUndefined bool `json:"q_undefined,omitempty"`
+	// Checked says that the run checked its declarations step by step and item by item
+	// (samplers.Audit.Check; false in the records of runs made before it existed), and Failure
+	// is the first declaration that check refuted ("" if none).
+	Checked bool   `json:"checked,omitempty"`
+	Failure string `json:"failure,omitempty"`
 }
 
 // plannedRun is one cell of the grid with its resolved config.

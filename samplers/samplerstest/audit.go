@@ -52,36 +52,44 @@ func NewStep(smp samplers.Sampler, g candidates.Geometry, b, items int) (*candid
 // own (p at most 1): a sampler whose declaration is wrong, which the audit of smp must fail for
 // factor 1.1.
 func Overstated(smp samplers.Sampler, factor float64) samplers.Sampler {
-	return overstated{smp, math.Log(factor)}
+	logFactor := math.Log(factor)
+	return Spoiled(smp, func(c *candidates.Step) {
+		for _, side := range [][2][]float64{{c.Col(candidates.LogQ), c.Col(candidates.LogP)}, {c.Row(candidates.LogQ), c.Row(candidates.LogP)}} {
+			logQ, logP := side[0], side[1]
+			for j := range logQ {
+				logQ[j] += logFactor
+				logP[j] = math.Min(logP[j]+logFactor, 0)
+			}
+		}
+	})
 }
 
-type overstated struct {
+// Spoiled is smp with every step's declarations changed by spoil after smp declared them: a
+// sampler whose declaration is wrong in a way of the test's choosing (a row's positive left
+// undeclared, a NaN p), to check that an audit, samplerstest's or a run's, catches it.
+func Spoiled(smp samplers.Sampler, spoil func(c *candidates.Step)) samplers.Sampler {
+	return spoiled{smp, spoil}
+}
+
+type spoiled struct {
 	samplers.Sampler
-	logFactor float64
+	spoil func(c *candidates.Step)
 }
 
-func (s overstated) Declare(d *samplers.Data, pos, rows []int32, law samplers.Law, c *candidates.Step) error {
+func (s spoiled) Declare(d *samplers.Data, pos, rows []int32, law samplers.Law, c *candidates.Step) error {
 	if err := s.Sampler.Declare(d, pos, rows, law, c); err != nil {
 		return err
 	}
-	for _, side := range [][2][]float64{{c.Col(candidates.LogQ), c.Col(candidates.LogP)}, {c.Row(candidates.LogQ), c.Row(candidates.LogP)}} {
-		logQ, logP := side[0], side[1]
-		for j := range logQ {
-			logQ[j] += s.logFactor
-			logP[j] = math.Min(logP[j]+s.logFactor, 0)
-		}
-	}
+	s.spoil(c)
 	return nil
 }
 
 // Audit runs steps steps of smp, with a random source seeded by seed, on batches of d.Batch
-// positives drawn i.i.d. with probability count/N (IIDLaw), and compares, for every item the
-// steps declared with p ≥ 0.05, the empirical frequency of the step including the item with the
-// declared p (of a row including it, for a sampler that draws per row), and the mean number of
-// copies of the item among a row's negatives with the declared (C−1)·q, within five standard
-// errors (see the package comment). It returns an error naming the first item and quantity
-// outside the tolerance, or naming the step at which smp declared an error or drew an item
-// outside the corpus.
+// positives drawn i.i.d. with probability count/N (IIDLaw), records them in a samplers.Audit, as
+// a run with sampler.audit = true does, and returns its verdict (samplers.Audit.Check): an error
+// naming the first step whose declarations are no probabilities, or the first item and quantity
+// outside the tolerance (see the package comment), or the step at which smp declared an error or
+// drew an item outside the corpus.
 func Audit(smp samplers.Sampler, d *samplers.Data, steps int, seed uint64) error {
 	return AuditPositions(smp, d, d.Batch, 1, 0, steps, seed)
 }
@@ -106,40 +114,28 @@ func AuditPositions(smp samplers.Sampler, d *samplers.Data, b, length, pad, step
 	if d.Batch != b*(length-pad) {
 		return fmt.Errorf("samplerstest: d.Batch = %d, want the %d rows with a positive", d.Batch, b*(length-pad))
 	}
-	valid := float64(d.Batch)
 	rows := make([]int32, sh.ItemRows(r, d.Items))
 	pos := make([]int32, r)
-	cols, units := sh.Cols(r, d.Items), 1 // units: the declarations' rows, R under PerRow
-	if sh.PerRow > 0 {
-		units = r
-	}
 	c, err := NewStep(smp, sh.Geometry, b, d.Items) // b examples of length rows each
 	if err != nil {
 		return err
 	}
-	logQ, logP := c.Col(candidates.LogQ), c.Col(candidates.LogP)
 	cdf := make([]float64, d.Items)
 	var sum float64
 	for j, n := range d.Counts {
 		sum += float64(n)
 		cdf[j] = sum
 	}
-	type tally struct {
-		declP, declCount float64 // declared, summed over the steps (rows) that declared the item
-		declared         int
-		incl, incl2      float64 // per-step fraction of the units including the item, and its square
-		count, count2    float64 // per-step mean copies among a row's negatives, and its square
-	}
-	items := make([]tally, d.Items)
-	perStep, inclStep := make([]float64, d.Items), make([]float64, d.Items)
+	audit := samplers.NewAudit(d.Items)
 	law := IIDLaw(d, rows)
-	for step := range steps {
+	for step := 1; step <= steps; step++ {
 		for i := range pos {
 			pos[i] = candidates.NoItem
 			if i%length >= pad {
 				u := rng.Float64() * sum
 				pos[i] = int32(sort.Search(len(cdf), func(k int) bool { return cdf[k] > u }))
 			}
+			c.RowItem[i] = int64(pos[i])
 		}
 		smp.Draw(rng, d, pos, rows)
 		for j, item := range rows {
@@ -157,158 +153,11 @@ func AuditPositions(smp samplers.Sampler, d *samplers.Data, b, length, pad, step
 			if item < candidates.NoItem || item >= int64(d.Items) {
 				return fmt.Errorf("samplerstest: step %d: column %d declared is item %d, outside the corpus [0, %d)", step, j, item, d.Items)
 			}
-			if item >= 0 {
-				if err := checkLogProbs(step, "column", j, logQ[j], logP[j], true); err != nil {
-					return err
-				}
-			}
 		}
-		if err := checkPositives(step, sh, pos, c); err != nil {
-			return err
-		}
-		clear(perStep)
-		clear(inclStep)
-		// A row's negatives: the columns with an item but its positive's (under layout diagonal,
-		// not a padding row's column, nor a memory column holding one).
-		m := float64(cols - 1)
-		if sh.Layout == candidates.Diagonal {
-			m = -1
-			for j := range cols - sh.PerRow {
-				if c.ColItem[j] >= 0 {
-					m++
-				}
-			}
-			m += float64(sh.PerRow)
-		}
-		for u := range units {
-			if units > 1 && pos[u] == candidates.NoItem {
-				continue
-			}
-			seen := map[int64]bool{}
-			for j := range cols {
-				k, item := u*cols+j, c.ColItem[u*cols+j]
-				if item < 0 {
-					continue
-				}
-				if !seen[item] {
-					seen[item] = true
-					t := &items[item]
-					t.declared++
-					inclStep[item] += 1 / math.Min(float64(units), valid)
-					t.declP += math.Exp(logP[k])
-					t.declCount += m * math.Exp(logQ[k])
-				}
-				if units > 1 {
-					if !isPositiveColumn(sh.Layout, u, j, c.PosCol) {
-						perStep[item] += 1 / valid
-					}
-					continue
-				}
-				for i := range r {
-					if pos[i] != candidates.NoItem && !isPositiveColumn(sh.Layout, i, j, c.PosCol) {
-						perStep[item] += 1 / valid
-					}
-				}
-			}
-		}
-		for j := range items {
-			t := &items[j]
-			t.incl += inclStep[j]
-			t.incl2 += inclStep[j] * inclStep[j]
-			t.count += perStep[j]
-			t.count2 += perStep[j] * perStep[j]
-		}
+		audit.Observe(sh, c)
 	}
-	n := float64(steps)
-	sd := func(sum, sum2 float64) float64 { return math.Sqrt(math.Max(sum2/n-(sum/n)*(sum/n), 0)) }
-	for j, t := range items {
-		if t.declared == 0 {
-			continue
-		}
-		p, count := t.declP/float64(t.declared), t.declCount/float64(t.declared)
-		freq, sdIncl := t.incl/n, math.Sqrt(p*(1-p))
-		if p < 0.05 && freq < 0.05 {
-			continue
-		}
-		if units > 1 {
-			sdIncl = sd(t.incl, t.incl2)
-		}
-		if tol := 5*sdIncl/math.Sqrt(n) + 1e-9; math.Abs(freq-p) > tol {
-			return fmt.Errorf("samplerstest: item %d: inclusion probability p declared %.4f, empirical %.4f of the steps (tolerance %.4f)", j, p, freq, tol)
-		}
-		if sh.Layout == candidates.Corpus {
-			continue // the corpus's columns are not draws: q = 1/M is the uniform proposal's convention
-		}
-		mean := t.count / n
-		if tol := 5*sd(t.count, t.count2)/math.Sqrt(n) + 1e-9; math.Abs(mean-count) > tol {
-			return fmt.Errorf("samplerstest: item %d: copies among a row's negatives (C−1)·q declared %.4f, empirical %.4f (tolerance %.4f)", j, count, mean, tol)
-		}
+	if err := audit.Check(); err != nil {
+		return fmt.Errorf("samplerstest: %w", err)
 	}
 	return nil
-}
-
-// checkLogProbs requires the log q and log p declared for a column or a row (what, its index k)
-// to be log-probabilities: not NaN, at most 0, and, for a drawn item (drawn), finite: an item the
-// sampler drew has a positive probability of being drawn.
-func checkLogProbs(step int, what string, k int, logQ, logP float64, drawn bool) error {
-	for _, v := range []struct {
-		name  string
-		value float64
-	}{{"log q", logQ}, {"log p", logP}} {
-		zeroDrawn := drawn && math.IsInf(v.value, -1)
-		if !zeroDrawn && !math.IsNaN(v.value) && v.value <= 1e-12 {
-			continue
-		}
-		of := ""
-		if zeroDrawn {
-			of = " of an item drawn"
-		}
-		return fmt.Errorf("samplerstest: step %d: %s %d declares %s = %v, not the log of a probability%s", step, what, k, v.name, v.value, of)
-	}
-	return nil
-}
-
-// checkPositives checks the probabilities declared for the rows' own positives under layout
-// first, whose column holds no item, so that the columns' checks never see them: each must be a
-// log-probability, and a row whose positive is also a drawn column of the step (shared columns)
-// must declare that column's q and p, which are the item's, whichever row holds it.
-func checkPositives(step int, sh samplers.Shape, pos []int32, c *candidates.Step) error {
-	if sh.Layout != candidates.First {
-		return nil
-	}
-	rowQ, rowP := c.Row(candidates.LogQ), c.Row(candidates.LogP)
-	colQ, colP := c.Col(candidates.LogQ), c.Col(candidates.LogP)
-	at := map[int64]int{} // a drawn shared column of each item
-	if sh.PerRow == 0 {
-		for j, item := range c.ColItem {
-			if item >= 0 {
-				at[item] = j
-			}
-		}
-	}
-	same := func(a, b float64) bool { return a == b || math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
-	for i, item := range pos {
-		if item == candidates.NoItem {
-			continue
-		}
-		if err := checkLogProbs(step, "row", i, rowQ[i], rowP[i], false); err != nil {
-			return err
-		}
-		if j, ok := at[int64(item)]; ok && (!same(rowQ[i], colQ[j]) || !same(rowP[i], colP[j])) {
-			return fmt.Errorf("samplerstest: step %d: row %d's positive, item %d, is declared q = %.4g, p = %.4g, and as column %d q = %.4g, p = %.4g: the probabilities are the item's, the same in both",
-				step, i, item, math.Exp(rowQ[i]), math.Exp(rowP[i]), j, math.Exp(colQ[j]), math.Exp(colP[j]))
-		}
-	}
-	return nil
-}
-
-// isPositiveColumn reports whether column j is row i's positive under layout l.
-func isPositiveColumn(l candidates.Layout, i, j int, posCol []int) bool {
-	switch l {
-	case candidates.First:
-		return j == 0
-	case candidates.Corpus:
-		return j == posCol[i]
-	}
-	return j == i
 }
