@@ -117,7 +117,7 @@ timeout 600 "$EXPERIMENTS" -config configs/smoke.toml -out "$work/local" >"$work
 
 say "submit the smoke grid with launch/slurm-submit.sh"
 cd "$work/out"
-ids=$(timeout 60 "$repo/launch/slurm-submit.sh" "$repo/configs/smoke.toml" -out "$work/sharded")
+ids=$(timeout 60 "$repo/launch/slurm-submit.sh" "$repo/configs/smoke.toml" -out "$work/sharded" -jobs 1)
 echo "$ids"
 grid=$(echo "$ids" | sed -n 's/^grid \([0-9]*\) .*/\1/p')
 report=$(echo "$ids" | sed -n 's/.*report \([0-9]*\)$/\1/p')

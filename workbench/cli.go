@@ -85,6 +85,11 @@ func parseFlags(args []string, stderr io.Writer, lookupEnv func(string) (string,
 		o.only = re
 	}
 	o.sets = sets
+	written := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { written[f.Name] = true })
+	if err := unusedFlags(written, o.report, o.list); err != nil {
+		return o, err
+	}
 	switch {
 	case shardCount < 0:
 		return o, fmt.Errorf("-shard-count must be >= 1, got %d", shardCount)
@@ -113,6 +118,32 @@ func parseFlags(args []string, stderr io.Writer, lookupEnv func(string) (string,
 	}
 	o.me = me
 	return o, nil
+}
+
+// unusedFlags refuses the flags written (by name) that the command's mode would ignore: -report
+// and -list train nothing, so that -force and -jobs do not apply to them, and -report writes the
+// report of the whole grid, which -only does not narrow.
+func unusedFlags(written map[string]bool, report, list bool) error {
+	mode, ignores := "", []string{}
+	switch {
+	case report:
+		mode, ignores = "-report writes the whole grid's report from its finished runs and trains nothing", []string{"only", "force", "jobs"}
+	case list:
+		mode, ignores = "-list prints the runs and trains nothing", []string{"force", "jobs"}
+	}
+	var bad []string
+	for _, name := range ignores {
+		if written[name] {
+			bad = append(bad, "-"+name)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	if len(bad) == 1 {
+		return fmt.Errorf("%s: %s does not apply", mode, bad[0])
+	}
+	return fmt.Errorf("%s: %s and %s do not apply", mode, strings.Join(bad[:len(bad)-1], ", "), bad[len(bad)-1])
 }
 
 // Main is the whole experiments command as a library call: it parses the command-line flags in
