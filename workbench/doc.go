@@ -68,7 +68,7 @@
 // directory is the same config, and a grid given more seeds or cells runs only the new runs. What each config section affects (training, evaluation, figures) is declared
 // by the `affects` tags of Config. A folder that holds files but no training.settings is not
 // written into. A folder keeps the seeds of its finished runs: a seed added with -set stays in
-// later commands' reports without that -set. A run's checkpoint is tied to the run's training
+// later commands' reports without that -set; a command whose -set writes the seeds runs those. A run's checkpoint is tied to the run's training
 // settings, which its name carries (checkpoint-<training hash>.bin): one of other settings is
 // refused, naming both.
 //

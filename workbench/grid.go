@@ -371,8 +371,11 @@ func checkOnly(runs []plannedRun, o options) error {
 // cell of the grid at a seed the config does not list (a seed added with -set seeds=... by an
 // earlier command), so that a later command without that -set keeps them in the report and in
 // the folder's config.toml. Whether such a run finished with this very config is then checked
-// like any other run's.
+// like any other run's. Seeds a -set writes are the grid's as written: none is added to them.
 func addFinishedSeeds(raw, cfg *Config) error {
+	if cfg.written.setUnder("seeds") != "" {
+		return nil
+	}
 	cells, err := expand(cfg.Ablation, []int64{0})
 	if err != nil {
 		return err

@@ -181,6 +181,25 @@ func TestAddedSeedKept(t *testing.T) {
 	}
 }
 
+// TestSetSeedsAsWritten: seeds a -set writes are the grid's seeds, not widened by the folder's
+// finished runs of other seeds: a cell added beside -set seeds=[1] trains at seed 1 only.
+func TestSetSeedsAsWritten(t *testing.T) {
+	out := t.TempDir()
+	if _, err := runCommand(t, "-config", smokeConfig, "-out", out, "-set", "loss.variant=plain"); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := runCommand(t, "-config", smokeConfig, "-out", out, "-set", "seeds=[1]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "2 runs: 1 already finished, 1 to run"; !strings.Contains(stdout, want) {
+		t.Errorf("output lacks %q:\n%s", want, stdout)
+	}
+	if _, err := os.Stat(filepath.Join(out, "runs", "variant=logq,seed=2")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a grid of seed 1 trained variant=logq,seed=2 (stat: %v)", err)
+	}
+}
+
 // TestOptionsPerVariant: [loss.options.<variant>] gives a registered variant its options in a
 // grid with built-in variants, from the file and from -set; each run resolves to its own
 // variant's options only (defaults none here: scaled_plain's factor has no default).
