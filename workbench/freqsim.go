@@ -6,12 +6,15 @@ import (
 	"io"
 
 	"github.com/samplingbias/workbench/estimators/freqsim"
+	isetting "github.com/samplingbias/workbench/internal/setting"
 	"github.com/samplingbias/workbench/report"
 )
 
 // runFreqSim runs Yi et al.'s section 6 simulation over freq_sim.alphas × freq_sim.hashes ×
-// seeds and writes tv.csv, summary.md and the two TV figures.
-func runFreqSim(ctx context.Context, cfg *Config, o options, stdout io.Writer) error {
+// seeds and writes tv.csv, summary.md and the two TV figures. Like a retrieval grid's, it
+// registers in the folder (a live command of other settings refuses it, see registerWriter) and
+// writes its files under the report lock.
+func runFreqSim(ctx context.Context, cfg *Config, o options, stdout io.Writer) (err error) {
 	s := cfg.FreqSim
 	jobs := s.Jobs(cfg.Seeds)
 	if err := checkFreqSimMemory(s, min(max(o.jobs, 1), len(jobs))); err != nil {
@@ -20,6 +23,11 @@ func runFreqSim(ctx context.Context, cfg *Config, o options, stdout io.Writer) e
 	if err := claimOutput(cfg.Out, cfg, stdout); err != nil {
 		return err
 	}
+	release, err := registerWriter(cfg, nil, o, true)
+	if err != nil {
+		return err
+	}
+	defer func() { err = isetting.First(err, release()) }()
 	fmt.Fprintf(stdout, "freq_sim: %d runs (alphas %v × hashes %v × workers %v × %d seeds), %d steps each, %d at a time\n",
 		len(jobs), s.Alphas, s.Hashes, s.Workers, len(cfg.Seeds), 2*s.StepsPerPhase, o.jobs)
 	fmt.Fprintf(stdout, "freq_sim: workers interleave %s\n", report.InterleavingNote(s.Interleaving))
@@ -31,6 +39,11 @@ func runFreqSim(ctx context.Context, cfg *Config, o options, stdout io.Writer) e
 	if err != nil {
 		return err
 	}
+	unlock, err := lockReport(ctx, cfg.Out, o, stdout)
+	if err != nil {
+		return err
+	}
+	defer func() { err = isetting.First(err, unlock()) }()
 	written, err := report.WriteFreqSim(cfg.Out, s, res, cfg.Plots, stdout)
 	if err != nil {
 		return err

@@ -2,8 +2,10 @@ package workbench
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -92,6 +94,57 @@ func TestFreqSimRefusals(t *testing.T) {
 			wantError(t, err, c.want)
 			if _, err := os.Stat(dir); err == nil {
 				t.Error("the refused simulation wrote its folder")
+			}
+		})
+	}
+}
+
+// TestFreqSimConcurrentWriters: a simulation refuses a folder that a live simulation of other
+// figure settings is writing (they wrote their files over each other's), before it runs; one of
+// the same settings does not stop it, and its registration is gone when it ends.
+func TestFreqSimConcurrentWriters(t *testing.T) {
+	small := []string{"freq_sim.steps_per_phase=50", "freq_sim.alphas=[0.1]", "freq_sim.hashes=[4]"}
+	for _, tt := range []struct {
+		name, set, want string
+	}{
+		{"same settings", "", ""},
+		{"other figures", "plots.dpi=72", "(plots.dpi = 300 here, 72 there): both would write the folder's config.toml, summary.md, tables"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			sets := append([]string{"out=" + strconv.Quote(out)}, small...)
+			if tt.set != "" {
+				sets = append(sets, tt.set)
+			}
+			g, err := Load("../configs/freq_sim.toml", sets...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := claimOutput(out, g.cfg, io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			release, err := registerWriter(g.cfg, nil, testOptions(t, 1), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"-config", "../configs/freq_sim.toml", "-out", out}
+			for _, s := range small {
+				args = append(args, "-set", s)
+			}
+			_, err = runCommand(t, args...)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("error %v, want one containing %q", err, tt.want)
+			case tt.want != "" && exists(filepath.Join(out, "tv.csv")):
+				t.Error("refused after writing tv.csv")
+			}
+			if err := release(); err != nil {
+				t.Fatal(err)
+			}
+			if left, _ := filepath.Glob(filepath.Join(out, writersDir, "*")); len(left) != 0 {
+				t.Errorf("registrations left: %v", left)
 			}
 		})
 	}

@@ -177,7 +177,7 @@ func (w writer) conflict(other writer) string {
 		}
 	}
 	if w.Report && other.Report && !maps.Equal(w.Settings, other.Settings) {
-		return "both would write the folder's config.toml, metrics.csv, summary.md and figures, each of its own config, over the other's"
+		return "both would write the folder's config.toml, summary.md, tables (metrics.csv, tv.csv) and figures, each of its own config, over the other's"
 	}
 	return ""
 }

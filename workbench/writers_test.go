@@ -29,7 +29,7 @@ func TestConcurrentWriters(t *testing.T) {
 			want: "with other settings (eval.k = [1, 10] here, [1, 10, 100] there): both would write run variant=plain,seed=1"},
 		{name: "shard of other evaluation", sets: []string{"eval.k=[1,10,100]"}, shard: true, want: "both would write run variant=plain,seed=1"},
 		{name: "other figures", sets: []string{"plots.dpi=72"},
-			want: "(plots.dpi = 100 here, 72 there): both would write the folder's config.toml, metrics.csv, summary.md and figures"},
+			want: "(plots.dpi = 100 here, 72 there): both would write the folder's config.toml, summary.md, tables (metrics.csv, tv.csv) and figures"},
 		{name: "shard of other figures", sets: []string{"plots.dpi=72"}, shard: true, want: ""},
 		{name: "report beside other figures", sets: []string{"plots.dpi=72"}, report: true, want: "both would write the folder's config.toml"},
 		{name: "dead process of other evaluation", sets: []string{"eval.k=[1,10,100]"}, pid: dead, want: ""},
