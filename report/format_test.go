@@ -135,6 +135,14 @@ func TestDataLines(t *testing.T) {
 	split := Split{Train: 5330, Valid: 274, Test: 291, ColdItems: 12}
 	run := func(id string, sp *Split) *Run { return &Run{ID: id, Dataset: "events", Split: sp} }
 	with := func(f func(*Split)) *Split { sp := split; f(&sp); return &sp }
+	// adjustedRun has results at τ_LA = 0 and 1, as eval.logit_adjust = [0, 1] gives them.
+	adjustedRun := func(id string, sp *Split) *Run {
+		r := run(id, sp)
+		for _, tau := range []float64{0, 1} {
+			r.Results = append(r.Results, metrics.Result{Slice: metrics.SliceAll, Metric: metrics.MetricRecall, K: 10, Tau: tau})
+		}
+		return r
+	}
 	for _, tc := range []struct {
 		name string
 		runs []*Run
@@ -154,7 +162,19 @@ func TestDataLines(t *testing.T) {
 		{"cold queries under SASRec", []*Run{run("a", with(func(s *Split) { s.ColdQueries, s.History = 29, "sasrec" }))},
 			[]string{"Data: events, 5,330 training pairs, 274 validation, 291 test (12 with a cold item, 29 with a cold query).",
 				"The 29 test pairs with a cold query (10.0%) have an empty history, which SASRec reads as a zero query: every item scores 0 for them " +
-					"and their item ranks last, so that no cell's Recall@K over all test pairs can exceed 0.9003 (docs/encoders.md)."}},
+					"and their item ranks last as trained (τ_LA = 0), so that no cell's Recall@K over all test pairs as trained can exceed 0.9003 (docs/encoders.md)."}},
+		{"cold queries under SASRec with logit adjustment", []*Run{adjustedRun("a", with(func(s *Split) { s.ColdQueries, s.History = 29, "sasrec" }))},
+			[]string{"Data: events, 5,330 training pairs, 274 validation, 291 test (12 with a cold item, 29 with a cold query).",
+				"The 29 test pairs with a cold query (10.0%) have an empty history, which SASRec reads as a zero query: every item scores 0 for them " +
+					"and their item ranks last as trained (τ_LA = 0), so that no cell's Recall@K over all test pairs as trained can exceed 0.9003 (docs/encoders.md). " +
+					"Post-hoc logit adjustment (τ_LA ≠ 0) ranks the items for them by −τ_LA·log π alone, and the bound does not hold for it."}},
+		{"logit adjustment of another tower", []*Run{run("a", with(func(s *Split) { s.ColdQueries, s.History = 29, "sasrec" })),
+			adjustedRun("b", with(func(s *Split) { s.ColdQueries, s.History = 29, "mean" }))},
+			[]string{"Data: events, 5,330 training pairs, 274 validation, 291 test (12 with a cold item, 29 with a cold query).",
+				"The 29 test pairs with a cold query (10.0%) have an empty history, which SASRec reads as a zero query: every item scores 0 for them " +
+					"and their item ranks last as trained (τ_LA = 0), so that no cell's Recall@K over all test pairs as trained can exceed 0.9003 (docs/encoders.md).",
+				"The 29 test pairs with a cold query (10.0%) have an empty history, whose mean is zero: the history-mean tower's query for them " +
+					"is the user's own features alone, which no training pair of theirs has trained (docs/encoders.md)."}},
 		{"cold queries under the history mean", []*Run{run("a", with(func(s *Split) { s.ColdQueries, s.History = 29, "mean" }))},
 			[]string{"Data: events, 5,330 training pairs, 274 validation, 291 test (12 with a cold item, 29 with a cold query).",
 				"The 29 test pairs with a cold query (10.0%) have an empty history, whose mean is zero: the history-mean tower's query for them " +

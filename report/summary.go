@@ -257,9 +257,13 @@ func dataLines(recs []*Run) []string {
 	for _, e := range encoders {
 		switch e {
 		case "sasrec":
-			lines = append(lines, fmt.Sprintf("The %s test pairs with a cold query (%s%%) have an empty history, which SASRec reads as a zero query: "+
-				"every item scores 0 for them and their item ranks last, so that no cell's Recall@K over all test pairs can exceed %s (docs/encoders.md).",
-				grouped(sp.ColdQueries), decimals(100*share, 1, false), decimals(1-share, 4, false)))
+			line := fmt.Sprintf("The %s test pairs with a cold query (%s%%) have an empty history, which SASRec reads as a zero query: "+
+				"every item scores 0 for them and their item ranks last as trained (τ_LA = 0), so that no cell's Recall@K over all test pairs "+
+				"as trained can exceed %s (docs/encoders.md).", grouped(sp.ColdQueries), decimals(100*share, 1, false), decimals(1-share, 4, false))
+			if adjusted(recs, e) {
+				line += " Post-hoc logit adjustment (τ_LA ≠ 0) ranks the items for them by −τ_LA·log π alone, and the bound does not hold for it."
+			}
+			lines = append(lines, line)
 		case "mean":
 			lines = append(lines, fmt.Sprintf("The %s test pairs with a cold query (%s%%) have an empty history, whose mean is zero: "+
 				"the history-mean tower's query for them is the user's own features alone, which no training pair of theirs has trained (docs/encoders.md).",
@@ -267,6 +271,22 @@ func dataLines(recs []*Run) []string {
 		}
 	}
 	return lines
+}
+
+// adjusted reports whether a run whose query tower reads histories by encoder has results under
+// post-hoc logit adjustment (τ_LA ≠ 0).
+func adjusted(recs []*Run, encoder string) bool {
+	for _, r := range recs {
+		if r.Split == nil || r.Split.History != encoder {
+			continue
+		}
+		for _, x := range r.Results {
+			if x.Tau != 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // grouped writes n with its digits in groups of three: 5,330.
