@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -202,6 +204,68 @@ func TestSASRecMatchesReference(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSASRecMatchesAuthorsCode checks the encoder at inference against Kang & McAuley's code
+// itself rather than against a reference written here: the expected hidden states were computed
+// by a float64 transcription of kang205/SASRec model.py and modules.py (is_training false;
+// embedding with scale and zero_pad, the positional rows tf.range(maxlen), multihead_attention's
+// key and query masks of −2³² + 1, feedforward, normalize with ε = 1e-8), fed the parameters
+// below and the histories left-padded to max_length as that code pads them. The parameters are
+// x_k = 0.6·sin(0.37k + 0.1) over params() in order (k counting every value; each γ is 1 + x_k),
+// d = 4, 2 heads, 2 blocks, max_length 5 and windows of 3 positions, so that the positional rows
+// are read aligned to the window's end. Kang's code leaves the last normalisation's β at a padded
+// position; here it is zero (docs/encoders.md).
+func TestSASRecMatchesAuthorsCode(t *testing.T) {
+	zero := 0.0
+	P := Padding
+	w := &Window{Rows: 3, Len: 3, Items: []int32{2, 0, 5, P, 4, 4, P, P, P}}
+	want := []struct {
+		row, pos int
+		out      [4]float64
+	}{
+		{0, 0, [4]float64{2.5755773012072312, -1.7590918488134499, -1.2579594398621681, -0.57089870228996176}},
+		{0, 1, [4]float64{-2.7133329395775974, 0.12993097055019281, 0.41892539084506897, 0.48053861543763443}},
+		{0, 2, [4]float64{2.7023864368849617, -1.5415356386546644, -0.93478221430426844, -1.1161456679798418}},
+		{1, 1, [4]float64{-2.6347875916039833, -0.15918708681546379, 0.50340322729805598, 0.57555927503518334}},
+		{1, 2, [4]float64{-2.6443756198222115, -0.13052451283092381, 0.49895395244510554, 0.56410739510726648}},
+	}
+	e, err := newSASRec(SequenceSettings{Encoder: EncoderSASRec, MaxLength: 5, Blocks: 2, Heads: 2, Dropout: &zero}, 4, 6, 0.1, tensor.Float64, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	for _, p := range e.params() {
+		gain := strings.HasSuffix(p.name, ".gamma")
+		fillParam(p, func() float64 {
+			x := 0.6 * math.Sin(0.37*float64(k)+0.1)
+			k++
+			if gain {
+				x++
+			}
+			return x
+		})
+	}
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			got := forwardOnly(t, e, w, im.impl, false, nil)
+			item := map[int]bool{}
+			for _, c := range want {
+				i := c.row*w.Len + c.pos
+				item[i] = true
+				for j, v := range c.out {
+					if math.Abs(got[i*4+j]-v) > 1e-12 {
+						t.Errorf("row %d, position %d [%d]: %.17g, Kang & McAuley's code %.17g", c.row, c.pos, j, got[i*4+j], v)
+					}
+				}
+			}
+			for i := range w.Rows * w.Len {
+				if !item[i] && slices.ContainsFunc(got[i*4:(i+1)*4], func(v float64) bool { return v != 0 }) {
+					t.Errorf("padded position %d: output %v, not zero", i, got[i*4:(i+1)*4])
+				}
+			}
+		})
 	}
 }
 
