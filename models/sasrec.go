@@ -36,9 +36,11 @@ const sasrecNormEpsilon = 1e-8
 //
 // The residual connections add the normalised input (Q̃, F̃) and the keys and values read the
 // block's input H unnormalised, as the authors' code does (the paper writes the residual as
-// x + Dropout(g(LayerNorm(x)))); the attention has no output projection, and the item
-// embedding is scaled by √d, as there. The output at a padded position is zero (the authors'
-// code leaves the final layer normalisation's β there, which no loss reads).
+// x + Dropout(g(LayerNorm(x)))); the item embedding is scaled by √d, the projections have
+// biases and the last block's output is normalised, as there (the paper's eqs. (1) and (3) and
+// its prediction layer have none of these); the attention has no output projection, in the
+// paper as in the code. The output at a padded position is zero (the authors' code leaves the
+// final layer normalisation's β there, which no loss reads).
 //
 // The parameters live in the encoder, outside any graph, as a Model's do: the input item table
 // (items), the output item table (out, the same array unless SeparateOutput), the positional
