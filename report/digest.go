@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/samplingbias/workbench/metrics"
@@ -118,7 +119,7 @@ func writeDigestContrasts(w io.Writer, rows []contrastRow, rs Settings) {
 			if r.method == pSeeds && r.N < minSeedsT {
 				few = "; " + studentT(r.N)
 			}
-			fmt.Fprintf(w, "- %s: %s, %s: %s (p = %.2g%s)\n", r.label(), r.rowName(), r.Slice, r.text(), r.pAdjusted, few)
+			fmt.Fprintf(w, "- %s: %s, %s: %s (p = %s%s)\n", r.label(), r.rowName(), r.Slice, r.text(), pText(r.pAdjusted), few)
 		}
 		if n := len(sig) - digestContrasts; n > 0 {
 			fmt.Fprintf(w, "- and %d more (contrasts.csv, the Contrasts section below)\n", n)
@@ -130,6 +131,19 @@ func writeDigestContrasts(w io.Writer, rows []contrastRow, rs Settings) {
 	if unresolved > 0 {
 		fmt.Fprintf(w, "\n%d rows are unresolved (ᵘ): every seed differs by the same amount, and the metric has no values per test pair to test instead.\n", unresolved)
 	}
+}
+
+// pText writes the p-value p of a digest line with two significant digits, or with as many more
+// as a p-value below 0.05 needs not to read as 0.05: the ✱ beside it says that it is below.
+func pText(p float64) string {
+	text := strconv.FormatFloat(p, 'g', 2, 64)
+	for digits := 3; p < 0.05 && digits <= 17; digits++ {
+		if v, _ := strconv.ParseFloat(text, 64); v < 0.05 {
+			break
+		}
+		text = strconv.FormatFloat(p, 'g', digits, 64)
+	}
+	return text
 }
 
 // rowName names the row's metric, K and test set, e.g. "Recall@10" or "Recall@10, debiased test

@@ -201,3 +201,31 @@ func TestDataLines(t *testing.T) {
 		}
 	}
 }
+
+// TestDigestPBelowThreshold: a p-value of the digest below 0.05, marked ✱, never reads as 0.05
+// (a p of 0.049563649, of a 2-seed t-test, once printed "✱ (p = 0.05"): it takes the digits that
+// keep it below; other p-values keep two significant digits.
+func TestDigestPBelowThreshold(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    float64
+		want string
+	}{
+		{"rounds up to the threshold", 0.049563649, "✱ (p = 0.0496)"},
+		{"three digits still read as the threshold", 0.049951, "✱ (p = 0.04995)"},
+		{"ordinary", 0.012, "✱ (p = 0.012)"},
+		{"tiny", 2.2e-31, "✱ (p = 2.2e-31)"},
+		{"zero", 0, "✱ (p = 0)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			row := contrastRow{contrastCells: contrastCells{name: "logq - plain"},
+				coord:      coord{0, metrics.SliceHead, metrics.MetricMRR, 0, metrics.TestNatural},
+				difference: difference{Mean: 0.2416, Lo: 0.0021, Hi: 0.4811, N: 3}, method: pSeeds, pAdjusted: tc.p}
+			var buf bytes.Buffer
+			writeDigestContrasts(&buf, []contrastRow{row}, Settings{Adjust: AdjustHolm})
+			if !strings.Contains(buf.String(), tc.want) {
+				t.Errorf("digest lacks %q:\n%s", tc.want, buf.String())
+			}
+		})
+	}
+}

@@ -325,8 +325,9 @@ func unitMetric(m metrics.Metric) bool {
 // beyondUnit is summary.md's note on the 95% intervals across seeds of metrics in [0, 1] that
 // reach below 0 or above 1, the first of them in the order of keys as the example; none when no
 // interval does. They are shown as computed: the Student-t interval is symmetric about the
-// mean, so that mean ± half-width is metrics.csv's, and a bound past 0 or 1 says that the seeds
-// are too few or too spread to bound the mean on that side, which a clipped bound would hide.
+// mean, so that mean ± half-width is the interval itself, and a bound past 0 or 1 says that the
+// seeds are too few or too spread to bound the mean on that side, which a clipped bound would
+// hide.
 func (s *summary) beyondUnit(keys []aggKey) []string {
 	n, example := 0, ""
 	for _, k := range keys {
