@@ -362,11 +362,18 @@ func (lt linearTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
+// Most labels of a log axis: 1-2-5 labels while they are at most maxLog125 (else powers of ten),
+// at most maxLogLabels labelled values (else every k-th).
+const (
+	maxLog125    = 7
+	maxLogLabels = 8
+)
+
 // logMantissas returns the mantissas m of the labelled values m·10^e of a log axis over
-// [lo, hi]: 1, 2 and 5 when that gives at most 7 labels, else only powers of ten.
-func logMantissas(lo, hi float64) []float64 {
+// [lo, hi]: 1, 2 and 5 when that gives at most n labels, else only powers of ten.
+func logMantissas(lo, hi float64, n int) []float64 {
 	m125 := []float64{1, 2, 5}
-	if n := len(logValues(m125, floorLog(m125, lo), ceilLog(m125, hi))); n <= 7 {
+	if len(logValues(m125, floorLog(m125, lo), ceilLog(m125, hi))) <= n {
 		return m125
 	}
 	return []float64{1}
@@ -403,23 +410,28 @@ func niceLog(lo, hi float64) (float64, float64) {
 	if lo == hi {
 		lo, hi = lo/2, hi*2
 	}
-	m := logMantissas(lo, hi)
+	m := logMantissas(lo, hi, maxLog125)
 	return floorLog(m, lo), ceilLog(m, hi)
 }
 
 // logTicks is the plot.Ticker of log axes: labels at 1, 2 and 5 times powers of ten when that
 // gives at most 7 labels, else at powers of ten, every k-th power when there would be more than
 // 8; unlabelled minor ticks at every other integer multiple of a power of ten when the axis
-// spans at most 6 decades.
-type logTicks struct{}
+// spans at most 6 decades. A positive labels lowers both limits to it, for an axis too short
+// for more labels.
+type logTicks struct{ labels int }
 
 // Ticks implements plot.Ticker.
-func (logTicks) Ticks(lo, hi float64) []plot.Tick {
-	mants := logMantissas(lo, hi)
+func (lt logTicks) Ticks(lo, hi float64) []plot.Tick {
+	n125, n := maxLog125, maxLogLabels
+	if lt.labels > 0 {
+		n125, n = min(n125, lt.labels), min(n, lt.labels)
+	}
+	mants := logMantissas(lo, hi, n125)
 	labelled := make(map[float64]bool)
 	var ticks []plot.Tick
 	vs := logValues(mants, lo, hi)
-	every := (len(vs) + 7) / 8 // label every k-th value so that at most 8 are
+	every := (len(vs) + n - 1) / n // label every k-th value so that at most n are
 	for i, v := range vs {
 		labelled[v] = true
 		label := ""
