@@ -48,16 +48,24 @@ const maxTradeoffCurves = 4
 // tradeoff draws head against tail Recall@K: one point per group as trained (τ = 0, else the
 // smallest τ evaluated), joined by a line, arrows pointing to increasing τ, to its points under
 // the other post-hoc logit-adjustment strengths τ of eval, with their 95% intervals across seeds
-// in both directions when plots.tradeoff_intervals asks for them; in panels when they are more
-// than maxTradeoffCurves (tradeoffPanels), on axes fitted to the data.
+// in both directions when plots.tradeoff_intervals asks for them; laid out by xyFigure.
 func tradeoff(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
-	series := intervalsAsked(tradeoffSeries(s, k), ps)
+	series := tradeoffSeries(s, k)
 	if len(series) == 0 {
 		return nil, fmt.Errorf("no group has both head and tail Recall@%d", k)
 	}
-	l := plots.Labels{X: "Tail " + metricLabel(metrics.MetricRecall, k), Y: "Head " + metricLabel(metrics.MetricRecall, k), Key: s.key(len(series)),
-		Title: tauTitle(s)}
-	if len(series) <= maxTradeoffCurves {
+	l := plots.Labels{X: "Tail " + metricLabel(metrics.MetricRecall, k), Y: "Head " + metricLabel(metrics.MetricRecall, k)}
+	return xyFigure(s, series, l, ps)
+}
+
+// xyFigure draws series of xySeries labelled by l, with their intervals when
+// plots.tradeoff_intervals asks for them, on axes fitted to the data: in one panel, or in panels
+// (tradeoffPanels) when more than maxTradeoffCurves series are curves of several strengths τ,
+// titled by tauTitle.
+func xyFigure(s *summary, series []plots.TradeoffSeries, l plots.Labels, ps plots.Settings) (*plot.Plot, error) {
+	series = intervalsAsked(series, ps)
+	l.Key, l.Title = s.key(len(series)), tauTitle(s, series)
+	if len(series) <= maxTradeoffCurves || l.Title == "" {
 		return plots.Tradeoff(series, l, ps)
 	}
 	panels, key := tradeoffPanels(s, series)

@@ -552,3 +552,55 @@ func TestTradeoffPanels(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestExposureFigure: recall_vs_arp_at_K says "Along each curve (arrows)" only when it draws
+// curves (eval.exposure = "all": ARP at every τ_LA), and lays more than maxTradeoffCurves of them
+// out in panels as the trade-off figure does; with ARP as trained only (eval.exposure = "on") it
+// is one scatter of a point per cell, untitled, though Recall@K has every τ_LA.
+func TestExposureFigure(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		arpTaus  []float64
+		title    string
+		inPanels bool
+	}{
+		{"exposure on", []float64{0}, "", false},
+		{"exposure all", []float64{0, 1}, "Along each curve (arrows) τ_LA = 0 → 1; large marker: as trained", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var recs []*Run
+			for _, v := range []string{"plain", "logq", "full"} {
+				for _, temp := range []string{"0.05", "0.1"} {
+					g := "variant=" + v + ",temperature=" + temp
+					r := &Run{ID: g + ",seed=1", Group: g, Seed: 1, LossFamily: "softmax"}
+					for _, tau := range []float64{0, 1} {
+						r.Results = append(r.Results, metrics.Result{Tau: tau, Slice: metrics.SliceAll, Metric: metrics.MetricRecall, K: 10, Value: 0.2 - 0.1*tau})
+					}
+					for _, tau := range tc.arpTaus {
+						r.Results = append(r.Results, metrics.Result{Tau: tau, Slice: metrics.SliceAll, Metric: metrics.MetricARP, K: 10, Value: 100 - 50*tau})
+					}
+					recs = append(recs, r)
+				}
+			}
+			s := summarize(recs, nil)
+			if err := s.encode(plots.Settings{ColorBy: "variant"}); err != nil {
+				t.Fatal(err)
+			}
+			figs := exposureFigures(s)
+			if len(figs) != 1 || figs[0].name != "recall_vs_arp_at_10" {
+				t.Fatalf("figures %v", figs)
+			}
+			p, _, _, err := plots.Fit(figs[0].build, plots.Settings{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Title.Text != tc.title {
+				t.Errorf("title %q, want %q", p.Title.Text, tc.title)
+			}
+			// A figure of panels has no axes of its own.
+			if inPanels := p.X.Label.Text == ""; inPanels != tc.inPanels {
+				t.Errorf("in panels: %v, want %v", inPanels, tc.inPanels)
+			}
+		})
+	}
+}
