@@ -6,6 +6,9 @@ import (
 	"image/color"
 	"math"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -246,6 +249,11 @@ func (t theme) newPlot(l Labels) (*plot.Plot, error) {
 		{"X", l.X, p.X.Label.TextStyle, t.s.Width},
 		{"Y", l.Y, p.Y.Label.TextStyle, t.s.Height},
 	} {
+		if i := strings.IndexFunc(c.text, isCombining); i >= 0 {
+			r, _ := utf8.DecodeRuneInString(c.text[i:])
+			return nil, fmt.Errorf("plots: labels: %s %q has the combining mark %U at byte %d, which the figure's text drawing puts "+
+				"beside the letter before it, not over it: write the label without it", c.field, c.text, r, i)
+		}
 		if w := c.sty.Width(c.text); c.text != "" && w > vg.Length(c.side)*vg.Inch-2*t.s.margin() {
 			le := &LayoutError{Problem: fmt.Sprintf("labels: %s %q is %.2f in long, more than the %.2f in the figure's %.2f in leave inside its margins",
 				c.field, c.text, w/vg.Inch, (vg.Length(c.side)*vg.Inch-2*t.s.margin())/vg.Inch, c.side)}
@@ -259,6 +267,11 @@ func (t theme) newPlot(l Labels) (*plot.Plot, error) {
 	}
 	return p, nil
 }
+
+// isCombining reports whether r is a combining mark (Unicode category M: the hat of p̂, a
+// decomposed accent), which gonum/plot draws as a glyph of its own after the letter it belongs
+// over.
+func isCombining(r rune) bool { return unicode.Is(unicode.M, r) }
 
 // maxIntervals is the largest number of intervals between labelled ticks on a linear axis.
 const maxIntervals = 6
