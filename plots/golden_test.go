@@ -97,6 +97,7 @@ func recallBarsByFactor() (BarData, *Key) {
 		d.Series[i].Style = &Style{Color: i / 2, Shape: i % 2}
 	}
 	d.Refs = []BarRef{{Name: "most popular", Values: []float64{0.3, 0, math.NaN(), 0.1}}, {Name: "random", Values: []float64{0.01, 0.01, 0.01, 0.01}}}
+	d.Interval = "95% CI across seeds"
 	return d, &Key{
 		Colors: []KeyEntry{{Name: "importance", Index: 0}, {Name: "constant", Index: 1}},
 		Shapes: []KeyEntry{{Name: "in-batch", Index: 0}, {Name: "uniform", Index: 1}},

@@ -159,6 +159,7 @@ func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 		data.Series[i].Style = s.enc.style(byLabel[data.Series[i].Name])
 	}
 	data.Refs = s.base.refs(s.slices(), k)
+	data.Interval = "95% CI across seeds"
 	return plots.GroupedBars(data, plots.Labels{Y: s.refMetric(k), X: "Positive item's popularity slice", Key: s.key(len(data.Series))}, ps)
 }
 
