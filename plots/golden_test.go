@@ -80,7 +80,7 @@ var goldenFigures = []struct {
 			Labels{X: "Full Recall@10", Y: "Sampled estimate"}, Settings{DPI: goldenSettings.DPI, Width: 5})
 	}},
 	{"reliability", func() (*plot.Plot, error) {
-		return Reliability(reliabilitySeries(), Labels{X: "Bin's mean estimated p", Y: "Bin's mean true p"}, "Pairs per run", goldenSettings)
+		return Reliability(reliabilitySeries(), Labels{X: "Bin's mean est. p", Y: "Bin's mean true p"}, "Pairs per run", goldenSettings)
 	}},
 	{"temperature_markers", func() (*plot.Plot, error) {
 		return Lines(temperatureSeries(), Labels{X: "softmax temperature τ", Y: "Recall@50"},

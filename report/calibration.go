@@ -171,7 +171,7 @@ func calibrationFigures(s *summary, recs []*Run) []figure {
 			continue
 		}
 		// The figure's text cannot put a hat over a letter: the estimates are named in words.
-		name, what := "reliability", "estimated p"
+		name, what := "reliability", "est. p"
 		if est == metrics.EstimatePHat {
 			name, what = "reliability_phat", "P-hat"
 		}
