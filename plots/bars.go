@@ -36,6 +36,10 @@ type BarData struct {
 	// Refs are reference levels drawn over the bars of each group, ref r as a grey line with
 	// Dashes(r+1), each named in the legend after the series (or after the Key's entries).
 	Refs []BarRef
+	// Interval names the error bars in the legend, after the references, e.g. "95% CI across
+	// seeds", so that the figure says what they are; empty for no entry. The entry is drawn only
+	// when some series has error bars.
+	Interval string
 }
 
 // BarRef is a reference level drawn across each group as a horizontal line, not as a bar: e.g. a
@@ -159,6 +163,7 @@ func GroupedBars(d BarData, l Labels, s Settings) (*plot.Plot, error) {
 	w := groupWidth / float64(len(d.Series))
 	var entries []legendEntry
 	var errBars []plot.Plotter
+	var intervals *plotter.YErrorBars // the first series' error bars, the legend's thumbnail
 	for i, bs := range d.Series {
 		st := styleOf(bs.Style, i)
 		b := &bars{
@@ -183,6 +188,9 @@ func GroupedBars(d BarData, l Labels, s Settings) (*plot.Plot, error) {
 		eb.LineStyle = draw.LineStyle{Color: color.Black, Width: t.thin}
 		eb.CapWidth = min(barWidth(t, len(d.Groups), len(d.Series))*0.6, t.em*0.5)
 		errBars = append(errBars, eb)
+		if intervals == nil {
+			intervals = eb
+		}
 	}
 	p.Add(errBars...) // above every bar
 	if l.Key != nil {
@@ -198,6 +206,9 @@ func GroupedBars(d BarData, l Labels, s Settings) (*plot.Plot, error) {
 			p.Add(&plotter.Line{XYs: plotter.XYs{{X: x - groupWidth/2 - 0.04, Y: v}, {X: x + groupWidth/2 + 0.04, Y: v}}, LineStyle: style})
 		}
 		entries = append(entries, legendEntry{name: ref.Name, thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: style}}})
+	}
+	if d.Interval != "" && intervals != nil {
+		entries = append(entries, legendEntry{name: d.Interval, thumbs: []plot.Thumbnailer{errorBarThumb{intervals}}})
 	}
 	if err := addLegend(t, p, entries, t.em*1.1); err != nil {
 		return nil, err
@@ -259,6 +270,19 @@ func errorBars(bs BarSeries, offset float64) (*plotter.YErrorBars, error) {
 		return nil, fmt.Errorf("plots: series %q: error bars: %w", bs.Name, err)
 	}
 	return eb, nil
+}
+
+// errorBarThumb draws the legend's thumbnail of error bars: one vertical bar with its caps, of
+// the figure's line style and cap width.
+type errorBarThumb struct{ eb *plotter.YErrorBars }
+
+// Thumbnail implements plot.Thumbnailer.
+func (e errorBarThumb) Thumbnail(c *draw.Canvas) {
+	x := (c.Min.X + c.Max.X) / 2
+	lo, hi := c.Min.Y, c.Max.Y
+	w := e.eb.CapWidth / 2
+	c.StrokeLines(e.eb.LineStyle, []vg.Point{{X: x, Y: lo}, {X: x, Y: hi}},
+		[]vg.Point{{X: x - w, Y: lo}, {X: x + w, Y: lo}}, []vg.Point{{X: x - w, Y: hi}, {X: x + w, Y: hi}})
 }
 
 // validate checks d for GroupedBars.

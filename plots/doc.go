@@ -36,7 +36,8 @@
 //
 // Inputs are validated: mismatched lengths, NaN or infinite values, empty series, duplicate or
 // missing names, intervals that do not contain their value and non-positive values on a log axis
-// are errors naming the series and the point, never panics. Labels, legends and titles too large
+// are errors naming the series and the point, never panics; so is a title or axis label with a
+// combining mark (the hat of p̂), which gonum/plot would draw beside its letter. Labels, legends and titles too large
 // for the figure are a *LayoutError giving the size they need; Fit catches it and draws the
 // figure another way (the legend placed the other way, or the figure enlarged), with a note
 // saying so, so that a finished experiment never ends without its figures.

@@ -80,7 +80,7 @@ var goldenFigures = []struct {
 			Labels{X: "Full Recall@10", Y: "Sampled estimate"}, Settings{DPI: goldenSettings.DPI, Width: 5})
 	}},
 	{"reliability", func() (*plot.Plot, error) {
-		return Reliability(reliabilitySeries(), Labels{X: "Bin's mean p̂", Y: "Bin's mean true p"}, "Pairs per run", goldenSettings)
+		return Reliability(reliabilitySeries(), Labels{X: "Bin's mean est. p", Y: "Bin's mean true p"}, "Pairs per run", goldenSettings)
 	}},
 	{"temperature_markers", func() (*plot.Plot, error) {
 		return Lines(temperatureSeries(), Labels{X: "softmax temperature τ", Y: "Recall@50"},
@@ -97,6 +97,7 @@ func recallBarsByFactor() (BarData, *Key) {
 		d.Series[i].Style = &Style{Color: i / 2, Shape: i % 2}
 	}
 	d.Refs = []BarRef{{Name: "most popular", Values: []float64{0.3, 0, math.NaN(), 0.1}}, {Name: "random", Values: []float64{0.01, 0.01, 0.01, 0.01}}}
+	d.Interval = "95% CI across seeds"
 	return d, &Key{
 		Colors: []KeyEntry{{Name: "importance", Index: 0}, {Name: "constant", Index: 1}},
 		Shapes: []KeyEntry{{Name: "in-batch", Index: 0}, {Name: "uniform", Index: 1}},

@@ -32,3 +32,26 @@ func TestLabelTooLongMessage(t *testing.T) {
 	}
 	t.Fatal("no title was too long")
 }
+
+// TestLabelCombiningMark: a label with a combining mark, which gonum/plot draws beside its
+// letter (the hat of "p̂" after the p), is an error naming the label and the mark.
+func TestLabelCombiningMark(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		l    Labels
+		want string
+	}{
+		{"x", Labels{X: "Bin's mean p\u0302", Y: "y"}, "X \"Bin's mean p\u0302\" has the combining mark U+0302 at byte 12"},
+		{"title", Labels{Title: "e\u0301", X: "x", Y: "y"}, "Title \"e\u0301\" has the combining mark U+0301 at byte 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := newFigure(tc.l, true, Settings{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %s", err, tc.want)
+			}
+		})
+	}
+	if _, _, err := newFigure(Labels{X: "Temperature τ", Y: "Recall@10 (τ_LA = 0.5)"}, true, Settings{}); err != nil {
+		t.Errorf("labels without combining marks: %v", err)
+	}
+}

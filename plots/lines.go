@@ -69,10 +69,11 @@ func linePlot(series []LineSeries, l Labels, o LineOptions, s Settings, aggregat
 	if err != nil {
 		return t, nil, nil, err
 	}
-	p.X.Tick.Marker = linearTicks{intervals: intervalsFor(t.s.Width)} // labels that fit a narrow panel
+	// Labels that fit a narrow panel: as many as a linear axis of its width has ticks.
+	p.X.Tick.Marker = linearTicks{intervals: intervalsFor(t.s.Width)}
 	if o.LogX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = logTicks{}
+		p.X.Tick.Marker = logTicks{labels: intervalsFor(t.s.Width) + 1}
 	}
 	if o.LogY {
 		p.Y.Scale = plot.LogScale{}

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
@@ -202,4 +203,30 @@ func labelled(ticks []plot.Tick) []string {
 		}
 	}
 	return out
+}
+
+// TestNarrowLogTicks: a log x axis labels no more values than a linear axis of its width has
+// ticks, so that the labels of a learning rate swept over [1e-4, 1e-2] do not run into each
+// other in a 1.75 in panel (one of two at column width), where a column-wide figure labels 1, 2
+// and 5 times each power of ten.
+func TestNarrowLogTicks(t *testing.T) {
+	series := []LineSeries{{Name: "logq", X: []float64{1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2}, Y: []float64{1, 2, 3, 4, 5, 6, 7}}}
+	for _, tc := range []struct {
+		width float64
+		want  string
+	}{
+		{1.75, "0.0001 0.001 0.01"},
+		{DefaultWidth, "0.0001 0.0002 0.0005 0.001 0.002 0.005 0.01"},
+	} {
+		t.Run(fmt.Sprint(tc.width), func(t *testing.T) {
+			_, p, _, err := linePlot(series, Labels{X: "learning rate", Y: "Recall@10"}, LineOptions{LogX: true},
+				Settings{Width: tc.width}, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(labelled(p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max)), " "); got != tc.want {
+				t.Errorf("labels %s, want %s", got, tc.want)
+			}
+		})
+	}
 }

@@ -69,7 +69,7 @@ func Reliability(series []ReliabilitySeries, l Labels, countsY string, s Setting
 		p.X.Min, p.X.Max = lo, hi
 		// A panel is narrow: at most as many labels on its log x axis as a linear axis of its
 		// width would have intervals.
-		p.X.Tick.Marker = fewerLabels{Ticker: p.X.Tick.Marker, n: intervalsFor(ps.Width)}
+		p.X.Tick.Marker = fewerLabels{Ticker: logTicks{}, n: intervalsFor(ps.Width)}
 		out := panelPlot{p: p, entries: es}
 		for i, s := range ls {
 			out.names, out.styles = append(out.names, s.Name), append(out.styles, styleOf(s.Style, i))

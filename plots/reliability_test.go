@@ -10,7 +10,7 @@ import (
 // narrow for two panels side by side stacks them and, too low for two rows, asks for the height;
 // a single series needs no name.
 func TestReliabilityErrors(t *testing.T) {
-	l := Labels{X: "p̂", Y: "p"}
+	l := Labels{X: "est. p", Y: "p"}
 	for _, c := range []struct {
 		name   string
 		series []ReliabilitySeries

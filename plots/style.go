@@ -6,6 +6,9 @@ import (
 	"image/color"
 	"math"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -246,6 +249,11 @@ func (t theme) newPlot(l Labels) (*plot.Plot, error) {
 		{"X", l.X, p.X.Label.TextStyle, t.s.Width},
 		{"Y", l.Y, p.Y.Label.TextStyle, t.s.Height},
 	} {
+		if i := strings.IndexFunc(c.text, isCombining); i >= 0 {
+			r, _ := utf8.DecodeRuneInString(c.text[i:])
+			return nil, fmt.Errorf("plots: labels: %s %q has the combining mark %U at byte %d, which the figure's text drawing puts "+
+				"beside the letter before it, not over it: write the label without it", c.field, c.text, r, i)
+		}
 		if w := c.sty.Width(c.text); c.text != "" && w > vg.Length(c.side)*vg.Inch-2*t.s.margin() {
 			le := &LayoutError{Problem: fmt.Sprintf("labels: %s %q is %.2f in long, more than the %.2f in the figure's %.2f in leave inside its margins",
 				c.field, c.text, w/vg.Inch, (vg.Length(c.side)*vg.Inch-2*t.s.margin())/vg.Inch, c.side)}
@@ -259,6 +267,11 @@ func (t theme) newPlot(l Labels) (*plot.Plot, error) {
 	}
 	return p, nil
 }
+
+// isCombining reports whether r is a combining mark (Unicode category M: the hat of p̂, a
+// decomposed accent), which gonum/plot draws as a glyph of its own after the letter it belongs
+// over.
+func isCombining(r rune) bool { return unicode.Is(unicode.M, r) }
 
 // maxIntervals is the largest number of intervals between labelled ticks on a linear axis.
 const maxIntervals = 6
@@ -362,11 +375,18 @@ func (lt linearTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
+// Most labels of a log axis: 1-2-5 labels while they are at most maxLog125 (else powers of ten),
+// at most maxLogLabels labelled values (else every k-th).
+const (
+	maxLog125    = 7
+	maxLogLabels = 8
+)
+
 // logMantissas returns the mantissas m of the labelled values m·10^e of a log axis over
-// [lo, hi]: 1, 2 and 5 when that gives at most 7 labels, else only powers of ten.
-func logMantissas(lo, hi float64) []float64 {
+// [lo, hi]: 1, 2 and 5 when that gives at most n labels, else only powers of ten.
+func logMantissas(lo, hi float64, n int) []float64 {
 	m125 := []float64{1, 2, 5}
-	if n := len(logValues(m125, floorLog(m125, lo), ceilLog(m125, hi))); n <= 7 {
+	if len(logValues(m125, floorLog(m125, lo), ceilLog(m125, hi))) <= n {
 		return m125
 	}
 	return []float64{1}
@@ -403,23 +423,28 @@ func niceLog(lo, hi float64) (float64, float64) {
 	if lo == hi {
 		lo, hi = lo/2, hi*2
 	}
-	m := logMantissas(lo, hi)
+	m := logMantissas(lo, hi, maxLog125)
 	return floorLog(m, lo), ceilLog(m, hi)
 }
 
 // logTicks is the plot.Ticker of log axes: labels at 1, 2 and 5 times powers of ten when that
 // gives at most 7 labels, else at powers of ten, every k-th power when there would be more than
 // 8; unlabelled minor ticks at every other integer multiple of a power of ten when the axis
-// spans at most 6 decades.
-type logTicks struct{}
+// spans at most 6 decades. A positive labels lowers both limits to it, for an axis too short
+// for more labels.
+type logTicks struct{ labels int }
 
 // Ticks implements plot.Ticker.
-func (logTicks) Ticks(lo, hi float64) []plot.Tick {
-	mants := logMantissas(lo, hi)
+func (lt logTicks) Ticks(lo, hi float64) []plot.Tick {
+	n125, n := maxLog125, maxLogLabels
+	if lt.labels > 0 {
+		n125, n = min(n125, lt.labels), min(n, lt.labels)
+	}
+	mants := logMantissas(lo, hi, n125)
 	labelled := make(map[float64]bool)
 	var ticks []plot.Tick
 	vs := logValues(mants, lo, hi)
-	every := (len(vs) + 7) / 8 // label every k-th value so that at most 8 are
+	every := (len(vs) + n - 1) / n // label every k-th value so that at most n are
 	for i, v := range vs {
 		labelled[v] = true
 		label := ""

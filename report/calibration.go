@@ -170,11 +170,12 @@ func calibrationFigures(s *summary, recs []*Run) []figure {
 		if len(series) == 0 {
 			continue
 		}
-		name, what := "reliability", "p̂"
+		// The figure's text cannot put a hat over a letter: the estimates are named in words.
+		name, what := "reliability", "est. p"
 		if est == metrics.EstimatePHat {
-			name, what = "reliability_phat", "P̂"
+			name, what = "reliability_phat", "P-hat"
 		}
-		l := plots.Labels{X: fmt.Sprintf("Bin's mean %s", what), Y: "Bin's mean true p", Key: s.key(len(series))}
+		l := plots.Labels{X: "Bin's mean " + what, Y: "Bin's mean true p", Key: s.key(len(series))}
 		figs = append(figs, figure{name, func(ps plots.Settings) (*plot.Plot, error) {
 			return plots.Reliability(series, l, "Pairs per run", ps)
 		}})

@@ -73,4 +73,12 @@ func TestReliabilitySeriesPooled(t *testing.T) {
 	if len(reliabilitySeries(s, recs, metrics.EstimatePHat)) != 0 {
 		t.Error("a P̂ series without P̂ curves")
 	}
+	// The figure draws, its labels free of the combining marks its text cannot place.
+	figs := calibrationFigures(s, recs)
+	if len(figs) != 1 || figs[0].name != "reliability" {
+		t.Fatalf("figures %v, want reliability", figs)
+	}
+	if _, _, _, err := plots.Fit(figs[0].build, plots.Settings{}); err != nil {
+		t.Error(err)
+	}
 }

@@ -85,10 +85,9 @@ func exposureFigures(s *summary) []figure {
 			continue
 		}
 		l := plots.Labels{X: metricLabel(metrics.MetricARP, k) + ": mean training count of the listed items",
-			Y: metricLabel(metrics.MetricRecall, k) + " (all pairs)", Key: s.key(len(series))}
-		l.Title = tauTitle(s)
+			Y: metricLabel(metrics.MetricRecall, k) + " (all pairs)"}
 		figs = append(figs, figure{fmt.Sprintf("recall_vs_arp_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
-			return plots.Tradeoff(intervalsAsked(series, ps), l, ps)
+			return xyFigure(s, series, l, ps)
 		}})
 	}
 	return figs

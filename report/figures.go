@@ -48,16 +48,24 @@ const maxTradeoffCurves = 4
 // tradeoff draws head against tail Recall@K: one point per group as trained (τ = 0, else the
 // smallest τ evaluated), joined by a line, arrows pointing to increasing τ, to its points under
 // the other post-hoc logit-adjustment strengths τ of eval, with their 95% intervals across seeds
-// in both directions when plots.tradeoff_intervals asks for them; in panels when they are more
-// than maxTradeoffCurves (tradeoffPanels), on axes fitted to the data.
+// in both directions when plots.tradeoff_intervals asks for them; laid out by xyFigure.
 func tradeoff(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
-	series := intervalsAsked(tradeoffSeries(s, k), ps)
+	series := tradeoffSeries(s, k)
 	if len(series) == 0 {
 		return nil, fmt.Errorf("no group has both head and tail Recall@%d", k)
 	}
-	l := plots.Labels{X: "Tail " + metricLabel(metrics.MetricRecall, k), Y: "Head " + metricLabel(metrics.MetricRecall, k), Key: s.key(len(series)),
-		Title: tauTitle(s)}
-	if len(series) <= maxTradeoffCurves {
+	l := plots.Labels{X: "Tail " + metricLabel(metrics.MetricRecall, k), Y: "Head " + metricLabel(metrics.MetricRecall, k)}
+	return xyFigure(s, series, l, ps)
+}
+
+// xyFigure draws series of xySeries labelled by l, with their intervals when
+// plots.tradeoff_intervals asks for them, on axes fitted to the data: in one panel, or in panels
+// (tradeoffPanels) when more than maxTradeoffCurves series are curves of several strengths τ,
+// titled by tauTitle.
+func xyFigure(s *summary, series []plots.TradeoffSeries, l plots.Labels, ps plots.Settings) (*plot.Plot, error) {
+	series = intervalsAsked(series, ps)
+	l.Key, l.Title = s.key(len(series)), tauTitle(s, series)
+	if len(series) <= maxTradeoffCurves || l.Title == "" {
 		return plots.Tradeoff(series, l, ps)
 	}
 	panels, key := tradeoffPanels(s, series)
@@ -151,6 +159,7 @@ func recallBars(s *summary, k int, ps plots.Settings) (*plot.Plot, error) {
 		data.Series[i].Style = s.enc.style(byLabel[data.Series[i].Name])
 	}
 	data.Refs = s.base.refs(s.slices(), k)
+	data.Interval = "95% CI across seeds"
 	return plots.GroupedBars(data, plots.Labels{Y: s.refMetric(k), X: "Positive item's popularity slice", Key: s.key(len(data.Series))}, ps)
 }
 
@@ -232,72 +241,23 @@ func linePanels(panels []plots.LinePanel, l plots.Labels, o plots.LineOptions, p
 
 // sweepFigures draws Recall@K against every numeric axis that takes at least two values within a
 // combination of the other axes, e.g. the temperature: one line per combination of the other
-// axes, with the 95% band across seeds, in one panel per popularity slice (head, torso, tail and
-// all test pairs, those evaluated), on the x scale of plots.x_scale.
+// axes, with the 95% band across seeds when every point has one, in one panel per popularity
+// slice (head, torso, tail and all test pairs, those evaluated), on the x scale of
+// plots.x_scale, which the x axis's label names when it is logarithmic.
 func sweepFigures(in Input, s *summary) []figure {
 	groupAxes := map[string]map[string]string{}
 	for _, rec := range in.Runs {
 		groupAxes[rec.Group] = rec.Axes
 	}
-	keys := in.Axes
-	type point struct {
-		x     float64
-		group string
-	}
 	var figs []figure
-	for _, key := range keys {
-		lines := map[string][]point{}
-		var order []string
-		numeric := true
-		for _, g := range s.groups {
-			axes := groupAxes[g]
-			x, err := strconv.ParseFloat(axes[key], 64)
-			if err != nil {
-				numeric = false
-				break
-			}
-			var rest []string
-			for _, other := range keys {
-				if other != key {
-					rest = append(rest, isetting.Leaf(other)+"="+axes[other])
-				}
-			}
-			name := strings.Join(rest, ",")
-			if _, ok := lines[name]; !ok {
-				order = append(order, name)
-			}
-			lines[name] = append(lines[name], point{x, g})
-		}
-		if !numeric {
+	for _, key := range in.Axes {
+		sw, ok := newSweep(s, in.Axes, key, groupAxes)
+		if !ok {
 			continue
 		}
-		for _, pts := range lines {
-			sort.Slice(pts, func(i, j int) bool { return pts[i].x < pts[j].x })
-		}
-		label := newLabeler(in.Plots.Labels, order).label
+		label := newLabeler(in.Plots.Labels, sw.order).label
 		for _, k := range s.ks[metrics.MetricRecall] {
-			var panels []plots.LinePanel
-			for _, sl := range s.slices() {
-				p := plots.LinePanel{Title: sliceTitle(sl)}
-				for i, name := range order {
-					// Every line keeps its style in every panel, whichever lines a panel lacks.
-					ls := plots.LineSeries{Name: label(name), Style: &plots.Style{Color: i, Shape: i}}
-					for _, pt := range lines[name] {
-						v, ok := s.values[aggKey{pt.group, coord{s.refTau(), sl, metrics.MetricRecall, k, metrics.TestNatural}}]
-						if !ok {
-							continue
-						}
-						ls.X, ls.Y = append(ls.X, pt.x), append(ls.Y, v.Mean)
-						ls.Lo, ls.Hi = append(ls.Lo, max(v.Lo, 0)), append(ls.Hi, min(v.Hi, 1))
-					}
-					if len(ls.X) >= 2 {
-						p.Series = append(p.Series, ls)
-					}
-				}
-				if len(p.Series) > 0 {
-					panels = append(panels, p)
-				}
-			}
+			panels := sw.panels(s, k, label)
 			if len(panels) == 0 {
 				break
 			}
@@ -306,11 +266,86 @@ func sweepFigures(in Input, s *summary) []figure {
 				l.Y += ", " + panels[0].Title
 			}
 			figs = append(figs, figure{fmt.Sprintf("%s_at_%d_vs_%s", metrics.MetricRecall, k, isetting.Leaf(key)), func(ps plots.Settings) (*plot.Plot, error) {
-				return linePanels(panels, l, plots.LineOptions{Markers: true, LogX: ps.XScale == plots.XScaleLog}, ps)
+				l, log := l, ps.XScale == plots.XScaleLog
+				if log {
+					l.X += logSuffix
+				}
+				return linePanels(panels, l, plots.LineOptions{Markers: true, LogX: log}, ps)
 			}})
 		}
 	}
 	return figs
+}
+
+// sweep is the lines of the figures of one numeric axis: one per combination of the other axes
+// (named "axis=value,..." in order), each a list of points (the axis's value, the group) in
+// increasing value.
+type sweep struct {
+	order []string
+	lines map[string][]sweepPoint
+}
+
+// sweepPoint is one group of a sweep's line, at x on the swept axis.
+type sweepPoint struct {
+	x     float64
+	group string
+}
+
+// newSweep returns the sweep of axis key among keys (groupAxes gives each group's values);
+// false if some group's value of key is not a number.
+func newSweep(s *summary, keys []string, key string, groupAxes map[string]map[string]string) (sweep, bool) {
+	sw := sweep{lines: map[string][]sweepPoint{}}
+	for _, g := range s.groups {
+		axes := groupAxes[g]
+		x, err := strconv.ParseFloat(axes[key], 64)
+		if err != nil {
+			return sweep{}, false
+		}
+		var rest []string
+		for _, other := range keys {
+			if other != key {
+				rest = append(rest, isetting.Leaf(other)+"="+axes[other])
+			}
+		}
+		name := strings.Join(rest, ",")
+		if _, ok := sw.lines[name]; !ok {
+			sw.order = append(sw.order, name)
+		}
+		sw.lines[name] = append(sw.lines[name], sweepPoint{x, g})
+	}
+	for _, pts := range sw.lines {
+		sort.Slice(pts, func(i, j int) bool { return pts[i].x < pts[j].x })
+	}
+	return sw, true
+}
+
+// panels returns the panels of Recall@K, one per slice evaluated, each with the lines of at
+// least two points, named by label.
+func (sw sweep) panels(s *summary, k int, label func(string) string) []plots.LinePanel {
+	var panels []plots.LinePanel
+	for _, sl := range s.slices() {
+		p := plots.LinePanel{Title: sliceTitle(sl)}
+		for i, name := range sw.order {
+			// Every line keeps its style in every panel, whichever lines a panel lacks.
+			ls := plots.LineSeries{Name: label(name), Style: &plots.Style{Color: i, Shape: i}}
+			band := true
+			for _, pt := range sw.lines[name] {
+				v, ok := s.values[aggKey{pt.group, coord{s.refTau(), sl, metrics.MetricRecall, k, metrics.TestNatural}}]
+				if !ok {
+					continue
+				}
+				band = addPoint(&ls, pt.x, v) && band
+			}
+			bandIf(&ls, band)
+			if len(ls.X) >= 2 {
+				p.Series = append(p.Series, ls)
+			}
+		}
+		if len(p.Series) > 0 {
+			panels = append(panels, p)
+		}
+	}
+	return panels
 }
 
 // sliceTitle names a slice in a panel's title: its name, "all pairs" for all test pairs.
@@ -333,7 +368,7 @@ func popularityFigures(s *summary) []figure {
 		if len(series) == 0 {
 			continue
 		}
-		l := plots.Labels{X: "Bin's training count, √(least × greatest) (log)", Y: s.refMetric(k), Key: s.key(len(series))}
+		l := plots.Labels{X: "Bin's training count, √(least × greatest)" + logSuffix, Y: s.refMetric(k), Key: s.key(len(series))}
 		figs = append(figs, figure{fmt.Sprintf("recall_by_popularity_at_%d", k), func(ps plots.Settings) (*plot.Plot, error) {
 			return plots.Lines(series, l, plots.LineOptions{LogX: true, Markers: true}, ps)
 		}})
@@ -359,20 +394,35 @@ func popularitySeries(s *summary, k int) []plots.LineSeries {
 			if n := len(ls.X); n > 0 && x <= ls.X[n-1] {
 				continue // bins of equal counts cannot be told apart on the axis
 			}
-			ls.X, ls.Y = append(ls.X, x), append(ls.Y, v.Mean)
-			ls.Lo, ls.Hi = append(ls.Lo, max(v.Lo, 0)), append(ls.Hi, min(v.Hi, 1))
-			band = band && v.N >= 2
+			band = addPoint(&ls, x, v) && band
 		}
 		if len(ls.X) == 0 {
 			continue
 		}
-		if !band {
-			ls.Lo, ls.Hi = nil, nil
-		}
+		bandIf(&ls, band)
 		series = append(series, ls)
 	}
 	if len(series) == 1 {
 		series[0].Name = ""
 	}
 	return series
+}
+
+// logSuffix ends the label of a logarithmic axis, so that the reader is told the scale.
+const logSuffix = " (log)"
+
+// addPoint appends v, a metric in [0, 1], at x to ls, with its 95% interval across seeds
+// clipped to [0, 1] as the band, and reports whether v has such an interval (two seeds or more).
+func addPoint(ls *plots.LineSeries, x float64, v agg) bool {
+	ls.X, ls.Y = append(ls.X, x), append(ls.Y, v.Mean)
+	ls.Lo, ls.Hi = append(ls.Lo, max(v.Lo, 0)), append(ls.Hi, min(v.Hi, 1))
+	return v.N >= 2
+}
+
+// bandIf removes the band of ls unless band: a band is drawn, and named in the legend, only when
+// every point has an interval across seeds.
+func bandIf(ls *plots.LineSeries, band bool) {
+	if !band {
+		ls.Lo, ls.Hi = nil, nil
+	}
 }

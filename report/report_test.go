@@ -357,13 +357,17 @@ func TestSweepXScale(t *testing.T) {
 	for _, tc := range []struct {
 		scale plots.XScale
 		log   bool
-	}{{"", false}, {plots.XScaleLinear, false}, {plots.XScaleLog, true}} {
+		label string
+	}{{"", false, "Temperature τ"}, {plots.XScaleLinear, false, "Temperature τ"}, {plots.XScaleLog, true, "Temperature τ (log)"}} {
 		p, err := figs[0].build(plots.Settings{XScale: tc.scale})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, isLog := p.X.Scale.(plot.LogScale); isLog != tc.log {
 			t.Errorf("x_scale %q: log axis %v, want %v", tc.scale, isLog, tc.log)
+		}
+		if p.X.Label.Text != tc.label {
+			t.Errorf("x_scale %q: x label %q, want %q", tc.scale, p.X.Label.Text, tc.label)
 		}
 		if want := "Recall@10, all pairs"; p.Y.Label.Text != want {
 			t.Errorf("a single slice's figure: y label %q, want %q", p.Y.Label.Text, want)
@@ -383,6 +387,47 @@ func TestSweepXScale(t *testing.T) {
 	}
 	if p.Y.Label.Text != "" || p.X.Label.Text != "" {
 		t.Errorf("three slices drawn as one plot labelled %q, %q, not as panels", p.X.Label.Text, p.Y.Label.Text)
+	}
+}
+
+// TestSweepBands: the lines of recall_at_K_vs_<axis> have a band, which the legend names, only
+// when every point has an interval across seeds: a cell of one seed has none (its interval
+// across seeds would be zero-wide), and neither has its line.
+func TestSweepBands(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		seeds map[string]int // by temperature
+		band  bool
+	}{
+		{"one seed", map[string]int{"0.05": 1, "0.1": 1}, false},
+		{"two seeds", map[string]int{"0.05": 2, "0.1": 2}, true},
+		{"one point of one seed", map[string]int{"0.05": 2, "0.1": 1}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var recs []*Run
+			for _, temp := range []string{"0.05", "0.1"} {
+				g := "temperature=" + temp
+				for seed := range int64(tc.seeds[temp]) {
+					v := 0.5 + 0.1*float64(seed)
+					recs = append(recs, &Run{ID: g + ",seed=" + strconv.FormatInt(seed+1, 10), Group: g, Seed: seed + 1,
+						Axes:    map[string]string{"loss.temperature": temp},
+						Results: []metrics.Result{{Slice: metrics.SliceAll, Metric: metrics.MetricRecall, K: 10, Value: v, Lo: v - 0.1, Hi: v + 0.1}}})
+				}
+			}
+			s := summarize(recs, nil)
+			sw, ok := newSweep(s, []string{"loss.temperature"}, "loss.temperature", map[string]map[string]string{
+				"temperature=0.05": {"loss.temperature": "0.05"}, "temperature=0.1": {"loss.temperature": "0.1"}})
+			if !ok {
+				t.Fatal("temperature not numeric")
+			}
+			panels := sw.panels(s, 10, func(n string) string { return n })
+			if len(panels) != 1 || len(panels[0].Series) != 1 {
+				t.Fatalf("panels %+v, want one of one line", panels)
+			}
+			if ls := panels[0].Series[0]; (ls.Lo != nil) != tc.band || (ls.Hi != nil) != tc.band {
+				t.Errorf("band %v, %v; want one: %v", ls.Lo, ls.Hi, tc.band)
+			}
+		})
 	}
 }
 
@@ -505,5 +550,57 @@ func TestTradeoffPanels(t *testing.T) {
 	}
 	if _, _, _, err := plots.Fit(func(ps plots.Settings) (*plot.Plot, error) { return tradeoff(s, 10, ps) }, plots.Settings{}); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestExposureFigure: recall_vs_arp_at_K says "Along each curve (arrows)" only when it draws
+// curves (eval.exposure = "all": ARP at every τ_LA), and lays more than maxTradeoffCurves of them
+// out in panels as the trade-off figure does; with ARP as trained only (eval.exposure = "on") it
+// is one scatter of a point per cell, untitled, though Recall@K has every τ_LA.
+func TestExposureFigure(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		arpTaus  []float64
+		title    string
+		inPanels bool
+	}{
+		{"exposure on", []float64{0}, "", false},
+		{"exposure all", []float64{0, 1}, "Along each curve (arrows) τ_LA = 0 → 1; large marker: as trained", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var recs []*Run
+			for _, v := range []string{"plain", "logq", "full"} {
+				for _, temp := range []string{"0.05", "0.1"} {
+					g := "variant=" + v + ",temperature=" + temp
+					r := &Run{ID: g + ",seed=1", Group: g, Seed: 1, LossFamily: "softmax"}
+					for _, tau := range []float64{0, 1} {
+						r.Results = append(r.Results, metrics.Result{Tau: tau, Slice: metrics.SliceAll, Metric: metrics.MetricRecall, K: 10, Value: 0.2 - 0.1*tau})
+					}
+					for _, tau := range tc.arpTaus {
+						r.Results = append(r.Results, metrics.Result{Tau: tau, Slice: metrics.SliceAll, Metric: metrics.MetricARP, K: 10, Value: 100 - 50*tau})
+					}
+					recs = append(recs, r)
+				}
+			}
+			s := summarize(recs, nil)
+			if err := s.encode(plots.Settings{ColorBy: "variant"}); err != nil {
+				t.Fatal(err)
+			}
+			figs := exposureFigures(s)
+			if len(figs) != 1 || figs[0].name != "recall_vs_arp_at_10" {
+				t.Fatalf("figures %v", figs)
+			}
+			p, _, _, err := plots.Fit(figs[0].build, plots.Settings{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Title.Text != tc.title {
+				t.Errorf("title %q, want %q", p.Title.Text, tc.title)
+			}
+			// A figure of panels has no axes of its own.
+			if inPanels := p.X.Label.Text == ""; inPanels != tc.inPanels {
+				t.Errorf("in panels: %v, want %v", inPanels, tc.inPanels)
+			}
+		})
 	}
 }

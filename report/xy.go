@@ -72,15 +72,16 @@ func upper(c coord) float64 {
 	return 1
 }
 
-// tauTitle is the title of a figure of xySeries when several strengths τ of post-hoc logit
-// adjustment were evaluated: one explanation for every curve, rather than a tag at each curve's
-// end that collides with the others' at a dozen cells; "" for one τ.
-func tauTitle(s *summary) string {
-	n := len(s.taus)
-	switch {
-	case n < 2:
+// tauTitle is the title of a figure of series of xySeries when some series is a curve of
+// several strengths τ of post-hoc logit adjustment: one explanation for every curve, rather than
+// a tag at each curve's end that collides with the others' at a dozen cells; "" when every
+// series is a single point (one τ evaluated, or, for exposure metrics, only one with them).
+func tauTitle(s *summary, series []plots.TradeoffSeries) string {
+	if !slices.ContainsFunc(series, func(ts plots.TradeoffSeries) bool { return len(ts.X) > 1 }) {
 		return ""
-	case !slices.Contains(s.taus, 0):
+	}
+	n := len(s.taus)
+	if !slices.Contains(s.taus, 0) {
 		return fmt.Sprintf("Along each curve (arrows) τ_LA = %g → %g; large marker: τ_LA = %g", s.taus[0], s.taus[n-1], s.refTau())
 	}
 	return fmt.Sprintf("Along each curve (arrows) τ_LA = %g → %g; large marker: as trained", s.taus[0], s.taus[n-1])
