@@ -274,11 +274,17 @@ func checkInput(in *Input, s *Settings) error {
 		if len(in.Exclude) != n {
 			return fmt.Errorf("metrics: filter is set, so Exclude needs %d query rows, got %d", n, len(in.Exclude))
 		}
-		for q, ex := range in.Exclude {
-			for i, j := range ex {
-				if j < 0 || int(j) >= m {
-					return fmt.Errorf("metrics: Exclude[%d][%d] = %d out of range: %d items", q, i, j, m)
-				}
+		return checkExclude(in.Exclude, m)
+	}
+	return nil
+}
+
+// checkExclude requires every item of the Exclude rows to be one of the m items.
+func checkExclude(exclude [][]int32, m int) error {
+	for q, ex := range exclude {
+		for i, j := range ex {
+			if j < 0 || int(j) >= m {
+				return fmt.Errorf("metrics: Exclude[%d][%d] = %d out of range: %d items", q, i, j, m)
 			}
 		}
 	}

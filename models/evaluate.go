@@ -53,8 +53,10 @@ type Evaluation struct {
 	// Taus are the post-hoc logit-adjustment strengths evaluated: Eval.LogitAdjust, or the one
 	// selected on the validation set (LATau).
 	Taus []float64
-	// MostPopular is the most-popular baseline on the same pairs (metrics.MostPopular).
-	MostPopular []metrics.Result
+	// MostPopular is the most-popular baseline on the same pairs (metrics.MostPopular), and
+	// Random the random ranking's Recall@K (metrics.RandomBaseline), both filtered as the
+	// model's rankings are.
+	MostPopular, Random []metrics.Result
 	// Bins describes the popularity bins of slices methods quantiles and mass_quantiles: each
 	// bin's share of the items, of the training pairs and of the part's pairs.
 	Bins []metrics.BinShare
@@ -205,7 +207,10 @@ func evaluate(ctx context.Context, m *Model, ds *datasets.Dataset, p datasets.Pa
 	if !baselines {
 		return out, nil
 	}
-	if out.MostPopular, err = metrics.MostPopular(ctx, pairs, in.ItemSlice, counts, s.Eval, s.Seed); err != nil {
+	if out.MostPopular, err = metrics.MostPopular(ctx, pairs, in.ItemSlice, counts, in.Exclude, s.Eval, s.Seed); err != nil {
+		return nil, err
+	}
+	if out.Random, err = metrics.RandomBaseline(pairs, in.ItemSlice, len(counts), in.Exclude, s.Eval, s.Seed); err != nil {
 		return nil, err
 	}
 	if s.Slices.Bins > 0 {

@@ -45,15 +45,12 @@ func collectBaselines(recs []*Run) baselines {
 		for _, r := range rec.MostPopular {
 			popular.add(coordOf(r), r)
 		}
-		if len(seen) > 1 || rec.Items < 1 {
+		if len(seen) > 1 {
 			continue
 		}
-		for _, r := range rec.Results {
-			if key := (sliceK{r.Slice, r.K}); r.Metric == metrics.MetricRecall && r.Pairs > 0 {
-				if _, ok := b.random[key]; !ok {
-					p, lo, hi := metrics.RandomRecall(r.K, rec.Items, r.Pairs)
-					b.random[key] = chance{p, lo, hi}
-				}
+		for _, r := range rec.random() {
+			if key := (sliceK{r.Slice, r.K}); b.random[key] == (chance{}) {
+				b.random[key] = chance{r.Value, r.Lo, r.Hi}
 			}
 		}
 	}
@@ -84,17 +81,30 @@ func writeBaselineRows(cw *csv.Writer, recs []*Run, c csvColumns, axes int) erro
 				return err
 			}
 		}
-		for _, r := range rec.Results {
-			if r.Metric == metrics.MetricRecall && r.Tau == rec.Results[0].Tau && r.Test == metrics.TestNatural && r.Pairs > 0 && rec.Items > 0 {
-				p, _, _ := metrics.RandomRecall(r.K, rec.Items, r.Pairs)
-				r.Value = p
-				if err := write("random", rec.Seed, r); err != nil {
-					return err
-				}
+		for _, r := range rec.random() {
+			if err := write("random", rec.Seed, r); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
+}
+
+// random is the random ranking's Recall@K of the run's test pairs, by slice and K: as recorded
+// (filtered as the run's rankings are), or, for a record without it, metrics.RandomRecall's of
+// the run's corpus over the pairs of its Recall@K results at the first τ of the natural test set.
+func (rec *Run) random() []metrics.Result {
+	if rec.Random != nil {
+		return rec.Random
+	}
+	var out []metrics.Result
+	for _, r := range rec.Results {
+		if r.Metric == metrics.MetricRecall && r.Tau == rec.Results[0].Tau && r.Test == metrics.TestNatural && r.Pairs > 0 && rec.Items > 0 {
+			r.Value, r.Lo, r.Hi = metrics.RandomRecall(r.K, rec.Items, r.Pairs)
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // interval is the 95% interval of a summary value: across seeds, or the single run's bootstrap
@@ -168,9 +178,11 @@ func writeBaselinesSummary(w io.Writer, s *summary) {
 	if len(b.random) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n## Sanity baselines\n\nComputed without training. most_popular ranks every item by its training count, the same ranking for every query "+
-		"(mean ± 95%% interval across seeds, as above). random is a uniformly random ranking: Recall@K = K/M per test pair (M = %d items), "+
-		"shown with [lo, hi]ᶜ, the central 95%% range of the recall a random ranking gets over the slice's evaluated pairs.\n", s.corpus)
+	fmt.Fprintf(w, "\n## Sanity baselines\n\nComputed without training, on the models' protocol: the items eval.filter drops from a query's ranking are dropped "+
+		"from the baselines' too. most_popular ranks every item by its training count, the same ranking for every query "+
+		"(mean ± 95%% interval across seeds, as above). random is a uniformly random ranking: Recall@K = min(K, M′)/M′ per test pair, M′ the items "+
+		"its ranking holds (M = %d without a filter), averaged over the slice's evaluated pairs and "+
+		"shown with [lo, hi]ᶜ, the central 95%% range of the recall a random ranking gets over them.\n", s.corpus)
 	header, rule := sliceColumns(s.tableSlices())
 	for _, k := range s.ks[metrics.MetricRecall] {
 		fmt.Fprintf(w, "\n### Recall@%d\n\n| baseline |%s\n|---|%s\n| most_popular |", k, header, rule)
@@ -225,8 +237,8 @@ func (s *summary) atChance() []string {
 }
 
 // refs are the sanity baselines' Recall@K by slice as the recall figures' reference levels: the
-// most-popular ranking (mean over seeds) and the random ranking's expectation K/M; none when no
-// run recorded them.
+// most-popular ranking (mean over seeds) and the random ranking's expectation (K/M without a
+// filter); none when no run recorded them.
 func (b baselines) refs(sls []metrics.Slice, k int) []plots.BarRef {
 	popular := plots.BarRef{Name: "most popular (no training)"}
 	random := plots.BarRef{Name: "random ranking"}

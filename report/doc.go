@@ -14,8 +14,9 @@
 // alike, metrics.Equal), the paired randomisation test's over the test pairs (Smucker, Allan &
 // Carterette, CIKM 2007), else none ("unresolved"), with an effect size, the standardised paired
 // difference; Holm's step-down adjustment (Holm 1979, metrics.Holm) or Benjamini & Hochberg's
-// (1995, metrics.BenjaminiHochberg) adjust each family of contrasts separately. The random
-// baseline's Recall@K is K/M per pair in closed form. With the sampled evaluation, Kendall's τ_b
+// (1995, metrics.BenjaminiHochberg) adjust each family of contrasts separately. The sanity
+// baselines are measured on the models' protocol: the random ranking's Recall@K is
+// min(K, M′)/M′ per pair, M′ the items its ranking holds after eval.filter (K/M without one). With the sampled evaluation, Kendall's τ_b
 // (Kendall 1945) says how far the sampled estimates order the cells as the full metrics do
 // (Krichene & Rendle, KDD 2020), and summary.md names the contrasts whose sign or significance
 // changes. summary.md opens with a digest; docs/metrics.md defines every number. Runs measured

@@ -24,7 +24,8 @@ type Run struct {
 	LossFamily string
 	// Dataset names the run's data, for summary.md's title.
 	Dataset string
-	// Items is the number of items ranked at evaluation, M: the random baseline's K/M.
+	// Items is the number of items ranked at evaluation, M (the random baseline's K/M when no
+	// random baseline was recorded).
 	Items int
 	// SliceNotes say which popularity slices are empty, and why.
 	SliceNotes []string
@@ -33,6 +34,10 @@ type Run struct {
 	// Results are the run's metrics; MostPopular the most-popular baseline on its data
 	// (metrics.MostPopular).
 	Results, MostPopular []metrics.Result
+	// Random is the random ranking's Recall@K on its data, filtered as its rankings are
+	// (metrics.RandomBaseline); nil for a record made before it was recorded, whose random
+	// ranking is then metrics.RandomRecall's of its unfiltered corpus.
+	Random []metrics.Result
 	// Curve is the run's training loss against the step; empty if it has none.
 	Curve Curve
 	// Audit summarises the run's sampler audit; nil if it had none.

@@ -123,7 +123,7 @@ func (rec *runRecord) reportRun(family losses.Family, seq models.SequenceSetting
 	r := &report.Run{ID: rec.ID, Group: rec.Group, Seed: rec.Seed, Axes: rec.Axes, LossFamily: string(family), Dataset: rec.Data.Name,
 		Seconds: rec.Train.Seconds + rec.EvalSeconds,
 		Items:   rec.Data.Items, SliceNotes: rec.Data.SliceNotes, Bins: rec.Data.Bins,
-		Results: rec.Results, MostPopular: rec.MostPopular, Curve: make(report.Curve, len(rec.Curve)), Ranks: rec.Ranks,
+		Results: rec.Results, MostPopular: rec.MostPopular, Random: rec.Random, Curve: make(report.Curve, len(rec.Curve)), Ranks: rec.Ranks,
 		Calibration: rec.Calibration}
 	for i, p := range rec.Curve {
 		r.Curve[i] = report.CurvePoint{Step: p.Step, Loss: p.Loss}

@@ -73,6 +73,8 @@ func reportRetrieval(ctx context.Context, raw, cfg *Config, runs []plannedRun, o
 				m += " (claimed by " + held.String() + ")"
 			}
 			missing = append(missing, m)
+		case rec.ConfigHash == r.hash && rec.staleBaselines(r.cfg):
+			foreign = append(foreign, r.ID+" (evaluated before its sanity baselines were filtered as its rankings are: run the experiment, not -report, to evaluate it again)")
 		case rec.ConfigHash == r.hash:
 			recs = append(recs, rec)
 		case rec.TrainHash == r.trainHash:

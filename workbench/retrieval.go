@@ -592,6 +592,7 @@ func evaluate(ctx context.Context, m *models.Model, ds *datasets.Dataset, r plan
 		EvalSeconds: time.Since(start).Seconds(),
 		Results:     ev.Results,
 		MostPopular: ev.MostPopular,
+		Random:      ev.Random,
 		Ranks:       pairRanksOf(ev.Evaluation, ev.Taus, ev.Input.ItemSlice),
 		LATau:       ev.LATau,
 		Calibration: ev.Calibration,

@@ -36,8 +36,11 @@ type runRecord struct {
 	Train       trainSummary      `json:"train"`
 	EvalSeconds float64           `json:"eval_seconds"`
 	Results     []metrics.Result  `json:"results"`
-	// MostPopular is the most-popular baseline on the run's data (metrics.MostPopular).
+	// MostPopular is the most-popular baseline on the run's data (metrics.MostPopular), and
+	// Random the random ranking's Recall@K (metrics.RandomBaseline), both filtered as the run's
+	// rankings are.
 	MostPopular []metrics.Result `json:"most_popular,omitempty"`
+	Random      []metrics.Result `json:"random,omitempty"`
 	Curve       models.Curve     `json:"curve"`
 	// Ranks are the evaluated test pairs' ranks, for the report's paired tests over test pairs.
 	Ranks *report.PairRanks `json:"pair_ranks,omitempty"`
@@ -177,13 +180,22 @@ func plan(raw, cfg *Config) ([]plannedRun, error) {
 // ext4, XFS, APFS, NTFS in characters): a run's folder is named by its id.
 const maxName = 255
 
-// finished reads the run's record if the run finished with this very config.
+// finished reads the run's record if the run finished with this very config and its record is
+// not stale (staleBaselines).
 func (r plannedRun) finished() (*runRecord, error) {
 	rec, err := r.record()
-	if rec == nil || rec.ConfigHash != r.hash {
+	if rec == nil || rec.ConfigHash != r.hash || rec.staleBaselines(r.cfg) {
 		return nil, err
 	}
 	return rec, nil
+}
+
+// staleBaselines reports a record of a run evaluated under eval.filter whose sanity baselines
+// were not: recorded before the baselines were filtered as the run's rankings are (it has no
+// random baseline), they ranked each user's own items among the most popular. Such a run is
+// evaluated again from its saved model.
+func (rec *runRecord) staleBaselines(cfg *Config) bool {
+	return cfg.Eval.Filter.Excludes() && len(rec.MostPopular) > 0 && rec.Random == nil
 }
 
 // trained reads the run's record if the run trained with this very training config (its
