@@ -50,8 +50,9 @@
 // self-attentive sequential encoder (ICDM 2018) in the form of the authors' code: item
 // embedding scaled by √d plus a learned positional embedding, blocks of causal multi-head
 // self-attention and a point-wise feed-forward layer with residual connections, layer
-// normalisation and dropout, padding masked, a last normalisation; its output is the hidden
-// state at every position. Its forward definition (sasrecFwd) serves training and inference
+// normalisation (ε = 1e-8) and dropout, padding masked, a last normalisation; its output is the
+// hidden state at every position. SequenceSettings.EmbeddingScale and LayerNormEpsilon give the
+// form of gSASRec's and Khrylchenko et al.'s code instead (no scale, ε = 1e-5). Its forward definition (sasrecFwd) serves training and inference
 // (which has no dropout); it is written as an expression of stock ops and a stable causal
 // softmax primitive, and fused (layer normalisation and the attention's causal per-head
 // products as ops with their gradients, the products on internal/simd's micro-kernel), the two

@@ -12,10 +12,6 @@ import (
 	"github.com/samplingbias/workbench/losses"
 )
 
-// sasrecNormEpsilon is ε of every layer normalisation of SASRec, Kang & McAuley's code's
-// (kang205/SASRec modules.py, normalize: epsilon = 1e-8).
-const sasrecNormEpsilon = 1e-8
-
 // sasrec is Kang & McAuley's self-attentive sequential encoder (ICDM 2018, section III; the
 // form of their code, kang205/SASRec model.py and modules.py; docs/encoders.md). For a window
 // of histories (Window: sequences padded on the left to L ≤ MaxLength positions, keep_t = 1 at
@@ -23,7 +19,7 @@ const sasrecNormEpsilon = 1e-8
 // (position t of L reads row MaxLength − L + t, so that a sequence padded to MaxLength reads
 // row t as in the paper, and padding on the left moves no item's row):
 //
-//	H⁰ = keep ⊙ Dropout(√d·E[s_t] + P[MaxLength − L + t])                      (section III-A)
+//	H⁰ = keep ⊙ Dropout(c·E[s_t] + P[MaxLength − L + t])                       (section III-A)
 //	for each block:
 //	    Q̃ = LayerNorm₁(H)
 //	    A  = causal attention of queries Q̃W_Q + b_Q, keys HW_K + b_K, values HW_V + b_V
@@ -36,11 +32,13 @@ const sasrecNormEpsilon = 1e-8
 //
 // The residual connections add the normalised input (Q̃, F̃) and the keys and values read the
 // block's input H unnormalised, as the authors' code does (the paper writes the residual as
-// x + Dropout(g(LayerNorm(x)))); the item embedding is scaled by √d, the projections have
-// biases and the last block's output is normalised, as there (the paper's eqs. (1) and (3) and
-// its prediction layer have none of these); the attention has no output projection, in the
-// paper as in the code. The output at a padded position is zero (the authors' code leaves the
-// final layer normalisation's β there, which no loss reads).
+// x + Dropout(g(LayerNorm(x)))); the item embedding is scaled by c = √d unless EmbeddingScale
+// is ScaleNone (c = 1, the paper's eq. (1), gSASRec's code), the projections have biases and the
+// last block's output is normalised, as there (the paper's eqs. (1) and (3) and its prediction
+// layer have none of these); the attention has no output projection, in the paper as in the
+// code. Every LayerNorm has ε = 1e-8, the code's, unless LayerNormEpsilon sets another. The
+// output at a padded position is zero (the authors' code leaves the final layer normalisation's
+// β there, which no loss reads).
 //
 // The parameters live in the encoder, outside any graph, as a Model's do: the input item table
 // (items), the output item table (out, the same array unless SeparateOutput), the positional
@@ -256,13 +254,14 @@ func (b *seqBuilder[T]) param(p *param) *G.Node {
 	return node
 }
 
-// embed is keep ⊙ Dropout(√d·x + P[MaxLength − L + t]) at every position t of every window: the
-// item embedding scaled as Kang & McAuley's code scales it (modules.py, embedding: scale=True)
-// plus the learned positional embedding (section III-A), dropped, zero at padding.
+// embed is keep ⊙ Dropout(c·x + P[MaxLength − L + t]) at every position t of every window: the
+// item embedding scaled by c (SequenceSettings.embeddingScale: √d as Kang & McAuley's code
+// scales it, modules.py, embedding: scale=True, or 1) plus the learned positional embedding
+// (section III-A), dropped, zero at padding.
 func (b *seqBuilder[T]) embed(x *G.Node) *G.Node {
 	e, rows, L := b.n.e, b.n.rows, b.n.length
 	pos := b.param(e.pos)
-	scale := math.Sqrt(float64(e.d))
+	scale := e.s.embeddingScale(e.d)
 	if b.impl == towerFused {
 		args := G.Nodes{x, pos, b.n.keep}
 		if b.train {
@@ -339,19 +338,19 @@ func (b *seqBuilder[T]) dense(x *G.Node, l layer, relu bool, name string) *G.Nod
 	return G.Must(denseLayer[T](x, b.param(l.w), b.param(l.b), name, ActivationReLU.definition(), !relu, b.impl, true))
 }
 
-// layerNorm is γ ⊙ (x − μ)/sqrt(σ² + ε) + β of every row (Kang & McAuley section III-C), ε =
-// sasrecNormEpsilon.
+// layerNorm is γ ⊙ (x − μ)/sqrt(σ² + ε) + β of every row (Kang & McAuley section III-C), ε
+// of the settings (SequenceSettings.normEpsilon).
 func (b *seqBuilder[T]) layerNorm(x *G.Node, ln layerNorm, name string) *G.Node {
 	gamma, beta := b.param(ln.gamma), b.param(ln.beta)
 	if b.impl == towerFused {
-		return G.Must(G.ApplyOp(newLayerNorm[T](name, sasrecNormEpsilon), x, gamma, beta))
+		return G.Must(G.ApplyOp(newLayerNorm[T](name, b.n.e.s.normEpsilon()), x, gamma, beta))
 	}
 	s := x.Shape()
 	col := func(v *G.Node) *G.Node { return G.Must(G.Reshape(v, tensor.Shape{s[0], 1})) }
 	mu := col(G.Must(G.Mean(x, 1)))
 	xc := G.Must(G.BroadcastSub(x, mu, nil, []byte{1}))
 	v := col(G.Must(G.Mean(G.Must(G.Square(xc)), 1)))
-	sd := G.Must(G.Sqrt(G.Must(G.Add(v, constant(b.dt, sasrecNormEpsilon)))))
+	sd := G.Must(G.Sqrt(G.Must(G.Add(v, constant(b.dt, b.n.e.s.normEpsilon())))))
 	xh := G.Must(G.BroadcastHadamardDiv(xc, sd, nil, []byte{1}))
 	row := func(p *G.Node) *G.Node { return G.Must(G.Reshape(p, tensor.Shape{1, s[1]})) }
 	y := G.Must(G.BroadcastHadamardProd(xh, row(gamma), nil, []byte{0}))

@@ -16,7 +16,7 @@ type refMasks [][]float64
 type refVec = []float64
 
 // refLayerNorm is γ ⊙ (x − μ)/sqrt(σ² + ε) + β, σ² the population variance.
-func refLayerNorm(x refVec, gamma, beta []float64) refVec {
+func refLayerNorm(x refVec, gamma, beta []float64, eps float64) refVec {
 	d := float64(len(x))
 	var mu float64
 	for _, v := range x {
@@ -27,7 +27,7 @@ func refLayerNorm(x refVec, gamma, beta []float64) refVec {
 	for _, v := range x {
 		v2 += (v - mu) * (v - mu)
 	}
-	sd := math.Sqrt(v2/d + sasrecNormEpsilon)
+	sd := math.Sqrt(v2/d + eps)
 	y := make(refVec, len(x))
 	for j, v := range x {
 		y[j] = gamma[j]*(v-mu)/sd + beta[j]
@@ -52,9 +52,13 @@ func refDense(x refVec, w, b []float64, relu bool) refVec {
 	return y
 }
 
+// refForm is the input scale c and the layer normalisations' ε of the reference.
+type refForm struct{ scale, eps float64 }
+
 // refSASRec returns the encoder's output for the window w (rows·Len × d) and the loss
-// Σ out ⊙ coef (coef nil: 0), with the dropout masks m (nil: none).
-func refSASRec(e *sasrec, w *Window, m refMasks, coef []float64) ([]float64, float64) {
+// Σ out ⊙ coef (coef nil: 0), with the dropout masks m (nil: none), the item embedding scaled by
+// f.scale and every layer normalisation of ε f.eps.
+func refSASRec(e *sasrec, w *Window, m refMasks, coef []float64, f refForm) ([]float64, float64) {
 	d, L, h := e.d, w.Len, e.s.Heads
 	dh := d / h
 	vals := func(p *param) []float64 { return values[float64](p) }
@@ -80,7 +84,7 @@ func refSASRec(e *sasrec, w *Window, m refMasks, coef []float64) ([]float64, flo
 			}
 			it := int(w.Items[r*L+t])
 			for j := range d {
-				x := math.Sqrt(float64(d))*items[it*d+j] + pos[(e.s.MaxLength-L+t)*d+j]
+				x := f.scale*items[it*d+j] + pos[(e.s.MaxLength-L+t)*d+j]
 				H[t][j] = x * drop(0, r*L+t, j)
 			}
 		}
@@ -89,7 +93,7 @@ func refSASRec(e *sasrec, w *Window, m refMasks, coef []float64) ([]float64, flo
 			Qn := make([]refVec, L)
 			Q, K, V := make([]refVec, L), make([]refVec, L), make([]refVec, L)
 			for t := range L {
-				Qn[t] = refLayerNorm(H[t], vals(blk.ln1.gamma), vals(blk.ln1.beta))
+				Qn[t] = refLayerNorm(H[t], vals(blk.ln1.gamma), vals(blk.ln1.beta), f.eps)
 				Q[t] = refDense(Qn[t], vals(blk.query.w), vals(blk.query.b), false)
 				K[t] = refDense(H[t], vals(blk.key.w), vals(blk.key.b), false)
 				V[t] = refDense(H[t], vals(blk.val.w), vals(blk.val.b), false)
@@ -129,7 +133,7 @@ func refSASRec(e *sasrec, w *Window, m refMasks, coef []float64) ([]float64, flo
 				for j := range d {
 					S[j] = A[j] + Qn[t][j]
 				}
-				Fn := refLayerNorm(S, vals(blk.ln2.gamma), vals(blk.ln2.beta))
+				Fn := refLayerNorm(S, vals(blk.ln2.gamma), vals(blk.ln2.beta), f.eps)
 				F := refDense(Fn, vals(blk.ffn1.w), vals(blk.ffn1.b), true)
 				for j := range F {
 					F[j] *= drop(mk+1, r*L+t, j)
@@ -146,7 +150,7 @@ func refSASRec(e *sasrec, w *Window, m refMasks, coef []float64) ([]float64, flo
 			H = next
 		}
 		for t := s; t < L; t++ {
-			copy(out[(r*L+t)*d:], refLayerNorm(H[t], vals(e.norm.gamma), vals(e.norm.beta)))
+			copy(out[(r*L+t)*d:], refLayerNorm(H[t], vals(e.norm.gamma), vals(e.norm.beta), f.eps))
 		}
 	}
 	var loss float64

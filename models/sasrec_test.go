@@ -109,10 +109,37 @@ func testWindow() *Window {
 	}}
 }
 
-// testSASRec is a float64 encoder of width 4 over 9 items with max_length 7.
-func testSASRec(t testing.TB, heads int, dropout float64, separate bool) *sasrec {
+// sasrecForm is a form of the encoder's input scale and layer normalisations: the settings, and
+// the values the reference (refSASRec) takes for them at width 4.
+type sasrecForm struct {
+	name  string
+	scale EmbeddingScale
+	eps   float64 // 0: unset
+	ref   refForm
+}
+
+// kangForm is Kang & McAuley's code's form, the keys unset: the scale √4 = 2 and ε = 1e-8
+// (kang205/SASRec modules.py, embedding with scale=True and normalize); otherForm gSASRec's and
+// Khrylchenko et al.'s: no scale and PyTorch's ε = 1e-5.
+var (
+	kangForm  = sasrecForm{"kang", "", 0, refForm{scale: 2, eps: 1e-8}}
+	otherForm = sasrecForm{"gsasrec", ScaleNone, 1e-5, refForm{scale: 1, eps: 1e-5}}
+)
+
+// settings returns s with the scale and ε of the form f.
+func (f sasrecForm) settings(s SequenceSettings) SequenceSettings {
+	s.EmbeddingScale = f.scale
+	if f.eps != 0 {
+		s.LayerNormEpsilon = &f.eps
+	}
+	return s
+}
+
+// testSASRec is a float64 encoder of width 4 over 9 items with max_length 7, of the form f.
+func testSASRec(t testing.TB, heads int, dropout float64, separate bool, f sasrecForm) *sasrec {
 	t.Helper()
-	e, err := newSASRec(SequenceSettings{Encoder: EncoderSASRec, MaxLength: 7, Heads: heads, Dropout: &dropout, SeparateOutput: separate}, 4, 9, 0.5, tensor.Float64, 11)
+	s := f.settings(SequenceSettings{Encoder: EncoderSASRec, MaxLength: 7, Heads: heads, Dropout: &dropout, SeparateOutput: separate})
+	e, err := newSASRec(s, 4, 9, 0.5, tensor.Float64, 11)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,14 +163,17 @@ type sasrecCase struct {
 	heads   int
 	dropout float64
 	train   bool
+	form    sasrecForm
 }
 
 var sasrecCases = []sasrecCase{
-	{"one-head-inference", 1, 0.3, false},
-	{"one-head-dropout", 1, 0.3, true},
-	{"two-heads-inference", 2, 0.3, false},
-	{"two-heads-dropout", 2, 0.4, true},
-	{"no-dropout-training", 2, 0, true},
+	{"one-head-inference", 1, 0.3, false, kangForm},
+	{"one-head-dropout", 1, 0.3, true, kangForm},
+	{"two-heads-inference", 2, 0.3, false, kangForm},
+	{"two-heads-dropout", 2, 0.4, true, kangForm},
+	{"no-dropout-training", 2, 0, true, kangForm},
+	{"gsasrec-form-inference", 1, 0.3, false, otherForm},
+	{"gsasrec-form-dropout", 2, 0.4, true, otherForm},
 }
 
 var impls = []struct {
@@ -162,7 +192,7 @@ func TestSASRecMatchesReference(t *testing.T) {
 	for _, c := range sasrecCases {
 		for _, im := range impls {
 			t.Run(c.name+"/"+im.name, func(t *testing.T) {
-				e := testSASRec(t, c.heads, c.dropout, false)
+				e := testSASRec(t, c.heads, c.dropout, false, c.form)
 				// the outputs, by a forward-only machine on the same graph definition
 				h := newSeqHarness[float64](t, e, w.Rows, w.Len, im.impl, c.train, 3)
 				loss := h.run(t, w)
@@ -170,7 +200,7 @@ func TestSASRecMatchesReference(t *testing.T) {
 				if c.train != (m != nil) && c.dropout > 0 {
 					t.Fatalf("%d dropout masks in a graph with train=%t", len(m), c.train)
 				}
-				want, wantLoss := refSASRec(e, w, m, h.coef)
+				want, wantLoss := refSASRec(e, w, m, h.coef, c.form.ref)
 				if math.Abs(loss-wantLoss) > 1e-12*(1+math.Abs(wantLoss)) {
 					t.Errorf("loss %.15g, reference %.15g", loss, wantLoss)
 				}
@@ -190,7 +220,7 @@ func TestSASRecMatchesReference(t *testing.T) {
 					x := values[float64](p)
 					for i := range x {
 						fd := centralDifference(x, i, func() float64 {
-							_, l := refSASRec(e, w, m, h.coef)
+							_, l := refSASRec(e, w, m, h.coef, c.form.ref)
 							return l
 						})
 						if !agrees(an[i], fd) {
@@ -269,6 +299,32 @@ func TestSASRecMatchesAuthorsCode(t *testing.T) {
 	}
 }
 
+// TestSASRecEmbeddingScale checks embedding_scale "none" against its definition: the encoder of
+// item table E without the scale gives, bit for bit, the hidden states of the encoder with Kang &
+// McAuley's scale √d = 2 (d = 4) and the table E/2 (halving and doubling are exact), in both
+// implementations; and the scaled encoder of the table E itself differs, so that the check can
+// fail.
+func TestSASRecEmbeddingScale(t *testing.T) {
+	w := testWindow()
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			none := testSASRec(t, 2, 0, false, sasrecForm{name: "none", scale: ScaleNone})
+			scaled := testSASRec(t, 2, 0, false, kangForm)
+			same := forwardOnly(t, scaled, w, im.impl, false, nil)
+			for i, v := range values[float64](scaled.items) {
+				values[float64](scaled.items)[i] = v / 2
+			}
+			got, want := forwardOnly(t, none, w, im.impl, false, nil), forwardOnly(t, scaled, w, im.impl, false, nil)
+			if !slices.Equal(got, want) {
+				t.Errorf("scale none:\n%v\nscale √d of the table halved:\n%v", got, want)
+			}
+			if slices.Equal(got, same) {
+				t.Error("scale none gives the scaled encoder's hidden states of the same table")
+			}
+		})
+	}
+}
+
 // forwardOnly runs the encoder's graph forward only (with the given dropout masks in a training
 // graph) on w and returns its output.
 func forwardOnly(t *testing.T, e *sasrec, w *Window, impl towerImpl, train bool, m refMasks) []float64 {
@@ -293,16 +349,27 @@ func forwardOnly(t *testing.T, e *sasrec, w *Window, impl towerImpl, train bool,
 }
 
 // TestSASRecFusedMatchesExpression checks the fused encoder against the expression in float32
-// (the production dtype) on a larger window with two heads and dropout: the loss and every
-// gradient agree to float32 rounding (1e-4 of each parameter's largest gradient, plus 1e-6 of
-// the largest of all: the keys' bias has a gradient of zero, as adding a constant to every
-// score of a row does not change its softmax, and both give rounding errors there).
+// (the production dtype) on a larger window with two heads and dropout, in Kang & McAuley's
+// code's form and in gSASRec's (no input scale, ε = 1e-5): the loss and every gradient agree to
+// float32 rounding (1e-4 of each parameter's largest gradient, plus 1e-6 of the largest of all:
+// the keys' bias has a gradient of zero, as adding a constant to every score of a row does not
+// change its softmax, and both give rounding errors there).
 func TestSASRecFusedMatchesExpression(t *testing.T) {
-	p := 0.2
-	e, err := newSASRec(SequenceSettings{Encoder: EncoderSASRec, MaxLength: 40, Heads: 2, Dropout: &p}, 16, 50, 0.3, tensor.Float32, 4)
-	if err != nil {
-		t.Fatal(err)
+	for _, f := range []sasrecForm{kangForm, otherForm} {
+		t.Run(f.name, func(t *testing.T) {
+			p := 0.2
+			e, err := newSASRec(f.settings(SequenceSettings{Encoder: EncoderSASRec, MaxLength: 40, Heads: 2, Dropout: &p}), 16, 50, 0.3, tensor.Float32, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fusedMatchesExpression(t, e)
+		})
 	}
+}
+
+// fusedMatchesExpression compares the fused training graph of e with the expression's, as
+// TestSASRecFusedMatchesExpression says.
+func fusedMatchesExpression(t *testing.T, e *sasrec) {
 	w := randomWindow(6, 33, 50, 9)
 	var grads [2]map[*param][]float64
 	var loss [2]float64
@@ -363,7 +430,7 @@ func randomWindow(rows, L, items int, seed uint64) *Window {
 // position before t, and changes the outputs from t on (so that the check could fail), for
 // every t of a full window and in both implementations.
 func TestSASRecCausality(t *testing.T) {
-	e := testSASRec(t, 2, 0, false)
+	e := testSASRec(t, 2, 0, false, kangForm)
 	for _, im := range impls {
 		t.Run(im.name, func(t *testing.T) {
 			base := testWindow()
@@ -401,7 +468,7 @@ func TestSASRecCausality(t *testing.T) {
 // window of length 7 instead of 5) changes no output at the histories' positions, bit for bit,
 // and that the output at every padded position is zero.
 func TestSASRecPadding(t *testing.T) {
-	e := testSASRec(t, 2, 0, false)
+	e := testSASRec(t, 2, 0, false, kangForm)
 	for _, im := range impls {
 		t.Run(im.name, func(t *testing.T) {
 			short := testWindow()
@@ -442,7 +509,7 @@ func TestSASRecPadding(t *testing.T) {
 // graph, which drops, differs.
 func TestSASRecInferenceDropsNothing(t *testing.T) {
 	w := testWindow()
-	e := testSASRec(t, 1, 0.5, false)
+	e := testSASRec(t, 1, 0.5, false, kangForm)
 	a, err := e.encode(w)
 	if err != nil {
 		t.Fatal(err)
@@ -462,7 +529,7 @@ func TestSASRecInferenceDropsNothing(t *testing.T) {
 	e.s.Dropout = &half
 	h := newSeqHarness[float64](t, e, w.Rows, w.Len, towerFused, true, 3)
 	h.run(t, w)
-	train, _ := refSASRec(e, w, h.masks(), nil)
+	train, _ := refSASRec(e, w, h.masks(), nil, kangForm.ref)
 	same := true
 	for i := range a {
 		if math.Abs(train[i]-float64(a[i])) > 1e-6 {
@@ -521,7 +588,7 @@ func TestDropoutMasks(t *testing.T) {
 // sources of one seed and differ for another seed.
 func TestSASRecDropoutMasksReproducible(t *testing.T) {
 	w := testWindow()
-	e := testSASRec(t, 2, 0.3, false)
+	e := testSASRec(t, 2, 0.3, false, kangForm)
 	masks := func(seed uint64) refMasks {
 		h := newSeqHarness[float64](t, e, w.Rows, w.Len, towerFused, true, seed)
 		h.run(t, w)
@@ -550,7 +617,7 @@ func TestSASRecDropoutMasksReproducible(t *testing.T) {
 // McAuley's shared item embedding) and a table of its own, among the parameters, with
 // separate_output.
 func TestSASRecOutputTable(t *testing.T) {
-	tied, separate := testSASRec(t, 1, 0, false), testSASRec(t, 1, 0, true)
+	tied, separate := testSASRec(t, 1, 0, false, kangForm), testSASRec(t, 1, 0, true, kangForm)
 	if tied.out != tied.items || len(tied.tables()) != 1 {
 		t.Error("the tied output table is not the input table")
 	}

@@ -262,37 +262,40 @@ func TestHeadProductOp(t *testing.T) {
 }
 
 // TestLayerNormOp checks the fused layer normalisation against γ ⊙ (x − μ)/sqrt(σ² + ε) + β
-// written out (refLayerNorm) and its gradients w.r.t. x, γ and β against finite differences;
-// and that a constant row (σ² = 0) gives β.
+// written out (refLayerNorm), at Kang & McAuley's ε = 1e-8, PyTorch's 1e-5 and a large 0.5 (so
+// that an ε left out shows beyond rounding), and its gradients w.r.t. x, γ and β against finite
+// differences; and that a constant row (σ² = 0) gives β.
 func TestLayerNormOp(t *testing.T) {
 	const n, d = 7, 5
-	rng := rand.New(rand.NewPCG(4, 4))
-	x := randoms(rng, n*d, 2)
-	gamma, beta := randoms(rng, d, 1), randoms(rng, d, 1)
-	ln := func(in G.Nodes) *G.Node {
-		return G.Must(G.ApplyOp(newLayerNorm[float64]("test", sasrecNormEpsilon), in...))
-	}
-	for _, constant := range []bool{false, true} {
-		t.Run(fmt.Sprint("constant=", constant), func(t *testing.T) {
-			if constant {
-				copy(x[d:2*d], []float64{3, 3, 3, 3, 3})
-			}
-			var want []float64
-			for r := range n {
-				want = append(want, refLayerNorm(x[r*d:(r+1)*d], gamma, beta)...)
-			}
-			if constant {
-				for j := range d {
-					if want[d+j] != beta[j] {
-						t.Fatalf("reference of a constant row %v, β %v", want[d:2*d], beta)
+	for _, eps := range []float64{1e-8, 1e-5, 0.5} {
+		for _, constant := range []bool{false, true} {
+			t.Run(fmt.Sprintf("eps=%g/constant=%t", eps, constant), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(4, 4))
+				x := randoms(rng, n*d, 2)
+				gamma, beta := randoms(rng, d, 1), randoms(rng, d, 1)
+				ln := func(in G.Nodes) *G.Node {
+					return G.Must(G.ApplyOp(newLayerNorm[float64]("test", eps), in...))
+				}
+				if constant {
+					copy(x[d:2*d], []float64{3, 3, 3, 3, 3})
+				}
+				var want []float64
+				for r := range n {
+					want = append(want, refLayerNorm(x[r*d:(r+1)*d], gamma, beta, eps)...)
+				}
+				if constant {
+					for j := range d {
+						if want[d+j] != beta[j] {
+							t.Fatalf("reference of a constant row %v, β %v", want[d:2*d], beta)
+						}
 					}
 				}
-			}
-			// At a constant row the gradient w.r.t. x is of order 1/sqrt(ε): finite differences
-			// are checked away from it.
-			ins := []opInput{{tensor.Shape{n, d}, x, !constant}, {tensor.Shape{d}, gamma, true}, {tensor.Shape{d}, beta, true}}
-			opCheck(t, ins, want, ln)
-		})
+				// At a constant row the gradient w.r.t. x is of order 1/sqrt(ε): finite
+				// differences are checked away from it.
+				ins := []opInput{{tensor.Shape{n, d}, x, !constant}, {tensor.Shape{d}, gamma, true}, {tensor.Shape{d}, beta, true}}
+				opCheck(t, ins, want, ln)
+			})
+		}
 	}
 }
 

@@ -34,6 +34,32 @@ func (e *SequenceEncoder) UnmarshalText(b []byte) error {
 	return setting.Unmarshal(e, b, sequenceEncoders)
 }
 
+// EmbeddingScale is the factor of the item embedding at SASRec's input,
+// SequenceSettings.EmbeddingScale.
+type EmbeddingScale string
+
+// Scales of SASRec's item embedding (docs/encoders.md).
+const (
+	// ScaleSqrtD multiplies the item embedding by √d, as Kang & McAuley's code does
+	// (kang205/SASRec modules.py, embedding with scale=True).
+	ScaleSqrtD EmbeddingScale = "sqrt_d"
+	// ScaleNone adds the item embedding to the positional one unscaled, as the paper's eq. (1)
+	// and gSASRec's code (Petrov & Macdonald 2023) and Khrylchenko et al.'s (2025) do.
+	ScaleNone EmbeddingScale = "none"
+)
+
+var embeddingScales = []EmbeddingScale{ScaleSqrtD, ScaleNone}
+
+// UnmarshalText sets s from its name; an unknown name is an error that lists the allowed ones.
+func (s *EmbeddingScale) UnmarshalText(b []byte) error {
+	return setting.Unmarshal(s, b, embeddingScales)
+}
+
+// sasrecNormEpsilon is ε of every layer normalisation of SASRec unless
+// SequenceSettings.LayerNormEpsilon sets another: Kang & McAuley's code's (kang205/SASRec
+// modules.py, normalize: epsilon = 1e-8).
+const sasrecNormEpsilon = 1e-8
+
 // Defaults of SequenceSettings. SASRec's
 // defaults are Kang & McAuley's on MovieLens-1M (their code, kang205/SASRec: main.py's
 // num_blocks 2 and num_heads 1, and the README's MovieLens-1M command, --maxlen=200
@@ -80,6 +106,18 @@ type SequenceSettings struct {
 	// as Kang & McAuley share it (section III-D; their code scores with the input table).
 	// SASRec only.
 	SeparateOutput bool `toml:"separate_output"`
+	// EmbeddingScale is the factor of the item embedding at SASRec's input: ScaleSqrtD, √d as
+	// in Kang & McAuley's code, as when the key is unset; ScaleNone, 1 as in the paper's eq. (1)
+	// and gSASRec's and Khrylchenko et al.'s code. ScaleSqrtD written and the key unset are one
+	// setting, held as the zero value "", so that results from before the key keep their
+	// identity. SASRec only.
+	EmbeddingScale EmbeddingScale `toml:"embedding_scale"`
+	// LayerNormEpsilon is ε of every layer normalisation of SASRec, LayerNorm(x) = γ ⊙ (x −
+	// μ)/sqrt(σ² + ε) + β; a positive finite number. Unset it is 1e-8, Kang & McAuley's code's;
+	// gSASRec's and Khrylchenko et al.'s code take PyTorch's 1e-5. 1e-8 written and the key
+	// unset are one setting, held as nil, so that results from before the key keep their
+	// identity. SASRec only.
+	LayerNormEpsilon *float64 `toml:"layer_norm_epsilon"`
 	// Windowing is how SASRec's training cuts each user's sequence into windows of at most
 	// MaxLength targets, every position of which is a row of the step (datasets.Windowing: "last",
 	// each user's last window, as Kang & McAuley's sampler; "all", every target once per epoch);
@@ -105,6 +143,8 @@ func (s *SequenceSettings) Resolve() error {
 			only("heads", s.Heads != 0),
 			only("dropout", s.Dropout != nil),
 			only("separate_output", s.SeparateOutput),
+			only("embedding_scale", s.EmbeddingScale != ""),
+			only("layer_norm_epsilon", s.LayerNormEpsilon != nil),
 			only("windowing", s.Windowing != ""),
 		)
 		if err != nil {
@@ -124,13 +164,46 @@ func (s *SequenceSettings) Resolve() error {
 		p := DefaultDropout
 		s.Dropout = &p
 	}
+	var scale, eps error
+	if s.EmbeddingScale != "" {
+		scale = setting.OneOf("embedding_scale", s.EmbeddingScale, embeddingScales)
+	}
+	if s.LayerNormEpsilon != nil {
+		eps = setting.Positive("layer_norm_epsilon", *s.LayerNormEpsilon)
+	}
+	// Kang & McAuley's scale and ε, written or not, are held as the zero values.
+	if s.EmbeddingScale == ScaleSqrtD {
+		s.EmbeddingScale = ""
+	}
+	if s.LayerNormEpsilon != nil && *s.LayerNormEpsilon == sasrecNormEpsilon {
+		s.LayerNormEpsilon = nil
+	}
 	return setting.First(
 		setting.Positive("max_length", s.MaxLength),
 		setting.Positive("blocks", s.Blocks),
 		setting.Positive("heads", s.Heads),
 		setting.Range("dropout", *s.Dropout, setting.ClosedOpen(0.0, 1)),
+		scale,
+		eps,
 		setting.OneOf("windowing", s.Windowing, datasets.Windowings()),
 	)
+}
+
+// embeddingScale is the factor of the item embedding at the input of a SASRec encoder of width d
+// of the resolved settings.
+func (s *SequenceSettings) embeddingScale(d int) float64 {
+	if s.EmbeddingScale == ScaleNone {
+		return 1
+	}
+	return math.Sqrt(float64(d))
+}
+
+// normEpsilon is ε of the layer normalisations of a SASRec encoder of the resolved settings.
+func (s *SequenceSettings) normEpsilon() float64 {
+	if s.LayerNormEpsilon == nil {
+		return sasrecNormEpsilon
+	}
+	return *s.LayerNormEpsilon
 }
 
 // ReadsHistory reports whether the resolved settings make the query a history of items.

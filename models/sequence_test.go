@@ -1,6 +1,7 @@
 package models
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -35,6 +36,33 @@ func TestSequenceSettingsResolve(t *testing.T) {
 		t.Errorf("dropout 0 is not kept: %v", *z.Dropout)
 	}
 	f := func(v float64) *float64 { return &v }
+	// Kang & McAuley's scale and ε, written, resolve to the zero values, as neither written
+	// (which keeps the identity of results from before the keys); another form is kept.
+	for _, c := range []struct {
+		name      string
+		scale     EmbeddingScale
+		eps       *float64
+		wantScale EmbeddingScale
+		wantEps   *float64 // nil: unset
+	}{
+		{"kang", ScaleSqrtD, f(1e-8), "", nil},
+		{"gsasrec", ScaleNone, f(1e-5), ScaleNone, f(1e-5)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := SequenceSettings{Encoder: EncoderSASRec, EmbeddingScale: c.scale, LayerNormEpsilon: c.eps}
+			if err := got.Resolve(); err != nil {
+				t.Fatal(err)
+			}
+			if got.EmbeddingScale != c.wantScale || (got.LayerNormEpsilon == nil) != (c.wantEps == nil) ||
+				(c.wantEps != nil && *got.LayerNormEpsilon != *c.wantEps) {
+				t.Errorf("resolved scale %q, ε %v; want %q, %v", got.EmbeddingScale, got.LayerNormEpsilon, c.wantScale, c.wantEps)
+			}
+			got.EmbeddingScale, got.LayerNormEpsilon, got.Dropout = "", nil, s.Dropout
+			if got != s {
+				t.Errorf("resolved %+v, the defaults %+v", got, s)
+			}
+		})
+	}
 	for _, c := range []struct {
 		s   SequenceSettings
 		key string
@@ -54,6 +82,15 @@ func TestSequenceSettingsResolve(t *testing.T) {
 		{SequenceSettings{Encoder: EncoderMean, Dropout: f(0.2)}, "dropout"},
 		{SequenceSettings{Encoder: EncoderMean, SeparateOutput: true}, "separate_output"},
 		{SequenceSettings{Encoder: EncoderMean, Windowing: "all"}, "windowing"},
+		{SequenceSettings{Encoder: EncoderSASRec, EmbeddingScale: "sqrt"}, "embedding_scale"},
+		{SequenceSettings{Encoder: EncoderSASRec, LayerNormEpsilon: f(0)}, "layer_norm_epsilon"},
+		{SequenceSettings{Encoder: EncoderSASRec, LayerNormEpsilon: f(-1e-5)}, "layer_norm_epsilon"},
+		{SequenceSettings{Encoder: EncoderSASRec, LayerNormEpsilon: f(math.Inf(1))}, "layer_norm_epsilon"},
+		{SequenceSettings{Encoder: EncoderSASRec, LayerNormEpsilon: f(math.NaN())}, "layer_norm_epsilon"},
+		{SequenceSettings{Encoder: EncoderMean, EmbeddingScale: ScaleNone}, "embedding_scale"},
+		{SequenceSettings{Encoder: EncoderMean, EmbeddingScale: ScaleSqrtD}, "embedding_scale"},
+		{SequenceSettings{Encoder: EncoderMean, LayerNormEpsilon: f(1e-5)}, "layer_norm_epsilon"},
+		{SequenceSettings{LayerNormEpsilon: f(1e-8)}, "layer_norm_epsilon"},
 	} {
 		err := c.s.Resolve()
 		if err == nil || !strings.HasPrefix(err.Error(), c.key+":") || strings.Count(err.Error(), ":") > 2 {

@@ -19,6 +19,20 @@ func writeConfig(t *testing.T, body string) string {
 	return path
 }
 
+// trainHashOf is the training hash of the config body with the -set assignments sets.
+func trainHashOf(t *testing.T, body string, sets ...string) string {
+	t.Helper()
+	_, cfg, err := loadConfig(writeConfig(t, body), sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := cfg.trainHash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 func TestLoadConfigErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -257,12 +271,45 @@ func TestSequenceConfigErrors(t *testing.T) {
 		{"max_length without encoder", ml + "[model.sequence]\nmax_length = 20\n", []string{"model.sequence.max_length:"}},
 		{"hidden with sasrec", ml + "[model]\nhidden = [64]\n[model.sequence]\nencoder = \"sasrec\"\n", []string{"exp.toml:", "model.hidden:", "not used with sequence.encoder \"sasrec\""}},
 		{"sequential sasrec", ml + "[train]\norder = \"sequential\"\n[model.sequence]\nencoder = \"sasrec\"\n", []string{"train.order:", "SASRec trains windows"}},
+		{"embedding_scale unknown", ml + "[model.sequence]\nencoder = \"sasrec\"\nembedding_scale = \"sqrt\"\n", []string{"exp.toml:", "model.sequence.embedding_scale:", "sqrt_d"}},
+		{"embedding_scale of the mean", ml + "[model.sequence]\nencoder = \"mean\"\nembedding_scale = \"none\"\n", []string{"exp.toml:", "model.sequence.embedding_scale:", "only for encoder \"sasrec\""}},
+		{"embedding_scale without encoder", ml + "[model.sequence]\nembedding_scale = \"sqrt_d\"\n", []string{"model.sequence.embedding_scale:", "only for encoder \"sasrec\""}},
+		{"layer_norm_epsilon 0", ml + "[model.sequence]\nencoder = \"sasrec\"\nlayer_norm_epsilon = 0.0\n", []string{"exp.toml:", "model.sequence.layer_norm_epsilon:", "positive"}},
+		{"layer_norm_epsilon negative", ml + "[model.sequence]\nencoder = \"sasrec\"\nlayer_norm_epsilon = -1e-5\n", []string{"model.sequence.layer_norm_epsilon:", "positive"}},
+		{"layer_norm_epsilon inf", ml + "[model.sequence]\nencoder = \"sasrec\"\nlayer_norm_epsilon = inf\n", []string{"model.sequence.layer_norm_epsilon:", "positive"}},
+		{"layer_norm_epsilon nan", ml + "[model.sequence]\nencoder = \"sasrec\"\nlayer_norm_epsilon = nan\n", []string{"model.sequence.layer_norm_epsilon:", "positive"}},
+		{"layer_norm_epsilon of the mean", ml + "[model.sequence]\nencoder = \"mean\"\nlayer_norm_epsilon = 1e-5\n", []string{"exp.toml:", "model.sequence.layer_norm_epsilon:", "only for encoder \"sasrec\""}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, _, err := loadConfig(writeConfig(t, c.body), nil)
 			wantError(t, err, c.want...)
 			if err != nil && strings.Count(err.Error(), "model.sequence.") > 1 {
 				t.Errorf("one error per key: %v", err)
+			}
+		})
+	}
+}
+
+// TestSASRecFormIdentity: a SASRec config that does not write embedding_scale and
+// layer_norm_epsilon hashes as before these keys existed (before: the training hash of this
+// config computed by the workbench at commit 5dc3feb, which had neither key), and so does one that writes Kang & McAuley's
+// values, "sqrt_d" and 1e-8; another scale or ε is another training.
+func TestSASRecFormIdentity(t *testing.T) {
+	const body = "[data]\nsource = \"synthetic\"\n[model.sequence]\nencoder = \"sasrec\"\n"
+	const before = "d49127340d643f66"
+	for _, c := range []struct {
+		name string
+		sets []string
+		same bool
+	}{
+		{"unset", nil, true},
+		{"kang written", []string{"model.sequence.embedding_scale=sqrt_d", "model.sequence.layer_norm_epsilon=1e-8"}, true},
+		{"scale none", []string{"model.sequence.embedding_scale=none"}, false},
+		{"epsilon 1e-5", []string{"model.sequence.layer_norm_epsilon=1e-5"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := trainHashOf(t, body, c.sets...); (got == before) != c.same {
+				t.Errorf("training hash %s, before the keys %s: same %v, want %v", got, before, got == before, c.same)
 			}
 		})
 	}

@@ -65,18 +65,7 @@ func TestSelectionConfigErrors(t *testing.T) {
 // alone.
 func TestSelectionTrainingIdentity(t *testing.T) {
 	const body = "[data]\nsource = \"synthetic\"\n[data.split]\nkind = \"leave_last_out\"\nvalidation = true\n[eval]\nlogit_adjust = [0, 1]\n"
-	hash := func(sets ...string) string {
-		t.Helper()
-		_, cfg, err := loadConfig(writeConfig(t, body), sets)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, err := cfg.trainHash()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
+	hash := func(sets ...string) string { return trainHashOf(t, body, sets...) }
 	for _, c := range []struct {
 		set       string
 		retrained bool
