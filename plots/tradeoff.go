@@ -104,10 +104,10 @@ func tradeoffOver(series, context []TradeoffSeries, l Labels, s Settings) (theme
 			bars = append(bars, ye)
 		}
 		line := &plotter.Line{XYs: xys, LineStyle: draw.LineStyle{Color: Color(st.Color), Width: t.lineW, Dashes: Dashes(st.Shape)}}
-		if len(xys) > 1 {
+		if len(xys) > 1 { // a single point's entry shows its marker alone, as it is drawn
 			lines = append(lines, line)
+			e.thumbs = append(e.thumbs, line)
 		}
-		e.thumbs = append(e.thumbs, line)
 		origin := &plotter.Scatter{XYs: xys[ts.Origin : ts.Origin+1], GlyphStyle: draw.GlyphStyle{Color: Color(st.Color), Radius: t.markerR * 1.4, Shape: Marker(st.Shape)}}
 		if len(xys) > 1 {
 			others := append(append(plotter.XYs(nil), xys[:ts.Origin]...), xys[ts.Origin+1:]...)
