@@ -211,11 +211,16 @@ func TestBootstrap(t *testing.T) {
 // TestMeanCI checks MeanCI against intervals computed by hand, with t quantiles from closed
 // forms (1 degree of freedom: t = tan(π(p − 1/2)); 2 degrees: t = (2p − 1)/√(2p(1 − p))) and,
 // for 4 degrees, from R: qt(0.975, 4) = 2.776445105197799.
+// recallDiff is the difference of the Recall@K of a and b hits among n pairs, computed as the
+// report computes it, at run time (a constant expression would be exact).
+func recallDiff(a, b, n float64) float64 { return a/n - b/n }
+
 func TestMeanCI(t *testing.T) {
 	cases := []struct {
 		values         []float64
 		mean, half     float64
 		meanOnly, none bool
+		exactMean      bool // the mean must be c.mean exactly
 	}{
 		// mean 2, sd √2, n 2: half = t₁·√2/√2.
 		{values: []float64{1, 3}, mean: 2, half: math.Tan(math.Pi * 0.475)},
@@ -224,6 +229,13 @@ func TestMeanCI(t *testing.T) {
 		// mean 3, sd √2.5, n 5.
 		{values: []float64{1, 2, 3, 4, 5}, mean: 3, half: 2.776445105197799 * math.Sqrt(2.5) / math.Sqrt(5)},
 		{values: []float64{0.25}, mean: 0.25, meanOnly: true},
+		// Paired differences +d, −d, 0 of Recall@K over 610 pairs, computed as differences of
+		// recalls (their float64 mean is −1.4e-19, as a shipped summary showed such a mean): mean
+		// 0 exactly, sd d = 1/610, n 3, t(0.975; 2) = 4.302652729911275.
+		{values: []float64{recallDiff(2, 1, 610), recallDiff(2, 3, 610), 0}, mean: 0, half: 4.302652729911275 / 610 / math.Sqrt(3), exactMean: true},
+		// Differences equal up to their last bits (seeds that all differ by the same pairs): no
+		// spread.
+		{values: []float64{recallDiff(104+10, 100+10, 3910), recallDiff(104+20, 100+20, 3910), recallDiff(104+30, 100+30, 3910)}, mean: 4.0 / 3910, half: 0},
 		{values: nil, none: true},
 	}
 	for _, c := range cases {
@@ -237,6 +249,10 @@ func TestMeanCI(t *testing.T) {
 			if mean != c.mean || lo != mean || hi != mean {
 				t.Errorf("%v: %v [%v, %v], want %v with lo = hi = mean", c.values, mean, lo, hi, c.mean)
 			}
+		case c.exactMean && mean != c.mean:
+			t.Errorf("%v: mean %v, want exactly %v", c.values, mean, c.mean)
+		case c.half == 0 && (lo != mean || hi != mean):
+			t.Errorf("%v: [%v, %v] about %v, want no spread", c.values, lo, hi, mean)
 		default:
 			if math.Abs(mean-c.mean) > 1e-14 || math.Abs(lo-(c.mean-c.half)) > 1e-9 || math.Abs(hi-(c.mean+c.half)) > 1e-9 {
 				t.Errorf("%v: %v [%v, %v], want %v ± %v", c.values, mean, lo, hi, c.mean, c.half)

@@ -235,7 +235,10 @@ func (t *tally) bootstrap(ctx context.Context, pairs []int32, b, workers int, se
 
 // MeanCI aggregates one metric across seeds: its mean and the 95% Student-t confidence interval
 // mean ± t(0.975; n-1)·sd/√n, with sd the sample standard deviation (n-1 denominator); lo = hi =
-// mean for n = 1, and all three are NaN for n = 0.
+// mean for n = 1, and all three are NaN for n = 0. Up to the rounding of computing them, as
+// Equal judges it: values equal up to rounding have no spread (lo = hi = mean), and a mean of at
+// most rounding × the largest |value| is 0 (the paired differences +d, −d and 0 of three seeds
+// average to 0, not to the 1e-19 their floating-point sum leaves).
 func MeanCI(values []float64) (mean, lo, hi float64) {
 	n := len(values)
 	if n == 0 {
@@ -243,6 +246,16 @@ func MeanCI(values []float64) (mean, lo, hi float64) {
 	}
 	mean, sd := stat.MeanStdDev(values, nil)
 	if n == 1 {
+		return mean, mean, mean
+	}
+	var largest float64
+	for _, v := range values {
+		largest = math.Max(largest, math.Abs(v))
+	}
+	if math.Abs(mean) <= rounding*largest {
+		mean = 0
+	}
+	if Equal(values) {
 		return mean, mean, mean
 	}
 	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)

@@ -40,8 +40,12 @@ func Equal(values []float64) bool {
 		return false
 	}
 	mean, sd := stat.MeanStdDev(values, nil)
-	return sd <= 1e-9*math.Abs(mean)
+	return sd <= rounding*math.Abs(mean)
 }
+
+// rounding is the relative size below which Equal and MeanCI take a difference for the rounding
+// of computing it.
+const rounding = 1e-9
 
 // Holm returns Holm's (1979) step-down adjusted p-values of a family of hypotheses with p-values
 // p: with the p-values sorted p₍₁₎ ≤ … ≤ p₍ₘ₎, the adjusted p₍ᵢ₎ is max over j ≤ i of
