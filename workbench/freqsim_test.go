@@ -132,14 +132,7 @@ func TestFreqSimConcurrentWriters(t *testing.T) {
 				args = append(args, "-set", s)
 			}
 			_, err = runCommand(t, args...)
-			switch {
-			case tt.want == "" && err != nil:
-				t.Fatalf("refused: %v", err)
-			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-				t.Fatalf("error %v, want one containing %q", err, tt.want)
-			case tt.want != "" && exists(filepath.Join(out, "tv.csv")):
-				t.Error("refused after writing tv.csv")
-			}
+			checkRefusal(t, err, tt.want, filepath.Join(out, "tv.csv"))
 			if err := release(); err != nil {
 				t.Fatal(err)
 			}

@@ -63,14 +63,11 @@ func TestConcurrentWriters(t *testing.T) {
 			}
 			defer release()
 			_, err = runCommand(t, args...)
-			switch {
-			case tt.want == "" && err != nil:
-				t.Fatalf("refused: %v", err)
-			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-				t.Fatalf("error %v, want one containing %q", err, tt.want)
-			case tt.want != "" && !tt.report && exists(filepath.Join(out, "runs", "variant=plain,seed=1", "metrics.json")):
-				t.Errorf("refused after training")
+			trained := filepath.Join(out, "runs", "variant=plain,seed=1", "metrics.json")
+			if tt.report {
+				trained = ""
 			}
+			checkRefusal(t, err, tt.want, trained)
 			left, err := filepath.Glob(filepath.Join(out, writersDir, "*"))
 			if err != nil {
 				t.Fatal(err)
@@ -83,6 +80,20 @@ func TestConcurrentWriters(t *testing.T) {
 				t.Errorf("%d registrations left (%v), want %d", len(left), left, want)
 			}
 		})
+	}
+}
+
+// checkRefusal requires err to be nil when want is "", else an error containing want with the
+// file wrote (a path the refused command must not have written; "" for none) absent.
+func checkRefusal(t *testing.T, err error, want, wrote string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Fatalf("refused: %v", err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Fatalf("error %v, want one containing %q", err, want)
+	case want != "" && wrote != "" && exists(wrote):
+		t.Errorf("refused after writing %s", wrote)
 	}
 }
 
