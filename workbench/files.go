@@ -303,12 +303,17 @@ func underAxis(key string, axes []string) bool {
 }
 
 // shown is the value of the setting k for a refusal: its canonical value, or, where the canonical
-// encoding leaves the setting out, what it resolves to (see absent).
-func (f folderSettings) shown(k string) string {
-	if v, ok := f.values[k]; ok {
+// encoding leaves the setting out, what it resolves to (see shownSetting).
+func (f folderSettings) shown(k string) string { return shownSetting(f.values, k, f.cfg) }
+
+// shownSetting is the value of the setting k among the canonical settings values of the resolved
+// config cfg (nil when they were read from elsewhere): its canonical value, or, where the
+// canonical encoding leaves the setting out, what it resolves to (see absent).
+func shownSetting(values map[string]string, k string, cfg *Config) string {
+	if v, ok := values[k]; ok {
 		return v
 	}
-	return absent(k, f.cfg)
+	return absent(k, cfg)
 }
 
 // absent says what the setting k is where the canonical encoding leaves it out, its resolved value

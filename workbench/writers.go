@@ -182,11 +182,13 @@ func (w writer) conflict(other writer) string {
 	return ""
 }
 
-// differences lists the settings of w and other that differ, at most three.
+// differences lists the settings of w and other that differ, at most three, each shown as a
+// folder refusal shows it (shownSetting): a setting the canonical encoding leaves out as what it
+// resolves to.
 func (w writer) differences(other writer) string {
 	var out []string
 	for _, k := range differingKeys(w.Settings, other.Settings) {
-		out = append(out, fmt.Sprintf("%s = %s here, %s there", k, orUnset(w.Settings[k]), orUnset(other.Settings[k])))
+		out = append(out, fmt.Sprintf("%s = %s here, %s there", k, shownSetting(w.Settings, k, nil), shownSetting(other.Settings, k, nil)))
 	}
 	if len(out) > 3 {
 		out = append(out[:3], "…")

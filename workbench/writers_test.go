@@ -27,6 +27,8 @@ func TestConcurrentWriters(t *testing.T) {
 		{name: "same config", want: ""},
 		{name: "other evaluation", sets: []string{"eval.k=[1,10,100]"},
 			want: "with other settings (eval.k = [1, 10] here, [1, 10, 100] there): both would write run variant=plain,seed=1"},
+		{name: "other filter", sets: []string{`eval.filter="seen"`},
+			want: `with other settings (eval.filter = the default here, "seen" there)`},
 		{name: "shard of other evaluation", sets: []string{"eval.k=[1,10,100]"}, shard: true, want: "both would write run variant=plain,seed=1"},
 		{name: "other figures", sets: []string{"plots.dpi=72"},
 			want: "(plots.dpi = 100 here, 72 there): both would write the folder's config.toml, summary.md, tables (metrics.csv, tv.csv) and figures"},
