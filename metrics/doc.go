@@ -78,9 +78,11 @@
 // # Baselines
 //
 // MostPopular evaluates the most-popular ranking (by training count, PopularityRanks) like a
-// model, without training; RandomRecall is a uniformly random ranking's Recall@K = K/M in closed
-// form with the central 95% range of its recall over n pairs, the line below which a model is
-// indistinguishable from chance.
+// model, without training; RandomBaseline is a uniformly random ranking's Recall@K with the
+// central 95% range of its recall over the evaluated pairs, the line below which a model is
+// indistinguishable from chance. Both are filtered as a model's rankings are (Settings.Filter):
+// a pair whose ranking holds M′ items has the random Recall@K min(K, M′)/M′. RandomRecall is the
+// unfiltered one in closed form, K/M.
 //
 // # Popularity-stratified recall and the debiased test set
 //

@@ -12,10 +12,11 @@ import (
 	"github.com/samplingbias/workbench/plots"
 )
 
-// baselines are a report's sanity baselines, computed without training: the most-popular
-// ranking, evaluated with each run (runRecord.MostPopular, metrics.MostPopular), and the random
-// ranking in closed form (metrics.RandomRecall). Both are the same for every cell of a seed, so
-// each seed counts once.
+// baselines are a report's sanity baselines, computed without training and filtered as the runs'
+// rankings are: the most-popular ranking (Run.MostPopular, metrics.MostPopular) and the random
+// ranking (Run.random: metrics.RandomBaseline, or metrics.RandomRecall for a record without it),
+// both evaluated with each run. Both are the same for every cell of a seed, so each seed counts
+// once.
 type baselines struct {
 	popular map[coord]agg
 	popKeys []coord

@@ -16,8 +16,8 @@
 // difference; Holm's step-down adjustment (Holm 1979, metrics.Holm) or Benjamini & Hochberg's
 // (1995, metrics.BenjaminiHochberg) adjust each family of contrasts separately. The sanity
 // baselines are measured on the models' protocol: the random ranking's Recall@K is
-// min(K, M′)/M′ per pair, M′ the items its ranking holds after eval.filter (K/M without one). With the sampled evaluation, Kendall's τ_b
-// (Kendall 1945) says how far the sampled estimates order the cells as the full metrics do
+// min(K, M′)/M′ per pair, M′ the items its ranking holds after eval.filter (K/M without one).
+// With the sampled evaluation, Kendall's τ_b (Kendall 1945) says how far the sampled estimates order the cells as the full metrics do
 // (Krichene & Rendle, KDD 2020), and summary.md names the contrasts whose sign or significance
 // changes. summary.md opens with a digest; docs/metrics.md defines every number. Runs measured
 // against the true probabilities of their data (Run.Calibration, synthetic data) get a
