@@ -33,7 +33,7 @@ without() {
 		n=${a#-}
 		n=${n#-}
 		n=${n%%=*}
-		if [ "$a" != "$n" ] && [[ $names == *" $n "* ]]; then
+		if [[ $a == -* ]] && [[ $names == *" $n "* ]]; then
 			[ "$n" != force ] && [[ $a != *=* ]] && skip=1
 			continue
 		fi

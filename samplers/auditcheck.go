@@ -30,7 +30,8 @@ const auditSE = 5
 // row's positive has a column of its own with no item, each row must declare its positive's q
 // and p, the same as the item's column declares where the item is also drawn into the step's
 // shared columns (a forgotten row declaration, log q = 0, declares q = 1). Then, for every item
-// with a declared p ≥ 0.05 or drawn into at least 5% of the steps, whatever p it is declared,
+// drawn at least once (the steps that drew it tell its declaration; one never drawn is not
+// judged) with a declared p ≥ 0.05 or drawn into at least 5% of the steps, whatever p it is declared,
 // and in at least 50 of the N steps (N·p expected, or counted), the frequency of the steps
 // including it (the mean fraction of a step's rows, for a sampler that draws per row) must be
 // the declared p, and its mean copies among a row's negatives the declared (C−1)·q (not under

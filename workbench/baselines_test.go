@@ -35,7 +35,7 @@ func TestStaleBaselinesEvaluatedAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = runCommand(t, append(args, "-report")...)
-	wantError(t, err, "variant=plain,seed=1 (evaluated before its sanity baselines were filtered as its rankings are: run the experiment, not -report, to evaluate it again)")
+	wantError(t, err, "1 run in "+out+" evaluated before its sanity baselines were filtered as its rankings are (eval.filter): run the experiment, not -report, to evaluate them again from their saved models: variant=plain,seed=1")
 	stdout, err := runCommand(t, args...)
 	if err != nil {
 		t.Fatal(err)

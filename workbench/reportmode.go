@@ -57,7 +57,7 @@ func reportRetrieval(ctx context.Context, raw, cfg *Config, runs []plannedRun, o
 		return err
 	}
 	var recs []*runRecord
-	var missing, foreign []string
+	var missing, foreign, stale []string
 	for _, r := range runs {
 		rec, err := r.record()
 		switch {
@@ -74,7 +74,7 @@ func reportRetrieval(ctx context.Context, raw, cfg *Config, runs []plannedRun, o
 			}
 			missing = append(missing, m)
 		case rec.ConfigHash == r.hash && rec.staleBaselines(r.cfg):
-			foreign = append(foreign, r.ID+" (evaluated before its sanity baselines were filtered as its rankings are: run the experiment, not -report, to evaluate it again)")
+			stale = append(stale, r.ID)
 		case rec.ConfigHash == r.hash:
 			recs = append(recs, rec)
 		case rec.TrainHash == r.trainHash:
@@ -82,6 +82,10 @@ func reportRetrieval(ctx context.Context, raw, cfg *Config, runs []plannedRun, o
 		default:
 			foreign = append(foreign, r.ID+" (trained with other settings)")
 		}
+	}
+	if len(stale) > 0 {
+		return fmt.Errorf("-report: %s in %s evaluated before its sanity baselines were filtered as its rankings are (eval.filter): "+
+			"run the experiment, not -report, to evaluate them again from their saved models: %s", plural(len(stale), "run"), cfg.Out, strings.Join(stale, ", "))
 	}
 	if len(foreign) > 0 {
 		return fmt.Errorf("-report: %d runs in %s hold results of another config: %s", len(foreign), cfg.Out, strings.Join(foreign, "; "))

@@ -39,7 +39,9 @@ const writersDir = ".writers"
 // written: two commands of one config (a run ending as -report runs) each write every file of
 // their report, the second from the runs finished when it reads them, rather than a folder of
 // one's summary.md and the other's metrics.csv. A command that finds the lock held waits, for at
-// most claimTimes.wait.
+// most claimTimes.wait. An unsharded run writes the folder's config.toml before its runs, outside
+// the lock: the commands that write a folder's report at once have the same settings (register
+// refuses others), so that they write the same config.toml.
 const reportLock = "report.lock"
 
 // reportPoll is how often a command waiting for the report lock looks at it.
