@@ -190,7 +190,7 @@ func TestScheduleWaitsForHeldRun(t *testing.T) {
 			dir := t.TempDir()
 			var runs []plannedRun
 			for _, id := range []string{"a", "b", "c"} {
-				runs = append(runs, plannedRun{cell: cell{ID: id, Group: id}, hash: "h", dir: filepath.Join(dir, id)})
+				runs = append(runs, plannedRun{cell: cell{ID: id, Group: id}, cfg: &Config{}, hash: "h", dir: filepath.Join(dir, id)})
 			}
 			other := owner{Host: "node-a", PID: 7, Process: "p", Token: "t", Started: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
 			if err := writeJSON(filepath.Join(runs[1].dir, "claim.json"), other); err != nil {
@@ -236,7 +236,7 @@ func TestScheduleWaitsForHeldRun(t *testing.T) {
 // its owner is counted as done, not trained again.
 func TestScheduleRunFinishedElsewhere(t *testing.T) {
 	dir := t.TempDir()
-	runs := []plannedRun{{cell: cell{ID: "a", Group: "a"}, hash: "h", dir: filepath.Join(dir, "a")}}
+	runs := []plannedRun{{cell: cell{ID: "a", Group: "a"}, cfg: &Config{}, hash: "h", dir: filepath.Join(dir, "a")}}
 	other := owner{Host: "node-a", PID: 7, Token: "t"}
 	claimPath := filepath.Join(runs[0].dir, "claim.json")
 	if err := writeJSON(claimPath, other); err != nil {

@@ -147,7 +147,7 @@ func TestScheduleInterrupted(t *testing.T) {
 	var runs []plannedRun
 	for i := range 4 {
 		id := fmt.Sprintf("x=%d", i)
-		runs = append(runs, plannedRun{cell: cell{ID: id, Group: id}, hash: "h", dir: filepath.Join(dir, id)})
+		runs = append(runs, plannedRun{cell: cell{ID: id, Group: id}, cfg: &Config{}, hash: "h", dir: filepath.Join(dir, id)})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
@@ -198,7 +198,7 @@ func TestScheduleLongestFirst(t *testing.T) {
 		var runs []plannedRun
 		for i := range 4 {
 			id := fmt.Sprintf("x=%d", i)
-			runs = append(runs, plannedRun{cell: cell{ID: id, Group: id}, hash: "h", dir: filepath.Join(dir, id)})
+			runs = append(runs, plannedRun{cell: cell{ID: id, Group: id}, cfg: &Config{}, hash: "h", dir: filepath.Join(dir, id)})
 		}
 		// The first runs wait until every job has started one, so that none finishes before the
 		// others have started.
@@ -232,7 +232,7 @@ func TestScheduleLongestFirst(t *testing.T) {
 }
 
 func TestScheduleFailure(t *testing.T) {
-	runs := []plannedRun{{cell: cell{ID: "a"}, dir: filepath.Join(t.TempDir(), "a")}}
+	runs := []plannedRun{{cell: cell{ID: "a"}, cfg: &Config{}, dir: filepath.Join(t.TempDir(), "a")}}
 	err := schedule(context.Background(), runs, testOptions(t, 2), io.Discard, func(context.Context, plannedRun, io.Writer) (*runRecord, error) {
 		return nil, errors.New("loss is NaN at step 7")
 	}, nil)

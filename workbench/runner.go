@@ -193,10 +193,9 @@ func (r plannedRun) finished() (*runRecord, error) {
 // staleBaselines reports a record of a run evaluated under eval.filter whose sanity baselines
 // were not: recorded before the baselines were filtered as the run's rankings are (it has no
 // random baseline), they ranked each user's own items among the most popular. Such a run is
-// evaluated again from its saved model. A run without a config (the scheduler's own tests) has
-// no filter.
+// evaluated again from its saved model.
 func (rec *runRecord) staleBaselines(cfg *Config) bool {
-	return cfg != nil && cfg.Eval.Filter.Excludes() && len(rec.MostPopular) > 0 && rec.Random == nil
+	return cfg.Eval.Filter.Excludes() && len(rec.MostPopular) > 0 && rec.Random == nil
 }
 
 // trained reads the run's record if the run trained with this very training config (its
