@@ -50,7 +50,8 @@ func collectBaselines(recs []*Run) baselines {
 			continue
 		}
 		for _, r := range rec.random() {
-			if key := (sliceK{r.Slice, r.K}); b.random[key] == (chance{}) {
+			key := sliceK{r.Slice, r.K}
+			if _, ok := b.random[key]; !ok {
 				b.random[key] = chance{r.Value, r.Lo, r.Hi}
 			}
 		}
