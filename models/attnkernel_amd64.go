@@ -106,9 +106,9 @@ func (k *attnKernel) lower(c, q, kk []float32) {
 			cols := min(16, k.n-16*p)
 			k.tile(c[r0*k.L+k.s+16*p:], k.L, rows, cols, func(dst []float32, ldc int) {
 				if ap != nil {
-					simd.Gemm6x16(k.dh, ap, bp[p*k.dh*16:], dst, ldc, k.alpha, 0)
+					simd.Gemm6x16(k.dh, 1, ap, bp[p*k.dh*16:], dst, ldc, k.alpha, 0)
 				} else {
-					simd.Gemm6x16Strided(k.dh, q[r0*k.d:], k.d, 1, bp[p*k.dh*16:], dst, ldc, k.alpha, 0)
+					simd.Gemm6x16Strided(k.dh, 1, q[r0*k.d:], k.d, 1, bp[p*k.dh*16:], dst, ldc, k.alpha, 0)
 				}
 			})
 		}
@@ -177,7 +177,7 @@ func (k *attnKernel) row(y []float32) {
 		rows, kk := min(6, k.n-t0), min(t0+6, k.n)
 		for p := 0; 16*p < k.dh; p++ {
 			k.tile(y[(k.s+t0)*k.d+16*p:], k.d, rows, min(16, k.dh-16*p), func(dst []float32, ldc int) {
-				simd.Gemm6x16Strided(kk, k.ks.mt[t0*n6:], n6, 1, k.ks.bp[p*k.n*16:], dst, ldc, k.alpha, 0)
+				simd.Gemm6x16Strided(kk, 1, k.ks.mt[t0*n6:], n6, 1, k.ks.bp[p*k.n*16:], dst, ldc, k.alpha, 0)
 			})
 		}
 	}
@@ -191,7 +191,7 @@ func (k *attnKernel) col(y []float32) {
 		rows := min(6, k.n-j0)
 		for p := 0; 16*p < k.dh; p++ {
 			k.tile(y[(k.s+j0)*k.d+16*p:], k.d, rows, min(16, k.dh-16*p), func(dst []float32, ldc int) {
-				simd.Gemm6x16Strided(k.n-j0, k.ks.mt[j0*n6+j0:], 1, n6, k.ks.bp[(p*k.n+j0)*16:], dst, ldc, k.alpha, 0)
+				simd.Gemm6x16Strided(k.n-j0, 1, k.ks.mt[j0*n6+j0:], 1, n6, k.ks.bp[(p*k.n+j0)*16:], dst, ldc, k.alpha, 0)
 			})
 		}
 	}

@@ -112,12 +112,14 @@ func (p *product) block(i0, i1, j0, j1 int, all []float32) {
 			}
 			for ic := i0; ic < i1; ic += mc {
 				mb := min(mc, i1-ic)
-				// The kernel reads an untransposed A where it lies, but for a last panel of fewer
-				// than mr rows, packed alone in ap. op(A) = Aᵀ is packed: read in place, a panel
-				// touches a cache line per term, and the product ran 0.8–0.95× as fast.
+				// The AVX2 kernel reads an untransposed A where it lies, but for a last panel of
+				// fewer than mr rows, packed alone in ap. op(A) = Aᵀ is packed: read in place, a
+				// panel touches a cache line per term, and the product ran 0.8–0.95× as fast. The
+				// AVX-512 kernel takes A packed in every case: reading 24 rows in place, it ran
+				// the step's products 0.7–0.95× as fast as packing them (BenchmarkSgemm).
 				full := 0 // rows [ic, ic+full) are read in place
 				var ap []float32
-				if !p.tA {
+				if !p.tA && !simd.Wide() {
 					full = mb / mr * mr
 				}
 				if full < mb {
@@ -127,27 +129,39 @@ func (p *product) block(i0, i1, j0, j1 int, all []float32) {
 				}
 				for jr := 0; jr < nb; jr += nr {
 					bt := bp[jr*kb : (jr+nr)*kb]
-					for ir := 0; ir < mb; ir += mr {
-						// An edge tile runs the same kernel on a copy of the tile's part of C.
+					cols := min(nr, nb-jr)
+					for ir := 0; ir < mb; {
 						off := (ic+ir)*p.ldc + jc + jr
-						rows, cols := min(mr, mb-ir), min(nr, nb-jr)
-						c, ldc := p.c[off:], p.ldc
-						if rows < mr || cols < nr {
-							c, ldc = edge[:], nr
-							for r := range rows {
-								copy(edge[r*nr:r*nr+cols], p.c[off+r*p.ldc:])
+						// Full tiles read the same way (in place, or packed) run in one call, which
+						// takes them four at a time where the processor has AVX-512; an edge tile
+						// runs the same kernel on a copy of the tile's part of C.
+						end := full
+						if ir >= full {
+							end = mb / mr * mr
+						}
+						if cols == nr && ir < end {
+							tiles := (end - ir) / mr
+							if ir < full {
+								simd.Gemm6x16Strided(kb, tiles, p.a[(ic+ir)*p.lda+pc:], p.lda, 1, bt, p.c[off:], p.ldc, p.alpha, beta)
+							} else {
+								simd.Gemm6x16(kb, tiles, ap[(ir-full)*kb:], bt, p.c[off:], p.ldc, p.alpha, beta)
 							}
+							ir += tiles * mr
+							continue
+						}
+						rows := min(mr, mb-ir)
+						for r := range rows {
+							copy(edge[r*nr:r*nr+cols], p.c[off+r*p.ldc:])
 						}
 						if ir < full {
-							simd.Gemm6x16Strided(kb, p.a[(ic+ir)*p.lda+pc:], p.lda, 1, bt, c, ldc, p.alpha, beta)
+							simd.Gemm6x16Strided(kb, 1, p.a[(ic+ir)*p.lda+pc:], p.lda, 1, bt, edge[:], nr, p.alpha, beta)
 						} else {
-							simd.Gemm6x16(kb, ap[(ir-full)*kb:(ir-full+mr)*kb], bt, c, ldc, p.alpha, beta)
+							simd.Gemm6x16(kb, 1, ap[(ir-full)*kb:], bt, edge[:], nr, p.alpha, beta)
 						}
-						if rows < mr || cols < nr {
-							for r := range rows {
-								copy(p.c[off+r*p.ldc:off+r*p.ldc+cols], edge[r*nr:])
-							}
+						for r := range rows {
+							copy(p.c[off+r*p.ldc:off+r*p.ldc+cols], edge[r*nr:])
 						}
+						ir += mr
 					}
 				}
 			}
@@ -190,16 +204,7 @@ func pack(dst, src []float32, ld int, strided bool, w, i0, n, pc, kb int) {
 				copy(panel[l*w:l*w+rows], src[(pc+l)*ld+i:][:rows])
 			}
 		case rows == mr && w == mr:
-			x0 := src[i*ld+pc:][:kb]
-			x1 := src[(i+1)*ld+pc:][:kb]
-			x2 := src[(i+2)*ld+pc:][:kb]
-			x3 := src[(i+3)*ld+pc:][:kb]
-			x4 := src[(i+4)*ld+pc:][:kb]
-			x5 := src[(i+5)*ld+pc:][:kb]
-			for l := range kb {
-				g := panel[l*6 : l*6+6]
-				g[0], g[1], g[2], g[3], g[4], g[5] = x0[l], x1[l], x2[l], x3[l], x4[l], x5[l]
-			}
+			simd.Interleave6(panel, src[i*ld+pc:], ld, kb)
 		default:
 			// Four rows at a time: four streams read, each group written in one cache line.
 			r := 0

@@ -12,8 +12,8 @@
 // (Prefetch). The vector lanes give the plain-Go loops' bits. On amd64 they are Go assembly
 // using AVX2 and FMA (Go assembly cannot live in a package that uses cgo, as metrics and models
 // do under the openblas build tag), with the same loops in plain Go on processors without them
-// (Kernel then reports false); where the processor also has AVX-512, Kernel6x16 runs four
-// panels at a time in its 32 wider registers, giving the same bits. On other architectures, and
+// (Kernel then reports false); where the processor also has AVX-512, Kernel6x16 and Gemm6x16
+// run four panels at a time in its 32 wider registers, giving the same bits (Wide). On other architectures, and
 // with the noasm build tag, the loops are plain Go and the kernels do not exist (Kernel reports
 // false).
 //

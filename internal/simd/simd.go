@@ -244,6 +244,30 @@ func copyStridedGo(dst, src []float32, w, ld, n, from int) {
 	}
 }
 
+// interleave6Go is Interleave6 in plain Go for the groups from ≤ l < n.
+func interleave6Go(dst, src []float32, ld, from, n int) {
+	if from >= n {
+		return
+	}
+	x0 := src[:n]
+	x1 := src[ld:][:n]
+	x2 := src[2*ld:][:n]
+	x3 := src[3*ld:][:n]
+	x4 := src[4*ld:][:n]
+	x5 := src[5*ld:][:n]
+	for l := from; l < n; l++ {
+		g := dst[l*6 : l*6+6]
+		g[0], g[1], g[2], g[3], g[4], g[5] = x0[l], x1[l], x2[l], x3[l], x4[l], x5[l]
+	}
+}
+
+// checkInterleave6 panics unless Interleave6's slices hold six rows of n values and n groups.
+func checkInterleave6(dst, src []float32, ld, n int) {
+	if n > 0 && (ld < 1 || len(dst) < 6*n || len(src) < 5*ld+n) {
+		panic("simd: Interleave6: bad sizes")
+	}
+}
+
 // checkStrided panics unless CopyStrided's slices hold n groups.
 func checkStrided(dst, src []float32, w, ld, n int) {
 	if n > 0 && (w < 1 || ld < w || len(dst) < n*w || len(src) < (n-1)*ld+w) {

@@ -7,11 +7,15 @@ import "golang.org/x/sys/cpu"
 // vector reports whether the processor runs the AVX2/FMA routines (set once, from CPUID).
 var vector = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
-// wide reports whether Kernel6x16 may also run four panels at a time in AVX-512 registers.
+// wide reports whether Kernel6x16 and Gemm6x16 may also run four panels at a time in AVX-512
+// registers.
 var wide = vector && cpu.X86.HasAVX512F
 
 // Kernel reports whether Kernel6x16 may be called.
 func Kernel() bool { return vector }
+
+// Wide reports whether Kernel6x16 and Gemm6x16 run four panels at a time in AVX-512 registers.
+func Wide() bool { return wide }
 
 // Kernel6x16 sets c[(6p+r)*ldc+j] = Σ_{l<k} a[p*6k+l*6+r]·b[l*16+j] for p < panels, r < 6,
 // j < 16: a holds panels panels of 6 rows, one after the other, and b a panel of 16 columns,
@@ -36,18 +40,27 @@ func Kernel6x16(k, panels int, a, b, c []float32, ldc int) {
 	kernel6x16(k, &a[0], &b[0], &c[0], ldc, panels)
 }
 
-// Gemm6x16 sets c[r*ldc+j] = alpha·Σ_{l<k} a[l*6+r]·b[l*16+j] + beta·c[r*ldc+j] for r < 6,
-// j < 16, with a and b packed as for Kernel6x16 and the sums formed as there. The update is one
-// fused multiply-add of beta·c onto the rounded alpha·Σ; when beta is ±0, c is not read (so NaNs
-// in it are overwritten). It panics if a slice is too short or if Kernel reports false.
-func Gemm6x16(k int, a, b, c []float32, ldc int, alpha, beta float32) {
+// Gemm6x16 sets c[(6p+r)*ldc+j] = alpha·Σ_{l<k} a[p*6k+l*6+r]·b[l*16+j] + beta·c[(6p+r)*ldc+j]
+// for p < panels, r < 6, j < 16, with a and b packed as for Kernel6x16 and the sums formed as
+// there (on a processor with AVX-512, four panels at a time, giving the same bits). The update is
+// one fused multiply-add of beta·c onto the rounded alpha·Σ; when beta is ±0, c is not read (so
+// NaNs in it are overwritten). It panics if a slice is too short or if Kernel reports false.
+func Gemm6x16(k, panels int, a, b, c []float32, ldc int, alpha, beta float32) {
 	if !vector {
 		panic("simd: Gemm6x16 needs AVX2 and FMA")
 	}
-	if k < 1 || len(a) < 6*k || len(b) < 16*k || ldc < 16 || len(c) < 5*ldc+16 {
+	if k < 1 || panels < 1 || len(a) < panels*6*k || len(b) < 16*k || ldc < 16 || len(c) < (6*panels-1)*ldc+16 {
 		panic("simd: Gemm6x16: bad sizes")
 	}
-	gemm6x16(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
+	p := 0
+	if wide {
+		for ; p+4 <= panels; p += 4 {
+			gemm24x16(k, &a[p*6*k], &b[0], &c[6*p*ldc], ldc, alpha, beta)
+		}
+	}
+	for ; p < panels; p++ {
+		gemm6x16(k, &a[p*6*k], &b[0], &c[6*p*ldc], ldc, alpha, beta)
+	}
 }
 
 // AddReLU sets dst[i] = max(a[i] + b[i], 0) for i < len(dst) (Go's max: NaN for a NaN sum, +0
@@ -99,19 +112,22 @@ func Dot(a, b []float32) float32 {
 	return dotTail(dot8(a[:head], b[:head]), a[head:], b[head:])
 }
 
-// Gemm6x16Strided is Gemm6x16 with the panel of A read where it lies rather than packed: its
-// value (r, l), a[l*6+r] in Gemm6x16, is a[r*rs+l*cs] here (rs = lda, cs = 1 for six rows of a
-// row-major matrix; rs = 1, cs = lda for six columns). The sums are formed as in Gemm6x16, so
-// that equal values give bit-equal results in both. It panics if a slice is too short or if
-// Kernel reports false.
-func Gemm6x16Strided(k int, a []float32, rs, cs int, b, c []float32, ldc int, alpha, beta float32) {
+// Gemm6x16Strided is Gemm6x16 with the panels of A read where they lie rather than packed: the
+// value (r, l) of panel p, a[p*6k+l*6+r] in Gemm6x16, is a[(6p+r)*rs+l*cs] here (rs = lda,
+// cs = 1 for rows of a row-major matrix; rs = 1, cs = lda for its columns). The sums are formed
+// as in Gemm6x16, so that equal values give bit-equal results in both; the panels run one at a
+// time in AVX2 registers, whatever the processor (where it has AVX-512, packing A for Gemm6x16
+// is the faster way: see Wide). It panics if a slice is too short or if Kernel reports false.
+func Gemm6x16Strided(k, panels int, a []float32, rs, cs int, b, c []float32, ldc int, alpha, beta float32) {
 	if !vector {
 		panic("simd: Gemm6x16Strided needs AVX2 and FMA")
 	}
-	if k < 1 || rs < 1 || cs < 1 || len(a) <= 5*rs+(k-1)*cs || len(b) < 16*k || ldc < 16 || len(c) < 5*ldc+16 {
+	if k < 1 || panels < 1 || rs < 1 || cs < 1 || len(a) <= (6*panels-1)*rs+(k-1)*cs || len(b) < 16*k || ldc < 16 || len(c) < (6*panels-1)*ldc+16 {
 		panic("simd: Gemm6x16Strided: bad sizes")
 	}
-	gemm6x16strided(k, &a[0], rs, cs, &b[0], &c[0], ldc, alpha, beta)
+	for p := range panels {
+		gemm6x16strided(k, &a[6*p*rs], rs, cs, &b[0], &c[6*p*ldc], ldc, alpha, beta)
+	}
 }
 
 // AddRows16 adds the 16 values rows[i*stride : i*stride+16] of every i of idx to acc, in the order
@@ -365,6 +381,9 @@ func gemm6x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
 func gemm6x16strided(k int, a *float32, rs, cs int, b, c *float32, ldc int, alpha, beta float32)
 
 //go:noescape
+func gemm24x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+//go:noescape
 func addRows16(acc *float64, rows *float64, stride int, idx *int32, n int)
 
 //go:noescape
@@ -419,6 +438,25 @@ func CopyStrided(dst, src []float32, w, ld, n int) {
 		copyStridedGo(dst, src, w, ld, n, 0)
 	}
 }
+
+// Interleave6 sets dst[l*6+r] = src[r*ld+l] for r < 6 and l < n: six rows of a row-major
+// matrix (leading dimension ld) as n groups of six, the layout of Gemm6x16's packed panels. It
+// panics if ld < 1 or a slice is too short. Where the processor has AVX-512, eight groups at a
+// time are permuted in vector registers.
+func Interleave6(dst, src []float32, ld, n int) {
+	checkInterleave6(dst, src, ld, n)
+	head := 0
+	if wide {
+		head = n &^ 7
+		if head > 0 {
+			interleave6(&dst[0], &src[0], ld, head/8)
+		}
+	}
+	interleave6Go(dst, src, ld, head, n)
+}
+
+//go:noescape
+func interleave6(dst, src *float32, ld, n int)
 
 // copyStrided6 and copyStrided16 are CopyStrided for groups of 6 and 16 values.
 //

@@ -179,6 +179,28 @@ gemm_store:              \
 	VMOVUPS z5, (DX) \
 	ADDQ    R8, DX
 
+// ZERO24Z clears the AVX-512 accumulators Z0..Z23.
+#define ZERO24Z \
+	ZERO6Z(Z0, Z1, Z2, Z3, Z4, Z5)       \
+	ZERO6Z(Z6, Z7, Z8, Z9, Z10, Z11)     \
+	ZERO6Z(Z12, Z13, Z14, Z15, Z16, Z17) \
+	ZERO6Z(Z18, Z19, Z20, Z21, Z22, Z23)
+
+// STEP24Z adds the products of one l to Z0..Z23 (row 6q+r of four packed panels in Z(6q+r)): the
+// 16 values at DI, loaded into Z24, times panel q's 6 values at BX, R11, R12 and R13 for q = 0..3;
+// it advances the four panel pointers and DI.
+#define STEP24Z \
+	VMOVUPS (DI), Z24                        \
+	FMA6Z(BX, Z0, Z1, Z2, Z3, Z4, Z5)        \
+	FMA6Z(R11, Z6, Z7, Z8, Z9, Z10, Z11)     \
+	FMA6Z(R12, Z12, Z13, Z14, Z15, Z16, Z17) \
+	FMA6Z(R13, Z18, Z19, Z20, Z21, Z22, Z23) \
+	ADDQ $24, BX                             \
+	ADDQ $24, R11                            \
+	ADDQ $24, R12                            \
+	ADDQ $24, R13                            \
+	ADDQ $64, DI
+
 // func kernel24x16(k int, a, b, c *float32, ldc, quads int)
 //
 // kernel6x16 with AVX-512, four panels of A at a time: for each of the quads groups of 4
@@ -203,22 +225,10 @@ kquad:
 	LEAQ (SI)(R9*1), R11
 	LEAQ (SI)(R9*2), R12
 	LEAQ (R11)(R9*2), R13
-	ZERO6Z(Z0, Z1, Z2, Z3, Z4, Z5)
-	ZERO6Z(Z6, Z7, Z8, Z9, Z10, Z11)
-	ZERO6Z(Z12, Z13, Z14, Z15, Z16, Z17)
-	ZERO6Z(Z18, Z19, Z20, Z21, Z22, Z23)
+	ZERO24Z
 
 kloop:
-	VMOVUPS (DI), Z24
-	FMA6Z(BX, Z0, Z1, Z2, Z3, Z4, Z5)
-	FMA6Z(R11, Z6, Z7, Z8, Z9, Z10, Z11)
-	FMA6Z(R12, Z12, Z13, Z14, Z15, Z16, Z17)
-	FMA6Z(R13, Z18, Z19, Z20, Z21, Z22, Z23)
-	ADDQ $24, BX
-	ADDQ $24, R11
-	ADDQ $24, R12
-	ADDQ $24, R13
-	ADDQ $64, DI
+	STEP24Z
 	DECQ CX
 	JNZ  kloop
 
@@ -287,6 +297,198 @@ strided_loop:
 	VBROADCASTSS beta+60(FP), Y15
 	MOVL         beta+60(FP), AX
 	GEMM_EPILOGUE
+
+// UPDATEZ(z) sets the row of C at DX to alpha·z + beta·C (alpha in Z25, beta in Z26), alpha·z
+// rounded before the fused update, and moves DX to the next row.
+#define UPDATEZ(z) \
+	VMULPS      Z25, z, z    \
+	VFMADD231PS (DX), Z26, z \
+	VMOVUPS     z, (DX)      \
+	ADDQ        R8, DX
+
+// STOREZ(z) sets the row of C at DX to alpha·z (alpha in Z25) and moves DX to the next row.
+#define STOREZ(z) \
+	VMULPS  Z25, z, z \
+	VMOVUPS z, (DX)   \
+	ADDQ    R8, DX
+
+// ROWS24Z(f) applies f to Z0..Z23 in order: the 24 rows of the tile.
+#define ROWS24Z(f) \
+	f(Z0)  \
+	f(Z1)  \
+	f(Z2)  \
+	f(Z3)  \
+	f(Z4)  \
+	f(Z5)  \
+	f(Z6)  \
+	f(Z7)  \
+	f(Z8)  \
+	f(Z9)  \
+	f(Z10) \
+	f(Z11) \
+	f(Z12) \
+	f(Z13) \
+	f(Z14) \
+	f(Z15) \
+	f(Z16) \
+	f(Z17) \
+	f(Z18) \
+	f(Z19) \
+	f(Z20) \
+	f(Z21) \
+	f(Z22) \
+	f(Z23)
+
+// GEMM24_EPILOGUE is GEMM_EPILOGUE for the 24×16 tile in Z0..Z23: C (at DX, row stride R8 bytes)
+// = alpha·sum + beta·C with alpha broadcast in Z25 and beta in Z26, C not read when AX (beta's
+// bits without the sign) is zero; the same operations per element as GEMM_EPILOGUE.
+#define GEMM24_EPILOGUE \
+	ANDL $0x7fffffff, AX \
+	JZ   gemm24_store    \
+	ROWS24Z(UPDATEZ)     \
+	VZEROUPPER           \
+	RET                  \
+gemm24_store:            \
+	ROWS24Z(STOREZ)      \
+	VZEROUPPER           \
+	RET
+
+// func gemm24x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
+//
+// gemm6x16 for four consecutive packed panels of A (6k values each) at once, in AVX-512
+// registers, as kernel24x16 forms its sums: every element gets the fused multiply-adds of
+// gemm6x16 in the same order, and the same update, so the two give the same bits.
+TEXT ·gemm24x16(SB), NOSPLIT, $0-48
+	MOVQ  k+0(FP), CX
+	MOVQ  a+8(FP), BX
+	MOVQ  CX, R9
+	IMULQ $24, R9
+	LEAQ  (BX)(R9*1), R11
+	LEAQ  (BX)(R9*2), R12
+	LEAQ  (R11)(R9*2), R13
+	MOVQ  b+16(FP), DI
+	ZERO24Z
+
+gemm24_loop:
+	STEP24Z
+	DECQ CX
+	JNZ  gemm24_loop
+
+	MOVQ         c+24(FP), DX
+	MOVQ         ldc+32(FP), R8
+	SHLQ         $2, R8
+	VBROADCASTSS alpha+40(FP), Z25
+	VBROADCASTSS beta+44(FP), Z26
+	MOVL         beta+44(FP), AX
+	GEMM24_EPILOGUE
+
+// interleave6Idx holds, for each of the three vectors of 16 values that eight groups of six make
+// (group l, row r at place 6l + r), the indices of VPERMT2PS into rows 0–1 (Z0: row 0 in lanes
+// 0–7, row 1 in 8–15) and 2–3 (Z1, as 16 + lane), then those of VPERMPS into rows 4–5 (Z2) for
+// the places of rows 4 and 5 (the masks 0x0c30, 0x30c3 and 0xc30c); places of other rows hold 0.
+DATA interleave6Idx<>+0(SB)/8, $0x0000000800000000
+DATA interleave6Idx<>+8(SB)/8, $0x0000001800000010
+DATA interleave6Idx<>+16(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+24(SB)/8, $0x0000000900000001
+DATA interleave6Idx<>+32(SB)/8, $0x0000001900000011
+DATA interleave6Idx<>+40(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+48(SB)/8, $0x0000000a00000002
+DATA interleave6Idx<>+56(SB)/8, $0x0000001a00000012
+DATA interleave6Idx<>+64(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+72(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+80(SB)/8, $0x0000000800000000
+DATA interleave6Idx<>+88(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+96(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+104(SB)/8, $0x0000000900000001
+DATA interleave6Idx<>+112(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+120(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+128(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+136(SB)/8, $0x0000000b00000003
+DATA interleave6Idx<>+144(SB)/8, $0x0000001b00000013
+DATA interleave6Idx<>+152(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+160(SB)/8, $0x0000000c00000004
+DATA interleave6Idx<>+168(SB)/8, $0x0000001c00000014
+DATA interleave6Idx<>+176(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+184(SB)/8, $0x0000000d00000005
+DATA interleave6Idx<>+192(SB)/8, $0x0000000a00000002
+DATA interleave6Idx<>+200(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+208(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+216(SB)/8, $0x0000000b00000003
+DATA interleave6Idx<>+224(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+232(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+240(SB)/8, $0x0000000c00000004
+DATA interleave6Idx<>+248(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+256(SB)/8, $0x0000001d00000015
+DATA interleave6Idx<>+264(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+272(SB)/8, $0x0000000e00000006
+DATA interleave6Idx<>+280(SB)/8, $0x0000001e00000016
+DATA interleave6Idx<>+288(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+296(SB)/8, $0x0000000f00000007
+DATA interleave6Idx<>+304(SB)/8, $0x0000001f00000017
+DATA interleave6Idx<>+312(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+320(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+328(SB)/8, $0x0000000d00000005
+DATA interleave6Idx<>+336(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+344(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+352(SB)/8, $0x0000000e00000006
+DATA interleave6Idx<>+360(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+368(SB)/8, $0x0000000000000000
+DATA interleave6Idx<>+376(SB)/8, $0x0000000f00000007
+GLOBL interleave6Idx<>(SB), RODATA|NOPTR, $384
+
+// func interleave6(dst, src *float32, ld, n int)
+//
+// dst[l*6+r] = src[r*ld+l] for r < 6 and l < 8n, eight groups at a time with AVX-512: rows 0–1,
+// 2–3 and 4–5 (SI, R9 and R10, R8 = ld bytes apart) are loaded eight values each into the halves
+// of Z0, Z1 and Z2, and each 16 values of the 48 are two permutations of them.
+TEXT ·interleave6(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), DI
+	MOVQ    src+8(FP), SI
+	MOVQ    ld+16(FP), R8
+	SHLQ    $2, R8
+	MOVQ    n+24(FP), CX
+	LEAQ    (SI)(R8*2), R9
+	LEAQ    (R9)(R8*2), R10
+	VMOVUPS interleave6Idx<>+0(SB), Z10
+	VMOVUPS interleave6Idx<>+64(SB), Z11
+	VMOVUPS interleave6Idx<>+128(SB), Z12
+	VMOVUPS interleave6Idx<>+192(SB), Z13
+	VMOVUPS interleave6Idx<>+256(SB), Z14
+	VMOVUPS interleave6Idx<>+320(SB), Z15
+	MOVL    $0x0c30, AX
+	KMOVW   AX, K1
+	MOVL    $0x30c3, AX
+	KMOVW   AX, K2
+	MOVL    $0xc30c, AX
+	KMOVW   AX, K3
+
+interleave6_loop:
+	VMOVUPS      (SI), Y0
+	VINSERTF64X4 $1, (SI)(R8*1), Z0, Z0
+	VMOVUPS      (R9), Y1
+	VINSERTF64X4 $1, (R9)(R8*1), Z1, Z1
+	VMOVUPS      (R10), Y2
+	VINSERTF64X4 $1, (R10)(R8*1), Z2, Z2
+	VMOVAPS      Z0, Z3
+	VPERMT2PS    Z1, Z10, Z3
+	VPERMPS      Z2, Z11, K1, Z3
+	VMOVUPS      Z3, (DI)
+	VMOVAPS      Z0, Z4
+	VPERMT2PS    Z1, Z12, Z4
+	VPERMPS      Z2, Z13, K2, Z4
+	VMOVUPS      Z4, 64(DI)
+	VMOVAPS      Z0, Z5
+	VPERMT2PS    Z1, Z14, Z5
+	VPERMPS      Z2, Z15, K3, Z5
+	VMOVUPS      Z5, 128(DI)
+	ADDQ         $32, SI
+	ADDQ         $32, R9
+	ADDQ         $32, R10
+	ADDQ         $192, DI
+	DECQ         CX
+	JNZ          interleave6_loop
+	VZEROUPPER
+	RET
 
 // func countGE8(x []float32, lo, hi float32) (nlo, nhi int)
 //

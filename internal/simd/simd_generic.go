@@ -100,6 +100,13 @@ func CopyStrided(dst, src []float32, w, ld, n int) {
 	copyStridedGo(dst, src, w, ld, n, 0)
 }
 
+// Interleave6 sets dst[l*6+r] = src[r*ld+l] for r < 6 and l < n: six rows of a row-major
+// matrix (leading dimension ld) as n groups of six. It panics if ld < 1 or a slice is too short.
+func Interleave6(dst, src []float32, ld, n int) {
+	checkInterleave6(dst, src, ld, n)
+	interleave6Go(dst, src, ld, 0, n)
+}
+
 // Prefetch asks the processor to bring the memory of x into its caches: without assembly, it
 // does nothing. It is a hint, with no effect on any value.
 func Prefetch([]float32) {}

@@ -403,6 +403,41 @@ func TestCopyStrided(t *testing.T) {
 	CopyStrided(make([]float32, 12), make([]float32, 10), 6, 6, 2)
 }
 
+// TestInterleave6: every value lands where the definition puts it, for every count up to 40
+// (eight groups at a time in vector registers where the processor has AVX-512, then the rest),
+// rows that overlap (ld < n) or lie apart, with nothing written past the groups; a too-short
+// source panics.
+func TestInterleave6(t *testing.T) {
+	for _, ld := range []int{1, 7, 41, 100} {
+		for n := range 41 {
+			src := make([]float32, 5*ld+n)
+			for k := range src {
+				src[k] = float32(k) + 0.5
+			}
+			dst := make([]float32, 6*n+5)
+			Interleave6(dst, src, ld, n)
+			for l := range n {
+				for r := range 6 {
+					if dst[l*6+r] != src[r*ld+l] {
+						t.Fatalf("ld %d n %d: dst[%d] = %v, want %v", ld, n, l*6+r, dst[l*6+r], src[r*ld+l])
+					}
+				}
+			}
+			for _, v := range dst[6*n:] {
+				if v != 0 {
+					t.Fatalf("ld %d n %d: wrote past the groups", ld, n)
+				}
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a too-short source did not panic")
+		}
+	}()
+	Interleave6(make([]float32, 48), make([]float32, 5*8+7), 8, 8)
+}
+
 // TestPrefetch: Prefetch leaves every value as it was, on every length up to 40 and at every
 // offset of 0..15 (the hint covers the last line of the slice, and never faults).
 func TestPrefetch(t *testing.T) {
