@@ -20,7 +20,9 @@ esac
 
 python=/usr/bin/python3
 need=()
-ldconfig -p | grep -q 'libopenblas\.so ' || need+=(libopenblas-dev)
+# grep reads the whole list (-q would stop at the match and, under pipefail, ldconfig's SIGPIPE
+# would count as a miss).
+ldconfig -p | grep 'libopenblas\.so ' >/dev/null || need+=(libopenblas-dev)
 { [ -x $python ] && $python -c 'import torch' 2>/dev/null; } || need+=(python3-torch)
 if [ ${#need[@]} -gt 0 ]; then
 	echo "installing ${need[*]}"

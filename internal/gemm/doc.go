@@ -4,12 +4,13 @@
 // Goto and van de Geijn (2008, "Anatomy of high-performance matrix multiplication", ACM TOMS 34(3))
 // and BLIS (Van Zee and van de Geijn 2015): panels of op(B) (kc×nc) and of a transposed op(A)
 // (mc×kc) are packed into the micro-kernel's layout, with zeros padding the edges, and C is
-// updated one 6×16 tile at a time (a column of full tiles in one call, which, where the processor
-// has AVX-512, runs four tiles at a time as one 24×16 tile in its 32 wider registers). An
-// untransposed A is not packed: the kernel reads its rows in place (simd.Gemm6x16Strided, as
-// BLIS's kernels for skinny products do), which saves a copy of A where n is small (the towers'
-// last layers, the gradients of the score matrix). A product split among goroutines by rows
-// packs op(B), which every part reads whole, once.
+// updated one 6×16 tile at a time (a column of full tiles in one call). Where the processor has
+// AVX-512, the kernel runs four tiles at a time as one 24×16 tile in its 32 wider registers, and
+// an untransposed op(A) is packed too (simd.Interleave6); on AVX2 alone it is not: the kernel
+// reads its rows in place (simd.Gemm6x16Strided, as BLIS's kernels for skinny products do), which
+// saves a copy of A where n is small (the towers' last layers, the gradients of the score
+// matrix). A product split among goroutines by rows packs op(B), which every part reads whole,
+// once.
 //
 // Results do not depend on scheduling, on GOMAXPROCS or on AVX-512: C is split among goroutines
 // along whole tiles, and every element is computed by the same sequence of operations wherever it
