@@ -52,12 +52,13 @@
 // self-attention and a point-wise feed-forward layer with residual connections, layer
 // normalisation (ε = 1e-8) and dropout, padding masked, a last normalisation; its output is the
 // hidden state at every position. SequenceSettings.EmbeddingScale and LayerNormEpsilon give the
-// form of gSASRec's and Khrylchenko et al.'s code instead (no scale, ε = 1e-5). Its forward definition (sasrecFwd) serves training and inference
-// (which has no dropout); it is written as an expression of stock ops and a stable causal
-// softmax primitive, and fused (layer normalisation and the attention's causal per-head
-// products as ops with their gradients, the products on internal/simd's micro-kernel), the two
-// tested equal and against a plain-Go reference of the equations. Dropout masks are inputs of
-// the training graph, drawn every step from the caller's seeded random source.
+// form of gSASRec's and Khrylchenko et al.'s code instead (no scale, ε = 1e-5). Its forward
+// definition (sasrecFwd) serves training and inference (which has no dropout); it is written as an
+// expression of stock ops and a stable causal softmax primitive, and fused (layer normalisation and
+// the attention's causal per-head products as ops with their gradients, the products on
+// internal/simd's micro-kernel), the two tested equal and against a plain-Go reference of the
+// equations. Dropout masks are inputs of the training graph, drawn every step from the caller's
+// seeded random source.
 //
 // Evaluate is a model's evaluation on a part of a dataset (the test or the validation pairs) as
 // one call: it owns the query rows (EmbedPairQueries, the one method through which an

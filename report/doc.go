@@ -16,14 +16,14 @@
 // difference; Holm's step-down adjustment (Holm 1979, metrics.Holm) or Benjamini & Hochberg's
 // (1995, metrics.BenjaminiHochberg) adjust each family of contrasts separately. The sanity
 // baselines are measured on the models' protocol: the random ranking's Recall@K is
-// min(K, M′)/M′ per pair, M′ the items its ranking holds after eval.filter (K/M without one).
-// With the sampled evaluation, Kendall's τ_b (Kendall 1945) says how far the sampled estimates order the cells as the full metrics do
-// (Krichene & Rendle, KDD 2020), and summary.md names the contrasts whose sign or significance
-// changes. summary.md opens with a digest; docs/metrics.md defines every number. Runs measured
-// against the true probabilities of their data (Run.Calibration, synthetic data) get a
-// calibration section, each calibration metric by slice with the most calibrated cell in bold
-// (the lowest ECE, the mass ratio nearest 1), and the reliability diagrams of every cell, their
-// seeds' bins pooled (docs/calibration.md).
+// min(K, M′)/M′ per pair, M′ the items its ranking holds after eval.filter (K/M without one). With
+// the sampled evaluation, Kendall's τ_b (Kendall 1945) says how far the sampled estimates order the
+// cells as the full metrics do (Krichene & Rendle, KDD 2020), and summary.md names the contrasts
+// whose sign or significance changes. summary.md opens with a digest; docs/metrics.md defines every
+// number. Runs measured against the true probabilities of their data (Run.Calibration, synthetic
+// data) get a calibration section, each calibration metric by slice with the most calibrated cell
+// in bold (the lowest ECE, the mass ratio nearest 1), and the reliability diagrams of every cell,
+// their seeds' bins pooled (docs/calibration.md).
 //
 // In figures, colour and marker encode the grid's factors (plots.color_by, plots.marker_by),
 // not cells, so that no two cells look alike at a dozen cells; plots.labels names the axis

@@ -30,15 +30,15 @@ const auditSE = 5
 // row's positive has a column of its own with no item, each row must declare its positive's q
 // and p, the same as the item's column declares where the item is also drawn into the step's
 // shared columns (a forgotten row declaration, log q = 0, declares q = 1). Then, for every item
-// drawn at least once (the steps that drew it tell its declaration; one never drawn is not
-// judged) with a declared p ≥ 0.05 or drawn into at least 5% of the steps, whatever p it is declared,
-// and in at least 50 of the N steps (N·p expected, or counted), the frequency of the steps
-// including it (the mean fraction of a step's rows, for a sampler that draws per row) must be
-// the declared p, and its mean copies among a row's negatives the declared (C−1)·q (not under
-// layout corpus, whose columns are the whole corpus and not draws), within five standard errors
-// of the empirical mean over the steps, plus 1e-9: √(p(1−p)/N) for the frequency of shared
-// columns, and otherwise the sample standard deviation over √N, scaled to the declared mean
-// when the sample's is smaller (toDeclared).
+// drawn at least once (the steps that drew it tell its declaration; one never drawn is not judged)
+// with a declared p ≥ 0.05 or drawn into at least 5% of the steps, whatever p it is declared, and
+// in at least 50 of the N steps (N·p expected, or counted), the frequency of the steps including it
+// (the mean fraction of a step's rows, for a sampler that draws per row) must be the declared p,
+// and its mean copies among a row's negatives the declared (C−1)·q (not under layout corpus, whose
+// columns are the whole corpus and not draws), within five standard errors of the empirical mean
+// over the steps, plus 1e-9: √(p(1−p)/N) for the frequency of shared columns, and otherwise the
+// sample standard deviation over √N, scaled to the declared mean when the sample's is smaller
+// (toDeclared).
 //
 // The standard errors are those of independent steps, which a run's steps are only when its
 // positives are drawn i.i.d.: an epoch's batches drawn without replacement vary less, and a
