@@ -42,8 +42,8 @@ func Parts(work, grain, limit int) int {
 // Each calls f(worker, i) for every i in [0, n), handing the indices out in increasing order to
 // workers goroutines (clamped to [1, n]) as each finishes its previous one. It stops handing out
 // indices at the first error of f or when ctx is done, waits for the calls under way, and
-// returns the first error of f, else ctx's error if ctx ended before every index was handed
-// out, else nil. worker identifies the goroutine, for per-goroutine buffers.
+// returns the first error of f, else ctx's error if an index was left without its call, else
+// nil. worker identifies the goroutine, for per-goroutine buffers.
 func Each(ctx context.Context, n, workers int, f func(worker, i int) error) error {
 	if n <= 0 {
 		return nil
@@ -51,7 +51,8 @@ func Each(ctx context.Context, n, workers int, f func(worker, i int) error) erro
 	workers = max(1, min(workers, n))
 	var next atomic.Int64
 	var stop atomic.Bool
-	errs := make([]error, workers)
+	errs := make([]error, workers)     // f's errors
+	canceled := make([]error, workers) // ctx's error where a worker left its index uncalled
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -63,6 +64,7 @@ func Each(ctx context.Context, n, workers int, f func(worker, i int) error) erro
 					return
 				}
 				if err := ctx.Err(); err != nil {
+					canceled[w] = err
 					stop.Store(true)
 					return
 				}
@@ -75,13 +77,10 @@ func Each(ctx context.Context, n, workers int, f func(worker, i int) error) erro
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
+	for _, err := range append(errs, canceled...) {
 		if err != nil {
 			return err
 		}
-	}
-	if int(next.Load()) < n {
-		return ctx.Err()
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package parallel
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -119,5 +120,46 @@ func TestEach(t *testing.T) {
 	}
 	if err := Each(ctx, 0, 2, nil); err != nil {
 		t.Errorf("n = 0 after cancel: %v", err)
+	}
+}
+
+// cancelAt is a context whose Err reports cancellation from its k-th call on.
+type cancelAt struct {
+	context.Context
+	k     int64
+	calls atomic.Int64
+}
+
+func (c *cancelAt) Err() error {
+	if c.calls.Add(1) >= c.k {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestEachCancelLeavesNoIndexSilently cancels Each at every one of its checks of ctx, the last
+// index's included: it returns nil only when f ran for every index, and ctx's error otherwise.
+// A worker that took the last index and then found ctx done used to return nil with that
+// index never called, so a validation read a rank that was never computed.
+func TestEachCancelLeavesNoIndexSilently(t *testing.T) {
+	const n = 6
+	for _, workers := range []int{1, 2, 3} {
+		for k := int64(1); k <= n+1; k++ {
+			t.Run(fmt.Sprintf("workers=%d/cancel-at=%d", workers, k), func(t *testing.T) {
+				var ran atomic.Int32
+				err := Each(&cancelAt{Context: context.Background(), k: k}, n, workers, func(int, int) error {
+					ran.Add(1)
+					return nil
+				})
+				switch {
+				case err == nil && ran.Load() != n:
+					t.Errorf("nil after %d of %d calls", ran.Load(), n)
+				case err != nil && !errors.Is(err, context.Canceled):
+					t.Errorf("error %v", err)
+				case workers == 1 && k <= n && err == nil:
+					t.Errorf("one worker, cancelled at check %d of %d: nil", k, n)
+				}
+			})
+		}
 	}
 }
