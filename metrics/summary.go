@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -84,15 +85,13 @@ func rankTally(ks []int, taus []float64, np int, ranks []int32) *tally {
 }
 
 // sum sets sum (nt·width values) to the metric sums of the rows idx, adding them in the order of
-// idx, 16 values at a time (simd.AddRows16). Every recall and NDCG sum adds 1 and the gain where
+// idx, 16 values at a time (simd.AddRows). Every recall and NDCG sum adds 1 and the gain where
 // rank ≤ K and zeros elsewhere, without a branch on the rank: the sums are those of adding only
 // where rank ≤ K, since a sum of nonnegative terms is unchanged by adding +0.
 func (t *tally) sum(sum []float64, idx []int32) {
-	for c := 0; c < len(sum); c += 16 {
-		var acc [16]float64
-		simd.AddRows16(&acc, t.rows[c:], t.stride, idx)
-		copy(sum[c:], acc[:])
-	}
+	acc := make([]float64, (len(sum)+15)/16*16)
+	simd.AddRows(acc, t.rows, t.stride, idx)
+	copy(sum, acc)
 }
 
 // ratios turns means (nt·width values, in place) into values: a ratio column's mean is divided
@@ -204,9 +203,8 @@ func (t *tally) bootstrap(ctx context.Context, pairs []int32, b, workers int, se
 			src[wk], draws[wk] = &rand.PCG{}, make([]int32, n)
 		}
 		src[wk].Seed(uint64(seed), g<<32|uint64(i))
-		rng := rand.New(src[wk])
 		for j := range draws[wk] {
-			draws[wk][j] = pairs[rng.IntN(n)]
+			draws[wk][j] = pairs[intN(src[wk], uint64(n))]
 		}
 		sum := means[i*w : (i+1)*w]
 		t.sum(sum, draws[wk])
@@ -231,6 +229,24 @@ func (t *tally) bootstrap(ctx context.Context, pairs []int32, b, workers int, se
 		hi[j] = stat.Quantile(0.975, stat.Empirical, col, nil)
 	}
 	return lo, hi, nil
+}
+
+// intN is rand.New(src).IntN(n) for n > 0, the same numbers from the same state (math/rand/v2's
+// reduction: the high word of the 128-bit product of a draw and n, Lemire's rejection where the
+// low word falls below 2⁶⁴ mod n). It calls the PCG directly rather than through rand.Source,
+// which the bootstrap's draws, about half of its time, would otherwise pay for each index.
+func intN(src *rand.PCG, n uint64) int {
+	if n&(n-1) == 0 {
+		return int(src.Uint64() & (n - 1))
+	}
+	hi, lo := bits.Mul64(src.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(src.Uint64(), n)
+		}
+	}
+	return int(hi)
 }
 
 // MeanCI aggregates one metric across seeds: its mean and the 95% Student-t confidence interval

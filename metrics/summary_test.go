@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -82,4 +83,23 @@ func BenchmarkBootstrap(b *testing.B) {
 	}
 	// Every resample of each of the four groups draws as many pairs as the group has: 2·np.
 	b.ReportMetric(float64(2*np*s.Bootstrap)*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
+}
+
+// TestIntN checks the bootstrap's index draw against math/rand/v2 from the same PCG state
+// (Uint64N, the reduction IntN calls, so that sizes past int's range are covered): the same
+// numbers, for sizes that are powers of two, odd, the main job's 11,977 test pairs, and one just
+// above 2⁶³ (about half of whose draws are rejected and drawn again).
+func TestIntN(t *testing.T) {
+	for _, n := range []uint64{1, 2, 3, 7, 1 << 20, 11977, 1<<63 + 1} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			src, ref := rand.NewPCG(5, n), rand.NewPCG(5, n)
+			std := rand.New(ref)
+			for d := range 100_000 {
+				want := uint64(std.Uint64N(n))
+				if got := uint64(intN(src, n)); got != want {
+					t.Fatalf("draw %d: %d, want %d", d, got, want)
+				}
+			}
+		})
+	}
 }

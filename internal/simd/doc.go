@@ -1,7 +1,7 @@
 // Package simd holds the shared low-level vector routines: a 6×16 float32 matrix-product
 // micro-kernel (used by package metrics for its score tiles and, with alpha and beta, packed or
 // strided, by internal/gemm for general matrix products, whose panels CopyStrided packs), the
-// threshold counts of metrics' ranking, the row sums of its bootstrap (AddRows16), models' Adam
+// threshold counts of metrics' ranking, the row sums of its bootstrap (AddRows), models' Adam
 // update (Adam), the elementwise loops of the towers and of the losses' primitives, the
 // exponentials of the losses' softmax rows with their maximum, narrowing and scaling (ExpNeg,
 // ExpNegShift, ExpNegShiftTo, AffineMax, WidenMax, Narrow, MulWide), the losses' softplus row

@@ -33,19 +33,30 @@ func addGo(dst, a, b []float32) {
 	}
 }
 
-// checkRows panics unless every row i of idx, rows[i*stride : i*stride+16], lies within n values.
-func checkRows(n, stride int, idx []int32) {
-	if stride < 16 {
-		panic("simd: AddRows16: stride below 16")
+// AddRows adds the values rows[i*stride : i*stride+len(acc)] of every i of idx to acc, in the
+// order of idx: each acc[j] is the sum acc[j] + rows[idx[0]*stride+j] + rows[idx[1]*stride+j] + …
+// formed one term at a time, as a loop over idx would, 16 columns at a time. len(acc) is a
+// multiple of 16, at most stride. It panics if a row is out of range, having added nothing:
+// every row is checked once, whatever the width.
+func AddRows(acc, rows []float64, stride int, idx []int32) {
+	w := len(acc)
+	if w%16 != 0 || w > stride {
+		panic("simd: AddRows: width not a multiple of 16 or above the stride")
 	}
 	for _, i := range idx {
-		if i < 0 || int(i)*stride+16 > n {
-			panic("simd: AddRows16: row out of range")
+		if i < 0 || int(i)*stride+w > len(rows) {
+			panic("simd: AddRows: row out of range")
 		}
+	}
+	if len(idx) == 0 {
+		return
+	}
+	for c := 0; c < w; c += 16 {
+		addRowsChunk((*[16]float64)(acc[c:c+16]), rows[c:], stride, idx)
 	}
 }
 
-// addRows16Go is AddRows16 in plain Go.
+// addRows16Go is AddRows for 16 values in plain Go.
 func addRows16Go(acc *[16]float64, rows []float64, stride int, idx []int32) {
 	for _, i := range idx {
 		for j, v := range rows[int(i)*stride:][:16] {

@@ -130,11 +130,8 @@ func Gemm6x16Strided(k, panels int, a []float32, rs, cs int, b, c []float32, ldc
 	}
 }
 
-// AddRows16 adds the 16 values rows[i*stride : i*stride+16] of every i of idx to acc, in the order
-// of idx: each acc[j] is the sum acc[j] + rows[idx[0]*stride+j] + rows[idx[1]*stride+j] + …
-// formed one term at a time, as a loop over idx would. It panics if a row is out of range.
-func AddRows16(acc *[16]float64, rows []float64, stride int, idx []int32) {
-	checkRows(len(rows), stride, idx)
+// addRowsChunk is AddRows for 16 values, the rows already checked.
+func addRowsChunk(acc *[16]float64, rows []float64, stride int, idx []int32) {
 	if !vector {
 		addRows16Go(acc, rows, stride, idx)
 		return

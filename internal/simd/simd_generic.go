@@ -18,11 +18,8 @@ func IndexIn(x []float32, lo, hi float32) int { return indexInGo(x, lo, hi) }
 // Add sets dst[i] = a[i] + b[i] for i < len(dst); a and b must be at least as long as dst.
 func Add(dst, a, b []float32) { addGo(dst, a, b) }
 
-// AddRows16 adds the 16 values rows[i*stride : i*stride+16] of every i of idx to acc, in the order
-// of idx: each acc[j] is the sum acc[j] + rows[idx[0]*stride+j] + rows[idx[1]*stride+j] + …
-// formed one term at a time, as a loop over idx would. It panics if a row is out of range.
-func AddRows16(acc *[16]float64, rows []float64, stride int, idx []int32) {
-	checkRows(len(rows), stride, idx)
+// addRowsChunk is AddRows for 16 values, the rows already checked.
+func addRowsChunk(acc *[16]float64, rows []float64, stride int, idx []int32) {
 	addRows16Go(acc, rows, stride, idx)
 }
 

@@ -79,46 +79,71 @@ func TestCounts(t *testing.T) {
 	}
 }
 
-// TestAddRows16 compares AddRows16 (vector code where the processor has it) bit for bit with a
+// TestAddRows compares AddRows (vector code where the processor has it) bit for bit with a
 // plain loop adding one row at a time, for no rows, one, and many in random order with repeats,
-// onto a nonzero start, with values of mixed magnitudes (so that the order of the additions
-// shows in the rounding); an out-of-range row panics.
-func TestAddRows16(t *testing.T) {
+// onto a nonzero start, 16, 32 and 48 columns wide, with values of mixed magnitudes (so that the
+// order of the additions shows in the rounding); a row out of range (by its index, or by the
+// width past the data's end) and a width that is not a multiple of 16 or exceeds the stride
+// panic, leaving acc as it was.
+func TestAddRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
-	const rows, stride = 50, 19
-	data := make([]float64, (rows-1)*stride+16)
+	const rows, stride = 50, 51
+	data := make([]float64, (rows-1)*stride+48)
 	for i := range data {
 		data[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(12)-6))
 	}
-	for _, n := range []int{0, 1, 2, 1000} {
-		idx := make([]int32, n)
-		for i := range idx {
-			idx[i] = int32(rng.IntN(rows))
-		}
-		var got, want [16]float64
-		for j := range got {
-			got[j] = float64(j) / 3
-			want[j] = got[j]
-		}
-		AddRows16(&got, data, stride, idx)
-		for _, i := range idx {
-			for j := range want {
-				want[j] += data[int(i)*stride+j]
+	for _, w := range []int{16, 32, 48} {
+		for _, n := range []int{0, 1, 2, 1000} {
+			idx := make([]int32, n)
+			for i := range idx {
+				idx[i] = int32(rng.IntN(rows))
 			}
-		}
-		for j := range got {
-			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
-				t.Errorf("%d rows: acc[%d] = %v, want %v", n, j, got[j], want[j])
+			got, want := make([]float64, w), make([]float64, w)
+			for j := range got {
+				got[j] = float64(j) / 3
+				want[j] = got[j]
+			}
+			AddRows(got, data, stride, idx)
+			for _, i := range idx {
+				for j := range want {
+					want[j] += data[int(i)*stride+j]
+				}
+			}
+			for j := range got {
+				if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+					t.Errorf("width %d, %d rows: acc[%d] = %v, want %v", w, n, j, got[j], want[j])
+				}
 			}
 		}
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("a row out of range did not panic")
-		}
-	}()
-	var acc [16]float64
-	AddRows16(&acc, data, stride, []int32{rows})
+	for _, c := range []struct {
+		name   string
+		acc    int
+		stride int
+		rows   []float64
+		idx    []int32
+	}{
+		{"row past the end", 16, stride, data, []int32{0, rows}},
+		{"negative row", 16, stride, data, []int32{-1}},
+		{"width past the data", 48, stride, data[:len(data)-1], []int32{0, rows - 1}},
+		{"width not a multiple of 16", 20, stride, data, []int32{0}},
+		{"width above the stride", 64, stride, data, []int32{0}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			acc := make([]float64, c.acc)
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+				for j, v := range acc {
+					if v != 0 {
+						t.Errorf("acc[%d] = %v after the panic, want 0", j, v)
+					}
+				}
+			}()
+			AddRows(acc, c.rows, c.stride, c.idx)
+		})
+	}
 }
 
 // TestAdam compares Adam (vector code where the processor has it) bit for bit with adamGo, on
