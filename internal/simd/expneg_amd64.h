@@ -44,3 +44,47 @@
 	VPSLLQ  $52, Y1, Y1            \
 	VMULPD  Y1, Y0, Y0             \
 	VANDNPD Y0, Y8, Y0
+
+// EXPNEGZ is EXPNEG on the eight lanes of Z0 in AVX-512 registers, the same operations in the
+// same order on each lane (so the same bits): Z14, Z13, Z12, Z11 and Z9 hold log2e, roundMagic,
+// ln2Hi, ln2Lo and bits(roundMagic) − 1023 in every lane, the other constants are broadcast from
+// ·expNegConst at AX, and the lanes below −708 are zeroed by the mask K1 of the others (NaNs
+// kept, as EXPNEG's ANDN keeps them). Clobbers Z1..Z7 and K1.
+#define EXPNEGZ \
+	VCMPPD.BCST $0x15, 128(AX), Z0, K1 \
+	VMULPD      Z14, Z0, Z1            \
+	VADDPD      Z13, Z1, Z1            \
+	VSUBPD      Z13, Z1, Z2            \
+	VMULPD      Z12, Z2, Z3            \
+	VSUBPD      Z3, Z0, Z3             \
+	VMULPD      Z11, Z2, Z2            \
+	VSUBPD      Z2, Z3, Z3             \
+	VMULPD      Z3, Z3, Z4             \
+	VMULPD      Z4, Z4, Z5             \
+	VMULPD.BCST 256(AX), Z3, Z6        \
+	VADDPD.BCST 224(AX), Z6, Z6        \
+	VMULPD      Z6, Z4, Z6             \
+	VADDPD.BCST 192(AX), Z3, Z7        \
+	VADDPD      Z6, Z7, Z6             \
+	VMULPD.BCST 384(AX), Z3, Z7        \
+	VADDPD.BCST 352(AX), Z7, Z7        \
+	VMULPD      Z7, Z4, Z7             \
+	VMULPD.BCST 320(AX), Z3, Z0        \
+	VADDPD.BCST 288(AX), Z0, Z0        \
+	VADDPD      Z7, Z0, Z7             \
+	VMULPD.BCST 512(AX), Z3, Z0        \
+	VADDPD.BCST 480(AX), Z0, Z0        \
+	VMULPD      Z0, Z4, Z0             \
+	VMULPD.BCST 448(AX), Z3, Z2        \
+	VADDPD.BCST 416(AX), Z2, Z2        \
+	VADDPD      Z0, Z2, Z0             \
+	VMULPD.BCST 544(AX), Z5, Z2        \
+	VADDPD      Z2, Z0, Z0             \
+	VMULPD      Z0, Z5, Z0             \
+	VADDPD      Z0, Z7, Z0             \
+	VMULPD      Z0, Z5, Z0             \
+	VADDPD      Z0, Z6, Z0             \
+	VPSUBQ      Z9, Z1, Z1             \
+	VPSLLQ      $52, Z1, Z1            \
+	VMULPD      Z1, Z0, Z0             \
+	VMOVAPD.Z   Z0, K1, Z0

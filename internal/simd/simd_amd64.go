@@ -264,7 +264,7 @@ func ExpNegShift(dst, x []float64, shift float64) float64 {
 	if vector {
 		head = len(dst) &^ 3
 		if head > 0 {
-			sum = expNegShift4(&dst[0], &x[0], head, shift, nil)
+			sum = expNegShiftVec(&dst[0], &x[0], head, shift, nil)
 		}
 	}
 	return expNegShiftGo(dst[head:], x[head:], shift, sum)
@@ -279,7 +279,7 @@ func ExpNegShiftTo(dst []float32, x []float64, shift float64) float64 {
 	if vector {
 		head = len(dst) &^ 3
 		if head > 0 {
-			sum = expNegShift4(nil, &x[0], head, shift, &dst[0])
+			sum = expNegShiftVec(nil, &x[0], head, shift, &dst[0])
 		}
 	}
 	sum = expNegShiftGo(x[head:], x[head:], shift, sum)
@@ -364,6 +364,18 @@ func narrow4(dst *float32, x *float64, n int)
 
 //go:noescape
 func expNegShift4(dst, x *float64, n int, shift float64, dst32 *float32) (sum float64)
+
+//go:noescape
+func expNegShift8(dst, x *float64, n int, shift float64, dst32 *float32) (sum float64)
+
+// expNegShiftVec is expNegShift4 or, where the processor has AVX-512, expNegShift8: the same
+// values and sum, eight lanes at a time.
+func expNegShiftVec(dst, x *float64, n int, shift float64, dst32 *float32) float64 {
+	if wide {
+		return expNegShift8(dst, x, n, shift, dst32)
+	}
+	return expNegShift4(dst, x, n, shift, dst32)
+}
 
 //go:noescape
 func kernel6x16(k int, a, b, c *float32, ldc, panels int)

@@ -962,6 +962,94 @@ expneg_done:
 	VZEROUPPER
 	RET
 
+// func expNegShift8(dst, x *float64, n int, shift float64, dst32 *float32) (sum float64)
+//
+// expNegShift4 eight values at a time in AVX-512 registers (EXPNEGZ), then a last four in AVX2
+// ones (EXPNEG) when n is an odd multiple of 4: the same values, the sum added one lane at a
+// time in the order of the values.
+TEXT ·expNegShift8(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVQ         dst32+32(FP), DX
+	VXORPD       X10, X10, X10
+	SHRQ         $2, CX
+	JZ           expneg8_done
+	LEAQ         ·expNegConst(SB), AX
+	VBROADCASTSD shift+24(FP), Z15
+	VBROADCASTSD (AX), Z14            // log2e
+	VBROADCASTSD 32(AX), Z13          // roundMagic
+	VBROADCASTSD 64(AX), Z12          // ln2Hi
+	VBROADCASTSD 96(AX), Z11          // ln2Lo
+	VBROADCASTSD 160(AX), Z9          // bits(roundMagic) − 1023
+	CMPQ         CX, $2
+	JB           expneg8_four
+
+expneg8_loop:
+	VMOVUPD (SI), Z0
+	VSUBPD  Z15, Z0, Z0               // x − shift
+	EXPNEGZ
+	TESTQ   DX, DX
+	JNZ     expneg8_narrow
+	VMOVUPD Z0, (DI)
+	ADDQ    $64, DI
+	JMP     expneg8_sum
+
+expneg8_narrow:
+	VCVTPD2PS Z0, Y4
+	VMOVUPS   Y4, (DX)
+	ADDQ      $32, DX
+
+expneg8_sum:
+	VADDSD        X0, X10, X10        // sum += lane 0
+	VPERMILPD     $1, X0, X1
+	VADDSD        X1, X10, X10        // lane 1
+	VEXTRACTF32X4 $1, Z0, X2
+	VADDSD        X2, X10, X10        // lane 2
+	VPERMILPD     $1, X2, X3
+	VADDSD        X3, X10, X10        // lane 3
+	VEXTRACTF32X4 $2, Z0, X2
+	VADDSD        X2, X10, X10        // lane 4
+	VPERMILPD     $1, X2, X3
+	VADDSD        X3, X10, X10        // lane 5
+	VEXTRACTF32X4 $3, Z0, X2
+	VADDSD        X2, X10, X10        // lane 6
+	VPERMILPD     $1, X2, X3
+	VADDSD        X3, X10, X10        // lane 7
+	ADDQ          $64, SI
+	SUBQ          $2, CX
+	CMPQ          CX, $2
+	JAE           expneg8_loop
+	TESTQ         CX, CX
+	JZ            expneg8_done
+
+expneg8_four:
+	VMOVUPD (SI), Y0
+	VSUBPD  Y15, Y0, Y0
+	EXPNEG((AX), 32(AX), 64(AX), 96(AX), 160(AX))
+	TESTQ   DX, DX
+	JNZ     expneg8_narrow4
+	VMOVUPD Y0, (DI)
+	JMP     expneg8_sum4
+
+expneg8_narrow4:
+	VCVTPD2PSY Y0, X4
+	VMOVUPS    X4, (DX)
+
+expneg8_sum4:
+	VADDSD       X0, X10, X10
+	VPERMILPD    $1, X0, X1
+	VADDSD       X1, X10, X10
+	VEXTRACTF128 $1, Y0, X2
+	VADDSD       X2, X10, X10
+	VPERMILPD    $1, X2, X3
+	VADDSD       X3, X10, X10
+
+expneg8_done:
+	VMOVSD     X10, sum+40(FP)
+	VZEROUPPER
+	RET
+
 // func mul8(dst, a, b []float32)
 //
 // dst = a·b.
