@@ -88,3 +88,10 @@
 	VPSLLQ      $52, Z1, Z1            \
 	VMULPD      Z1, Z0, Z0             \
 	VMOVAPD.Z   Z0, K1, Z0
+
+// ADDPAIR adds the two float64 lanes of the XMM register x to the sum in X10, lane 0 first
+// (clobbers X3): the softmax kernels' sum in the order of the values.
+#define ADDPAIR(x) \
+	VADDSD    x, X10, X10 \
+	VPERMILPD $1, x, X3   \
+	VADDSD    X3, X10, X10

@@ -260,13 +260,7 @@ func addScalar8(dst, x []float32, c float32)
 // and may be dst itself.
 func ExpNegShift(dst, x []float64, shift float64) float64 {
 	x = x[:len(dst)]
-	head, sum := 0, 0.0
-	if vector {
-		head = len(dst) &^ 3
-		if head > 0 {
-			sum = expNegShiftVec(&dst[0], &x[0], head, shift, nil)
-		}
-	}
+	head, sum := expNegShiftVec(dst, nil, x, shift)
 	return expNegShiftGo(dst[head:], x[head:], shift, sum)
 }
 
@@ -275,16 +269,35 @@ func ExpNegShift(dst, x []float64, shift float64) float64 {
 // which must be at least as long as dst.
 func ExpNegShiftTo(dst []float32, x []float64, shift float64) float64 {
 	x = x[:len(dst)]
-	head, sum := 0, 0.0
-	if vector {
-		head = len(dst) &^ 3
-		if head > 0 {
-			sum = expNegShiftVec(nil, &x[0], head, shift, &dst[0])
-		}
-	}
+	head, sum := expNegShiftVec(nil, dst, x, shift)
 	sum = expNegShiftGo(x[head:], x[head:], shift, sum)
 	narrowGo(dst[head:], x[head:])
 	return sum
+}
+
+// expNegShiftVec is ExpNegShift over the first values of x, as many as the vector kernels take
+// (a multiple of 4: eight at a time where the processor has AVX-512, then four), storing into
+// dst or, when dst is nil, narrowed into dst32; it returns how many it did and their sum.
+func expNegShiftVec(dst []float64, dst32 []float32, x []float64, shift float64) (int, float64) {
+	if !vector {
+		return 0, 0
+	}
+	at := func(i int) (*float64, *float32) {
+		if dst != nil {
+			return &dst[i], nil
+		}
+		return nil, &dst32[i]
+	}
+	head, sum := 0, 0.0
+	if n := len(x) &^ 7; wide && n > 0 {
+		d, d32 := at(0)
+		sum, head = expNegShift8(d, &x[0], n, shift, d32), n
+	}
+	if n := (len(x) - head) &^ 3; n > 0 {
+		d, d32 := at(head)
+		sum, head = expNegShift4(d, &x[head], n, shift, d32, sum), head+n
+	}
+	return head, sum
 }
 
 // Narrow sets dst[i] = float32(x[i]) for i < len(dst); x must be at least as long as dst.
@@ -363,19 +376,10 @@ func mulWide4(dst, x *float32, n int, c float64)
 func narrow4(dst *float32, x *float64, n int)
 
 //go:noescape
-func expNegShift4(dst, x *float64, n int, shift float64, dst32 *float32) (sum float64)
+func expNegShift4(dst, x *float64, n int, shift float64, dst32 *float32, sum0 float64) (sum float64)
 
 //go:noescape
 func expNegShift8(dst, x *float64, n int, shift float64, dst32 *float32) (sum float64)
-
-// expNegShiftVec is expNegShift4 or, where the processor has AVX-512, expNegShift8: the same
-// values and sum, eight lanes at a time.
-func expNegShiftVec(dst, x *float64, n int, shift float64, dst32 *float32) float64 {
-	if wide {
-		return expNegShift8(dst, x, n, shift, dst32)
-	}
-	return expNegShift4(dst, x, n, shift, dst32)
-}
 
 //go:noescape
 func kernel6x16(k int, a, b, c *float32, ldc, panels int)

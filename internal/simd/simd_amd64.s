@@ -914,12 +914,12 @@ GLOBL ·expNegConst(SB), RODATA|NOPTR, $576
 // With dst32 not nil, the values are stored narrowed to float32 at dst32 instead (dst is not
 // written). sum is Σ dst[i] added one term at a time in the order of i (in X10, the lanes taken
 // out one by one), a chain of additions that overlaps the next lanes' exponentials.
-TEXT ·expNegShift4(SB), NOSPLIT, $0-48
+TEXT ·expNegShift4(SB), NOSPLIT, $0-56
 	MOVQ         dst+0(FP), DI
 	MOVQ         x+8(FP), SI
 	MOVQ         n+16(FP), CX
 	MOVQ         dst32+32(FP), DX
-	VXORPD       X10, X10, X10
+	VMOVSD       sum0+40(FP), X10
 	SHRQ         $2, CX
 	JZ           expneg_done
 	VBROADCASTSD shift+24(FP), Y15
@@ -946,34 +946,30 @@ expneg_narrow:
 	ADDQ       $16, DX
 
 expneg_sum:
-	VADDSD  X0, X10, X10              // sum += lane 0
-	VPERMILPD $1, X0, X1
-	VADDSD  X1, X10, X10              // lane 1
+	ADDPAIR(X0)                       // sum += lanes 0, 1
 	VEXTRACTF128 $1, Y0, X2
-	VADDSD  X2, X10, X10              // lane 2
-	VPERMILPD $1, X2, X3
-	VADDSD  X3, X10, X10              // lane 3
+	ADDPAIR(X2)                       // lanes 2, 3
 	ADDQ    $32, SI
 	DECQ    CX
 	JNZ     expneg_loop
 
 expneg_done:
-	VMOVSD  X10, sum+40(FP)
+	VMOVSD  X10, sum+48(FP)
 	VZEROUPPER
 	RET
 
 // func expNegShift8(dst, x *float64, n int, shift float64, dst32 *float32) (sum float64)
 //
-// expNegShift4 eight values at a time in AVX-512 registers (EXPNEGZ), then a last four in AVX2
-// ones (EXPNEG) when n is an odd multiple of 4: the same values, the sum added one lane at a
-// time in the order of the values.
+// expNegShift4 (from a sum of 0) for n a multiple of 8, eight values at a time in AVX-512
+// registers (EXPNEGZ): the same values, the sum added one lane at a time in the order of the
+// values.
 TEXT ·expNegShift8(SB), NOSPLIT, $0-48
 	MOVQ         dst+0(FP), DI
 	MOVQ         x+8(FP), SI
 	MOVQ         n+16(FP), CX
 	MOVQ         dst32+32(FP), DX
 	VXORPD       X10, X10, X10
-	SHRQ         $2, CX
+	SHRQ         $3, CX
 	JZ           expneg8_done
 	LEAQ         ·expNegConst(SB), AX
 	VBROADCASTSD shift+24(FP), Z15
@@ -982,8 +978,6 @@ TEXT ·expNegShift8(SB), NOSPLIT, $0-48
 	VBROADCASTSD 64(AX), Z12          // ln2Hi
 	VBROADCASTSD 96(AX), Z11          // ln2Lo
 	VBROADCASTSD 160(AX), Z9          // bits(roundMagic) − 1023
-	CMPQ         CX, $2
-	JB           expneg8_four
 
 expneg8_loop:
 	VMOVUPD (SI), Z0
@@ -1001,49 +995,16 @@ expneg8_narrow:
 	ADDQ      $32, DX
 
 expneg8_sum:
-	VADDSD        X0, X10, X10        // sum += lane 0
-	VPERMILPD     $1, X0, X1
-	VADDSD        X1, X10, X10        // lane 1
+	ADDPAIR(X0)                       // sum += lanes 0, 1
 	VEXTRACTF32X4 $1, Z0, X2
-	VADDSD        X2, X10, X10        // lane 2
-	VPERMILPD     $1, X2, X3
-	VADDSD        X3, X10, X10        // lane 3
+	ADDPAIR(X2)                       // lanes 2, 3
 	VEXTRACTF32X4 $2, Z0, X2
-	VADDSD        X2, X10, X10        // lane 4
-	VPERMILPD     $1, X2, X3
-	VADDSD        X3, X10, X10        // lane 5
+	ADDPAIR(X2)                       // lanes 4, 5
 	VEXTRACTF32X4 $3, Z0, X2
-	VADDSD        X2, X10, X10        // lane 6
-	VPERMILPD     $1, X2, X3
-	VADDSD        X3, X10, X10        // lane 7
+	ADDPAIR(X2)                       // lanes 6, 7
 	ADDQ          $64, SI
-	SUBQ          $2, CX
-	CMPQ          CX, $2
-	JAE           expneg8_loop
-	TESTQ         CX, CX
-	JZ            expneg8_done
-
-expneg8_four:
-	VMOVUPD (SI), Y0
-	VSUBPD  Y15, Y0, Y0
-	EXPNEG((AX), 32(AX), 64(AX), 96(AX), 160(AX))
-	TESTQ   DX, DX
-	JNZ     expneg8_narrow4
-	VMOVUPD Y0, (DI)
-	JMP     expneg8_sum4
-
-expneg8_narrow4:
-	VCVTPD2PSY Y0, X4
-	VMOVUPS    X4, (DX)
-
-expneg8_sum4:
-	VADDSD       X0, X10, X10
-	VPERMILPD    $1, X0, X1
-	VADDSD       X1, X10, X10
-	VEXTRACTF128 $1, Y0, X2
-	VADDSD       X2, X10, X10
-	VPERMILPD    $1, X2, X3
-	VADDSD       X3, X10, X10
+	DECQ          CX
+	JNZ           expneg8_loop
 
 expneg8_done:
 	VMOVSD     X10, sum+40(FP)
