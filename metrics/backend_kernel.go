@@ -91,5 +91,5 @@ func packItems(dst, v []float32, d, j0, cols int) {
 		}
 		return
 	}
-	simd.Pack16(dst, v[j0*d:(j0+panelCols)*d], d)
+	simd.Interleave(dst, v[j0*d:(j0+panelCols)*d], panelCols, d, d)
 }

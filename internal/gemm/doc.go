@@ -6,7 +6,7 @@
 // (mc×kc) are packed into the micro-kernel's layout, with zeros padding the edges, and C is
 // updated one 6×16 tile at a time (a column of full tiles in one call). Where the processor has
 // AVX-512, the kernel runs four tiles at a time as one 24×16 tile in its 32 wider registers, and
-// an untransposed op(A) is packed too (simd.Interleave6); on AVX2 alone it is not: the kernel
+// an untransposed op(A) is packed too (simd.Interleave); on AVX2 alone it is not: the kernel
 // reads its rows in place (simd.Gemm6x16Strided, as BLIS's kernels for skinny products do), which
 // saves a copy of A where n is small (the towers' last layers, the gradients of the score
 // matrix). A product split among goroutines by rows packs op(B), which every part reads whole,

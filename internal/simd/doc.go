@@ -8,8 +8,8 @@
 // sums, integer powers, masked maxima and sums (SoftplusRow, PowRow, MaskedMax, Sum: in float64,
 // with a stated order of summation) and surrogate activations with their derivatives
 // (Surrogates: float32 operands in float32 arithmetic, with Cephes' expf and atanf, to a stated
-// accuracy), the transposition of the ranking's item panels (Pack16) and a cache hint
-// (Prefetch). The vector lanes give the plain-Go loops' bits. On amd64 they are Go assembly
+// accuracy), the transposition of the ranking's item panels and the matrix products' panels
+// (Interleave) and a cache hint (Prefetch). The vector lanes give the plain-Go loops' bits. On amd64 they are Go assembly
 // using AVX2 and FMA (Go assembly cannot live in a package that uses cgo, as metrics and models
 // do under the openblas build tag), with the same loops in plain Go on processors without them
 // (Kernel then reports false); where the processor also has AVX-512, Kernel6x16 and Gemm6x16

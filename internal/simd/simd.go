@@ -204,22 +204,6 @@ func expNegShiftGo(dst, x []float64, shift, sum float64) float64 {
 	return sum
 }
 
-// pack16Go is Pack16 in plain Go for the values l ≥ from, reading the 16 rows side by side so
-// that dst is written in order.
-func pack16Go(dst, src []float32, d, from int) {
-	x0, x1, x2, x3 := src[0*d:1*d], src[1*d:2*d], src[2*d:3*d], src[3*d:4*d]
-	x4, x5, x6, x7 := src[4*d:5*d], src[5*d:6*d], src[6*d:7*d], src[7*d:8*d]
-	x8, x9, x10, x11 := src[8*d:9*d], src[9*d:10*d], src[10*d:11*d], src[11*d:12*d]
-	x12, x13, x14, x15 := src[12*d:13*d], src[13*d:14*d], src[14*d:15*d], src[15*d:16*d]
-	for l := from; l < d; l++ {
-		g := dst[l*16 : l*16+16 : l*16+16]
-		g[0], g[1], g[2], g[3] = x0[l], x1[l], x2[l], x3[l]
-		g[4], g[5], g[6], g[7] = x4[l], x5[l], x6[l], x7[l]
-		g[8], g[9], g[10], g[11] = x8[l], x9[l], x10[l], x11[l]
-		g[12], g[13], g[14], g[15] = x12[l], x13[l], x14[l], x15[l]
-	}
-}
-
 // widenMaxGo is WidenMax in plain Go.
 func widenMaxGo(dst []float64, x []float32, m float64) float64 {
 	x = x[:len(dst)]
@@ -248,40 +232,36 @@ func narrowGo(dst []float32, x []float64) {
 	}
 }
 
-// copyStridedGo is CopyStrided in plain Go for the groups l ≥ from.
-func copyStridedGo(dst, src []float32, w, ld, n, from int) {
+// copyStridedGo is CopyStrided in plain Go.
+func copyStridedGo(dst, src []float32, w, ld, n, panels int) {
+	for q := range panels {
+		for l := range n {
+			copy(dst[(q*n+l)*w:(q*n+l+1)*w], src[l*ld+q*w:])
+		}
+	}
+}
+
+// interleaveGo is Interleave in plain Go for the groups from ≤ l < n, reading the w rows side by
+// side so that dst is written in order.
+func interleaveGo(dst, src []float32, w, ld, from, n int) {
 	for l := from; l < n; l++ {
-		copy(dst[l*w:l*w+w], src[l*ld:l*ld+w])
+		g := dst[l*w : l*w+w]
+		for r := range g {
+			g[r] = src[r*ld+l]
+		}
 	}
 }
 
-// interleave6Go is Interleave6 in plain Go for the groups from ≤ l < n.
-func interleave6Go(dst, src []float32, ld, from, n int) {
-	if from >= n {
-		return
-	}
-	x0 := src[:n]
-	x1 := src[ld:][:n]
-	x2 := src[2*ld:][:n]
-	x3 := src[3*ld:][:n]
-	x4 := src[4*ld:][:n]
-	x5 := src[5*ld:][:n]
-	for l := from; l < n; l++ {
-		g := dst[l*6 : l*6+6]
-		g[0], g[1], g[2], g[3], g[4], g[5] = x0[l], x1[l], x2[l], x3[l], x4[l], x5[l]
+// checkInterleave panics unless Interleave's slices hold w rows of n values and n groups.
+func checkInterleave(dst, src []float32, w, ld, n int) {
+	if n < 0 || n > 0 && (w < 1 || ld < 1 || len(dst) < w*n || len(src) < (w-1)*ld+n) {
+		panic("simd: Interleave: bad sizes")
 	}
 }
 
-// checkInterleave6 panics unless Interleave6's slices hold six rows of n values and n groups.
-func checkInterleave6(dst, src []float32, ld, n int) {
-	if n > 0 && (ld < 1 || len(dst) < 6*n || len(src) < 5*ld+n) {
-		panic("simd: Interleave6: bad sizes")
-	}
-}
-
-// checkStrided panics unless CopyStrided's slices hold n groups.
-func checkStrided(dst, src []float32, w, ld, n int) {
-	if n > 0 && (w < 1 || ld < w || len(dst) < n*w || len(src) < (n-1)*ld+w) {
+// checkStrided panics unless CopyStrided's slices hold n rows of panels groups.
+func checkStrided(dst, src []float32, w, ld, n, panels int) {
+	if n < 0 || panels < 0 || n > 0 && panels > 0 && (w < 1 || ld < panels*w || len(dst) < panels*n*w || len(src) < (n-1)*ld+panels*w) {
 		panic("simd: CopyStrided: bad sizes")
 	}
 }

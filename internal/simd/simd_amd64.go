@@ -313,24 +313,6 @@ func Narrow(dst []float32, x []float64) {
 	narrowGo(dst[head:], x[head:])
 }
 
-// Pack16 sets dst[l*16+r] = src[r*d+l] for r < 16, l < d: the 16 rows of d values in src, each
-// contiguous, as d groups of 16 (a panel of Kernel6x16's second operand). len(src) ≥ 16·d,
-// len(dst) ≥ 16·d.
-func Pack16(dst, src []float32, d int) {
-	src, dst = src[:16*d], dst[:16*d]
-	head := 0
-	if vector {
-		head = d &^ 7
-		if head > 0 {
-			pack16x8(&dst[0], &src[0], d, head)
-		}
-	}
-	pack16Go(dst, src, d, head)
-}
-
-//go:noescape
-func pack16x8(dst, src *float32, d, n int)
-
 // WidenMax sets dst[i] = float64(x[i]) for i < len(dst) and returns the largest of m and the
 // x[i] as the loop `if v > m { m = v }` finds it (NaNs skipped, the first of equal values
 // kept); x must be at least as long as dst.
@@ -434,50 +416,62 @@ func dot8(a, b []float32) float32
 //go:noescape
 func add8(dst, a, b []float32)
 
-// CopyStrided sets dst[l*w+r] = src[l*ld+r] for r < w, l < n: n groups of w values taken ld
-// apart (a panel of a matrix product's packed operand). It panics if ld < w or a slice is
-// too short. Groups of 6 and 16 values are moved in vector registers.
-func CopyStrided(dst, src []float32, w, ld, n int) {
-	checkStrided(dst, src, w, ld, n)
-	if n == 0 {
+// CopyStrided sets dst[(q*n+l)*w+r] = src[l*ld+q*w+r] for r < w, l < n and q < panels: the n
+// rows of panels consecutive blocks of w columns of a row-major matrix (leading dimension ld),
+// each block's rows one after another (panels of a matrix product's packed operand). It panics if
+// ld < panels·w or a slice is too short. Groups of 6 and 16 values are moved in vector registers,
+// a row of every panel at a time, so that the source is read in one pass.
+func CopyStrided(dst, src []float32, w, ld, n, panels int) {
+	checkStrided(dst, src, w, ld, n, panels)
+	if n == 0 || panels == 0 {
 		return
 	}
 	switch {
 	case vector && w == 6:
-		copyStrided6(&dst[0], &src[0], ld, n)
+		copyStrided6(&dst[0], &src[0], ld, n, panels)
 	case vector && w == 16:
-		copyStrided16(&dst[0], &src[0], ld, n)
+		copyStrided16(&dst[0], &src[0], ld, n, panels)
 	default:
-		copyStridedGo(dst, src, w, ld, n, 0)
+		copyStridedGo(dst, src, w, ld, n, panels)
 	}
 }
 
-// Interleave6 sets dst[l*6+r] = src[r*ld+l] for r < 6 and l < n: six rows of a row-major
-// matrix (leading dimension ld) as n groups of six, the layout of Gemm6x16's packed panels. It
-// panics if ld < 1 or a slice is too short. Where the processor has AVX-512, eight groups at a
-// time are permuted in vector registers.
-func Interleave6(dst, src []float32, ld, n int) {
-	checkInterleave6(dst, src, ld, n)
+// Interleave sets dst[l*w+r] = src[r*ld+l] for r < w and l < n: w rows of a row-major matrix
+// (leading dimension ld) as n groups of w, the layout of Gemm6x16's packed panels (w = 6 for A,
+// 16 for B). It panics if ld < 1 or a slice is too short. Eight groups at a time are permuted
+// in vector registers: of six rows where the processor has AVX-512, of sixteen (two 8×8
+// transpositions) where it has AVX2.
+func Interleave(dst, src []float32, w, ld, n int) {
+	checkInterleave(dst, src, w, ld, n)
 	head := 0
-	if wide {
+	switch {
+	case wide && w == 6:
 		head = n &^ 7
 		if head > 0 {
 			interleave6(&dst[0], &src[0], ld, head/8)
 		}
+	case vector && w == 16:
+		head = n &^ 7
+		if head > 0 {
+			interleave16(&dst[0], &src[0], ld, head)
+		}
 	}
-	interleave6Go(dst, src, ld, head, n)
+	interleaveGo(dst, src, w, ld, head, n)
 }
 
 //go:noescape
 func interleave6(dst, src *float32, ld, n int)
 
+//go:noescape
+func interleave16(dst, src *float32, ld, n int)
+
 // copyStrided6 and copyStrided16 are CopyStrided for groups of 6 and 16 values.
 //
 //go:noescape
-func copyStrided6(dst, src *float32, ld, n int)
+func copyStrided6(dst, src *float32, ld, n, panels int)
 
 //go:noescape
-func copyStrided16(dst, src *float32, ld, n int)
+func copyStrided16(dst, src *float32, ld, n, panels int)
 
 // Prefetch asks the processor to bring the memory of x into its caches (PREFETCHT0, one per
 // 64-byte line), without waiting for it: a hint, with no effect on any value.

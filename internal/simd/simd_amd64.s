@@ -1155,22 +1155,23 @@ narrow_done:
 	VMOVUPS Y14, off+384(DI) \
 	VMOVUPS Y15, off+448(DI)
 
-// func pack16x8(dst, src *float32, d, n int)
+// func interleave16(dst, src *float32, ld, n int)
 //
-// dst[l*16+r] = src[r*d+l] for r < 16, l < n (n a multiple of 8): per 8 values of l, rows 0..7
+// dst[l*16+r] = src[r*ld+l] for r < 16, l < n (n a multiple of 8): per 8 values of l, rows 0..7
 // and rows 8..15 each transposed as an 8×8 block into the halves of 8 groups of 16.
-TEXT ·pack16x8(SB), NOSPLIT, $0-32
+TEXT ·interleave16(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
-	MOVQ d+16(FP), R8
+	MOVQ ld+16(FP), R8
 	MOVQ n+24(FP), CX
 	SHLQ $2, R8                // s: a row, in bytes
 	LEAQ (R8)(R8*2), R9        // 3s
 	LEAQ (SI)(R8*4), R10       // row 4
 	LEAQ (R10)(R8*4), R11      // row 8
 	LEAQ (R11)(R8*4), R12      // row 12
-	// Prefetch the 16 rows that follow (the next panel of a tile, in the next page when d = 64,
-	// where the hardware prefetcher stops): prefetching never faults.
+	// Prefetch the 16 rows that follow (the next panel: of the ranking's items, in the next page
+	// when d = 64, where the hardware prefetcher stops; of a product's op(B)): prefetching never
+	// faults.
 	LEAQ (R12)(R8*4), AX
 	LEAQ (AX)(R8*8), BX
 	LEAQ (BX)(R8*8), BX
@@ -1258,21 +1259,33 @@ mulwide_done:
 	VZEROUPPER
 	RET
 
-// func copyStrided6(dst, src *float32, ld, n int)
+// func copyStrided6(dst, src *float32, ld, n, panels int)
 //
-// Per group: four values in X0 and two in AX.
-TEXT ·copyStrided6(SB), NOSPLIT, $0-32
+// For each group l (SI at its first value, DI at its place in the first panel), the panels'
+// groups in turn: four values in X0 and two in AX, R10 = 24n bytes from one panel to the next.
+TEXT ·copyStrided6(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ ld+16(FP), R8
 	MOVQ n+24(FP), CX
 	SHLQ $2, R8
+	MOVQ CX, R10
+	IMULQ $24, R10
 
 copy6_loop:
-	VMOVUPS (SI), X0
-	MOVQ    16(SI), AX
-	VMOVUPS X0, (DI)
-	MOVQ    AX, 16(DI)
+	MOVQ panels+32(FP), R11
+	MOVQ SI, R12
+	MOVQ DI, R13
+
+copy6_panel:
+	VMOVUPS (R12), X0
+	MOVQ    16(R12), AX
+	VMOVUPS X0, (R13)
+	MOVQ    AX, 16(R13)
+	ADDQ    $24, R12
+	ADDQ    R10, R13
+	DECQ    R11
+	JNZ     copy6_panel
 	ADDQ    R8, SI
 	ADDQ    $24, DI
 	DECQ    CX
@@ -1280,19 +1293,32 @@ copy6_loop:
 	VZEROUPPER
 	RET
 
-// func copyStrided16(dst, src *float32, ld, n int)
-TEXT ·copyStrided16(SB), NOSPLIT, $0-32
+// func copyStrided16(dst, src *float32, ld, n, panels int)
+//
+// copyStrided6 for groups of 16 values, in Y0 and Y1; R10 = 64n bytes from one panel to the next.
+TEXT ·copyStrided16(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ ld+16(FP), R8
 	MOVQ n+24(FP), CX
 	SHLQ $2, R8
+	MOVQ CX, R10
+	SHLQ $6, R10
 
 copy16_loop:
-	VMOVUPS (SI), Y0
-	VMOVUPS 32(SI), Y1
-	VMOVUPS Y0, (DI)
-	VMOVUPS Y1, 32(DI)
+	MOVQ panels+32(FP), R11
+	MOVQ SI, R12
+	MOVQ DI, R13
+
+copy16_panel:
+	VMOVUPS (R12), Y0
+	VMOVUPS 32(R12), Y1
+	VMOVUPS Y0, (R13)
+	VMOVUPS Y1, 32(R13)
+	ADDQ    $64, R12
+	ADDQ    R10, R13
+	DECQ    R11
+	JNZ     copy16_panel
 	ADDQ    R8, SI
 	ADDQ    $64, DI
 	DECQ    CX

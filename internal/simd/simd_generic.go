@@ -75,11 +75,6 @@ func MulScalar(dst, x []float32, c float32) { mulScalarGo(dst, x, c) }
 // be dst itself.
 func AddScalar(dst, x []float32, c float32) { addScalarGo(dst, x, c) }
 
-// Pack16 sets dst[l*16+r] = src[r*d+l] for r < 16, l < d: the 16 rows of d values in src, each
-// contiguous, as d groups of 16 (a panel of Kernel6x16's second operand). len(src) ≥ 16·d,
-// len(dst) ≥ 16·d.
-func Pack16(dst, src []float32, d int) { pack16Go(dst[:16*d], src[:16*d], d, 0) }
-
 // WidenMax sets dst[i] = float64(x[i]) for i < len(dst) and returns the largest of m and the
 // x[i] as the loop `if v > m { m = v }` finds it (NaNs skipped, the first of equal values
 // kept); x must be at least as long as dst.
@@ -89,19 +84,21 @@ func WidenMax(dst []float64, x []float32, m float64) float64 { return widenMaxGo
 // i < len(dst); x must be at least as long as dst and may be dst itself.
 func MulWide(dst, x []float32, c float64) { mulWideGo(dst, x, c) }
 
-// CopyStrided sets dst[l*w+r] = src[l*ld+r] for r < w, l < n: n groups of w values taken ld
-// apart (a panel of a matrix product's packed operand). It panics if ld < w or a slice is
-// too short.
-func CopyStrided(dst, src []float32, w, ld, n int) {
-	checkStrided(dst, src, w, ld, n)
-	copyStridedGo(dst, src, w, ld, n, 0)
+// CopyStrided sets dst[(q*n+l)*w+r] = src[l*ld+q*w+r] for r < w, l < n and q < panels: the n
+// rows of panels consecutive blocks of w columns of a row-major matrix (leading dimension ld),
+// each block's rows one after another (panels of a matrix product's packed operand). It panics if
+// ld < panels·w or a slice is too short.
+func CopyStrided(dst, src []float32, w, ld, n, panels int) {
+	checkStrided(dst, src, w, ld, n, panels)
+	copyStridedGo(dst, src, w, ld, n, panels)
 }
 
-// Interleave6 sets dst[l*6+r] = src[r*ld+l] for r < 6 and l < n: six rows of a row-major
-// matrix (leading dimension ld) as n groups of six. It panics if ld < 1 or a slice is too short.
-func Interleave6(dst, src []float32, ld, n int) {
-	checkInterleave6(dst, src, ld, n)
-	interleave6Go(dst, src, ld, 0, n)
+// Interleave sets dst[l*w+r] = src[r*ld+l] for r < w and l < n: w rows of a row-major matrix
+// (leading dimension ld) as n groups of w, the layout of Gemm6x16's packed panels (w = 6 for A,
+// 16 for B). It panics if ld < 1 or a slice is too short.
+func Interleave(dst, src []float32, w, ld, n int) {
+	checkInterleave(dst, src, w, ld, n)
+	interleaveGo(dst, src, w, ld, 0, n)
 }
 
 // Prefetch asks the processor to bring the memory of x into its caches: without assembly, it

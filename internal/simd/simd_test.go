@@ -337,30 +337,6 @@ func TestExpNegShift(t *testing.T) {
 	}
 }
 
-// TestPack16: the vector transposition moves every value where the definition puts it, for
-// every d up to 40 and some longer ones.
-func TestPack16(t *testing.T) {
-	for _, d := range upTo(40, 64, 100, 128) {
-		src := make([]float32, 16*d)
-		for k := range src {
-			src[k] = float32(k) + 0.5
-		}
-		dst := make([]float32, 16*d+1)
-		dst[16*d] = -1 // past the end: untouched
-		Pack16(dst, src, d)
-		for r := range 16 {
-			for l := range d {
-				if dst[l*16+r] != src[r*d+l] {
-					t.Fatalf("d %d: dst[%d·16+%d] = %v, want src[%d·%d+%d] = %v", d, l, r, dst[l*16+r], r, d, l, src[r*d+l])
-				}
-			}
-		}
-		if dst[16*d] != -1 {
-			t.Fatalf("d %d: Pack16 wrote past 16·d", d)
-		}
-	}
-}
-
 // TestWidenMax: the lanes' maximum is the loop's, bit for bit, on rows with NaNs, infinities,
 // zeros of both signs and ties, for every length up to 40 and a long one, and every start m.
 func TestWidenMax(t *testing.T) {
@@ -393,26 +369,85 @@ func TestWidenMax(t *testing.T) {
 }
 
 // TestCopyStrided: every group lands where the definition puts it, for groups of 6, 16 (vector
-// code where the processor has it) and 5 values, every count up to 20 and strides at and above
-// the group's width; a too-short source panics.
+// code where the processor has it) and 5 values, one to five panels, every count up to 20 and
+// strides at and above the panels' width; bad sizes panic.
 func TestCopyStrided(t *testing.T) {
 	for _, w := range []int{5, 6, 16} {
-		for _, ld := range []int{w, w + 1, 3 * w} {
-			for n := range 21 {
-				src := make([]float32, max(0, (n-1)*ld+w))
-				for k := range src {
-					src[k] = float32(k) + 0.5
-				}
-				dst := make([]float32, n*w+3)
-				CopyStrided(dst, src, w, ld, n)
-				for l := range n {
-					for r := range w {
-						if dst[l*w+r] != src[l*ld+r] {
-							t.Fatalf("w %d ld %d n %d: dst[%d] = %v, want %v", w, ld, n, l*w+r, dst[l*w+r], src[l*ld+r])
+		for _, panels := range []int{1, 2, 3, 5} {
+			for _, ld := range []int{panels * w, panels*w + 1, 3 * panels * w} {
+				for n := range 21 {
+					src := make([]float32, max(0, (n-1)*ld+panels*w))
+					for k := range src {
+						src[k] = float32(k) + 0.5
+					}
+					dst := make([]float32, panels*n*w+3)
+					CopyStrided(dst, src, w, ld, n, panels)
+					for q := range panels {
+						for l := range n {
+							for r := range w {
+								if got, want := dst[(q*n+l)*w+r], src[l*ld+q*w+r]; got != want {
+									t.Fatalf("w %d panels %d ld %d n %d: dst[%d] = %v, want %v", w, panels, ld, n, (q*n+l)*w+r, got, want)
+								}
+							}
+						}
+					}
+					for _, v := range dst[panels*n*w:] {
+						if v != 0 {
+							t.Fatalf("w %d panels %d ld %d n %d: wrote past the groups", w, panels, ld, n)
 						}
 					}
 				}
-				for _, v := range dst[n*w:] {
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name             string
+		dst, src         int
+		w, ld, n, panels int
+	}{
+		{"short source", 12, 10, 6, 6, 2, 1},
+		{"short destination", 23, 24, 6, 12, 2, 2},
+		{"stride below the panels", 24, 30, 6, 6, 2, 2},
+		{"negative count", 12, 12, 6, 6, -1, 1},
+		{"negative panels", 12, 12, 6, 6, 2, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("did not panic")
+				}
+			}()
+			CopyStrided(make([]float32, tc.dst), make([]float32, tc.src), tc.w, tc.ld, tc.n, tc.panels)
+		})
+	}
+}
+
+// TestInterleave: every value lands where the definition puts it, for six and sixteen rows
+// (eight groups at a time in vector registers where the processor has AVX-512 or AVX2, then the
+// rest) and five (plain Go), every count up to 40, rows that overlap (ld < n), follow one another
+// (ld = n) or lie apart, with nothing written past the groups; bad sizes panic.
+func TestInterleave(t *testing.T) {
+	for _, w := range []int{5, 6, 16} {
+		for _, ldc := range []int{0, 1, 7, 41, 100} {
+			for n := range 41 {
+				ld := ldc
+				if ld == 0 {
+					ld = max(n, 1) // rows one after another, as the ranking's item panels
+				}
+				src := make([]float32, (w-1)*ld+n)
+				for k := range src {
+					src[k] = float32(k) + 0.5
+				}
+				dst := make([]float32, w*n+5)
+				Interleave(dst, src, w, ld, n)
+				for l := range n {
+					for r := range w {
+						if dst[l*w+r] != src[r*ld+l] {
+							t.Fatalf("w %d ld %d n %d: dst[%d] = %v, want %v", w, ld, n, l*w+r, dst[l*w+r], src[r*ld+l])
+						}
+					}
+				}
+				for _, v := range dst[w*n:] {
 					if v != 0 {
 						t.Fatalf("w %d ld %d n %d: wrote past the groups", w, ld, n)
 					}
@@ -420,47 +455,25 @@ func TestCopyStrided(t *testing.T) {
 			}
 		}
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("a too-short source did not panic")
-		}
-	}()
-	CopyStrided(make([]float32, 12), make([]float32, 10), 6, 6, 2)
-}
-
-// TestInterleave6: every value lands where the definition puts it, for every count up to 40
-// (eight groups at a time in vector registers where the processor has AVX-512, then the rest),
-// rows that overlap (ld < n) or lie apart, with nothing written past the groups; a too-short
-// source panics.
-func TestInterleave6(t *testing.T) {
-	for _, ld := range []int{1, 7, 41, 100} {
-		for n := range 41 {
-			src := make([]float32, 5*ld+n)
-			for k := range src {
-				src[k] = float32(k) + 0.5
-			}
-			dst := make([]float32, 6*n+5)
-			Interleave6(dst, src, ld, n)
-			for l := range n {
-				for r := range 6 {
-					if dst[l*6+r] != src[r*ld+l] {
-						t.Fatalf("ld %d n %d: dst[%d] = %v, want %v", ld, n, l*6+r, dst[l*6+r], src[r*ld+l])
-					}
+	for _, tc := range []struct {
+		name     string
+		dst, src int
+		w, ld, n int
+	}{
+		{"short source", 48, 5*8 + 7, 6, 8, 8},
+		{"short source, sixteen rows", 128, 15*8 + 7, 16, 8, 8},
+		{"short destination", 127, 15*8 + 8, 16, 8, 8},
+		{"negative count", 48, 48, 6, 8, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("did not panic")
 				}
-			}
-			for _, v := range dst[6*n:] {
-				if v != 0 {
-					t.Fatalf("ld %d n %d: wrote past the groups", ld, n)
-				}
-			}
-		}
+			}()
+			Interleave(make([]float32, tc.dst), make([]float32, tc.src), tc.w, tc.ld, tc.n)
+		})
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("a too-short source did not panic")
-		}
-	}()
-	Interleave6(make([]float32, 48), make([]float32, 5*8+7), 8, 8)
 }
 
 // TestPrefetch: Prefetch leaves every value as it was, on every length up to 40 and at every
