@@ -453,7 +453,11 @@ func Interleave(dst, src []float32, w, ld, n int) {
 	case vector && w == 16:
 		head = n &^ 7
 		if head > 0 {
-			interleave16(&dst[0], &src[0], ld, head)
+			pre := 0
+			if ld == n {
+				pre = 16 * n
+			}
+			interleave16(&dst[0], &src[0], ld, head, pre)
 		}
 	}
 	interleaveGo(dst, src, w, ld, head, n)
@@ -463,7 +467,7 @@ func Interleave(dst, src []float32, w, ld, n int) {
 func interleave6(dst, src *float32, ld, n int)
 
 //go:noescape
-func interleave16(dst, src *float32, ld, n int)
+func interleave16(dst, src *float32, ld, n, pre int)
 
 // copyStrided6 and copyStrided16 are CopyStrided for groups of 6 and 16 values.
 //

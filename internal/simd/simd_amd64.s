@@ -1155,11 +1155,14 @@ narrow_done:
 	VMOVUPS Y14, off+384(DI) \
 	VMOVUPS Y15, off+448(DI)
 
-// func interleave16(dst, src *float32, ld, n int)
+// func interleave16(dst, src *float32, ld, n, pre int)
 //
 // dst[l*16+r] = src[r*ld+l] for r < 16, l < n (n a multiple of 8): per 8 values of l, rows 0..7
-// and rows 8..15 each transposed as an 8×8 block into the halves of 8 groups of 16.
-TEXT ·interleave16(SB), NOSPLIT, $0-32
+// and rows 8..15 each transposed as an 8×8 block into the halves of 8 groups of 16. First the
+// pre values that follow the 16 rows are prefetched (the next panel where the rows lie one after
+// another: the ranking's items, in the next page when ld = 64, where the hardware prefetcher
+// stops); prefetching never faults.
+TEXT ·interleave16(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ ld+16(FP), R8
@@ -1169,18 +1172,19 @@ TEXT ·interleave16(SB), NOSPLIT, $0-32
 	LEAQ (SI)(R8*4), R10       // row 4
 	LEAQ (R10)(R8*4), R11      // row 8
 	LEAQ (R11)(R8*4), R12      // row 12
-	// Prefetch the 16 rows that follow (the next panel: of the ranking's items, in the next page
-	// when d = 64, where the hardware prefetcher stops; of a product's op(B)): prefetching never
-	// faults.
-	LEAQ (R12)(R8*4), AX
-	LEAQ (AX)(R8*8), BX
-	LEAQ (BX)(R8*8), BX
+	LEAQ (R12)(R8*4), AX       // row 16
+	MOVQ pre+32(FP), BX
+	LEAQ (AX)(BX*4), BX
+	CMPQ AX, BX
+	JAE  prefetch_done
 
 prefetch_loop:
 	PREFETCHT0 (AX)
 	ADDQ       $64, AX
 	CMPQ       AX, BX
 	JB         prefetch_loop
+
+prefetch_done:
 	SHRQ $3, CX
 	JZ   pack_done
 
