@@ -424,12 +424,13 @@ func TestCopyStrided(t *testing.T) {
 
 // TestInterleave: every value lands where the definition puts it, for six and sixteen rows
 // (eight groups at a time in vector registers where the processor has AVX-512 or AVX2, then the
-// rest) and five (plain Go), every count up to 40, rows that overlap (ld < n), follow one another
-// (ld = n) or lie apart, with nothing written past the groups; bad sizes panic.
+// rest) and five (plain Go), every count up to 40 and the ranking's 64, 100 and 128, rows that
+// overlap (ld < n), follow one another (ld = n: the next panel is prefetched) or lie apart, with
+// nothing written past the groups; bad sizes panic.
 func TestInterleave(t *testing.T) {
 	for _, w := range []int{5, 6, 16} {
 		for _, ldc := range []int{0, 1, 7, 41, 100} {
-			for n := range 41 {
+			for _, n := range upTo(40, 64, 100, 128) {
 				ld := ldc
 				if ld == 0 {
 					ld = max(n, 1) // rows one after another, as the ranking's item panels
