@@ -20,7 +20,7 @@ func TestLoadDispatch(t *testing.T) {
 	for _, src := range sources {
 		s := Settings{Source: src, Path: "testdata/absent"}
 		if src == SourceSynthetic {
-			s.Synthetic = SyntheticSettings{Items: 5, Queries: 5, Interactions: 50, Days: 1}
+			s.Path, s.Synthetic = "", SyntheticSettings{Items: 5, Queries: 5, Interactions: 50, Days: 1}
 		}
 		if err := s.Resolve(); err != nil {
 			t.Fatal(err)

@@ -111,8 +111,8 @@ type Settings struct {
 	// with split kind files its test file is xmc.test or the one *test* file beside it) or the
 	// interactions file (interactions), the other files then being looked up in its directory.
 	// Empty with wikilinks loads the Wikispeedia graph embedded in the module; required for xmc
-	// and interactions; unused by synthetic. Files may be gzip-compressed (read transparently;
-	// "name.gz" is read when "name" does not exist).
+	// and interactions; an error with synthetic, which reads no files. Files may be
+	// gzip-compressed (read transparently; "name.gz" is read when "name" does not exist).
 	Path string `toml:"path"`
 	// MinCount: in a hashed field built from tokens (title n-grams, categories, feature-file
 	// values), a token held by fewer than MinCount entities has no id of its own and goes to an
@@ -319,6 +319,8 @@ func (s *Settings) Resolve() error {
 		setting.OneOf("source", s.Source, sources),
 		setting.Require("path", s.Path != "" || (s.Source != SourceXMC && s.Source != SourceInteractions),
 			"required for source %s", s.Source),
+		setting.Require("path", s.Path == "" || s.Source != SourceSynthetic,
+			"unused by source synthetic, which generates its data: remove it"),
 		setting.Require("min_count", s.MinCount >= 1, "must be >= 1, got %d", s.MinCount),
 		setting.Range("oov_buckets", s.OOVBuckets, setting.Closed(1, 1<<24)),
 		s.Split.resolve(s.Source),

@@ -65,6 +65,7 @@ func TestResolveErrors(t *testing.T) {
 		{Settings{Source: "csv"}, `source: unknown "csv" (allowed: wikilinks, xmc, interactions, synthetic)`},
 		{Settings{Source: "xmc"}, `path: required for source xmc`},
 		{Settings{Source: "interactions"}, `path: required for source interactions`},
+		{Settings{Source: "synthetic", Path: "pairs.tsv"}, `path: unused by source synthetic, which generates its data: remove it`},
 		{Settings{MinCount: -1}, `min_count: must be >= 1, got -1`},
 		{Settings{OOVBuckets: -2}, `oov_buckets: must be in [1, 16777216], got -2`},
 		{Settings{Split: SplitSettings{Kind: "time"}}, `split.kind: unknown "time" (allowed: random, query, temporal, files, leave_last_out)`},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/internal/schema"
 	"github.com/samplingbias/workbench/internal/setting"
 	"github.com/samplingbias/workbench/workbench"
@@ -21,10 +22,11 @@ func Schema() *schema.Table { return schema.New(reflect.TypeFor[workbench.Config
 
 // Probe loads, through the workbench's loader, the config whose keys are those of values (dotted
 // keys outside arrays of tables, with their TOML values), and returns its resolved config. A
-// retrieval experiment's config gets a data.path (unless values have one), which some sources
-// require and which loading a config does not read.
+// retrieval experiment's config gets a data.path (unless values have one, or name the synthetic
+// source, which refuses one), which some sources require and which loading a config does not
+// read.
 func Probe(values map[string]any) (workbench.Config, error) {
-	if _, ok := values["data.path"]; !ok && values["experiment"] != string(workbench.ExperimentFreqSim) {
+	if _, ok := values["data.path"]; !ok && values["experiment"] != string(workbench.ExperimentFreqSim) && values["data.source"] != string(datasets.SourceSynthetic) {
 		values = maps.Clone(values)
 		values["data.path"] = "data"
 	}
