@@ -26,7 +26,9 @@ func Schema() *schema.Table { return schema.New(reflect.TypeFor[workbench.Config
 // source, which refuses one), which some sources require and which loading a config does not
 // read.
 func Probe(values map[string]any) (workbench.Config, error) {
-	if _, ok := values["data.path"]; !ok && values["experiment"] != string(workbench.ExperimentFreqSim) && values["data.source"] != string(datasets.SourceSynthetic) {
+	_, written := values["data.path"]
+	retrieval := values["experiment"] != string(workbench.ExperimentFreqSim)
+	if !written && retrieval && values["data.source"] != string(datasets.SourceSynthetic) {
 		values = maps.Clone(values)
 		values["data.path"] = "data"
 	}

@@ -420,7 +420,9 @@ func add8(dst, a, b []float32)
 // rows of panels consecutive blocks of w columns of a row-major matrix (leading dimension ld),
 // each block's rows one after another (panels of a matrix product's packed operand). It panics if
 // ld < panels·w or a slice is too short. Groups of 6 and 16 values are moved in vector registers,
-// a row of every panel at a time, so that the source is read in one pass.
+// a row of every panel at a time, so that the source is read in one pass, and the row 16 ahead
+// is asked of the caches meanwhile: rows ld floats apart are too far for the hardware
+// prefetchers.
 func CopyStrided(dst, src []float32, w, ld, n, panels int) {
 	checkStrided(dst, src, w, ld, n, panels)
 	if n == 0 || panels == 0 {

@@ -1263,25 +1263,25 @@ mulwide_done:
 	VZEROUPPER
 	RET
 
-// PREFETCH_AHEAD asks for the groups' cache lines of the row 16 rows ahead (SI + R9, BX bytes
-// from it): a strided source's rows lie ld floats apart, too far for the hardware prefetchers to
-// follow (PREFETCHT0 never faults, so rows past the source's end are harmless); AX and DX hold
-// the addresses.
+// PREFETCH_AHEAD asks the caches for the cache lines of the groups of the row 16 rows ahead,
+// BX bytes from SI + R9 (PREFETCHT0 never faults, so rows past the source's end are harmless);
+// it clobbers AX and DX.
 #define PREFETCH_AHEAD \
-	LEAQ (SI)(R9*1), AX     \
-	LEAQ -1(AX)(BX*1), DX   \
-	PREFETCHT0 (DX)          \
-	ANDQ $-64, DX            \
-prefetch_ahead_loop:         \
-	PREFETCHT0 (AX)          \
-	ADDQ $64, AX             \
-	CMPQ AX, DX              \
-	JBE  prefetch_ahead_loop
+	LEAQ       (SI)(R9*1), AX   \
+	LEAQ       -1(AX)(BX*1), DX \
+	PREFETCHT0 (DX)             \
+	ANDQ       $-64, DX         \
+prefetch_ahead_loop:            \
+	PREFETCHT0 (AX)             \
+	ADDQ       $64, AX          \
+	CMPQ       AX, DX           \
+	JBE        prefetch_ahead_loop
 
 // func copyStrided6(dst, src *float32, ld, n, panels int)
 //
 // For each group l (SI at its first value, DI at its place in the first panel), the panels'
-// groups in turn: four values in X0 and two in AX, R10 = 24n bytes from one panel to the next.
+// groups in turn: four values in X0 and two in AX, R10 = 24n bytes from one panel to the next;
+// BX is the bytes of a row's groups and R9 sixteen rows, for PREFETCH_AHEAD.
 TEXT ·copyStrided6(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
