@@ -45,6 +45,24 @@ type setFlags []string
 func (s *setFlags) String() string     { return strings.Join(*s, " ") }
 func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
+// onceEach rejects a key that two -set flags write, or -set out beside -out: the later would
+// override the earlier, a value the user wrote that would then be ignored.
+func onceEach(sets []string, out string) error {
+	setBy := map[string]string{}
+	for _, s := range sets {
+		k, _, _ := strings.Cut(s, "=")
+		key := strings.TrimSpace(k)
+		if first, twice := setBy[key]; twice {
+			return fmt.Errorf("-set %s: %s is also set by -set %s: write it once", s, key, first)
+		}
+		setBy[key] = s
+		if key == "out" && out != "" {
+			return fmt.Errorf("-out %s and -set %s both name the output folder: give one", out, s)
+		}
+	}
+	return nil
+}
+
 // parseFlags reads the flags; lookupEnv gives the job-array engines' variables (see shardFromEnv).
 func parseFlags(args []string, stderr io.Writer, lookupEnv func(string) (string, bool)) (options, error) {
 	o := options{claims: defaultClaimTimes, lookupEnv: lookupEnv}
@@ -55,7 +73,7 @@ func parseFlags(args []string, stderr io.Writer, lookupEnv func(string) (string,
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.config, "config", "", "TOML config file (required)")
 	fs.StringVar(&o.out, "out", "", "output directory (overrides the config's out)")
-	fs.Var(&sets, "set", "override a config value: section.key=value (repeatable). On the key of an ablation axis it replaces the axis by that value; on a key zipped with others in an axis it keeps the axis' tuples with that value (an error if none has it); a list on a key whose setting is not a list, section.key=[a,b], sweeps the key as an axis")
+	fs.Var(&sets, "set", "override a config value: section.key=value (repeatable, a key once). On the key of an ablation axis it replaces the axis by that value; on a key zipped with others in an axis it keeps the axis' tuples with that value (an error if none has it); a list on a key whose setting is not a list, section.key=[a,b], sweeps the key as an axis")
 	fs.IntVar(&o.jobs, "jobs", 0, "runs in parallel (default: what the machine sustains without oversubscribing its cores); with more than one, each run's progress is plain lines prefixed by its id (the live progress bar of a terminal is for one run at a time)")
 	fs.StringVar(&only, "only", "", "run only the runs whose id matches this regular expression")
 	fs.BoolVar(&o.force, "force", false, "rerun finished runs instead of resuming")
@@ -83,6 +101,9 @@ func parseFlags(args []string, stderr io.Writer, lookupEnv func(string) (string,
 			return o, fmt.Errorf("-only: %v", err)
 		}
 		o.only = re
+	}
+	if err := onceEach(sets, o.out); err != nil {
+		return o, err
 	}
 	o.sets = sets
 	written := map[string]bool{}

@@ -253,6 +253,9 @@ func TestRunFlagErrors(t *testing.T) {
 		{[]string{"-config", smokeConfig, "extra"}, "unexpected argument \"extra\""},
 		{[]string{"-config", smokeConfig, "-only", "("}, "-only:"},
 		{[]string{"-config", smokeConfig, "-jobs", "-1"}, "-jobs must be >= 0"},
+		{[]string{"-config", smokeConfig, "-set", `out="a"`, "-out", "b"}, `-out b and -set out="a" both name the output folder: give one`},
+		{[]string{"-config", smokeConfig, "-set", "loss.temperature=0.1", "-set", "train.epochs=2", "-set", " loss.temperature =0.2"},
+			"-set  loss.temperature =0.2: loss.temperature is also set by -set loss.temperature=0.1: write it once"},
 	} {
 		if _, err := runCommand(t, tt.args...); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v: error %v, want %q", tt.args, err, tt.want)

@@ -96,7 +96,7 @@ func TestSelectionTrainingIdentity(t *testing.T) {
 func TestSelectionSettingHint(t *testing.T) {
 	dir := t.TempDir()
 	const only = "^variant=logq,seed=1$"
-	sets := append(slices.Clone(selectionSets), "train.epochs=1")
+	sets := overrideSets(selectionSets, "train.epochs=1")
 	if _, err := runCommand(t, setArgs(dir, only, sets...)...); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestSelectionSettingHint(t *testing.T) {
 // train.log_every says that its loss curve has one point. A run with neither says neither.
 func TestUninformativeWarnings(t *testing.T) {
 	const only = "^variant=logq,seed=1$"
-	sets := append(slices.Clone(selectionSets), "train.epochs=4")
+	sets := overrideSets(selectionSets, "train.epochs=4")
 	for _, c := range []struct {
 		name  string
 		sets  []string
@@ -130,7 +130,7 @@ func TestUninformativeWarnings(t *testing.T) {
 		{"neither", nil, nil, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := runCommand(t, setArgs(t.TempDir(), only, append(slices.Clone(sets), c.sets...)...)...)
+			out, err := runCommand(t, setArgs(t.TempDir(), only, overrideSets(sets, c.sets...)...)...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,6 +151,22 @@ func TestUninformativeWarnings(t *testing.T) {
 // ndcg@1 (its validation score peaks at epoch 3 and ties it at epoch 4 for variant logq, seed 1).
 var selectionSets = []string{"data.split.kind=leave_last_out", "data.split.validation=true", "train.epochs=6",
 	"train.learning_rate=0.02", "train.validate_every=1", "train.patience=2"}
+
+// overrideSets is sets with each of kvs (key=value) in place of the element of its key, or
+// appended: the command refuses a key set twice.
+func overrideSets(sets []string, kvs ...string) []string {
+	out := slices.Clone(sets)
+	for _, kv := range kvs {
+		key, _, _ := strings.Cut(kv, "=")
+		i := slices.IndexFunc(out, func(s string) bool { return strings.HasPrefix(s, key+"=") })
+		if i < 0 {
+			out = append(out, kv)
+		} else {
+			out[i] = kv
+		}
+	}
+	return out
+}
 
 // setArgs are the command's arguments of a run of the smoke config in out with sets.
 func setArgs(out, only string, sets ...string) []string {
@@ -199,7 +215,7 @@ func TestSelectedEpochIsTheModel(t *testing.T) {
 	if b.Epoch == 6 {
 		t.Errorf("the best epoch is the last: the test no longer tells the selected model from the last one")
 	}
-	plain := append(selectionSets[:3:3], "train.learning_rate=0.02", "train.epochs="+strconv.Itoa(b.Epoch))
+	plain := overrideSets(selectionSets[:3], "train.learning_rate=0.02", "train.epochs="+strconv.Itoa(b.Epoch))
 	if _, err := runCommand(t, setArgs(ref, only, plain...)...); err != nil {
 		t.Fatal(err)
 	}
