@@ -23,10 +23,11 @@ type Grid struct {
 	raw, cfg *Config
 }
 
-// Load reads the config file path strictly and applies the overrides sets, each "key=value" as
-// the command's -set writes it ("out=results/x" chooses the results folder, as -out). Every
-// section is checked, every run's settings included: an error names the file and line, or the
-// override, and the key.
+// Load reads the config file path strictly and applies the overrides sets in order, each
+// "key=value" as the command's -set writes it ("out=results/x" chooses the results folder, as
+// -out), a later one of a key replacing an earlier (the command refuses a key given twice).
+// Every section is checked, every run's settings included: an error names the file and line, or
+// the override, and the key.
 func Load(path string, sets ...string) (*Grid, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
