@@ -24,6 +24,10 @@ var sources = []Source{SourceWikilinks, SourceXMC, SourceInteractions, SourceSyn
 // UnmarshalText sets s from its name; an unknown name is an error that lists the allowed ones.
 func (s *Source) UnmarshalText(b []byte) error { return setting.Unmarshal(s, b, sources) }
 
+// ReadsFiles reports whether the source loads files, which Settings.Path names (the empty
+// source is DefaultSource); synthetic generates its data and refuses a path.
+func (s Source) ReadsFiles() bool { return s != SourceSynthetic }
+
 // SplitKind is how pairs are split into train and test, SplitSettings.Kind.
 type SplitKind string
 
@@ -319,7 +323,7 @@ func (s *Settings) Resolve() error {
 		setting.OneOf("source", s.Source, sources),
 		setting.Require("path", s.Path != "" || (s.Source != SourceXMC && s.Source != SourceInteractions),
 			"required for source %s", s.Source),
-		setting.Require("path", s.Path == "" || s.Source != SourceSynthetic,
+		setting.Require("path", s.Path == "" || s.Source.ReadsFiles(),
 			"unused by source synthetic, which generates its data: remove it"),
 		setting.Require("min_count", s.MinCount >= 1, "must be >= 1, got %d", s.MinCount),
 		setting.Range("oov_buckets", s.OOVBuckets, setting.Closed(1, 1<<24)),

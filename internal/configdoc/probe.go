@@ -22,13 +22,13 @@ func Schema() *schema.Table { return schema.New(reflect.TypeFor[workbench.Config
 
 // Probe loads, through the workbench's loader, the config whose keys are those of values (dotted
 // keys outside arrays of tables, with their TOML values), and returns its resolved config. A
-// retrieval experiment's config gets a data.path (unless values have one, or name the synthetic
-// source, which refuses one), which some sources require and which loading a config does not
-// read.
+// retrieval experiment's config whose source reads files gets a data.path (unless values have
+// one), which some sources require and which loading a config does not read.
 func Probe(values map[string]any) (workbench.Config, error) {
 	_, written := values["data.path"]
 	retrieval := values["experiment"] != string(workbench.ExperimentFreqSim)
-	if !written && retrieval && values["data.source"] != string(datasets.SourceSynthetic) {
+	source, _ := values["data.source"].(string)
+	if !written && retrieval && datasets.Source(source).ReadsFiles() {
 		values = maps.Clone(values)
 		values["data.path"] = "data"
 	}
