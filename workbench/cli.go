@@ -50,8 +50,7 @@ func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 func onceEach(sets []string, out string) error {
 	setBy := map[string]string{}
 	for _, s := range sets {
-		k, _, _ := strings.Cut(s, "=")
-		key := strings.TrimSpace(k)
+		key, _, _ := splitSet(s)
 		if first, twice := setBy[key]; twice {
 			return fmt.Errorf("-set %s: %s is also set by -set %s: write it once", s, key, first)
 		}

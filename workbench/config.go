@@ -146,6 +146,12 @@ func loadConfig(path string, sets []string) (raw, resolved *Config, err error) {
 // pathKey is the key of the data's path, relative to the config file that writes it.
 const pathKey = "data.path"
 
+// splitSet splits a -set flag's key=value at the first "=", the key trimmed of spaces.
+func splitSet(s string) (key, value string, ok bool) {
+	k, v, ok := strings.Cut(s, "=")
+	return strings.TrimSpace(k), v, ok
+}
+
 // parseConfig is loadConfig of the file path whose content is data.
 func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config, err error) {
 	var cfg Config
@@ -176,11 +182,10 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 		cfg.pathAxisDir = filepath.Dir(path)
 	}
 	for _, s := range sets {
-		k, v, ok := strings.Cut(s, "=")
-		if !ok || strings.TrimSpace(k) == "" {
+		key, v, ok := splitSet(s)
+		if !ok || key == "" {
 			return nil, nil, fmt.Errorf("-set %s: want section.key=value", s)
 		}
-		key := strings.TrimSpace(k)
 		x, isTOML := parseValue(v)
 		if t := strings.TrimSpace(v); !isTOML && (strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{")) {
 			return nil, nil, fmt.Errorf("-set %s: %s is not a TOML list or table (quote the strings in it: [\"a\", \"b\"])", s, t)

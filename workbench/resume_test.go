@@ -228,11 +228,8 @@ func TestDivergedMessage(t *testing.T) {
 		{"loss.temperature=1e-40", `a smaller train.learning_rate \(now 1e\+30\), gradient clipping \(train.clip, e.g. 1\) or a larger loss.temperature \(now 1e-40\)`},
 	} {
 		re := regexp.MustCompile(`^run variant=logq,seed=1: training diverged at step \d+ \(epoch \d+\): the (loss|gradient norm) is (NaN|[+-]Inf); try ` + tt.try + `$`)
-		args := []string{"-config", smokeConfig, "-out", t.TempDir(), "-only", "^variant=logq,seed=1$", "-set", "train.learning_rate=1e30"}
-		if !strings.HasPrefix(tt.set, "train.learning_rate=") {
-			args = append(args, "-set", tt.set)
-		}
-		_, err := runCommand(t, args...)
+		sets := overrideSets([]string{"train.learning_rate=1e30"}, tt.set)
+		_, err := runCommand(t, setArgs(t.TempDir(), "^variant=logq,seed=1$", sets...)...)
 		if err == nil || !re.MatchString(err.Error()) {
 			t.Errorf("-set %s: error %v, want one matching %s", tt.set, err, re)
 		}
