@@ -112,7 +112,7 @@ func TestHistoryGradientSharedTable(t *testing.T) {
 		var wrt G.Nodes
 		for side, tw := range m.towers {
 			var err error
-			if tn[side], err = fwd[float64](m, tw, g, len(ids[side]), towerFused, true); err != nil {
+			if tn[side], err = fwd[float64](m, tw, g, len(ids[side]), towerFused, true, nil); err != nil {
 				t.Fatal(err)
 			}
 			wrt = append(wrt, tn[side].params...)
@@ -127,7 +127,7 @@ func TestHistoryGradientSharedTable(t *testing.T) {
 		run := func(vm G.VM) float64 {
 			for side, tw := range m.towers {
 				x := tn[side].xData.([]float64)
-				gather(m, tw, ids[side], x)
+				gather(m, tw, ids[side], x, nil)
 				if tw.history != nil {
 					gatherHistory(m, tw, w, x)
 				}

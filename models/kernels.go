@@ -6,7 +6,9 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 
+	gemmblas "github.com/samplingbias/workbench/internal/gemm"
 	"github.com/samplingbias/workbench/internal/parallel"
+	"github.com/samplingbias/workbench/internal/reuse"
 	"github.com/samplingbias/workbench/internal/simd"
 )
 
@@ -101,6 +103,24 @@ func gemmCall[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T,
 	}
 }
 
+// gemmRows sets c (len(rows)×n) = x[rows]·w: row i of c is row rows[i] of the row-major x
+// (leading dimension lda) times the k×n matrix w. Where internal/gemm's kernel computes float32
+// products, it packs the rows where they lie (SgemmRows); otherwise the rows are gathered into
+// *buf first. Either way every element has gemm's bits for the matrix of those rows.
+func gemmRows[T float](rows []int32, n, k int, x []T, lda int, w, c []T, buf *[]T) {
+	if x32, ok := any(x).([]float32); ok {
+		if g, ok := float32BLAS().(gemmblas.Implementation); ok &&
+			g.SgemmRows(n, k, rows, x32, lda, any(w).([]float32), n, any(c).([]float32), n) {
+			return
+		}
+	}
+	*buf = reuse.Grow(*buf, len(rows)*k)
+	for i, r := range rows {
+		copy((*buf)[i*k:(i+1)*k], x[int(r)*lda:][:k])
+	}
+	gemm(false, false, len(rows), n, k, 1, *buf, k, w, n, 0, c, n)
+}
+
 // parallelGrain is the number of elements from which a part of a row-wise kernel is worth a
 // goroutine.
 const parallelGrain = 1 << 14
@@ -113,29 +133,34 @@ func parallelRows(n, width int, f func(lo, hi int)) {
 	parallel.Split(n, parallel.Parts(n*width, parallelGrain, runtime.GOMAXPROCS(0)), func(_, lo, hi int) { f(lo, hi) })
 }
 
-// biasAct sets y[i,:] = act(y[i,:] + b) for an n×h matrix y (float32 eight columns at a time
-// where the processor has AVX2: simd.Add, simd.AddReLU).
-func biasAct[T float](y, b []T, h int, relu bool) {
+// biasAct sets y[i,:] = act(src[k,:] + b) for an n×h matrix y, k = of[i] (i when of is nil;
+// src may be y): float32 eight columns at a time where the processor has AVX2 (simd.Add,
+// simd.AddReLU).
+func biasAct[T float](y, src []T, of []int32, b []T, h int, relu bool) {
 	parallelRows(len(y)/h, h, func(lo, hi int) {
-		for i := lo * h; i < hi*h; i += h {
-			row := y[i : i+h]
+		for i := lo; i < hi; i++ {
+			k := i
+			if of != nil {
+				k = int(of[i])
+			}
+			row, in := y[i*h:(i+1)*h], src[k*h:(k+1)*h]
 			if r, ok := any(row).([]float32); ok {
-				b := any(b).([]float32)
+				in, b := any(in).([]float32), any(b).([]float32)
 				if relu {
-					simd.AddReLU(r, r, b)
+					simd.AddReLU(r, in, b)
 				} else {
-					simd.Add(r, r, b)
+					simd.Add(r, in, b)
 				}
 				continue
 			}
 			if relu {
 				for j, bj := range b[:h] {
-					row[j] = max(row[j]+bj, 0)
+					row[j] = max(in[j]+bj, 0)
 				}
 				continue
 			}
 			for j, bj := range b[:h] {
-				row[j] += bj
+				row[j] = in[j] + bj
 			}
 		}
 	})

@@ -370,16 +370,24 @@ func runChunks[T float](f *inference[T], ids []int32, w *Window, out []float32) 
 
 // gather fills x (len(ids) × t.in) with the tower inputs of the entities ids: for every field
 // the weighted mean of the embedding rows of the entity's bag (Σ w_k E[id_k] / Σ w_k; zeros for
-// an empty bag or a zero weight sum), then the dense features. Only the rows used are read.
-func gather[T float](m *Model, t *tower, ids []int32, x []T) {
+// an empty bag or a zero weight sum), then the dense features. Only the rows used are read. With
+// rep (nil: none; listed from ids), each entity is pooled once and its repeated rows copied.
+func gather[T float](m *Model, t *tower, ids []int32, x []T, rep *repeats) {
 	dim := m.s.EmbeddingDim
 	dd := t.feats.DenseDim
+	var at []int32 // the row of entity k of ids (nil: row k)
+	if rep.active() {
+		ids, at = rep.ids, rep.first
+	}
 	parallelRows(len(ids), t.in, func(lo, hi int) {
 		for _, fi := range t.fields {
 			prefetchBags(fi.field, ids[lo:hi], values[T](m.tables[fi.table]), dim)
 		}
-		for r := lo; r < hi; r++ {
-			e := int(ids[r])
+		for k := lo; k < hi; k++ {
+			r, e := k, int(ids[k])
+			if at != nil {
+				r = int(at[k])
+			}
 			row := x[r*t.in : (r+1)*t.in]
 			for _, fi := range t.fields {
 				pool(row[fi.off:fi.off+dim], fi.field, e, values[T](m.tables[fi.table]))
@@ -391,6 +399,9 @@ func gather[T float](m *Model, t *tower, ids []int32, x []T) {
 			}
 		}
 	})
+	if at != nil {
+		expandRows(rep, x, t.in)
+	}
 }
 
 // prefetchBags asks the processor to bring the embedding rows (dim values of emb each) of the

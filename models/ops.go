@@ -55,8 +55,8 @@ func dtypeOf[T float]() tensor.Dtype {
 // The ops' constructors: each names its op after its function and every parameter its output
 // depends on (ops.Base).
 
-func newDense[T float](name string, relu, needDX bool) *denseOp[T] {
-	return &denseOp[T]{Base: ops.Base{Name: fmt.Sprintf("Dense{%s,relu=%t}", name, relu)}, name: name, relu: relu, needDX: needDX}
+func newDense[T float](name string, relu, needDX bool, rep *repeats) *denseOp[T] {
+	return &denseOp[T]{Base: ops.Base{Name: fmt.Sprintf("Dense{%s,relu=%t}", name, relu)}, name: name, relu: relu, needDX: needDX, rep: rep}
 }
 
 func newReLUGrad[T float](name string) *reluGradOp[T] {
@@ -118,6 +118,10 @@ type denseOp[T float] struct {
 	name   string
 	relu   bool
 	needDX bool // whether the gradient w.r.t. X is wanted (embedding inputs, hidden layers)
+	// rep, when not nil, lists the step's rows of X that repeat an earlier row (the trainer's,
+	// filled before every run): their rows of Y are copied rather than computed, the same bits.
+	rep     *repeats
+	compact [2][]T // the distinct entities' rows of X (where gemmRows gathers them) and of X·W
 }
 
 func (op *denseOp[T]) Arity() int    { return 3 }
@@ -142,7 +146,14 @@ func (op *denseOp[T]) Do(in ...gorgonia.Value) (gorgonia.Value, error) {
 	n, k := valShape2(in[0])
 	_, out := valShape2(in[1])
 	t, y := op.get(n, out)
-	denseForward(data[T](in[0]), data[T](in[1]), data[T](in[2]), y, n, k, out, op.relu)
+	x, w, b := data[T](in[0]), data[T](in[1]), data[T](in[2])
+	if !op.rep.active() || len(op.rep.of) != n {
+		denseForward(x, w, b, y, n, k, out, op.relu)
+		return t, nil
+	}
+	op.compact[1] = reuse.Grow(op.compact[1], len(op.rep.first)*out)
+	gemmRows(op.rep.first, out, k, x, k, w, op.compact[1], &op.compact[0])
+	biasAct(y[:n*out], op.compact[1], op.rep.of, b, out, op.relu)
 	return t, nil
 }
 
@@ -176,7 +187,7 @@ func (op *denseOp[T]) SymDiff(in gorgonia.Nodes, output, grad *gorgonia.Node) (g
 // denseForward sets y = act(x·w + b) for x n×in, w in×out (act = ReLU when relu, else identity).
 func denseForward[T float](x, w, b, y []T, n, in, out int, relu bool) {
 	gemm(false, false, n, out, in, 1, x, in, w, out, 0, y, out)
-	biasAct(y[:n*out], b, out, relu)
+	biasAct(y[:n*out], y, nil, b, out, relu)
 }
 
 // ---- reluGradOp ----

@@ -335,7 +335,7 @@ func (b *seqBuilder[T]) maskRows(x *G.Node) *G.Node {
 
 // dense is x·W + b, followed by ReLU when relu.
 func (b *seqBuilder[T]) dense(x *G.Node, l layer, relu bool, name string) *G.Node {
-	return G.Must(denseLayer[T](x, b.param(l.w), b.param(l.b), name, ActivationReLU.definition(), !relu, b.impl, true))
+	return G.Must(denseLayer[T](x, b.param(l.w), b.param(l.b), name, ActivationReLU.definition(), !relu, b.impl, true, nil))
 }
 
 // layerNorm is γ ⊙ (x − μ)/sqrt(σ² + ε) + β of every row (Kang & McAuley section III-C), ε

@@ -161,9 +161,10 @@ func paramNode[T float](g *gorgonia.ExprGraph, dt tensor.Dtype, p *param) *gorgo
 // gather), then every layer h ← act(h·W + b) (no activation after the last layer; with
 // Settings.Residual, h ← h + act(h·W + b) for every layer after the first), then the L2
 // normalisation h/sqrt(‖h‖² + ε²) of every row. needDX says whether the gradient w.r.t. x is
-// wanted (the trainer scatters it into the embedding rows). SASRec's item tower, which has no
+// wanted (the trainer scatters it into the embedding rows); rep (nil: none) lists the rows that
+// repeat an earlier row's entity, whose forward values the layers copy. SASRec's item tower, which has no
 // layers, is its input: the output table's rows, unnormalised (Kang & McAuley section III-D).
-func fwd[T float](m *Model, t *tower, g *gorgonia.ExprGraph, rows int, impl towerImpl, needDX bool) (*towerNodes, error) {
+func fwd[T float](m *Model, t *tower, g *gorgonia.ExprGraph, rows int, impl towerImpl, needDX bool, rep *repeats) (*towerNodes, error) {
 	xData := make([]T, rows*t.in)
 	tn := &towerNodes{xData: xData}
 	tn.x = gorgonia.NewMatrix(g, m.dt, gorgonia.WithShape(rows, t.in), gorgonia.WithName(sideNames[t.side]+".x"),
@@ -180,7 +181,7 @@ func fwd[T float](m *Model, t *tower, g *gorgonia.ExprGraph, rows int, impl towe
 		tn.of = append(tn.of, l.w, l.b)
 		last := i == len(t.layers)-1
 		name := fmt.Sprintf("%s.%d", sideNames[t.side], i)
-		y, err := denseLayer[T](h, w, b, name, act, last, impl, needDX || i > 0)
+		y, err := denseLayer[T](h, w, b, name, act, last, impl, needDX || i > 0, rep)
 		if err != nil {
 			return nil, fmt.Errorf("models: %s layer %d: %w", sideNames[t.side], i, err)
 		}
@@ -203,11 +204,12 @@ func fwd[T float](m *Model, t *tower, g *gorgonia.ExprGraph, rows int, impl towe
 	return tn, nil
 }
 
-// denseLayer is one layer act(h·W + b) (no activation when last).
-func denseLayer[T float](h, w, b *gorgonia.Node, name string, act *activationDef, last bool, impl towerImpl, needDX bool) (*gorgonia.Node, error) {
+// denseLayer is one layer act(h·W + b) (no activation when last); the fused op copies the rows
+// rep lists (the expression computes every row).
+func denseLayer[T float](h, w, b *gorgonia.Node, name string, act *activationDef, last bool, impl towerImpl, needDX bool, rep *repeats) (*gorgonia.Node, error) {
 	if impl == towerFused {
 		fusedAct := !last && act.kernel == kernelReLU
-		y, err := gorgonia.ApplyOp(newDense[T](name, fusedAct, needDX), h, w, b)
+		y, err := gorgonia.ApplyOp(newDense[T](name, fusedAct, needDX, rep), h, w, b)
 		if err != nil || last || act.kernel != kernelNone {
 			return y, err
 		}
@@ -262,7 +264,7 @@ type inference[T float] struct {
 
 func newInference[T float](m *Model, t *tower, rows int, impl towerImpl) (*inference[T], error) {
 	g := gorgonia.NewGraph()
-	tn, err := fwd[T](m, t, g, rows, impl, false)
+	tn, err := fwd[T](m, t, g, rows, impl, false, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +287,7 @@ func (f *inference[T]) runWindow(ids []int32, w *Window) ([]T, error) {
 		return nil, fmt.Errorf("models: %d ids for a graph of %d rows", len(ids), f.rows)
 	}
 	x := f.x[:len(ids)*f.t.in]
-	gather(f.m, f.t, ids, x)
+	gather(f.m, f.t, ids, x, nil)
 	if w != nil {
 		gatherHistory(f.m, f.t, w, x)
 	}

@@ -339,6 +339,7 @@ type trainer[T float] struct {
 	nDistinct int
 	rowOf     []int32
 	lister    distinct.Lister
+	rep       [2]*repeats       // per side: the rows that repeat an entity (nil: not looked for)
 	dx        [2]*gorgonia.Node // gradient w.r.t. the tower inputs (nil for a side without fields)
 	outs      [2]*gorgonia.Node // the towers' normalised outputs
 	dense     []*param
@@ -517,7 +518,13 @@ func (tr *trainer[T]) build(loss *losses.Loss) error {
 			continue
 		}
 		rows := len(tr.towerIDs[side])
-		tn, err := fwd[T](m, t, g, rows, tr.impl, len(t.fields) > 0)
+		// Rows of a step that repeat an entity are computed once, unless the tower already
+		// runs once per distinct item (distinct, the corpus layout) or a query's history
+		// makes its rows differ.
+		if t.history == nil && (side == sideQuery || !tr.distinct && tr.g.Layout != candidates.Corpus) {
+			tr.rep[side] = newRepeats(t.n, rows)
+		}
+		tn, err := fwd[T](m, t, g, rows, tr.impl, len(t.fields) > 0, tr.rep[side])
 		if err != nil {
 			return err
 		}
@@ -746,7 +753,10 @@ func (tr *trainer[T]) run() (float64, error) {
 			tr.seq.fillDropout(tr.negRNG)
 			continue
 		}
-		gather(tr.m, t, tr.towerIDs[side], tr.x[side])
+		if p := tr.rep[side]; p != nil {
+			p.list(tr.towerIDs[side])
+		}
+		gather(tr.m, t, tr.towerIDs[side], tr.x[side], tr.rep[side])
 		if side == sideQuery && tr.hist != nil {
 			gatherHistory(tr.m, t, tr.hist, tr.x[side])
 		}

@@ -17,6 +17,10 @@
 // lies and whichever kernel forms it (sums over l in increasing order, one fused multiply-add per
 // term, in blocks of kc terms added to C in order).
 //
+// SgemmRows multiplies listed rows of a matrix (in any order, repeats allowed) without copying
+// them first: the panels of op(A) are packed from the rows where they lie, and each element of C
+// has the bits Sgemm gives it for the matrix of those rows.
+//
 // On processors without AVX2 and FMA, on other architectures and under the noasm build tag,
 // Sgemm is gonum's. Arguments that gonum rejects are passed to gonum, which panics with its usual
 // message.

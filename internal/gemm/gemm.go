@@ -26,7 +26,22 @@ func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 	}
 }
 
-// product holds the arguments of one Sgemm call.
+// SgemmRows computes C = A[rows]·B: row i of the m×n matrix C (m = len(rows), leading dimension
+// ldc; not read) is row rows[i] of the row-major matrix A (leading dimension lda) times the k×n
+// matrix B (ldb). Each element has the bits Sgemm gives it for the matrix of those rows, with
+// alpha 1 and beta 0 (the same operations), without a copy of the rows: op(A)'s panels are packed
+// from them. It reports whether it computed C: false, having done nothing, where Sgemm is gonum's
+// (no micro-kernel); the caller then gathers the rows itself. It panics if a row lies outside A
+// or a size is inconsistent.
+func (impl Implementation) SgemmRows(n, k int, rows []int32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) bool {
+	p := product{m: len(rows), n: n, k: k, alpha: 1, a: a, lda: lda, rows: rows, b: b, ldb: ldb, c: c, ldc: ldc}
+	if !p.valid() {
+		panic("gemm: SgemmRows: bad sizes or a row outside A")
+	}
+	return p.run()
+}
+
+// product holds the arguments of one Sgemm (or SgemmRows) call.
 type product struct {
 	tA, tB      bool
 	m, n, k     int
@@ -34,6 +49,7 @@ type product struct {
 	a, b, c     []float32
 	lda, ldb    int
 	ldc         int
+	rows        []int32 // row i of op(A) is row rows[i] of A (nil: row i; never with tA)
 }
 
 func validTrans(t blas.Transpose) bool {
@@ -44,6 +60,15 @@ func validTrans(t blas.Transpose) bool {
 func (p *product) valid() bool {
 	if p.m <= 0 || p.n <= 0 || p.k <= 0 {
 		return false
+	}
+	if p.rows != nil {
+		for _, r := range p.rows {
+			if r < 0 || int(r)*p.lda+p.k > len(p.a) {
+				return false
+			}
+		}
+		return !p.tA && p.lda >= p.k && p.ldb >= p.n && p.ldc >= p.n &&
+			len(p.b) >= (p.k-1)*p.ldb+p.n && len(p.c) >= (p.m-1)*p.ldc+p.n
 	}
 	ra, ca := p.m, p.k
 	if p.tA {

@@ -293,3 +293,64 @@ func TestSgemmBits(t *testing.T) {
 		t.Errorf("digest of C %#x, want %#x", got, want)
 	}
 }
+
+// TestSgemmRows: SgemmRows gives, bit for bit, what Sgemm gives for the matrix of the listed rows
+// gathered into a matrix of their own, for lists with repeats, runs of consecutive rows (which
+// its packing reads in place) and neither, edge tiles in both directions, more terms than one
+// block (kc) and a padded leading dimension; CI runs it with the AVX2 kernel as well
+// (GODEBUG=cpu.avx512f=off). A row outside A panics.
+func TestSgemmRows(t *testing.T) {
+	if !simd.Kernel() {
+		if (Implementation{}).SgemmRows(1, 1, []int32{0}, []float32{1}, 1, []float32{1}, 1, make([]float32, 1), 1) {
+			t.Fatal("SgemmRows computed without the micro-kernel")
+		}
+		return
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	const aRows = 40
+	lists := map[string][]int32{"consecutive": nil, "repeats": nil, "mixed": nil}
+	for i := range 37 {
+		lists["consecutive"] = append(lists["consecutive"], int32(i+2))
+		lists["repeats"] = append(lists["repeats"], int32(rng.IntN(7)))
+		if i%9 < 6 {
+			lists["mixed"] = append(lists["mixed"], int32(i))
+		} else {
+			lists["mixed"] = append(lists["mixed"], int32(aRows-1-i%9))
+		}
+	}
+	lists["one"] = []int32{5}
+	for name, rows := range lists {
+		for _, nk := range [][2]int{{16, 8}, {45, 300}, {3, 1}, {130, 257}} {
+			n, k := nk[0], nk[1]
+			t.Run(fmt.Sprintf("%s/n=%d/k=%d", name, n, k), func(t *testing.T) {
+				lda, ldb, ldc := k+3, n+1, n+2
+				a, b := make([]float32, aRows*lda), make([]float32, k*ldb)
+				for _, x := range [][]float32{a, b} {
+					for i := range x {
+						x[i] = float32(rng.NormFloat64())
+					}
+				}
+				m := len(rows)
+				gathered := make([]float32, m*lda)
+				for i, r := range rows {
+					copy(gathered[i*lda:(i+1)*lda], a[int(r)*lda:])
+				}
+				want, got := make([]float32, m*ldc), make([]float32, m*ldc)
+				Implementation{}.Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, gathered, lda, b, ldb, 0, want, ldc)
+				if !(Implementation{}).SgemmRows(n, k, rows, a, lda, b, ldb, got, ldc) {
+					t.Fatal("SgemmRows did not compute")
+				}
+				for i := range want {
+					if i%ldc < n && math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("C[%d][%d] = %v, want %v (Sgemm of the gathered rows)", i/ldc, i%ldc, got[i], want[i])
+					}
+				}
+			})
+		}
+	}
+	if recovered(func() {
+		Implementation{}.SgemmRows(2, 2, []int32{0, 3}, make([]float32, 6), 2, make([]float32, 4), 2, make([]float32, 4), 2)
+	}) == nil {
+		t.Error("a row outside A did not panic")
+	}
+}

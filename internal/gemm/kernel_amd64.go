@@ -127,7 +127,7 @@ func (p *product) block(i0, i1, j0, j1 int, all []float32) {
 				// the step's products 0.7–0.95× as fast as packing them (BenchmarkSgemm).
 				full := 0 // rows [ic, ic+full) are read in place
 				var ap []float32
-				if !p.tA && !simd.Wide() {
+				if !p.tA && !simd.Wide() && p.rows == nil {
 					full = mb / mr * mr
 				}
 				if full < mb {
@@ -182,21 +182,22 @@ func roundUp(x, m int) int { return (x + m - 1) / m * m }
 // packB packs op(B)[pc:pc+kb, jc:jc+nb] into panels of nr columns, each kb groups of nr values,
 // padding the last panel with zeros.
 func (p *product) packB(dst []float32, pc, kb, jc, nb int) {
-	pack(dst, p.b, p.ldb, !p.tB, nr, jc, nb, pc, kb)
+	pack(dst, p.b, p.ldb, !p.tB, nr, jc, nb, pc, kb, nil)
 }
 
 // packA packs op(A)[ic:ic+mb, pc:pc+kb] into panels of mr rows, each kb groups of mr values,
 // padding the last panel with zeros.
 func (p *product) packA(dst []float32, ic, mb, pc, kb int) {
-	pack(dst, p.a, p.lda, p.tA, mr, ic, mb, pc, kb)
+	pack(dst, p.a, p.lda, p.tA, mr, ic, mb, pc, kb, p.rows)
 }
 
 // pack packs the matrix X[i0:i0+n, pc:pc+kb] into panels of w rows of X, each stored as kb groups
 // of w values (X[i, l] for the panel's rows i), padding the last panel with zeros. X[i, l] is
 // src[l*ld+i] if strided, src[i*ld+l] otherwise: for op(A), X = op(A); for op(B), X = op(B)ᵀ.
-// Full panels of strided groups are copied by simd.CopyStrided, packGroup panels per pass over
-// the rows (in vector registers: copy would call memmove for every group).
-func pack(dst, src []float32, ld int, strided bool, w, i0, n, pc, kb int) {
+// With at (not strided), row i of X is row at[i] of src's matrix. Full panels of strided groups
+// are copied by simd.CopyStrided, packGroup panels per pass over the rows (in vector registers:
+// copy would call memmove for every group).
+func pack(dst, src []float32, ld int, strided bool, w, i0, n, pc, kb int, at []int32) {
 	ir := 0
 	if strided {
 		for g := 0; g < n/w; g += packGroup {
@@ -205,6 +206,7 @@ func pack(dst, src []float32, ld int, strided bool, w, i0, n, pc, kb int) {
 		}
 		ir = n / w * w
 	}
+	row := func(i int) []float32 { return src[rowIndex(at, i)*ld+pc:][:kb] } // X[i, pc:pc+kb], not strided
 	for ; ir < n; ir += w {
 		panel := dst[ir*kb : (ir+w)*kb]
 		rows := min(w, n-ir)
@@ -217,26 +219,53 @@ func pack(dst, src []float32, ld int, strided bool, w, i0, n, pc, kb int) {
 			for l := range kb {
 				copy(panel[l*w:l*w+rows], src[(pc+l)*ld+i:][:rows])
 			}
-		case rows == w:
-			simd.Interleave(panel, src[i*ld+pc:], w, ld, kb)
+		case rows == w && (at == nil || consecutive(at[i:i+w])):
+			simd.Interleave(panel, src[rowIndex(at, i)*ld+pc:], w, ld, kb)
+		case rows == w && w == mr:
+			interleaveRows(panel, row, i, kb)
 		default:
 			// Four rows at a time: four streams read, each group written in one cache line.
 			r := 0
 			for ; r+4 <= rows; r += 4 {
-				x0 := src[(i+r)*ld+pc:][:kb]
-				x1 := src[(i+r+1)*ld+pc:][:kb]
-				x2 := src[(i+r+2)*ld+pc:][:kb]
-				x3 := src[(i+r+3)*ld+pc:][:kb]
+				x0, x1, x2, x3 := row(i+r), row(i+r+1), row(i+r+2), row(i+r+3)
 				for l := range kb {
 					g := panel[l*w+r : l*w+r+4]
 					g[0], g[1], g[2], g[3] = x0[l], x1[l], x2[l], x3[l]
 				}
 			}
 			for ; r < rows; r++ {
-				for l, v := range src[(i+r)*ld+pc:][:kb] {
+				for l, v := range row(i + r) {
 					panel[l*w+r] = v
 				}
 			}
 		}
 	}
+}
+
+// rowIndex is the row of src's matrix that holds row i of X (pack's at).
+func rowIndex(at []int32, i int) int {
+	if at == nil {
+		return i
+	}
+	return int(at[i])
+}
+
+// consecutive reports whether rows follow each other (rows[r] = rows[0] + r).
+func consecutive(rows []int32) bool {
+	for r, x := range rows {
+		if x != rows[0]+int32(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// interleaveRows packs the mr rows row(i), …, row(i+mr−1) (kb values each) into panel: copied
+// next to each other, then interleaved in vector registers as a panel read in place is.
+func interleaveRows(panel []float32, row func(int) []float32, i, kb int) {
+	var tmp [mr * kc]float32
+	for r := range mr {
+		copy(tmp[r*kb:(r+1)*kb], row(i+r))
+	}
+	simd.Interleave(panel, tmp[:], mr, kb, kb)
 }

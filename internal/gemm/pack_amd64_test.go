@@ -47,12 +47,44 @@ func TestPack(t *testing.T) {
 					for i := range got {
 						got[i] = -1 // pack must write every value, the padding's zeros too
 					}
-					pack(got, src, ld, strided, w, c.i0, c.n, c.pc, c.kb)
+					pack(got, src, ld, strided, w, c.i0, c.n, c.pc, c.kb, nil)
 					if !slices.Equal(got, want) {
 						t.Errorf("got  %v\nwant %v", got, want)
 					}
 				})
 			}
+		}
+	}
+}
+
+// TestPackRows: with a list of rows, pack packs what it packs for those rows gathered into a
+// matrix of their own: panels of consecutive rows, of scattered and repeated rows, partial last
+// panels, offsets into the list and the terms.
+func TestPackRows(t *testing.T) {
+	const rows, cols, ld = 20, 30, 33
+	src := make([]float32, rows*ld)
+	for i := range src {
+		src[i] = float32(i + 1)
+	}
+	at := []int32{5, 6, 7, 8, 9, 10, 3, 3, 1, 0, 2, 19, 7, 12, 13, 14, 15, 16, 17, 4}
+	gathered := make([]float32, len(at)*ld)
+	for i, r := range at {
+		copy(gathered[i*ld:(i+1)*ld], src[int(r)*ld:(int(r)+1)*ld])
+	}
+	for _, w := range []int{mr, 4} {
+		for _, c := range []struct{ i0, n, pc, kb int }{{0, 20, 0, 30}, {1, 13, 5, 9}, {6, 7, 0, 1}, {12, 6, 29, 1}} {
+			t.Run(fmt.Sprintf("w=%d/%v", w, c), func(t *testing.T) {
+				size := (c.n + w - 1) / w * w * c.kb
+				want, got := make([]float32, size), make([]float32, size)
+				for i := range got {
+					got[i] = -1
+				}
+				pack(want, gathered, ld, false, w, c.i0, c.n, c.pc, c.kb, nil)
+				pack(got, src, ld, false, w, c.i0, c.n, c.pc, c.kb, at)
+				if !slices.Equal(got, want) {
+					t.Errorf("got  %v\nwant %v", got, want)
+				}
+			})
 		}
 	}
 }
