@@ -215,7 +215,7 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 		resolved.Out = filepath.Join("results", strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	}
 	if err := setFirstCell(resolved); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, err
 	}
 	if err := resolved.resolve(md); err != nil {
 		return nil, nil, w.located(err, resolved)
@@ -512,6 +512,9 @@ func (c *Config) resolve(md toml.MetaData) error {
 	if err := checkAxes(c.Ablation); err != nil {
 		return err
 	}
+	if _, err := expand(c.Ablation, nil); err != nil {
+		return err
+	}
 	if err := isetting.Distinct("seeds", c.Seeds); err != nil {
 		return err
 	}
@@ -574,22 +577,24 @@ func (c *Config) resolveSelection() error {
 // identical runs or mix data splits, and is an error.
 var runSections = []string{"data", "slices", "model", "train", "estimator", "loss", "sampler", "eval"}
 
-// checkAxes rejects ablation axes over keys that are not run settings.
+// checkAxes rejects ablation axes over keys that are not run settings, each error naming the
+// axis' key or keys (ablation[i].key, ablation[i].keys).
 func checkAxes(axes []Axis) error {
 	for i, a := range axes {
-		keys := a.Keys
+		keys, field := a.Keys, "keys"
 		if a.Key != "" {
-			keys = append([]string{a.Key}, keys...)
+			keys, field = append([]string{a.Key}, keys...), "key"
 		}
+		name := fmt.Sprintf("ablation[%d].%s", i, field)
 		for _, k := range keys {
 			first, _, _ := strings.Cut(k, ".")
 			switch {
 			case moved(k) != nil:
-				return fmt.Errorf("ablation[%d]: %w", i, moved(k))
+				return fmt.Errorf("%s: %w", name, moved(k))
 			case first == "seeds":
-				return fmt.Errorf("ablation[%d]: %s is not a run setting: list the seeds in seeds = [...], every cell runs once per seed", i, k)
+				return fmt.Errorf("%s: %s is not a run setting: list the seeds in seeds = [...], every cell runs once per seed", name, k)
 			case !slices.Contains(runSections, first):
-				return fmt.Errorf("ablation[%d]: %s is not a run setting (an axis is a key of the sections %s)", i, k, strings.Join(runSections, ", "))
+				return fmt.Errorf("%s: %s is not a run setting (an axis is a key of the sections %s)", name, k, strings.Join(runSections, ", "))
 			}
 		}
 	}

@@ -120,9 +120,9 @@ func TestDefaultOut(t *testing.T) {
 // TestAblationKeysCheckedFirst: a bad axis key or value is reported by plan, before any run.
 func TestAblationKeysCheckedFirst(t *testing.T) {
 	for _, tt := range []struct{ body, want string }{
-		{"[[ablation]]\nkey = \"loss.temprature\"\nvalues = [0.1]\n", "ablation loss.temprature: unknown key loss.temprature (did you mean loss.temperature?)"},
+		{"[[ablation]]\nkey = \"loss.temprature\"\nvalues = [0.1]\n", "exp.toml:2: ablation[0].key: unknown key loss.temprature (did you mean loss.temperature?)"},
 		{"[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\", \"logQ\"]\n", "run variant=logQ,seed=1: loss.variant:"},
-		{"[[ablation]]\nkey = \"train.batch_size\"\nvalues = [\"big\"]\n", "ablation train.batch_size:"},
+		{"[[ablation]]\nkey = \"train.batch_size\"\nvalues = [\"big\"]\n", "exp.toml:3: ablation[0].values: train.batch_size: incompatible types"},
 	} {
 		raw, cfg, err := loadConfig(writeConfig(t, tt.body), nil)
 		if err == nil {
@@ -163,7 +163,7 @@ func TestMovedKeys(t *testing.T) {
 		{"[loss]\nsampler = \"uniform\"\n", nil, "loss.sampler: moved to sampler.kind"},
 		{"[loss]\nnegatives = 4\n", nil, "loss.negatives: moved to sampler.negatives"},
 		{"", []string{"loss.negatives=4"}, "loss.negatives: moved to sampler.negatives"},
-		{"[[ablation]]\nkey = \"loss.sampler\"\nvalues = [\"uniform\"]\n", nil, "ablation loss.sampler: loss.sampler: moved to sampler.kind"},
+		{"[[ablation]]\nkey = \"loss.sampler\"\nvalues = [\"uniform\"]\n", nil, "exp.toml:2: ablation[0].key: loss.sampler: moved to sampler.kind"},
 	} {
 		_, _, err := loadConfig(writeConfig(t, tt.body), tt.sets)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

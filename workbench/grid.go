@@ -52,8 +52,8 @@ func axisKeys(i int, a Axis) ([]string, [][]any, error) {
 	for j, v := range a.Values {
 		tuple, ok := v.([]any)
 		if !ok || len(tuple) != len(a.Keys) {
-			return nil, nil, fmt.Errorf("%s.values[%d]: want a list of %d values (one per key of %s), got %v",
-				name, j, len(a.Keys), strings.Join(a.Keys, ", "), v)
+			return nil, nil, fmt.Errorf("%s.values: want lists of %d values (one per key of %s); value %d is %v",
+				name, len(a.Keys), strings.Join(a.Keys, ", "), j+1, v)
 		}
 		points[j] = tuple
 	}
@@ -77,7 +77,11 @@ func expand(axes []Axis, seeds []int64) ([]cell, error) {
 		}
 		for _, k := range ks {
 			if slices.Contains(keys, k) {
-				return nil, fmt.Errorf("ablation[%d]: key %s is already an axis", i, k)
+				field := "keys"
+				if a.Key != "" {
+					field = "key"
+				}
+				return nil, fmt.Errorf("ablation[%d].%s: %s is already the key of an earlier axis", i, field, k)
 			}
 			keys = append(keys, k)
 		}
@@ -235,7 +239,7 @@ func cellConfig(raw *Config, c cell) (*Config, error) {
 			if errors.As(err, &unknown) { // a name the enum does not have: the run's value is wrong
 				return nil, fmt.Errorf("run %s: %w", c.ID, err)
 			}
-			return nil, fmt.Errorf("ablation %s: %w", s.Key, err)
+			return nil, raw.axisError(s.Key, err)
 		}
 		w.add(s.Key, s.Value, "axis", s.Key)
 	}
@@ -247,6 +251,24 @@ func cellConfig(raw *Config, c cell) (*Config, error) {
 		return nil, fmt.Errorf("run %s: %w", c.ID, w.located(err, cfg))
 	}
 	return cfg, nil
+}
+
+// axisError is the error err of assigning a value of the axis over key: it names the axis' values,
+// or its key or keys when key names no setting, with their line when the file wrote the axis.
+func (c *Config) axisError(key string, err error) error {
+	i := slices.IndexFunc(c.Ablation, func(a Axis) bool { return a.Key == key || slices.Contains(a.Keys, key) })
+	field := "values"
+	if f, _ := configSchema().Lookup(key); f == nil || moved(key) != nil {
+		field = "keys"
+		if c.Ablation[i].Key == key {
+			field = "key"
+		}
+	}
+	err = fmt.Errorf("ablation[%d].%s: %w", i, field, err)
+	if i >= len(c.fileAxes) { // an axis of a -set
+		return err
+	}
+	return c.written.located(err, c)
 }
 
 // setAxis applies -set key=v where key is, or becomes, an ablation axis, and reports whether it
@@ -346,7 +368,7 @@ func setFirstCell(cfg *Config) error {
 		}
 		for j, k := range keys {
 			if err := assign(cfg, k, points[0][j]); err != nil {
-				return fmt.Errorf("ablation %s: %w", k, err)
+				return cfg.axisError(k, err)
 			}
 		}
 	}

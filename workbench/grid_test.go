@@ -91,8 +91,8 @@ func TestExpandErrors(t *testing.T) {
 		{"no key", []Axis{{Values: []any{1.0}}}, "ablation[0]: key is missing"},
 		{"both", []Axis{{Key: "a.b", Keys: []string{"a.c"}, Values: []any{1.0}}}, "ablation[0]: set key or keys, not both"},
 		{"empty", []Axis{{Key: "a.b"}}, "ablation[0].values: empty"},
-		{"bad tuple", []Axis{{Keys: []string{"a.b", "a.c"}, Values: []any{[]any{1.0}}}}, "ablation[0].values[0]: want a list of 2 values"},
-		{"repeated key", []Axis{{Key: "a.b", Values: []any{1.0}}, {Key: "a.b", Values: []any{2.0}}}, "ablation[1]: key a.b is already an axis"},
+		{"bad tuple", []Axis{{Keys: []string{"a.b", "a.c"}, Values: []any{[]any{1.0}}}}, "ablation[0].values: want lists of 2 values (one per key of a.b, a.c); value 1 is [1]"},
+		{"repeated key", []Axis{{Key: "a.b", Values: []any{1.0}}, {Key: "a.b", Values: []any{2.0}}}, "ablation[1].key: a.b is already the key of an earlier axis"},
 		{"duplicate value", []Axis{{Key: "loss.temperature", Values: []any{1.0, 1.0}}}, "two cells have the same values temperature=1"},
 	}
 	for _, tt := range tests {

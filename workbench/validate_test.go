@@ -1,6 +1,7 @@
 package workbench
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -93,16 +94,44 @@ func TestWrittenZeroThatMeansSomething(t *testing.T) {
 // duplicate identical runs, and is refused.
 func TestAblationOverNonRunSettings(t *testing.T) {
 	tests := []struct{ body, want string }{
-		{"[[ablation]]\nkey = \"seeds\"\nvalues = [[1], [2]]\n", "ablation[0]: seeds is not a run setting: list the seeds in seeds = [...]"},
-		{"[[ablation]]\nkey = \"out\"\nvalues = [\"a\", \"b\"]\n", "ablation[0]: out is not a run setting"},
-		{"[[ablation]]\nkey = \"data_seed\"\nvalues = [1, 2]\n", "ablation[0]: data_seed is not a run setting"},
-		{"[[ablation]]\nkey = \"plots.dpi\"\nvalues = [100, 200]\n", "ablation[0]: plots.dpi is not a run setting"},
-		{"[[ablation]]\nkey = \"experiment\"\nvalues = [\"retrieval\"]\n", "ablation[0]: experiment is not a run setting"},
-		{"[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\"]\n[[ablation]]\nkeys = [\"loss.temperature\", \"seeds\"]\nvalues = [[0.1, [1]]]\n", "ablation[1]: seeds is not a run setting"},
+		{"[[ablation]]\nkey = \"seeds\"\nvalues = [[1], [2]]\n", "exp.toml:2: ablation[0].key: seeds is not a run setting: list the seeds in seeds = [...]"},
+		{"[[ablation]]\nkey = \"out\"\nvalues = [\"a\", \"b\"]\n", "exp.toml:2: ablation[0].key: out is not a run setting"},
+		{"[[ablation]]\nkey = \"data_seed\"\nvalues = [1, 2]\n", "exp.toml:2: ablation[0].key: data_seed is not a run setting"},
+		{"[[ablation]]\nkey = \"plots.dpi\"\nvalues = [100, 200]\n", "exp.toml:2: ablation[0].key: plots.dpi is not a run setting"},
+		{"[[ablation]]\nkey = \"experiment\"\nvalues = [\"retrieval\"]\n", "exp.toml:2: ablation[0].key: experiment is not a run setting"},
+		{"[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\"]\n[[ablation]]\nkeys = [\"loss.temperature\", \"seeds\"]\nvalues = [[0.1, [1]]]\n", "exp.toml:5: ablation[1].keys: seeds is not a run setting"},
+		{"[[ablation]]\nkeys = [\"loss.temperature\", \"seeds\"]\nvalues = [[0.1, [1]]]\n[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\"]\n", "exp.toml:2: ablation[0].keys: seeds is not a run setting"},
 	}
 	for _, tt := range tests {
 		_, err := loadAndPlan(t, tt.body)
 		wantError(t, err, tt.want)
+	}
+}
+
+// TestAblationErrorLines: an error about an axis names the line of the file that writes the key
+// at fault in that [[ablation]] table, whichever of the tables it is (the TOML decoder records
+// the lines of the last one's keys only), or of its header.
+func TestAblationErrorLines(t *testing.T) {
+	const three = "[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\", \"logq\"]\n" +
+		"[[ablation]]\nkeys = [\"loss.temperature\", %s]\nvalues = [%s]\n" +
+		"[[ablation]]\nkey = \"model.embedding_dim\"\nvalues = [%s]\n"
+	tests := []struct{ name, body, want string }{
+		{"key repeated", fmt.Sprintf(three, `"loss.variant"`, `[0.1, "plain"]`, "8"),
+			"exp.toml:5: ablation[1].keys: loss.variant is already the key of an earlier axis"},
+		{"tuple too short", fmt.Sprintf(three, `"train.epochs"`, `[0.1, 2], [0.2]`, "8"),
+			"exp.toml:6: ablation[1].values: want lists of 2 values (one per key of loss.temperature, train.epochs); value 2 is [0.2]"},
+		{"value of the wrong type", fmt.Sprintf(three, `"train.epochs"`, `[0.1, "two"]`, "8"),
+			"exp.toml:6: ablation[1].values: train.epochs: incompatible types"},
+		{"last table", fmt.Sprintf(three, `"train.epochs"`, `[0.1, 2]`, `"eight"`),
+			"exp.toml:9: ablation[2].values: model.embedding_dim: incompatible types"},
+		{"no key", "[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\"]\n\n[[ablation]]\nvalues = [1]\n[[ablation]]\nkey = \"train.epochs\"\nvalues = [1]\n",
+			"exp.toml:5: ablation[1]: key is missing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := loadAndPlan(t, tt.body)
+			wantError(t, err, tt.want)
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package workbench
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -54,44 +55,107 @@ type lineProbe struct{}
 func (lineProbe) UnmarshalTOML(any) error { return errors.New("probe") }
 
 // line returns the line of the file that sets the dotted key (indices of array elements
-// allowed), as the TOML decoder records it, 0 if none does or the decoder cannot tell (an element
-// of an array of tables other than its last).
+// allowed), as the TOML decoder records it, or for an element of an array of tables the line of
+// its header; 0 if none does or the decoder cannot tell.
 func (s *source) line(key string) int {
 	if s == nil {
 		return 0
 	}
-	cur := s.top
 	parts := schema.Parse(key)
+	// The decoder records one position per key of an array of tables, its last element's: the
+	// keys of an earlier element are read from the file up to that element's end.
+	if i := slices.IndexFunc(parts, func(p schema.Part) bool { return p.Index >= 0 }); i >= 0 {
+		if pre, header := s.upTo(parts[:i+1]); pre != nil {
+			if i == len(parts)-1 {
+				return header
+			}
+			s = pre
+		}
+	}
+	cur := s.top
 	for i, p := range parts {
 		prim, ok := cur[p.Name]
 		if !ok {
 			return 0
 		}
-		if i == len(parts)-1 && p.Index < 0 {
+		var next map[string]toml.Primitive
+		var elems []map[string]toml.Primitive
+		last := i == len(parts)-1
+		switch {
+		case last && p.Index >= 0 && s.md.PrimitiveDecode(prim, &elems) == nil && len(elems) > 0:
+			return 0 // an element of an array of tables: upTo tells its header's line
+		case last: // a key, or an element of an array of values: the line of the key
 			var pe toml.ParseError
 			if err := s.md.PrimitiveDecode(prim, lineProbe{}); errors.As(err, &pe) {
 				return pe.Position.Line
 			}
 			return 0
-		}
-		var next map[string]toml.Primitive
-		if err := s.md.PrimitiveDecode(prim, &next); err != nil || next == nil {
-			var elems []map[string]toml.Primitive
-			if err := s.md.PrimitiveDecode(prim, &elems); err != nil || len(elems) == 0 {
-				return 0
-			}
-			// The decoder records one position per key of an array of tables: its last element's.
+		case s.md.PrimitiveDecode(prim, &next) == nil && next != nil:
+		case s.md.PrimitiveDecode(prim, &elems) == nil && len(elems) > 0:
+			// The decoder records one position per key of an array of tables: its last element's
+			// (upTo has cut the file after the element wanted).
 			if p.Index >= 0 && p.Index != len(elems)-1 {
 				return 0
 			}
 			next = elems[len(elems)-1]
-			if i == len(parts)-1 {
-				return 0
-			}
+		default:
+			return 0
 		}
 		cur = next
 	}
 	return 0
+}
+
+// upTo returns, for path naming element k of an array of tables (its parts but the last
+// unindexed), the file cut where element k+1 begins, in which element k is the last, and the line
+// of element k's header; nil if the file has no such element or path names no array of tables.
+// It decodes the file's successive prefixes (those that end inside a value do not decode), which
+// only a wrong config's error pays for.
+func (s *source) upTo(path []schema.Part) (*source, int) {
+	k := path[len(path)-1].Index
+	header, end := 0, 0
+	lines := strings.SplitAfter(string(s.data), "\n")
+	for j := 1; j <= len(lines); j++ {
+		var top map[string]any
+		if _, err := toml.Decode(strings.Join(lines[:j], ""), &top); err != nil {
+			continue
+		}
+		n, ok := elements(top, path)
+		if !ok {
+			return nil, 0
+		}
+		if n > k+1 {
+			break
+		}
+		if n == k+1 {
+			header = cmp.Or(header, j)
+			end = j
+		}
+	}
+	if header == 0 {
+		return nil, 0
+	}
+	return newSource(s.path, []byte(strings.Join(lines[:end], ""))), header
+}
+
+// elements returns the number of elements of the array of tables at path (the last part's
+// index ignored) in the decoded file top, and false if path names something else there.
+func elements(top map[string]any, path []schema.Part) (int, bool) {
+	cur := top
+	for i, p := range path {
+		v, ok := cur[p.Name]
+		if !ok {
+			return 0, true // not reached yet
+		}
+		if i == len(path)-1 {
+			elems, ok := v.([]map[string]any)
+			return len(elems), ok
+		}
+		if cur, ok = v.(map[string]any); !ok {
+			return 0, false
+		}
+	}
+	return 0, false
 }
 
 // written is what a config's author wrote: the file's keys, the -set flags and a run's axis

@@ -27,7 +27,7 @@ func TestWrittenValuesUsedOrRefused(t *testing.T) {
 		{"array of tables", "[sampler]\nkind = \"mixture\"\n[[sampler.of]]\nkind = \"in_batch\"\n[[sampler.of]]\nkind = \"uniform\"\nnegatives = 0\n", nil,
 			[]string{"exp.toml:7: sampler.of[1].negatives: 0 is not allowed (omit the key for the default 64)"}},
 		{"array of tables, not the last element", "[sampler]\nkind = \"mixture\"\n[[sampler.of]]\nkind = \"in_batch_unique\"\nnegatives = 0\n[[sampler.of]]\nkind = \"uniform\"\n", nil,
-			[]string{"exp.toml: sampler.of[0].negatives: 0 is not allowed (omit the key for the default 64)"}},
+			[]string{"exp.toml:5: sampler.of[0].negatives: 0 is not allowed (omit the key for the default 64)"}},
 		{"array of tables in an axis", "[[ablation]]\nkeys = [\"sampler.kind\", \"sampler.of\"]\nvalues = [[\"mixture\", [{kind = \"in_batch\"}, {kind = \"uniform\", negatives = 0}]]]\n", nil,
 			[]string{"run sampler.kind=mixture,of=in_batch+uniform-0,seed=1: sampler.of[1].negatives: 0 is not allowed"}},
 		{"empty string", "[plots]\ncolor_by = \"\"\n", nil, []string{`exp.toml:2: plots.color_by: "" written: leave the key out`}},
