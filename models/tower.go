@@ -162,8 +162,9 @@ func paramNode[T float](g *gorgonia.ExprGraph, dt tensor.Dtype, p *param) *gorgo
 // Settings.Residual, h ← h + act(h·W + b) for every layer after the first), then the L2
 // normalisation h/sqrt(‖h‖² + ε²) of every row. needDX says whether the gradient w.r.t. x is
 // wanted (the trainer scatters it into the embedding rows); rep (nil: none) lists the rows that
-// repeat an earlier row's entity, whose forward values the layers copy. SASRec's item tower, which has no
-// layers, is its input: the output table's rows, unnormalised (Kang & McAuley section III-D).
+// repeat an earlier row's entity, whose forward values the layers copy. SASRec's item tower,
+// which has no layers, is its input: the output table's rows, unnormalised (Kang & McAuley
+// section III-D).
 func fwd[T float](m *Model, t *tower, g *gorgonia.ExprGraph, rows int, impl towerImpl, needDX bool, rep *repeats) (*towerNodes, error) {
 	xData := make([]T, rows*t.in)
 	tn := &towerNodes{xData: xData}
