@@ -7,8 +7,6 @@ import (
 	"slices"
 	"testing"
 
-	"gorgonia.org/tensor"
-
 	"github.com/samplingbias/workbench/datasets"
 	"github.com/samplingbias/workbench/losses"
 	"github.com/samplingbias/workbench/samplers"
@@ -60,23 +58,8 @@ func TestRepeatsSameBits(t *testing.T) {
 			var names []string
 			var lossBits [2][]uint64
 			for k, repeated := range []bool{true, false} {
-				m, err := New(Settings{EmbeddingDim: 8, Hidden: []int{32, 16}, ShareEmbeddings: true}, ds, tensor.Float32, 3)
-				if err != nil {
-					t.Fatal(err)
-				}
-				smp, g := mustBuild(ss)
-				loss, err := losses.New(losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.1}, g, tensor.Float32)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ts := TrainSettings{BatchSize: batch}
-				if err := ts.Resolve(); err != nil {
-					t.Fatal(err)
-				}
-				tr, err := newTrainer[float32](m, ds, newCountEstimator(ds, batch), loss, smp, ts, 1, towerFused)
-				if err != nil {
-					t.Fatal(err)
-				}
+				run := testRun{losses.Settings{Variant: losses.VariantLogQ, Temperature: 0.1}, ss}
+				m, tr := newTestTrainerT[float32](t, Settings{EmbeddingDim: 8, Hidden: []int{32, 16}, ShareEmbeddings: true}, ds, run, batch, 3, towerFused)
 				if tr.rep[sideQuery] == nil || tr.rep[sideItem] == nil {
 					t.Fatal("the trainer does not look for repeated rows")
 				}
