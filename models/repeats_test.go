@@ -12,6 +12,8 @@ import (
 	"github.com/samplingbias/workbench/samplers"
 )
 
+// TestRepeatsList: list finds each row's distinct entity and each entity's first row, and copies
+// nothing when no row repeats or a row has no entity.
 func TestRepeatsList(t *testing.T) {
 	for _, tc := range []struct {
 		ids         []int32
