@@ -257,6 +257,9 @@ func cellConfig(raw *Config, c cell) (*Config, error) {
 // or its key or keys when key names no setting, with their line when the file wrote the axis.
 func (c *Config) axisError(key string, err error) error {
 	i := slices.IndexFunc(c.Ablation, func(a Axis) bool { return a.Key == key || slices.Contains(a.Keys, key) })
+	if i < 0 {
+		return fmt.Errorf("ablation %s: %w", key, err)
+	}
 	field := "values"
 	if f, _ := configSchema().Lookup(key); f == nil || moved(key) != nil {
 		field = "keys"
