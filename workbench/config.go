@@ -205,6 +205,11 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 		}
 		if !axis {
 			w.add(key, x, "set", s)
+		} else {
+			if w.axisSets == nil {
+				w.axisSets = map[string]string{}
+			}
+			w.axisSets[key] = s
 		}
 	}
 	resolved, err = cfg.clone()

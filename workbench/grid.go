@@ -254,7 +254,8 @@ func cellConfig(raw *Config, c cell) (*Config, error) {
 }
 
 // axisError is the error err of assigning a value of the axis over key: it names the axis' values,
-// or its key or keys when key names no setting, with their line when the file wrote the axis.
+// or its key or keys when key names no setting, with their line when the file wrote the axis (the
+// -set flag when one made or changed it).
 func (c *Config) axisError(key string, err error) error {
 	i := slices.IndexFunc(c.Ablation, func(a Axis) bool { return a.Key == key || slices.Contains(a.Keys, key) })
 	if i < 0 {
@@ -267,11 +268,7 @@ func (c *Config) axisError(key string, err error) error {
 			field = "key"
 		}
 	}
-	err = fmt.Errorf("ablation[%d].%s: %w", i, field, err)
-	if i >= len(c.fileAxes) { // an axis of a -set
-		return err
-	}
-	return c.written.located(err, c)
+	return c.written.located(fmt.Errorf("ablation[%d].%s: %w", i, field, err), c)
 }
 
 // setAxis applies -set key=v where key is, or becomes, an ablation axis, and reports whether it

@@ -110,26 +110,32 @@ func TestAblationOverNonRunSettings(t *testing.T) {
 
 // TestAblationErrorLines: an error about an axis names the line of the file that writes the key
 // at fault in that [[ablation]] table, whichever of the tables it is (the TOML decoder records
-// the lines of the last one's keys only), or of its header.
+// the lines of the last one's keys only), or of its header; an axis a -set made, the flag.
 func TestAblationErrorLines(t *testing.T) {
 	const three = "[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\", \"logq\"]\n" +
 		"[[ablation]]\nkeys = [\"loss.temperature\", %s]\nvalues = [%s]\n" +
 		"[[ablation]]\nkey = \"model.embedding_dim\"\nvalues = [%s]\n"
-	tests := []struct{ name, body, want string }{
-		{"key repeated", fmt.Sprintf(three, `"loss.variant"`, `[0.1, "plain"]`, "8"),
+	tests := []struct {
+		name, body string
+		sets       []string
+		want       string
+	}{
+		{"key repeated", fmt.Sprintf(three, `"loss.variant"`, `[0.1, "plain"]`, "8"), nil,
 			"exp.toml:5: ablation[1].keys: loss.variant is already the key of an earlier axis"},
-		{"tuple too short", fmt.Sprintf(three, `"train.epochs"`, `[0.1, 2], [0.2]`, "8"),
+		{"tuple too short", fmt.Sprintf(three, `"train.epochs"`, `[0.1, 2], [0.2]`, "8"), nil,
 			"exp.toml:6: ablation[1].values: want lists of 2 values (one per key of loss.temperature, train.epochs); value 2 is [0.2]"},
-		{"value of the wrong type", fmt.Sprintf(three, `"train.epochs"`, `[0.1, "two"]`, "8"),
+		{"value of the wrong type", fmt.Sprintf(three, `"train.epochs"`, `[0.1, "two"]`, "8"), nil,
 			"exp.toml:6: ablation[1].values: train.epochs: incompatible types"},
-		{"last table", fmt.Sprintf(three, `"train.epochs"`, `[0.1, 2]`, `"eight"`),
+		{"last table", fmt.Sprintf(three, `"train.epochs"`, `[0.1, 2]`, `"eight"`), nil,
 			"exp.toml:9: ablation[2].values: model.embedding_dim: incompatible types"},
-		{"no key", "[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\"]\n\n[[ablation]]\nvalues = [1]\n[[ablation]]\nkey = \"train.epochs\"\nvalues = [1]\n",
+		{"no key", "[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\"]\n\n[[ablation]]\nvalues = [1]\n[[ablation]]\nkey = \"train.epochs\"\nvalues = [1]\n", nil,
 			"exp.toml:5: ablation[1]: key is missing"},
+		{"an axis of a -set", "[[ablation]]\nkey = \"loss.variant\"\nvalues = [\"plain\"]\n", []string{"plots.width=[5, 6]"},
+			"-set plots.width=[5, 6]: ablation[1].key: plots.width is not a run setting"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := loadAndPlan(t, tt.body)
+			_, err := loadAndPlan(t, tt.body, tt.sets...)
 			wantError(t, err, tt.want)
 		})
 	}

@@ -106,6 +106,25 @@ func (s *source) line(key string) int {
 	return 0
 }
 
+// axisSet is the -set flag behind the ablation axis that key (ablation[i]…) is about when a -set
+// made that axis or changed it from the file's, else "".
+func (w *written) axisSet(key string, cfg *Config) string {
+	p := schema.Parse(key)
+	if cfg == nil || p[0].Name != "ablation" || p[0].Index < 0 || p[0].Index >= len(cfg.Ablation) {
+		return ""
+	}
+	i, a := p[0].Index, cfg.Ablation[p[0].Index]
+	if i < len(cfg.fileAxes) && reflect.DeepEqual(cfg.fileAxes[i], a) {
+		return ""
+	}
+	for _, k := range append([]string{a.Key}, a.Keys...) {
+		if flag, ok := w.axisSets[k]; ok {
+			return flag
+		}
+	}
+	return ""
+}
+
 // upTo returns, for path naming element k of an array of tables (its parts but the last
 // unindexed), the file cut where element k+1 begins, in which element k is the last, and the line
 // of element k's header; nil if the file has no such element or path names no array of tables.
@@ -169,6 +188,8 @@ type written struct {
 	sets map[string]string
 	// axes maps each key written by a run's axis value to the axis.
 	axes map[string]string
+	// axisSets maps each key a -set made or changed an ablation axis over to the flag.
+	axisSets map[string]string
 }
 
 // clone copies w for a run's config, which adds its axis values.
@@ -176,7 +197,7 @@ func (w *written) clone() *written {
 	if w == nil {
 		return &written{tree: map[string]any{}}
 	}
-	return &written{tree: cloneTree(w.tree), src: w.src, sets: maps.Clone(w.sets), axes: maps.Clone(w.axes)}
+	return &written{tree: cloneTree(w.tree), src: w.src, sets: maps.Clone(w.sets), axes: maps.Clone(w.axes), axisSets: maps.Clone(w.axisSets)}
 }
 
 // cloneTree deep-copies a tree of TOML values.
@@ -311,6 +332,9 @@ func (w *written) where(key string, cfg *Config) (where string, axis bool) {
 	}
 	if w == nil {
 		return "", false
+	}
+	if flag := w.axisSet(key, cfg); flag != "" {
+		return "-set " + flag, false
 	}
 	for _, k := range candidates {
 		if _, ok := w.axes[k]; ok {
