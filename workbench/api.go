@@ -48,7 +48,7 @@ func Parse(path string, text []byte, sets ...string) (*Grid, error) {
 		// files, when the grid runs (see Runs).
 		cells, err := expand(cfg.Ablation, cfg.Seeds)
 		if err != nil {
-			return nil, raw.written.located(err, cfg)
+			return nil, err
 		}
 		for _, c := range cells {
 			if _, err := cellConfig(raw, c); err != nil {

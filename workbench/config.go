@@ -117,6 +117,25 @@ type Axis struct {
 	Values []any `toml:"values"`
 }
 
+// names are the keys the axis sweeps: Key, then Keys (an axis writes one or the other).
+func (a Axis) names() []string {
+	if a.Key == "" {
+		return a.Keys
+	}
+	return append([]string{a.Key}, a.Keys...)
+}
+
+// sweeps reports whether the axis sweeps key, alone or zipped with others.
+func (a Axis) sweeps(key string) bool { return slices.Contains(a.names(), key) }
+
+// field is the axis' field that errors about its keys name: key, or keys.
+func (a Axis) field() string {
+	if a.Key != "" {
+		return "key"
+	}
+	return "keys"
+}
+
 // experimentDef declares an experiment kind: its name and the config sections it reads.
 type experimentDef struct {
 	name     Experiment
@@ -178,7 +197,7 @@ func parseConfig(path string, data []byte, sets []string) (raw, resolved *Config
 	if err != nil {
 		return nil, nil, err
 	}
-	if slices.ContainsFunc(cfg.Ablation, func(a Axis) bool { return a.Key == pathKey || slices.Contains(a.Keys, pathKey) }) {
+	if slices.ContainsFunc(cfg.Ablation, func(a Axis) bool { return a.sweeps(pathKey) }) {
 		cfg.pathAxisDir = filepath.Dir(path)
 	}
 	for _, s := range sets {
@@ -586,12 +605,8 @@ var runSections = []string{"data", "slices", "model", "train", "estimator", "los
 // axis' key or keys (ablation[i].key, ablation[i].keys).
 func checkAxes(axes []Axis) error {
 	for i, a := range axes {
-		keys, field := a.Keys, "keys"
-		if a.Key != "" {
-			keys, field = append([]string{a.Key}, keys...), "key"
-		}
-		name := fmt.Sprintf("ablation[%d].%s", i, field)
-		for _, k := range keys {
+		name := fmt.Sprintf("ablation[%d].%s", i, a.field())
+		for _, k := range a.names() {
 			first, _, _ := strings.Cut(k, ".")
 			switch {
 			case moved(k) != nil:

@@ -77,11 +77,7 @@ func expand(axes []Axis, seeds []int64) ([]cell, error) {
 		}
 		for _, k := range ks {
 			if slices.Contains(keys, k) {
-				field := "keys"
-				if a.Key != "" {
-					field = "key"
-				}
-				return nil, fmt.Errorf("ablation[%d].%s: %s is already the key of an earlier axis", i, field, k)
+				return nil, fmt.Errorf("ablation[%d].%s: %s is already the key of an earlier axis", i, a.field(), k)
 			}
 			keys = append(keys, k)
 		}
@@ -257,16 +253,13 @@ func cellConfig(raw *Config, c cell) (*Config, error) {
 // or its key or keys when key names no setting, with their line when the file wrote the axis (the
 // -set flag when one made or changed it).
 func (c *Config) axisError(key string, err error) error {
-	i := slices.IndexFunc(c.Ablation, func(a Axis) bool { return a.Key == key || slices.Contains(a.Keys, key) })
+	i := slices.IndexFunc(c.Ablation, func(a Axis) bool { return a.sweeps(key) })
 	if i < 0 {
 		return fmt.Errorf("ablation %s: %w", key, err)
 	}
 	field := "values"
 	if f, _ := configSchema().Lookup(key); f == nil || moved(key) != nil {
-		field = "keys"
-		if c.Ablation[i].Key == key {
-			field = "key"
-		}
+		field = c.Ablation[i].field()
 	}
 	return c.written.located(fmt.Errorf("ablation[%d].%s: %w", i, field, err), c)
 }

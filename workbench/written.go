@@ -117,7 +117,7 @@ func (w *written) axisSet(key string, cfg *Config) string {
 	if i < len(cfg.fileAxes) && reflect.DeepEqual(cfg.fileAxes[i], a) {
 		return ""
 	}
-	for _, k := range append([]string{a.Key}, a.Keys...) {
+	for _, k := range a.names() {
 		if flag, ok := w.axisSets[k]; ok {
 			return flag
 		}
