@@ -12,13 +12,18 @@ import (
 )
 
 // Block sizes (Goto's notation): a packed kc×16 panel of op(B) (16 KiB) stays in L1 while the
-// micro-kernel runs over an mc×kc block of op(A) (144 KiB, in L2; packed when A is transposed);
-// a packed kc×nc block of op(B) (at most 2 MiB) is reused by every block of op(A).
+// micro-kernel runs over an mc×kc block of op(A) (48 KiB, two of the AVX-512 kernel's 24-row
+// tiles; packed when A is transposed or the kernel is AVX-512's), and the block's rows of C are
+// written 16 columns at a time from left to right, streams the hardware prefetchers follow; a
+// packed kc×nc block of op(B) (at most 2 MiB) is reused by every block of op(A). Blocks of 144
+// rows (24 tiles of six) took 1.03× the time of these in the main job's products with the
+// AVX-512 kernel and 1.006× with the AVX2 one (calls alternated within one run). None of them
+// changes a bit: each element's sum is formed the same way whatever the blocks.
 const (
 	mr = 6   // rows of a micro-tile
 	nr = 16  // columns of a micro-tile
 	kc = 256 // terms per pass over C
-	mc = 24 * mr
+	mc = 8 * mr
 	nc = 128 * nr
 )
 

@@ -353,6 +353,32 @@ gemm24_store:            \
 	VZEROUPPER           \
 	RET
 
+// PREFETCH24C asks for the 24 rows of 16 values of a tile of C, from AX (row stride R8 bytes),
+// to be brought into the L2 cache while the tile's products are formed: both cache lines a row
+// may straddle, two rows per PREFETCH2C. The epilogue's stores (and updates) then find the lines
+// there rather than each waiting on its own miss; into L1 (PREFETCHT0) they would evict the
+// panels where rows 4 KiB apart share a set. Advances AX by 24 rows.
+#define PREFETCH24C \
+	PREFETCH2C \
+	PREFETCH2C \
+	PREFETCH2C \
+	PREFETCH2C \
+	PREFETCH2C \
+	PREFETCH2C \
+	PREFETCH2C \
+	PREFETCH2C \
+	PREFETCH2C \
+	PREFETCH2C \
+	PREFETCH2C \
+	PREFETCH2C
+
+#define PREFETCH2C \
+	PREFETCHT1 (AX)         \
+	PREFETCHT1 60(AX)       \
+	PREFETCHT1 (AX)(R8*1)   \
+	PREFETCHT1 60(AX)(R8*1) \
+	LEAQ       (AX)(R8*2), AX
+
 // func gemm24x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
 //
 // gemm6x16 for four consecutive packed panels of A (6k values each) at once, in AVX-512
@@ -367,6 +393,11 @@ TEXT ·gemm24x16(SB), NOSPLIT, $0-48
 	LEAQ  (BX)(R9*2), R12
 	LEAQ  (R11)(R9*2), R13
 	MOVQ  b+16(FP), DI
+	MOVQ  c+24(FP), DX
+	MOVQ  ldc+32(FP), R8
+	SHLQ  $2, R8
+	MOVQ  DX, AX
+	PREFETCH24C
 	ZERO24Z
 
 gemm24_loop:
@@ -374,9 +405,6 @@ gemm24_loop:
 	DECQ CX
 	JNZ  gemm24_loop
 
-	MOVQ         c+24(FP), DX
-	MOVQ         ldc+32(FP), R8
-	SHLQ         $2, R8
 	VBROADCASTSS alpha+40(FP), Z25
 	VBROADCASTSS beta+44(FP), Z26
 	MOVL         beta+44(FP), AX
