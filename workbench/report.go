@@ -230,10 +230,7 @@ func runSlices(s metrics.SliceSettings) []metrics.Slice {
 func axisKeyList(axes []Axis) []string {
 	var keys []string
 	for _, a := range axes {
-		if a.Key != "" {
-			keys = append(keys, a.Key)
-		}
-		keys = append(keys, a.Keys...)
+		keys = append(keys, a.names()...)
 	}
 	return keys
 }
